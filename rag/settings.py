@@ -1,0 +1,93 @@
+"""One typed settings object for the whole pipeline.
+
+Every field has a default taken from ``DESIGN.md`` (the chapter's figures) and
+can be overridden, in increasing priority, by:
+
+1. a TOML file (``rag.toml`` in the working directory, or the file named by the
+   ``RAG_CONFIG`` environment variable), top-level keys named as the fields;
+2. environment variables ``RAG_<FIELD>`` (e.g. ``RAG_STORE=/tmp/s``,
+   ``RAG_THRESHOLD=0.6``);
+3. explicit keyword arguments (what the CLI passes from its flags).
+
+Units are in the names or the descriptions: characters, word-pieces, tokens,
+cosine distance (``1 - cos``, in ``[0, 2]``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+#: Repository root (the folder holding ``rag/``); ``models/`` lives under it.
+ROOT = Path(__file__).resolve().parent.parent
+
+#: The default generator written by ``python -m rag models``.
+DEFAULT_MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+
+#: Bumped whenever extraction/chunking changes what gets stored, so old rows can be told apart.
+PIPELINE_VERSION = "1"
+
+
+def _default_threads() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+class Settings(BaseSettings):
+    """Pipeline settings; defaults follow ``DESIGN.md``.
+
+    Raises ``pydantic.ValidationError`` naming the field when a value is out of
+    bounds (e.g. ``RAG_THRESHOLD=3``).
+    """
+
+    model_config = SettingsConfigDict(env_prefix="RAG_", extra="ignore", validate_assignment=True)
+
+    store: Path = Field(Path("data"), description="Store directory (SQLite, FAISS, BM25, original files). Env RAG_STORE.")
+    models_dir: Path = Field(ROOT / "models", description="Folder holding GGUF generators and optional cross-encoders.")
+    chunk_budget_chars: int = Field(512, ge=64, le=8192, description="Strategy E chunk budget, characters (design stage 2).")
+    encoder_window_tokens: int = Field(256, ge=16, le=8192, description="Embedder window in word-pieces; no chunk text may exceed it.")
+    overlap_chars: int = Field(64, ge=0, le=1024, description="Overlap for strategies B, D, F, characters.")
+    threshold: float = Field(0.675, ge=0.0, le=2.0, description="Gate: cosine distance cut (design stage 7).")
+    max_sources: int = Field(4, ge=1, le=20, description="Gate: at most this many chunks reach the prompt.")
+    candidates_k: int = Field(20, ge=1, le=1000, description="Hits per retrieval leg before fusion.")
+    rrf_k: int = Field(60, ge=1, le=1000, description="Reciprocal rank fusion constant (design stage 5).")
+    bm25_k1: float = Field(1.2, ge=0.0, le=10.0, description="BM25 term-frequency saturation.")
+    bm25_b: float = Field(0.75, ge=0.0, le=1.0, description="BM25 length normalisation.")
+    rerank_top: int = Field(25, ge=1, le=200, description="Cross-encoder rerank depth over the fused list (design stage 6).")
+    model_file: str = Field(DEFAULT_MODEL_FILE, description="GGUF file name in models_dir (or an absolute path).")
+    n_ctx: int = Field(4096, ge=512, le=131072, description="Generator context window, tokens.")
+    max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
+    threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
+    embed_batch_size: int = Field(32, ge=1, le=1024, description="Chunks per embedding batch.")
+    max_upload_mb: int = Field(50, ge=1, le=2048, description="Largest accepted file, MiB (matches server.maxUploadSize).")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_file = Path(os.environ.get("RAG_CONFIG", "rag.toml"))
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
+
+    @property
+    def model_path(self) -> Path:
+        """Absolute path of the selected GGUF (``model_file`` resolved against ``models_dir``)."""
+        p = Path(self.model_file)
+        return p if p.is_absolute() else self.models_dir / p
+
+    def with_overrides(self, **kwargs: Any) -> "Settings":
+        """A copy with the non-``None`` keyword values replaced (CLI flags left unset are ``None``)."""
+        data = {k: v for k, v in kwargs.items() if v is not None}
+        return type(self)(**{**self.model_dump(), **data}) if data else self
+
+
+def get_settings(**overrides: Any) -> Settings:
+    """Build settings from file, environment and the given non-``None`` overrides."""
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})

@@ -1,0 +1,54 @@
+"""Shared fixtures: the shared corpus (skipped cleanly when absent) and real models loaded once per session."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("RAG_SHARED", ROOT.parent / "shared"))
+CORPUS = SHARED / "corpus"
+CASES = SHARED / "cases"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(f"shared folder not found at {SHARED}")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def corpus_dir(shared_dir) -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip(f"shared corpus not found at {CORPUS}")
+    return CORPUS
+
+
+@pytest.fixture(scope="session")
+def cases_dir(shared_dir) -> Path:
+    if not CASES.is_dir():
+        pytest.skip(f"shared cases not found at {CASES}")
+    return CASES
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The real all-MiniLM-L6-v2, loaded once for the whole test session."""
+    from rag.embed import get_embedder
+
+    return get_embedder()
+
+
+@pytest.fixture(scope="session")
+def gguf_path():
+    """The real default 0.5B GGUF (provisioned by `make test`)."""
+    from rag.models import QWEN_05B, require_model
+    from rag.settings import get_settings
+
+    return require_model(get_settings().models_dir / QWEN_05B.file_name)
