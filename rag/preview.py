@@ -1,0 +1,244 @@
+"""Showing a citation at its place (design stage 9, locators): pure helpers, no Streamlit.
+
+* PDF: :func:`render_pdf_page` draws the cited 1-based physical page to PNG
+  bytes with the quote's words highlighted; :func:`publish_original` links the
+  stored original under ``./static/<doc_id>.pdf`` so that Streamlit's static
+  serving opens it at ``/app/static/<doc_id>.pdf#page=N`` (PDF Open Parameters).
+* Text and Markdown: :func:`highlight_html` builds an HTML-escaped view of the
+  canonical text with ``canonical[start:end]`` (0-based code points, end
+  exclusive) wrapped in ``<mark id="cited">``; :func:`scrolling_document`
+  wraps it in a small page that scrolls the mark into view.
+
+Why not only ``page.search_for(quote)``: a quote is the chunk's ``content``,
+taken from the canonical text, where ligatures are expanded (U+FB01 -> "fi"),
+line-end hyphens joined and lines re-flowed. ``search_for`` looks for the
+literal string in the PDF's own glyphs and misses most such quotes (on the
+DPR paper's abstract it finds nothing). So it is tried first, and when it
+finds nothing the quote is aligned to the page's words on a normalised
+character stream (NFKC, case-folded, letters and digits only), piece by piece,
+which survives hyphenation, ligatures, and column order.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import shutil
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+from rag.settings import ROOT
+
+#: Where Streamlit's static serving looks (``<folder of app.py>/static``), served at ``/app/static/``.
+STATIC_DIR = ROOT / "static"
+
+#: URL prefix of Streamlit's static file serving (``server.enableStaticServing = true``).
+STATIC_URL = "/app/static"
+
+#: Words per piece when aligning a quote to the page's words.
+_PIECE_WORDS = 5
+
+#: Pieces shorter than this (normalised characters) are merged with the next one: too ambiguous alone.
+_MIN_PIECE_CHARS = 12
+
+_DOC_ID = re.compile(r"^[0-9a-f]{16,128}$")
+
+
+@dataclass(frozen=True)
+class PagePreview:
+    """A rendered PDF page.
+
+    ``png`` the image bytes; ``page`` the 1-based physical page drawn;
+    ``highlights`` how many line rectangles were highlighted; ``coverage`` the
+    share (0..1) of the quote's normalised characters located on this page
+    (a quote that runs onto the next page covers less than 1 here).
+    """
+
+    png: bytes
+    page: int
+    highlights: int
+    coverage: float
+
+
+def _norm(text: str) -> str:
+    """NFKC, case-folded, letters and digits only (hyphens, spaces and punctuation dropped)."""
+    return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())
+
+
+def _word_stream(words: list[tuple]) -> tuple[str, list[int]]:
+    """Concatenate normalised page words; ``owner[i]`` is the word index of stream character ``i``."""
+    parts: list[str] = []
+    owner: list[int] = []
+    for i, w in enumerate(words):
+        n = _norm(w[4])
+        parts.append(n)
+        owner.extend([i] * len(n))
+    return "".join(parts), owner
+
+
+def _quote_pieces(quote: str) -> list[str]:
+    """The quote cut into normalised pieces of about ``_PIECE_WORDS`` words (short pieces merged)."""
+    tokens = quote.split()
+    pieces: list[str] = []
+    pending = ""
+    for i in range(0, len(tokens), _PIECE_WORDS):
+        pending += _norm(" ".join(tokens[i : i + _PIECE_WORDS]))
+        if len(pending) >= _MIN_PIECE_CHARS:
+            pieces.append(pending)
+            pending = ""
+    if pending:
+        if pieces and len(pending) < _MIN_PIECE_CHARS:
+            pieces[-1] += pending
+        else:
+            pieces.append(pending)
+    return pieces
+
+
+def locate_quote(page: pymupdf.Page, quote: str) -> tuple[list[pymupdf.Rect], float]:
+    """Rectangles (page coordinates, points) covering ``quote`` on ``page``, and the coverage share.
+
+    First ``page.search_for(quote)``; when that finds nothing, the quote's
+    pieces are aligned to the page's words on a normalised character stream
+    (see the module docstring). Returns one rectangle per text line touched,
+    and the share (0..1) of the quote's normalised characters found.
+    """
+    literal = page.search_for(quote) if len(quote) < 2000 else []
+    if literal:
+        return list(literal), 1.0
+    words = page.get_text("words")
+    stream, owner = _word_stream(words)
+    pieces = _quote_pieces(quote)
+    total = sum(len(p) for p in pieces)
+    if not stream or not total:
+        return [], 0.0
+    hit_words: set[int] = set()
+    found = 0
+    cursor = 0
+    for piece in pieces:
+        at = stream.find(piece, cursor)
+        if at < 0:
+            at = stream.find(piece)
+        if at < 0:
+            continue
+        found += len(piece)
+        cursor = at + len(piece)
+        hit_words.update(owner[at : at + len(piece)])
+    return _line_rects([words[i] for i in sorted(hit_words)]), found / total
+
+
+def _line_rects(words: list[tuple]) -> list[pymupdf.Rect]:
+    """Union of word boxes per (block, line): one highlight rectangle per line."""
+    lines: dict[tuple[int, int], pymupdf.Rect] = {}
+    for x0, y0, x1, y1, _text, block, line, _wno in words:
+        key = (block, line)
+        r = pymupdf.Rect(x0, y0, x1, y1)
+        lines[key] = lines[key] | r if key in lines else r
+    return list(lines.values())
+
+
+def render_pdf_page(pdf: Path | bytes, page: int, quote: str = "", *, dpi: int = 100) -> PagePreview:
+    """Render 1-based physical ``page`` of ``pdf`` (a path or the file's bytes) to PNG, quote highlighted.
+
+    The highlight is a PDF highlight annotation added to an in-memory copy
+    (the stored file is never modified). Raises ``ValueError`` naming the page
+    when it is outside ``1..page_count``.
+    """
+    doc = pymupdf.open(stream=pdf, filetype="pdf") if isinstance(pdf, bytes) else pymupdf.open(pdf)
+    try:
+        if not 1 <= page <= doc.page_count:
+            raise ValueError(f"page {page} is outside 1..{doc.page_count}")
+        p = doc[page - 1]
+        rects, coverage = locate_quote(p, quote) if quote.strip() else ([], 0.0)
+        if rects:
+            annot = p.add_highlight_annot(rects)
+            annot.set_colors(stroke=(1.0, 0.85, 0.0))
+            annot.update()
+        png = p.get_pixmap(dpi=dpi, annots=True).tobytes("png")
+        return PagePreview(png=png, page=page, highlights=len(rects), coverage=coverage)
+    finally:
+        doc.close()
+
+
+def highlight_html(canonical: str, start: int, end: int, *, context_chars: int | None = None) -> str:
+    """HTML-escaped view of ``canonical`` with ``canonical[start:end]`` in ``<mark id="cited">``.
+
+    Offsets are 0-based code points (end exclusive). With ``context_chars`` only
+    that many characters either side are shown, elided with an ellipsis. Every
+    character of the document goes through :func:`html.escape`: the result is
+    safe to render as HTML whatever the file holds. Raises ``ValueError`` when
+    the range is not inside the text.
+    """
+    if not 0 <= start <= end <= len(canonical):
+        raise ValueError(f"cited range {start}:{end} is outside the text (0:{len(canonical)})")
+    lo, hi = 0, len(canonical)
+    if context_chars is not None:
+        lo, hi = max(0, start - context_chars), min(len(canonical), end + context_chars)
+    before = ("…" if lo > 0 else "") + canonical[lo:start]
+    after = canonical[end:hi] + ("…" if hi < len(canonical) else "")
+    return (
+        '<div class="rag-source" style="white-space: pre-wrap; font-family: ui-monospace, monospace; '
+        'font-size: 0.85rem; line-height: 1.45;">'
+        f"{html.escape(before)}"
+        '<mark id="cited" style="background: #ffe066; padding: 0 1px;">'
+        f"{html.escape(canonical[start:end])}</mark>"
+        f"{html.escape(after)}</div>"
+    )
+
+
+def scrolling_document(body_html: str, *, title: str = "") -> str:
+    """A complete HTML page around :func:`highlight_html` output that scrolls ``#cited`` into view on load.
+
+    ``title`` is escaped. Meant for ``streamlit.components.v1.html`` (an iframe).
+    """
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title>"
+        "<style>body{margin:0.5rem;font-family:sans-serif;color:#222;}</style></head><body>"
+        f"{body_html}"
+        "<script>window.addEventListener('load',function(){var m=document.getElementById('cited');"
+        "if(m){m.scrollIntoView({block:'center'});}});</script></body></html>"
+    )
+
+
+def _check_id(doc_id: str) -> str:
+    if not _DOC_ID.match(doc_id):
+        raise ValueError(f"not a document id (hex content hash): {doc_id!r}")
+    return doc_id
+
+
+def static_url(doc_id: str, page: int | None = None) -> str:
+    """``/app/static/<doc_id>.pdf`` plus ``#page=N`` (1-based physical page) when given."""
+    url = f"{STATIC_URL}/{_check_id(doc_id)}.pdf"
+    return f"{url}#page={page}" if page else url
+
+
+def publish_original(src: Path, doc_id: str, static_dir: Path = STATIC_DIR) -> Path:
+    """Make the stored original PDF ``src`` reachable as ``static_dir/<doc_id>.pdf``; returns that path.
+
+    A hard link when ``src`` is on the same file system, else a copy (a
+    symbolic link would not do: Streamlit resolves links and refuses targets
+    outside the static folder). Idempotent; written through a temporary name
+    and an atomic rename. ``doc_id`` must be a hex content hash (``ValueError``
+    otherwise), so the name can never leave ``static_dir``.
+    """
+    dest = static_dir / f"{_check_id(doc_id)}.pdf"
+    if dest.exists() and dest.stat().st_size == src.stat().st_size:
+        return dest
+    static_dir.mkdir(parents=True, exist_ok=True)
+    tmp = static_dir / f".{doc_id}.{os.getpid()}.tmp"
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(src, tmp)
+    except OSError:
+        shutil.copyfile(src, tmp)
+    os.replace(tmp, dest)
+    return dest
+
+
+def unpublish(doc_id: str, static_dir: Path = STATIC_DIR) -> None:
+    """Remove ``static_dir/<doc_id>.pdf`` if present (after the document is deleted)."""
+    (static_dir / f"{_check_id(doc_id)}.pdf").unlink(missing_ok=True)
