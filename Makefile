@@ -36,13 +36,14 @@ models: $(STAMP)
 models-1.5b: $(STAMP)
 	$(PY) -m rag models --large
 
-# Debian's chromium for the real-browser test (Playwright never downloads its own browser here).
+# Debian's chromium and tesseract (OCR of the opened PDF tab) for the real-browser test
+# (Playwright never downloads its own browser here).
 browser:
-	@if [ ! -x /usr/bin/chromium ]; then \
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/tesseract ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing Debian chromium for the browser test (about 30 s)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "chromium missing and not root: the browser test will be skipped"; fi; \
+	    echo "installing Debian chromium and tesseract-ocr for the browser test (about 40 s)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium tesseract-ocr >/dev/null; \
+	  else echo "chromium/tesseract missing and not root: the browser test will be skipped"; fi; \
 	fi
 
 doctor: $(STAMP)
