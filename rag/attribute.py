@@ -1,0 +1,353 @@
+"""Design stage 8, server side: check what the model wrote before anyone sees it.
+
+Pure functions on real strings, no model here:
+
+* :func:`clean_citations` removes ``[n]`` markers that refer to no source
+  (and counts them), and strips the model's links and URLs so nothing it
+  writes can become a link; :class:`CitationStreamFilter` does the same on a
+  token stream so an invalid marker is never shown, not even for a moment;
+* :func:`split_sentences` cuts an answer into sentences, each keeping the
+  markers written after it;
+* :func:`lexical_support` / :func:`attribute` decide, per sentence, which
+  sources support it (lexical overlap of content words, optionally combined
+  with MiniLM cosine similarity computed by the caller), mark unsupported
+  sentences, report sentences cited to the wrong source, and attach the
+  best-supporting source, marked *inferred*, where the model cited nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+# [1]  [1, 2]  [1][2]  [^1]  [Source 1]  [source: 2]
+MARKER_RE = re.compile(r"\[\s*(?:\^|sources?\s*:?\s*)?(\d{1,3}(?:\s*[,;]\s*(?:sources?\s*)?\^?\d{1,3})*)\s*\]", re.I)
+MD_LINK_RE = re.compile(r"!?\[([^\]\n]{0,300})\]\(([^)\s]{0,500})(?:\s+\"[^\"]*\")?\)")
+URL_RE = re.compile(r"(?:(?:https?|ftp|file)://|\bwww\.)[^\s<>\]\)]*[^\s<>\]\).,;:!?'\"]", re.I)
+CODE_RE = re.compile(r"`[^`\n]*`")
+_NUM_RE = re.compile(r"\d+")
+
+#: A sentence whose content words are at least this share in a source is supported by it (lexical leg).
+LEX_MIN = 0.5
+#: MiniLM cosine similarity (sentence vs source quote) at or above which the source supports it (semantic leg).
+COS_MIN = 0.6
+#: Fewer content words than this: not a claim (e.g. "Yes."), never marked unsupported.
+MIN_CLAIM_WORDS = 3
+
+DECLINE_RE = re.compile(
+    r"\b(?:sources?|context|documents?|provided (?:text|information|sources?))\b[^.]{0,40}?"
+    r"\b(?:do|does|did)(?:\s+not|n['’]t)\s+(?:contain|provide|mention|include|say|cover|answer|specify|state)"
+    r"|\bno (?:relevant )?information\b|\bnot (?:mentioned|covered|found|provided) in the (?:sources?|context)\b"
+    r"|\b(?:cannot|can['’]t|unable to) (?:answer|find|determine)\b",
+    re.I,
+)
+
+_STOP = frozenset(
+    """a an the and or but if then than so of to in on at by for with from as into onto about over under
+    is are was were be been being am do does did done has have had having it its this that these those
+    there here which who whom whose what when where why how can could may might must shall should will
+    would not no nor only also just very more most such same other each any all both few some many much
+    i you he she we they them their our your his her my me us one two use used using
+    source sources answer question according""".split()
+)
+
+
+@dataclass(frozen=True)
+class CleanResult:
+    """Output of :func:`clean_citations`: ``text`` with only valid markers; counts of what was removed."""
+
+    text: str
+    invalid_removed: int
+    links_removed: int
+
+
+def _protected_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in CODE_RE.finditer(text)]
+
+
+def _inside(pos: int, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
+def clean_citations(text: str, valid: Iterable[int]) -> CleanResult:
+    """Keep only ``[n]`` markers whose ``n`` is in ``valid``; remove the model's links and URLs.
+
+    * ``[1, 7]`` with 7 invalid becomes ``[1]``; ``[7]`` alone is removed with
+      the whitespace before it; each invalid number counts once in
+      ``invalid_removed``. Valid groups are rewritten ``[1][2]``.
+    * Markdown links ``[title](url)`` become ``title``; bare URLs are removed;
+      each counts in ``links_removed``. The server, never the model, makes links.
+    * Text inside backticks (code) is left alone (``x[0]`` is not a citation).
+    """
+    ok = set(valid)
+    links = 0
+    code = _protected_spans(text)
+
+    def _link(m: re.Match) -> str:
+        nonlocal links
+        if _inside(m.start(), code):
+            return m.group(0)
+        links += 1
+        label = m.group(1)
+        # "[2](url)": a citation the model tried to link; keep the marker, drop the link
+        return f"[{label}]" if MARKER_RE.fullmatch(f"[{label}]") else label
+
+    text = MD_LINK_RE.sub(_link, text)
+    code = _protected_spans(text)
+
+    def _url(m: re.Match) -> str:
+        nonlocal links
+        if _inside(m.start(), code):
+            return m.group(0)
+        links += 1
+        return ""
+
+    text = URL_RE.sub(_url, text)
+    code = _protected_spans(text)
+    removed = 0
+    out: list[str] = []
+    last = 0
+    run: set[int] = set()  # numbers already kept in the current run of adjacent markers
+    for m in MARKER_RE.finditer(text):
+        if _inside(m.start(), code):
+            continue
+        if m.start() != last:
+            run = set()
+        nums = [int(x) for x in _NUM_RE.findall(m.group(1))]
+        keep = [n for n in dict.fromkeys(n for n in nums if n in ok) if n not in run]
+        run.update(keep)
+        removed += sum(1 for n in dict.fromkeys(nums) if n not in ok)
+        before = text[last : m.start()]
+        if keep:
+            out.append(before + "".join(f"[{n}]" for n in keep))
+        else:
+            out.append(before.rstrip(" \t") if not run else before)
+        last = m.end()
+    out.append(text[last:])
+    return CleanResult("".join(out), removed, links)
+
+
+def markers(text: str) -> list[int]:
+    """The source numbers cited in ``text``, in order of first appearance, code spans excluded."""
+    code = _protected_spans(text)
+    nums: list[int] = []
+    for m in MARKER_RE.finditer(text):
+        if not _inside(m.start(), code):
+            nums.extend(int(x) for x in _NUM_RE.findall(m.group(1)))
+    return list(dict.fromkeys(nums))
+
+
+def strip_markers(text: str) -> str:
+    """``text`` without its ``[n]`` markers (for scoring support on the words alone)."""
+    return re.sub(r"\s+([.,;:!?])", r"\1", MARKER_RE.sub("", text)).strip()
+
+
+class CitationStreamFilter:
+    """Apply :func:`clean_citations` to a token stream without ever showing an invalid marker.
+
+    ``feed(piece)`` returns the text that is safe to show now; ``finish()`` the
+    rest. Text is held back from the last whitespace (a marker, link or URL may
+    still be growing) and from any ``[`` or ``(`` not yet closed; the shown
+    pieces concatenate to exactly ``clean_citations(raw, valid).text``.
+    """
+
+    #: An unclosed ``[`` older than this many characters is taken as a plain bracket.
+    MAX_HOLD = 400
+
+    def __init__(self, valid: Iterable[int]):
+        self.valid = set(valid)
+        self.raw = ""
+        self.shown = ""
+
+    def _safe_cut(self) -> int:
+        raw = self.raw
+        cut = re.search(r"\s*\S*\Z", raw).start()
+        lo = max(0, cut - self.MAX_HOLD)
+        for opener, closer in (("[", "]"), ("(", ")")):
+            i = raw.rfind(opener, lo, cut)
+            if i != -1 and raw.find(closer, i, cut) == -1:
+                cut = i
+        j = raw.rfind("](", lo, cut)
+        if j != -1 and raw.find(")", j, cut) == -1:
+            cut = min(cut, raw.rfind("[", 0, j) if raw.rfind("[", 0, j) != -1 else j)
+        # never end on whitespace: an invalid marker removed later takes the space before it
+        return len(raw[:cut].rstrip())
+
+    def _emit(self, upto: str) -> str:
+        clean = clean_citations(upto, self.valid).text
+        if not clean.startswith(self.shown):  # should not happen; stay correct rather than pretty
+            return ""
+        new = clean[len(self.shown) :]
+        self.shown = clean
+        return new
+
+    def feed(self, piece: str) -> str:
+        """Add ``piece`` of raw model text; return the newly safe cleaned text (may be empty)."""
+        self.raw += piece
+        return self._emit(self.raw[: self._safe_cut()])
+
+    def finish(self) -> str:
+        """The remaining cleaned text once the stream has ended."""
+        clean = clean_citations(self.raw, self.valid).text
+        new = clean[len(self.shown) :] if clean.startswith(self.shown) else ""
+        self.shown = clean
+        return new
+
+
+_SPLIT_RE = re.compile(r"(?<=[.!?])[\"”’)]?\s+(?=[\"“(\[]?[A-Z0-9*])")
+_ABBREV_RE = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|fig|eq|sec|approx|dr|mr|ms|no)\.\Z", re.I)
+_LEADING_MARKERS_RE = re.compile(r"^(?:\s*" + MARKER_RE.pattern + r")+", re.I)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split an answer into sentences; markers written after a full stop stay with the sentence before.
+
+    Lines (list items, paragraphs) are split first, then at ``.``/``!``/``?``
+    followed by a capital or digit. ``"A is B. [1] C is D [2]."`` gives
+    ``["A is B. [1]", "C is D [2]."]``. Empty pieces are dropped.
+    """
+    pieces: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        parts: list[str] = []
+        for part in _SPLIT_RE.split(line):
+            if parts and _ABBREV_RE.search(parts[-1]):
+                parts[-1] = parts[-1] + " " + part
+            else:
+                parts.append(part)
+        for part in parts:
+            part = part.strip()
+            if not part:
+                continue
+            lead = _LEADING_MARKERS_RE.match(part)
+            if lead and pieces:
+                pieces[-1] = pieces[-1] + " " + lead.group(0).strip()
+                part = part[lead.end() :].strip()
+            if part and not (MARKER_RE.fullmatch(part) and pieces):
+                pieces.append(part)
+            elif part:
+                pieces[-1] = pieces[-1] + " " + part
+    return pieces
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased content words of ``text`` (``\\w+``, stopwords dropped, a final plural ``s`` stripped)."""
+    words = set()
+    for w in re.findall(r"\w+", strip_markers(text).lower()):
+        if w in _STOP or (len(w) < 2 and not w.isdigit()):
+            continue
+        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        words.add(w)
+    return words
+
+
+def lexical_support(sentences: Sequence[str], quotes: Sequence[str]) -> np.ndarray:
+    """``(n_sentences, n_sources)`` float32: share of each sentence's content words found in each quote.
+
+    1.0 means every content word of the sentence occurs in the source; a
+    sentence with no content words scores 0 everywhere.
+    """
+    qsets = [content_words(q) for q in quotes]
+    out = np.zeros((len(sentences), len(quotes)), dtype=np.float32)
+    for i, s in enumerate(sentences):
+        words = content_words(s)
+        if not words:
+            continue
+        for j, qs in enumerate(qsets):
+            out[i, j] = len(words & qs) / len(words)
+    return out
+
+
+def is_decline(sentence: str) -> bool:
+    """Whether ``sentence`` says the sources do not contain the answer (never marked unsupported)."""
+    return bool(DECLINE_RE.search(sentence))
+
+
+@dataclass(frozen=True)
+class SentenceAttribution:
+    """The server's verdict on one answer sentence.
+
+    ``cited``: valid source numbers the model wrote; ``supported_by``: sources
+    that support it, best first (for an *inferred* sentence, the one attached);
+    ``unsupported``: a claim no source supports; ``inferred``: the model cited
+    nothing and the server attached ``supported_by[0]``; ``miscited``: cited,
+    but only to sources that do not support it while another one does.
+    """
+
+    text: str
+    cited: tuple[int, ...]
+    supported_by: tuple[int, ...]
+    unsupported: bool
+    inferred: bool
+    miscited: bool = False
+    declines: bool = False
+
+    def to_json(self) -> dict:
+        """The JSON shape pinned by the CLI contract (``text, cited, supported_by, unsupported, inferred``)."""
+        return {
+            "text": self.text,
+            "cited": list(self.cited),
+            "supported_by": list(self.supported_by),
+            "unsupported": self.unsupported,
+            "inferred": self.inferred,
+        }
+
+
+def support_matrix(lexical: np.ndarray, cosine: np.ndarray | None, *, lex_min: float = LEX_MIN, cos_min: float = COS_MIN) -> np.ndarray:
+    """Boolean ``(n_sentences, n_sources)``: supported if lexical share >= ``lex_min`` or cosine >= ``cos_min``.
+
+    With ``cosine=None`` only the lexical leg decides.
+    """
+    sup = lexical >= lex_min
+    if cosine is not None:
+        sup = sup | (cosine >= cos_min)
+    return sup
+
+
+def attribute(
+    sentences: Sequence[str],
+    source_indices: Sequence[int],
+    lexical: np.ndarray,
+    cosine: np.ndarray | None = None,
+    *,
+    lex_min: float = LEX_MIN,
+    cos_min: float = COS_MIN,
+) -> list[SentenceAttribution]:
+    """Attribute each sentence to the sources (``source_indices[j]`` is the ``n`` of column ``j``).
+
+    ``lexical`` (and optional ``cosine``) are ``(n_sentences, n_sources)``
+    scores from :func:`lexical_support` / the embedder. Ranking of supporting
+    sources: lexical share plus cosine (when given), descending.
+    """
+    sup = support_matrix(lexical, cosine, lex_min=lex_min, cos_min=cos_min)
+    rank = lexical + (cosine if cosine is not None else 0.0)
+    valid = set(source_indices)
+    out = []
+    for i, s in enumerate(sentences):
+        cited = tuple(n for n in markers(s) if n in valid)
+        declines = is_decline(s)
+        claim = len(content_words(s)) >= MIN_CLAIM_WORDS and not declines
+        order = np.argsort(-rank[i], kind="stable") if len(source_indices) else []
+        supported = tuple(source_indices[j] for j in order if sup[i, j])
+        inferred = bool(claim and not cited and supported)
+        miscited = bool(cited and supported and not set(cited) & set(supported))
+        if inferred:
+            supported = supported[:1]
+        out.append(
+            SentenceAttribution(
+                text=s,
+                cited=cited,
+                supported_by=supported if claim else (),
+                unsupported=bool(claim and not supported),
+                inferred=inferred,
+                miscited=miscited,
+                declines=declines,
+            )
+        )
+    return out
