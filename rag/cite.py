@@ -1,11 +1,20 @@
-"""Design stage 8/9: numbered sources, locators and URL fragments (server-side citations).
+"""Design stages 8/9: numbered sources, locators and URL fragments (server-side citations).
 
-INTERFACE FILE (record fixed; implementation in progress, issue 4).
+PUBLIC API: :class:`Citation` (record), :func:`locator_label`, :func:`fragment`,
+:func:`citations` (gate result + store -> numbered citations),
+:func:`citations_from_rows` (the same without a store), :func:`format_sources_for_prompt`
+(the prompt block of stage 8: numbers, names and quotes, never a link) and
+:func:`no_generation_payload` (the JSON of ``ask --no-generate --json``).
+
+The model only ever writes ``[n]``; the server maps each ``n`` to the document
+id, name, locator label, fragment and quote built here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -21,7 +30,9 @@ class Citation:
     ``cosine_distance`` in ``[0, 2]``; ``fused_rank`` 1-based rank after
     reciprocal rank fusion; ``page`` 1-based or ``None``; ``start``/``end``
     canonical offsets; ``media_type`` of the document; ``chunk_id`` the
-    store's chunk row id.
+    store's chunk row id; ``section`` the heading path; ``document_label``
+    the name as shown (the name plus a short id when another stored document
+    has the same name; empty means ``document_name``).
     """
 
     index: int
@@ -38,3 +49,119 @@ class Citation:
     media_type: str
     chunk_id: int
     section: tuple[str, ...] = ()
+    document_label: str = ""
+
+
+class ChunkLike(Protocol):
+    """What a citation needs from a stored chunk (``rag.store.ChunkRow`` provides it)."""
+
+    chunk_id: int
+    document_id: str
+    document_name: str
+    document_label: str
+    media_type: str
+    content: str
+    section: tuple[str, ...]
+    start: int
+    end: int
+    page: int | None
+    page_end: int | None
+
+
+def _pages(row: ChunkLike) -> str:
+    if row.page_end is not None and row.page_end != row.page:
+        return f"pp. {row.page}-{row.page_end}"
+    return f"p. {row.page}"
+
+
+def locator(row: ChunkLike) -> str:
+    """The place inside the document: ``p. 5`` for PDFs (1-based physical page), else the
+    section path ``Install > Linux``, else ``chars START-END`` (0-based code points)."""
+    if row.page is not None:
+        return _pages(row)
+    if row.section:
+        return " > ".join(row.section)
+    return f"chars {row.start}-{row.end}"
+
+
+def locator_label(row: ChunkLike) -> str:
+    """``paper.pdf, p. 5`` for PDFs, ``guide.md > Install > Linux`` for text (design stage 9)."""
+    name = row.document_label or row.document_name
+    if row.page is not None:
+        return f"{name}, {_pages(row)}"
+    return " > ".join([name, *row.section])
+
+
+def fragment(row: ChunkLike) -> str:
+    """URL fragment: ``#page=N`` (1-based physical page, PDF Open Parameters) for PDFs,
+    ``#char=START,END`` (0-based code points into the canonical text) otherwise."""
+    if row.page is not None:
+        return f"#page={row.page}"
+    return f"#char={row.start},{row.end}"
+
+
+def citations_from_rows(hits: Sequence[Any], rows: Sequence[ChunkLike]) -> list[Citation]:
+    """Number ``hits`` (``rag.retrieve.Hit``, in order) 1..n with their chunk ``rows`` (same order).
+
+    The quote is the chunk's ``content`` (never the embedded ``text``).
+    """
+    if len(hits) != len(rows):
+        raise ValueError(f"{len(hits)} hits for {len(rows)} chunk rows")
+    return [
+        Citation(index=i, document_id=r.document_id, document_name=r.document_name,
+                 locator_label=locator_label(r), fragment=fragment(r), quote=r.content,
+                 cosine_distance=float(h.cosine_distance), fused_rank=int(h.fused_rank), page=r.page,
+                 start=r.start, end=r.end, media_type=r.media_type, chunk_id=int(r.chunk_id),
+                 section=tuple(r.section), document_label=r.document_label or r.document_name)
+        for i, (h, r) in enumerate(zip(hits, rows), start=1)
+    ]
+
+
+def citations(gate_result: Any, store: Any) -> list[Citation]:
+    """Numbered citations for the sources the gate kept (``rag.gate.GateResult``), via ``store.chunks(ids)``.
+
+    A refused gate result gives ``[]``.
+    """
+    hits = list(gate_result.sources)
+    if not hits:
+        return []
+    return citations_from_rows(hits, store.chunks([h.chunk_id for h in hits]))
+
+
+#: Alias kept for callers that named it after the gate.
+citations_from_gate = citations
+
+
+def format_sources_for_prompt(cites: Sequence[Citation]) -> str:
+    """The sources block of the prompt (design stage 8): ``[n] document - locator`` then the quote.
+
+    Blocks are separated by a blank line. No URL, fragment or id appears:
+    the model sees numbers, names and quotes only.
+    """
+    blocks = []
+    for c in cites:
+        name = c.document_label or c.document_name
+        loc = f"p. {c.page}" if c.page is not None else (" > ".join(c.section) or f"chars {c.start}-{c.end}")
+        blocks.append(f"[{c.index}] {name} - {loc}\n{c.quote}")
+    return "\n\n".join(blocks)
+
+
+def citation_json(c: Citation) -> dict[str, Any]:
+    """The JSON object of one citation in the CLI contract (plus the extra fields, after the pinned ones)."""
+    d = asdict(c)
+    d["section"] = list(c.section)
+    pinned = ["index", "document_id", "document_name", "locator_label", "fragment", "quote", "cosine_distance"]
+    return {**{k: d[k] for k in pinned}, **{k: v for k, v in d.items() if k not in pinned}}
+
+
+def no_generation_payload(gate_result: Any, cites: Sequence[Citation]) -> dict[str, Any]:
+    """The ``ask --no-generate --json`` object:
+    ``{"query", "threshold", "refused", "refusal", "answer": null, "citations": [...]}``."""
+    return {
+        "query": gate_result.query,
+        "threshold": gate_result.threshold,
+        "refused": gate_result.refused,
+        "refusal": gate_result.refusal,
+        "answer": None,
+        "citations": [citation_json(c) for c in cites],
+    }
