@@ -56,7 +56,7 @@ from rag.extract import EXTRACTOR_VERSION, MEDIA_PDF, Document, Heading, PageSpa
 
 _LIGATURES = str.maketrans({
     "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
-    "\ufb05": "st", "\ufb06": "st", "\u00ad": None, "\x00": None,
+    "\ufb05": "st", "\ufb06": "st", "\x00": None,
 })
 _HYPHENS = ("-", "\u2010")
 _HEADER_ZONE = 0.12
@@ -136,12 +136,11 @@ def page_lines(page) -> tuple[list[Line], list[Line]]:
             text = "".join(s["text"] for s in spans).translate(_LIGATURES)
             if not text.strip():
                 continue
-            weights = Counter()
-            for s in spans:
-                weights[round(s["size"] * 2) / 2] += len(s["text"].strip())
-            bold = sum(len(s["text"].strip()) for s in spans if s["flags"] & 16 or "Bold" in s["font"])
+            main_span = max(spans, key=lambda s: len(s["text"]))
+            size = round(main_span["size"] * 2) / 2
+            bold = bool(main_span["flags"] & 16) or "Bold" in main_span["font"]
             d = (round(line["dir"][0]), round(line["dir"][1]))
-            raw.append((d, text, line["bbox"], weights.most_common(1)[0][0], bold * 2 > len(text.strip()), b_no))
+            raw.append((d, text, line["bbox"], size, bold, b_no))
     if not raw:
         return [], []
     main_dir = Counter(r[0] for r in raw).most_common(1)[0][0]
@@ -230,7 +229,9 @@ def join_lines(texts: list[str], compounds: set[str]) -> str:
     """Join a paragraph's lines with spaces, undoing end-of-line hyphenation (rule in the module doc)."""
     out = texts[0] if texts else ""
     for nxt in texts[1:]:
-        if out.endswith(_HYPHENS) and nxt[:1].isalpha():
+        if out.endswith("\u00ad"):
+            out = out[:-1] + nxt
+        elif out.endswith(_HYPHENS) and nxt[:1].isalpha():
             frag = re.split(r"\s", out)[-1][:-1]
             word = re.match(r"[A-Za-z]+", nxt)
             keep = (len(frag) < 2 or not frag.isalpha() or not nxt[:1].islower()
@@ -280,7 +281,7 @@ def heading_size(para: list[Line], text: str, body: float) -> float | None:
     """The font size if paragraph ``para`` (joined ``text``) looks like a heading, else None."""
     if len(para) > 2 or len(text) > 120 or len(text) < 2 or text.endswith((".", ",", ";", ":")):
         return None
-    if not text[0].isalnum() or any(ln.sideways for ln in para):
+    if not text[0].isalnum() or any(ln.sideways for ln in para) or "@" in text or "://" in text:
         return None
     size = para[0].size
     if size >= body + 1 and sum(ch.isalpha() for ch in text) >= 3:
@@ -326,6 +327,24 @@ def _page_labels(doc) -> list[str | None]:
         return [None] * doc.page_count
 
 
+def page_paragraphs(lines: list[Line], compounds: set[str], body: float) -> list[tuple[str, float | None]]:
+    """A page's paragraphs as ``(text, heading font size or None)``, NFC; a paragraph cut by a column
+    break (no final punctuation, next one starts lower-case) is joined back."""
+    out: list[tuple[str, float | None]] = []
+    for para in paragraphs_of(lines):
+        text = join_lines([ln.text for ln in para], compounds).replace("\u00ad", "")
+        text = unicodedata.normalize("NFC", text).strip()
+        if not text:
+            continue
+        size = heading_size(para, text, body)
+        if (out and size is None and out[-1][1] is None and text[:1].islower()
+                and not out[-1][0].endswith((".", "!", "?", ":", ";"))):
+            out[-1] = (join_lines([out[-1][0], text], compounds), None)
+        else:
+            out.append((text, size))
+    return out
+
+
 def _extract(doc, data: bytes, name: str, warnings: list[str]) -> Document:
     pages = _read_pages(doc, warnings)
     repeated = running_lines(pages)
@@ -343,13 +362,9 @@ def _extract(doc, data: bytes, name: str, warnings: list[str]) -> Document:
         page_start = pos + 2 if parts else 0
         off = page_start
         texts = []
-        for para in paragraphs_of(lines):
-            text = unicodedata.normalize("NFC", join_lines([ln.text for ln in para], compounds)).strip()
-            if not text:
-                continue
+        for text, size in page_paragraphs(lines, compounds, body):
             if texts:
                 off += 2
-            size = heading_size(para, text, body)
             if size is not None:
                 cand.append((size, text, off, off + len(text)))
             texts.append(text)
