@@ -1,7 +1,88 @@
-"""Streamlit entry point: the chat page (placeholder until issue 6)."""
+"""The chat page: ask the indexed documents; answers stream with clickable [n] citations.
+
+Run with ``make run`` (http://localhost:8501). Documents are added on the
+Documents page. This page only calls ``rag/`` (via :mod:`ui.chat`): the store
+gates the question, a refusal never calls the model.
+"""
 
 import streamlit as st
 
-st.set_page_config(page_title="Document QA", page_icon="📄")
-st.title("Document QA with honest citations")
-st.write("The app is being built; `python -m rag --help` shows the command line.")
+from rag.errors import RagError
+from ui import chat, services
+from ui.format import md_escape
+
+st.set_page_config(page_title="Document QA", page_icon="📄", layout="wide")
+services.init_state()
+cfg = services.settings()
+
+# ---------------------------------------------------------------- sidebar
+with st.sidebar:
+    st.header("Answering")
+    threshold = st.slider(
+        "Threshold (cosine distance)", min_value=0.0, max_value=1.5, value=float(cfg.threshold), step=0.005,
+        key="threshold", format="%.3f",
+        help="A chunk is a source only if its cosine distance to the question is under this. "
+             "None under it: NO ANSWER, and the model is not called.",
+    )
+    max_sources = st.slider("Max sources", min_value=1, max_value=10, value=int(cfg.max_sources), key="max_sources")
+    model_paths = services.models()
+    names = [p.name for p in model_paths]
+    model_file = st.selectbox(
+        "Model", names, index=names.index(cfg.model_file) if cfg.model_file in names else 0, key="model_file",
+        help="GGUF files in models/ (add more with `make models-1.5b`).",
+    ) if names else None
+    if model_file:
+        p = model_paths[names.index(model_file)]
+        info = services.gguf_summary(str(p), p.stat().st_mtime)
+        if "error" in info:
+            st.error(md_escape(info["error"]))
+        else:
+            st.caption(
+                f"{md_escape(info['name'])} · {md_escape(info['architecture'])} · "
+                f"context {info['context_length']} · {info['size_mb']} MB"
+                + (" · chat template" if info["chat_template"] else " · no chat template")
+            )
+    else:
+        st.error("No model in models/: run `make models`.")
+
+    turns = st.session_state.turns
+    last = next((t for t in reversed(turns) if t.candidates), None)
+    st.subheader("Last question's candidates")
+    if last is None:
+        st.caption("Ask a question to see the cosine distances of the retrieved chunks.")
+    else:
+        st.caption(md_escape(last.question))
+        st.altair_chart(chat.distance_chart(last.candidates, threshold), width="stretch")
+        st.markdown(chat.what_if(last, threshold, max_sources))
+        if st.button("Ask it again at this threshold", key="reask"):
+            st.session_state.pending_question = last.question
+
+# ---------------------------------------------------------------- conversation
+st.title("Ask your documents")
+try:
+    store = services.store()
+    n_docs = sum(1 for d in store.documents() if d.status == "ready")
+except RagError as e:
+    st.error(md_escape(str(e)))
+    st.stop()
+if n_docs == 0:
+    st.info("No document is indexed yet: add PDF, Markdown or text files on the **Documents** page.")
+else:
+    st.caption(f"{n_docs} document(s) indexed · answers cite their sources as [n]; click one to open it.")
+
+for i, turn in enumerate(st.session_state.turns):
+    with st.chat_message("user"):
+        st.markdown(md_escape(turn.question))
+    with st.chat_message("assistant"):
+        chat.render_turn_body(turn, key=f"t{i}")
+
+question = st.chat_input("Ask a question about your documents", key="question")
+question = question or st.session_state.pop("pending_question", None)
+if question and question.strip():
+    question = question.strip()
+    with st.chat_message("user"):
+        st.markdown(md_escape(question))
+    with st.chat_message("assistant"):
+        turn = chat.ask(question, threshold, max_sources, model_file or cfg.model_file)
+    st.session_state.turns.append(turn)
+    st.rerun()

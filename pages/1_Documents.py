@@ -1,0 +1,142 @@
+"""Documents: upload PDF / Markdown / text files, watch them index, see every document's status, retry, delete.
+
+The page calls the store (:class:`rag.store.Store`) and nothing else: it
+extracts, chunks (strategy E), embeds and indexes. A bad file shows its reason
+and nothing else is lost; the same bytes again say "already indexed".
+"""
+
+import pandas as pd
+import streamlit as st
+
+from rag.errors import RagError
+from ui import services
+from ui.format import md_escape
+
+st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
+services.init_state()
+MiB = services.MiB
+STAGES = {"extract": (0.0, 0.1), "chunk": (0.1, 0.2), "embed": (0.2, 0.95), "index": (0.95, 1.0)}
+
+st.title("Documents")
+limit_mb = services.upload_limit_mb()
+try:
+    store = services.store()
+except RagError as e:
+    st.error(md_escape(str(e)))
+    st.stop()
+
+
+def _progress_callback(bar, i: int, n: int, name: str):
+    """A ``progress(stage, done, total)`` for the store that moves ``bar`` across file ``i`` of ``n``."""
+
+    def cb(stage: str, done: int, total: int) -> None:
+        lo, hi = STAGES.get(stage, (0.0, 1.0))
+        frac = lo + (hi - lo) * (done / total if total else 1.0)
+        unit = " chunks" if stage == "embed" else ""
+        bar.progress(min(1.0, (i + frac) / n), text=f"{name}: {stage} {done}/{total}{unit}  (file {i + 1} of {n})")
+
+    return cb
+
+
+def _log_result(r) -> None:
+    """One line per file in the session's ingest log (kept across reruns)."""
+    name = r.name
+    if r.status == "ready":
+        extra = f"; warnings: {'; '.join(r.warnings)}" if r.warnings else ""
+        st.session_state.ingest_log.append(("success", f"{name}: indexed, {r.chunk_count} chunks{extra}"))
+        doc = store.get_document(r.document_id)
+        if doc and doc.media_type == "application/pdf":
+            services.publish_pdf(r.document_id)
+    elif r.status == "duplicate":
+        same = f" (as {r.existing_name})" if r.existing_name and r.existing_name != name else ""
+        st.session_state.ingest_log.append(("info", f"{name}: already indexed{same}; nothing done"))
+    elif r.status == "busy":
+        st.session_state.ingest_log.append(("warning", f"{name}: being indexed by another process right now"))
+    else:
+        st.session_state.ingest_log.append(("error", f"{name}: failed: {r.reason}"))
+
+
+def ingest_uploads(files) -> None:
+    """Index the uploads this session has not handled yet, one progress bar across all of them."""
+    new = [f for f in files if f.file_id not in st.session_state.ingested_ids]
+    if not new:
+        return
+    st.session_state.ingest_log = []
+    bar = st.progress(0.0, text=f"Indexing {len(new)} file(s)…")
+    for i, f in enumerate(new):
+        st.session_state.ingested_ids.add(f.file_id)
+        if f.size > limit_mb * MiB:
+            st.session_state.ingest_log.append(
+                ("error", f"{f.name}: refused: {f.size / MiB:.1f} MB is over the {limit_mb} MB limit"))
+            continue
+        r = store.ingest_bytes(f.getvalue(), f.name, progress=_progress_callback(bar, i, len(new), f.name))
+        _log_result(r)
+    bar.progress(1.0, text="Done.")
+
+
+files = st.file_uploader(
+    "Add PDF, Markdown or text files", type=["pdf", "md", "markdown", "txt"], accept_multiple_files=True,
+    key="uploader", max_upload_size=limit_mb, help=f"Up to {limit_mb} MB per file (server.maxUploadSize).",
+)
+st.caption(f"Files up to **{limit_mb} MB** each (server.maxUploadSize); bigger files are refused. "
+           "Each file is extracted, cut into chunks and embedded locally; nothing leaves this machine.")
+if files:
+    ingest_uploads(files)
+
+for level, msg in st.session_state.ingest_log:
+    getattr(st, level)(md_escape(msg))
+
+# ---------------------------------------------------------------- the documents
+docs = store.documents()
+st.subheader(f"{len(docs)} document(s)")
+if not docs:
+    st.caption("Nothing indexed yet.")
+    st.stop()
+
+ICON = {"ready": "✅ ready", "failed": "❌ failed", "indexing": "⏳ indexing", "queued": "⏳ queued"}
+table = pd.DataFrame({
+    "document": [d.label for d in docs],
+    "status": [ICON.get(d.status, d.status) for d in docs],
+    "reason": [d.reason or "" for d in docs],
+    "chunks": [d.chunk_count for d in docs],
+    "pages": [d.pages or None for d in docs],
+    "type": [d.media_type or "" for d in docs],
+    "size (KB)": [round(d.size_bytes / 1024, 1) for d in docs],
+    "embedding model": [f"{d.embed_model} ({d.embed_dim}-d)" for d in docs],
+    "warnings": ["; ".join(d.warnings) for d in docs],
+    "added (UTC)": [d.created_at for d in docs],
+    "id": [d.id[:12] for d in docs],
+})
+st.dataframe(table, hide_index=True, width="stretch", key="documents_table")
+
+by_id = {d.id: d for d in docs}
+left, mid, right = st.columns([0.6, 0.2, 0.2], vertical_alignment="bottom")
+pick = left.selectbox("Document", list(by_id), key="doc_pick",
+                      format_func=lambda i: f"{by_id[i].label} · {by_id[i].status}")
+doc = by_id[pick]
+if mid.button("Retry", key="retry", disabled=doc.status != "failed" or not doc.has_file,
+              help="Index a failed document again from its stored original.", width="stretch"):
+    bar = st.progress(0.0, text=f"Retrying {doc.name}…")
+    try:
+        _log_result(store.retry(doc.id, progress=_progress_callback(bar, 0, 1, doc.name)))
+    except RagError as e:
+        st.session_state.ingest_log.append(("error", str(e)))
+    st.rerun()
+if right.button("Delete", key="delete", type="primary", width="stretch",
+                help="Remove the document, its chunks, vectors and stored file."):
+    from rag.preview import unpublish
+
+    try:
+        store.delete(doc.id)
+        unpublish(doc.id)
+        st.session_state.ingest_log = [("info", f"{doc.name}: deleted")]
+    except RagError as e:
+        st.session_state.ingest_log = [("error", str(e))]
+    st.rerun()
+failed = [d for d in docs if d.status == "failed" and d.has_file]
+if failed and st.button(f"Retry all {len(failed)} failed", key="retry_all"):
+    bar = st.progress(0.0, text="Retrying…")
+    st.session_state.ingest_log = []
+    for i, d in enumerate(failed):
+        _log_result(store.retry(d.id, progress=_progress_callback(bar, i, len(failed), d.name)))
+    st.rerun()

@@ -1,0 +1,224 @@
+"""The chat page's widgets: one turn (question, streamed answer, sources), the refusal, the source dialog, the chart.
+
+Pages hold no retrieval logic: the store searches and gates
+(:meth:`rag.store.Store.gate`), :func:`rag.cite.citations` numbers the
+sources, :class:`rag.answer.AnswerStream` generates and checks the answer.
+Everything user-supplied (question, file names, quotes, the model's words) is
+shown through :mod:`ui.format`'s escaping or as plain data (dataframes).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+import streamlit.components.v1 as components
+
+from rag.answer import Answer, AnswerStream
+from rag.cite import citations
+from rag.errors import RagError
+from rag.gate import apply_gate
+from rag.preview import highlight_html, render_pdf_page, scrolling_document
+from ui import services
+from ui.format import answer_markdown, blockquote, citation_url, distance_label, is_pdf, marker_link, md_escape
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One retrieved chunk the gate saw: fused ``rank`` (1-based), ``cosine_distance``, where it is (``label``)."""
+
+    rank: int
+    cosine_distance: float
+    label: str
+
+
+@dataclass
+class Turn:
+    """One question and what the app answered (kept in ``st.session_state.turns``, so it survives reruns).
+
+    ``answer`` is ``None`` only when ``error`` says why; ``hits`` the gate's
+    candidates (``rag.retrieve.Hit``), kept so the sidebar can re-apply the
+    gate at another threshold without searching again.
+    """
+
+    question: str
+    answer: Answer | None
+    hits: tuple[Any, ...] = ()
+    candidates: list[Candidate] = field(default_factory=list)
+    max_sources: int = 4
+    error: str | None = None
+
+
+def _candidates(store: Any, hits: tuple[Any, ...]) -> list[Candidate]:
+    if not hits:
+        return []
+    from rag.cite import locator_label
+
+    rows = store.chunks([h.chunk_id for h in hits])
+    return [Candidate(h.fused_rank, float(h.cosine_distance), locator_label(r)) for h, r in zip(hits, rows)]
+
+
+def ask(question: str, threshold: float, max_sources: int, model_file: str) -> Turn:
+    """Gate the question, then stream the answer into the current container; returns the finished :class:`Turn`.
+
+    A refusal shows the NO ANSWER line and never loads or calls the model
+    (:class:`rag.answer.AnswerStream` does not touch it when the gate refused).
+    """
+    store = services.store()
+    t0 = time.perf_counter()
+    gate = store.gate(question, threshold=threshold, max_sources=max_sources)
+    cites = citations(gate, store)
+    retrieval_ms = (time.perf_counter() - t0) * 1000.0
+    turn = Turn(question, None, tuple(gate.candidates), _candidates(store, tuple(gate.candidates)), max_sources)
+    cfg = services.settings().with_overrides(model_file=model_file, threshold=threshold, max_sources=max_sources)
+    stream = AnswerStream(gate, cites, cfg, retrieval_ms=retrieval_ms,
+                          get_generator=services.generator_for, embedder=store.embedder)
+    if gate.refused:
+        turn.answer = stream.run()
+        render_turn_body(turn, key="live")
+        return turn
+    _publish(cites)
+    placeholder = st.empty()
+    try:
+        with st.spinner("Reading the sources…"):
+            placeholder.write_stream(_escaped(stream))
+    except RagError as e:
+        turn.error = str(e)
+        placeholder.error(md_escape(turn.error))
+        return turn
+    turn.answer = stream.answer
+    placeholder.empty()
+    render_turn_body(turn, key="live")
+    return turn
+
+
+def _escaped(stream: AnswerStream) -> Iterator[str]:
+    """The answer stream, escaped piece by piece (escaping is per character, so pieces can be split anywhere)."""
+    for piece in stream:
+        yield md_escape(piece)
+
+
+def _publish(cites: list[Any]) -> None:
+    for doc_id in {c.document_id for c in cites if is_pdf(c)}:
+        services.publish_pdf(doc_id)
+
+
+def render_turn_body(turn: Turn, key: str) -> None:
+    """The assistant's side of a turn: refusal, error, or answer + sources."""
+    if turn.error:
+        st.error(md_escape(turn.error))
+        return
+    a = turn.answer
+    if a is None:
+        return
+    if a.refused:
+        render_refusal(a, turn.candidates)
+        return
+    _publish(a.citations)
+    st.markdown(answer_markdown(a.text or "", a.sentences, a.citations))
+    unsupported = sum(1 for s in a.sentences if s.unsupported)
+    notes = []
+    if unsupported:
+        notes.append(f"⚠️ {unsupported} sentence(s) not supported by any source")
+    if a.invalid_citations_removed:
+        notes.append(f"{a.invalid_citations_removed} invalid citation(s) removed")
+    if a.model:
+        notes.append(f"model {md_escape(a.model)}")
+    if a.ttft_ms is not None:
+        notes.append(f"first token {a.ttft_ms / 1000:.1f} s")
+    if notes:
+        st.caption(" · ".join(notes))
+    render_sources(a.citations, key)
+
+
+def render_refusal(a: Answer, candidates: list[Candidate]) -> None:
+    """The NO ANSWER line (the model was not called) and the nearest distances the gate saw."""
+    st.error(md_escape(a.refusal or "NO ANSWER"))
+    if not candidates:
+        st.caption("The store has no indexed chunk: add documents on the Documents page.")
+        return
+    nearest = sorted(candidates, key=lambda c: c.cosine_distance)[:5]
+    st.caption(f"Nearest cosine distances seen (threshold {a.threshold:g}); the model was not called:")
+    st.dataframe(
+        pd.DataFrame({"cosine distance": [round(c.cosine_distance, 3) for c in nearest],
+                      "source": [c.label for c in nearest]}),
+        hide_index=True, width="stretch",
+    )
+
+
+def render_sources(cites: list[Any], key: str) -> None:
+    """Below an answer: n, document + locator, cosine distance, the verbatim quote, and a preview button."""
+    if not cites:
+        return
+    st.markdown("**Sources**")
+    for c in cites:
+        left, right = st.columns([0.82, 0.18])
+        left.markdown(
+            f"{marker_link(c.index, citation_url(c))} **{md_escape(c.locator_label)}** · "
+            f"cosine distance `{distance_label(c.cosine_distance)}`"
+        )
+        if right.button("Preview", key=f"preview-{key}-{c.index}", help="Show the cited place here"):
+            show_source(c)
+        st.markdown(blockquote(c.quote))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _page_png(path: str, mtime: float, page: int, quote: str) -> tuple[bytes, float]:
+    pv = render_pdf_page(Path(path), page, quote)
+    return pv.png, pv.coverage
+
+
+@st.dialog("Cited source", width="large")
+def show_source(c: Any) -> None:
+    """In-app view of a citation: the PDF page with the quote highlighted, or the text with the range marked."""
+    store = services.store()
+    st.markdown(f"**\\[{c.index}\\] {md_escape(c.locator_label)}**")
+    if is_pdf(c):
+        path = store.original_path(c.document_id)
+        png, coverage = _page_png(str(path), path.stat().st_mtime, c.page, c.quote)
+        st.image(png, caption=f"page {c.page}; quote located: {coverage:.0%}", width="stretch")
+        st.markdown(f"[Open the PDF at page {c.page}]({citation_url(c)})")
+    else:
+        render_text_source(store.canonical_text(c.document_id), c.start, c.end, c.document_name)
+
+
+def render_text_source(canonical: str, start: int, end: int, name: str, height: int = 520) -> None:
+    """The canonical text, escaped, with ``[start:end]`` highlighted and scrolled into view (an iframe)."""
+    components.html(scrolling_document(highlight_html(canonical, start, end), title=name),
+                    height=height, scrolling=True)
+
+
+def distance_chart(candidates: list[Candidate], threshold: float) -> alt.Chart:
+    """Candidate cosine distances by fused rank, coloured by the gate's verdict, with the threshold as a rule."""
+    df = pd.DataFrame({
+        "rank": [c.rank for c in candidates],
+        "cosine distance": [c.cosine_distance for c in candidates],
+        "source": [c.label for c in candidates],
+        "gate": ["under threshold" if c.cosine_distance < threshold else "over threshold" for c in candidates],
+    })
+    top = max([threshold, *df["cosine distance"]]) if len(df) else threshold
+    y = alt.Y("cosine distance:Q", scale=alt.Scale(domain=[0, math.ceil(top * 10 + 0.5) / 10]))
+    points = alt.Chart(df).mark_bar().encode(
+        x=alt.X("rank:O", title="fused rank"), y=y,
+        color=alt.Color("gate:N", scale=alt.Scale(domain=["under threshold", "over threshold"],
+                                                  range=["#2b8a3e", "#adb5bd"]), legend=alt.Legend(orient="bottom")),
+        tooltip=["rank", alt.Tooltip("cosine distance:Q", format=".3f"), "source"],
+    )
+    rule = alt.Chart(pd.DataFrame({"threshold": [threshold]})).mark_rule(color="#e03131", strokeDash=[4, 3]).encode(
+        y="threshold:Q")
+    return (points + rule).properties(height=200)
+
+
+def what_if(turn: Turn, threshold: float, max_sources: int) -> str:
+    """What the gate would say about ``turn``'s question at ``threshold`` (re-applied to the same candidates)."""
+    g = apply_gate(turn.question, list(turn.hits), threshold, max_sources)
+    if g.refused:
+        return f"At {threshold:g} this question is **refused**."
+    return f"At {threshold:g} this question is **answered** from {len(g.sources)} source(s)."

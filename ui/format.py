@@ -1,0 +1,110 @@
+"""Markdown for the chat page, built from ``rag`` records. Pure: no Streamlit import, testable alone.
+
+Everything the user, a document or the model wrote goes through
+:func:`md_escape` before it reaches ``st.markdown`` (which never renders raw
+HTML here: no ``unsafe_allow_html`` with such text). The only links on the
+page are the ones built here from citation records: a ``[n]`` becomes a link
+to its source at its place (design stage 9): ``/app/static/<id>.pdf#page=N``
+for a PDF, the in-app source view ``/Source?doc=<id>&start=S&end=E`` for text
+and Markdown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+from urllib.parse import urlencode
+
+from rag.preview import static_url
+
+#: Characters with a meaning in Streamlit Markdown: CommonMark, ``$`` (LaTeX), ``:`` directives, ``~``.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>$~|#{}!])")
+
+#: ``[1]``, ``[1, 2]``, ``[1][2]`` as the model writes them (the server already removed invalid numbers).
+_MARKER = re.compile(r"\[\s*(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\s*\]")
+
+#: URL path of ``pages/2_Source.py`` (Streamlit names a page's URL after its file, number prefix dropped).
+SOURCE_PAGE = "/Source"
+
+
+def md_escape(text: str) -> str:
+    """Backslash-escape Markdown/LaTeX/HTML-significant characters so ``text`` renders literally."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def blockquote(text: str) -> str:
+    """``text`` escaped and quoted line by line (``> ``), blank lines kept inside the quote."""
+    return "\n".join("> " + md_escape(line) if line.strip() else ">" for line in text.splitlines() or [""])
+
+
+def is_pdf(citation: Any) -> bool:
+    """Whether a citation points into a PDF (opened at ``#page=N``) rather than a text document."""
+    return citation.media_type == "application/pdf" and citation.page is not None
+
+
+def citation_url(citation: Any) -> str:
+    """Where ``[n]`` leads: the stored PDF at its 1-based page, or the in-app view of the cited range."""
+    if is_pdf(citation):
+        return static_url(citation.document_id, citation.page)
+    query = urlencode({"doc": citation.document_id, "start": citation.start, "end": citation.end, "n": citation.index})
+    return f"{SOURCE_PAGE}?{query}"
+
+
+def marker_link(n: int, url: str) -> str:
+    """A Markdown link whose text is the literal ``[n]``."""
+    return f"[\\[{n}\\]]({url})"
+
+
+def link_markers(text: str, urls: Mapping[int, str]) -> str:
+    """Escape ``text`` and turn each ``[n]`` / ``[n, m]`` into links; numbers without a URL are dropped.
+
+    (The server removes invalid markers before this; dropping here is a second
+    guard so a number with no source can never show as a link.)
+    """
+    out: list[str] = []
+    pos = 0
+    for m in _MARKER.finditer(text):
+        out.append(md_escape(text[pos : m.start()]))
+        nums = [int(x) for x in re.findall(r"\d+", m.group(1))]
+        out.append("".join(marker_link(n, urls[n]) for n in nums if n in urls))
+        pos = m.end()
+    out.append(md_escape(text[pos:]))
+    return "".join(out)
+
+
+def strip_markers(text: str) -> str:
+    """``text`` without its ``[n]`` markers (and the space before them)."""
+    return re.sub(r"\s*" + _MARKER.pattern, "", text).strip()
+
+
+def sentence_markdown(sentence: Any, urls: Mapping[int, str]) -> str:
+    """One attributed answer sentence as Markdown.
+
+    ``sentence`` has ``text``, ``cited``, ``supported_by``, ``unsupported``,
+    ``inferred`` (:class:`rag.attribute.SentenceAttribution`). Unsupported:
+    orange background, a warning sign and "(unsupported)" after it; inferred:
+    the attached source's link followed by "(inferred)".
+    """
+    if sentence.unsupported:
+        body = md_escape(strip_markers(sentence.text)) or "…"
+        links = "".join(marker_link(n, urls[n]) for n in sentence.cited if n in urls)
+        return f":orange-background[⚠️ {body}]{links} :orange[*(unsupported: no source says this)*]"
+    md = link_markers(sentence.text, urls)
+    if sentence.inferred and sentence.supported_by and sentence.supported_by[0] in urls:
+        n = sentence.supported_by[0]
+        md = f"{md.rstrip()} {marker_link(n, urls[n])} :gray[*(inferred)*]"
+    return md
+
+
+def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Iterable[Any]) -> str:
+    """The final answer: per-sentence marks when ``sentences`` are given, else ``text`` with linked markers."""
+    urls = {c.index: citation_url(c) for c in citations}
+    if not sentences:
+        return link_markers(text, urls)
+    return " ".join(sentence_markdown(s, urls) for s in sentences)
+
+
+def distance_label(distance: float | None) -> str:
+    """A cosine distance as shown in the UI (3 decimals), ``n/a`` when unknown."""
+    return "n/a" if distance is None else f"{distance:.3f}"

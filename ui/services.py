@@ -1,0 +1,116 @@
+"""Streamlit glue shared by the pages: cached resources, session state under guards, citation publishing.
+
+Resources live in ``st.cache_resource`` (one per process, shared by every
+browser tab and every rerun): the store (thread-safe within a process, see
+:class:`rag.store.Store`) with its embedder, and the GGUF generator. Nothing is
+re-embedded on a rerun: ingest happens only when a new upload arrives, and the
+chat only embeds the new question.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from rag.settings import Settings, get_settings
+
+MiB = 1024 * 1024
+
+#: Session-state keys and their initial values (initialised under a guard by :func:`init_state`).
+STATE_DEFAULTS: dict[str, Any] = {
+    "turns": [],            # chat history: list of ui.chat.Turn, oldest first
+    "ingest_log": [],       # Documents page: (level, message) lines of the last uploads
+    "ingested_ids": set(),  # Documents page: uploader file ids already handled in this session
+}
+
+
+def init_state() -> None:
+    """Create the session-state keys this app uses, once per browser session."""
+    for key, value in STATE_DEFAULTS.items():
+        if key not in st.session_state:
+            st.session_state[key] = value.copy() if hasattr(value, "copy") else value
+
+
+def settings() -> Settings:
+    """Settings for this run (``rag.toml``, ``RAG_*`` environment); cheap, read on each rerun."""
+    return get_settings()
+
+
+@st.cache_resource(show_spinner="Opening the document store…")
+def _store(path: str):
+    from rag.store import Store
+
+    return Store(Path(path), get_settings(), embedder=embedder())
+
+
+def store():
+    """The process-wide :class:`rag.store.Store` for ``settings().store`` (cached per resolved path)."""
+    return _store(str(Path(settings().store).resolve()))
+
+
+@st.cache_resource(show_spinner="Loading the embedding model…")
+def embedder():
+    """The shared all-MiniLM-L6-v2 (``rag.embed.get_embedder``), loaded once per process."""
+    from rag.embed import get_embedder
+
+    return get_embedder(settings().embed_batch_size)
+
+
+@st.cache_resource(show_spinner="Loading the language model…", max_entries=2)
+def _generator(path: str, n_ctx: int, threads: int):
+    from rag.generate import get_generator
+
+    return get_generator(Path(path), n_ctx=n_ctx, threads=threads)
+
+
+def generator_for(s: Settings):
+    """The GGUF generator of ``s`` (``model_path``, ``n_ctx``, ``threads``), loaded once per process."""
+    return _generator(str(s.model_path), s.n_ctx, s.threads)
+
+
+def upload_limit_mb() -> int:
+    """Largest accepted upload, MiB: the smaller of ``server.maxUploadSize`` and ``settings().max_upload_mb``."""
+    return int(min(st.get_option("server.maxUploadSize"), settings().max_upload_mb))
+
+
+def models() -> list[Path]:
+    """The ``*.gguf`` files in ``settings().models_dir``, sorted by name."""
+    from rag.models import list_gguf
+
+    return list_gguf(settings().models_dir)
+
+
+@st.cache_data(show_spinner=False)
+def gguf_summary(path: str, mtime: float) -> dict[str, Any]:
+    """GGUF metadata of one model file (``rag.models.gguf_info``), cached by path and mtime."""
+    from rag.errors import ModelError
+    from rag.models import gguf_info
+
+    try:
+        info = gguf_info(Path(path))
+    except ModelError as e:
+        return {"error": str(e)}
+    return {
+        "name": info.name,
+        "architecture": info.architecture,
+        "context_length": info.context_length,
+        "chat_template": info.has_chat_template,
+        "size_mb": round(info.size_bytes / MiB, 1),
+        "known": info.known,
+    }
+
+
+def publish_pdf(doc_id: str) -> bool:
+    """Make the stored PDF ``doc_id`` reachable at ``/app/static/<id>.pdf``; ``False`` if it has no stored file."""
+    from rag.preview import publish_original
+
+    try:
+        src = store().original_path(doc_id)
+    except Exception:  # noqa: BLE001 - a deleted or fileless document: the link is not offered
+        return False
+    if not Path(src).is_file():
+        return False
+    publish_original(Path(src), doc_id)
+    return True
