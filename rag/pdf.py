@@ -302,17 +302,21 @@ def extract_pdf(data: bytes, name: str) -> Document:
     doc, warnings = open_pdf(data, name)
     try:
         return _extract(doc, data, name, warnings)
+    except ExtractionError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a damaged file must fail with a reason, never a traceback
+        raise ExtractionError(name, f"damaged PDF: {e or type(e).__name__}") from e
     finally:
         doc.close()
 
 
 def _read_pages(doc, warnings: list[str]) -> list[list[Line]]:
     pages = []
-    for page in doc:
+    for i in range(doc.page_count):
         try:
-            main, other = page_lines(page)
+            main, other = page_lines(doc.load_page(i))
         except Exception as e:  # noqa: BLE001 - one unreadable page must not lose the others
-            warnings.append(f"page {page.number + 1}: unreadable ({e or type(e).__name__})")
+            warnings.append(f"page {i + 1}: unreadable ({e or type(e).__name__})")
             main, other = [], []
         pages.append(main + other)
     return pages
@@ -322,7 +326,7 @@ def _page_labels(doc) -> list[str | None]:
     try:
         if not doc.get_page_labels():
             return [None] * doc.page_count
-        return [page.get_label() or None for page in doc]
+        return [doc.load_page(i).get_label() or None for i in range(doc.page_count)]
     except Exception:  # noqa: BLE001 - labels are optional metadata
         return [None] * doc.page_count
 

@@ -7,6 +7,8 @@ import unicodedata
 
 import pymupdf
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rag.errors import ExtractionError
 from rag.extract import Document, extract_bytes, extract_path
@@ -251,3 +253,30 @@ def test_dpr_paper_reads_as_prose_with_sections(corpus_dir):
     intro = doc.canonical.index("Open-domain question answering (QA)")
     assert doc.page_at(intro) == 1
     assert doc.canonical.index("2 Background") > intro
+
+
+# --------------------------------------------------------------------------- robustness
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.binary(max_size=400), st.sampled_from(["x.pdf", "x.md", "x.txt", "x"]), st.booleans())
+def test_any_bytes_give_a_document_or_a_reason(data, name, pdf_magic):
+    if pdf_magic:
+        data = b"%PDF-1.7\n" + data
+    try:
+        doc = extract_bytes(data, name)
+    except ExtractionError as e:
+        assert e.name == name and e.reason
+    else:
+        assert doc.canonical.strip() and "\r" not in doc.canonical
+
+
+def test_pdf_cut_anywhere_gives_a_document_or_a_reason(cases_dir):
+    data = (cases_dir / "c06_headers_footers.pdf").read_bytes()
+    for cut in range(0, len(data), max(1, len(data) // 25)):
+        try:
+            doc = extract_bytes(data[:cut], "cut.pdf")
+        except ExtractionError as e:
+            assert e.reason
+        else:
+            assert doc.canonical.strip()
