@@ -1,15 +1,303 @@
-"""CLI commands (stub; being implemented)."""
+"""``python -m rag ask`` (stream a cited answer) and ``python -m rag bench answers`` (design stage 8).
+
+Heavy libraries are imported inside the commands so that ``--help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import re
+import statistics
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
 
 import click
 
+from rag.errors import ModelError, StoreError
+
+
+def _settings(store: str | None, threshold: float | None, max_sources: int | None, model: str | None, **kw: Any):
+    from rag.settings import get_settings
+
+    s = get_settings(store=store, threshold=threshold, max_sources=max_sources, **kw)
+    if model:
+        p = Path(model)
+        if p.is_file():
+            p = p.resolve()
+        elif not p.is_absolute() and not (s.models_dir / p).is_file() and (s.models_dir / p.name).is_file():
+            p = Path(p.name)  # "models/x.gguf" given from the repository root
+        s = s.with_overrides(model_file=str(p))
+    return s
+
+
+def _open_store(s: Any):
+    from rag.store import Store
+
+    if not Path(s.store).is_dir():
+        raise StoreError(f"no store at {s.store}; ingest documents first: python -m rag ingest --store {s.store} PATH")
+    return Store(s.store, settings=s)
+
+
+def sources_table(cites: list) -> str:
+    """The sources table printed after an answer: n, document, locator, cosine distance."""
+    if not cites:
+        return "(no sources)"
+    rows = [("n", "document", "locator", "distance")]
+    for c in cites:
+        name = c.document_label or c.document_name
+        loc = c.locator_label[len(name):].lstrip(" ,>") if c.locator_label.startswith(name) else c.locator_label
+        rows.append((f"[{c.index}]", name, (loc or "-") + f"  {c.fragment}", f"{c.cosine_distance:.3f}"))
+    w = [max(len(r[i]) for r in rows) for i in range(4)]
+    return "\n".join(f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:>{w[3]}}" for r in rows)
+
+
+def _notes(a: Any) -> list[str]:
+    notes = []
+    if a.invalid_citations_removed:
+        notes.append(f"{a.invalid_citations_removed} citation(s) to no source removed")
+    if a.links_removed:
+        notes.append(f"{a.links_removed} link(s) written by the model removed")
+    for i, s in enumerate(a.sentences, start=1):
+        if s.unsupported:
+            notes.append(f"sentence {i} is not supported by any source: {s.text!r}")
+        elif s.miscited:
+            notes.append(f"sentence {i} cites {list(s.cited)} but is supported by {list(s.supported_by)}")
+        elif s.inferred:
+            notes.append(f"sentence {i} had no citation; best-supporting source [{s.supported_by[0]}] attached (inferred)")
+    if a.dropped_sources:
+        notes.append(f"source(s) {list(a.dropped_sources)} left out of the prompt for lack of context")
+    return notes
+
 
 @click.command()
-def ask_cmd() -> None:
-    """Not implemented yet."""
-    raise click.ClickException("not implemented yet")
+@click.argument("question")
+@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None, help="Store directory (default: settings, env RAG_STORE).")
+@click.option("--threshold", type=click.FloatRange(0.0, 2.0), default=None, help="Gate: cosine distance cut (default 0.675).")
+@click.option("--max-sources", type=click.IntRange(1, 20), default=None, help="Gate: at most this many sources (default 4).")
+@click.option("--model", default=None, help="GGUF file in models/ (or a path) to answer with.")
+@click.option("--no-generate", is_flag=True, help="Only retrieve and gate; answer is null and no model is loaded.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the contract of issues 4 and 5).")
+def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_sources: int | None,
+            model: str | None, no_generate: bool, as_json: bool) -> None:
+    """Answer QUESTION from the store with [n] citations, or refuse without calling the model."""
+    from rag.answer import ask, no_generation_answer
+
+    s = _settings(store_dir, threshold, max_sources, model)
+    store = _open_store(s)
+    stream = ask(store, question, s)
+    if no_generate:
+        a = no_generation_answer(stream.gate, stream.cites, stream.retrieval_ms)
+    elif as_json or stream.gate.refused:
+        a = stream.run()
+    else:
+        for piece in stream:
+            click.echo(piece, nl=False)
+        click.echo()
+        a = stream.answer
+    if as_json:
+        click.echo(json.dumps(a.to_json(), ensure_ascii=False, indent=2))
+        return
+    if a.refused:
+        click.echo(a.refusal)
+        return
+    if not a.generated:
+        click.echo("(generation skipped: --no-generate)")
+    click.echo()
+    click.echo(sources_table(a.citations))
+    for n in _notes(a) if a.generated else []:
+        click.echo(f"note: {n}", err=True)
+    if a.generated:
+        click.echo(
+            f"\n{a.model}: retrieval {a.retrieval_ms:.0f} ms, first token {a.ttft_ms or 0:.0f} ms, "
+            f"{a.tokens} tokens in {a.generation_ms or 0:.0f} ms",
+            err=True,
+        )
+
+
+# ----------------------------------------------------------------------------- benchmark
+
+
+def _machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import os
+
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{platform.node()} | {cpu} | {n} cores usable | Python {platform.python_version()}"
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _ensure_corpus_store(store_dir: Path, docs: Path, settings: Any):
+    from rag.store import Store
+
+    store = Store(store_dir, settings=settings)
+    have = {d.name for d in store.documents() if getattr(d, "status", "ready") == "ready"}
+    for p in sorted(docs.glob("*.md")):
+        if p.name not in have:
+            r = store.ingest_path(p)
+            click.echo(f"  ingest {p.name}: {getattr(r, 'status', r)}", err=True)
+    return store
+
+
+def _pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+
+
+def _bench_model(store: Any, s: Any, questions: list[dict], ood: list[dict], log) -> dict:
+    from rag.answer import ask, cosine_support
+    from rag.attribute import attribute, lexical_support, support_matrix
+
+    res: dict[str, Any] = {"model": s.model_file, "dev": [], "ood": []}
+    for q in questions:
+        st = ask(store, q["query_course"], s)
+        a = st.run()
+        needle = _norm(q["needle"])
+        src_has = any(needle in _norm(c.quote) for c in a.citations)
+        cited_has = any(needle in _norm(c.quote) for c in a.citations if c.index in a.cited_indices)
+        lex = cos = None
+        if a.generated and a.sentences:
+            quotes = [c.quote for c in a.citations]
+            texts = [x.text for x in a.sentences]
+            lex = lexical_support(texts, quotes)
+            cos = cosine_support(store.embedder, texts, quotes)
+        row = {"id": q["id"], "a": a, "needle_in_sources": src_has, "needle_cited": cited_has, "lex": lex, "cos": cos}
+        res["dev"].append(row)
+        log(f"  {q['id']} {'REFUSED' if a.refused else (a.text or '')[:110]!r}")
+    for q in ood:
+        a = ask(store, q["query"], s).run()
+        res["ood"].append({"id": q["id"], "kind": q.get("kind"), "a": a})
+        log(f"  {q['id']} {'REFUSED' if a.refused else (a.text or '')[:110]!r}")
+    # attribution rule comparison over all generated dev sentences
+    counts = {"lexical": 0, "minilm": 0, "either": 0, "claims": 0}
+    for row in res["dev"]:
+        a = row["a"]
+        if row["lex"] is None:
+            continue
+        idx = [c.index for c in a.citations]
+        for name, (lx, cs) in {"lexical": (row["lex"], None), "minilm": (row["lex"] * 0, row["cos"]),
+                               "either": (row["lex"], row["cos"])}.items():
+            att = attribute([x.text for x in a.sentences], idx, lx, cs)
+            counts[name] += sum(x.unsupported for x in att)
+        counts["claims"] += sum(1 for x in a.sentences if not x.declines and len(x.text.split()) >= 3)
+    res["rule_unsupported"] = counts
+    _ = support_matrix
+    return res
+
+
+def _summary(res: dict) -> list[tuple[str, str]]:
+    dev = [r for r in res["dev"]]
+    gen = [r for r in dev if r["a"].generated]
+    n = len(dev)
+    sent = [x for r in gen for x in r["a"].sentences]
+    ttft = [r["a"].ttft_ms for r in gen if r["a"].ttft_ms is not None]
+    rates = [
+        r["a"].tokens / ((r["a"].generation_ms - r["a"].ttft_ms) / 1000.0)
+        for r in gen
+        if r["a"].tokens > 1 and r["a"].ttft_ms is not None and r["a"].generation_ms > r["a"].ttft_ms
+    ]
+    ood = res["ood"]
+    passed = [o for o in ood if not o["a"].refused]
+    declined = [o for o in passed if o["a"].declined]
+    cited_ood = [o for o in passed if o["a"].has_citation]
+    ru = res["rule_unsupported"]
+    f = lambda k, m: f"{k}/{m} ({k / m:.0%})" if m else "0/0"  # noqa: E731
+    return [
+        ("dev questions (query_course)", str(n)),
+        ("passed the gate (answered by the model)", f(len(gen), n)),
+        ("needle among the sources given", f(sum(r["needle_in_sources"] for r in gen), len(gen))),
+        (">=1 valid citation written by the model", f(sum(r["a"].model_cited for r in gen), len(gen))),
+        (">=1 valid citation after server handling (incl. inferred)", f(sum(r["a"].has_citation for r in gen), len(gen))),
+        ("cited sources contain the needle", f(sum(r["needle_cited"] for r in gen), len(gen))),
+        ("model said the sources lack the answer", f(sum(r["a"].declined for r in gen), len(gen))),
+        ("sentences", str(len(sent))),
+        ("sentences unsupported (lexical OR MiniLM, shipped rule)", f(sum(x.unsupported for x in sent), len(sent))),
+        ("  unsupported under lexical only / MiniLM only", f"{ru['lexical']} / {ru['minilm']} of {len(sent)}"),
+        ("sentences cited to the wrong source", f(sum(x.miscited for x in sent), len(sent))),
+        ("sentences with inferred source", f(sum(x.inferred for x in sent), len(sent))),
+        ("invalid citations removed (total)", str(sum(r["a"].invalid_citations_removed for r in gen))),
+        ("model links removed (total)", str(sum(r["a"].links_removed for r in gen))),
+        ("TTFT p50 / p95 ms", f"{_pct(ttft, .5):.0f} / {_pct(ttft, .95):.0f}"),
+        ("decode tokens/s (median)", f"{statistics.median(rates):.1f}" if rates else "-"),
+        ("tokens per answer (mean)", f"{statistics.mean(r['a'].tokens for r in gen):.0f}" if gen else "-"),
+        ("retrieval ms p50 (embed+BM25+dense+RRF+gate+cite)", f"{_pct([r['a'].retrieval_ms for r in dev], .5):.0f}"),
+        ("dev OOD queries passing the gate", f(len(passed), len(ood))),
+        ("  of those: model declined / cited something", f"{len(declined)} / {len(cited_ood)}"),
+    ]
 
 
 @click.command()
-def bench_answers_cmd() -> None:
-    """Not implemented yet."""
-    raise click.ClickException("not implemented yet")
+@click.option("--store", "store_dir", type=click.Path(file_okay=False), default="data/bench-answers",
+              show_default=True, help="Store holding the shared corpus (ingested here if missing).")
+@click.option("--shared", "shared_dir", type=click.Path(file_okay=False), default=None,
+              help="The shared design folder (default ../shared, env RAG_SHARED).")
+@click.option("--model", "models", multiple=True, help="GGUF(s) to compare (default: the 0.5B and, if present, the 1.5B).")
+@click.option("--limit", type=int, default=None, help="Only the first N dev questions and N OOD queries.")
+@click.option("--max-tokens", type=click.IntRange(16, 4096), default=None, help="Generation cap (default settings, 384).")
+@click.option("--json-out", type=click.Path(dir_okay=False), default=None, help="Also write every answer as JSON here.")
+def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str, ...], limit: int | None,
+                      max_tokens: int | None, json_out: str | None) -> None:
+    """Answer quality and speed on the 24 dev questions and the 20 dev out-of-domain queries."""
+    import os
+
+    from rag.models import QWEN_05B, QWEN_15B
+    from rag.settings import ROOT, get_settings
+
+    shared = Path(shared_dir or os.environ.get("RAG_SHARED", ROOT.parent / "shared"))
+    corpus = shared / "corpus"
+    if not (corpus / "dev_questions.jsonl").is_file():
+        raise click.ClickException(f"shared corpus not found at {corpus}")
+    base = get_settings(store=store_dir, max_answer_tokens=max_tokens)
+    if not models:
+        models = tuple(m.file_name for m in (QWEN_05B, QWEN_15B) if (base.models_dir / m.file_name).is_file())
+    if not models:
+        raise ModelError(f"no generator in {base.models_dir}; run: make models")
+    questions = _jsonl(corpus / "dev_questions.jsonl")[:limit]
+    ood = _jsonl(corpus / "dev_ood.jsonl")[:limit]
+    click.echo(f"bench answers  {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}  {_machine()}")
+    click.echo(f"threshold {base.threshold}, max_sources {base.max_sources}, max_answer_tokens {base.max_answer_tokens}, "
+               f"n_ctx {base.n_ctx}, threads {base.threads}")
+    store = _ensure_corpus_store(Path(store_dir), corpus / "docs", base)
+    results = []
+    for m in models:
+        s = _settings(store_dir, None, None, m, max_answer_tokens=max_tokens)
+        from rag.generate import get_default_generator
+
+        t0 = time.perf_counter()
+        get_default_generator(s)
+        click.echo(f"\n== {m} (loaded in {(time.perf_counter() - t0) * 1000:.0f} ms)", err=True)
+        results.append(_bench_model(store, s, questions, ood, lambda x: click.echo(x, err=True)))
+    summaries = [_summary(r) for r in results]
+    w0 = max(len(k) for k, _ in summaries[0])
+    click.echo("\n| " + "metric".ljust(w0) + " | " + " | ".join(r["model"] for r in results) + " |")
+    click.echo("|" + "-" * (w0 + 2) + "|" + "|".join("-" * (len(r["model"]) + 2) for r in results) + "|")
+    for i, (k, _) in enumerate(summaries[0]):
+        click.echo("| " + k.ljust(w0) + " | " + " | ".join(sm[i][1].ljust(len(r["model"])) for sm, r in zip(summaries, results)) + " |")
+    for r in results:
+        click.echo(f"\nOOD queries that passed the gate, {r['model']}:")
+        for o in r["ood"]:
+            if not o["a"].refused:
+                click.echo(f"  {o['id']} ({o['kind']}): {_norm(o['a'].text or '')[:160]!r}")
+    if json_out:
+        Path(json_out).write_text(json.dumps(
+            [{"model": r["model"], "dev": [dict(id=x["id"], needle_cited=x["needle_cited"], **x["a"].to_json()) for x in r["dev"]],
+              "ood": [dict(id=x["id"], **x["a"].to_json()) for x in r["ood"]]} for r in results],
+            ensure_ascii=False, indent=1))
