@@ -269,29 +269,33 @@ def _batch_counter(count_tokens: Callable[[str], int] | None) -> Callable[[list[
     return count
 
 
-def _fit_window(text: str, spans: list[Span], header: str, budget: int, window: int,
-                count: Callable[[list[str]], list[int]]) -> list[tuple[int, int, bool]]:
-    """Re-split every span whose ``header + content`` exceeds ``window`` word-pieces; flag those."""
-    result: list[tuple[int, int, bool]] = []
-    todo = [(s, e, False, budget) for s, e in spans]
-    head_n = None
+def _fit_window(text: str, items: list[tuple[int, int, str]], budget: int, window: int,
+                count: Callable[[list[str]], list[int]]) -> list[tuple[int, int, str, bool]]:
+    """Re-split every ``(start, end, header)`` whose ``header + content`` exceeds ``window`` word-pieces.
+
+    Returns ``(start, end, header, token_split)`` in order. One tokenizer call per round for all
+    sections together; a chunk of n characters has at most n + 2 word-pieces, so short ones are
+    never tokenized.
+    """
+    result: list[tuple[int, int, str, bool]] = []
+    todo = [(s, e, h, False, budget) for s, e, h in items]
+    head_n: dict[str, int] = {}
     while todo:
-        # a chunk of n characters has at most n + 2 word-pieces: only count the long ones
-        long_ix = [i for i, (s, e, _, _) in enumerate(todo) if len(header) + (e - s) + 2 > window]
-        counts = dict(zip(long_ix, count([header + text[todo[i][0]:todo[i][1]] for i in long_ix])))
+        long_ix = [i for i, (s, e, h, _, _) in enumerate(todo) if len(h) + (e - s) + 2 > window]
+        counts = dict(zip(long_ix, count([todo[i][2] + text[todo[i][0]:todo[i][1]] for i in long_ix])))
         nxt = []
-        for i, (s, e, flagged, b) in enumerate(todo):
+        for i, (s, e, h, flagged, b) in enumerate(todo):
             n = counts.get(i, 0)
             if n <= window or e - s <= 1:
-                result.append((s, e, flagged))
+                result.append((s, e, h, flagged))
                 continue
-            if head_n is None:
-                head_n = count([header])[0] if header else 2
-            room = max(window - head_n, 8)
+            if h not in head_n:
+                head_n[h] = count([h])[0] if h else 2
+            room = max(window - head_n[h], 8)
             new_b = max(1, min(b - 1, int((e - s) * room / n * 0.9)))
-            nxt.extend((a, z, True, new_b) for a, z in split_span(text, s, e, new_b))
+            nxt.extend((x, z, h, True, new_b) for x, z in split_span(text, s, e, new_b))
         todo = nxt
-    result.sort()
+    result.sort(key=lambda r: r[0])
     return result
 
 
@@ -323,32 +327,37 @@ def _boundaries(doc, strategy: str, budget: int, overlap: int, window: int,
     text = doc.canonical
     count = _batch_counter(count_tokens)
     use_header = strategy in _HEADER
-    out = []
-    for sec in sections(doc):
+    secs = sections(doc)
+    if not any(text[s.start:s.end].strip() for s in secs) and text.strip():
+        secs = [Section((), 0, len(text))]  # a document made of headings only: keep its words
+    items, path_of = [], {}
+    for sec in secs:
         header = header_for(doc.title, sec.path) if use_header else ""
-        spans = split_span(text, sec.start, sec.end, budget)
-        fitted = _fit_window(text, spans, header, budget, window, count)
-        if strategy in _OVERLAP and overlap > 0:
-            fitted = _add_overlap(text, fitted, header, overlap, window, count)
-        out.extend((s, e, sec.path, flag, header) for s, e, flag in fitted)
-    if not out and text.strip():  # a document made of headings only: keep its words
-        header = header_for(doc.title, ()) if use_header else ""
-        for s, e, flag in _fit_window(text, split_span(text, 0, len(text), budget), header, budget, window, count):
-            out.append((s, e, (), flag, header))
+        for s, e in split_span(text, sec.start, sec.end, budget):
+            items.append((s, e, header))
+            path_of[s] = sec.path
+    fitted = _fit_window(text, items, budget, window, count)
+    paths = sorted(path_of.items())
+    starts = [p[0] for p in paths]
+    import bisect
+
+    out = [(s, e, paths[bisect.bisect_right(starts, s) - 1][1], flag, h) for s, e, h, flag in fitted]
+    if strategy in _OVERLAP and overlap > 0:
+        out = _add_overlap(text, out, overlap, window, count)
     return out
 
 
-def _add_overlap(text: str, spans: list[tuple[int, int, bool]], header: str, overlap: int, window: int,
-                 count) -> list[tuple[int, int, bool]]:
+def _add_overlap(text: str, chunks: list, overlap: int, window: int, count) -> list:
     """Strategies D/F: extend each chunk back over the last ``overlap`` characters of the previous one
-    (same section), unless that would push it past the encoder window."""
-    out = [spans[0]] if spans else []
-    cand = []
-    for (ps, pe, _), (s, e, flag) in zip(spans, spans[1:]):
-        cand.append((max(ps, pe - overlap), s, e, flag))
-    counts = count([header + text[a:e] for a, _, e, _ in cand])
-    for (a, s, e, flag), n in zip(cand, counts):
-        out.append((a if n <= window else s, e, flag))
+    in the same section, unless that would push it past the encoder window."""
+    cand = [(i, max(p[0], p[1] - overlap)) for i, (p, c) in enumerate(zip(chunks, chunks[1:]), 1)
+            if p[2] == c[2]]
+    counts = count([chunks[i][4] + text[a:chunks[i][1]] for i, a in cand])
+    out = list(chunks)
+    for (i, a), n in zip(cand, counts):
+        if n <= window:
+            s, e, path, flag, h = out[i]
+            out[i] = (a, e, path, flag, h)
     return out
 
 
