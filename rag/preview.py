@@ -179,11 +179,12 @@ def highlight_html(canonical: str, start: int, end: int, *, context_chars: int |
         lo, hi = max(0, start - context_chars), min(len(canonical), end + context_chars)
     before = ("…" if lo > 0 else "") + canonical[lo:start]
     after = canonical[end:hi] + ("…" if hi < len(canonical) else "")
+    style = ' style="background: #ffe066; padding: 0 1px;"' if end > start else ""
     return (
         '<div class="rag-source" style="white-space: pre-wrap; font-family: ui-monospace, monospace; '
         'font-size: 0.85rem; line-height: 1.45;">'
         f"{html.escape(before)}"
-        '<mark id="cited" style="background: #ffe066; padding: 0 1px;">'
+        f'<mark id="cited"{style}>'
         f"{html.escape(canonical[start:end])}</mark>"
         f"{html.escape(after)}</div>"
     )
