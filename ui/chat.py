@@ -204,16 +204,17 @@ def distance_chart(candidates: list[Candidate], threshold: float) -> alt.Chart:
         "gate": ["under threshold" if c.cosine_distance < threshold else "over threshold" for c in candidates],
     })
     top = max([threshold, *df["cosine distance"]]) if len(df) else threshold
-    y = alt.Y("cosine distance:Q", scale=alt.Scale(domain=[0, math.ceil(top * 10 + 0.5) / 10]))
-    points = alt.Chart(df).mark_bar().encode(
-        x=alt.X("rank:O", title="fused rank"), y=y,
-        color=alt.Color("gate:N", scale=alt.Scale(domain=["under threshold", "over threshold"],
-                                                  range=["#2b8a3e", "#adb5bd"]), legend=alt.Legend(orient="bottom")),
-        tooltip=["rank", alt.Tooltip("cosine distance:Q", format=".3f"), "source"],
+    y = alt.Y("cosine distance:Q", title="cosine distance", scale=alt.Scale(domain=[0, math.ceil(top * 10) / 10 + 0.05]))
+    bars = alt.Chart(df).mark_bar().encode(
+        x=alt.X("rank:O", title="fused rank", axis=alt.Axis(labelAngle=0, values=list(range(0, 1001, 5)))),
+        y=y,
+        color=alt.Color("gate:N", legend=None, scale=alt.Scale(domain=["under threshold", "over threshold"],
+                                                               range=["#2b8a3e", "#adb5bd"])),
+        tooltip=["rank", alt.Tooltip("cosine distance:Q", format=".3f"), "source", "gate"],
     )
-    rule = alt.Chart(pd.DataFrame({"threshold": [threshold]})).mark_rule(color="#e03131", strokeDash=[4, 3]).encode(
-        y="threshold:Q")
-    return (points + rule).properties(height=200)
+    rule = alt.Chart(pd.DataFrame({"threshold": [threshold]})).mark_rule(
+        color="#e03131", strokeDash=[4, 3], size=2).encode(y=alt.Y("threshold:Q", title="cosine distance"))
+    return alt.layer(bars, rule)
 
 
 def what_if(turn: Turn, threshold: float, max_sources: int) -> str:
