@@ -164,7 +164,7 @@ def _pct(xs: list[float], q: float) -> float:
 
 def _bench_model(store: Any, s: Any, questions: list[dict], ood: list[dict], log) -> dict:
     from rag.answer import ask, cosine_support
-    from rag.attribute import attribute, lexical_support, support_matrix
+    from rag.attribute import attribute, lexical_support
 
     res: dict[str, Any] = {"model": s.model_file, "dev": [], "ood": []}
     for q in questions:
@@ -187,7 +187,7 @@ def _bench_model(store: Any, s: Any, questions: list[dict], ood: list[dict], log
         res["ood"].append({"id": q["id"], "kind": q.get("kind"), "a": a})
         log(f"  {q['id']} {'REFUSED' if a.refused else (a.text or '')[:110]!r}")
     # attribution rule comparison over all generated dev sentences
-    counts = {"lexical": 0, "minilm": 0, "either": 0, "claims": 0}
+    counts = {"lexical": 0, "minilm": 0, "either": 0}
     for row in res["dev"]:
         a = row["a"]
         if row["lex"] is None:
@@ -197,9 +197,7 @@ def _bench_model(store: Any, s: Any, questions: list[dict], ood: list[dict], log
                                "either": (row["lex"], row["cos"])}.items():
             att = attribute([x.text for x in a.sentences], idx, lx, cs)
             counts[name] += sum(x.unsupported for x in att)
-        counts["claims"] += sum(1 for x in a.sentences if not x.declines and len(x.text.split()) >= 3)
     res["rule_unsupported"] = counts
-    _ = support_matrix
     return res
 
 

@@ -113,12 +113,17 @@ class Generator:
             raise ModelError(f"{path.name} has no chat template in its GGUF metadata; use an instruct model")
         eos_id = llm.token_eos()
         bos_id = llm.token_bos()
-        self.eos_token = llm._model.token_get_text(eos_id) if eos_id != -1 else ""
-        bos_token = llm._model.token_get_text(bos_id) if bos_id != -1 else ""
+        self.eos_token = self._token_text(eos_id)
+        bos_token = self._token_text(bos_id)
         self._formatter = Jinja2ChatFormatter(template=template, eos_token=self.eos_token, bos_token=bos_token)
         self._lock = threading.Lock()
 
     # -- tokens ---------------------------------------------------------------------------------
+    def _token_text(self, token_id: int) -> str:
+        if token_id is None or token_id < 0:
+            return ""
+        return self.llm.detokenize([token_id], special=True).decode("utf-8", errors="ignore")
+
     def tokenize(self, text: str, *, special: bool = False) -> list[int]:
         """The model's own token ids for ``text`` (no BOS added)."""
         return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=special)
