@@ -128,6 +128,7 @@ def browser_context(server):
                   "--disable-component-update"],
         )
         context = browser.new_context(viewport={"width": 1280, "height": 1500})
+        context.set_default_timeout(SLOW_MS)
         try:
             yield context
         finally:
@@ -153,6 +154,15 @@ def test_upload_ask_and_open_cited_pdf_page(server, browser_context, requirement
     corpus = requirements
     pdf = corpus / "pdfs" / PDF_NAME
     page = browser_context.new_page()
+    try:
+        _pdf_flow(page, browser_context, server, corpus, pdf)
+    except Exception:
+        page.screenshot(path=ARTIFACTS / "failure-pdf-flow.png", full_page=True)
+        raise
+
+
+def _pdf_flow(page, browser_context, server, corpus, pdf):
+    from playwright.sync_api import expect
 
     # 1. Documents: upload both files through the page, wait until both are indexed.
     page.goto(f"{server}/Documents")
@@ -206,7 +216,11 @@ def test_markdown_citation_opens_highlighted_range(server, browser_context, requ
 
     page = browser_context.new_page()
     page.goto(server)
-    answer = _ask(page, MD_QUESTION)
+    try:
+        answer = _ask(page, MD_QUESTION)
+    except Exception:
+        page.screenshot(path=ARTIFACTS / "failure-md-flow.png", full_page=True)
+        raise
     links = answer.locator('a[href*="/Source?"]')
     expect(links.first).to_be_visible()
     href = links.first.get_attribute("href")
