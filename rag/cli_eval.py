@@ -79,9 +79,14 @@ def _split(value: str) -> list[str]:
               help="Folder for report.md, report.json and the PNG plots.")
 @click.option("--cache", "cache_path", default=None, type=click.Path(dir_okay=False, path_type=Path),
               help="Embedding cache (SQLite). Default: ~/.cache/rag/embeddings.sqlite or $RAG_EMBED_CACHE.")
+@click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the Markdown report here instead of OUT/report.md (plots linked relative to it).")
+@click.option("--save-gate", "save_gate", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the learned gate fitted on these queries (JSON coefficients, e.g. rag/gate_model.json).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout instead of the summary.")
 def eval_cmd(questions_path: Path, ood_path: Path, doc_paths: tuple[Path, ...], strategies: str, modes: str,
-             out_dir: Path, cache_path: Path | None, as_json: bool) -> None:
+             out_dir: Path, cache_path: Path | None, report_path: Path | None,
+             save_gate: Path | None, as_json: bool) -> None:
     """Evaluate retrieval: Recall@k with Wilson intervals, MRR, sign tests and the refusal sweep."""
     from tqdm import tqdm
 
@@ -120,7 +125,12 @@ def eval_cmd(questions_path: Path, ood_path: Path, doc_paths: tuple[Path, ...], 
     finally:
         bar.close()
         cache.close()
-    md = ev.write_report(result, out_dir)
+    md = ev.write_report(result, out_dir, report_path=report_path)
+    if save_gate is not None:
+        if result.gate_run is None:
+            raise click.UsageError("no learned gate was fitted (needs out-of-domain queries and answerable questions)")
+        result.gate_run.model.save(save_gate)
+        click.echo(f"learned gate written to {save_gate}", err=True)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=1))
         return

@@ -432,10 +432,12 @@ def sweep_rows(in_domain: Sequence[tuple[Sequence, Sequence[str], str]], ood: Se
 
 
 def recommend_threshold(rows: Sequence[SweepRow], n_answerable: int, n_ood: int,
-                        max_lost_share: float = 0.05) -> tuple[float | None, str]:
+                        max_lost_share: float = 0.05, *, answer_more: int = 1) -> tuple[float | None, str]:
     """Pick a threshold: fewest bluffs among those losing at most ``max_lost_share`` of answerable queries.
 
-    Ties go to fewer lost answers, then to the larger threshold (answer more).
+    Ties go to fewer lost answers, then to the knob value that answers more
+    (``answer_more=1``: the larger threshold, as for a distance; ``-1``: the
+    smaller, as for a probability cut).
     If no threshold keeps losses that low, the one minimising
     ``bluff share + lost share`` is taken. Returns ``(threshold, rule in words)``.
     """
@@ -444,11 +446,12 @@ def recommend_threshold(rows: Sequence[SweepRow], n_answerable: int, n_ood: int,
     cap = math.floor(max_lost_share * n_answerable + 1e-9)
     ok = [r for r in rows if r.lost <= cap]
     if ok:
-        best = min(ok, key=lambda r: (r.bluffs, r.lost, -r.threshold))
-        return best.threshold, (f"fewest bluffs among thresholds losing at most {max_lost_share:.0%} of answerable "
-                                f"queries ({cap} of {n_answerable}); ties to fewer lost, then the larger threshold")
-    best = min(rows, key=lambda r: (r.bluffs / max(1, n_ood) + r.lost / max(1, n_answerable), -r.threshold))
-    return best.threshold, "no threshold loses <= 5 % of answerable queries: minimum of bluff share + lost share"
+        best = min(ok, key=lambda r: (r.bluffs, r.lost, -answer_more * r.threshold))
+        return best.threshold, (f"fewest bluffs among values losing at most {max_lost_share:.0%} of answerable "
+                                f"queries ({cap} of {n_answerable}); ties to fewer lost, then the value that answers more")
+    best = min(rows, key=lambda r: (r.bluffs / max(1, n_ood) + r.lost / max(1, n_answerable), -answer_more * r.threshold))
+    return best.threshold, (f"no value loses <= {max_lost_share:.0%} of answerable queries: "
+                            "minimum of bluff share + lost share")
 
 
 # --------------------------------------------------------------------------- documents
@@ -632,13 +635,14 @@ class EvalResult:
     indexes: dict = field(default_factory=dict, repr=False)
     queries: list = field(default_factory=list, repr=False)
     ood: list = field(default_factory=list, repr=False)
+    gate_run: object = field(default=None, repr=False)
 
     def metric(self, strategy: str, mode: str) -> ModeMetrics | None:
         return next((m for m in self.metrics if m.strategy == strategy and m.mode == mode), None)
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (the ``--json`` output); the in-memory runs and indexes are left out."""
-        d = {k: v for k, v in asdict(self).items() if k not in ("runs", "indexes", "queries", "ood")}
+        d = {k: v for k, v in asdict(self).items() if k not in ("runs", "indexes", "queries", "ood", "gate_run")}
         for m in d["metrics"]:
             m["recall"] = {str(k): v for k, v in m["recall"].items()}
         return d
@@ -756,7 +760,7 @@ def run_evaluation(documents: Sequence, questions: Sequence[Question], ood: Sequ
                    modes: Sequence[str] = ("dense", "bm25", "hybrid"),
                    embedder=None, cache: EmbeddingCache | None = None, settings=None,
                    thresholds: Sequence[float] = SWEEP_THRESHOLDS, reranker=None,
-                   failed_documents: dict[str, str] | None = None,
+                   failed_documents: dict[str, str] | None = None, learned_gate: bool = True,
                    progress: Progress | None = None) -> EvalResult:
     """Evaluate retrieval over ``documents`` (extracted ``rag.extract.Document`` records).
 
@@ -764,7 +768,8 @@ def run_evaluation(documents: Sequence, questions: Sequence[Question], ood: Sequ
     both phrasings of every question and every OOD query through
     ``rag.retrieve.retrieve`` (top 20) in each mode, and computes the metrics,
     sign tests and the refusal sweep (strategy E, hybrid, through the real
-    gate). Mode ``rerank`` runs only with a ``reranker`` (else it is listed in
+    gate; with ``learned_gate`` also the cross-validated sweep of
+    ``rag.gate_model``, kept in ``result.gate_run``). Mode ``rerank`` runs only with a ``reranker`` (else it is listed in
     ``skipped_modes``). Raises ``ValueError`` for an unknown strategy or mode,
     :class:`EvalInputError` when no document or question is given.
     """
@@ -841,8 +846,7 @@ def run_evaluation(documents: Sequence, questions: Sequence[Question], ood: Sequ
     cache_info = {"path": str(cache.path), "hits": cache.hits, "misses": cache.misses}
     if own_cache:
         cache.close()
-    progress(1.0, "done")
-    return EvalResult(
+    result = EvalResult(
         created=time.strftime("%Y-%m-%d %H:%M %Z"), commit=git_commit(),
         documents=[getattr(d, "name", str(d)) for d in documents], failed_documents=dict(failed_documents or {}),
         n_questions=len(questions), n_queries=len(queries),
@@ -851,6 +855,15 @@ def run_evaluation(documents: Sequence, questions: Sequence[Question], ood: Sequ
         strategy_tests=s_tests, mode_tests=m_tests, sweeps=sweeps, distances=distances, timings_s=timings,
         cache=cache_info, runs=runs, indexes=indexes, queries=queries, ood=list(ood),
     )
+    if learned_gate and sweeps and result.n_near + result.n_far >= 2 and sweeps[0].n_answerable >= 2:
+        t = time.perf_counter()
+        result.gate_run = learned_gate_sweep(result, sweeps[0].strategy, sweeps[0].mode,
+                                             max_sources=settings.max_sources if settings is not None else 4)
+        result.sweeps.append(result.gate_run.sweep)
+        timings["learned_gate_cv"] = time.perf_counter() - t
+        timings["total"] = time.perf_counter() - t0
+    progress(1.0, "done")
+    return result
 
 
 def distance_sweep(index: StrategyIndex, run: dict[str, list], queries: Sequence[EvalQuery], ood: Sequence[OODQuery],
@@ -861,7 +874,7 @@ def distance_sweep(index: StrategyIndex, run: dict[str, list], queries: Sequence
     oo = [(run[o.id], o.kind) for o in ood]
     rows = sweep_rows(ind, oo, thresholds, gate, index.content, max_sources)
     n_ans = sum(any(q.needle in index.content(h.chunk_id) for h in run[q.key][:max_sources]) for q in queries)
-    rec, rule = recommend_threshold(rows, n_ans, len(ood))
+    rec, rule = recommend_threshold(rows, n_ans, len(ood)) if ood else (None, "no out-of-domain queries given")
     return Sweep(strategy, mode, name, sum(o.kind == "near" for o in ood), sum(o.kind == "far" for o in ood),
                  n_ans, len(queries), rows, rec, rule)
 
@@ -1105,15 +1118,108 @@ def write_plots(result: EvalResult, out_dir: Path) -> dict[str, Path]:
     return out
 
 
-def write_report(result: EvalResult, out_dir: Path, *, report_name: str = "report.md", plots_rel: str = "") -> Path:
-    """Write the plots, ``report.md`` and ``report.json`` into ``out_dir``; returns the Markdown path.
+def write_report(result: EvalResult, out_dir: Path, *, report_path: Path | None = None) -> Path:
+    """Write the plots, ``report.json`` and the Markdown report into ``out_dir``; returns the Markdown path.
 
-    ``plots_rel`` prefixes the plot links (for a report that lives elsewhere than its plots).
+    The Markdown goes to ``out_dir/report.md`` or, if given, to ``report_path``
+    (plots linked relative to its folder, e.g. ``docs/evaluation.md`` with its
+    plots in ``docs/evaluation/``).
     """
     out_dir = Path(out_dir)
     plots = write_plots(result, out_dir)
-    rel = {k: (plots_rel + v.name) for k, v in plots.items()}
-    md = out_dir / report_name
+    md = Path(report_path) if report_path else out_dir / "report.md"
+    md.parent.mkdir(parents=True, exist_ok=True)
+    rel = {k: Path(os.path.relpath(v, md.parent)).as_posix() for k, v in plots.items()}
     md.write_text(report_markdown(result, rel), encoding="utf-8")
     (out_dir / "report.json").write_text(json.dumps(result.to_dict(), indent=1), encoding="utf-8")
     return md
+
+
+# --------------------------------------------------------------------------- the learned gate (issue 8)
+
+#: Probability cuts swept for the learned gate (``min_probability``; higher refuses more).
+CUT_THRESHOLDS = tuple(round(0.05 + 0.025 * i, 3) for i in range(37))
+#: Regularisation of the learned gate's logistic regression (chosen on dev among 0.03 / 0.1 / 0.3: all alike).
+GATE_C = 0.1
+
+
+@dataclass
+class LearnedGateRun:
+    """Cross-validated scores of the learned gate on one strategy x mode (see :func:`learned_gate_sweep`).
+
+    ``keys``/``labels``/``groups``/``probability`` per query (in-domain keys
+    ``q01/course``, OOD ids); ``label`` 1 = answerable in-domain, 0 = OOD,
+    -1 = in-domain but not answerable (not trained on, still scored);
+    ``model`` fitted on every labelled query, ``default_cut`` = the recommended cut.
+    """
+
+    keys: list[str]
+    labels: list[int]
+    groups: list[str]
+    probability: list[float]
+    features: list[dict]
+    model: object
+    sweep: Sweep
+
+
+def learned_gate_sweep(result: EvalResult, strategy: str | None = None, mode: str | None = None, *,
+                       cuts: Sequence[float] = CUT_THRESHOLDS, max_sources: int = 4, C: float = GATE_C) -> LearnedGateRun:
+    """Sweep the learned gate (``rag.gate_model``) with leave-one-question-out probabilities.
+
+    Every query is scored by a logistic regression fitted without its own
+    question (both phrasings held out together; each OOD query alone), so the
+    figures are not fitted to themselves. A query passes when its probability
+    is ``>= cut``; its sources are then its first ``max_sources`` hits.
+    Returns the per-query scores, the model fitted on everything (with the
+    recommended cut as ``default_cut``) and the sweep.
+    """
+    from rag import gate_model as gm
+
+    ss, sm = pick_sweep_config(result.strategies, result.modes)
+    strategy, mode = strategy or ss, mode or sm
+    idx, run = result.indexes[strategy], result.runs[strategy, mode]
+    stats = gm.TermStats.from_texts([c.text for c in idx.chunks])
+    text = lambda cid: idx.chunks[int(cid)].text  # noqa: E731
+    keys, labels, groups, feats, texts = [], [], [], [], []
+    for q in result.queries:
+        hits = run[q.key]
+        ok = any(q.needle in idx.content(h.chunk_id) for h in hits[:max_sources])
+        keys.append(q.key), labels.append(1 if ok else -1), groups.append(q.qid), texts.append(q.text)
+    for o in result.ood:
+        keys.append(o.id), labels.append(0), groups.append(o.id), texts.append(o.query)
+    for k, t in zip(keys, texts):
+        feats.append(gm.gate_features(t, run[k], text, stats, top=max_sources))
+    X = gm.feature_matrix(feats)
+    y = np.array(labels)
+    train = y >= 0
+    prob = np.zeros(len(y))
+    g = np.array(groups)
+    for grp in dict.fromkeys(groups):
+        test = g == grp
+        fit = train & ~test
+        if len(set(y[fit].tolist())) < 2:  # too few labelled queries left to fit: undecided
+            prob[test] = 0.5
+            continue
+        prob[test] = gm.fit_gate_model(X[fit], y[fit], C=C).probability(X[test])
+    kinds = {o.id: o.kind for o in result.ood}
+    rows = []
+    n_ans = int((y == 1).sum())
+    for c in cuts:
+        passed = prob >= c
+        near = sum(1 for k, p in zip(keys, passed) if p and kinds.get(k) == "near")
+        far = sum(1 for k, p in zip(keys, passed) if p and kinds.get(k) == "far")
+        lost = int(((y == 1) & ~passed).sum())
+        refused = int(((y != 0) & ~passed).sum())
+        rows.append(SweepRow(float(c), near, far, lost, refused))
+    rec, rule = recommend_threshold(rows, n_ans, len(result.ood), answer_more=-1)
+    model = gm.fit_gate_model(X[train], y[train], C=C)
+    model.default_cut = rec if rec is not None else 0.5
+    model.info = {"fitted_on": f"{len(result.documents)} documents, {int(train.sum())} labelled queries "
+                                f"({n_ans} answerable, {len(result.ood)} out-of-domain)",
+                  "strategy": strategy, "mode": mode, "C": C, "commit": result.commit, "created": result.created,
+                  "cv": "leave-one-question-out (both phrasings together; each out-of-domain query alone)",
+                  "cv_at_default_cut": asdict(next(r for r in rows if r.threshold == model.default_cut)) if rec is not None else None}
+    sweep = Sweep(strategy, mode, "rag.gate_model (logistic regression, leave-one-question-out)",
+                  sum(o.kind == "near" for o in result.ood), sum(o.kind == "far" for o in result.ood), n_ans,
+                  len(result.queries), rows, rec, rule, knob="probability cut")
+    return LearnedGateRun(keys, labels, groups, prob.tolist(), feats, model, sweep)
