@@ -33,7 +33,19 @@ from rag.attribute import (
     split_sentences,
     strip_markers,
 )
-from rag.cite import Citation, citation_json
+from rag.cite import Citation, citation_json, format_sources_for_prompt
+
+
+def source_headers(sources: Sequence[Citation]) -> list[str]:
+    """The header lines the model saw (``[n] document - locator``), with and without the marker.
+
+    A line of the answer that only repeats one of them is an echo of the prompt, not a claim.
+    """
+    out = []
+    for c in sources:
+        head = format_sources_for_prompt([c]).split("\n", 1)[0]
+        out += [head, head.split("] ", 1)[-1]]
+    return out
 
 
 @dataclass
@@ -46,7 +58,7 @@ class Answer:
     sources the model saw (all the gate's sources without generation);
     ``sentences`` the per-sentence attribution; ``invalid_citations_removed``
     count of ``[n]`` numbers that referred to no source; ``links_removed`` the
-    model's links/URLs removed; ``model`` the GGUF file name; timings in ms;
+    model's links/URLs and echoed source-header lines removed; ``model`` the GGUF file name; timings in ms;
     ``tokens`` generated tokens; ``dropped_sources`` indices left out of the
     prompt for lack of context; ``raw_text`` the model's own words.
     """
@@ -138,16 +150,18 @@ def cosine_support(embedder: Any, sentences: Sequence[str], quotes: Sequence[str
 def check_answer(text: str, sources: Sequence[Citation], embedder: Any | None = None) -> tuple[str, int, int, list[SentenceAttribution]]:
     """Server-side handling of a raw model answer over ``sources`` (the citations the model saw).
 
-    Returns ``(clean_text, invalid_removed, links_removed, sentences)``. With
+    Returns ``(clean_text, invalid_removed, links_removed, sentences)``;
+    ``links_removed`` also counts lines that only echoed a source header. With
     ``embedder`` (``rag.embed.Embedder``) the MiniLM leg joins the lexical one.
     """
     valid = [c.index for c in sources]
-    clean = clean_citations(text, valid)
+    clean = clean_citations(text, valid, source_headers(sources))
     sentences = split_sentences(clean.text)
     quotes = [c.quote for c in sources]
     lex = lexical_support(sentences, quotes)
     cos = cosine_support(embedder, sentences, quotes) if embedder is not None else None
-    return clean.text, clean.invalid_removed, clean.links_removed, attribute(sentences, valid, lex, cos)
+    links = clean.links_removed + clean.labels_removed
+    return clean.text, clean.invalid_removed, links, attribute(sentences, valid, lex, cos)
 
 
 def refused_answer(gate: Any, retrieval_ms: float | None = None) -> Answer:
@@ -194,7 +208,7 @@ class AnswerStream:
         gen = (self._get_generator or get_default_generator)(self.settings)
         prompt = gen.fit(self.gate.query, self.cites, self.settings.max_answer_tokens)
         seen = [c for c in self.cites if c.index in {s.index for s in prompt.sources}]
-        filt = CitationStreamFilter(c.index for c in seen)
+        filt = CitationStreamFilter((c.index for c in seen), source_headers(seen))
         stream = gen.stream(prompt, self.settings.max_answer_tokens)
         for piece in stream:
             out = filt.feed(piece)

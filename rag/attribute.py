@@ -62,6 +62,25 @@ class CleanResult:
     text: str
     invalid_removed: int
     links_removed: int
+    labels_removed: int = 0
+
+
+def _norm_line(line: str) -> str:
+    return re.sub(r"\s+", " ", line).strip().rstrip(":").strip().casefold()
+
+
+def remove_echoed_labels(text: str, echoes: Iterable[str]) -> tuple[str, int]:
+    """Remove whole lines that only repeat a source header of the prompt (``[n] document - locator``).
+
+    The small model often copies the source list instead of answering; those
+    lines are identifiers, never claims. Returns ``(text, lines_removed)``.
+    """
+    keys = {_norm_line(e) for e in echoes if e.strip()}
+    if not keys:
+        return text, 0
+    lines = text.split("\n")
+    kept = [ln for ln in lines if _norm_line(ln) not in keys or not ln.strip()]
+    return "\n".join(kept), len(lines) - len(kept)
 
 
 def _protected_spans(text: str) -> list[tuple[int, int]]:
@@ -72,7 +91,7 @@ def _inside(pos: int, spans: Sequence[tuple[int, int]]) -> bool:
     return any(a <= pos < b for a, b in spans)
 
 
-def clean_citations(text: str, valid: Iterable[int]) -> CleanResult:
+def clean_citations(text: str, valid: Iterable[int], echoes: Iterable[str] = ()) -> CleanResult:
     """Keep only ``[n]`` markers whose ``n`` is in ``valid``; remove the model's links and URLs.
 
     * ``[1, 7]`` with 7 invalid becomes ``[1]``; ``[7]`` alone is removed with
@@ -81,8 +100,11 @@ def clean_citations(text: str, valid: Iterable[int]) -> CleanResult:
     * Markdown links ``[title](url)`` become ``title``; bare URLs are removed;
       each counts in ``links_removed``. The server, never the model, makes links.
     * Text inside backticks (code) is left alone (``x[0]`` is not a citation).
+    * Lines that only repeat a prompt source header (``echoes``, e.g.
+      ``[1] guide.md - Install``) are removed and counted in ``labels_removed``.
     """
     ok = set(valid)
+    text, labels = remove_echoed_labels(text, echoes)
     links = 0
     code = _protected_spans(text)
 
@@ -127,7 +149,7 @@ def clean_citations(text: str, valid: Iterable[int]) -> CleanResult:
             out.append(before.rstrip(" \t") if not run else before)
         last = m.end()
     out.append(text[last:])
-    return CleanResult("".join(out), removed, links)
+    return CleanResult("".join(out), removed, links, labels)
 
 
 def markers(text: str) -> list[int]:
@@ -157,8 +179,10 @@ class CitationStreamFilter:
     #: An unclosed ``[`` older than this many characters is taken as a plain bracket.
     MAX_HOLD = 400
 
-    def __init__(self, valid: Iterable[int]):
+    def __init__(self, valid: Iterable[int], echoes: Iterable[str] = ()):
         self.valid = set(valid)
+        self.echoes = tuple(echoes)
+        self._keys = tuple(_norm_line(e) for e in self.echoes if e.strip())
         self.raw = ""
         self.shown = ""
 
@@ -173,11 +197,16 @@ class CitationStreamFilter:
         j = raw.rfind("](", lo, cut)
         if j != -1 and raw.find(")", j, cut) == -1:
             cut = min(cut, raw.rfind("[", 0, j) if raw.rfind("[", 0, j) != -1 else j)
+        # hold back a line that may still turn out to be an echoed source header
+        ls = raw.rfind("\n") + 1
+        cur = _norm_line(raw[ls:])
+        if cur and any(k.startswith(cur) for k in self._keys):
+            cut = min(cut, ls)
         # never end on whitespace: an invalid marker removed later takes the space before it
         return len(raw[:cut].rstrip())
 
     def _emit(self, upto: str) -> str:
-        clean = clean_citations(upto, self.valid).text
+        clean = clean_citations(upto, self.valid, self.echoes).text
         if not clean.startswith(self.shown):  # should not happen; stay correct rather than pretty
             return ""
         new = clean[len(self.shown) :]
@@ -191,7 +220,7 @@ class CitationStreamFilter:
 
     def finish(self) -> str:
         """The remaining cleaned text once the stream has ended."""
-        clean = clean_citations(self.raw, self.valid).text
+        clean = clean_citations(self.raw, self.valid, self.echoes).text
         new = clean[len(self.shown) :] if clean.startswith(self.shown) else ""
         self.shown = clean
         return new

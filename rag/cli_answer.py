@@ -237,6 +237,9 @@ def _summary(res: dict) -> list[tuple[str, str]]:
         ("decode tokens/s (median)", f"{statistics.median(rates):.1f}" if rates else "-"),
         ("tokens per answer (mean)", f"{statistics.mean(r['a'].tokens for r in gen):.0f}" if gen else "-"),
         ("retrieval ms p50 (embed+BM25+dense+RRF+gate+cite)", f"{_pct([r['a'].retrieval_ms for r in dev], .5):.0f}"),
+        ("refusal ms p50 / max (OOD refused; model never touched)",
+         f"{_pct([o['a'].retrieval_ms for o in ood if o['a'].refused], .5):.0f} / "
+         f"{max([o['a'].retrieval_ms for o in ood if o['a'].refused], default=float('nan')):.0f}"),
         ("dev OOD queries passing the gate", f(len(passed), len(ood))),
         ("  of those: model declined / cited something", f"{len(declined)} / {len(cited_ood)}"),
     ]

@@ -93,3 +93,22 @@ def test_model_loaded_once_per_process(gguf_path):
     loads = generate.STATS.loads
     g2 = generate.get_default_generator(s)
     assert g1 is g2 and generate.STATS.loads == loads
+
+
+def test_check_answer_on_a_real_0_5b_output(store, embedder):
+    """What the 0.5B really wrote for the TTFT question (marker on the wrong source, then none), plus a bogus [7]."""
+    from rag.answer import check_answer
+
+    st = ask(store, IN_DOMAIN, _settings())
+    ttft = [c.index for c in st.cites if "Time to First Token (TTFT)" in c.quote]
+    assert ttft, "retrieval lost the TTFT chunk"
+    wrong = next(c.index for c in st.cites if c.index not in ttft)
+    raw = (
+        f"[{wrong}] Time to First Token (TTFT) is how quickly can you get the first response. "
+        "This is crucial for user experience and is primarily affected by the prefill phase [7]. "
+        "See https://example.org/ttft for more."
+    )
+    text, invalid, links, sents = check_answer(raw, st.cites, embedder)
+    assert invalid == 1 and links == 1 and "[7]" not in text and "http" not in text
+    assert sents[0].cited == (wrong,) and sents[0].miscited and sents[0].supported_by[0] in ttft
+    assert sents[1].cited == () and sents[1].inferred and sents[1].supported_by[0] in ttft

@@ -154,3 +154,17 @@ def test_random_garbage_never_raises():
         r = clean_citations(s, [1, 2])
         assert all(n in (1, 2) for n in markers(r.text))
         split_sentences(r.text)
+
+
+def test_echoed_source_headers_are_removed_also_on_the_stream():
+    """The 0.5B sometimes copies the source list (seen on dev q01); those lines are identifiers, not answers."""
+    echoes = ["[1] 01-transformer-architectures.md - Attention mechanisms", "01-transformer-architectures.md - Attention mechanisms",
+              "[2] 01-transformer-architectures.md - Efficient attention"]
+    raw = ("[1] 01-transformer-architectures.md - Attention mechanisms\n[2] 01-transformer-architectures.md - Efficient attention\n"
+           "Longformer and Reformer use sparse attention [2].")
+    r = clean_citations(raw, [1, 2], echoes)
+    assert r.text == "Longformer and Reformer use sparse attention [2]." and r.labels_removed == 2
+    for step in (1, 3, 7):
+        f = CitationStreamFilter([1, 2], echoes)
+        shown = "".join(f.feed(raw[i : i + step]) for i in range(0, len(raw), step)) + f.finish()
+        assert shown == r.text
