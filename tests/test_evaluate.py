@@ -227,6 +227,8 @@ def test_tiny_corpus_recall_known_by_construction(tiny, embedder, tmp_path):
     assert (sw.strategy, sw.mode, sw.n_answerable, sw.n_in_domain) == ("E", "hybrid", 6, 8)
     assert sw.row(0.3).bluffs == 0 and sw.row(0.9).bluffs_near == 1  # a loose cut lets the near-topic one through
     assert sw.row(0.9).lost == 0
+    learned = res.sweeps[1]  # the learned gate's leave-one-question-out sweep, beside the distance one
+    assert learned.knob == "probability cut" and learned.n_answerable == 6 and res.gate_run.model.default_cut > 0
     # second run: every text comes from the cache
     cache2 = ev.EmbeddingCache(tmp_path / "cache.sqlite")
     ev.run_evaluation(docs, questions, ood, strategies=["A"], modes=["dense"], embedder=embedder, cache=cache2)
@@ -264,3 +266,28 @@ def test_cli_eval_bad_strategy(tiny, tmp_path):
     r = CliRunner().invoke(main, ["eval", "--questions", str(d / "questions.jsonl"), "--ood", str(d / "ood.jsonl"),
                                   "--docs", str(d), "--strategies", "Z", "--out", str(tmp_path / "o")])
     assert r.exit_code != 0 and "unknown strategy 'Z'" in r.output
+
+
+def test_evaluation_page_runs_on_the_users_store(tmp_path, monkeypatch, embedder):
+    from streamlit.testing.v1 import AppTest
+
+    from rag.settings import get_settings
+    from rag.store import Store
+
+    monkeypatch.setenv("RAG_STORE", str(tmp_path / "store"))
+    monkeypatch.setenv("RAG_EMBED_CACHE", str(tmp_path / "cache.sqlite"))
+    with Store(tmp_path / "store", get_settings(), embedder=embedder) as s:
+        for name, text in (("locks.md", KEYS), ("volcanoes.md", VOLCANO)):
+            assert s.ingest_bytes(text.encode(), name).status == "ready"
+    page = Path(__file__).resolve().parent.parent / "pages" / "3_Evaluation.py"
+    at = AppTest.from_file(str(page), default_timeout=180).run()
+    assert not at.exception
+    q = json.dumps({"id": "q1", "doc": "locks.md", "needle": "refuse to open before a set hour",
+                    "query_course": "When do bank vault time locks open?", "query_ticket": "vault wont open at night"})
+    o = json.dumps({"id": "o1", "query": "How long should I boil an egg?", "kind": "far"})
+    at.file_uploader(key="eval_questions").set_value([("q.jsonl", q.encode(), "application/json")]).run()
+    at.file_uploader(key="eval_ood").set_value([("o.jsonl", o.encode(), "application/json")]).run()
+    at.button(key="eval_run").click().run()
+    assert not at.exception and not at.error
+    assert any("Does E beat A at R@20" in m.value for m in at.markdown)
+    assert len(at.get("image")) == 3  # recall, sweep, distances
