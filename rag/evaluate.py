@@ -687,7 +687,7 @@ def chunk_stats(index: StrategyIndex, questions: Sequence[Question], window_toke
     )
 
 
-def pair_tests(metrics: Sequence[ModeMetrics], queries: Sequence[EvalQuery], ks: Sequence[int] = (4, 20)) -> tuple[list[PairTest], list[PairTest]]:
+def pair_tests(metrics: Sequence[ModeMetrics], queries: Sequence[EvalQuery], ks: Sequence[int] = (1, 4, 20)) -> tuple[list[PairTest], list[PairTest]]:
     """All paired sign tests: strategy pairs within each mode, and mode pairs within each strategy."""
     keys = [q.key for q in queries]
     by = {(m.strategy, m.mode): m for m in metrics}
@@ -910,11 +910,14 @@ def headline(result: EvalResult) -> dict[str, str]:
     if {"dense", "hybrid"} <= set(result.modes):
         parts = []
         for s in result.strategies:
-            t = next(p for p in result.mode_tests if p.within == s and p.k == 20 and {p.a, p.b} == {"dense", "hybrid"})
-            w, l = (t.test.wins, t.test.losses) if t.a == "hybrid" else (t.test.losses, t.test.wins)
+            hv = {}
+            for k in (1, 20):
+                t = next(p for p in result.mode_tests if p.within == s and p.k == k and {p.a, p.b} == {"dense", "hybrid"})
+                w, l = (t.test.wins, t.test.losses) if t.a == "hybrid" else (t.test.losses, t.test.wins)
+                hv[k] = f"+{w}/-{l}, p = {format_p(t.test.p)}"
             d, h = result.metric(s, "dense"), result.metric(s, "hybrid")
-            parts.append(f"{s}: R@20 {d.recall[20].value:.3f} -> {h.recall[20].value:.3f} (+{w}/-{l}, p = {format_p(t.test.p)}), "
-                         f"R@1 {d.recall[1].value:.3f} -> {h.recall[1].value:.3f}, MRR {d.mrr:.3f} -> {h.mrr:.3f}")
+            parts.append(f"{s}: R@1 {d.recall[1].value:.3f} -> {h.recall[1].value:.3f} ({hv[1]}), "
+                         f"R@20 {d.recall[20].value:.3f} -> {h.recall[20].value:.3f} ({hv[20]}), MRR {d.mrr:.3f} -> {h.mrr:.3f}")
         out["hybrid vs dense"] = "Hybrid over dense: " + "; ".join(parts) + "."
     for sw in result.sweeps:
         r = sw.row(sw.recommended) if sw.recommended is not None else None
@@ -975,24 +978,24 @@ def report_markdown(result: EvalResult, plots: dict[str, str] | None = None, tit
     ref = "E" if "E" in result.strategies else result.strategies[0]
     L += ["## Strategies compared (paired sign tests)", "",
           f"Each row: {ref} against another strategy on the same queries (+{ref} wins / -{ref} losses, p).", "",
-          "| mode | vs | R@4 | R@20 |", "|---|---|---|---|"]
+          "| mode | vs | R@1 | R@4 | R@20 |", "|---|---|---|---|---|"]
     for mode in result.modes:
         for s in result.strategies:
             if s == ref:
                 continue
             cells = []
-            for k in (4, 20):
+            for k in (1, 4, 20):
                 t = next(p for p in result.strategy_tests if p.within == mode and p.k == k and {p.a, p.b} == {ref, s})
                 w, l = (t.test.wins, t.test.losses) if t.a == ref else (t.test.losses, t.test.wins)
                 cells.append(f"+{w} / -{l}, p = {format_p(t.test.p)}")
-            L.append(f"| {mode} | {s} | {cells[0]} | {cells[1]} |")
-    L += ["", "## Modes compared (paired sign tests, R@20 and R@4)", "", "| strategy | a vs b | R@4 | R@20 |", "|---|---|---|---|"]
+            L.append(f"| {mode} | {s} | " + " | ".join(cells) + " |")
+    L += ["", "## Modes compared (paired sign tests)", "", "| strategy | a vs b | R@1 | R@4 | R@20 |", "|---|---|---|---|---|"]
     for s in result.strategies:
         pairs = list(dict.fromkeys((p.a, p.b) for p in result.mode_tests if p.within == s))
         for a, b in pairs:
             cells = [str(next(p.test for p in result.mode_tests if p.within == s and p.k == k and (p.a, p.b) == (a, b)))
-                     for k in (4, 20)]
-            L.append(f"| {s} | {a} vs {b} | {cells[0]} | {cells[1]} |")
+                     for k in (1, 4, 20)]
+            L.append(f"| {s} | {a} vs {b} | " + " | ".join(cells) + " |")
     L += [""]
     for sw in result.sweeps:
         L += [f"## Refusal sweep: {sw.knob} ({sw.strategy}, {sw.mode}, gate `{sw.gate}`)", "",
