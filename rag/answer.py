@@ -94,9 +94,11 @@ class Answer:
 
     @property
     def cited_indices(self) -> list[int]:
-        """Source numbers the answer ends up citing: the model's valid markers, then inferred ones."""
+        """Source numbers the answer ends up citing on claim sentences: the model's valid markers and inferred ones."""
         out: list[int] = []
         for s in self.sentences:
+            if not s.claim:
+                continue
             out.extend(s.cited)
             if s.inferred:
                 out.extend(s.supported_by[:1])
@@ -104,8 +106,8 @@ class Answer:
 
     @property
     def model_cited(self) -> bool:
-        """At least one valid ``[n]`` written by the model itself."""
-        return any(s.cited for s in self.sentences)
+        """At least one valid ``[n]`` written by the model itself on a claim (not on a bare list of markers)."""
+        return any(s.cited and s.claim for s in self.sentences)
 
     @property
     def has_citation(self) -> bool:

@@ -306,7 +306,10 @@ class SentenceAttribution:
     that support it, best first (for an *inferred* sentence, the one attached);
     ``unsupported``: a claim no source supports; ``inferred``: the model cited
     nothing and the server attached ``supported_by[0]``; ``miscited``: cited,
-    but only to sources that do not support it while another one does.
+    but only to sources that do not support it while another one does;
+    ``declines``: says the sources lack the answer; ``claim``: has at least
+    :data:`MIN_CLAIM_WORDS` content words and does not decline (a bare
+    ``[1] [2]`` or ``59.2s`` is no claim, and its markers cite nothing).
     """
 
     text: str
@@ -316,6 +319,7 @@ class SentenceAttribution:
     inferred: bool
     miscited: bool = False
     declines: bool = False
+    claim: bool = True
 
     def to_json(self) -> dict:
         """The JSON shape pinned by the CLI contract (``text, cited, supported_by, unsupported, inferred``)."""
@@ -377,6 +381,7 @@ def attribute(
                 inferred=inferred,
                 miscited=miscited,
                 declines=declines,
+                claim=claim,
             )
         )
     return out

@@ -163,40 +163,41 @@ def _pct(xs: list[float], q: float) -> float:
 
 
 def _bench_model(store: Any, s: Any, questions: list[dict], ood: list[dict], log) -> dict:
-    from rag.answer import ask, cosine_support
-    from rag.attribute import attribute, lexical_support
+    """Answer every dev question and OOD query with the model of ``s``; then score (:func:`_score`)."""
+    from rag.answer import ask
 
     res: dict[str, Any] = {"model": s.model_file, "dev": [], "ood": []}
     for q in questions:
-        st = ask(store, q["query_course"], s)
-        a = st.run()
-        needle = _norm(q["needle"])
-        src_has = any(needle in _norm(c.quote) for c in a.citations)
-        cited_has = any(needle in _norm(c.quote) for c in a.citations if c.index in a.cited_indices)
-        lex = cos = None
-        if a.generated and a.sentences:
-            quotes = [c.quote for c in a.citations]
-            texts = [x.text for x in a.sentences]
-            lex = lexical_support(texts, quotes)
-            cos = cosine_support(store.embedder, texts, quotes)
-        row = {"id": q["id"], "a": a, "needle_in_sources": src_has, "needle_cited": cited_has, "lex": lex, "cos": cos}
-        res["dev"].append(row)
+        a = ask(store, q["query_course"], s).run()
+        res["dev"].append({"id": q["id"], "a": a})
         log(f"  {q['id']} {'REFUSED' if a.refused else (a.text or '')[:110]!r}")
     for q in ood:
         a = ask(store, q["query"], s).run()
         res["ood"].append({"id": q["id"], "kind": q.get("kind"), "a": a})
         log(f"  {q['id']} {'REFUSED' if a.refused else (a.text or '')[:110]!r}")
-    # attribution rule comparison over all generated dev sentences
+    return _score(res, {q["id"]: q for q in questions}, store.embedder)
+
+
+def _score(res: dict, questions: dict[str, dict], embedder: Any) -> dict:
+    """Needle checks per dev answer and the attribution-rule comparison (lexical / MiniLM / either)."""
+    from rag.answer import cosine_support
+    from rag.attribute import attribute, lexical_support
+
     counts = {"lexical": 0, "minilm": 0, "either": 0}
     for row in res["dev"]:
         a = row["a"]
-        if row["lex"] is None:
+        needle = _norm(questions[row["id"]]["needle"])
+        row["needle_in_sources"] = any(needle in _norm(c.quote) for c in a.citations)
+        row["needle_cited"] = any(needle in _norm(c.quote) for c in a.citations if c.index in a.cited_indices)
+        if not (a.generated and a.sentences):
             continue
+        quotes = [c.quote for c in a.citations]
+        texts = [x.text for x in a.sentences]
+        lex = lexical_support(texts, quotes)
+        cos = cosine_support(embedder, texts, quotes)
         idx = [c.index for c in a.citations]
-        for name, (lx, cs) in {"lexical": (row["lex"], None), "minilm": (row["lex"] * 0, row["cos"]),
-                               "either": (row["lex"], row["cos"])}.items():
-            att = attribute([x.text for x in a.sentences], idx, lx, cs)
-            counts[name] += sum(x.unsupported for x in att)
+        for name, (lx, cs) in {"lexical": (lex, None), "minilm": (lex * 0, cos), "either": (lex, cos)}.items():
+            counts[name] += sum(x.unsupported for x in attribute(texts, idx, lx, cs))
     res["rule_unsupported"] = counts
     return res
 
@@ -217,6 +218,7 @@ def _summary(res: dict) -> list[tuple[str, str]]:
     declined = [o for o in passed if o["a"].declined]
     cited_ood = [o for o in passed if o["a"].has_citation]
     ru = res["rule_unsupported"]
+    refusal_ms = [o["a"].retrieval_ms for o in ood if o["a"].refused and o["a"].retrieval_ms is not None]
     f = lambda k, m: f"{k}/{m} ({k / m:.0%})" if m else "0/0"  # noqa: E731
     return [
         ("dev questions (query_course)", str(n)),
@@ -236,10 +238,10 @@ def _summary(res: dict) -> list[tuple[str, str]]:
         ("TTFT p50 / p95 ms", f"{_pct(ttft, .5):.0f} / {_pct(ttft, .95):.0f}"),
         ("decode tokens/s (median)", f"{statistics.median(rates):.1f}" if rates else "-"),
         ("tokens per answer (mean)", f"{statistics.mean(r['a'].tokens for r in gen):.0f}" if gen else "-"),
-        ("retrieval ms p50 (embed+BM25+dense+RRF+gate+cite)", f"{_pct([r['a'].retrieval_ms for r in dev], .5):.0f}"),
+        ("retrieval ms p50 (embed+BM25+dense+RRF+gate+cite)",
+         f"{_pct([r['a'].retrieval_ms for r in dev if r['a'].retrieval_ms is not None], .5):.0f}"),
         ("refusal ms p50 / max (OOD refused; model never touched)",
-         f"{_pct([o['a'].retrieval_ms for o in ood if o['a'].refused], .5):.0f} / "
-         f"{max([o['a'].retrieval_ms for o in ood if o['a'].refused], default=float('nan')):.0f}"),
+         f"{_pct(refusal_ms, .5):.0f} / {max(refusal_ms, default=float('nan')):.0f}"),
         ("dev OOD queries passing the gate", f(len(passed), len(ood))),
         ("  of those: model declined / cited something", f"{len(declined)} / {len(cited_ood)}"),
     ]
@@ -254,8 +256,10 @@ def _summary(res: dict) -> list[tuple[str, str]]:
 @click.option("--limit", type=int, default=None, help="Only the first N dev questions and N OOD queries.")
 @click.option("--max-tokens", type=click.IntRange(16, 4096), default=None, help="Generation cap (default settings, 384).")
 @click.option("--json-out", type=click.Path(dir_okay=False), default=None, help="Also write every answer as JSON here.")
+@click.option("--rescore", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Do not generate: re-run today's server-side checks on answers saved by --json-out.")
 def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str, ...], limit: int | None,
-                      max_tokens: int | None, json_out: str | None) -> None:
+                      max_tokens: int | None, json_out: str | None, rescore: str | None) -> None:
     """Answer quality and speed on the 24 dev questions and the 20 dev out-of-domain queries."""
     import os
 
@@ -273,6 +277,10 @@ def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str,
         raise ModelError(f"no generator in {base.models_dir}; run: make models")
     questions = _jsonl(corpus / "dev_questions.jsonl")[:limit]
     ood = _jsonl(corpus / "dev_ood.jsonl")[:limit]
+    if rescore:
+        click.echo(f"bench answers --rescore {rescore}  {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}  {_machine()}")
+        _print_results(_rescore(Path(rescore), questions, ood))
+        return
     click.echo(f"bench answers  {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}  {_machine()}")
     click.echo(f"threshold {base.threshold}, max_sources {base.max_sources}, max_answer_tokens {base.max_answer_tokens}, "
                f"n_ctx {base.n_ctx}, threads {base.threads}")
@@ -286,6 +294,19 @@ def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str,
         get_default_generator(s)
         click.echo(f"\n== {m} (loaded in {(time.perf_counter() - t0) * 1000:.0f} ms)", err=True)
         results.append(_bench_model(store, s, questions, ood, lambda x: click.echo(x, err=True)))
+    _print_results(results)
+    if json_out:
+        Path(json_out).write_text(json.dumps(
+            [{"model": r["model"],
+              "dev": [dict(id=x["id"], needle_cited=x["needle_cited"], raw=x["a"].raw_text, **x["a"].to_json())
+                      for x in r["dev"]],
+              "ood": [dict(id=x["id"], kind=x["kind"], raw=x["a"].raw_text,
+                           **{**x["a"].to_json(), "retrieval_ms": x["a"].retrieval_ms}) for x in r["ood"]]}
+             for r in results],
+            ensure_ascii=False, indent=1))
+
+
+def _print_results(results: list[dict]) -> None:
     summaries = [_summary(r) for r in results]
     w0 = max(len(k) for k, _ in summaries[0])
     click.echo("\n| " + "metric".ljust(w0) + " | " + " | ".join(r["model"] for r in results) + " |")
@@ -297,8 +318,37 @@ def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str,
         for o in r["ood"]:
             if not o["a"].refused:
                 click.echo(f"  {o['id']} ({o['kind']}): {_norm(o['a'].text or '')[:160]!r}")
-    if json_out:
-        Path(json_out).write_text(json.dumps(
-            [{"model": r["model"], "dev": [dict(id=x["id"], needle_cited=x["needle_cited"], **x["a"].to_json()) for x in r["dev"]],
-              "ood": [dict(id=x["id"], **x["a"].to_json()) for x in r["ood"]]} for r in results],
-            ensure_ascii=False, indent=1))
+
+
+def _answer_from_json(d: dict, embedder: Any):
+    """Rebuild an :class:`rag.answer.Answer` from a saved ``--json-out`` entry and re-run today's server-side checks."""
+    from rag.answer import Answer, check_answer
+    from rag.cite import Citation
+
+    fields = set(Citation.__dataclass_fields__)
+    cites = [Citation(**{**{k: v for k, v in c.items() if k in fields}, "section": tuple(c.get("section") or ())})
+             for c in d.get("citations", [])]
+    a = Answer(query=d["query"], threshold=d["threshold"], refused=d["refused"], refusal=d["refusal"],
+               citations=cites, model=d.get("model"), retrieval_ms=d.get("retrieval_ms"), ttft_ms=d.get("ttft_ms"),
+               generation_ms=d.get("generation_ms"), tokens=d.get("tokens") or 0)
+    raw = d.get("raw") or d.get("answer")
+    if raw is not None:
+        a.text, inv, a.links_removed, a.sentences = check_answer(raw, cites, embedder)
+        a.invalid_citations_removed = max(inv, d.get("invalid_citations_removed") or 0)
+        a.raw_text = raw
+    return a
+
+
+def _rescore(path: Path, questions: list[dict], ood: list[dict]) -> list[dict]:
+    from rag.embed import get_embedder
+
+    emb = get_embedder()
+    kinds = {q["id"]: q.get("kind") for q in ood}
+    results = []
+    for r in json.loads(path.read_text(encoding="utf-8")):
+        res = {"model": r["model"],
+               "dev": [{"id": x["id"], "a": _answer_from_json(x, emb)} for x in r["dev"]],
+               "ood": [{"id": x["id"], "kind": x.get("kind") or kinds.get(x["id"]), "a": _answer_from_json(x, emb)}
+                       for x in r["ood"]]}
+        results.append(_score(res, {q["id"]: q for q in questions}, emb))
+    return results

@@ -168,3 +168,9 @@ def test_echoed_source_headers_are_removed_also_on_the_stream():
         f = CitationStreamFilter([1, 2], echoes)
         shown = "".join(f.feed(raw[i : i + step]) for i in range(0, len(raw), step)) + f.finish()
         assert shown == r.text
+
+
+def test_bare_markers_are_no_claim():
+    """Seen on dev q09: the 0.5B answered only "[1] [2] [3]"; that cites nothing."""
+    att = attribute(["[1] [2] [3]"], [1, 2, 3], lexical_support(["[1] [2] [3]"], ["a", "b", "c"]))
+    assert not att[0].claim and not att[0].unsupported and not att[0].inferred
