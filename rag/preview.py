@@ -140,27 +140,52 @@ def _line_rects(words: list[tuple]) -> list[pymupdf.Rect]:
     return list(lines.values())
 
 
-def render_pdf_page(pdf: Path | bytes, page: int, quote: str = "", *, dpi: int = 100) -> PagePreview:
+def _open(pdf: Path | bytes) -> pymupdf.Document:
+    return pymupdf.open(stream=pdf, filetype="pdf") if isinstance(pdf, bytes) else pymupdf.open(pdf)
+
+
+def best_page(pdf: Path | bytes, quote: str, first: int, last: int) -> tuple[int, float]:
+    """The 1-based page in ``first..last`` holding the largest share of ``quote``, and that share (0..1).
+
+    A chunk may run over a page break (``Chunk.page`` .. ``Chunk.page_end``);
+    its citation should open where most of its words are, not where its first
+    character is (often a footnote or a last line). Ties go to the earlier page.
+    """
+    with _open(pdf) as doc:
+        last = min(last, doc.page_count)
+        scores = [(locate_quote(doc[p - 1], quote)[1], -p) for p in range(first, last + 1)]
+    if not scores:
+        return first, 0.0
+    share, neg_page = max(scores)
+    return -neg_page, share
+
+
+def render_pdf_page(pdf: Path | bytes, page: int, quote: str = "", *, dpi: int = 100,
+                    focus_margin: float | None = None) -> PagePreview:
     """Render 1-based physical ``page`` of ``pdf`` (a path or the file's bytes) to PNG, quote highlighted.
 
     The highlight is a PDF highlight annotation added to an in-memory copy
-    (the stored file is never modified). Raises ``ValueError`` naming the page
-    when it is outside ``1..page_count``.
+    (the stored file is never modified). With ``focus_margin`` (points) the
+    image is cropped to the page's full width and the highlighted lines plus
+    that margin above and below, so the quote is in view at once. Raises
+    ``ValueError`` naming the page when it is outside ``1..page_count``.
     """
-    doc = pymupdf.open(stream=pdf, filetype="pdf") if isinstance(pdf, bytes) else pymupdf.open(pdf)
-    try:
+    with _open(pdf) as doc:
         if not 1 <= page <= doc.page_count:
             raise ValueError(f"page {page} is outside 1..{doc.page_count}")
         p = doc[page - 1]
         rects, coverage = locate_quote(p, quote) if quote.strip() else ([], 0.0)
+        clip = None
         if rects:
             annot = p.add_highlight_annot(rects)
             annot.set_colors(stroke=(1.0, 0.85, 0.0))
             annot.update()
-        png = p.get_pixmap(dpi=dpi, annots=True).tobytes("png")
+            if focus_margin is not None:
+                y0 = min(r.y0 for r in rects) - focus_margin
+                y1 = max(r.y1 for r in rects) + focus_margin
+                clip = pymupdf.Rect(p.rect.x0, max(p.rect.y0, y0), p.rect.x1, min(p.rect.y1, y1))
+        png = p.get_pixmap(dpi=dpi, annots=True, clip=clip).tobytes("png")
         return PagePreview(png=png, page=page, highlights=len(rects), coverage=coverage)
-    finally:
-        doc.close()
 
 
 def highlight_html(canonical: str, start: int, end: int, *, context_chars: int | None = None) -> str:

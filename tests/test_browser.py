@@ -176,7 +176,10 @@ def _pdf_flow(page, browser_context, server, corpus, pdf):
     # 2. Chat: a question answered in the PDF; [1] links to the stored PDF at the cited page.
     page.goto(server)
     answer = _ask(page, PDF_QUESTION)
+    expect(page.get_by_test_id("stSidebar").get_by_test_id("stVegaLiteChart")).to_be_visible()
+    time.sleep(1.5)  # let Vega draw the bars before the screenshot
     page.screenshot(path=ARTIFACTS / "02-answer.png", full_page=True)
+    quote_words = _words(answer.locator("blockquote").first.inner_text())  # source [1]'s verbatim quote
     link = answer.locator("a", has_text="[1]").first
     href = link.get_attribute("href")
     m = re.search(r"/app/static/([0-9a-f]{64})\.pdf#page=(\d+)$", href or "")
@@ -188,22 +191,26 @@ def _pdf_flow(page, browser_context, server, corpus, pdf):
         link.click()
     tab = info.value
     tab.wait_for_load_state()
-    best, scores = 0, []
+    best, scores, seen_text = 0, [], ""
     for attempt in range(20):
         time.sleep(1.0)
         shot = ARTIFACTS / "03-pdf-tab.png"
         tab.screenshot(path=shot)
-        best, scores = _best_page(_ocr(shot), pdf)
+        seen_text = _ocr(shot)
+        best, scores = _best_page(seen_text, pdf)
         if best == cited_page and scores[best - 1] > 0.2:
             break
     assert best == cited_page, f"the tab shows page {best}, [1] cites page {cited_page}; scores {scores}"
     assert scores[best - 1] > 0.2, scores
+    # and the page is where the quote is: most of [1]'s quoted words are on the screen that opened
+    found = len(quote_words & _words(seen_text)) / max(1, len(quote_words))
+    assert found > 0.5, f"only {found:.0%} of the quote's words are on the opened page {cited_page}"
     tab.close()
 
     # 4. In-app preview of the same citation: the page rendered with the quote highlighted, in a dialog.
     answer.get_by_role("button", name="Preview").first.click()
     dialog = page.get_by_role("dialog")
-    expect(dialog.locator("img")).to_be_visible(timeout=60_000)
+    expect(dialog.locator("img").first).to_be_visible(timeout=60_000)
     expect(dialog).to_contain_text(f"page {cited_page}")
     page.screenshot(path=ARTIFACTS / "04-preview.png")
     page.keyboard.press("Escape")

@@ -8,6 +8,7 @@ import pymupdf
 import pytest
 
 from rag.preview import (
+    best_page,
     highlight_html,
     locate_quote,
     publish_original,
@@ -137,3 +138,24 @@ def test_publish_original_links_under_static(tmp_path, dpr):
         publish_original(src, "../../etc/passwd", static)
     with pytest.raises(ValueError, match="not a document id"):
         static_url("x/../y")
+
+
+def test_best_page_follows_the_words_across_a_page_break(dpr):
+    # the end of page 2's footnote, then the first lines of page 3: most of the words are on page 3
+    quote = (
+        "Exceptions include (Seo et al., 2019) and (Roberts et al., 2020), which retrieves and generates the answers, "
+        "respectively. At run-time, DPR applies a different encoder EQ(·) that maps the input question to a "
+        "d-dimensional vector, and retrieves k passages of which vectors are the closest to the question vector. "
+        "We define the similarity between the question and the passage using the dot product of their vectors:"
+    )
+    page, share = best_page(dpr, quote, 2, 3)
+    assert page == 3 and 0.5 < share < 1.0
+    assert best_page(dpr, ABSTRACT, 1, 2) == (1, 1.0)
+
+
+def test_focused_render_is_cropped_around_the_quote(dpr):
+    full = render_pdf_page(dpr, 1, ABSTRACT, dpi=72)
+    focused = render_pdf_page(dpr, 1, ABSTRACT, dpi=72, focus_margin=40)
+    a, b = pymupdf.Pixmap(full.png), pymupdf.Pixmap(focused.png)
+    assert b.width == a.width and b.height < a.height / 3
+    assert focused.highlights == full.highlights == 5

@@ -25,7 +25,7 @@ from rag.answer import Answer, AnswerStream
 from rag.cite import citations
 from rag.errors import RagError
 from rag.gate import apply_gate
-from rag.preview import highlight_html, render_pdf_page, scrolling_document
+from rag.preview import best_page, highlight_html, render_pdf_page, scrolling_document
 from ui import services
 from ui.format import answer_markdown, blockquote, citation_url, distance_label, is_pdf, marker_link, md_escape
 
@@ -105,6 +105,21 @@ def _escaped(stream: AnswerStream) -> Iterator[str]:
         yield md_escape(piece)
 
 
+@st.cache_data(show_spinner=False, max_entries=512)
+def _cited_page(doc_id: str, chunk_id: int, page: int) -> int:
+    """The page a PDF citation opens at: where most of the chunk's words are when it spans a page break."""
+    store = services.store()
+    row = store.chunk(chunk_id)
+    if row.page_end is None or row.page_end == page:
+        return page
+    return best_page(store.original_path(doc_id), row.content, page, row.page_end)[0]
+
+
+def cited_pages(cites: list[Any]) -> dict[int, int]:
+    """``{n: page}`` for the PDF citations (1-based physical pages their links and previews use)."""
+    return {c.index: _cited_page(c.document_id, c.chunk_id, c.page) for c in cites if is_pdf(c)}
+
+
 def _publish(cites: list[Any]) -> None:
     for doc_id in {c.document_id for c in cites if is_pdf(c)}:
         services.publish_pdf(doc_id)
@@ -122,7 +137,8 @@ def render_turn_body(turn: Turn, key: str) -> None:
         render_refusal(a, turn.candidates)
         return
     _publish(a.citations)
-    st.markdown(answer_markdown(a.text or "", a.sentences, a.citations))
+    pages = cited_pages(a.citations)
+    st.markdown(answer_markdown(a.text or "", a.sentences, a.citations, pages))
     unsupported = sum(1 for s in a.sentences if s.unsupported)
     notes = []
     if unsupported:
@@ -135,7 +151,7 @@ def render_turn_body(turn: Turn, key: str) -> None:
         notes.append(f"first token {a.ttft_ms / 1000:.1f} s")
     if notes:
         st.caption(" · ".join(notes))
-    render_sources(a.citations, key)
+    render_sources(a.citations, key, pages)
 
 
 def render_refusal(a: Answer, candidates: list[Candidate]) -> None:
@@ -153,38 +169,42 @@ def render_refusal(a: Answer, candidates: list[Candidate]) -> None:
     )
 
 
-def render_sources(cites: list[Any], key: str) -> None:
+def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = None) -> None:
     """Below an answer: n, document + locator, cosine distance, the verbatim quote, and a preview button."""
     if not cites:
         return
+    pages = pages or {}
     st.markdown("**Sources**")
     for c in cites:
         left, right = st.columns([0.82, 0.18])
         left.markdown(
-            f"{marker_link(c.index, citation_url(c))} **{md_escape(c.locator_label)}** · "
+            f"{marker_link(c.index, citation_url(c, pages.get(c.index)))} **{md_escape(c.locator_label)}** · "
             f"cosine distance `{distance_label(c.cosine_distance)}`"
         )
         if right.button("Preview", key=f"preview-{key}-{c.index}", help="Show the cited place here"):
-            show_source(c)
+            show_source(c, pages.get(c.index))
         st.markdown(blockquote(c.quote))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _page_png(path: str, mtime: float, page: int, quote: str) -> tuple[bytes, float]:
-    pv = render_pdf_page(Path(path), page, quote)
+def _page_png(path: str, mtime: float, page: int, quote: str, focus: bool) -> tuple[bytes, float]:
+    pv = render_pdf_page(Path(path), page, quote, dpi=110, focus_margin=90.0 if focus else None)
     return pv.png, pv.coverage
 
 
 @st.dialog("Cited source", width="large")
-def show_source(c: Any) -> None:
+def show_source(c: Any, page: int | None = None) -> None:
     """In-app view of a citation: the PDF page with the quote highlighted, or the text with the range marked."""
     store = services.store()
     st.markdown(f"**\\[{c.index}\\] {md_escape(c.locator_label)}**")
     if is_pdf(c):
+        page = page or c.page
         path = store.original_path(c.document_id)
-        png, coverage = _page_png(str(path), path.stat().st_mtime, c.page, c.quote)
-        st.image(png, caption=f"page {c.page}; quote located: {coverage:.0%}", width="stretch")
-        st.markdown(f"[Open the PDF at page {c.page}]({citation_url(c)})")
+        png, coverage = _page_png(str(path), path.stat().st_mtime, page, c.quote, True)
+        st.image(png, caption=f"page {page}; {coverage:.0%} of the quote located on this page", width="stretch")
+        st.markdown(f"[Open the PDF at page {page}]({citation_url(c, page)})")
+        with st.expander(f"Whole page {page}"):
+            st.image(_page_png(str(path), path.stat().st_mtime, page, c.quote, False)[0], width="stretch")
     else:
         render_text_source(store.canonical_text(c.document_id), c.start, c.end, c.document_name)
 

@@ -43,10 +43,14 @@ def is_pdf(citation: Any) -> bool:
     return citation.media_type == "application/pdf" and citation.page is not None
 
 
-def citation_url(citation: Any) -> str:
-    """Where ``[n]`` leads: the stored PDF at its 1-based page, or the in-app view of the cited range."""
+def citation_url(citation: Any, page: int | None = None) -> str:
+    """Where ``[n]`` leads: the stored PDF at its 1-based page, or the in-app view of the cited range.
+
+    ``page`` overrides ``citation.page`` for a chunk that runs over a page
+    break (:func:`rag.preview.best_page` says where most of its words are).
+    """
     if is_pdf(citation):
-        return static_url(citation.document_id, citation.page)
+        return static_url(citation.document_id, page or citation.page)
     query = urlencode({"doc": citation.document_id, "start": citation.start, "end": citation.end, "n": citation.index})
     return f"{SOURCE_PAGE}?{query}"
 
@@ -97,9 +101,14 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str]) -> str:
     return md
 
 
-def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Iterable[Any]) -> str:
-    """The final answer: per-sentence marks when ``sentences`` are given, else ``text`` with linked markers."""
-    urls = {c.index: citation_url(c) for c in citations}
+def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Iterable[Any],
+                    pages: Mapping[int, int] | None = None) -> str:
+    """The final answer: per-sentence marks when ``sentences`` are given, else ``text`` with linked markers.
+
+    ``pages`` maps a citation's ``index`` to the PDF page its link opens (see :func:`citation_url`).
+    """
+    pages = pages or {}
+    urls = {c.index: citation_url(c, pages.get(c.index)) for c in citations}
     if not sentences:
         return link_markers(text, urls)
     return " ".join(sentence_markdown(s, urls) for s in sentences)
