@@ -30,6 +30,8 @@ PUBLIC API (for the store, the CLI and the app)::
     f = gate_features(query, hits, texts, stats)             # hits: rag.retrieve.Hit list, texts: id -> text
     decision = model.decide(query, hits, texts, stats, min_probability=None, max_sources=4)
     decision.refused, decision.sources, decision.probability, decision.why   # why: one line for the sidebar
+    result = to_gate_result(decision, hits)                  # the distance gate's record, for existing callers
+    model = default_model()                                  # the shipped model, loaded once per process
 
 ``min_probability`` is the knob: LOWER answers more, HIGHER refuses more
 (``model.default_cut`` is the recommended value). A refusal never reaches
@@ -218,6 +220,32 @@ class GateModel:
         if not (len(m.features) == len(m.mean) == len(m.scale) == len(m.coef)):
             raise ValueError(f"{path.name}: feature, mean, scale and coef lengths differ")
         return m
+
+
+def default_model() -> GateModel:
+    """The shipped :class:`GateModel` (``rag/gate_model.json``), loaded once per process."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = GateModel.load()
+    return _DEFAULT
+
+
+_DEFAULT: GateModel | None = None
+
+
+def to_gate_result(decision: GateDecision, candidates: Sequence = (), max_sources: int = 4):
+    """The decision as a ``rag.gate.GateResult`` so code written for the distance gate keeps working.
+
+    ``threshold`` holds the probability cut used, ``sources``/``refused``/
+    ``refusal`` the learned decision, ``candidates`` the hits the gate saw and
+    ``nearest_distance`` their smallest cosine distance.
+    """
+    from rag.gate import GateResult
+
+    dists = [h.cosine_distance for h in candidates if not math.isnan(h.cosine_distance)]
+    return GateResult(query=decision.query, threshold=decision.min_probability, max_sources=max_sources,
+                      refused=decision.refused, refusal=decision.refusal, sources=tuple(decision.sources),
+                      candidates=tuple(candidates), nearest_distance=min(dists) if dists else None)
 
 
 # --------------------------------------------------------------------------- fitting

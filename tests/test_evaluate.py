@@ -201,6 +201,7 @@ def tiny(tmp_path_factory):
     return d, docs, ev.load_questions(qf), ev.load_ood(of)
 
 
+@pytest.mark.slow
 def test_tiny_corpus_recall_known_by_construction(tiny, embedder, tmp_path):
     d, docs, questions, ood = tiny
     # where blind cutting falls: the bees needle must straddle a 512-character boundary of its document
@@ -241,6 +242,7 @@ def test_tiny_corpus_recall_known_by_construction(tiny, embedder, tmp_path):
     assert json.loads((tmp_path / "out" / "report.json").read_text())["n_queries"] == 8
 
 
+@pytest.mark.slow
 def test_cli_eval_json(tiny, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
@@ -257,6 +259,7 @@ def test_cli_eval_json(tiny, tmp_path, monkeypatch):
     assert (tmp_path / "o" / "report.md").exists()
 
 
+@pytest.mark.slow
 def test_cli_eval_bad_strategy(tiny, tmp_path):
     from click.testing import CliRunner
 
@@ -268,6 +271,7 @@ def test_cli_eval_bad_strategy(tiny, tmp_path):
     assert r.exit_code != 0 and "unknown strategy 'Z'" in r.output
 
 
+@pytest.mark.slow
 def test_evaluation_page_runs_on_the_users_store(tmp_path, monkeypatch, embedder):
     from streamlit.testing.v1 import AppTest
 

@@ -42,6 +42,7 @@ def test_shipped_model_loads_and_is_documented():
     assert "leave-one-question-out" in m.info["cv"]
 
 
+@pytest.mark.slow
 def test_far_out_of_domain_refused_in_domain_course_questions_answered(small_store, embedder, corpus_dir):
     far = [o for o in ev.load_ood(corpus_dir / "dev_ood.jsonl") if o.kind == "far"]
     for o in far:
@@ -56,6 +57,7 @@ def test_far_out_of_domain_refused_in_domain_course_questions_answered(small_sto
         assert any(q.needle in small_store[0].content(h.chunk_id) for h in d.sources), q.id
 
 
+@pytest.mark.slow
 def test_knob_direction_and_why(small_store, embedder):
     q = "What is Time to First Token (TTFT) and which inference phase primarily affects it?"
     assert not _decide(small_store, embedder, q, min_probability=0.0).refused  # answer everything
@@ -89,6 +91,15 @@ def test_features_by_hand():
     assert f["leg_overlap"] == pytest.approx(2 / 5)
     nothing = gm.gate_features("faiss", [], texts, stats)
     assert nothing["nearest_distance"] == 2.0 and nothing["coverage"] == 0.0
+
+
+@pytest.mark.slow
+def test_adapter_to_the_distance_gate_record(small_store, embedder):
+    from rag.gate import GateResult
+
+    d = _decide(small_store, embedder, "How do I renew my passport before it expires?")
+    r = gm.to_gate_result(d, candidates=[], max_sources=4)
+    assert isinstance(r, GateResult) and r.refused and r.refusal == d.refusal and r.threshold == d.min_probability
 
 
 def test_fit_save_load_roundtrip(tmp_path):
