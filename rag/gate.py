@@ -1,6 +1,8 @@
 """Stage 7 of the design: the distance gate (a comparison of two numbers, not a prompt).
 
-PUBLIC API: :class:`GateResult`, :func:`apply_gate`, :func:`refusal_text`.
+PUBLIC API: :class:`GateResult`, :func:`apply_gate`, :func:`refusal_text`,
+:func:`apply_learned_gate` (issue 8: the distance gate AND an answerability
+score from :mod:`rag.gate_model`; the default in the CLI and the app).
 Keep at most ``max_sources`` (4) fused hits whose cosine distance is under the
 threshold (0.675); if none pass, refuse with
 ``NO ANSWER: nothing under cosine distance 0.675 for "<query>"`` and never call
@@ -34,7 +36,10 @@ class GateResult:
     pass, then ``refusal`` holds :func:`refusal_text` (else ``None``);
     ``candidates`` every hit the gate saw, with distances (for the app's
     chart); ``nearest_distance`` the smallest cosine distance among the
-    candidates (``None`` when there were none).
+    candidates (``None`` when there were none). ``kind`` ``"distance"`` or
+    ``"learned"``; for the learned gate ``score`` is P(the sources answer the
+    question) in [0, 1], ``min_score`` the cut it was compared with, and
+    ``why`` one line of evidence (nearest distance, lexical coverage, score).
     """
 
     query: str
@@ -45,6 +50,10 @@ class GateResult:
     sources: tuple[Hit, ...]
     candidates: tuple[Hit, ...]
     nearest_distance: float | None
+    kind: str = "distance"
+    score: float | None = None
+    min_score: float | None = None
+    why: str | None = None
 
 
 def apply_gate(query: str, hits: Sequence[Hit], threshold: float = 0.675, max_sources: int = 4) -> GateResult:
@@ -66,3 +75,57 @@ def apply_gate(query: str, hits: Sequence[Hit], threshold: float = 0.675, max_so
         refusal=refusal_text(query, threshold) if refused else None,
         sources=kept, candidates=tuple(hits), nearest_distance=min(dists) if dists else None,
     )
+
+
+def apply_learned_gate(query: str, hits: Sequence[Hit], texts, stats, threshold: float = 0.675,
+                       max_sources: int = 4, min_score: float | None = None, model=None) -> GateResult:
+    """The default gate (issue 8): the distance gate, then an answerability score.
+
+    Sources are exactly those of :func:`apply_gate` (at most ``max_sources``
+    hits under the cosine-distance ``threshold``), so both knobs move the same
+    way: a lower ``threshold`` or a higher ``min_score`` refuses more. When
+    some chunk passes the distance cut but the learned model
+    (:class:`rag.gate_model.GateModel`, default the shipped
+    ``rag/gate_model.json``) scores P(answerable) under ``min_score`` (default
+    the model's recommended cut), the question is refused with
+    :func:`rag.gate_model.refusal_text`. ``texts`` maps chunk id -> embedded
+    text (a mapping, or a callable taking one id); ``stats`` the
+    :class:`rag.gate_model.TermStats` of the index. Costs about 1 ms.
+    Raises ``ValueError`` like :func:`apply_gate`, or for ``min_score``
+    outside [0, 1].
+    """
+    from dataclasses import replace
+
+    from rag import gate_model
+
+    model = model or gate_model.default_model()
+    dist = apply_gate(query, hits, threshold, max_sources)
+    decision = model.decide(query, list(hits), texts, stats, min_probability=min_score, max_sources=max_sources)
+    refused = dist.refused or decision.probability < decision.min_probability
+    refusal = dist.refusal if dist.refused else (decision.refusal or gate_model.refusal_text(
+        query, decision.probability, decision.min_probability)) if refused else None
+    return replace(dist, kind="learned", refused=refused, refusal=refusal, sources=() if refused else dist.sources,
+                   score=decision.probability, min_score=decision.min_probability, why=decision.why)
+
+
+def regate(result: GateResult, threshold: float, max_sources: int, min_score: float | None = None) -> GateResult:
+    """The same question's decision at another threshold / max sources / score cut, without searching again.
+
+    Re-applies the distance gate to ``result.candidates``; for a learned
+    result the answerability ``score`` already computed is compared with
+    ``min_score`` (default the cut it was computed with). This is what lets a
+    user move the slider and watch a question flip between answered and
+    refused. Raises ``ValueError`` like :func:`apply_gate`.
+    """
+    from dataclasses import replace
+
+    dist = apply_gate(result.query, result.candidates, threshold, max_sources)
+    if result.kind != "learned" or result.score is None:
+        return dist
+    from rag.gate_model import refusal_text as learned_refusal
+
+    cut = result.min_score if min_score is None else min_score
+    refused = dist.refused or result.score < cut
+    refusal = dist.refusal if dist.refused else (learned_refusal(result.query, result.score, cut) if refused else None)
+    return replace(dist, kind="learned", refused=refused, refusal=refusal, sources=() if refused else dist.sources,
+                   score=result.score, min_score=cut, why=result.why)

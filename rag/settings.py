@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
@@ -52,6 +52,16 @@ class Settings(BaseSettings):
     overlap_chars: int = Field(64, ge=0, le=1024, description="Overlap for strategies B, D, F, characters.")
     threshold: float = Field(0.675, ge=0.0, le=2.0, description="Gate: cosine distance cut (design stage 7).")
     max_sources: int = Field(4, ge=1, le=20, description="Gate: at most this many chunks reach the prompt.")
+    gate: Literal["learned", "distance"] = Field(
+        "learned",
+        description="'distance': the design's gate alone (some chunk under the threshold). 'learned': that AND the "
+                    "answerability score of rag/gate_model.py (issue 8) at or above min_answer_score.",
+    )
+    min_answer_score: float | None = Field(
+        None, ge=0.0, le=1.0,
+        description="Learned gate: refuse below this P(the sources answer it); None = the shipped model's "
+                    "recommended cut. Higher refuses more.",
+    )
     candidates_k: int = Field(20, ge=1, le=1000, description="Hits per retrieval leg before fusion.")
     rrf_k: int = Field(60, ge=1, le=1000, description="Reciprocal rank fusion constant (design stage 5).")
     bm25_k1: float = Field(1.2, ge=0.0, le=10.0, description="BM25 term-frequency saturation.")

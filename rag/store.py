@@ -10,7 +10,7 @@ PUBLIC API (stable; the app, the CLI and generation build on it)::
     store.chunk(chunk_id) -> ChunkRow; store.chunks(ids) -> list[ChunkRow]  (same order as ids)
     store.delete(id) -> bool; store.retry(id) -> IngestResult; store.retry_failed() -> list[IngestResult]
     store.search(query, k=20, mode="hybrid") -> list[rag.retrieve.Hit]
-    store.gate(query, threshold=None, max_sources=None) -> rag.gate.GateResult
+    store.gate(query, threshold=None, max_sources=None, gate=None, min_score=None) -> rag.gate.GateResult
     store.is_empty -> bool; store.chunk_count -> int
 
 ``progress(stage, done, total)`` is called with stage ``"extract"``, ``"chunk"``,
@@ -217,6 +217,7 @@ class Store:
         self._idx: _Indexes | None = None
         self._reranker = None
         self._reranker_checked = False
+        self._term_stats_cache = None
         try:
             for sub in ("files", "index", "locks"):
                 (self.path / sub).mkdir(parents=True, exist_ok=True)
@@ -729,18 +730,50 @@ class Store:
                         depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
                         reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top)
 
-    def gate(self, query: str, threshold: float | None = None, max_sources: int | None = None, *,
-             k: int | None = None, mode: str = "hybrid"):
-        """Search then apply the distance gate (design stage 7): a :class:`rag.gate.GateResult`.
+    def term_stats(self):
+        """Document frequencies over every chunk text (:class:`rag.gate_model.TermStats`), cached per generation.
 
-        Defaults from settings (threshold 0.675, max_sources 4, k = candidates_k).
+        The learned gate's IDF weights come from here; rebuilt (about 0.3 s at
+        1k chunks) only after the store changed.
         """
-        from rag.gate import apply_gate
+        from rag.gate_model import TermStats
+
+        gen = self._generation()
+        cached = self._term_stats_cache
+        if cached is not None and cached[0] == gen:
+            return cached[1]
+        with self._lock:
+            texts = [r[0] for r in self._db.execute("SELECT text FROM chunks ORDER BY id")]
+        stats = TermStats.from_texts(texts)
+        self._term_stats_cache = (gen, stats)
+        return stats
+
+    def gate(self, query: str, threshold: float | None = None, max_sources: int | None = None, *,
+             k: int | None = None, mode: str = "hybrid", gate: str | None = None, min_score: float | None = None):
+        """Search then gate (design stage 7, issue 8): a :class:`rag.gate.GateResult`.
+
+        ``gate`` ``"learned"`` (default from settings): the distance gate AND
+        the answerability score (:func:`rag.gate.apply_learned_gate`);
+        ``"distance"``: the design's distance gate alone. Other defaults from
+        settings (threshold 0.675, max_sources 4, k = candidates_k,
+        min_score = the shipped model's cut). Raises ``ValueError`` for an
+        unknown gate or mode.
+        """
+        from rag.gate import apply_gate, apply_learned_gate
 
         s = self.settings
+        kind = gate or s.gate
+        if kind not in ("learned", "distance"):
+            raise ValueError(f"unknown gate {kind!r}; allowed: learned, distance")
+        threshold = s.threshold if threshold is None else threshold
+        max_sources = max_sources or s.max_sources
         hits = self.search(query, k=k or s.candidates_k, mode=mode)
-        return apply_gate(query, hits, s.threshold if threshold is None else threshold,
-                          max_sources or s.max_sources)
+        if kind == "distance":
+            return apply_gate(query, hits, threshold, max_sources)
+        head = hits[:max_sources]
+        texts = {c.chunk_id: c.text for c in self.chunks([h.chunk_id for h in head])} if head else {}
+        return apply_learned_gate(query, hits, texts, self.term_stats(), threshold, max_sources,
+                                  s.min_answer_score if min_score is None else min_score)
 
     def close(self) -> None:
         """Close the SQLite connection."""

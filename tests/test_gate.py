@@ -54,3 +54,52 @@ def test_nan_distance_never_passes():
 def test_bad_arguments(kw, msg):
     with pytest.raises(ValueError, match=msg):
         apply_gate("q", _hits([0.1]), **kw)
+
+
+# ---------------------------------------------------------------- the learned gate (issue 8), the default
+
+
+def _learned(query, dists, texts, corpus, **kw):
+    from rag.gate import apply_learned_gate
+    from rag.gate_model import TermStats
+
+    hits = _hits(dists)
+    return apply_learned_gate(query, hits, {h.chunk_id: t for h, t in zip(hits, texts)}, TermStats.from_texts(corpus), **kw)
+
+
+CORPUS = ["Longformer and reformer use a sparse version of the attention matrix to speed up training.",
+          "The prefill phase processes the whole prompt before the first token is generated.",
+          "Beam search keeps several candidate sequences at each step of decoding."] * 5
+
+
+def test_learned_gate_keeps_distance_sources_when_the_words_are_covered():
+    g = _learned("Which models use a sparse version of the attention matrix?", [0.35, 0.5, 0.8],
+                 CORPUS[:3], CORPUS)
+    assert g.kind == "learned" and not g.refused
+    assert [h.chunk_id for h in g.sources] == [100, 101]  # exactly the distance gate's sources
+    assert 0.0 <= g.score <= 1.0 and g.score >= g.min_score and "nearest distance 0.350" in g.why
+
+
+def test_learned_gate_refuses_what_the_distance_gate_refuses():
+    g = _learned("how do I renew my passport", [0.8, 0.9], CORPUS[:2], CORPUS)
+    assert g.refused and g.sources == ()
+    assert g.refusal == 'NO ANSWER: nothing under cosine distance 0.675 for "how do I renew my passport"'
+
+
+def test_learned_gate_score_cut_is_a_knob():
+    q = "Which models use a sparse version of the attention matrix?"
+    ok = _learned(q, [0.35, 0.5], CORPUS[:2], CORPUS, min_score=0.0)
+    strict = _learned(q, [0.35, 0.5], CORPUS[:2], CORPUS, min_score=1.0)
+    assert not ok.refused and strict.refused
+    assert strict.refusal.startswith("NO ANSWER: the sources do not seem to answer")
+
+
+def test_regate_flips_without_searching_again():
+    from rag.gate import regate
+
+    g = _learned("Which models use a sparse version of the attention matrix?", [0.35, 0.5, 0.8], CORPUS[:3], CORPUS)
+    assert regate(g, 0.3, 4).refused  # nothing under 0.3
+    assert [h.chunk_id for h in regate(g, 0.9, 4).sources] == [100, 101, 102]
+    assert regate(g, 0.9, 4, min_score=1.0).refused
+    d = apply_gate("q", _hits([0.2]), 0.675)
+    assert regate(d, 0.1, 4).refused and regate(d, 0.1, 4).kind == "distance"
