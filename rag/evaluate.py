@@ -860,6 +860,8 @@ def run_evaluation(documents: Sequence, questions: Sequence[Question], ood: Sequ
         result.gate_run = learned_gate_sweep(result, sweeps[0].strategy, sweeps[0].mode,
                                              max_sources=settings.max_sources if settings is not None else 4)
         result.sweeps.append(result.gate_run.sweep)
+        result.sweeps.append(combined_gate_sweep(result, thresholds=thresholds,
+                                                 max_sources=settings.max_sources if settings is not None else 4))
         timings["learned_gate_cv"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - t0
     progress(1.0, "done")
@@ -1226,3 +1228,36 @@ def learned_gate_sweep(result: EvalResult, strategy: str | None = None, mode: st
                   sum(o.kind == "near" for o in result.ood), sum(o.kind == "far" for o in result.ood), n_ans,
                   len(result.queries), rows, rec, rule, knob="probability cut")
     return LearnedGateRun(keys, labels, groups, prob.tolist(), feats, model, sweep)
+
+
+def combined_gate_sweep(result: EvalResult, *, thresholds: Sequence[float] = SWEEP_THRESHOLDS,
+                        max_sources: int = 4, cut: float | None = None) -> Sweep:
+    """Sweep the DEFAULT gate (:func:`rag.gate.apply_learned_gate`) over the distance threshold.
+
+    A query keeps the distance gate's sources only when its answerability
+    score is at least ``cut`` (default: the recommended cut of
+    ``result.gate_run``). Scores are the leave-one-question-out probabilities
+    of :func:`learned_gate_sweep`, so these figures are cross-validated too.
+    Requires ``result.gate_run``; raises ``ValueError`` without it.
+    """
+    run_ = result.gate_run
+    if run_ is None:
+        raise ValueError("combined_gate_sweep needs the learned gate's cross-validated run (learned_gate=True)")
+    cut = run_.model.default_cut if cut is None else cut
+    strategy, mode = run_.sweep.strategy, run_.sweep.mode
+    idx, run = result.indexes[strategy], result.runs[strategy, mode]
+    prob = dict(zip(run_.keys, run_.probability))
+    by_list = {id(run[k]): prob[k] for k in run_.keys}
+    dist_gate, _ = get_gate()
+
+    def gate(hits, threshold, ms=max_sources):
+        return dist_gate(hits, threshold, ms) if by_list.get(id(hits), 1.0) >= cut else []
+
+    ind = [(run[q.key], q.key, q.needle) for q in result.queries]
+    oo = [(run[o.id], o.kind) for o in result.ood]
+    rows = sweep_rows(ind, oo, thresholds, gate, idx.content, max_sources)
+    n_ans = run_.sweep.n_answerable
+    rec, rule = recommend_threshold(rows, n_ans, len(result.ood))
+    return Sweep(strategy, mode, f"rag.gate.apply_learned_gate (distance AND cross-validated score >= {cut:g})",
+                 run_.sweep.n_near, run_.sweep.n_far, n_ans, len(result.queries), rows, rec, rule,
+                 knob="cosine distance threshold, default gate")
