@@ -52,10 +52,12 @@ with st.sidebar:
         st.caption("Ask a question to see the cosine distances of the retrieved chunks.")
     else:
         st.caption(md_escape(last.question))
-        st.altair_chart(chat.distance_chart(last.candidates, threshold), width="stretch", height=200)
-        st.caption("Bars: each candidate's cosine distance (green: under the threshold, a source); "
-                   "red dashed line: the threshold.")
-        st.markdown(chat.what_if(last, threshold, max_sources))
+        verdict = chat.gate_at(last, threshold, max_sources)
+        ranks = {h.fused_rank for h in verdict.sources}
+        st.altair_chart(chat.distance_chart(last.candidates, threshold, ranks), width="stretch", height=200)
+        st.caption("Each retrieved chunk's cosine distance, in fused order. Dark green: a source; light green: "
+                   "under the threshold but beyond max sources; grey: over. Red dashed line: the threshold.")
+        st.markdown(chat.what_if(verdict))
         if st.button("Ask it again at this threshold", key="reask"):
             st.session_state.pending_question = last.question
 

@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 DOCS_PAGE = str(ROOT / "pages" / "1_Documents.py")
@@ -77,6 +75,7 @@ def _table(at):
     return at.dataframe[0].value
 
 
+@pytest.mark.slow
 def test_upload_indexes_both_files_and_lists_them(indexed):
     at = indexed
     ok = [s.value for s in at.success]
@@ -92,6 +91,7 @@ def test_upload_indexes_both_files_and_lists_them(indexed):
     _no_raw_html(at)
 
 
+@pytest.mark.slow
 def test_same_file_again_says_already_indexed(indexed, corpus_dir):
     at = _app(DOCS_PAGE).run()
     data = (corpus_dir / "docs" / MD_NAME).read_bytes()
@@ -100,6 +100,7 @@ def test_same_file_again_says_already_indexed(indexed, corpus_dir):
     assert len(_table(at)) == 2
 
 
+@pytest.mark.slow
 def test_bad_file_shows_reason_and_can_be_retried_and_deleted(indexed, cases_dir):
     at = _app(DOCS_PAGE).run()
     bad = (cases_dir / "c08_encrypted_userpw.pdf").read_bytes()
@@ -122,6 +123,7 @@ def test_bad_file_shows_reason_and_can_be_retried_and_deleted(indexed, cases_dir
     assert list(_table(at)["document"]) == [MD_NAME, PDF_NAME]
 
 
+@pytest.mark.slow
 def test_oversize_upload_is_refused_before_indexing(indexed, monkeypatch):
     monkeypatch.setenv("RAG_MAX_UPLOAD_MB", "1")
     at = _app(DOCS_PAGE).run()
@@ -132,6 +134,7 @@ def test_oversize_upload_is_refused_before_indexing(indexed, monkeypatch):
     assert len(_table(at)) == 2
 
 
+@pytest.mark.slow
 def test_hostile_file_name_and_content_are_escaped(indexed):
     at = _app(DOCS_PAGE).run()
     payload = b"# Notes\n\n<script>alert('x')</script> **not bold** [link](javascript:alert(1))\n"
@@ -144,6 +147,7 @@ def test_hostile_file_name_and_content_are_escaped(indexed):
     assert len(_table(at)) == 2
 
 
+@pytest.mark.slow
 def test_refusal_shows_no_answer_and_never_calls_the_model(indexed):
     from rag import generate
 
@@ -165,8 +169,10 @@ def test_refusal_shows_no_answer_and_never_calls_the_model(indexed):
     _no_raw_html(at)
 
 
-def test_slider_flips_the_same_question(indexed):
-    """At a tiny threshold the PDF question is refused; raising the slider flips the gate's verdict."""
+@pytest.mark.slow
+def test_slider_flips_the_same_question_from_refused_to_answered(indexed):
+    """At a tiny threshold the PDF question is refused; raising the slider flips the gate, and asking
+    again at the new threshold gives an answer with linked citations (the real 0.5B model)."""
     at = _app(APP).run()
     at.slider(key="threshold").set_value(0.05).run()
     at.chat_input(key="question").set_value(PDF_QUESTION).run()
@@ -178,30 +184,30 @@ def test_slider_flips_the_same_question(indexed):
     verdicts = [m.value for m in at.sidebar.markdown]
     assert any(re.search(r"answered\*\* from [1-4] source", v) for v in verdicts), verdicts
 
-
-def test_question_answered_with_linked_citations(indexed):
     _llm_or_skip()
-    at = _app(APP).run()
-    at.chat_input(key="question").set_value(PDF_QUESTION).run()
+    at.button(key="reask").click().run()
     assert not at.exception, at.exception
-    reply = at.chat_message[1]
+    assert [m.name for m in at.chat_message] == ["user", "assistant"] * 2
+    reply = at.chat_message[3]
     assert not reply.error, [e.value for e in reply.error]
     texts = [m.value for m in reply.markdown]
     # the sources: [n] link, locator label, distance, verbatim quote
-    link = re.compile(r"\[\\\[1\\\]\]\((/app/static/[0-9a-f]{64}\.pdf#page=\d+|/Source\?doc=[0-9a-f]{64}&start=\d+&end=\d+&n=1)\)")
-    assert any(link.search(t) for t in texts), texts
+    assert any(re.search(r"\[\\\[1\\\]\]\(/app/static/[0-9a-f]{64}\.pdf#page=\d+\)", t) for t in texts), texts
     assert any("cosine distance `0." in t for t in texts), texts
     assert any(t.startswith("> ") for t in texts), texts
-    answer = texts[0]
-    assert "[\\[" in answer, answer  # at least one [n] in the answer is a link (the model's or inferred)
-    pdf_links = re.findall(r"/app/static/([0-9a-f]{64})\.pdf#page=(\d+)", "\n".join(texts))
-    assert pdf_links, texts
-    for doc_id, _page in pdf_links:  # every linked PDF is published for static serving
-        assert (ROOT / "static" / f"{doc_id}.pdf").is_file()
+    assert "[\\[" in texts[0], texts[0]  # at least one [n] in the answer is a link (the model's or inferred)
+    for doc_id in set(re.findall(r"/app/static/([0-9a-f]{64})\.pdf#page=", "\n".join(texts))):
+        assert (ROOT / "static" / f"{doc_id}.pdf").is_file()  # every linked PDF is published for static serving
     _no_raw_html(at)
+    # the first turn (refused) is still there, unchanged
+    assert "NO ANSWER" in at.chat_message[1].error[0].value
+    # the in-app preview of [1] renders without error (AppTest does not expose dialog contents;
+    # tests/test_browser.py looks at the dialog's image)
+    at.button(key="preview-t1-1").click().run()
+    assert not at.exception, at.exception
 
 
-
+@pytest.mark.slow
 def test_source_page_highlights_a_text_range(indexed, corpus_dir):
     md_id = hashlib.sha256((corpus_dir / "docs" / MD_NAME).read_bytes()).hexdigest()
     src = _app(SOURCE_PAGE)
@@ -216,6 +222,7 @@ def test_source_page_highlights_a_text_range(indexed, corpus_dir):
     assert any("outside this document" in e.value for e in src.error)
 
 
+@pytest.mark.slow
 def test_store_is_shared_and_not_reembedded_on_rerun(indexed):
     """Reruns and a second session reuse the one cached store: no chunk is embedded again."""
     from ui import services  # noqa: F401  (imported by the pages; cache lives in this process)
@@ -239,3 +246,46 @@ def test_store_is_shared_and_not_reembedded_on_rerun(indexed):
         embed.Embedder.encode = orig
     assert calls == [] and len(_table(at)) == count
     assert os.environ["RAG_STORE"]
+
+
+# ------------------------------------------------------------------ ui.format: pure, fast
+
+
+def _cite(index, media_type="application/pdf", page=3, start=0, end=10):
+    from rag.cite import Citation
+
+    return Citation(index=index, document_id="ab" * 32, document_name="p.pdf", locator_label="p.pdf, p. 3",
+                    fragment=f"#page={page}", quote="q", cosine_distance=0.3, fused_rank=index, page=page,
+                    start=start, end=end, media_type=media_type, chunk_id=index)
+
+
+def test_answer_links_markers_and_escapes_model_text():
+    from ui.format import answer_markdown
+
+    pdf, md = _cite(1), _cite(2, "text/markdown", None, 5, 42)
+    out = answer_markdown('Uses <img src=x onerror=alert(1)> and $x$ **b** [1], also [2][9].', None, [pdf, md])
+    assert "[\\[1\\]](/app/static/" + "ab" * 32 + ".pdf#page=3)" in out
+    assert "[\\[2\\]](/Source?doc=" + "ab" * 32 + "&start=5&end=42&n=2)" in out
+    assert "9" not in out  # [9] has no source: dropped, never shown as a link
+    assert "\\<img" in out and "\\$x\\$" in out and "\\*\\*b\\*\\*" in out
+    assert answer_markdown("See [1].", None, [pdf], {1: 7}).endswith(".pdf#page=7).")  # best page override
+
+
+def test_unsupported_and_inferred_sentences_are_marked():
+    from rag.attribute import SentenceAttribution
+    from ui.format import answer_markdown
+
+    sents = [
+        SentenceAttribution("Paris is in France [1].", (1,), (), True, False),
+        SentenceAttribution("DPR uses dot products.", (), (1,), False, True),
+    ]
+    out = answer_markdown("", sents, [_cite(1)])
+    assert out.startswith(":orange-background[⚠️ Paris is in France.]")
+    assert "(unsupported" in out
+    assert "DPR uses dot products. [\\[1\\]](/app/static/" in out and "(inferred)" in out
+
+
+def test_blockquote_keeps_lines_and_escapes():
+    from ui.format import blockquote
+
+    assert blockquote("a [x](javascript:y)\n\nb") == "> a \\[x\\](javascript:y)\n>\n> b"

@@ -117,7 +117,14 @@ def _cited_page(doc_id: str, chunk_id: int, page: int) -> int:
 
 def cited_pages(cites: list[Any]) -> dict[int, int]:
     """``{n: page}`` for the PDF citations (1-based physical pages their links and previews use)."""
-    return {c.index: _cited_page(c.document_id, c.chunk_id, c.page) for c in cites if is_pdf(c)}
+    pages = {}
+    for c in cites:
+        if is_pdf(c):
+            try:
+                pages[c.index] = _cited_page(c.document_id, c.chunk_id, c.page)
+            except (RagError, OSError):  # deleted since the answer was given: keep the citation's own page
+                pages[c.index] = c.page
+    return pages
 
 
 def _publish(cites: list[Any]) -> None:
@@ -197,6 +204,9 @@ def show_source(c: Any, page: int | None = None) -> None:
     """In-app view of a citation: the PDF page with the quote highlighted, or the text with the range marked."""
     store = services.store()
     st.markdown(f"**\\[{c.index}\\] {md_escape(c.locator_label)}**")
+    if store.get_document(c.document_id) is None:
+        st.warning("This document has been deleted since the answer was given.")
+        return
     if is_pdf(c):
         page = page or c.page
         path = store.original_path(c.document_id)
@@ -215,21 +225,38 @@ def render_text_source(canonical: str, start: int, end: int, name: str, height: 
                     height=height, scrolling=True)
 
 
-def distance_chart(candidates: list[Candidate], threshold: float) -> alt.Chart:
-    """Candidate cosine distances by fused rank, coloured by the gate's verdict, with the threshold as a rule."""
+#: Bar colours of :func:`distance_chart`, by the gate's verdict on each candidate.
+VERDICTS = {"source": "#2b8a3e", "under threshold, over max sources": "#8ce99a", "over threshold": "#adb5bd"}
+
+
+def gate_at(turn: Turn, threshold: float, max_sources: int):
+    """The gate (:func:`rag.gate.apply_gate`) re-applied to ``turn``'s candidates: no new search, no embedding."""
+    return apply_gate(turn.question, list(turn.hits), threshold, max_sources)
+
+
+def distance_chart(candidates: list[Candidate], threshold: float, source_ranks: set[int] | None = None) -> alt.Chart:
+    """Candidate cosine distances by fused rank, coloured by the gate's verdict, with the threshold as a rule.
+
+    ``source_ranks``: fused ranks the gate keeps as sources (default: every candidate under the threshold).
+    """
+    def verdict(c: Candidate) -> str:
+        if c.cosine_distance >= threshold:
+            return "over threshold"
+        kept = source_ranks is None or c.rank in source_ranks
+        return "source" if kept else "under threshold, over max sources"
+
     df = pd.DataFrame({
         "rank": [c.rank for c in candidates],
         "cosine distance": [c.cosine_distance for c in candidates],
         "source": [c.label for c in candidates],
-        "gate": ["under threshold" if c.cosine_distance < threshold else "over threshold" for c in candidates],
+        "gate": [verdict(c) for c in candidates],
     })
     top = max([threshold, *df["cosine distance"]]) if len(df) else threshold
     y = alt.Y("cosine distance:Q", title="cosine distance", scale=alt.Scale(domain=[0, math.ceil(top * 10) / 10 + 0.05]))
     bars = alt.Chart(df).mark_bar().encode(
         x=alt.X("rank:O", title="fused rank", axis=alt.Axis(labelAngle=0, values=list(range(0, 1001, 5)))),
         y=y,
-        color=alt.Color("gate:N", legend=None, scale=alt.Scale(domain=["under threshold", "over threshold"],
-                                                               range=["#2b8a3e", "#adb5bd"])),
+        color=alt.Color("gate:N", legend=None, scale=alt.Scale(domain=list(VERDICTS), range=list(VERDICTS.values()))),
         tooltip=["rank", alt.Tooltip("cosine distance:Q", format=".3f"), "source", "gate"],
     )
     rule = alt.Chart(pd.DataFrame({"threshold": [threshold]})).mark_rule(
@@ -237,9 +264,8 @@ def distance_chart(candidates: list[Candidate], threshold: float) -> alt.Chart:
     return alt.layer(bars, rule)
 
 
-def what_if(turn: Turn, threshold: float, max_sources: int) -> str:
-    """What the gate would say about ``turn``'s question at ``threshold`` (re-applied to the same candidates)."""
-    g = apply_gate(turn.question, list(turn.hits), threshold, max_sources)
+def what_if(g) -> str:
+    """What the gate says at its threshold (a :class:`rag.gate.GateResult` from :func:`gate_at`), as Markdown."""
     if g.refused:
-        return f"At {threshold:g} this question is **refused**."
-    return f"At {threshold:g} this question is **answered** from {len(g.sources)} source(s)."
+        return f"At {g.threshold:g} this question is **refused**."
+    return f"At {g.threshold:g} this question is **answered** from {len(g.sources)} source(s)."
