@@ -168,9 +168,17 @@ def _pdf_flow(page, browser_context, server, corpus, pdf):
     page.goto(f"{server}/Documents")
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
         [str(pdf), str(corpus / "docs" / MD_NAME)])
+    try:  # the progress bar while indexing (best effort: a fast machine may finish before the screenshot)
+        expect(page.get_by_text(re.compile(r"\(file \d of 2\)"))).to_be_visible(timeout=60_000)
+        page.screenshot(path=ARTIFACTS / "00-indexing.png")
+    except AssertionError:
+        pass
     expect(page.get_by_text(f"{PDF_NAME}: indexed")).to_be_visible(timeout=SLOW_MS)
     expect(page.get_by_text(f"{MD_NAME}: indexed")).to_be_visible(timeout=SLOW_MS)
     expect(page.get_by_text("50 MB").first).to_be_visible()  # the upload limit is shown
+    expect(page.get_by_test_id("stDataFrame")).to_be_visible()
+    expect(page.get_by_role("button", name="Delete")).to_be_visible()
+    time.sleep(1.0)  # let the data grid paint its cells before the screenshot
     page.screenshot(path=ARTIFACTS / "01-documents.png", full_page=True)
 
     # 2. Chat: a question answered in the PDF; [1] links to the stored PDF at the cited page.
