@@ -64,13 +64,19 @@ def build_messages(question: str, sources: Sequence[Citation]) -> list[dict[str,
     The sources block is :func:`rag.cite.format_sources_for_prompt` (``[n] document
     - locator`` + quote, never a link), fenced as data between ``<sources>``
     tags; the question comes last so that it is the freshest thing the model reads.
+
+    The closing line was chosen on dev questions where the 0.5B copied the
+    source list or answered with bare markers: it gave content on 2 of 3 (was
+    0 of 3). A worked example ("... [2].") made it copy the example verbatim
+    on 4 of 4, so there is none.
     """
     user = (
         "<sources>\n"
         f"{format_sources_for_prompt(sources)}\n"
         "</sources>\n\n"
         f"Question: {question.strip()}\n"
-        "Answer only from the sources above and cite each sentence with its source number, like [1]."
+        "Do not repeat the list of sources. Answer the question in 1 to 3 plain sentences using the sources, "
+        "and end each sentence with its source number in square brackets."
     )
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
