@@ -93,13 +93,12 @@ if not docs:
     st.caption("Nothing indexed yet.")
     st.stop()
 
-ICON = {"ready": "✅ ready", "failed": "❌ failed", "indexing": "⏳ indexing", "queued": "⏳ queued"}
 table = pd.DataFrame({
     "document": [d.label for d in docs],
-    "status": [ICON.get(d.status, d.status) for d in docs],
+    "status": [d.status for d in docs],  # plain words: no emoji font needed to read them
     "reason": [d.reason or "" for d in docs],
     "chunks": [d.chunk_count for d in docs],
-    "pages": [d.pages or None for d in docs],
+    "pages": [str(d.pages) if d.pages else "–" for d in docs],
     "type": [d.media_type or "" for d in docs],
     "size (KB)": [round(d.size_bytes / 1024, 1) for d in docs],
     "embedding model": [f"{d.embed_model} ({d.embed_dim}-d)" for d in docs],

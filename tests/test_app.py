@@ -83,7 +83,7 @@ def test_upload_indexes_both_files_and_lists_them(indexed):
     assert any(f"{PDF_NAME}: indexed" in s for s in ok), ok
     df = _table(at)
     assert list(df["document"]) == [MD_NAME, PDF_NAME]
-    assert set(df["status"]) == {"✅ ready"}
+    assert set(df["status"]) == {"ready"}
     assert (df["chunks"] > 0).all()
     assert int(df.loc[df["document"] == PDF_NAME, "pages"].iloc[0]) == 13
     assert df["embedding model"].str.contains("384-d").all()
@@ -108,9 +108,9 @@ def test_bad_file_shows_reason_and_can_be_retried_and_deleted(indexed, cases_dir
     errors = [e.value for e in at.error]
     assert any(e.startswith("locked.pdf: failed:") and "password" in e for e in errors), errors
     df = _table(at)
-    assert len(df) == 3 and (df["status"] == "✅ ready").sum() == 2  # nothing else lost
+    assert len(df) == 3 and (df["status"] == "ready").sum() == 2  # nothing else lost
     row = df[df["document"] == "locked.pdf"].iloc[0]
-    assert row["status"] == "❌ failed" and "password" in row["reason"]
+    assert row["status"] == "failed" and "password" in row["reason"]
 
     value = hashlib.sha256(bad).hexdigest()  # a document's id is the sha256 of its bytes
     at.selectbox(key="doc_pick").set_value(value).run()
