@@ -229,6 +229,9 @@ class GenerationStream:
         with gen._lock:
             STATS.generations += 1
             t0 = time.perf_counter()
+            # Drop the KV cache: a reused prompt prefix is evaluated in other batches and changes the greedy
+            # text, so the same question over the same sources would not always get the same answer.
+            gen.llm.reset()
             chunks = gen.llm.create_completion(
                 prompt=list(self.prompt.tokens),
                 max_tokens=self.max_tokens,
