@@ -25,6 +25,13 @@ with st.sidebar:
              "None under it: NO ANSWER, and the model is not called.",
     )
     max_sources = st.slider("Max sources", min_value=1, max_value=10, value=int(cfg.max_sources), key="max_sources")
+    min_score = st.slider(
+        "Answerability cut", min_value=0.0, max_value=1.0, value=float(services.default_min_score()), step=0.05,
+        key="min_score", format="%.2f",
+        help="The gate also scores how well the sources' words cover the question (nearest distance, rare query "
+             "words found or missing, ...): below this cut, NO ANSWER even when chunks are under the threshold. "
+             "Higher refuses more; 0 turns it off.",
+    )
     model_paths = services.models()
     names = [p.name for p in model_paths]
     model_file = st.selectbox(
@@ -52,7 +59,7 @@ with st.sidebar:
         st.caption("Ask a question to see the cosine distances of the retrieved chunks.")
     else:
         st.caption(md_escape(last.question))
-        verdict = chat.gate_at(last, threshold, max_sources)
+        verdict = chat.gate_at(last, threshold, max_sources, min_score)
         ranks = {h.fused_rank for h in verdict.sources}
         st.altair_chart(chat.distance_chart(last.candidates, threshold, ranks), width="stretch", height=200)
         st.caption("Each retrieved chunk's cosine distance, in fused order. Dark green: a source; light green: "
@@ -87,6 +94,6 @@ if question and question.strip():
     with st.chat_message("user"):
         st.markdown(md_escape(question))
     with st.chat_message("assistant"):
-        turn = chat.ask(question, threshold, max_sources, model_file or cfg.model_file)
+        turn = chat.ask(question, threshold, max_sources, model_file or cfg.model_file, min_score)
     st.session_state.turns.append(turn)
     st.rerun()

@@ -22,7 +22,7 @@ PDF_NAME = "01-dpr-paper-two-column-13p.pdf"
 MD_NAME = "04-learning-curves.md"
 TIMEOUT = 900  # seconds; a bound on waiting (indexing on 2 shared cores), never an assertion
 OFF_TOPIC = "how do I renew my passport"
-PDF_QUESTION = "How does DPR measure the similarity between the question vector and the passage vector?"
+PDF_QUESTION = "What similarity function does DPR use between question and passage vectors?"
 
 
 def _app(path: str):

@@ -32,7 +32,7 @@ ARTIFACTS = ROOT / "test-artifacts" / "browser"
 CHROMIUM = Path(os.environ.get("RAG_CHROMIUM", "/usr/bin/chromium"))
 PDF_NAME = "01-dpr-paper-two-column-13p.pdf"
 MD_NAME = "04-learning-curves.md"
-PDF_QUESTION = "How does DPR measure the similarity between the question vector and the passage vector?"
+PDF_QUESTION = "What similarity function does DPR use between question and passage vectors?"
 MD_QUESTION = "What does a learning curve show during training?"
 # Generous: indexing and a local LLM on 2 shared CPU cores. No timing is asserted, these only bound waits.
 SLOW_MS = 600_000

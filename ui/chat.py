@@ -24,7 +24,7 @@ import streamlit.components.v1 as components
 from rag.answer import Answer, AnswerStream
 from rag.cite import citations
 from rag.errors import RagError
-from rag.gate import apply_gate
+from rag.gate import apply_gate, regate
 from rag.preview import best_page, highlight_html, render_pdf_page, scrolling_document
 from ui import services
 from ui.format import answer_markdown, blockquote, citation_url, distance_label, is_pdf, marker_link, md_escape
@@ -54,6 +54,7 @@ class Turn:
     candidates: list[Candidate] = field(default_factory=list)
     max_sources: int = 4
     error: str | None = None
+    gate: Any = None
 
 
 def _candidates(store: Any, hits: tuple[Any, ...]) -> list[Candidate]:
@@ -65,7 +66,7 @@ def _candidates(store: Any, hits: tuple[Any, ...]) -> list[Candidate]:
     return [Candidate(h.fused_rank, float(h.cosine_distance), locator_label(r)) for h, r in zip(hits, rows)]
 
 
-def ask(question: str, threshold: float, max_sources: int, model_file: str) -> Turn:
+def ask(question: str, threshold: float, max_sources: int, model_file: str, min_score: float | None = None) -> Turn:
     """Gate the question, then stream the answer into the current container; returns the finished :class:`Turn`.
 
     A refusal shows the NO ANSWER line and never loads or calls the model
@@ -73,10 +74,11 @@ def ask(question: str, threshold: float, max_sources: int, model_file: str) -> T
     """
     store = services.store()
     t0 = time.perf_counter()
-    gate = store.gate(question, threshold=threshold, max_sources=max_sources)
+    gate = store.gate(question, threshold=threshold, max_sources=max_sources, min_score=min_score)
     cites = citations(gate, store)
     retrieval_ms = (time.perf_counter() - t0) * 1000.0
-    turn = Turn(question, None, tuple(gate.candidates), _candidates(store, tuple(gate.candidates)), max_sources)
+    turn = Turn(question, None, tuple(gate.candidates), _candidates(store, tuple(gate.candidates)), max_sources,
+                gate=gate)
     cfg = services.settings().with_overrides(model_file=model_file, threshold=threshold, max_sources=max_sources)
     stream = AnswerStream(gate, cites, cfg, retrieval_ms=retrieval_ms,
                           get_generator=services.generator_for, embedder=store.embedder)
@@ -141,7 +143,7 @@ def render_turn_body(turn: Turn, key: str) -> None:
     if a is None:
         return
     if a.refused:
-        render_refusal(a, turn.candidates)
+        render_refusal(a, turn.candidates, getattr(turn.gate, "why", None))
         return
     _publish(a.citations)
     pages = cited_pages(a.citations)
@@ -161,9 +163,11 @@ def render_turn_body(turn: Turn, key: str) -> None:
     render_sources(a.citations, key, pages)
 
 
-def render_refusal(a: Answer, candidates: list[Candidate]) -> None:
-    """The NO ANSWER line (the model was not called) and the nearest distances the gate saw."""
+def render_refusal(a: Answer, candidates: list[Candidate], why: str | None = None) -> None:
+    """The NO ANSWER line (the model was not called), the gate's evidence, and the nearest distances it saw."""
     st.error(md_escape(a.refusal or "NO ANSWER"))
+    if why:
+        st.caption("Why: " + md_escape(why))
     if not candidates:
         st.caption("The store has no indexed chunk: add documents on the Documents page.")
         return
@@ -229,8 +233,14 @@ def render_text_source(canonical: str, start: int, end: int, name: str, height: 
 VERDICTS = {"source": "#2b8a3e", "under threshold, over max sources": "#8ce99a", "over threshold": "#adb5bd"}
 
 
-def gate_at(turn: Turn, threshold: float, max_sources: int):
-    """The gate (:func:`rag.gate.apply_gate`) re-applied to ``turn``'s candidates: no new search, no embedding."""
+def gate_at(turn: Turn, threshold: float, max_sources: int, min_score: float | None = None):
+    """The gate re-applied to ``turn``'s candidates at other knob values: no new search, no embedding.
+
+    :func:`rag.gate.regate` keeps the learned gate's score (the default gate);
+    turns without a stored gate result fall back to the distance gate.
+    """
+    if turn.gate is not None:
+        return regate(turn.gate, threshold, max_sources, min_score)
     return apply_gate(turn.question, list(turn.hits), threshold, max_sources)
 
 
@@ -266,6 +276,10 @@ def distance_chart(candidates: list[Candidate], threshold: float, source_ranks: 
 
 def what_if(g) -> str:
     """What the gate says at its threshold (a :class:`rag.gate.GateResult` from :func:`gate_at`), as Markdown."""
+    why = f"\n\n{md_escape(g.why)}" if getattr(g, "why", None) else ""
     if g.refused:
-        return f"At {g.threshold:g} this question is **refused**."
-    return f"At {g.threshold:g} this question is **answered** from {len(g.sources)} source(s)."
+        if g.score is not None and g.nearest_distance is not None and g.nearest_distance < g.threshold:
+            return (f"At {g.threshold:g} this question is **refused**: answerability score {g.score:.2f} "
+                    f"under the cut {g.min_score:.2f}.{why}")
+        return f"At {g.threshold:g} this question is **refused**: no chunk under the threshold.{why}"
+    return f"At {g.threshold:g} this question is **answered** from {len(g.sources)} source(s).{why}"

@@ -45,6 +45,16 @@ def _store(path: str):
     return Store(Path(path), get_settings(), embedder=embedder())
 
 
+def default_min_score() -> float:
+    """The answerability cut to start the slider at: ``min_answer_score`` from settings, else the shipped model's."""
+    cfg = settings()
+    if cfg.min_answer_score is not None:
+        return float(cfg.min_answer_score)
+    from rag.gate_model import default_model
+
+    return float(default_model().default_cut)
+
+
 def store():
     """The process-wide :class:`rag.store.Store` for ``settings().store`` (cached per resolved path)."""
     return _store(str(Path(settings().store).resolve()))
