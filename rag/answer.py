@@ -78,6 +78,7 @@ class Answer:
     generation_ms: float | None = None
     tokens: int = 0
     dropped_sources: tuple[int, ...] = ()
+    gate: Any = field(default=None, repr=False)
     raw_text: str | None = None
     nearest_distance: float | None = None
 
@@ -124,6 +125,11 @@ class Answer:
             "answer": self.text,
             "citations": [citation_json(c) for c in self.citations],
         }
+        g = self.gate
+        if g is not None:
+            d["gate"] = {"kind": getattr(g, "kind", "distance"), "nearest_distance": _r4(g.nearest_distance),
+                         "score": _r4(getattr(g, "score", None)), "min_score": getattr(g, "min_score", None),
+                         "why": getattr(g, "why", None)}
         if self.generated:
             d.update(
                 answer_sentences=[s.to_json() for s in self.sentences],
@@ -135,6 +141,10 @@ class Answer:
                 tokens=self.tokens,
             )
         return d
+
+
+def _r4(x: float | None) -> float | None:
+    return None if x is None else round(float(x), 4)
 
 
 def _r(x: float | None) -> float | None:
@@ -170,7 +180,7 @@ def refused_answer(gate: Any, retrieval_ms: float | None = None) -> Answer:
     """The gate's refusal as an :class:`Answer` (no model involved)."""
     return Answer(
         query=gate.query, threshold=gate.threshold, refused=True, refusal=gate.refusal,
-        retrieval_ms=retrieval_ms, nearest_distance=gate.nearest_distance,
+        retrieval_ms=retrieval_ms, nearest_distance=gate.nearest_distance, gate=gate,
     )
 
 
@@ -226,6 +236,7 @@ class AnswerStream:
             links_removed=links, model=gen.name, retrieval_ms=self.retrieval_ms,
             ttft_ms=stream.ttft_ms, generation_ms=stream.generation_ms, tokens=stream.tokens,
             dropped_sources=prompt.dropped, raw_text=stream.text, nearest_distance=self.gate.nearest_distance,
+            gate=self.gate,
         )
 
     def run(self) -> Answer:
@@ -242,7 +253,7 @@ def no_generation_answer(gate: Any, cites: Sequence[Citation], retrieval_ms: flo
         return refused_answer(gate, retrieval_ms)
     return Answer(
         query=gate.query, threshold=gate.threshold, refused=False, refusal=None, citations=list(cites),
-        retrieval_ms=retrieval_ms, nearest_distance=gate.nearest_distance,
+        retrieval_ms=retrieval_ms, nearest_distance=gate.nearest_distance, gate=gate,
     )
 
 

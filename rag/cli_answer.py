@@ -78,14 +78,18 @@ def _notes(a: Any) -> list[str]:
 @click.option("--threshold", type=click.FloatRange(0.0, 2.0), default=None, help="Gate: cosine distance cut (default 0.675).")
 @click.option("--max-sources", type=click.IntRange(1, 20), default=None, help="Gate: at most this many sources (default 4).")
 @click.option("--model", default=None, help="GGUF file in models/ (or a path) to answer with.")
+@click.option("--gate", type=click.Choice(["learned", "distance"]), default=None,
+              help="learned (default): distance cut AND answerability score; distance: the design's gate alone.")
+@click.option("--min-score", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Learned gate: refuse below this answerability score (default: the shipped model's cut, 0.35).")
 @click.option("--no-generate", is_flag=True, help="Only retrieve and gate; answer is null and no model is loaded.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the contract of issues 4 and 5).")
 def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_sources: int | None,
-            model: str | None, no_generate: bool, as_json: bool) -> None:
+            model: str | None, gate: str | None, min_score: float | None, no_generate: bool, as_json: bool) -> None:
     """Answer QUESTION from the store with [n] citations, or refuse without calling the model."""
     from rag.answer import ask, no_generation_answer
 
-    s = _settings(store_dir, threshold, max_sources, model)
+    s = _settings(store_dir, threshold, max_sources, model, gate=gate, min_answer_score=min_score)
     store = _open_store(s)
     stream = ask(store, question, s)
     if no_generate:
@@ -102,6 +106,8 @@ def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_s
         return
     if a.refused:
         click.echo(a.refusal)
+        if getattr(a.gate, "why", None):
+            click.echo(f"why: {a.gate.why}", err=True)
         return
     if not a.generated:
         click.echo("(generation skipped: --no-generate)")

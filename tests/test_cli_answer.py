@@ -41,7 +41,9 @@ def _question(corpus_dir) -> str:
 def test_refusal_line_and_json(runner, store_dir):
     r = runner.invoke(main, ["ask", "--store", str(store_dir), "how do I renew my passport"])
     assert r.exit_code == 0, r.output
-    assert r.output.strip().splitlines()[-1] == 'NO ANSWER: nothing under cosine distance 0.675 for "how do I renew my passport"'
+    lines = r.output.strip().splitlines()
+    assert 'NO ANSWER: nothing under cosine distance 0.675 for "how do I renew my passport"' in lines
+    assert any(line.startswith("why: nearest distance 0.") for line in lines)  # the gate's evidence, on stderr
     r = runner.invoke(main, ["ask", "--store", str(store_dir), "--json", "--threshold", "0.3", "how do I renew my passport"])
     d = json.loads(r.output)
     assert d["refused"] and d["answer"] is None and d["threshold"] == 0.3 and d["citations"] == []
@@ -51,7 +53,7 @@ def test_no_generate_json_contract(runner, store_dir, corpus_dir):
     r = runner.invoke(main, ["ask", "--store", str(store_dir), "--no-generate", "--json", "--max-sources", "2", _question(corpus_dir)])
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
-    assert list(d) == ["query", "threshold", "refused", "refusal", "answer", "citations"]
+    assert list(d) == ["query", "threshold", "refused", "refusal", "answer", "citations", "gate"]
     assert d["answer"] is None and 1 <= len(d["citations"]) <= 2
     assert list(d["citations"][0])[:7] == ["index", "document_id", "document_name", "locator_label", "fragment", "quote", "cosine_distance"]
 
