@@ -6,7 +6,6 @@ Heavy libraries are imported inside the commands so that ``--help`` stays instan
 from __future__ import annotations
 
 import json
-import platform
 import re
 import statistics
 import time
@@ -127,18 +126,9 @@ def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_s
 
 
 def _machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    import os
+    from rag.doctor import machine_summary
 
-    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{platform.node()} | {cpu} | {n} cores usable | Python {platform.python_version()}"
+    return machine_summary()
 
 
 def _norm(text: str) -> str:

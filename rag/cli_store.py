@@ -180,19 +180,9 @@ def bench_retrieval_cmd(store_dir: str | None, sizes: str, repeat: int) -> None:
 
 
 def _machine() -> str:
-    import os
-    import platform
+    from rag.doctor import machine_summary
 
-    cpu = platform.processor() or "cpu"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{platform.node()} {platform.system()} {platform.machine()}, {cpu}, {n} cores usable"
+    return machine_summary()
 
 
 def _rss_mib() -> float:
@@ -261,7 +251,7 @@ def bench_retrieval(store_dir: str | None, sizes: list[int], repeat: int, echo=p
     echo(f"bench retrieval  {datetime.now().astimezone().isoformat(timespec='seconds')}")
     echo(f"machine          {_machine()}; torch threads {__import__('torch').get_num_threads()}")
     files = sorted((corpus / "docs").glob("*.md")) + [corpus / "pdfs" / "01-dpr-paper-two-column-13p.pdf"]
-    store.embedder  # load the model before timing
+    _ = store.embedder  # load the model before timing
     t0, new_chunks = time.perf_counter(), 0
     for f in files:
         r = store.ingest_path(f)

@@ -150,7 +150,7 @@ def load_ood(path) -> list[OODQuery]:
     Raises :class:`EvalInputError` naming the file and line on any defect.
     """
     rows = _read_jsonl(Path(path), ("id", "query", "kind"))
-    for n, r in enumerate(rows, 1):
+    for r in rows:
         if r["kind"] not in ("near", "far"):
             raise EvalInputError(f"{Path(path).name}: id {r['id']!r}: kind must be 'near' or 'far', got {r['kind']!r}")
     return [OODQuery(r["id"], r["query"], r["kind"]) for r in rows]
@@ -1002,7 +1002,7 @@ def report_markdown(result: EvalResult, plots: dict[str, str] | None = None, tit
     for sw in result.sweeps:
         L += [f"## Refusal sweep: {sw.knob} ({sw.strategy}, {sw.mode}, gate `{sw.gate}`)", "",
               "Bluff = an out-of-domain query that still gets at least one source. Answerable = the needle was in the "
-              f"ungated top 4; lost = its gated sources no longer hold the needle (refusals included).", ""]
+              "ungated top 4; lost = its gated sources no longer hold the needle (refusals included).", ""]
         L += sweep_table(sw) + [""]
         if sw.recommended is not None:
             r = sw.row(sw.recommended)
@@ -1068,7 +1068,7 @@ def plot_distances(result: EvalResult, path: Path) -> Path:
     groups = [(g, v) for g, v in result.distances.items() if v]
     fig, ax = plt.subplots(figsize=(7, 3.4))
     rng = np.random.default_rng(0)
-    for i, (g, v) in enumerate(groups):
+    for i, (_g, v) in enumerate(groups):
         ax.scatter(v, i + rng.uniform(-0.15, 0.15, len(v)), s=14, alpha=0.7)
         ax.plot([np.median(v)] * 2, [i - 0.3, i + 0.3], color="k", lw=1.5)
     for sw in result.sweeps[:1]:

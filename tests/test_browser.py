@@ -149,8 +149,6 @@ def _ask(page, question: str):
 
 
 def test_upload_ask_and_open_cited_pdf_page(server, browser_context, requirements):
-    from playwright.sync_api import expect
-
     corpus = requirements
     pdf = corpus / "pdfs" / PDF_NAME
     page = browser_context.new_page()
@@ -200,7 +198,7 @@ def _pdf_flow(page, browser_context, server, corpus, pdf):
     tab = info.value
     tab.wait_for_load_state()
     best, scores, seen_text = 0, [], ""
-    for attempt in range(20):
+    for _attempt in range(20):
         time.sleep(1.0)
         shot = ARTIFACTS / "03-pdf-tab.png"
         tab.screenshot(path=shot)

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from rag.cite import (citation_json, citations, citations_from_rows, format_sources_for_prompt, fragment,
-                      locator_label, no_generation_payload)
+from rag.cite import (
+    citation_json,
+    citations,
+    citations_from_rows,
+    format_sources_for_prompt,
+    fragment,
+    locator_label,
+    no_generation_payload,
+)
 from rag.gate import apply_gate
 from rag.retrieve import Hit
 from rag.store import ChunkRow
