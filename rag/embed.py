@@ -102,14 +102,18 @@ class Embedder:
         return self.encode([query])[0]
 
     def count_tokens(self, text: str) -> int:
-        """Word-pieces the encoder would read for ``text``, special tokens ([CLS], [SEP]) included."""
-        return len(self.tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
+        """Word-pieces the encoder would read for ``text``, special tokens ([CLS], [SEP]) included.
+
+        Counted with the same vocabulary through :func:`get_tokenizer`'s copy, which does not warn on
+        texts longer than the window (the chunker counts those on purpose, to split them).
+        """
+        return count_tokens(text)
 
     def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
         """:meth:`count_tokens` for many texts at once (fast tokenizer batch)."""
         if not texts:
             return []
-        enc = self.tokenizer(list(texts), add_special_tokens=True, truncation=False)["input_ids"]
+        enc = get_tokenizer()(list(texts), add_special_tokens=True, truncation=False)["input_ids"]
         return [len(ids) for ids in enc]
 
 
@@ -118,7 +122,11 @@ def get_tokenizer():
     """The embedder's own fast tokenizer, loaded alone (no weights): for chunk sizing in word-pieces."""
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(str(model_path()), local_files_only=True)
+    tok = AutoTokenizer.from_pretrained(str(model_path()), local_files_only=True)
+    # This copy only COUNTS word-pieces (texts longer than the window are expected here: they get split);
+    # without this it warns "Token indices sequence length is longer than ..." on every such count.
+    tok.model_max_length = 1_000_000
+    return tok
 
 
 def count_tokens(text: str) -> int:

@@ -21,8 +21,8 @@ def _run(*args):
 @pytest.fixture(scope="module")
 def small_store(tmp_path_factory, embedder, cases_dir, corpus_dir):
     d = tmp_path_factory.mktemp("cli") / "store"
-    folder = tmp_path_factory.mktemp("in")
-    (folder / "sub").mkdir()
+    folder = d.parent / "in"
+    (folder / "sub").mkdir(parents=True)
     (folder / "sub" / "needle.md").write_bytes((cases_dir / "c14_long_paragraph_needle.md").read_bytes())
     (folder / "bad.pdf").write_bytes((cases_dir / "c08_encrypted_userpw.pdf").read_bytes())
     code, out = _run("ingest", "--store", str(d), str(folder), str(corpus_dir / "pdfs" / "02-layoutparser-table-page.pdf"))
@@ -36,7 +36,7 @@ def test_ingest_folder_status_lines_and_exit_1_on_failure(small_store):
     assert any(x.startswith("ready") and "needle.md" in x for x in lines)
     assert any(x.startswith("ready") and "02-layoutparser-table-page.pdf" in x for x in lines)
     assert any(x.startswith("failed") and "bad.pdf" in x for x in lines)
-    code, out = _run("ingest", "--store", str(d), "--json", str(d.parent.parent))  # nothing new: ok
+    code, out = _run("ingest", "--store", str(d), "--json", str(d.parent / "in"))  # the same files again: nothing new
     assert code in (0, 1)
 
 
