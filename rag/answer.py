@@ -54,7 +54,8 @@ class Answer:
 
     ``refused``/``refusal`` from the gate (then ``text`` is ``None`` and no model
     ran); ``text`` the answer as shown (invalid markers and links removed),
-    ``None`` when generation was not asked for; ``citations`` the numbered
+    ``None`` when generation was not asked for; ``ttft_ms`` runs from the end of retrieval (excerpts and
+    prompt fitting included) to the first token; ``citations`` the numbered
     sources the model saw (all the gate's sources without generation);
     ``sentences`` the per-sentence attribution; ``invalid_citations_removed``
     count of ``[n]`` numbers that referred to no source; ``links_removed`` the
@@ -203,6 +204,7 @@ class AnswerStream:
         retrieval_ms: float | None = None,
         get_generator: Callable[[Any], Any] | None = None,
         embedder: Any | None = None,
+        term_stats: Any | None = None,
     ):
         self.gate = gate
         self.cites = list(cites)
@@ -210,6 +212,8 @@ class AnswerStream:
         self.retrieval_ms = retrieval_ms
         self._get_generator = get_generator
         self.embedder = embedder
+        self.term_stats = term_stats
+        self.excerpts: list[Any] = []
         self.answer: Answer | None = refused_answer(gate, retrieval_ms) if gate.refused else None
 
     def __iter__(self) -> Iterator[str]:
@@ -218,7 +222,9 @@ class AnswerStream:
         from rag.generate import get_default_generator
 
         gen = (self._get_generator or get_default_generator)(self.settings)
-        prompt = gen.fit(self.gate.query, self.cites, self.settings.max_answer_tokens)
+        t0 = time.perf_counter()
+        prompt = gen.fit(self.gate.query, self.prompt_sources(gen.count_tokens), self.settings.max_answer_tokens)
+        prep_ms = (time.perf_counter() - t0) * 1000.0
         seen = [c for c in self.cites if c.index in {s.index for s in prompt.sources}]
         filt = CitationStreamFilter((c.index for c in seen), source_headers(seen))
         stream = gen.stream(prompt, self.settings.max_answer_tokens)
@@ -234,10 +240,26 @@ class AnswerStream:
             query=self.gate.query, threshold=self.gate.threshold, refused=False, refusal=None,
             text=text, citations=seen, sentences=sentences, invalid_citations_removed=invalid,
             links_removed=links, model=gen.name, retrieval_ms=self.retrieval_ms,
-            ttft_ms=stream.ttft_ms, generation_ms=stream.generation_ms, tokens=stream.tokens,
+            ttft_ms=None if stream.ttft_ms is None else stream.ttft_ms + prep_ms, generation_ms=(stream.generation_ms or 0.0) + prep_ms,
+            tokens=stream.tokens,
             dropped_sources=prompt.dropped, raw_text=stream.text, nearest_distance=self.gate.nearest_distance,
             gate=self.gate,
         )
+
+    def prompt_sources(self, count: Callable[[str], int]) -> list[Citation]:
+        """The citations as the model reads them: each ``quote`` replaced by its excerpt (:mod:`rag.excerpt`).
+
+        ``settings.source_tokens`` (counted by ``count``, the generator's tokenizer) is shared by all
+        sources; 0 keeps every chunk whole. The citations shown to the user keep the whole chunk.
+        """
+        from dataclasses import replace
+
+        from rag.excerpt import prompt_excerpts
+
+        budget = int(getattr(self.settings, "source_tokens", 0) or 0)
+        ex = prompt_excerpts(self.gate.query, [c.quote for c in self.cites], budget, count, term_stats=self.term_stats)
+        self.excerpts = ex
+        return [replace(c, quote=e.text) for c, e in zip(self.cites, ex)]
 
     def run(self) -> Answer:
         """Consume the stream; return the :class:`Answer`."""
@@ -286,4 +308,6 @@ def ask(
     gate = store.gate(query, threshold=threshold, max_sources=max_sources)
     cites = citations(gate, store)
     ms = (time.perf_counter() - t0) * 1000.0
-    return AnswerStream(gate, cites, s, retrieval_ms=ms, get_generator=get_generator, embedder=store.embedder)
+    stats = store.term_stats() if not gate.refused and hasattr(store, "term_stats") else None
+    return AnswerStream(gate, cites, s, retrieval_ms=ms, get_generator=get_generator, embedder=store.embedder,
+                        term_stats=stats)

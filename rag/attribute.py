@@ -236,7 +236,9 @@ def split_sentences(text: str) -> list[str]:
 
     Lines (list items, paragraphs) are split first, then at ``.``/``!``/``?``
     followed by a capital or digit. ``"A is B. [1] C is D [2]."`` gives
-    ``["A is B. [1]", "C is D [2]."]``. Empty pieces are dropped.
+    ``["A is B. [1]", "C is D [2]."]``. A marker that opens a line belongs to
+    that line (the small model writes lists as ``[1] claim``), unless the line
+    holds nothing else. Empty pieces are dropped.
     """
     pieces: list[str] = []
     for line in text.splitlines():
@@ -249,12 +251,12 @@ def split_sentences(text: str) -> list[str]:
                 parts[-1] = parts[-1] + " " + part
             else:
                 parts.append(part)
-        for part in parts:
+        for k, part in enumerate(parts):
             part = part.strip()
             if not part:
                 continue
             lead = _LEADING_MARKERS_RE.match(part)
-            if lead and pieces:
+            if lead and pieces and (k > 0 or not part[lead.end() :].strip()):
                 pieces[-1] = pieces[-1] + " " + lead.group(0).strip()
                 part = part[lead.end() :].strip()
             if part and not (MARKER_RE.fullmatch(part) and pieces):

@@ -157,6 +157,21 @@ def sentences(text: str, start: int, end: int) -> list[Span]:
     return out
 
 
+def lines(text: str, start: int, end: int) -> list[Span]:
+    """Non-blank line spans of ``text[start:end]``, whitespace trimmed."""
+    spans = (_trim(text, a, b) for a, b in _matches_as_spans(_LINE, text, start, end))
+    return [u for u in spans if u[0] < u[1]]
+
+
+def units(text: str) -> list[Span]:
+    """The smallest units strategy E keeps whole, in order: the lines of a code block, table or list, and the
+    sentences of any other paragraph (a hard-wrapped sentence stays one unit)."""
+    out: list[Span] = []
+    for s, e, structured in paragraphs(text, 0, len(text)):
+        out.extend(lines(text, s, e) if structured else sentences(text, s, e))
+    return out
+
+
 def pack(units: Sequence[Span], budget: int) -> list[Span]:
     """Greedily join consecutive unit spans while the joined span stays within ``budget`` characters."""
     out: list[Span] = []
@@ -182,8 +197,7 @@ def split_unit(text: str, start: int, end: int, budget: int, level: str) -> list
     if end - start <= budget:
         return [(start, end)]
     if level == "lines":
-        units, nxt = _matches_as_spans(_LINE, text, start, end), "sentences"
-        units = [u for u in (_trim(text, a, b) for a, b in units) if u[0] < u[1]]
+        units, nxt = lines(text, start, end), "sentences"
     elif level == "sentences":
         units, nxt = sentences(text, start, end), "words"
     elif level == "words":

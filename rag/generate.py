@@ -58,27 +58,52 @@ class ModelStats:
 STATS = ModelStats()
 
 
+def _example_sources() -> list[Citation]:
+    """The two sources of :data:`EXAMPLE_QUESTION` (a neutral topic, so its words do not leak into real answers)."""
+    texts = [
+        ("Tomatoes", "Tomato plants need deep watering two or three times a week. "
+                     "Water at the base of the plant in the morning so the leaves stay dry."),
+        ("Soil", "Most vegetables grow best in loose soil rich in compost."),
+    ]
+    return [
+        Citation(index=i, document_id="example", document_name="garden-guide.txt", locator_label=head,
+                 fragment="", quote=text, cosine_distance=0.0, fused_rank=i, page=None, start=0, end=len(text),
+                 media_type="text/plain", chunk_id=0, section=(head,))
+        for i, (head, text) in enumerate(texts, start=1)
+    ]
+
+
+#: The worked exchange shown before every question: an answer in plain sentences, each ending in ``[n]``.
+EXAMPLE_QUESTION = "How often should tomatoes be watered, and when?"
+EXAMPLE_ANSWER = "Tomato plants need deep watering two or three times a week [1]. Water them at the base in the morning [1]."
+
+
+def _user_message(question: str, sources: Sequence[Citation]) -> str:
+    return f"<sources>\n{format_sources_for_prompt(sources)}\n</sources>\n\nQuestion: {question.strip()}"
+
+
 def build_messages(question: str, sources: Sequence[Citation]) -> list[dict[str, str]]:
-    """Chat messages (system + user) for ``question`` over ``sources`` (best first).
+    """Chat messages for ``question`` over ``sources`` (best first): system, one worked exchange, the question.
 
-    The sources block is :func:`rag.cite.format_sources_for_prompt` (``[n] document
-    - locator`` + quote, never a link), fenced as data between ``<sources>``
-    tags; the question comes last so that it is the freshest thing the model reads.
+    The sources block is :func:`rag.cite.format_sources_for_prompt` (``[n] heading`` + text, never a
+    link), fenced as data between ``<sources>`` tags; the question comes last. Everything before the
+    last user message is the same for every question, so its KV cache is kept (:meth:`Generator.prepare`)
+    and the worked exchange costs no time per answer.
 
-    The closing line was chosen on dev questions where the 0.5B copied the
-    source list or answered with bare markers: it gave content on 2 of 3 (was
-    0 of 3). A worked example ("... [2].") made it copy the example verbatim
-    on 4 of 4, so there is none.
+    Chosen with ``bench answers`` on the 24 dev questions (0.5B, 160 source tokens, 2026-11-30): the
+    worked exchange (a gardening question answered in two sentences ending in ``[1]``) took the answers
+    carrying a valid citation after server handling from 19/24 to 24/24 and those whose citations the
+    model wrote itself from 13/24 to 17/24; without it the 0.5B wrote bare lists (``[1] 164 [2] 12,500``)
+    or copied the source headings. A closing reminder after the question cost 35 tokens and cited less
+    often (14/24) once the example was there. An example written inside the system text (earlier tries)
+    was copied verbatim, so it is a separate exchange.
     """
-    user = (
-        "<sources>\n"
-        f"{format_sources_for_prompt(sources)}\n"
-        "</sources>\n\n"
-        f"Question: {question.strip()}\n"
-        "Do not repeat the list of sources. Answer the question in 1 to 3 plain sentences using the sources, "
-        "and end each sentence with its source number in square brackets."
-    )
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": _user_message(EXAMPLE_QUESTION, _example_sources())},
+        {"role": "assistant", "content": EXAMPLE_ANSWER},
+        {"role": "user", "content": _user_message(question, sources)},
+    ]
 
 
 @dataclass(frozen=True)
@@ -123,6 +148,8 @@ class Generator:
         bos_token = self._token_text(bos_id)
         self._formatter = Jinja2ChatFormatter(template=template, eos_token=self.eos_token, bos_token=bos_token)
         self._lock = threading.Lock()
+        self._prefix = self._shared_prefix()
+        self._prefix_cached = False
 
     # -- tokens ---------------------------------------------------------------------------------
     def _token_text(self, token_id: int) -> str:
@@ -146,6 +173,60 @@ class Generator:
         """Rendered prompt and its token ids (special tokens such as ``<|im_start|>`` parsed as such)."""
         text = self.render(messages)
         return text, self.tokenize(text, special=True)
+
+    def _shared_prefix(self) -> tuple[int, ...]:
+        """Token ids every prompt starts with: the rendered system instruction up to where the user's text begins.
+
+        Found as the common prefix of two prompts that differ only in the question; :meth:`prepare` keeps
+        its KV cache between answers, so only the sources and the question are read per answer.
+        """
+        probes = [
+            self.prompt_tokens(build_messages(q, srcs))[1]
+            for q, srcs in (("alpha", []), ("omega", []), ("x", [Citation(1, "d", "d", "d", "#", "x", 0.0, 1, None, 0, 1, "text/plain", 0)]))
+        ]
+        n = min(len(p) for p in probes)
+        for i in range(n):
+            if len({p[i] for p in probes}) > 1:
+                n = i
+                break
+        # Text tokens at the end of the common part could merge differently with other text (">\n\n" vs
+        # ">\n"): keep the prefix only up to its last special token (a chat-template marker).
+        while n > 0 and not self._is_special(probes[0][n - 1]):
+            n -= 1
+        return tuple(probes[0][:n])
+
+    def _is_special(self, token_id: int) -> bool:
+        """Whether ``token_id`` is a control token (``<|im_start|>``): it has no text unless specials are rendered."""
+        plain = self.llm.detokenize([token_id], special=False)
+        return plain != self.llm.detokenize([token_id], special=True)
+
+    def prepare(self, tokens: Sequence[int]) -> int:
+        """Set the model's KV cache to the shared instruction prefix of ``tokens``; return how many tokens it covers.
+
+        The prefix is evaluated once, on its own, and kept; every answer then evaluates the rest of its prompt
+        from the same position, so the same question over the same sources gives the same greedy text, and
+        the instruction and worked exchange (about 240 tokens, as many as the sources) are not read again
+        (2.5 s saved per answer with the 0.5B on 2 cores). A prompt that does not start
+        with the prefix resets the cache and is read whole (returns 0). Call with the lock held.
+        """
+        n = len(self._prefix)
+        if not n or tuple(tokens[:n]) != self._prefix or len(tokens) <= n:
+            self.llm.reset()
+            self._prefix_cached = False
+            return 0
+        if not self._prefix_cached:
+            self.llm.reset()
+            self.llm.eval(list(self._prefix))
+            self._prefix_cached = True
+        # llama-cpp-python's generate() reuses the first n_tokens of its cache that match the prompt and
+        # removes the KV cells after them; only the prefix is offered for reuse.
+        self.llm.n_tokens = n
+        return n
+
+    def warm(self) -> None:
+        """Evaluate the shared instruction prefix now (at load), so the first answer does not pay for it."""
+        with self._lock:
+            self.prepare(list(self._prefix) + [self.llm.token_eos()])
 
     # -- fitting --------------------------------------------------------------------------------
     def _trim_text(self, text: str, keep_tokens: int) -> str:
@@ -211,7 +292,8 @@ class GenerationStream:
     After the iteration ends, ``text`` holds the whole raw answer, ``tokens`` the
     number of generated tokens, ``ttft_ms`` the time from the call to the first
     token (prefill included), ``generation_ms`` the whole call, ``finish_reason``
-    ``"stop"`` or ``"length"``. Holds the generator's lock while iterating.
+    ``"stop"`` or ``"length"``, ``cached_tokens`` the instruction prefix read from the KV cache instead of
+    evaluated (:meth:`Generator.prepare`). Holds the generator's lock while iterating.
     """
 
     generator: Generator
@@ -222,6 +304,7 @@ class GenerationStream:
     ttft_ms: float | None = None
     generation_ms: float | None = None
     finish_reason: str | None = None
+    cached_tokens: int = 0
     _pieces: list[str] = field(default_factory=list, repr=False)
 
     def __iter__(self) -> Iterator[str]:
@@ -229,9 +312,9 @@ class GenerationStream:
         with gen._lock:
             STATS.generations += 1
             t0 = time.perf_counter()
-            # Drop the KV cache: a reused prompt prefix is evaluated in other batches and changes the greedy
-            # text, so the same question over the same sources would not always get the same answer.
-            gen.llm.reset()
+            # Keep only the instruction prefix, always evaluated on its own: reusing whatever prefix the last
+            # prompt shared would evaluate it in other batches and change the greedy text.
+            self.cached_tokens = gen.prepare(self.prompt.tokens)
             chunks = gen.llm.create_completion(
                 prompt=list(self.prompt.tokens),
                 max_tokens=self.max_tokens,
@@ -304,6 +387,7 @@ def get_generator(path: Path, *, n_ctx: int, threads: int) -> Generator:
             raise ModelError(f"cannot load {Path(path).name}: {e}; delete it and run: {FIX_COMMAND}") from e
         STATS.loads += 1
         gen = Generator(llm, Path(path))
+        gen.warm()
         _cache[key] = gen
         return gen
 

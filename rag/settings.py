@@ -69,6 +69,11 @@ class Settings(BaseSettings):
     rerank_top: int = Field(25, ge=1, le=200, description="Cross-encoder rerank depth over the fused list (design stage 6).")
     model_file: str = Field(DEFAULT_MODEL_FILE, description="GGUF file name in models_dir (or an absolute path).")
     n_ctx: int = Field(4096, ge=512, le=131072, description="Generator context window, tokens.")
+    source_tokens: int = Field(
+        160, ge=0, le=8192,
+        description="Prompt: tokens of source text the model reads, shared by all sources (the sentences closest "
+                    "to the question, rag/excerpt.py); 0 = every chunk whole, as design stage 8.",
+    )
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
     embed_batch_size: int = Field(32, ge=1, le=1024, description="Chunks per embedding batch.")

@@ -174,3 +174,13 @@ def test_bare_markers_are_no_claim():
     """Seen on dev q09: the 0.5B answered only "[1] [2] [3]"; that cites nothing."""
     att = attribute(["[1] [2] [3]"], [1, 2, 3], lexical_support(["[1] [2] [3]"], ["a", "b", "c"]))
     assert not att[0].claim and not att[0].unsupported and not att[0].inferred
+
+
+def test_a_marker_opening_a_line_belongs_to_that_line():
+    """The 0.5B writes lists as ``[1] claim`` (dev q05): the marker cites the line it opens, not the one before."""
+    raw = "[1] PagedAttention gives up to 24x higher throughput.\n[2] vLLM splits memory into blocks.\n[3]"
+    assert split_sentences(raw) == [
+        "[1] PagedAttention gives up to 24x higher throughput.",
+        "[2] vLLM splits memory into blocks. [3]",
+    ]
+    assert [markers(x) for x in split_sentences(raw)] == [[1], [2, 3]]

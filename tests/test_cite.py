@@ -67,7 +67,7 @@ def test_prompt_block_has_numbers_names_quotes_and_no_links():
     hits = [Hit(1, 1, 1, 0.03, 0.31), Hit(2, 2, 2, 0.02, 0.42)]
     cites = citations_from_rows(hits, [_row(), _pdf_row(chunk_id=2, content="Dense retrieval works.")])
     block = format_sources_for_prompt(cites)
-    assert block == "[1] guide.md - Install > Linux\nRun make.\n\n[2] paper.pdf - p. 5\nDense retrieval works."
+    assert block == "[1] Linux\nRun make.\n\n[2] paper.pdf\nDense retrieval works."
     assert "#" not in block and "http" not in block and "a" * 64 not in block
 
 
