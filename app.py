@@ -32,6 +32,13 @@ with st.sidebar:
              "words found or missing, ...): below this cut, NO ANSWER even when chunks are under the threshold. "
              "Higher refuses more; 0 turns it off.",
     )
+    source_tokens = st.slider(
+        "Source text the model reads (tokens)", min_value=0, max_value=800, value=int(cfg.source_tokens), step=20,
+        key="source_tokens",
+        help="The model reads the sentences of the sources closest to the question, up to this many tokens in all "
+             "(0: every source whole). Fewer answer sooner: on 2 cores each 100 tokens add about a second before "
+             "the first word. The sources you see and open are always whole.",
+    )
     model_paths = services.models()
     names = [p.name for p in model_paths]
     model_file = st.selectbox(
@@ -94,6 +101,6 @@ if question and question.strip():
     with st.chat_message("user"):
         st.markdown(md_escape(question))
     with st.chat_message("assistant"):
-        turn = chat.ask(question, threshold, max_sources, model_file or cfg.model_file, min_score)
+        turn = chat.ask(question, threshold, max_sources, model_file or cfg.model_file, min_score, source_tokens)
     st.session_state.turns.append(turn)
     st.rerun()

@@ -81,14 +81,18 @@ def _notes(a: Any) -> list[str]:
               help="learned (default): distance cut AND answerability score; distance: the design's gate alone.")
 @click.option("--min-score", type=click.FloatRange(0.0, 1.0), default=None,
               help="Learned gate: refuse below this answerability score (default: the shipped model's cut, 0.35).")
+@click.option("--source-tokens", type=click.IntRange(0, 8192), default=None,
+              help="Tokens of source text the model reads, shared by the sources (default 160; 0 = whole chunks).")
 @click.option("--no-generate", is_flag=True, help="Only retrieve and gate; answer is null and no model is loaded.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the contract of issues 4 and 5).")
 def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_sources: int | None,
-            model: str | None, gate: str | None, min_score: float | None, no_generate: bool, as_json: bool) -> None:
+            model: str | None, gate: str | None, min_score: float | None, source_tokens: int | None,
+            no_generate: bool, as_json: bool) -> None:
     """Answer QUESTION from the store with [n] citations, or refuse without calling the model."""
     from rag.answer import ask, no_generation_answer
 
-    s = _settings(store_dir, threshold, max_sources, model, gate=gate, min_answer_score=min_score)
+    s = _settings(store_dir, threshold, max_sources, model, gate=gate, min_answer_score=min_score,
+                  source_tokens=source_tokens)
     store = _open_store(s)
     stream = ask(store, question, s)
     if no_generate:
@@ -164,8 +168,11 @@ def _bench_model(store: Any, s: Any, questions: list[dict], ood: list[dict], log
 
     res: dict[str, Any] = {"model": s.model_file, "dev": [], "ood": []}
     for q in questions:
-        a = ask(store, q["query_course"], s).run()
-        res["dev"].append({"id": q["id"], "a": a})
+        stream = ask(store, q["query_course"], s)
+        a = stream.run()
+        needle = _norm(q["needle"])
+        res["dev"].append({"id": q["id"], "a": a,
+                           "needle_read": any(needle in _norm(e.text) for e in stream.excerpts)})
         log(f"  {q['id']} {'REFUSED' if a.refused else (a.text or '')[:110]!r}")
     for q in ood:
         a = ask(store, q["query"], s).run()
@@ -204,6 +211,7 @@ def _summary(res: dict) -> list[tuple[str, str]]:
     n = len(dev)
     sent = [x for r in gen for x in r["a"].sentences]
     ttft = [r["a"].ttft_ms for r in gen if r["a"].ttft_ms is not None]
+    asked = [r["a"].ttft_ms + (r["a"].retrieval_ms or 0.0) for r in gen if r["a"].ttft_ms is not None]
     rates = [
         r["a"].tokens / ((r["a"].generation_ms - r["a"].ttft_ms) / 1000.0)
         for r in gen
@@ -220,6 +228,7 @@ def _summary(res: dict) -> list[tuple[str, str]]:
         ("dev questions (query_course)", str(n)),
         ("passed the gate (answered by the model)", f(len(gen), n)),
         ("needle among the sources given", f(sum(r["needle_in_sources"] for r in gen), len(gen))),
+        ("needle in the excerpts the model read", f(sum(r.get("needle_read", False) for r in gen), len(gen))),
         (">=1 valid citation written by the model", f(sum(r["a"].model_cited for r in gen), len(gen))),
         (">=1 valid citation after server handling (incl. inferred)", f(sum(r["a"].has_citation for r in gen), len(gen))),
         ("cited sources contain the needle", f(sum(r["needle_cited"] for r in gen), len(gen))),
@@ -231,7 +240,9 @@ def _summary(res: dict) -> list[tuple[str, str]]:
         ("sentences with inferred source", f(sum(x.inferred for x in sent), len(sent))),
         ("invalid citations removed (total)", str(sum(r["a"].invalid_citations_removed for r in gen))),
         ("model links removed (total)", str(sum(r["a"].links_removed for r in gen))),
-        ("TTFT p50 / p95 ms", f"{_pct(ttft, .5):.0f} / {_pct(ttft, .95):.0f}"),
+        ("TTFT p50 / p95 ms (excerpts + prompt + prefill)", f"{_pct(ttft, .5):.0f} / {_pct(ttft, .95):.0f}"),
+        ("question to first token p50 / p95 ms (retrieval included)",
+         f"{_pct(asked, .5):.0f} / {_pct(asked, .95):.0f}"),
         ("decode tokens/s (median)", f"{statistics.median(rates):.1f}" if rates else "-"),
         ("tokens per answer (mean)", f"{statistics.mean(r['a'].tokens for r in gen):.0f}" if gen else "-"),
         ("retrieval ms p50 (embed+BM25+dense+RRF+gate+cite)",
@@ -251,11 +262,14 @@ def _summary(res: dict) -> list[tuple[str, str]]:
 @click.option("--model", "models", multiple=True, help="GGUF(s) to compare (default: the 0.5B and, if present, the 1.5B).")
 @click.option("--limit", type=int, default=None, help="Only the first N dev questions and N OOD queries.")
 @click.option("--max-tokens", type=click.IntRange(16, 4096), default=None, help="Generation cap (default settings, 384).")
+@click.option("--source-tokens", type=click.IntRange(0, 8192), default=None,
+              help="Tokens of source text the model reads (default settings, 160; 0 = whole chunks).")
 @click.option("--json-out", type=click.Path(dir_okay=False), default=None, help="Also write every answer as JSON here.")
 @click.option("--rescore", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Do not generate: re-run today's server-side checks on answers saved by --json-out.")
 def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str, ...], limit: int | None,
-                      max_tokens: int | None, json_out: str | None, rescore: str | None) -> None:
+                      max_tokens: int | None, source_tokens: int | None, json_out: str | None,
+                      rescore: str | None) -> None:
     """Answer quality and speed on the 24 dev questions and the 20 dev out-of-domain queries."""
     import os
 
@@ -266,7 +280,7 @@ def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str,
     corpus = shared / "corpus"
     if not (corpus / "dev_questions.jsonl").is_file():
         raise click.ClickException(f"shared corpus not found at {corpus}")
-    base = get_settings(store=store_dir, max_answer_tokens=max_tokens)
+    base = get_settings(store=store_dir, max_answer_tokens=max_tokens, source_tokens=source_tokens)
     if not models:
         models = tuple(m.file_name for m in (QWEN_05B, QWEN_15B) if (base.models_dir / m.file_name).is_file())
     if not models:
@@ -279,11 +293,11 @@ def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str,
         return
     click.echo(f"bench answers  {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}  {_machine()}")
     click.echo(f"threshold {base.threshold}, max_sources {base.max_sources}, max_answer_tokens {base.max_answer_tokens}, "
-               f"n_ctx {base.n_ctx}, threads {base.threads}")
+               f"n_ctx {base.n_ctx}, threads {base.threads}, source_tokens {base.source_tokens}")
     store = _ensure_corpus_store(Path(store_dir), corpus / "docs", base)
     results = []
     for m in models:
-        s = _settings(store_dir, None, None, m, max_answer_tokens=max_tokens)
+        s = _settings(store_dir, None, None, m, max_answer_tokens=max_tokens, source_tokens=source_tokens)
         from rag.generate import get_default_generator
 
         t0 = time.perf_counter()
@@ -294,7 +308,7 @@ def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str,
     if json_out:
         Path(json_out).write_text(json.dumps(
             [{"model": r["model"],
-              "dev": [dict(id=x["id"], needle_cited=x["needle_cited"], raw=x["a"].raw_text, **x["a"].to_json())
+              "dev": [dict(id=x["id"], needle_cited=x["needle_cited"], needle_read=x.get("needle_read"), raw=x["a"].raw_text, **x["a"].to_json())
                       for x in r["dev"]],
               "ood": [dict(id=x["id"], kind=x["kind"], raw=x["a"].raw_text,
                            **{**x["a"].to_json(), "retrieval_ms": x["a"].retrieval_ms}) for x in r["ood"]]}

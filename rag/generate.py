@@ -90,13 +90,15 @@ def build_messages(question: str, sources: Sequence[Citation]) -> list[dict[str,
     last user message is the same for every question, so its KV cache is kept (:meth:`Generator.prepare`)
     and the worked exchange costs no time per answer.
 
-    Chosen with ``bench answers`` on the 24 dev questions (0.5B, 160 source tokens, 2026-11-30): the
-    worked exchange (a gardening question answered in two sentences ending in ``[1]``) took the answers
-    carrying a valid citation after server handling from 19/24 to 24/24 and those whose citations the
-    model wrote itself from 13/24 to 17/24; without it the 0.5B wrote bare lists (``[1] 164 [2] 12,500``)
-    or copied the source headings. A closing reminder after the question cost 35 tokens and cited less
-    often (14/24) once the example was there. An example written inside the system text (earlier tries)
-    was copied verbatim, so it is a separate exchange.
+    Measured with ``bench answers`` on the 24 dev questions (0.5B, 2 cores, quiet machine, 2026-11-30):
+    the previous prompt (no worked exchange, ``document - section`` headers, whole chunks, a closing
+    reminder) gave a valid citation written by the model on 7/24, 17/24 after server handling, first
+    token p50 7.0 s; this prompt with 160 source tokens 14/24 and 24/24 at 2.5 s. Trial runs on the
+    way (same questions): excerpts alone (200 tokens, old prompt) 13/24 and 19/24 at 4.0 s; the exchange
+    with the long ``document - section`` headings 14/24 and 24/24 at 3.2 s, with short headings 17/24
+    and 24/24 at 2.5 s. Without the exchange the 0.5B wrote bare lists (``[1] 164 [2] 12,500``),
+    declined answerable questions or copied the source headings. An example written inside the system
+    text (earlier tries) was copied verbatim, so it is a separate exchange.
     """
     return [
         {"role": "system", "content": SYSTEM_PROMPT},

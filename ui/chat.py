@@ -66,7 +66,8 @@ def _candidates(store: Any, hits: tuple[Any, ...]) -> list[Candidate]:
     return [Candidate(h.fused_rank, float(h.cosine_distance), locator_label(r)) for h, r in zip(hits, rows)]
 
 
-def ask(question: str, threshold: float, max_sources: int, model_file: str, min_score: float | None = None) -> Turn:
+def ask(question: str, threshold: float, max_sources: int, model_file: str, min_score: float | None = None,
+        source_tokens: int | None = None) -> Turn:
     """Gate the question, then stream the answer into the current container; returns the finished :class:`Turn`.
 
     A refusal shows the NO ANSWER line and never loads or calls the model
@@ -79,9 +80,10 @@ def ask(question: str, threshold: float, max_sources: int, model_file: str, min_
     retrieval_ms = (time.perf_counter() - t0) * 1000.0
     turn = Turn(question, None, tuple(gate.candidates), _candidates(store, tuple(gate.candidates)), max_sources,
                 gate=gate)
-    cfg = services.settings().with_overrides(model_file=model_file, threshold=threshold, max_sources=max_sources)
-    stream = AnswerStream(gate, cites, cfg, retrieval_ms=retrieval_ms,
-                          get_generator=services.generator_for, embedder=store.embedder)
+    cfg = services.settings().with_overrides(model_file=model_file, threshold=threshold, max_sources=max_sources,
+                                             source_tokens=source_tokens)
+    stream = AnswerStream(gate, cites, cfg, retrieval_ms=retrieval_ms, get_generator=services.generator_for,
+                          embedder=store.embedder, term_stats=None if gate.refused else store.term_stats())
     if gate.refused:
         turn.answer = stream.run()
         render_turn_body(turn, key="live")
