@@ -61,7 +61,9 @@ class Answer:
     count of ``[n]`` numbers that referred to no source; ``links_removed`` the
     model's links/URLs and echoed source-header lines removed; ``model`` the GGUF file name; timings in ms;
     ``tokens`` generated tokens; ``dropped_sources`` indices left out of the
-    prompt for lack of context; ``raw_text`` the model's own words.
+    prompt for lack of context; ``raw_text`` the model's own words; ``read_spans`` per source number
+    the ``(start, end)`` character ranges of its quote the model read, for sources it read only in
+    part (:mod:`rag.excerpt`; absent = read whole).
     """
 
     query: str
@@ -82,6 +84,7 @@ class Answer:
     gate: Any = field(default=None, repr=False)
     raw_text: str | None = None
     nearest_distance: float | None = None
+    read_spans: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
     @property
     def generated(self) -> bool:
@@ -140,6 +143,7 @@ class Answer:
                 ttft_ms=_r(self.ttft_ms),
                 generation_ms=_r(self.generation_ms),
                 tokens=self.tokens,
+                read_spans={str(n): [list(sp) for sp in spans] for n, spans in self.read_spans.items()},
             )
         return d
 
@@ -244,6 +248,8 @@ class AnswerStream:
             tokens=stream.tokens,
             dropped_sources=prompt.dropped, raw_text=stream.text, nearest_distance=self.gate.nearest_distance,
             gate=self.gate,
+            read_spans={c.index: e.spans for c, e in zip(self.cites, self.excerpts)
+                        if not e.whole and c.index in {x.index for x in seen}},
         )
 
     def prompt_sources(self, count: Callable[[str], int]) -> list[Citation]:

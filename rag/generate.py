@@ -18,8 +18,10 @@ ever touched (a refusal never loads the model).
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
+import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -354,6 +356,18 @@ class GenerationStream:
 
 _cache: dict[tuple[str, int, int], Generator] = {}
 _cache_lock = threading.Lock()
+_loaded: "weakref.WeakSet[Any]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    """Free every loaded model before the interpreter tears llama_cpp down (else ``Llama.__del__`` prints a
+    ``TypeError`` at exit, when the module's functions are already gone)."""
+    for llm in list(_loaded):
+        try:
+            llm.close()
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
 
 
 def get_generator(path: Path, *, n_ctx: int, threads: int) -> Generator:
@@ -388,6 +402,7 @@ def get_generator(path: Path, *, n_ctx: int, threads: int) -> Generator:
 
             raise ModelError(f"cannot load {Path(path).name}: {e}; delete it and run: {FIX_COMMAND}") from e
         STATS.loads += 1
+        _loaded.add(llm)
         gen = Generator(llm, Path(path))
         gen.warm()
         _cache[key] = gen

@@ -79,8 +79,13 @@ def test_real_model_answer_is_cited_and_checked(store, gguf_path):
     d = a.to_json()
     assert list(d) == [
         "query", "threshold", "refused", "refusal", "answer", "citations", "gate", "answer_sentences",
-        "invalid_citations_removed", "model", "retrieval_ms", "ttft_ms", "generation_ms", "tokens",
+        "invalid_citations_removed", "model", "retrieval_ms", "ttft_ms", "generation_ms", "tokens", "read_spans",
     ]
+    # what the model read of each source it did not read whole: verbatim ranges of the quote shown
+    quotes = {c.index: c.quote for c in a.citations}
+    for n, spans in a.read_spans.items():
+        assert spans and all(0 <= x < y <= len(quotes[n]) for x, y in spans)
+    assert d["read_spans"] == {str(n): [list(sp) for sp in v] for n, v in a.read_spans.items()}
     assert d["gate"]["kind"] == "learned" and d["gate"]["score"] >= d["gate"]["min_score"]
     for sent in d["answer_sentences"]:
         assert set(sent) == {"text", "cited", "supported_by", "unsupported", "inferred"}

@@ -289,3 +289,13 @@ def test_blockquote_keeps_lines_and_escapes():
     from ui.format import blockquote
 
     assert blockquote("a [x](javascript:y)\n\nb") == "> a \\[x\\](javascript:y)\n>\n> b"
+
+
+def test_blockquote_sets_what_the_model_read_in_bold():
+    from ui.format import blockquote
+
+    text = "First one. Second *one*\ncontinues here. Third."
+    a = text.index("Second")
+    b = text.index("here.") + len("here.")
+    assert blockquote(text, [(a, b)]) == "> First one. **Second \\*one\\***\n> **continues here.** Third."
+    assert blockquote(text, [(0, len(text))]).count("**") == 4  # one bold run per line

@@ -162,7 +162,7 @@ def render_turn_body(turn: Turn, key: str) -> None:
         notes.append(f"first token {a.ttft_ms / 1000:.1f} s")
     if notes:
         st.caption(" · ".join(notes))
-    render_sources(a.citations, key, pages)
+    render_sources(a.citations, key, pages, getattr(a, "read_spans", None) or {})
 
 
 def render_refusal(a: Answer, candidates: list[Candidate], why: str | None = None) -> None:
@@ -182,12 +182,20 @@ def render_refusal(a: Answer, candidates: list[Candidate], why: str | None = Non
     )
 
 
-def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = None) -> None:
-    """Below an answer: n, document + locator, cosine distance, the verbatim quote, and a preview button."""
+def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = None,
+                   read: dict[int, tuple[tuple[int, int], ...]] | None = None) -> None:
+    """Below an answer: n, document + locator, cosine distance, the verbatim quote, and a preview button.
+
+    ``read``: per source number, the ranges of its quote the model read (set in bold); others were read whole.
+    """
     if not cites:
         return
     pages = pages or {}
+    read = read or {}
     st.markdown("**Sources**")
+    if read:
+        st.caption("In bold: the sentences the model read (the ones closest to the question); "
+                   "sources without bold were read whole.")
     for c in cites:
         left, right = st.columns([0.82, 0.18])
         left.markdown(
@@ -196,7 +204,7 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
         )
         if right.button("Preview", key=f"preview-{key}-{c.index}", help="Show the cited place here"):
             show_source(c, pages.get(c.index))
-        st.markdown(blockquote(c.quote))
+        st.markdown(blockquote(c.quote, read.get(c.index, ())))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

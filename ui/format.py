@@ -33,9 +33,33 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
-def blockquote(text: str) -> str:
-    """``text`` escaped and quoted line by line (``> ``), blank lines kept inside the quote."""
-    return "\n".join("> " + md_escape(line) if line.strip() else ">" for line in text.splitlines() or [""])
+def blockquote(text: str, marks: Sequence[tuple[int, int]] = ()) -> str:
+    """``text`` escaped and quoted line by line (``> ``), blank lines kept inside the quote.
+
+    ``marks``: ``(start, end)`` character ranges of ``text`` set in bold (what the model read of a
+    source, :class:`rag.excerpt.Excerpt` spans); whitespace at a range's edges stays outside the bold.
+    """
+    out, pos = [], 0
+    for line in text.split("\n"):
+        a0, b0 = pos, pos + len(line)
+        pos = b0 + 1
+        if not line.strip():
+            out.append(">")
+            continue
+        parts, cur = [], a0
+        for a, b in sorted(marks):
+            a, b = max(a, a0, cur), min(b, b0)
+            if a >= b:
+                continue
+            seg = text[a:b]
+            core = seg.strip()
+            lead = seg[: len(seg) - len(seg.lstrip())]
+            trail = seg[len(seg.rstrip()) :]
+            parts.append(md_escape(text[cur:a] + lead) + (f"**{md_escape(core)}**" if core else "") + md_escape(trail))
+            cur = b
+        parts.append(md_escape(text[cur:b0]))
+        out.append("> " + "".join(parts))
+    return "\n".join(out)
 
 
 def is_pdf(citation: Any) -> bool:
