@@ -100,7 +100,8 @@ def excerpts(
     plus ``lexical_weight`` times the weighted share of ``query_terms`` it
     contains. The budget is shared: every source first gets its best piece,
     then the best remaining pieces of any source are added while they fit, so
-    the source that holds the answer can give more than one sentence. A
+    the source that holds the answer can give more than one sentence; a unit
+    ending in a colon brings the unit it introduces when that fits. A
     source none of whose pieces fits still gets the first ``budget / n``
     tokens' worth of words of its best piece (so the total may exceed
     ``budget`` by that much). ``budget <= 0``, or contents that fit whole,
@@ -131,6 +132,12 @@ def excerpts(
         if k not in chosen and used + costs[k] <= budget:
             chosen.add(k)
             used += costs[k]
+            # A unit ending in a colon introduces the next one (a formula, a list, a table): read them together.
+            nxt = k + 1
+            if (pieces[k].rstrip().endswith(":") and nxt < len(flat) and flat[nxt][0] == flat[k][0]
+                    and nxt not in chosen and used + costs[nxt] <= budget):
+                chosen.add(nxt)
+                used += costs[nxt]
     out = []
     for i, c in enumerate(contents):
         ks = [k for k in sorted(chosen) if flat[k][0] == i]
@@ -180,9 +187,9 @@ def prompt_excerpts(
     """The excerpts the model reads for ``query`` (lexical scoring, IDF-weighted; see :func:`excerpts`).
 
     Lexical scoring only. On the 36 dev queries (course and ticket wording) whose needle reached the
-    sources, a shared budget of 160 Qwen tokens kept the whole needle in the excerpts 30 times (200
-    tokens: 30); adding MiniLM cosine also kept it 30 times (200: 33) but took about 240 ms instead
-    of 30 ms on 2 cores (2026-11-30).
+    sources, a shared budget of 160 Qwen tokens kept the whole needle in the excerpts 29 times (30
+    before the colon rule); adding MiniLM cosine kept it 30 times but took about 240 ms instead of
+    30 ms on 2 cores (2026-11-30).
     """
     terms = set(tokenize(query))
     return excerpts(None, terms, contents, None, budget, count, lexical_weight=1.0,

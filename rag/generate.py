@@ -95,7 +95,7 @@ def build_messages(question: str, sources: Sequence[Citation]) -> list[dict[str,
     Measured with ``bench answers`` on the 24 dev questions (0.5B, 2 cores, quiet machine, 2026-11-30):
     the previous prompt (no worked exchange, ``document - section`` headers, whole chunks, a closing
     reminder) gave a valid citation written by the model on 7/24, 17/24 after server handling, first
-    token p50 7.0 s; this prompt with 160 source tokens 14/24 and 24/24 at 2.5 s. Trial runs on the
+    token p50 7.0 s; this prompt with 160 source tokens 15/24 and 24/24 at 2.4 s. Trial runs on the
     way (same questions): excerpts alone (200 tokens, old prompt) 13/24 and 19/24 at 4.0 s; the exchange
     with the long ``document - section`` headings 14/24 and 24/24 at 3.2 s, with short headings 17/24
     and 24/24 at 2.5 s. Without the exchange the 0.5B wrote bare lists (``[1] 164 [2] 12,500``),
