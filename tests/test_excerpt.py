@@ -57,3 +57,16 @@ def test_zero_budget_or_short_sources_stay_whole(chunks):
     contents = [c.content for c in chunks[:4]]
     assert [e.text for e in excerpt.prompt_excerpts("attention", contents, 0, count_tokens)] == contents
     assert all(e.whole for e in excerpt.prompt_excerpts("attention", contents, 10**6, count_tokens))
+
+
+def test_a_unit_ending_in_a_colon_brings_the_formula_it_introduces():
+    """Seen on the DPR PDF: the model read 'using the dot product of their vectors:' without the formula."""
+    text = ("Retrieval has a long history in question answering systems of many kinds. "
+            "We define the similarity between the question and the passage using the dot product of their vectors:\n\n"
+            "sim(q, p) = EQ(q) EP(p). (1)\n\n"
+            "Cats and dogs are popular pets in many households around the world today.")
+    other = "Unrelated text about gardening and the watering of tomato plants in the summer months of the year."
+    q = "Which similarity between question and passage vectors does DPR define?"
+    ex = excerpt.prompt_excerpts(q, [text, other], 50, count_tokens)
+    assert "dot product of their vectors:\n\nsim(q, p) = EQ(q) EP(p). (1)" in ex[0].text
+    assert "Cats" not in ex[0].text
