@@ -48,7 +48,8 @@ def sources_table(cites: list) -> str:
     for c in cites:
         name = c.document_label or c.document_name
         loc = c.locator_label[len(name):].lstrip(" ,>") if c.locator_label.startswith(name) else c.locator_label
-        rows.append((f"[{c.index}]", name, (loc or "-") + f"  {c.fragment}", f"{c.cosine_distance:.3f}"))
+        rows.append((f"[{c.index}]", name, (loc or "before the first heading") + f"  {c.fragment}",
+                     f"{c.cosine_distance:.3f}"))
     w = [max(len(r[i]) for r in rows) for i in range(4)]
     return "\n".join(f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:>{w[3]}}" for r in rows)
 

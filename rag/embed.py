@@ -70,10 +70,17 @@ class Embedder:
 
         self.path = path or model_path()
         self.batch_size = batch_size
+        from transformers.utils import logging as hf_logging
+
+        bars = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()  # a "Loading weights" bar for a sub-second load is noise in the CLI
         try:
             self.model = SentenceTransformer(str(self.path), device="cpu")
         except Exception as e:  # noqa: BLE001
             raise ModelError(f"cannot load the embedder from {self.path}: {e}; run: make models") from e
+        finally:
+            if bars:
+                hf_logging.enable_progress_bar()
         self.max_seq_length = int(self.model.max_seq_length)
         self.tokenizer = self.model.tokenizer
         self._lock = threading.Lock()
