@@ -135,7 +135,26 @@ def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Itera
     urls = {c.index: citation_url(c, pages.get(c.index)) for c in citations}
     if not sentences:
         return link_markers(text, urls)
-    return " ".join(sentence_markdown(s, urls) for s in sentences)
+    out = ""
+    for s, new_line in zip(sentences, line_starts(text, sentences)):
+        md = sentence_markdown(s, urls)
+        out += (("  \n" if new_line else " ") + md) if out else md
+    return out
+
+
+def line_starts(text: str, sentences: Sequence[Any]) -> list[bool]:
+    """Per sentence, whether it begins a new line of ``text`` (the model's list items and paragraphs stay
+    on their own lines instead of being run together). Found by locating each sentence's words in order."""
+    out, pos = [], 0
+    for s in sentences:
+        probe = strip_markers(s.text).strip()[:24]
+        i = text.find(probe, pos) if probe else -1
+        if i < 0:
+            out.append(False)
+            continue
+        out.append(pos > 0 and "\n" in text[pos:i])
+        pos = i + len(probe)
+    return out
 
 
 def distance_label(distance: float | None) -> str:
