@@ -308,11 +308,14 @@ def test_answer_keeps_the_models_lines_and_list_items():
     from rag.attribute import split_sentences
     from ui.format import answer_markdown
 
-    text = "KV caching stores intermediate results [1]. This optimization:\n- Reduces repeated calculations [1]\n- Improves speed"
+    text = ("KV caching stores intermediate results [1]. This optimization:\n- Reduces repeated calculations [1]\n"
+            "- Improves speed\nThe trade-off is memory.")
     sents = [SimpleNamespace(text=t, cited=(1,) if "[1]" in t else (), supported_by=(1,), unsupported=False,
                              inferred="[1]" not in t) for t in split_sentences(text)]
     cite = SimpleNamespace(index=1, media_type="text/markdown", page=None, document_id="d", start=0, end=5)
     md = answer_markdown(text, sents, [cite])
-    lines = md.split("  \n")
+    body, after = md.split("\n\n")  # a blank line ends the list before the next plain line
+    assert after.startswith("The trade-off is memory.")
+    lines = body.split("  \n")
     assert len(lines) == 3 and lines[1].startswith("- Reduces") and lines[2].startswith("- Improves")
     assert lines[0].startswith("KV caching stores intermediate results") and "This optimization:" in lines[0]

@@ -135,11 +135,19 @@ def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Itera
     urls = {c.index: citation_url(c, pages.get(c.index)) for c in citations}
     if not sentences:
         return link_markers(text, urls)
-    out = ""
+    out, in_list = "", False
     for s, new_line in zip(sentences, line_starts(text, sentences)):
         md = sentence_markdown(s, urls)
-        out += (("  \n" if new_line else " ") + md) if out else md
+        item = bool(_LIST_ITEM.match(s.text))
+        first = not out
+        sep = "" if first else (("\n\n" if in_list and not item else "  \n") if new_line else " ")
+        out += sep + md
+        in_list = item if new_line or first else in_list
     return out
+
+
+#: A line that Markdown reads as a list item: ``- x``, ``* x``, ``+ x``, ``1. x``, ``1) x``.
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s")
 
 
 def line_starts(text: str, sentences: Sequence[Any]) -> list[bool]:
