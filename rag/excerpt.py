@@ -2,8 +2,9 @@
 
 Design stage 8 puts each source's whole ``content`` into the prompt. On the
 2-core machines this product targets, the 0.5B model reads a prompt at about
-100 tokens/s, so four whole chunks (up to 4 x 256 word-pieces) cost about ten
-seconds before the first answer token (issue 5's target is 3 s). The model
+90-100 tokens/s, so the instruction plus four whole chunks (about 600 tokens on
+the dev questions) cost 7 s before the first answer token (issue 5's target is
+3 s; ``docs/answers.md``). The model
 therefore reads, per source, only the sentences of the chunk closest to the
 question, up to a token budget, in document order; everything shown to the
 user (quote, locator, highlight) still comes from the whole chunk.
