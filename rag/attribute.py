@@ -45,6 +45,14 @@ DECLINE_RE = re.compile(
     re.I,
 )
 
+#: A sentence that ends on its markers right after a word needing a complement ("... is [3].", "... given in
+#: [1] [2].") points at a source instead of saying what it says: the 0.5B did this on the DPR paper.
+DANGLING_RE = re.compile(
+    r"\b(?:is|are|was|were|be|been|in|by|of|as|at|to|from|on|called|named|uses?|using|see|given|shown|described|"
+    r"defined|listed|explained|the|a|an)\s*(?:" + MARKER_RE.pattern + r"\s*(?:and\s*)?)+[.!?:]?\s*$",
+    re.I,
+)
+
 _STOP = frozenset(
     """a an the and or but if then than so of to in on at by for with from as into onto about over under
     is are was were be been being am do does did done has have had having it its this that these those
@@ -309,9 +317,11 @@ class SentenceAttribution:
     ``unsupported``: a claim no source supports; ``inferred``: the model cited
     nothing and the server attached ``supported_by[0]``; ``miscited``: cited,
     but only to sources that do not support it while another one does;
-    ``declines``: says the sources lack the answer; ``claim``: has at least
-    :data:`MIN_CLAIM_WORDS` content words and does not decline (a bare
-    ``[1] [2]`` or ``59.2s`` is no claim, and its markers cite nothing).
+    ``declines``: says the sources lack the answer; ``dangling``: points at a
+    source instead of saying what it says (:data:`DANGLING_RE`, "X is [3].");
+    ``claim``: has at least :data:`MIN_CLAIM_WORDS` content words, does not
+    decline and does not dangle (a bare ``[1] [2]`` or ``59.2s`` is no claim,
+    and its markers cite nothing).
     """
 
     text: str
@@ -322,6 +332,7 @@ class SentenceAttribution:
     miscited: bool = False
     declines: bool = False
     claim: bool = True
+    dangling: bool = False
 
     def to_json(self) -> dict:
         """The JSON shape pinned by the CLI contract (``text, cited, supported_by, unsupported, inferred``)."""
@@ -367,7 +378,8 @@ def attribute(
     for i, s in enumerate(sentences):
         cited = tuple(n for n in markers(s) if n in valid)
         declines = is_decline(s)
-        claim = len(content_words(s)) >= MIN_CLAIM_WORDS and not declines
+        dangling = bool(DANGLING_RE.search(s))
+        claim = len(content_words(s)) >= MIN_CLAIM_WORDS and not declines and not dangling
         order = np.argsort(-rank[i], kind="stable") if len(source_indices) else []
         supported = tuple(source_indices[j] for j in order if sup[i, j])
         inferred = bool(claim and not cited and supported)
@@ -384,6 +396,7 @@ def attribute(
                 miscited=miscited,
                 declines=declines,
                 claim=claim,
+                dangling=dangling,
             )
         )
     return out

@@ -61,7 +61,9 @@ def _notes(a: Any) -> list[str]:
     if a.links_removed:
         notes.append(f"{a.links_removed} link(s) written by the model removed")
     for i, s in enumerate(a.sentences, start=1):
-        if s.unsupported:
+        if getattr(s, "dangling", False):
+            notes.append(f"sentence {i} points at a source without saying what it says: {s.text!r}")
+        elif s.unsupported:
             notes.append(f"sentence {i} is not supported by any source: {s.text!r}")
         elif s.miscited:
             notes.append(f"sentence {i} cites {list(s.cited)} but is supported by {list(s.supported_by)}")
@@ -358,7 +360,8 @@ def _rescore(path: Path, questions: list[dict], ood: list[dict]) -> list[dict]:
     results = []
     for r in json.loads(path.read_text(encoding="utf-8")):
         res = {"model": r["model"],
-               "dev": [{"id": x["id"], "a": _answer_from_json(x, emb)} for x in r["dev"]],
+               "dev": [{"id": x["id"], "a": _answer_from_json(x, emb), "needle_read": bool(x.get("needle_read"))}
+                       for x in r["dev"]],
                "ood": [{"id": x["id"], "kind": x.get("kind") or kinds.get(x["id"]), "a": _answer_from_json(x, emb)}
                        for x in r["ood"]]}
         results.append(_score(res, {q["id"]: q for q in questions}, emb))

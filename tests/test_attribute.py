@@ -184,3 +184,20 @@ def test_a_marker_opening_a_line_belongs_to_that_line():
         "[2] vLLM splits memory into blocks. [3]",
     ]
     assert [markers(x) for x in split_sentences(raw)] == [[1], [2, 3]]
+
+
+def test_a_marker_used_as_a_noun_is_no_claim():
+    """Seen with the 0.5B on the DPR paper: 'The similarity function ... is [3].' says nothing itself."""
+    from rag.attribute import attribute, lexical_support
+
+    sents = [
+        "The similarity function used between question and passage vectors is [3].",
+        "The formula for the advantage value in GRPO is given in [1] [2].",
+        "DPR uses the dot product of the question and passage vectors [3].",
+    ]
+    quotes = ["GRPO advantage formula.", "unused", "We define the similarity between question and passage vectors "
+              "using the dot product of their vectors."]
+    out = attribute(sents, [1, 2, 3], lexical_support(sents, quotes))
+    assert [x.dangling for x in out] == [True, True, False]
+    assert not out[0].claim and not out[0].unsupported and out[0].supported_by == ()
+    assert out[2].claim and out[2].cited == (3,) and 3 in out[2].supported_by

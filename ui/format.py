@@ -119,6 +119,8 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str]) -> str:
         links = "".join(marker_link(n, urls[n]) for n in sentence.cited if n in urls)
         return f":orange-background[⚠️ {body}]{links} :orange[*(unsupported: no source says this)*]"
     md = link_markers(sentence.text, urls)
+    if getattr(sentence, "dangling", False):
+        return f"{md} :gray[*(points at a source without saying what it says)*]"
     if sentence.inferred and sentence.supported_by and sentence.supported_by[0] in urls:
         n = sentence.supported_by[0]
         md = f"{md.rstrip()} {marker_link(n, urls[n])} :gray[*(inferred)*]"
