@@ -14,8 +14,7 @@ characters into it), so ``content[start:end]`` is exactly what the model read:
 the excerpt is verbatim, never paraphrased. Pieces that are not adjacent are
 joined with `` … ``.
 
-Pure functions: the caller embeds (MiniLM) and counts tokens (the generator's
-own tokenizer).
+Pure functions: the caller counts tokens (with the generator's own tokenizer).
 """
 
 from __future__ import annotations
@@ -24,8 +23,6 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
 
 from rag.chunk import units
 from rag.retrieve import tokenize
@@ -83,30 +80,23 @@ def _cut_to_budget(text: str, a: int, b: int, budget: int, count: Callable[[str]
 
 
 def excerpts(
-    query_vec: np.ndarray | None,
     query_terms: set[str],
     contents: Sequence[str],
-    encode: Callable[[list[str]], np.ndarray] | None,
     budget: int,
     count: Callable[[str], int],
-    *,
-    lexical_weight: float = 0.5,
     weights: Mapping[str, float] | None = None,
 ) -> list[Excerpt]:
     """One :class:`Excerpt` per chunk ``contents[i]`` (best source first), together within ``budget`` tokens.
 
-    A piece's score is its MiniLM cosine similarity to the query
-    (``query_vec``: ``(384,)`` float32, unit norm; ``encode`` returns
-    ``(n, 384)`` float32 unit rows; both ``None`` for lexical scoring only)
-    plus ``lexical_weight`` times the weighted share of ``query_terms`` it
-    contains. The budget is shared: every source first gets its best piece,
-    then the best remaining pieces of any source are added while they fit, so
-    the source that holds the answer can give more than one sentence; a unit
-    ending in a colon brings the unit it introduces when that fits. A
-    source none of whose pieces fits still gets the first ``budget / n``
-    tokens' worth of words of its best piece (so the total may exceed
-    ``budget`` by that much). ``budget <= 0``, or contents that fit whole,
-    keep every content whole.
+    A piece's score is the weighted share of ``query_terms`` it contains
+    (:func:`lexical_overlap`). The budget is shared: every source first gets
+    its best piece, then the best remaining pieces of any source are added
+    while they fit, so the source that holds the answer can give more than
+    one sentence; a unit ending in a colon brings the unit it introduces when
+    that fits. A source none of whose pieces fits still gets the first
+    ``budget / n`` tokens' worth of words of its best piece (so the total may
+    exceed ``budget`` by that much). ``budget <= 0``, or contents that fit
+    whole, keep every content whole.
     """
     whole = [Excerpt(c, ((0, len(c)),), True) for c in contents]
     if budget <= 0 or sum(count(c) for c in contents) <= budget:
@@ -114,11 +104,7 @@ def excerpts(
     all_spans = [sentence_spans(c) for c in contents]
     flat = [(i, a, b) for i, spans in enumerate(all_spans) for a, b in spans]
     pieces = [contents[i][a:b] for i, a, b in flat]
-    if query_vec is not None and encode is not None and pieces:
-        cos = encode(pieces) @ np.asarray(query_vec, dtype=np.float32)
-    else:
-        cos = np.zeros(len(pieces), dtype=np.float32)
-    scores = [float(cos[k]) + lexical_weight * lexical_overlap(query_terms, pieces[k], weights) for k in range(len(flat))]
+    scores = [lexical_overlap(query_terms, p, weights) for p in pieces]
     costs = [count(p) + 1 for p in pieces]
     by_score = sorted(range(len(flat)), key=lambda k: (-scores[k], k))
     chosen: set[int] = set()
@@ -164,7 +150,7 @@ def _join(text: str, spans: Sequence[tuple[int, int]]) -> Excerpt:
             merged[-1] = (merged[-1][0], b)
         else:
             merged.append((a, b))
-    whole = merged == [(0, len(text))] or (len(merged) == 1 and not text[: merged[0][0]].strip() and not text[merged[0][1] :].strip())
+    whole = len(merged) == 1 and not text[: merged[0][0]].strip() and not text[merged[0][1] :].strip()
     return Excerpt(GAP.join(text[a:b] for a, b in merged), tuple(merged), whole)
 
 
@@ -185,7 +171,7 @@ def prompt_excerpts(
     *,
     term_stats: object | None = None,
 ) -> list[Excerpt]:
-    """The excerpts the model reads for ``query`` (lexical scoring, IDF-weighted; see :func:`excerpts`).
+    """The excerpts the model reads for ``query``: :func:`excerpts` with its BM25 terms, IDF-weighted.
 
     Lexical scoring only. On the 36 dev queries (course and ticket wording) whose needle reached the
     sources, a shared budget of 160 Qwen tokens kept the whole needle in the excerpts 29 times (30
@@ -193,5 +179,4 @@ def prompt_excerpts(
     30 ms on 2 cores (2026-11-30).
     """
     terms = set(tokenize(query))
-    return excerpts(None, terms, contents, None, budget, count, lexical_weight=1.0,
-                    weights=idf_weights(terms, term_stats))
+    return excerpts(terms, contents, budget, count, idf_weights(terms, term_stats))

@@ -186,7 +186,7 @@ class Generator:
         """
         probes = [
             self.prompt_tokens(build_messages(q, srcs))[1]
-            for q, srcs in (("alpha", []), ("omega", []), ("x", [Citation(1, "d", "d", "d", "#", "x", 0.0, 1, None, 0, 1, "text/plain", 0)]))
+            for q, srcs in (("alpha", []), ("omega", []), ("x", _example_sources()[:1]))
         ]
         n = min(len(p) for p in probes)
         for i in range(n):
@@ -218,19 +218,23 @@ class Generator:
             self.llm.reset()
             self._prefix_cached = False
             return 0
-        if not self._prefix_cached:
-            self.llm.reset()
-            self.llm.eval(list(self._prefix))
-            self._prefix_cached = True
+        self._eval_prefix()
         # llama-cpp-python's generate() reuses the first n_tokens of its cache that match the prompt and
         # removes the KV cells after them; only the prefix is offered for reuse.
         self.llm.n_tokens = n
         return n
 
+    def _eval_prefix(self) -> None:
+        """Evaluate the shared prefix on its own from an empty cache, unless its KV cache is already there."""
+        if self._prefix and not self._prefix_cached:
+            self.llm.reset()
+            self.llm.eval(list(self._prefix))
+            self._prefix_cached = True
+
     def warm(self) -> None:
         """Evaluate the shared instruction prefix now (at load), so the first answer does not pay for it."""
         with self._lock:
-            self.prepare(list(self._prefix) + [self.llm.token_eos()])
+            self._eval_prefix()
 
     # -- fitting --------------------------------------------------------------------------------
     def _trim_text(self, text: str, keep_tokens: int) -> str:
