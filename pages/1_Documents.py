@@ -1,6 +1,6 @@
 """Documents: upload PDF / Markdown / text files, watch them index, see every document's status, retry, delete.
 
-The page calls the store (:class:`rag.store.Store`) and nothing else: it
+The page calls the store (:class:`rag.index.store.Store`) and nothing else: it
 extracts, chunks (strategy E), embeds and indexes. A bad file shows its reason
 and nothing else is lost; the same bytes again say "already indexed".
 """
@@ -8,6 +8,7 @@ and nothing else is lost; the same bytes again say "already indexed".
 import pandas as pd
 import streamlit as st
 
+from rag.answer.preview import unpublish
 from rag.errors import RagError
 from ui import services
 from ui.format import md_escape
@@ -123,7 +124,6 @@ if mid.button("Retry", key="retry", disabled=doc.status != "failed" or not doc.h
     st.rerun()
 if right.button("Delete", key="delete", type="primary", width="stretch",
                 help="Remove the document, its chunks, vectors and stored file."):
-    from rag.preview import unpublish
 
     try:
         store.delete(doc.id)

@@ -8,8 +8,8 @@ PDF shows its pages rendered, the cited quote highlighted.
 
 import streamlit as st
 
+from rag.answer.preview import static_url
 from rag.errors import RagError
-from rag.preview import static_url
 from ui import chat, services
 from ui.format import md_escape
 

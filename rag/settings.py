@@ -55,7 +55,7 @@ class Settings(BaseSettings):
     gate: Literal["learned", "distance"] = Field(
         "learned",
         description="'distance': the design's gate alone (some chunk under the threshold). 'learned': that AND the "
-                    "answerability score of rag/gate_model.py (issue 8) at or above min_answer_score.",
+                    "answerability score of rag/answer/learned_gate.py (issue 8) at or above min_answer_score.",
     )
     min_answer_score: float | None = Field(
         None, ge=0.0, le=1.0,
@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     source_tokens: int = Field(
         160, ge=0, le=8192,
         description="Prompt: tokens of source text the model reads, shared by all sources (the sentences closest "
-                    "to the question, rag/excerpt.py); 0 = every chunk whole, as design stage 8.",
+                    "to the question, rag/answer/excerpt.py); 0 = every chunk whole, as design stage 8.",
     )
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")

@@ -40,7 +40,7 @@ def cases_dir(shared_dir) -> Path:
 @pytest.fixture(scope="session")
 def embedder():
     """The real all-MiniLM-L6-v2, loaded once for the whole test session."""
-    from rag.embed import get_embedder
+    from rag.index.embed import get_embedder
 
     return get_embedder()
 

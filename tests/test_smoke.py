@@ -28,14 +28,14 @@ def test_embedder_empty_input(embedder):
 
 
 def test_unit_norm_check_rejects_unnormalised():
-    from rag.embed import check_unit_norm
+    from rag.index.embed import check_unit_norm
 
     with pytest.raises(ValueError, match="not unit-norm"):
         check_unit_norm(np.array([[3.0, 4.0]], dtype=np.float32))
 
 
 def test_count_tokens_counts_word_pieces(embedder):
-    from rag.embed import count_tokens
+    from rag.index.embed import count_tokens
 
     n = count_tokens("hello world")
     assert n == embedder.count_tokens("hello world") == 4  # [CLS] hello world [SEP]

@@ -1,8 +1,8 @@
 """The chat page's widgets: one turn (question, streamed answer, sources), the refusal, the source dialog, the chart.
 
 Pages hold no retrieval logic: the store searches and gates
-(:meth:`rag.store.Store.gate`), :func:`rag.cite.citations` numbers the
-sources, :class:`rag.answer.AnswerStream` generates and checks the answer.
+(:meth:`rag.index.store.Store.gate`), :func:`rag.answer.cite.citations` numbers the
+sources, :class:`rag.answer.pipeline.AnswerStream` generates and checks the answer.
 Everything user-supplied (question, file names, quotes, the model's words) is
 shown through :mod:`ui.format`'s escaping or as plain data (dataframes).
 """
@@ -21,11 +21,11 @@ import pandas as pd
 import streamlit as st
 import streamlit.components.v1 as components
 
-from rag.answer import Answer, AnswerStream
-from rag.cite import citations
+from rag.answer.cite import citations, locator_label
+from rag.answer.gate import apply_gate, regate
+from rag.answer.pipeline import Answer, AnswerStream
+from rag.answer.preview import best_page, highlight_html, render_pdf_page, scrolling_document
 from rag.errors import RagError
-from rag.gate import apply_gate, regate
-from rag.preview import best_page, highlight_html, render_pdf_page, scrolling_document
 from ui import services
 from ui.format import answer_markdown, blockquote, citation_url, distance_label, is_pdf, marker_link, md_escape
 
@@ -44,7 +44,7 @@ class Turn:
     """One question and what the app answered (kept in ``st.session_state.turns``, so it survives reruns).
 
     ``answer`` is ``None`` only when ``error`` says why; ``hits`` the gate's
-    candidates (``rag.retrieve.Hit``), kept so the sidebar can re-apply the
+    candidates (``rag.types.Hit``), kept so the sidebar can re-apply the
     gate at another threshold without searching again.
     """
 
@@ -60,7 +60,6 @@ class Turn:
 def _candidates(store: Any, hits: tuple[Any, ...]) -> list[Candidate]:
     if not hits:
         return []
-    from rag.cite import locator_label
 
     rows = store.chunks([h.chunk_id for h in hits])
     return [Candidate(h.fused_rank, float(h.cosine_distance), locator_label(r)) for h, r in zip(hits, rows)]
@@ -71,7 +70,7 @@ def ask(question: str, threshold: float, max_sources: int, model_file: str, min_
     """Gate the question, then stream the answer into the current container; returns the finished :class:`Turn`.
 
     A refusal shows the NO ANSWER line and never loads or calls the model
-    (:class:`rag.answer.AnswerStream` does not touch it when the gate refused).
+    (:class:`rag.answer.pipeline.AnswerStream` does not touch it when the gate refused).
     """
     store = services.store()
     t0 = time.perf_counter()
@@ -246,7 +245,7 @@ VERDICTS = {"source": "#2b8a3e", "under threshold, over max sources": "#8ce99a",
 def gate_at(turn: Turn, threshold: float, max_sources: int, min_score: float | None = None):
     """The gate re-applied to ``turn``'s candidates at other knob values: no new search, no embedding.
 
-    :func:`rag.gate.regate` keeps the learned gate's score (the default gate);
+    :func:`rag.answer.gate.regate` keeps the learned gate's score (the default gate);
     turns without a stored gate result fall back to the distance gate.
     """
     if turn.gate is not None:
@@ -285,7 +284,7 @@ def distance_chart(candidates: list[Candidate], threshold: float, source_ranks: 
 
 
 def what_if(g) -> str:
-    """What the gate says at its threshold (a :class:`rag.gate.GateResult` from :func:`gate_at`), as Markdown."""
+    """What the gate says at its threshold (a :class:`rag.answer.gate.GateResult` from :func:`gate_at`), as Markdown."""
     why = f"\n\n{md_escape(g.why)}" if getattr(g, "why", None) else ""
     if g.refused:
         if g.score is not None and g.nearest_distance is not None and g.nearest_distance < g.threshold:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from rag.preview import static_url
+from rag.answer.preview import static_url
 
 #: Characters with a meaning in Streamlit Markdown: CommonMark, ``$`` (LaTeX), ``:`` directives, ``~``.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>$~|#{}!])")
@@ -37,7 +37,7 @@ def blockquote(text: str, marks: Sequence[tuple[int, int]] = ()) -> str:
     """``text`` escaped and quoted line by line (``> ``), blank lines kept inside the quote.
 
     ``marks``: ``(start, end)`` character ranges of ``text`` set in bold (what the model read of a
-    source, :class:`rag.excerpt.Excerpt` spans); whitespace at a range's edges stays outside the bold.
+    source, :class:`rag.answer.excerpt.Excerpt` spans); whitespace at a range's edges stays outside the bold.
     """
     out, pos = [], 0
     for line in text.split("\n"):
@@ -71,7 +71,7 @@ def citation_url(citation: Any, page: int | None = None) -> str:
     """Where ``[n]`` leads: the stored PDF at its 1-based page, or the in-app view of the cited range.
 
     ``page`` overrides ``citation.page`` for a chunk that runs over a page
-    break (:func:`rag.preview.best_page` says where most of its words are).
+    break (:func:`rag.answer.preview.best_page` says where most of its words are).
     """
     if is_pdf(citation):
         return static_url(citation.document_id, page or citation.page)
@@ -110,7 +110,7 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str]) -> str:
     """One attributed answer sentence as Markdown.
 
     ``sentence`` has ``text``, ``cited``, ``supported_by``, ``unsupported``,
-    ``inferred`` (:class:`rag.attribute.SentenceAttribution`). Unsupported:
+    ``inferred`` (:class:`rag.answer.attribute.SentenceAttribution`). Unsupported:
     orange background, a warning sign and "(unsupported)" after it; inferred:
     the attached source's link followed by "(inferred)".
     """

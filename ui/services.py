@@ -2,7 +2,7 @@
 
 Resources live in ``st.cache_resource`` (one per process, shared by every
 browser tab and every rerun): the store (thread-safe within a process, see
-:class:`rag.store.Store`) with its embedder, and the GGUF generator. Nothing is
+:class:`rag.index.store.Store`) with its embedder, and the GGUF generator. Nothing is
 re-embedded on a rerun: ingest happens only when a new upload arrives, and the
 chat only embeds the new question.
 """
@@ -14,6 +14,13 @@ from typing import Any
 
 import streamlit as st
 
+from rag.answer.generate import get_generator
+from rag.answer.learned_gate import default_model
+from rag.answer.preview import publish_original
+from rag.errors import ModelError
+from rag.index.embed import get_embedder
+from rag.index.store import Store
+from rag.models import gguf_info, list_gguf
 from rag.settings import Settings, get_settings
 
 MiB = 1024 * 1024
@@ -40,7 +47,6 @@ def settings() -> Settings:
 
 @st.cache_resource(show_spinner="Opening the document store…")
 def _store(path: str):
-    from rag.store import Store
 
     return Store(Path(path), get_settings(), embedder=embedder())
 
@@ -50,27 +56,24 @@ def default_min_score() -> float:
     cfg = settings()
     if cfg.min_answer_score is not None:
         return float(cfg.min_answer_score)
-    from rag.gate_model import default_model
 
     return float(default_model().default_cut)
 
 
 def store():
-    """The process-wide :class:`rag.store.Store` for ``settings().store`` (cached per resolved path)."""
+    """The process-wide :class:`rag.index.store.Store` for ``settings().store`` (cached per resolved path)."""
     return _store(str(Path(settings().store).resolve()))
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…")
 def embedder():
-    """The shared all-MiniLM-L6-v2 (``rag.embed.get_embedder``), loaded once per process."""
-    from rag.embed import get_embedder
+    """The shared all-MiniLM-L6-v2 (``rag.index.embed.get_embedder``), loaded once per process."""
 
     return get_embedder(settings().embed_batch_size)
 
 
 @st.cache_resource(show_spinner="Loading the language model…", max_entries=2)
 def _generator(path: str, n_ctx: int, threads: int):
-    from rag.generate import get_generator
 
     return get_generator(Path(path), n_ctx=n_ctx, threads=threads)
 
@@ -87,7 +90,6 @@ def upload_limit_mb() -> int:
 
 def models() -> list[Path]:
     """The ``*.gguf`` files in ``settings().models_dir``, sorted by name."""
-    from rag.models import list_gguf
 
     return list_gguf(settings().models_dir)
 
@@ -95,8 +97,6 @@ def models() -> list[Path]:
 @st.cache_data(show_spinner=False)
 def gguf_summary(path: str, mtime: float) -> dict[str, Any]:
     """GGUF metadata of one model file (``rag.models.gguf_info``), cached by path and mtime."""
-    from rag.errors import ModelError
-    from rag.models import gguf_info
 
     try:
         info = gguf_info(Path(path))
@@ -114,7 +114,6 @@ def gguf_summary(path: str, mtime: float) -> dict[str, Any]:
 
 def publish_pdf(doc_id: str) -> bool:
     """Make the stored PDF ``doc_id`` reachable at ``/app/static/<id>.pdf``; ``False`` if it has no stored file."""
-    from rag.preview import publish_original
 
     try:
         src = store().original_path(doc_id)

@@ -1,0 +1,11 @@
+"""Stages 7-9 of the design: gate, cite, generate, check (what turns retrieved chunks into a cited answer).
+
+* :mod:`rag.answer.gate` - the distance gate (a comparison of two numbers); :mod:`rag.answer.learned_gate` - the
+  answerability score on top of it;
+* :mod:`rag.answer.cite` - numbered sources, locators and URL fragments;
+* :mod:`rag.answer.excerpt` - the sentences of each source the model reads;
+* :mod:`rag.answer.generate` - the local GGUF model and the prompt;
+* :mod:`rag.answer.attribute` - the server's checks of what the model wrote;
+* :mod:`rag.answer.pipeline` - retrieve -> gate -> (refuse | generate) -> check;
+* :mod:`rag.answer.preview` - showing a citation at its place (pure helpers for the app).
+"""

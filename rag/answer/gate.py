@@ -1,0 +1,100 @@
+"""Stage 7 of the design: the distance gate (a comparison of two numbers, not a prompt).
+
+PUBLIC API: :class:`GateResult`, :func:`apply_gate`, :func:`refusal_text`,
+:func:`score_refusal_text`, :func:`regate`. Keep at most ``max_sources`` (4)
+fused hits whose cosine distance is under the threshold (0.675); if none pass,
+refuse with ``NO ANSWER: nothing under cosine distance 0.675 for "<query>"``
+and never call the model. The learned gate (issue 8,
+:func:`rag.answer.learned_gate.apply_learned_gate`) builds on this one: the
+same sources AND an answerability score; :func:`regate` re-applies either.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from rag.types import Hit
+
+
+def refusal_text(query: str, threshold: float) -> str:
+    """The refusal line: ``NO ANSWER: nothing under cosine distance <threshold> for "<query>"``.
+
+    The threshold prints in its shortest form (``0.675``, ``0.6``).
+    """
+    return f'NO ANSWER: nothing under cosine distance {threshold:g} for "{query}"'
+
+
+def score_refusal_text(query: str, score: float, min_score: float) -> str:
+    """The learned gate's refusal line: ``NO ANSWER: the sources do not seem to answer "<query>" (score 0.12 < 0.40)``."""
+    return f'NO ANSWER: the sources do not seem to answer "{query}" (score {score:.2f} < {min_score:.2f})'
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """The gate's decision for one query.
+
+    ``sources`` the kept hits in fused (final) order, at most ``max_sources``,
+    each with ``cosine_distance < threshold``; ``refused`` true when none
+    pass, then ``refusal`` holds :func:`refusal_text` (else ``None``);
+    ``candidates`` every hit the gate saw, with distances (for the app's
+    chart); ``nearest_distance`` the smallest cosine distance among the
+    candidates (``None`` when there were none). ``kind`` ``"distance"`` or
+    ``"learned"``; for the learned gate ``score`` is P(the sources answer the
+    question) in [0, 1], ``min_score`` the cut it was compared with, and
+    ``why`` one line of evidence (nearest distance, lexical coverage, score).
+    """
+
+    query: str
+    threshold: float
+    max_sources: int
+    refused: bool
+    refusal: str | None
+    sources: tuple[Hit, ...]
+    candidates: tuple[Hit, ...]
+    nearest_distance: float | None
+    kind: str = "distance"
+    score: float | None = None
+    min_score: float | None = None
+    why: str | None = None
+
+
+def apply_gate(query: str, hits: Sequence[Hit], threshold: float = 0.675, max_sources: int = 4) -> GateResult:
+    """Keep the first ``max_sources`` hits (in the given fused order) with cosine distance < ``threshold``.
+
+    A hit with an unknown (NaN) distance never passes. Raises ``ValueError``
+    if ``max_sources < 1`` or the threshold is outside ``[0, 2]``.
+    """
+    if max_sources < 1:
+        raise ValueError(f"max_sources must be >= 1, got {max_sources}")
+    if not 0.0 <= threshold <= 2.0:
+        raise ValueError(f"threshold is a cosine distance in [0, 2], got {threshold}")
+    passing = [h for h in hits if not math.isnan(h.cosine_distance) and h.cosine_distance < threshold]
+    kept = tuple(passing[:max_sources])
+    dists = [h.cosine_distance for h in hits if not math.isnan(h.cosine_distance)]
+    refused = not kept
+    return GateResult(
+        query=query, threshold=threshold, max_sources=max_sources, refused=refused,
+        refusal=refusal_text(query, threshold) if refused else None,
+        sources=kept, candidates=tuple(hits), nearest_distance=min(dists) if dists else None,
+    )
+
+
+def regate(result: GateResult, threshold: float, max_sources: int, min_score: float | None = None) -> GateResult:
+    """The same question's decision at another threshold / max sources / score cut, without searching again.
+
+    Re-applies the distance gate to ``result.candidates``; for a learned
+    result the answerability ``score`` already computed is compared with
+    ``min_score`` (default the cut it was computed with). This is what lets a
+    user move the slider and watch a question flip between answered and
+    refused. Raises ``ValueError`` like :func:`apply_gate`.
+    """
+    dist = apply_gate(result.query, result.candidates, threshold, max_sources)
+    if result.kind != "learned" or result.score is None:
+        return dist
+    cut = result.min_score if min_score is None else min_score
+    refused = dist.refused or result.score < cut
+    refusal = dist.refusal if dist.refused else (score_refusal_text(result.query, result.score, cut) if refused else None)
+    return replace(dist, kind="learned", refused=refused, refusal=refusal, sources=() if refused else dist.sources,
+                   score=result.score, min_score=cut, why=result.why)

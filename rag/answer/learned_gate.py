@@ -1,0 +1,286 @@
+"""A learned refusal gate (issue 8): more evidence than the nearest cosine distance.
+
+The design's gate (``rag.answer.gate.apply_gate``) refuses when no chunk is under a
+cosine distance threshold. On the shared dev set near-topic out-of-domain
+queries sit at nearest distances that overlap the answerable ones, so one
+distance cannot separate them. This gate scores each query with a small
+logistic regression over cheap signals computed from the retrieved hits:
+
+==========================  ===============================================================
+feature                     meaning
+==========================  ===============================================================
+``nearest_distance``        smallest cosine distance among the candidates
+``gap_1_5``                 5th-smallest minus smallest candidate distance (list shape)
+``missing_idf``             IDF of the rarest query term absent from the top 4 chunk texts
+``unknown_terms``           share of query terms that occur nowhere in the corpus
+``coverage``                IDF-weighted share of query terms found in the top 4 chunk texts
+``best_chunk_coverage``     the same, for the single best-covering chunk of the top 4
+``leg_overlap``             share of the dense top 5 also in the BM25 top 5
+``bm25_norm``               best BM25 score / the query's summed term IDF (0 without BM25 hits)
+==========================  ===============================================================
+
+Terms are :func:`rag.text.tokenize` tokens (case-folded, stopwords
+dropped); IDF is ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over chunk texts.
+Everything costs well under a millisecond per query on top of retrieval.
+
+PUBLIC API (for the store, the CLI and the app)::
+
+    stats = TermStats.from_texts(chunk_texts)               # once per index (chunk ``text``s)
+    model = GateModel.load()                                 # the fitted coefficients (rag/answer/learned_gate.json)
+    f = gate_features(query, hits, texts, stats)             # hits: rag.types.Hit list, texts: id -> text
+    decision = model.decide(query, hits, texts, stats, min_probability=None, max_sources=4)
+    decision.refused, decision.sources, decision.probability, decision.why   # why: one line for the sidebar
+    result = to_gate_result(decision, hits)                  # the distance gate's record, for existing callers
+    model = default_model()                                  # the shipped model, loaded once per process
+
+``min_probability`` is the knob: LOWER answers more, HIGHER refuses more
+(``model.default_cut`` is the recommended value). A refusal never reaches
+answer generation; :func:`refusal_text` gives its line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from rag.answer.gate import GateResult, apply_gate, score_refusal_text
+from rag.text import TermStats, tokenize  # noqa: F401  (TermStats re-exported)
+from rag.types import Hit
+
+#: Where the fitted model ships (fitted on the shared dev set; see docs/evaluation.md).
+DEFAULT_MODEL_PATH = Path(__file__).with_name("learned_gate.json")
+
+FEATURES = ("nearest_distance", "gap_1_5", "missing_idf", "unknown_terms", "coverage", "best_chunk_coverage",
+            "leg_overlap", "bm25_norm")
+
+
+def _coverage(terms: Sequence[str], idf: dict[str, float], tokens: set[str]) -> float:
+    total = sum(idf[t] for t in terms)
+    return sum(idf[t] for t in terms if t in tokens) / total if total else 0.0
+
+
+def gate_features(query: str, hits: Sequence, texts: Mapping[int, str] | callable, stats: TermStats,
+                  top: int = 4) -> dict[str, float]:
+    """The gate's features for one query (see the module table); ``hits`` in final rank order.
+
+    ``texts`` maps a chunk id to its embedded ``text`` (a dict or a callable).
+    A query without hits gets the features of "nothing found" (distance 2).
+    """
+
+    get = texts if callable(texts) else texts.__getitem__
+    terms = list(dict.fromkeys(tokenize(query)))
+    idf = {t: stats.idf(t) for t in terms}
+    dists = sorted(h.cosine_distance for h in hits if not math.isnan(h.cosine_distance))
+    d1 = dists[0] if dists else 2.0
+    d5 = dists[min(4, len(dists) - 1)] if dists else 2.0
+    head = list(hits[:top])
+    chunk_tokens = [set(tokenize(get(h.chunk_id))) for h in head]
+    union = set().union(*chunk_tokens) if chunk_tokens else set()
+    missing = [idf[t] for t in terms if t not in union]
+    dense5 = {h.chunk_id for h in sorted((h for h in hits if h.dense_rank), key=lambda h: h.dense_rank)[:5]}
+    bm5 = {h.chunk_id for h in sorted((h for h in hits if h.bm25_rank), key=lambda h: h.bm25_rank)[:5]}
+    bm_scores = [h.bm25_score for h in hits if h.bm25_score is not None]
+    idf_sum = sum(idf.values())
+    return {
+        "nearest_distance": float(d1),
+        "gap_1_5": float(d5 - d1),
+        "missing_idf": float(max(missing)) if missing else 0.0,
+        "unknown_terms": sum(1 for t in terms if stats.df.get(t, 0) == 0) / len(terms) if terms else 0.0,
+        "coverage": _coverage(terms, idf, union),
+        "best_chunk_coverage": max((_coverage(terms, idf, c) for c in chunk_tokens), default=0.0),
+        "leg_overlap": len(dense5 & bm5) / 5.0 if dense5 and bm5 else 0.0,
+        "bm25_norm": float(max(bm_scores) / idf_sum) if bm_scores and idf_sum else 0.0,
+    }
+
+
+def feature_matrix(rows: Sequence[Mapping[str, float]], names: Sequence[str] = FEATURES) -> np.ndarray:
+    """``(len(rows), len(names))`` float64 matrix of the named features."""
+    return np.array([[float(r[n]) for n in names] for r in rows], dtype=np.float64).reshape(len(rows), len(names))
+
+
+#: The refusal line (``NO ANSWER: the sources do not seem to answer "<query>" (score 0.12 < 0.40)``).
+refusal_text = score_refusal_text
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """The learned gate's decision for one query.
+
+    ``probability`` the model's P(the sources answer this) in [0, 1];
+    ``min_probability`` the cut used; ``refused`` when ``probability <
+    min_probability`` (or no hits), then ``refusal`` holds the refusal line;
+    ``sources`` the first ``max_sources`` hits under ``max_distance`` (empty
+    when refused); ``features`` the evidence; ``why`` one human-readable line
+    (nearest distance, lexical coverage, missing rare term, score).
+    """
+
+    query: str
+    probability: float
+    min_probability: float
+    refused: bool
+    refusal: str | None
+    sources: tuple
+    features: dict[str, float]
+    why: str
+
+
+@dataclass
+class GateModel:
+    """Standardised logistic regression over :data:`FEATURES`: ``p = sigmoid(b + sum w_i (x_i - mean_i) / scale_i)``.
+
+    ``default_cut`` the recommended ``min_probability``; ``max_distance`` a
+    hard ceiling: hits at or above it are never sources (2.0 = none dropped);
+    ``info`` provenance (training set, cross-validated figures).
+    """
+
+    features: list[str]
+    mean: list[float]
+    scale: list[float]
+    coef: list[float]
+    intercept: float
+    default_cut: float = 0.5
+    max_distance: float = 2.0
+    info: dict = field(default_factory=dict)
+
+    def probability(self, feats: Mapping[str, float] | np.ndarray) -> np.ndarray | float:
+        """P(answerable) for one feature dict (a float) or an ``(n, d)`` matrix (an ``(n,)`` float64 array)."""
+        one = isinstance(feats, Mapping)
+        x = feature_matrix([feats], self.features) if one else np.asarray(feats, dtype=np.float64)
+        z = self.intercept + ((x - np.array(self.mean)) / np.array(self.scale)) @ np.array(self.coef)
+        p = 1.0 / (1.0 + np.exp(-z))
+        return float(p[0]) if one else p
+
+    def decide(self, query: str, hits: Sequence, texts, stats: TermStats, *, min_probability: float | None = None,
+               max_sources: int = 4) -> GateDecision:
+        """Score ``hits`` for ``query`` and keep or refuse (see :class:`GateDecision`).
+
+        Raises ``ValueError`` for a cut outside [0, 1] or ``max_sources < 1``.
+        """
+        cut = self.default_cut if min_probability is None else float(min_probability)
+        if not 0.0 <= cut <= 1.0:
+            raise ValueError(f"min_probability must be in [0, 1], got {cut}")
+        if max_sources < 1:
+            raise ValueError(f"max_sources must be >= 1, got {max_sources}")
+        f = gate_features(query, hits, texts, stats, top=max_sources)
+        p = self.probability(f) if hits else 0.0
+        kept = tuple(h for h in hits if h.cosine_distance < self.max_distance)[:max_sources] if p >= cut else ()
+        refused = not kept
+        why = (f"nearest distance {f['nearest_distance']:.3f}, lexical coverage {f['coverage']:.0%}"
+               + (f" (rarest missing term idf {f['missing_idf']:.1f})" if f["missing_idf"] else "")
+               + f", score {p:.2f} {'<' if p < cut else '>='} cut {cut:.2f}")
+        return GateDecision(query, p, cut, refused, refusal_text(query, p, cut) if refused else None, kept, f, why)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1)
+
+    def save(self, path: Path = DEFAULT_MODEL_PATH) -> Path:
+        """Write the coefficients as JSON (atomically: temp name, then rename)."""
+        path = Path(path)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(self.to_json(), encoding="utf-8")
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: Path = DEFAULT_MODEL_PATH) -> "GateModel":
+        """Read a model written by :meth:`save`. Raises ``FileNotFoundError`` / ``ValueError`` (names the file)."""
+        path = Path(path)
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+            m = cls(**d)
+        except (TypeError, json.JSONDecodeError) as e:
+            raise ValueError(f"{path.name}: not a gate model ({e})") from e
+        if not (len(m.features) == len(m.mean) == len(m.scale) == len(m.coef)):
+            raise ValueError(f"{path.name}: feature, mean, scale and coef lengths differ")
+        return m
+
+
+def default_model() -> GateModel:
+    """The shipped :class:`GateModel` (``rag/answer/learned_gate.json``), loaded once per process."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = GateModel.load()
+    return _DEFAULT
+
+
+_DEFAULT: GateModel | None = None
+
+
+def to_gate_result(decision: GateDecision, candidates: Sequence = (), max_sources: int = 4):
+    """The decision as a ``rag.answer.gate.GateResult`` so code written for the distance gate keeps working.
+
+    ``threshold`` holds the probability cut used, ``sources``/``refused``/
+    ``refusal`` the learned decision, ``candidates`` the hits the gate saw and
+    ``nearest_distance`` their smallest cosine distance.
+    """
+    dists = [h.cosine_distance for h in candidates if not math.isnan(h.cosine_distance)]
+    return GateResult(query=decision.query, threshold=decision.min_probability, max_sources=max_sources,
+                      refused=decision.refused, refusal=decision.refusal, sources=tuple(decision.sources),
+                      candidates=tuple(candidates), nearest_distance=min(dists) if dists else None)
+
+
+# --------------------------------------------------------------------------- fitting
+
+
+def fit_gate_model(X: np.ndarray, y: np.ndarray, names: Sequence[str] = FEATURES, *, C: float = 1.0) -> GateModel:
+    """Fit the standardised logistic regression (scikit-learn, L2, ``C``, class-balanced) on ``X`` ((n, d)) and ``y`` (0/1)."""
+    from sklearn.linear_model import LogisticRegression
+
+    X = np.asarray(X, dtype=np.float64)
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale == 0] = 1.0
+    lr = LogisticRegression(C=C, class_weight="balanced", max_iter=1000)
+    lr.fit((X - mean) / scale, np.asarray(y, dtype=int))
+    return GateModel(list(names), mean.tolist(), scale.tolist(), lr.coef_[0].tolist(), float(lr.intercept_[0]))
+
+
+def cross_val_probabilities(X: np.ndarray, y: np.ndarray, groups: Sequence[str], *, C: float = 1.0,
+                            names: Sequence[str] = FEATURES) -> np.ndarray:
+    """Leave-one-group-out probabilities: each row scored by a model fitted without its group.
+
+    Group both phrasings of a question together (and each OOD query alone),
+    so no question is scored by a model that saw it. Returns ``(n,)`` float64.
+    """
+    groups = np.asarray(groups)
+    out = np.zeros(len(y), dtype=np.float64)
+    for g in dict.fromkeys(groups.tolist()):
+        test = groups == g
+        m = fit_gate_model(X[~test], y[~test], names, C=C)
+        out[test] = m.probability(X[test])
+    return out
+
+
+# --------------------------------------------------------------------------- the default gate
+
+
+def apply_learned_gate(query: str, hits: Sequence[Hit], texts, stats, threshold: float = 0.675,
+                       max_sources: int = 4, min_score: float | None = None, model=None) -> GateResult:
+    """The default gate (issue 8): the distance gate, then an answerability score.
+
+    Sources are exactly those of :func:`apply_gate` (at most ``max_sources``
+    hits under the cosine-distance ``threshold``), so both knobs move the same
+    way: a lower ``threshold`` or a higher ``min_score`` refuses more. When
+    some chunk passes the distance cut but the learned model
+    (:class:`rag.answer.learned_gate.GateModel`, default the shipped
+    ``rag/answer/learned_gate.json``) scores P(answerable) under ``min_score`` (default
+    the model's recommended cut), the question is refused with
+    :func:`rag.answer.learned_gate.refusal_text`. ``texts`` maps chunk id -> embedded
+    text (a mapping, or a callable taking one id); ``stats`` the
+    :class:`rag.answer.learned_gate.TermStats` of the index. Costs about 1 ms.
+    Raises ``ValueError`` like :func:`apply_gate`, or for ``min_score``
+    outside [0, 1].
+    """
+    model = model or default_model()
+    dist = apply_gate(query, hits, threshold, max_sources)
+    decision = model.decide(query, list(hits), texts, stats, min_probability=min_score, max_sources=max_sources)
+    refused = dist.refused or decision.probability < decision.min_probability
+    refusal = dist.refusal if dist.refused else (decision.refusal or refusal_text(
+        query, decision.probability, decision.min_probability)) if refused else None
+    return replace(dist, kind="learned", refused=refused, refusal=refusal, sources=() if refused else dist.sources,
+                   score=decision.probability, min_score=decision.min_probability, why=decision.why)

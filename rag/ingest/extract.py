@@ -1,0 +1,189 @@
+"""Stage 1 of the design: file bytes -> canonical text + locator map.
+
+One entry point, :func:`extract_bytes` (bytes + the user's file name ->
+:class:`Document`), and :func:`extract_path` for files on disk. The media
+type is sniffed from the bytes, never trusted from the name:
+
+* ``%PDF-`` in the first KiB -> PDF, extracted by :mod:`rag.ingest.pdf` (PyMuPDF);
+* bytes that decode as strict UTF-8 -> ``text/markdown`` when the name ends
+  ``.md``/``.markdown`` or the text has ``#`` headings, else ``text/plain``;
+* anything else is refused with a reason.
+
+Text is normalised ONCE, before any offset is taken: BOM stripped, ``\\r\\n``
+and ``\\r`` -> ``\\n``, Unicode NFC. Every offset in the system (chunks,
+citations, ``#char=``) is a 0-based Python code-point offset into
+``Document.canonical``.
+
+Every failure raises :class:`rag.errors.ExtractionError` naming the file and
+the reason; nothing else escapes :func:`extract_bytes`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+from rag.errors import ExtractionError
+from rag.ingest import EXTRACTOR_VERSION
+from rag.ingest.pdf import extract_pdf
+from rag.types import MEDIA_MARKDOWN, MEDIA_PDF, MEDIA_TEXT, Document, Heading, PageSpan  # noqa: F401  (re-exported)
+
+# --------------------------------------------------------------------------- text
+
+_INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060\u00ad\u180e"), None)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*$")
+_ANCHOR = re.compile(r"\s*\[\[[^\]]*\]\]\s*$|\s*\{#[^}]*\}\s*$")
+_CLOSING_HASHES = re.compile(r"[ \t]+#+$")
+
+
+def normalise_text(text: str) -> str:
+    """The canonical form of decoded text: BOM stripped, ``\\r\\n``/``\\r`` -> ``\\n``, NFC.
+
+    Applied once, before any offset is taken (design, stage 1).
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return unicodedata.normalize("NFC", text)
+
+
+def is_blank(text: str) -> bool:
+    """True when ``text`` holds only whitespace and invisible characters (BOM, zero-width, soft hyphen)."""
+    return not text.translate(_INVISIBLE).strip()
+
+
+def decode_utf8(data: bytes, name: str) -> str:
+    """Strict UTF-8 decode. Raises ``ExtractionError(name, "not valid UTF-8 text (byte offset N)")``."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ExtractionError(name, f"not valid UTF-8 text (byte offset {e.start})") from e
+
+
+def clean_heading_title(raw: str) -> str:
+    """A heading's words: closing ``#``s, ``[[anchor]]``/``{#id}`` suffixes and emphasis marks removed."""
+    title = _CLOSING_HASHES.sub("", raw)
+    title = _ANCHOR.sub("", title)
+    return title.strip().strip("*_").strip() or raw.strip()
+
+
+def markdown_headings(canonical: str) -> tuple[Heading, ...]:
+    """ATX headings (``#`` .. ``######``) outside fenced code blocks, with their line offsets."""
+    headings: list[Heading] = []
+    fence: str | None = None
+    pos = 0
+    for line in canonical.split("\n"):
+        m = _FENCE.match(line)
+        if m:
+            mark = m.group(1)
+            if fence is None:
+                fence = mark
+            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):].strip():
+                fence = None
+        elif fence is None:
+            h = _ATX.match(line)
+            if h and h.group(2).strip():
+                headings.append(Heading(len(h.group(1)), clean_heading_title(h.group(2)), pos, pos + len(line)))
+        pos += len(line) + 1
+    return tuple(headings)
+
+
+def _stem(name: str) -> str:
+    base = re.split(r"[\\/]", name)[-1]
+    stem = base.rsplit(".", 1)[0] if "." in base.strip(".") else base
+    return stem.strip() or base or "untitled"
+
+
+def extract_text(data: bytes, name: str) -> Document:
+    """Markdown / plain text bytes -> :class:`Document` (design stage 1, text branch).
+
+    Raises ``ExtractionError`` for invalid UTF-8 and for empty or blank-looking files.
+    """
+    canonical = normalise_text(decode_utf8(data, name))
+    if is_blank(canonical):
+        raise ExtractionError(name, "empty or blank-looking file (only whitespace or invisible characters)")
+    headings = markdown_headings(canonical)
+    is_md = name.lower().endswith((".md", ".markdown")) or bool(headings)
+    if not is_md:
+        headings = ()
+    level1 = [h.title for h in headings if h.level == 1]
+    title = level1[0] if level1 else (headings[0].title if headings else _stem(name))
+    return Document(
+        id=hashlib.sha256(data).hexdigest(),
+        name=name,
+        media_type=MEDIA_MARKDOWN if is_md else MEDIA_TEXT,
+        canonical=canonical,
+        title=title,
+        size_bytes=len(data),
+        extractor="text",
+        extractor_version=EXTRACTOR_VERSION,
+        headings=headings,
+    )
+
+
+# --------------------------------------------------------------------------- sniffing
+
+
+def is_pdf_bytes(data: bytes) -> bool:
+    """PDF magic: ``%PDF-`` within the first 1024 bytes (the spec tolerates leading junk)."""
+    return b"%PDF-" in data[:1024]
+
+
+def _describe_bytes(data: bytes) -> str:
+    import filetype
+
+    kind = filetype.guess(data[:8192])
+    if kind is not None:
+        return kind.mime
+    head = data[:512].lstrip().lower()
+    if head.startswith((b"<!doctype html", b"<html", b"<head", b"<body")) or b"<html" in head:
+        return "HTML"
+    if head.startswith(b"<"):
+        return "XML/HTML"
+    try:
+        data[:4096].decode("utf-8")
+        return "text"
+    except UnicodeDecodeError:
+        return "binary data"
+
+
+def extract_bytes(data: bytes, name: str) -> Document:
+    """Extract a document from its bytes (design stage 1).
+
+    ``name`` is the user's file name, kept as display metadata only. Returns a
+    :class:`Document` whose ``canonical`` text is the target of every offset.
+    Raises ``ExtractionError(name, reason)`` for every failure: empty file,
+    not a PDF although named ``.pdf``, password-protected, damaged beyond
+    repair, zero pages, no text layer, invalid UTF-8, blank-looking text,
+    unsupported binary type.
+    """
+    if not data:
+        raise ExtractionError(name, "empty file (0 bytes)")
+    if is_pdf_bytes(data):
+
+        return extract_pdf(data, name)
+    if name.lower().endswith(".pdf"):
+        raise ExtractionError(name, f"not a PDF although named .pdf (the bytes look like {_describe_bytes(data)})")
+    if b"\x00" in data[:8192]:
+        raise ExtractionError(name, f"unsupported file type ({_describe_bytes(data)}); expected PDF, Markdown or text")
+    try:
+        return extract_text(data, name)
+    except ExtractionError as e:
+        kind = _describe_bytes(data)
+        if e.reason.startswith("not valid UTF-8") and kind not in ("text", "binary data"):
+            raise ExtractionError(name, f"unsupported file type ({kind}); expected PDF, Markdown or text") from e
+        raise
+
+
+def extract_path(path) -> Document:
+    """Extract a file from disk, named by its base name. Raises ``ExtractionError``."""
+    from pathlib import Path
+
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise ExtractionError(p.name, f"cannot read file ({e.strerror or e})") from e
+    return extract_bytes(data, p.name)

@@ -1,0 +1,88 @@
+"""Server-side citations (design stages 8-9): locator labels, URL fragments, quotes, the prompt block."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.answer.cite import (
+    citation_json,
+    citations,
+    citations_from_rows,
+    format_sources_for_prompt,
+    fragment,
+    locator_label,
+    no_generation_payload,
+)
+from rag.answer.gate import apply_gate
+from rag.index.store import ChunkRow
+from rag.types import Hit
+
+
+def _row(**kw):
+    base = dict(chunk_id=1, document_id="a" * 64, document_name="guide.md", document_label="guide.md",
+                media_type="text/markdown", index=0, text="[guide > Install > Linux]\nRun make.", content="Run make.",
+                section=("Install", "Linux"), start=120, end=129, page=None, page_end=None)
+    base.update(kw)
+    return ChunkRow(**base)
+
+
+def _pdf_row(**kw):
+    return _row(**{"document_name": "paper.pdf", "document_label": "paper.pdf", "media_type": "application/pdf",
+                   "section": (), "page": 5, "page_end": 5, **kw})
+
+
+def test_locator_label_and_fragment_text():
+    r = _row()
+    assert locator_label(r) == "guide.md > Install > Linux"
+    assert fragment(r) == "#char=120,129"
+    assert locator_label(_row(section=())) == "guide.md"
+
+
+def test_locator_label_and_fragment_pdf():
+    assert locator_label(_pdf_row()) == "paper.pdf, p. 5"
+    assert fragment(_pdf_row()) == "#page=5"
+    assert locator_label(_pdf_row(page_end=6)) == "paper.pdf, pp. 5-6"
+    assert fragment(_pdf_row(page_end=6)) == "#page=5"
+
+
+def test_same_name_told_apart_by_label():
+    a = _row(document_label="guide.md (aaaaaaaa)")
+    b = _row(document_id="b" * 64, document_label="guide.md (bbbbbbbb)")
+    assert locator_label(a) != locator_label(b)
+
+
+def test_citations_quote_content_never_text():
+    hits = [Hit(1, 1, 1, 0.03, 0.31), Hit(2, 2, 3, 0.02, 0.42)]
+    rows = [_row(), _pdf_row(chunk_id=2, content="Dense retrieval works.", text="[paper] Dense retrieval works.")]
+    cites = citations_from_rows(hits, rows)
+    assert [c.index for c in cites] == [1, 2]
+    assert cites[0].quote == "Run make." and cites[1].quote == "Dense retrieval works."
+    assert cites[1].fused_rank == 3 and cites[1].cosine_distance == pytest.approx(0.42)
+    assert cites[1].locator_label == "paper.pdf, p. 5" and cites[1].fragment == "#page=5"
+    with pytest.raises(ValueError):
+        citations_from_rows(hits, rows[:1])
+
+
+def test_prompt_block_has_numbers_names_quotes_and_no_links():
+    hits = [Hit(1, 1, 1, 0.03, 0.31), Hit(2, 2, 2, 0.02, 0.42)]
+    cites = citations_from_rows(hits, [_row(), _pdf_row(chunk_id=2, content="Dense retrieval works.")])
+    block = format_sources_for_prompt(cites)
+    assert block == "[1] Linux\nRun make.\n\n[2] paper.pdf\nDense retrieval works."
+    assert "#" not in block and "http" not in block and "a" * 64 not in block
+
+
+def test_citation_json_and_no_generation_payload():
+    g = apply_gate("q", [Hit(1, 1, 1, 0.03, 0.31)], 0.675, 4)
+    cites = citations_from_rows(list(g.sources), [_row()])
+    j = citation_json(cites[0])
+    assert list(j)[:7] == ["index", "document_id", "document_name", "locator_label", "fragment", "quote",
+                           "cosine_distance"]
+    p = no_generation_payload(g, cites)
+    assert list(p) == ["query", "threshold", "refused", "refusal", "answer", "citations"]
+    assert p["answer"] is None and p["refused"] is False and p["citations"][0]["quote"] == "Run make."
+    refused = no_generation_payload(apply_gate("q", [], 0.675, 4), [])
+    assert refused["refused"] and refused["citations"] == [] and refused["refusal"].startswith("NO ANSWER")
+
+
+def test_citations_from_a_refused_gate_is_empty():
+    assert citations(apply_gate("q", [], 0.675, 4), store=None) == []

@@ -1,0 +1,120 @@
+"""Orchestration (rag.answer.pipeline): the gate decides first; answers from the real 0.5B model are checked server-side."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rag.answer import generate
+from rag.answer.pipeline import ask, no_generation_answer
+from rag.errors import ModelError
+from rag.settings import get_settings
+
+DOC = "02-llm-inference.md"
+IN_DOMAIN = "What is Time to First Token (TTFT) and which inference phase primarily affects it?"
+OUT_OF_DOMAIN = "how do I renew my passport"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory, corpus_dir, embedder):
+    """A store holding one real chapter of the shared corpus."""
+    from rag.index.store import Store
+
+    s = Store(tmp_path_factory.mktemp("answer-store"), settings=get_settings(), embedder=embedder)
+    assert s.ingest_path(corpus_dir / "docs" / DOC).status == "ready"
+    return s
+
+
+def _settings(**kw):
+    return get_settings(max_answer_tokens=kw.pop("max_answer_tokens", 48), **kw)
+
+
+def test_refusal_never_loads_or_calls_the_model(store, tmp_path):
+    """Real code path, a model file that does not exist: the refusal comes back, the loader never ran."""
+    generate.clear_cache()
+    before = (generate.STATS.loads, generate.STATS.generations)
+    s = _settings(model_file=str(tmp_path / "absent.gguf"))
+    stream = ask(store, OUT_OF_DOMAIN, s)
+    pieces = list(stream)
+    a = stream.answer
+    assert pieces == []
+    assert a.refused and a.text is None and a.citations == []
+    assert a.refusal == f'NO ANSWER: nothing under cosine distance 0.675 for "{OUT_OF_DOMAIN}"'
+    assert (generate.STATS.loads, generate.STATS.generations) == before
+    assert generate._cache == {}
+    assert set(a.to_json()) == {"query", "threshold", "refused", "refusal", "answer", "citations", "gate"}
+
+
+def test_passing_gate_reaches_the_loader_which_names_the_fix(store, tmp_path):
+    """The same missing model, a question that passes the gate: now the loader runs and says how to fix it."""
+    s = _settings(model_file=str(tmp_path / "absent.gguf"))
+    with pytest.raises(ModelError, match=r"missing; run: make models"):
+        ask(store, IN_DOMAIN, s).run()
+
+
+def test_no_generate_gives_citations_and_null_answer(store):
+    st = ask(store, IN_DOMAIN, _settings())
+    a = no_generation_answer(st.gate, st.cites, st.retrieval_ms)
+    d = a.to_json()
+    assert d["answer"] is None and not d["refused"]
+    assert 1 <= len(d["citations"]) <= 4
+    assert [c["index"] for c in d["citations"]] == list(range(1, len(d["citations"]) + 1))
+    for c in d["citations"]:
+        assert c["fragment"].startswith("#char=") and c["document_name"] == DOC
+        assert c["cosine_distance"] < 0.675
+
+
+def test_real_model_answer_is_cited_and_checked(store, gguf_path):
+    """The real 0.5B answers a dev question; only valid markers reach the text; JSON has the pinned keys."""
+    s = _settings(model_file=str(gguf_path), n_ctx=2048)
+    stream = ask(store, IN_DOMAIN, s)
+    shown = "".join(stream)
+    a = stream.answer
+    assert not a.refused and a.text and shown == a.text
+    assert a.model == gguf_path.name and a.tokens > 0 and a.ttft_ms > 0
+    valid = {c.index for c in a.citations}
+    assert {int(n) for n in re.findall(r"\[(\d+)\]", a.text)} <= valid
+    assert "http" not in a.text
+    d = a.to_json()
+    assert list(d) == [
+        "query", "threshold", "refused", "refusal", "answer", "citations", "gate", "answer_sentences",
+        "invalid_citations_removed", "model", "retrieval_ms", "ttft_ms", "generation_ms", "tokens", "read_spans",
+    ]
+    # what the model read of each source it did not read whole: verbatim ranges of the quote shown
+    quotes = {c.index: c.quote for c in a.citations}
+    for n, spans in a.read_spans.items():
+        assert spans and all(0 <= x < y <= len(quotes[n]) for x, y in spans)
+    assert d["read_spans"] == {str(n): [list(sp) for sp in v] for n, v in a.read_spans.items()}
+    assert d["gate"]["kind"] == "learned" and d["gate"]["score"] >= d["gate"]["min_score"]
+    for sent in d["answer_sentences"]:
+        assert set(sent) == {"text", "cited", "supported_by", "unsupported", "inferred"}
+        assert set(sent["cited"]) <= valid and set(sent["supported_by"]) <= valid
+    assert a.has_citation  # the model's own marker or the inferred best source
+
+
+def test_model_loaded_once_per_process(gguf_path):
+    s = _settings(model_file=str(gguf_path), n_ctx=2048)
+    g1 = generate.get_default_generator(s)
+    loads = generate.STATS.loads
+    g2 = generate.get_default_generator(s)
+    assert g1 is g2 and generate.STATS.loads == loads
+
+
+def test_check_answer_on_a_real_0_5b_output(store, embedder):
+    """What the 0.5B really wrote for the TTFT question (marker on the wrong source, then none), plus a bogus [7]."""
+    from rag.answer.pipeline import check_answer
+
+    st = ask(store, IN_DOMAIN, _settings())
+    ttft = [c.index for c in st.cites if "Time to First Token (TTFT)" in c.quote]
+    assert ttft, "retrieval lost the TTFT chunk"
+    wrong = next(c.index for c in st.cites if c.index not in ttft)
+    raw = (
+        f"[{wrong}] Time to First Token (TTFT) is how quickly can you get the first response. "
+        "This is crucial for user experience and is primarily affected by the prefill phase [7]. "
+        "See https://example.org/ttft for more."
+    )
+    text, invalid, links, sents = check_answer(raw, st.cites, embedder)
+    assert invalid == 1 and links == 1 and "[7]" not in text and "http" not in text
+    assert sents[0].cited == (wrong,) and sents[0].miscited and sents[0].supported_by[0] in ttft
+    assert sents[1].cited == () and sents[1].inferred and sents[1].supported_by[0] in ttft

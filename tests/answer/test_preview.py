@@ -1,0 +1,161 @@
+"""rag.answer.preview on real inputs: the DPR paper (two columns, ligatures, hyphenation) and a corpus chapter."""
+
+from __future__ import annotations
+
+import html
+
+import pymupdf
+import pytest
+
+from rag.answer.preview import (
+    best_page,
+    highlight_html,
+    locate_quote,
+    publish_original,
+    render_pdf_page,
+    scrolling_document,
+    static_url,
+    unpublish,
+)
+
+# As the canonical text holds it: "ef-\nﬁcient" joined, the U+FB01 ligature expanded, lines re-flowed.
+ABSTRACT = (
+    "Open-domain question answering relies on efficient passage retrieval to select candidate contexts, "
+    "where traditional sparse vector space models, such as TF-IDF or BM25, are the de facto method."
+)
+
+
+@pytest.fixture(scope="module")
+def dpr(corpus_dir):
+    return corpus_dir / "pdfs" / "01-dpr-paper-two-column-13p.pdf"
+
+
+def test_literal_search_misses_canonical_quote_but_alignment_finds_it(dpr):
+    with pymupdf.open(dpr) as doc:
+        page = doc[0]
+        assert page.search_for(ABSTRACT) == []  # why the alignment exists
+        rects, coverage = locate_quote(page, ABSTRACT)
+        assert coverage == 1.0
+        lines = [page.get_textbox(r).strip() for r in rects]
+    assert len(rects) == 5
+    assert lines[0].startswith("Open-domain question answering")
+    assert lines[-1].startswith("facto method")
+
+
+def test_quote_is_not_found_on_another_page(dpr):
+    with pymupdf.open(dpr) as doc:
+        rects, coverage = locate_quote(doc[1], ABSTRACT)
+    assert rects == [] and coverage == 0.0
+
+
+def test_right_column_quote_on_page_3(dpr):
+    with pymupdf.open(dpr) as doc:
+        page = doc[2]
+        text = page.get_text()
+        # a sentence as it reads in the page, re-flowed onto one line
+        quote = " ".join(
+            "the similarity function needs to be decomposable so that the represen- tations".replace("- ", "").split()
+        )
+        rects, coverage = locate_quote(page, quote)
+    assert "decomposable" in text
+    assert coverage == 1.0 and rects
+
+
+def test_render_highlights_quote_in_yellow(dpr):
+    pv = render_pdf_page(dpr, 1, ABSTRACT, dpi=72)
+    plain = render_pdf_page(dpr, 1, "", dpi=72)
+    assert pv.page == 1 and pv.highlights == 5 and pv.coverage == 1.0
+    assert pv.png.startswith(b"\x89PNG") and pv.png != plain.png
+    pix = pymupdf.Pixmap(pv.png)
+    with pymupdf.open(dpr) as doc:
+        rect = locate_quote(doc[0], ABSTRACT)[0][0]
+    # most pixels of the first highlighted line are yellow (72 dpi: points = pixels); none are without it
+    def yellow_share(pixmap):
+        pts = [(x, y) for x in range(int(rect.x0) + 1, int(rect.x1) - 1, 3) for y in range(int(rect.y0) + 1, int(rect.y1) - 1, 2)]
+        rgb = [pixmap.pixel(x, y)[:3] for x, y in pts]
+        return sum(r > 200 and g > 150 and b < 120 for r, g, b in rgb) / len(rgb)
+
+    assert yellow_share(pix) > 0.5
+    assert yellow_share(pymupdf.Pixmap(plain.png)) == 0.0
+
+
+def test_render_from_bytes_and_bad_page(dpr):
+    data = dpr.read_bytes()
+    assert render_pdf_page(data, 13, dpi=40).page == 13
+    with pytest.raises(ValueError, match="page 14 is outside 1..13"):
+        render_pdf_page(data, 14)
+    with pytest.raises(ValueError, match="page 0"):
+        render_pdf_page(data, 0)
+
+
+def test_highlight_html_marks_range_and_escapes(corpus_dir):
+    text = (corpus_dir / "docs" / "06-semantic-search-faiss.md").read_text(encoding="utf-8")
+    needle = "FAISS"
+    start = text.index(needle)
+    end = start + len(needle)
+    out = highlight_html(text, start, end)
+    assert f'<mark id="cited" style="background: #ffe066; padding: 0 1px;">{needle}</mark>' in out
+    assert out.count("<mark") == 1
+    # everything outside the tags is the escaped document, in order
+    inner = out.split(">", 1)[1].rsplit("</div>", 1)[0]
+    inner = inner.replace(inner[inner.index("<mark") : inner.index(">", inner.index("<mark")) + 1], "")
+    assert html.unescape(inner.replace("</mark>", "")) == text
+
+
+def test_highlight_html_escapes_hostile_text():
+    text = 'before <script>alert("x")</script> & <img src=x onerror=1> after'
+    s = text.index("<script>")
+    out = highlight_html(text, s, s + len("<script>alert(\"x\")</script>"))
+    assert "<script>" not in out and "<img" not in out
+    assert "&lt;script&gt;" in out and "&amp;" in out
+
+
+def test_highlight_html_context_and_bounds():
+    text = "a" * 100 + "CITED" + "b" * 100
+    out = highlight_html(text, 100, 105, context_chars=10)
+    assert ">CITED</mark>" in out and "…" + "a" * 10 + "<mark" in out and "b" * 10 + "…" in out
+    assert "a" * 11 not in out
+    with pytest.raises(ValueError, match="outside the text"):
+        highlight_html(text, 150, 300)
+    doc = scrolling_document(out, title="<b>x</b>.md")
+    assert "scrollIntoView" in doc and "&lt;b&gt;x&lt;/b&gt;.md" in doc
+
+
+def test_publish_original_links_under_static(tmp_path, dpr):
+    doc_id = "ab" * 32
+    src = tmp_path / "store" / "orig.bin"
+    src.parent.mkdir()
+    src.write_bytes(dpr.read_bytes())
+    static = tmp_path / "static"
+    out = publish_original(src, doc_id, static)
+    assert out == static / f"{doc_id}.pdf" and out.read_bytes() == src.read_bytes()
+    assert not out.is_symlink()  # Streamlit refuses links leading outside ./static
+    assert publish_original(src, doc_id, static) == out  # idempotent
+    assert static_url(doc_id, 3) == f"/app/static/{doc_id}.pdf#page=3"
+    unpublish(doc_id, static)
+    assert not out.exists()
+    with pytest.raises(ValueError, match="not a document id"):
+        publish_original(src, "../../etc/passwd", static)
+    with pytest.raises(ValueError, match="not a document id"):
+        static_url("x/../y")
+
+
+def test_best_page_follows_the_words_across_a_page_break(dpr):
+    # the end of page 2's footnote, then the first lines of page 3: most of the words are on page 3
+    quote = (
+        "Exceptions include (Seo et al., 2019) and (Roberts et al., 2020), which retrieves and generates the answers, "
+        "respectively. At run-time, DPR applies a different encoder EQ(·) that maps the input question to a "
+        "d-dimensional vector, and retrieves k passages of which vectors are the closest to the question vector. "
+        "We define the similarity between the question and the passage using the dot product of their vectors:"
+    )
+    page, share = best_page(dpr, quote, 2, 3)
+    assert page == 3 and 0.5 < share < 1.0
+    assert best_page(dpr, ABSTRACT, 1, 2) == (1, 1.0)
+
+
+def test_focused_render_is_cropped_around_the_quote(dpr):
+    full = render_pdf_page(dpr, 1, ABSTRACT, dpi=72)
+    focused = render_pdf_page(dpr, 1, ABSTRACT, dpi=72, focus_margin=40)
+    a, b = pymupdf.Pixmap(full.png), pymupdf.Pixmap(focused.png)
+    assert b.width == a.width and b.height < a.height / 3
+    assert focused.highlights == full.highlights == 5

@@ -1,0 +1,77 @@
+"""``python -m rag ask`` and the sources table, through click's runner, on a real store and the real 0.5B."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from rag.cli.main import main
+
+DOC = "12-evaluation.md"
+
+
+@pytest.fixture(scope="module")
+def store_dir(tmp_path_factory, corpus_dir, embedder):
+    from rag.index.store import Store
+    from rag.settings import get_settings
+
+    d = tmp_path_factory.mktemp("cli-answer-store")
+    with Store(d, settings=get_settings(), embedder=embedder) as s:
+        assert s.ingest_path(corpus_dir / "docs" / DOC).status == "ready"
+    return d
+
+
+@pytest.fixture()
+def runner(monkeypatch):
+    monkeypatch.setenv("RAG_MAX_ANSWER_TOKENS", "32")
+    monkeypatch.setenv("RAG_N_CTX", "2048")
+    return CliRunner()
+
+
+def _question(corpus_dir) -> str:
+    for line in (corpus_dir / "dev_questions.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        if row["doc"] == DOC:
+            return row["query_course"]
+    raise AssertionError(f"no dev question on {DOC}")
+
+
+def test_refusal_line_and_json(runner, store_dir):
+    r = runner.invoke(main, ["ask", "--store", str(store_dir), "how do I renew my passport"])
+    assert r.exit_code == 0, r.output
+    lines = r.output.strip().splitlines()
+    assert 'NO ANSWER: nothing under cosine distance 0.675 for "how do I renew my passport"' in lines
+    assert any(line.startswith("why: nearest distance 0.") for line in lines)  # the gate's evidence, on stderr
+    r = runner.invoke(main, ["ask", "--store", str(store_dir), "--json", "--threshold", "0.3", "how do I renew my passport"])
+    d = json.loads(r.output)
+    assert d["refused"] and d["answer"] is None and d["threshold"] == 0.3 and d["citations"] == []
+
+
+def test_no_generate_json_contract(runner, store_dir, corpus_dir):
+    r = runner.invoke(main, ["ask", "--store", str(store_dir), "--no-generate", "--json", "--max-sources", "2", _question(corpus_dir)])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert list(d) == ["query", "threshold", "refused", "refusal", "answer", "citations", "gate"]
+    assert d["answer"] is None and 1 <= len(d["citations"]) <= 2
+    assert list(d["citations"][0])[:7] == ["index", "document_id", "document_name", "locator_label", "fragment", "quote", "cosine_distance"]
+
+
+def test_streams_answer_then_sources_table(runner, store_dir, corpus_dir, gguf_path):
+    r = runner.invoke(main, ["ask", "--store", str(store_dir), "--model", gguf_path.name, _question(corpus_dir)])
+    assert r.exit_code == 0, r.output
+    out = r.output
+    header = next(i for i, line in enumerate(out.splitlines()) if line.startswith("n ") and "document" in line)
+    lines = out.splitlines()
+    assert "".join(lines[:header]).strip()  # the answer came first
+    row = lines[header + 1]
+    assert row.startswith("[1]") and DOC in row and "#char=" in row
+    assert float(row.split()[-1]) < 0.675
+
+
+def test_missing_store_and_model_are_clean_errors(runner, tmp_path, store_dir, corpus_dir):
+    r = runner.invoke(main, ["ask", "--store", str(tmp_path / "none"), "anything"])
+    assert r.exit_code == 1 and "no store at" in r.output
+    r = runner.invoke(main, ["ask", "--store", str(store_dir), "--model", "absent.gguf", _question(corpus_dir)])
+    assert r.exit_code == 1 and "absent.gguf is missing; run: make models" in r.output

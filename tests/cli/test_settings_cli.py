@@ -1,0 +1,52 @@
+"""Settings precedence and bounds; the CLI's help and doctor."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+from pydantic import ValidationError
+
+from rag.cli.main import main
+from rag.settings import ROOT, Settings, get_settings
+
+
+def test_defaults_follow_the_design():
+    s = Settings()
+    assert (s.chunk_budget_chars, s.encoder_window_tokens, s.threshold, s.max_sources, s.rrf_k) == (512, 256, 0.675, 4, 60)
+    assert (s.bm25_k1, s.bm25_b) == (1.2, 0.75)
+
+
+def test_env_file_and_explicit_precedence(tmp_path, monkeypatch):
+    cfg = tmp_path / "rag.toml"
+    cfg.write_text('threshold = 0.5\nmax_sources = 3\nstore = "/from/file"\n')
+    monkeypatch.setenv("RAG_CONFIG", str(cfg))
+    assert get_settings().threshold == 0.5
+    monkeypatch.setenv("RAG_THRESHOLD", "0.6")
+    s = get_settings()
+    assert s.threshold == 0.6 and s.max_sources == 3  # env beats file; file beats defaults
+    assert get_settings(threshold=0.7, max_sources=None).threshold == 0.7  # explicit beats env; None ignored
+    assert s.with_overrides(threshold=0.3).threshold == 0.3
+
+
+def test_out_of_bounds_value_names_the_field(monkeypatch):
+    monkeypatch.setenv("RAG_THRESHOLD", "3")
+    with pytest.raises(ValidationError, match="threshold"):
+        get_settings()
+
+
+@pytest.mark.parametrize("cmd", [[], ["ingest"], ["status"], ["search"], ["ask"], ["eval"], ["bench"], ["doctor"], ["models"], ["delete"]])
+def test_help_for_every_command(cmd):
+    r = CliRunner().invoke(main, [*cmd, "--help"])
+    assert r.exit_code == 0, r.output
+    assert "Usage:" in r.output
+
+
+def test_doctor_reports_versions_models_and_store():
+    r = subprocess.run([sys.executable, "-m", "rag", "doctor"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr
+    for word in ("torch", "sentence-transformers", "faiss-cpu", "pymupdf", "llama-cpp-python", "streamlit",
+                 "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "sha256 OK", "cpu threads", "store"):
+        assert word in r.stdout

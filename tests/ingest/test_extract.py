@@ -1,0 +1,282 @@
+"""Stage 1 (rag/ingest/extract.py, rag/ingest/pdf.py) on the real shared cases and corpus."""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+
+import pymupdf
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rag.errors import ExtractionError
+from rag.ingest.extract import Document, extract_bytes, extract_path
+
+# --------------------------------------------------------------------------- failures, each with its reason
+
+REFUSED = {
+    "c07_scanned_only.pdf": r"c07_scanned_only\.pdf: no text layer \(scanned\?\)",
+    "c08_encrypted_userpw.pdf": r"password-protected \(a user password is set\)",
+    "c09_not_a_pdf.pdf": r"not a PDF although named \.pdf \(the bytes look like HTML\)",
+    "c09_zero_bytes.pdf": r"empty file \(0 bytes\)",
+    "c10_zero_pages.pdf": r"PDF has zero pages",
+    "c16_blank_looking.md": r"empty or blank-looking file",
+    "c16_empty.txt": r"empty file \(0 bytes\)",
+}
+
+
+@pytest.mark.parametrize("name,reason", sorted(REFUSED.items()))
+def test_case_refused_with_reason(cases_dir, name, reason):
+    with pytest.raises(ExtractionError, match=reason) as info:
+        extract_path(cases_dir / name)
+    assert info.value.name == name
+
+
+def test_corpus_scanned_and_encrypted_pdfs_refused(corpus_dir):
+    with pytest.raises(ExtractionError, match=r"no text layer \(scanned\?\)"):
+        extract_path(corpus_dir / "pdfs" / "04-scanned-image-only.pdf")
+    # 05 has a user password (MuPDF cannot open it with an empty one): refused, not guessed
+    with pytest.raises(ExtractionError, match=r"05-encrypted-doclaynet-p3\.pdf: password-protected"):
+        extract_path(corpus_dir / "pdfs" / "05-encrypted-doclaynet-p3.pdf")
+
+
+def test_invalid_utf8_names_byte_offset():
+    with pytest.raises(ExtractionError, match=r"notes\.md: not valid UTF-8 text \(byte offset 6\)"):
+        extract_bytes(b"hello \xff\xfe world", "notes.md")
+
+
+def test_binary_file_refused_as_unsupported():
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+    with pytest.raises(ExtractionError, match=r"unsupported file type \(image/png\)"):
+        extract_bytes(png, "photo.md")
+
+
+def test_damaged_pdf_with_no_recoverable_text_refused():
+    with pytest.raises(ExtractionError, match=r"broken\.pdf: (damaged PDF|PDF has zero pages)"):
+        extract_bytes(b"%PDF-1.7\n1 0 obj\n<< /Type /Catal", "broken.pdf")
+
+
+# --------------------------------------------------------------------------- cases that must yield text
+
+
+def _pdf(cases_dir, name) -> Document:
+    return extract_path(cases_dir / name)
+
+
+def test_ligatures_expanded(cases_dir):
+    doc = _pdf(cases_dir, "c01_ligatures.pdf")
+    assert "The final floor plan affects the office layout." in doc.canonical
+    assert "Certification is required for flammable storage." in doc.canonical
+    assert not any("\ufb00" <= ch <= "\ufb06" for ch in doc.canonical)
+
+
+def test_hyphenation_joined_but_real_hyphens_kept(cases_dir):
+    text = _pdf(cases_dir, "c02_hyphenation.pdf").canonical
+    assert "accelerating climate change" in text
+    assert "n-tridecanal" in text
+    assert "state-of-the-art pump" in text
+    assert "10-20 year" in text
+
+
+def test_two_columns_read_left_then_right(cases_dir):
+    text = _pdf(cases_dir, "c04_two_column.pdf").canonical
+    order = [text.index(f"L{i}:") for i in range(1, 9)] + [text.index(f"R{i}:") for i in range(1, 9)]
+    assert order == sorted(order)
+    assert text.startswith("Annual Maintenance Report")
+
+
+def test_running_headers_and_footers_dropped(cases_dir):
+    doc = _pdf(cases_dir, "c06_headers_footers.pdf")
+    assert "CONFIDENTIAL" not in doc.canonical and "Page 1 of 3" not in doc.canonical
+    for n in (1, 2, 3):
+        span = doc.pages[n - 1]
+        assert doc.canonical[span.start:span.end].startswith(f"Section {n}.")
+        assert doc.page_at(span.start) == n
+
+
+def test_mixed_scanned_pdf_lists_image_only_page(cases_dir):
+    doc = _pdf(cases_dir, "c07_scanned_mixed.pdf")
+    assert doc.image_only_pages == (2,)
+    assert any("no text layer on page(s) 2" in w for w in doc.warnings)
+    assert doc.pages[1].start == doc.pages[1].end
+    assert "invoice total 420 EUR" in doc.canonical
+
+
+def test_owner_password_only_pdf_is_ingested(cases_dir):
+    doc = _pdf(cases_dir, "c08_encrypted_owner_only.pdf")
+    assert doc.canonical == "Salary bands for 2027 are confidential."
+
+
+@pytest.mark.parametrize("name,pages", [("c09_broken_xref.pdf", 3), ("c09_truncated.pdf", 2)])
+def test_repaired_pdf_ingested_with_warning(cases_dir, name, pages):
+    doc = _pdf(cases_dir, name)
+    assert any("repaired" in w for w in doc.warnings)
+    assert doc.canonical.count("Contract clause") == pages
+    assert doc.page_count == 3
+
+
+def test_crlf_normalised_before_offsets(cases_dir):
+    data = (cases_dir / "c12_crlf.md").read_bytes()
+    doc = extract_bytes(data, "c12_crlf.md")
+    assert "\r" not in doc.canonical
+    assert doc.media_type == "text/markdown" and doc.title == "Assembly notes"
+    h = doc.headings[0]
+    assert doc.canonical[h.start:h.end] == "# Assembly notes"
+    assert doc.id == hashlib.sha256(data).hexdigest() and doc.size_bytes == len(data)
+
+
+@pytest.mark.parametrize("name,media", [
+    ("c14_long_paragraph_needle.md", "text/markdown"),
+    ("c16_stopword_queries.txt", "text/plain"),
+    ("c18_giant_unpunctuated.txt", "text/plain"),
+    ("c20_payload.md", "text/markdown"),
+    ("c20_traversal_manifest.json", "text/plain"),
+])
+def test_text_cases_yield_their_text(cases_dir, name, media):
+    raw = (cases_dir / name).read_bytes().decode("utf-8")
+    doc = extract_path(cases_dir / name)
+    assert doc.media_type == media
+    assert doc.canonical == unicodedata.normalize("NFC", raw.replace("\r\n", "\n"))
+
+
+def test_traversal_names_are_metadata_only(cases_dir):
+    data = (cases_dir / "c20_payload.md").read_bytes()
+    for name in ("../../outside_upload.md", "/tmp/absolute_upload.md", "..\\..\\windows_style.md"):
+        doc = extract_bytes(data, name)
+        assert doc.name == name and doc.canonical.startswith("# harmless")
+    # a name that ends in .pdf promises a PDF: markdown bytes under it are refused, not guessed at
+    with pytest.raises(ExtractionError, match=r"not a PDF although named \.pdf \(the bytes look like text\)"):
+        extract_bytes(data, "report.md\x00.pdf")
+
+
+def test_bom_nfd_and_cr_normalised():
+    doc = extract_bytes("\ufeffCafe\u0301 notes\r\nline two\rline three".encode(), "n.txt")
+    assert doc.canonical == "Caf\u00e9 notes\nline two\nline three"
+    assert doc.media_type == "text/plain" and doc.title == "n"
+
+
+def test_markdown_sniffed_from_headings_not_name():
+    doc = extract_bytes(b"# Title\n\nbody\n\n```\n# not a heading\n```\n", "notes.txt")
+    assert doc.media_type == "text/markdown"
+    assert [h.title for h in doc.headings] == ["Title"]
+
+
+def test_pdf_sniffed_from_bytes_whatever_the_name(cases_dir):
+    doc = extract_bytes((cases_dir / "c01_ligatures.pdf").read_bytes(), "scan.txt")
+    assert doc.media_type == "application/pdf"
+
+
+# --------------------------------------------------------------------------- generated PDFs
+
+
+def _make_pdf(build) -> bytes:
+    d = pymupdf.open()
+    build(d)
+    return d.tobytes()
+
+
+def test_rotated_page_read_in_order():
+    def build(d):
+        p = d.new_page(width=300, height=400)
+        p.insert_text((30, 50), "First line of the rotated page.", fontsize=11)
+        p.insert_text((30, 70), "Second line comes after it.", fontsize=11)
+        p.set_rotation(90)
+        q = d.new_page(width=300, height=400)  # text itself written sideways
+        for i, y in enumerate((40, 60, 80)):
+            q.insert_text((y, 350), f"Sideways line {i + 1} reads upwards.", fontsize=11, rotate=90)
+
+    doc = extract_bytes(_make_pdf(build), "rot.pdf")
+    t = doc.canonical
+    assert t.index("First line") < t.index("Second line")
+    assert t.index("Sideways line 1") < t.index("Sideways line 2") < t.index("Sideways line 3")
+    assert doc.page_at(t.index("Sideways line 2")) == 2
+
+
+def test_line_joining_rules():
+    from rag.ingest.pdf import join_lines
+
+    assert join_lines(["Main\u00ad", "tenance is due."], set()) == "Maintenance is due."
+    assert join_lines(["accelerating cli-", "mate change"], set()) == "accelerating climate change"
+    assert join_lines(["a well-", "known fact"], {"well-known"}) == "a well-known fact"
+    assert join_lines(["the Open-", "Domain task"], set()) == "the Open-Domain task"
+    assert join_lines(["up to 10-", "20 years"], set()) == "up to 10-20 years"
+
+
+def test_page_labels_kept():
+    def build(d):
+        for i in range(3):
+            p = d.new_page(width=300, height=300)
+            p.insert_text((30, 100), f"Maintenance log entry {i + 1}.", fontsize=11)
+        d.set_page_labels([{"startpage": 0, "prefix": "", "style": "r", "firstpagenum": 1}])
+
+    doc = extract_bytes(_make_pdf(build), "labels.pdf")
+    assert "Maintenance log entry 2." in doc.canonical
+    assert [p.label for p in doc.pages] == ["i", "ii", "iii"]
+    assert [p.page for p in doc.pages] == [1, 2, 3]
+
+
+# --------------------------------------------------------------------------- corpus
+
+
+def test_markdown_corpus_canonical_matches_source(corpus_dir):
+    for path in sorted((corpus_dir / "docs").glob("*.md")):
+        doc = extract_path(path)
+        assert doc.media_type == "text/markdown"
+        assert doc.canonical == unicodedata.normalize("NFC", path.read_text(encoding="utf-8"))
+        assert doc.headings and all(doc.canonical[h.start:h.end].lstrip().startswith("#") for h in doc.headings)
+        assert not doc.title.endswith("]]")
+
+
+@pytest.mark.parametrize("name", ["01-dpr-paper-two-column-13p.pdf", "02-layoutparser-table-page.pdf",
+                                  "03-nics-grid-table.pdf", "06-malformed-issue-932.pdf"])
+def test_corpus_pdfs_page_map(corpus_dir, name):
+    doc = extract_path(corpus_dir / "pdfs" / name)
+    assert doc.media_type == "application/pdf" and doc.canonical.strip()
+    assert [p.page for p in doc.pages] == list(range(1, doc.page_count + 1))
+    prev_end = 0
+    for span in doc.pages:
+        assert prev_end <= span.start <= span.end <= len(doc.canonical)
+        prev_end = span.end
+    for h in doc.headings:
+        assert h.title in doc.canonical[h.start:h.end]
+
+
+def test_dpr_paper_reads_as_prose_with_sections(corpus_dir):
+    doc = extract_path(corpus_dir / "pdfs" / "01-dpr-paper-two-column-13p.pdf")
+    assert doc.page_count == 13
+    assert doc.title == "Dense Passage Retrieval for Open-Domain Question Answering"
+    titles = [h.title for h in doc.headings]
+    assert "1 Introduction" in titles and "3.1 Overview" in titles and "References" in titles
+    # column 1 of page 2 ends mid-sentence and column 2 continues it: read in order, not interleaved
+    assert "arXiv" not in doc.title
+    intro = doc.canonical.index("Open-domain question answering (QA)")
+    assert doc.page_at(intro) == 1
+    assert doc.canonical.index("2 Background") > intro
+
+
+# --------------------------------------------------------------------------- robustness
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.binary(max_size=400), st.sampled_from(["x.pdf", "x.md", "x.txt", "x"]), st.booleans())
+def test_any_bytes_give_a_document_or_a_reason(data, name, pdf_magic):
+    if pdf_magic:
+        data = b"%PDF-1.7\n" + data
+    try:
+        doc = extract_bytes(data, name)
+    except ExtractionError as e:
+        assert e.name == name and e.reason
+    else:
+        assert doc.canonical.strip() and "\r" not in doc.canonical
+
+
+def test_pdf_cut_anywhere_gives_a_document_or_a_reason(cases_dir):
+    data = (cases_dir / "c06_headers_footers.pdf").read_bytes()
+    for cut in range(0, len(data), max(1, len(data) // 25)):
+        try:
+            doc = extract_bytes(data[:cut], "cut.pdf")
+        except ExtractionError as e:
+            assert e.reason
+        else:
+            assert doc.canonical.strip()

@@ -1,0 +1,321 @@
+"""The Streamlit pages through `streamlit.testing.v1.AppTest` (no browser): real store, real embedder, real 0.5B model.
+
+One store in a temporary folder for the module: the Documents page indexes a
+corpus chapter and the DPR paper through its uploader; the chat page then
+answers from them, refuses, and flips with the threshold slider.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+DOCS_PAGE = str(ROOT / "pages" / "1_Documents.py")
+SOURCE_PAGE = str(ROOT / "pages" / "2_Source.py")
+PDF_NAME = "01-dpr-paper-two-column-13p.pdf"
+MD_NAME = "04-learning-curves.md"
+TIMEOUT = 900  # seconds; a bound on waiting (indexing on 2 shared cores), never an assertion
+OFF_TOPIC = "how do I renew my passport"
+PDF_QUESTION = "What similarity function does DPR use between question and passage vectors?"
+
+
+def _app(path: str):
+    from streamlit.testing.v1 import AppTest
+
+    return AppTest.from_file(path, default_timeout=TIMEOUT)
+
+
+def _no_raw_html(at) -> None:
+    """Nothing on the page is rendered as raw HTML (user text is escaped, never unsafe_allow_html)."""
+    for m in at.markdown:
+        assert not m.proto.allow_html, m.value
+
+
+def _llm_or_skip():
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python not installed: the answer needs the local model")
+    from rag.models import QWEN_05B
+    from rag.settings import get_settings
+
+    if not (get_settings().models_dir / QWEN_05B.file_name).is_file():
+        pytest.skip("the default GGUF is not provisioned (make models)")
+
+
+@pytest.fixture(scope="module")
+def store_env(tmp_path_factory):
+    """RAG_STORE pointing at a fresh folder for this module (the pages read settings from the environment)."""
+    mp = pytest.MonkeyPatch()
+    store = tmp_path_factory.mktemp("app-store")
+    mp.setenv("RAG_STORE", str(store))
+    mp.delenv("RAG_THRESHOLD", raising=False)
+    yield store
+    mp.undo()
+
+
+@pytest.fixture(scope="module")
+def indexed(store_env, corpus_dir):
+    """The Documents page after uploading the chapter and the DPR paper in one go."""
+    at = _app(DOCS_PAGE).run()
+    assert not at.exception
+    files = [
+        (MD_NAME, (corpus_dir / "docs" / MD_NAME).read_bytes(), "text/markdown"),
+        (PDF_NAME, (corpus_dir / "pdfs" / PDF_NAME).read_bytes(), "application/pdf"),
+    ]
+    at.file_uploader(key="uploader").set_value(files).run()
+    assert not at.exception
+    return at
+
+
+def _table(at):
+    return at.dataframe[0].value
+
+
+@pytest.mark.slow
+def test_upload_indexes_both_files_and_lists_them(indexed):
+    at = indexed
+    ok = [s.value for s in at.success]
+    assert any(f"{MD_NAME}: indexed" in s for s in ok), ok
+    assert any(f"{PDF_NAME}: indexed" in s for s in ok), ok
+    df = _table(at)
+    assert list(df["document"]) == [MD_NAME, PDF_NAME]
+    assert set(df["status"]) == {"ready"}
+    assert (df["chunks"] > 0).all()
+    assert int(df.loc[df["document"] == PDF_NAME, "pages"].iloc[0]) == 13
+    assert df["embedding model"].str.contains("384-d").all()
+    assert any("50 MB" in c.value for c in at.caption)  # the upload limit is shown
+    _no_raw_html(at)
+
+
+@pytest.mark.slow
+def test_same_file_again_says_already_indexed(indexed, corpus_dir):
+    at = _app(DOCS_PAGE).run()
+    data = (corpus_dir / "docs" / MD_NAME).read_bytes()
+    at.file_uploader(key="uploader").set_value([("copy-of-chapter.md", data, "text/markdown")]).run()
+    assert any("already indexed" in i.value and MD_NAME in i.value for i in at.info), [i.value for i in at.info]
+    assert len(_table(at)) == 2
+
+
+@pytest.mark.slow
+def test_bad_file_shows_reason_and_can_be_retried_and_deleted(indexed, cases_dir):
+    at = _app(DOCS_PAGE).run()
+    bad = (cases_dir / "c08_encrypted_userpw.pdf").read_bytes()
+    at.file_uploader(key="uploader").set_value([("locked.pdf", bad, "application/pdf")]).run()
+    errors = [e.value for e in at.error]
+    assert any(e.startswith("locked.pdf: failed:") and "password" in e for e in errors), errors
+    df = _table(at)
+    assert len(df) == 3 and (df["status"] == "ready").sum() == 2  # nothing else lost
+    row = df[df["document"] == "locked.pdf"].iloc[0]
+    assert row["status"] == "failed" and "password" in row["reason"]
+
+    value = hashlib.sha256(bad).hexdigest()  # a document's id is the sha256 of its bytes
+    at.selectbox(key="doc_pick").set_value(value).run()
+    assert not at.button(key="retry").disabled
+    at.button(key="retry").click().run()
+    assert any("locked.pdf: failed:" in e.value for e in at.error)
+    at.selectbox(key="doc_pick").set_value(value).run()
+    at.button(key="delete").click().run()
+    assert any("locked.pdf: deleted" in i.value for i in at.info)
+    assert list(_table(at)["document"]) == [MD_NAME, PDF_NAME]
+
+
+@pytest.mark.slow
+def test_oversize_upload_is_refused_before_indexing(indexed, monkeypatch):
+    monkeypatch.setenv("RAG_MAX_UPLOAD_MB", "1")
+    at = _app(DOCS_PAGE).run()
+    assert any("1 MB" in c.value for c in at.caption)
+    big = b"# Big\n\n" + b"word " * 300_000  # 1.5 MB
+    at.file_uploader(key="uploader").set_value([("big.md", big, "text/markdown")]).run()
+    assert any("big.md: refused" in e.value and "over the 1 MB limit" in e.value for e in at.error)
+    assert len(_table(at)) == 2
+
+
+@pytest.mark.slow
+def test_hostile_file_name_and_content_are_escaped(indexed):
+    at = _app(DOCS_PAGE).run()
+    payload = b"# Notes\n\n<script>alert('x')</script> **not bold** [link](javascript:alert(1))\n"
+    at.file_uploader(key="uploader").set_value([("<img src=x onerror=alert(1)>.md", payload, "text/markdown")]).run()
+    msgs = [s.value for s in at.success]
+    assert any(m.startswith("\\<img src=x onerror=alert(1)\\>.md: indexed") for m in msgs), msgs
+    _no_raw_html(at)
+    at.selectbox(key="doc_pick").set_value(hashlib.sha256(payload).hexdigest()).run()
+    at.button(key="delete").click().run()
+    assert len(_table(at)) == 2
+
+
+@pytest.mark.slow
+def test_refusal_shows_no_answer_and_never_calls_the_model(indexed):
+    from rag.answer import generate
+
+    loads, gens = generate.STATS.loads, generate.STATS.generations
+    at = _app(APP).run()
+    assert not at.exception
+    at.chat_input(key="question").set_value(OFF_TOPIC).run()
+    assert not at.exception
+    reply = at.chat_message[1]
+    assert reply.name == "assistant"
+    assert reply.error[0].value == f'NO ANSWER: nothing under cosine distance 0.675 for "{OFF_TOPIC}"'
+    nearest = reply.dataframe[0].value
+    assert len(nearest) > 0 and (nearest["cosine distance"] >= 0.675).all()
+    assert (generate.STATS.loads, generate.STATS.generations) == (loads, gens)
+    # the conversation survives a rerun
+    at.run()
+    assert [m.name for m in at.chat_message] == ["user", "assistant"]
+    assert at.chat_message[0].markdown[0].value == OFF_TOPIC
+    _no_raw_html(at)
+
+
+@pytest.mark.slow
+def test_slider_flips_the_same_question_from_refused_to_answered(indexed):
+    """At a tiny threshold the PDF question is refused; raising the slider flips the gate, and asking
+    again at the new threshold gives an answer with linked citations (the real 0.5B model)."""
+    at = _app(APP).run()
+    at.slider(key="threshold").set_value(0.05).run()
+    at.chat_input(key="question").set_value(PDF_QUESTION).run()
+    assert "NO ANSWER: nothing under cosine distance 0.05" in at.chat_message[1].error[0].value
+    verdicts = [m.value for m in at.sidebar.markdown]
+    assert any("refused" in v for v in verdicts), verdicts
+    assert at.sidebar.get("arrow_vega_lite_chart") or at.sidebar.get("vega_lite_chart")  # the distance chart
+    at.slider(key="threshold").set_value(0.675).run()
+    verdicts = [m.value for m in at.sidebar.markdown]
+    assert any(re.search(r"answered\*\* from [1-4] source", v) for v in verdicts), verdicts
+
+    _llm_or_skip()
+    at.button(key="reask").click().run()
+    assert not at.exception, at.exception
+    assert [m.name for m in at.chat_message] == ["user", "assistant"] * 2
+    reply = at.chat_message[3]
+    assert not reply.error, [e.value for e in reply.error]
+    texts = [m.value for m in reply.markdown]
+    # the sources: [n] link, locator label, distance, verbatim quote
+    assert any(re.search(r"\[\\\[1\\\]\]\(/app/static/[0-9a-f]{64}\.pdf#page=\d+\)", t) for t in texts), texts
+    assert any("cosine distance `0." in t for t in texts), texts
+    assert any(t.startswith("> ") for t in texts), texts
+    assert "[\\[" in texts[0], texts[0]  # at least one [n] in the answer is a link (the model's or inferred)
+    for doc_id in set(re.findall(r"/app/static/([0-9a-f]{64})\.pdf#page=", "\n".join(texts))):
+        assert (ROOT / "static" / f"{doc_id}.pdf").is_file()  # every linked PDF is published for static serving
+    _no_raw_html(at)
+    # the first turn (refused) is still there, unchanged
+    assert "NO ANSWER" in at.chat_message[1].error[0].value
+    # the in-app preview of [1] renders without error (AppTest does not expose dialog contents;
+    # tests/test_browser.py looks at the dialog's image)
+    at.button(key="preview-t1-1").click().run()
+    assert not at.exception, at.exception
+
+
+@pytest.mark.slow
+def test_source_page_highlights_a_text_range(indexed, corpus_dir):
+    md_id = hashlib.sha256((corpus_dir / "docs" / MD_NAME).read_bytes()).hexdigest()
+    src = _app(SOURCE_PAGE)
+    src.query_params.update({"doc": md_id, "start": "10", "end": "40", "n": "2"})
+    src.run()
+    assert not src.exception
+    assert src.title[0].value == MD_NAME
+    assert any("characters 10–40 highlighted" in c.value for c in src.caption)
+    src = _app(SOURCE_PAGE)
+    src.query_params.update({"doc": md_id, "start": "10", "end": "99999999"})
+    src.run()
+    assert any("outside this document" in e.value for e in src.error)
+
+
+@pytest.mark.slow
+def test_store_is_shared_and_not_reembedded_on_rerun(indexed):
+    """Reruns and a second session reuse the one cached store: no chunk is embedded again."""
+    from ui import services  # noqa: F401  (imported by the pages; cache lives in this process)
+
+    at = _app(DOCS_PAGE).run()
+    count = len(_table(at))
+    calls = []
+    import rag.index.embed as embed
+
+    orig = embed.Embedder.encode
+
+    def spy(self, texts, **kw):
+        calls.append(len(texts))
+        return orig(self, texts, **kw)
+
+    embed.Embedder.encode = spy
+    try:
+        at.run()
+        _app(DOCS_PAGE).run()  # a second browser session
+    finally:
+        embed.Embedder.encode = orig
+    assert calls == [] and len(_table(at)) == count
+    assert os.environ["RAG_STORE"]
+
+
+# ------------------------------------------------------------------ ui.format: pure, fast
+
+
+def _cite(index, media_type="application/pdf", page=3, start=0, end=10):
+    from rag.answer.cite import Citation
+
+    return Citation(index=index, document_id="ab" * 32, document_name="p.pdf", locator_label="p.pdf, p. 3",
+                    fragment=f"#page={page}", quote="q", cosine_distance=0.3, fused_rank=index, page=page,
+                    start=start, end=end, media_type=media_type, chunk_id=index)
+
+
+def test_answer_links_markers_and_escapes_model_text():
+    from ui.format import answer_markdown
+
+    pdf, md = _cite(1), _cite(2, "text/markdown", None, 5, 42)
+    out = answer_markdown('Uses <img src=x onerror=alert(1)> and $x$ **b** [1], also [2][9].', None, [pdf, md])
+    assert "[\\[1\\]](/app/static/" + "ab" * 32 + ".pdf#page=3)" in out
+    assert "[\\[2\\]](/Source?doc=" + "ab" * 32 + "&start=5&end=42&n=2)" in out
+    assert "9" not in out  # [9] has no source: dropped, never shown as a link
+    assert "\\<img" in out and "\\$x\\$" in out and "\\*\\*b\\*\\*" in out
+    assert answer_markdown("See [1].", None, [pdf], {1: 7}).endswith(".pdf#page=7).")  # best page override
+
+
+def test_unsupported_and_inferred_sentences_are_marked():
+    from rag.answer.attribute import SentenceAttribution
+    from ui.format import answer_markdown
+
+    sents = [
+        SentenceAttribution("Paris is in France [1].", (1,), (), True, False),
+        SentenceAttribution("DPR uses dot products.", (), (1,), False, True),
+    ]
+    out = answer_markdown("", sents, [_cite(1)])
+    assert out.startswith(":orange-background[⚠️ Paris is in France.]")
+    assert "(unsupported" in out
+    assert "DPR uses dot products. [\\[1\\]](/app/static/" in out and "(inferred)" in out
+
+
+def test_blockquote_keeps_lines_and_escapes():
+    from ui.format import blockquote
+
+    assert blockquote("a [x](javascript:y)\n\nb") == "> a \\[x\\](javascript:y)\n>\n> b"
+
+
+def test_blockquote_sets_what_the_model_read_in_bold():
+    from ui.format import blockquote
+
+    text = "First one. Second *one*\ncontinues here. Third."
+    a = text.index("Second")
+    b = text.index("here.") + len("here.")
+    assert blockquote(text, [(a, b)]) == "> First one. **Second \\*one\\***\n> **continues here.** Third."
+    assert blockquote(text, [(0, len(text))]).count("**") == 4  # one bold run per line
+
+
+def test_answer_keeps_the_models_lines_and_list_items():
+    """Seen in the app: 'This optimization:\\n- Reduces ...\\n- Improves ...' was run together into one line."""
+    from types import SimpleNamespace
+
+    from rag.answer.attribute import split_sentences
+    from ui.format import answer_markdown
+
+    text = ("KV caching stores intermediate results [1]. This optimization:\n- Reduces repeated calculations [1]\n"
+            "- Improves speed\nThe trade-off is memory.")
+    sents = [SimpleNamespace(text=t, cited=(1,) if "[1]" in t else (), supported_by=(1,), unsupported=False,
+                             inferred="[1]" not in t) for t in split_sentences(text)]
+    cite = SimpleNamespace(index=1, media_type="text/markdown", page=None, document_id="d", start=0, end=5)
+    md = answer_markdown(text, sents, [cite])
+    body, after = md.split("\n\n")  # a blank line ends the list before the next plain line
+    assert after.startswith("The trade-off is memory.")
+    lines = body.split("  \n")
+    assert len(lines) == 3 and lines[1].startswith("- Reduces") and lines[2].startswith("- Improves")
+    assert lines[0].startswith("KV caching stores intermediate results") and "This optimization:" in lines[0]

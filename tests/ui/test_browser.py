@@ -1,0 +1,253 @@
+"""End to end in a real browser: Playwright drives Debian's chromium against `streamlit run app.py`.
+
+Upload the DPR paper and a Markdown chapter through the Documents page, ask a
+question answered in the PDF, click [1] in the answer, and check that the tab
+that opens shows the cited page: a screenshot of Chromium's PDF viewer is read
+by tesseract and matched against every page's own words (PyMuPDF). Then the
+in-app preview of that page, and a Markdown citation opening the Source view
+with the quote highlighted. Screenshots go to test-artifacts/browser/.
+
+Skips (with the reason) when chromium, tesseract, Playwright, llama-cpp-python
+or ../shared are missing; `make test` installs chromium and tesseract first.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+CHROMIUM = Path(os.environ.get("RAG_CHROMIUM", "/usr/bin/chromium"))
+PDF_NAME = "01-dpr-paper-two-column-13p.pdf"
+MD_NAME = "04-learning-curves.md"
+PDF_QUESTION = "What similarity function does DPR use between question and passage vectors?"
+MD_QUESTION = "What does a learning curve show during training?"
+# Generous: indexing and a local LLM on 2 shared CPU cores. No timing is asserted, these only bound waits.
+SLOW_MS = 600_000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _words(text: str) -> set[str]:
+    """Lower-case alphabetic words of 4+ letters (what OCR and PyMuPDF agree on best)."""
+    return set(re.findall(r"[a-z]{4,}", text.lower()))
+
+
+def _ocr(png: Path) -> str:
+    out = subprocess.run(["tesseract", str(png), "-", "--psm", "3"], capture_output=True, text=True, timeout=120)
+    return out.stdout
+
+
+def _best_page(ocr_text: str, pdf: Path) -> tuple[int, list[float]]:
+    """1-based page whose own words the OCR text covers best, and the score of every page."""
+    import pymupdf
+
+    seen = _words(ocr_text)
+    with pymupdf.open(pdf) as doc:
+        scores = [len(seen & _words(p.get_text())) / max(1, len(_words(p.get_text()))) for p in doc]
+    return max(range(len(scores)), key=scores.__getitem__) + 1, scores
+
+
+@pytest.fixture(scope="module")
+def requirements(corpus_dir):
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} not installed (make browser installs it as root)")
+    if shutil.which("tesseract") is None:
+        pytest.skip("tesseract not installed (make browser installs tesseract-ocr as root)")
+    pytest.importorskip("playwright.sync_api", reason="playwright not installed")
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python not installed: the answer needs the local model")
+    from rag.models import QWEN_05B
+    from rag.settings import get_settings
+
+    if not (get_settings().models_dir / QWEN_05B.file_name).is_file():
+        pytest.skip("the default GGUF is not provisioned (make models)")
+    return corpus_dir
+
+
+@pytest.fixture(scope="module")
+def server(requirements, tmp_path_factory):
+    """`streamlit run app.py` on a free port with an empty store in a temporary folder; yields the base URL."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    env = {**os.environ, "RAG_STORE": str(tmp_path_factory.mktemp("browser-store")),
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    log = open(ARTIFACTS / "streamlit.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not start; see {ARTIFACTS / 'streamlit.log'}")
+            time.sleep(0.3)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser_context(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update"],
+        )
+        context = browser.new_context(viewport={"width": 1280, "height": 1500})
+        context.set_default_timeout(SLOW_MS)
+        try:
+            yield context
+        finally:
+            context.close()
+            browser.close()
+
+
+def _ask(page, question: str):
+    """Type a question in the chat input; return the last assistant message once its sources are shown."""
+    from playwright.sync_api import expect
+
+    before = page.get_by_test_id("stChatMessage").count()
+    page.get_by_test_id("stChatInputTextArea").fill(question)
+    page.get_by_test_id("stChatInputTextArea").press("Enter")
+    answer = page.get_by_test_id("stChatMessage").nth(before + 1)
+    expect(answer).to_contain_text("Sources", timeout=SLOW_MS)
+    return answer
+
+
+def test_upload_ask_and_open_cited_pdf_page(server, browser_context, requirements):
+    corpus = requirements
+    pdf = corpus / "pdfs" / PDF_NAME
+    page = browser_context.new_page()
+    try:
+        _pdf_flow(page, browser_context, server, corpus, pdf)
+    except Exception:
+        page.screenshot(path=ARTIFACTS / "failure-pdf-flow.png", full_page=True)
+        raise
+
+
+def _pdf_flow(page, browser_context, server, corpus, pdf):
+    from playwright.sync_api import expect
+
+    # 1. Documents: upload both files through the page, wait until both are indexed.
+    page.goto(f"{server}/Documents")
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+        [str(pdf), str(corpus / "docs" / MD_NAME)])
+    try:  # the progress bar while indexing (best effort: a fast machine may finish before the screenshot)
+        expect(page.get_by_text(re.compile(r"\(file \d of 2\)"))).to_be_visible(timeout=60_000)
+        page.screenshot(path=ARTIFACTS / "00-indexing.png")
+    except AssertionError:
+        pass
+    expect(page.get_by_text(f"{PDF_NAME}: indexed")).to_be_visible(timeout=SLOW_MS)
+    expect(page.get_by_text(f"{MD_NAME}: indexed")).to_be_visible(timeout=SLOW_MS)
+    expect(page.get_by_text("50 MB").first).to_be_visible()  # the upload limit is shown
+    expect(page.get_by_test_id("stDataFrame")).to_be_visible()
+    expect(page.get_by_role("button", name="Delete")).to_be_visible()
+    time.sleep(1.0)  # let the data grid paint its cells before the screenshot
+    page.screenshot(path=ARTIFACTS / "01-documents.png", full_page=True)
+
+    # 2. Chat: a question answered in the PDF; [1] links to the stored PDF at the cited page.
+    page.goto(server)
+    answer = _ask(page, PDF_QUESTION)
+    expect(page.get_by_test_id("stSidebar").get_by_test_id("stVegaLiteChart")).to_be_visible()
+    time.sleep(1.5)  # let Vega draw the bars before the screenshot
+    page.screenshot(path=ARTIFACTS / "02-answer.png", full_page=True)
+    quote_words = _words(answer.locator("blockquote").first.inner_text())  # source [1]'s verbatim quote
+    link = answer.locator("a", has_text="[1]").first
+    href = link.get_attribute("href")
+    m = re.search(r"/app/static/([0-9a-f]{64})\.pdf#page=(\d+)$", href or "")
+    assert m, f"[1] does not link to a stored PDF page: {href!r}"
+    cited_page = int(m.group(2))
+
+    # 3. Clicking [1] opens a new tab with Chromium's PDF viewer at that page: read it back by OCR.
+    with browser_context.expect_page() as info:
+        link.click()
+    tab = info.value
+    tab.wait_for_load_state()
+    best, scores, seen_text = 0, [], ""
+    for _attempt in range(20):
+        time.sleep(1.0)
+        shot = ARTIFACTS / "03-pdf-tab.png"
+        tab.screenshot(path=shot)
+        seen_text = _ocr(shot)
+        best, scores = _best_page(seen_text, pdf)
+        if best == cited_page and scores[best - 1] > 0.2:
+            break
+    assert best == cited_page, f"the tab shows page {best}, [1] cites page {cited_page}; scores {scores}"
+    assert scores[best - 1] > 0.2, scores
+    # and the page is where the quote is: most of [1]'s quoted words are on the screen that opened
+    found = len(quote_words & _words(seen_text)) / max(1, len(quote_words))
+    assert found > 0.5, f"only {found:.0%} of the quote's words are on the opened page {cited_page}"
+    tab.close()
+
+    # 4. In-app preview of the same citation: the page rendered with the quote highlighted, in a dialog.
+    answer.get_by_role("button", name="Preview").first.click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog.locator("img").first).to_be_visible(timeout=60_000)
+    expect(dialog).to_contain_text(f"page {cited_page}")
+    page.screenshot(path=ARTIFACTS / "04-preview.png")
+    page.keyboard.press("Escape")
+
+
+def test_markdown_citation_opens_highlighted_range(server, browser_context, requirements):
+    import unicodedata
+
+    from playwright.sync_api import expect
+
+    page = browser_context.new_page()
+    page.goto(server)
+    try:
+        answer = _ask(page, MD_QUESTION)
+    except Exception:
+        page.screenshot(path=ARTIFACTS / "failure-md-flow.png", full_page=True)
+        raise
+    links = answer.locator('a[href*="/Source?"]')
+    expect(links.first).to_be_visible()
+    href = links.first.get_attribute("href")
+    m = re.search(r"start=(\d+)&end=(\d+)", href)
+    assert m, href
+    with browser_context.expect_page() as info:
+        links.first.click()
+    tab = info.value
+    frame = tab.frame_locator("iframe").first
+    mark = frame.locator("mark#cited")
+    expect(mark).to_be_visible(timeout=120_000)
+    expect(mark).to_be_in_viewport()  # scrolled into view
+    text = unicodedata.normalize("NFC", (requirements / "docs" / MD_NAME).read_text(encoding="utf-8"))
+    cited = text.replace("\r\n", "\n")[int(m.group(1)):int(m.group(2))]
+    assert " ".join(mark.inner_text().split()) == " ".join(cited.split())
+    tab.screenshot(path=ARTIFACTS / "05-markdown-source.png")
+    tab.close()
