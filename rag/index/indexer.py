@@ -60,9 +60,9 @@ def _no_progress(stage: str, done: int, total: int) -> None:
 class IngestStatus(StrEnum):
     """What happened to one file (the ``status`` of :class:`IngestResult` and of ``ingest --json``)."""
 
-    READY = "ready"
+    READY = DocStatus.READY.value
     DUPLICATE = "duplicate"
-    FAILED = "failed"
+    FAILED = DocStatus.FAILED.value
     BUSY = "busy"
 
 
