@@ -80,18 +80,25 @@ class DenseIndex:
         d = 1.0 - self.vectors(ids) @ np.asarray(q_vec, dtype=np.float32).reshape(-1)
         return np.clip(d, 0.0, 2.0).astype(np.float32)
 
-    def search(self, q_vec: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def search(self, q_vec: np.ndarray, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Top ``k`` by inner product: ``(ids int64 (m,), cosine_distances float32 (m,))``, best first, ``m <= k``.
 
-        Never returns FAISS's ``-1`` padding (an index smaller than ``k`` gives
-        fewer hits; an empty index none).
+        ``allowed`` (int64 ids) restricts the search to those ids (a FAISS ``IDSelectorBatch``: the scope
+        of issue 16); ``None`` searches everything. Never returns FAISS's ``-1`` padding (an index smaller
+        than ``k`` gives fewer hits; an empty index none).
         """
-        n = len(self)
+        import faiss
+
+        n = len(self) if allowed is None else min(len(self), len(allowed))
         k = min(int(k), n)
         if k <= 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         q = np.ascontiguousarray(q_vec, dtype=np.float32).reshape(1, self.dim)
-        sims, ids = self.index.search(q, k)
+        if allowed is None:
+            sims, ids = self.index.search(q, k)
+        else:
+            sel = faiss.IDSelectorBatch(np.ascontiguousarray(allowed, dtype=np.int64))
+            sims, ids = self.index.search(q, k, params=faiss.SearchParameters(sel=sel))
         keep = ids[0] >= 0
         return ids[0][keep].astype(np.int64), np.clip(1.0 - sims[0][keep], 0.0, 2.0).astype(np.float32)
 

@@ -38,7 +38,7 @@ def rrf(ranked: Sequence[Sequence[int]], k: int = 60) -> list[tuple[int, float]]
 def retrieve(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm25: BM25Index | None, *,
              k: int = 20, mode: str = "hybrid", depth: int | None = None, rrf_k: int = 60,
              reranker: "Reranker | None" = None, texts: "TextSource | None" = None,
-             rerank_top: int = 25) -> list[Hit]:
+             rerank_top: int = 25, allowed: np.ndarray | None = None) -> list[Hit]:
     """Retrieve the top ``k`` chunks for ``query`` (design stages 4-6).
 
     ``q_vec`` is the query embedding ((384,) float32, unit norm); ``mode`` one
@@ -50,7 +50,9 @@ def retrieve(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm25: BM25
     callable ``ids -> list[str]``) the fused top
     ``rerank_top`` are reordered by the cross-encoder. Returns fewer than ``k``
     hits (or none) when the index is small or empty or the query matches
-    nothing; never padding. Raises ``ValueError`` for an unknown mode.
+    nothing; never padding. ``allowed`` (int64 chunk ids) restricts both
+    legs to those chunks (issue 16's scope); ``None`` searches everything.
+    Raises ``ValueError`` for an unknown mode.
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}")
@@ -59,11 +61,11 @@ def retrieve(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm25: BM25
     d_rank: dict[int, int] = {}
     b_rank: dict[int, tuple[int, float]] = {}
     if mode in ("hybrid", "dense") and len(dense):
-        ids, _ = dense.search(q_vec, depth)
+        ids, _ = dense.search(q_vec, depth, allowed)
         legs.append(ids.tolist())
         d_rank = {int(c): r for r, c in enumerate(ids, start=1)}
     if mode in ("hybrid", "bm25") and bm25 is not None and len(bm25):
-        ids, scores = bm25.search(query, depth)
+        ids, scores = bm25.search(query, depth, allowed)
         legs.append(ids.tolist())
         b_rank = {int(c): (r, float(s)) for r, (c, s) in enumerate(zip(ids, scores), start=1)}
     fused = rrf(legs, k=rrf_k)[: max(k, rerank_top if reranker else k)]
