@@ -67,16 +67,20 @@ def is_pdf(citation: Any) -> bool:
     return citation.media_type == "application/pdf" and citation.page is not None
 
 
-def citation_url(citation: Any, page: int | None = None) -> str:
+def citation_url(citation: Any, page: int | None = None, collection: str | None = None) -> str:
     """Where ``[n]`` leads: the stored PDF at its 1-based page, or the in-app view of the cited range.
 
     ``page`` overrides ``citation.page`` for a chunk that runs over a page
-    break (:func:`rag.answer.preview.best_page` says where most of its words are).
+    break (:func:`rag.answer.preview.best_page` says where most of its words are);
+    ``collection`` (issue 16) is added to the in-app view's query when given, so a
+    citation opened in a new tab reads the collection it came from.
     """
     if is_pdf(citation):
         return static_url(citation.document_id, page or citation.page)
-    query = urlencode({"doc": citation.document_id, "start": citation.start, "end": citation.end, "n": citation.index})
-    return f"{SOURCE_PAGE}?{query}"
+    q = {"doc": citation.document_id, "start": citation.start, "end": citation.end, "n": citation.index}
+    if collection:
+        q["collection"] = collection
+    return f"{SOURCE_PAGE}?{urlencode(q)}"
 
 
 def marker_link(n: int, url: str) -> str:
@@ -128,13 +132,14 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str]) -> str:
 
 
 def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Iterable[Any],
-                    pages: Mapping[int, int] | None = None) -> str:
+                    pages: Mapping[int, int] | None = None, collection: str | None = None) -> str:
     """The final answer: per-sentence marks when ``sentences`` are given, else ``text`` with linked markers.
 
-    ``pages`` maps a citation's ``index`` to the PDF page its link opens (see :func:`citation_url`).
+    ``pages`` maps a citation's ``index`` to the PDF page its link opens (see :func:`citation_url`,
+    which also takes ``collection``).
     """
     pages = pages or {}
-    urls = {c.index: citation_url(c, pages.get(c.index)) for c in citations}
+    urls = {c.index: citation_url(c, pages.get(c.index), collection) for c in citations}
     if not sentences:
         return link_markers(text, urls)
     out, in_list = "", False

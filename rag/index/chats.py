@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from rag.errors import StoreError
 from rag.index.locks import StoreLocks
-from rag.index.schema import now_iso
 
 #: A chat's title is its first question, cut to this many characters.
 TITLE_CHARS = 80
@@ -24,7 +24,8 @@ TITLE_CHARS = 80
 
 @dataclass(frozen=True)
 class ChatRow:
-    """One saved chat: ``id`` (1, 2, ...), ``title``, ISO 8601 UTC times, ``turns`` how many questions it holds."""
+    """One saved chat: ``id`` (1, 2, ...), ``title``, ISO 8601 UTC times (microseconds), ``turns`` how many
+    questions it holds."""
 
     id: int
     title: str
@@ -44,6 +45,11 @@ class TurnRow:
     standalone: str
     record: dict[str, Any]
     created_at: str
+
+
+def now_iso() -> str:
+    """The current time, ISO 8601 UTC to the microsecond (chats created in the same second keep their order)."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
 def title_for(question: str) -> str:
