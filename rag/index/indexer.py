@@ -133,7 +133,7 @@ class IngestResult:
         if self.status == IngestStatus.DUPLICATE:
             other = self.existing_name and (self.existing_name != self.name or self.same_text)
             if other:
-                return f"duplicate  {self.name} ({short}): same text as {self.existing_name}; nothing done"
+                return f"duplicate  {self.name} ({short}): already indexed, same text as {self.existing_name}; nothing done"
             return f"duplicate  {self.name} ({short}): same bytes already indexed; nothing done"
         if self.status == IngestStatus.BUSY:
             return f"busy       {self.name} ({short}): being indexed by another process"
