@@ -75,8 +75,8 @@ with st.sidebar:
 
     rewrite = st.selectbox(
         "Follow-up questions", [m.value for m in RewriteMethod], key="rewrite_method",
-        format_func={"context": "add the previous question (no model)", "model": "rewritten by the model",
-                     "off": "searched as typed"}.get,
+        format_func={"keywords": "add the previous question's key words", "context": "add the previous question",
+                     "model": "rewritten by the model", "off": "searched as typed"}.get,
         help="A question that leans on the previous one ('How many problems does it contain?') is made standalone "
              "before it is searched; the searched question is shown under yours. See docs/answers.md for how "
              "each way was measured.")
@@ -118,7 +118,8 @@ if question:
     previous = [t.searched for t in st.session_state.turns]
     try:
         rw = (rewrite_followup(question, [], RewriteMethod.OFF) if pending
-              else rewrite_followup(question, previous, rewrite, get_generator=lambda: rewrite_generator(
+              else rewrite_followup(question, previous, rewrite, idf=lambda t: store.term_stats().idf(t),
+                                    get_generator=lambda: rewrite_generator(
                   cfg.with_overrides(model_file=model_file or cfg.model_file))))
     except RagError as e:
         st.error(md_escape(str(e)))

@@ -127,8 +127,9 @@ def _chat(store: Any, chat: str | None, question: str) -> tuple[int | None, list
                    "a follow-up QUESTION is made standalone from them before retrieval.")
 @click.option("--chat", default=None, metavar="ID|new",
               help="Continue saved chat ID (its questions are the history) or start a new one; the turn is saved.")
-@click.option("--rewrite", type=click.Choice([m.value for m in RewriteMethod]), default=RewriteMethod.CONTEXT.value,
-              show_default=True, help="How a follow-up becomes standalone: context (no model), model (the GGUF), off.")
+@click.option("--rewrite", type=click.Choice([m.value for m in RewriteMethod]), default=RewriteMethod.KEYWORDS.value,
+              show_default=True, help="How a follow-up becomes standalone: keywords (the previous question's rarest "
+                                      "words), context (the whole previous question), model (the GGUF), off.")
 @click.option("--no-generate", is_flag=True, help="Only retrieve and gate; answer is null and no model is loaded.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the contract of issues 4 and 5).")
 def ask_cmd(question: str, store_dir: str | None, collection: str | None, threshold: float | None,
@@ -143,7 +144,8 @@ def ask_cmd(question: str, store_dir: str | None, collection: str | None, thresh
     store = _open_store(s)
     scope = resolve_docs(store, doc_ids)
     chat_id, saved = _chat(store, chat, question)
-    rw = rewrite_followup(question, previous + saved, rewrite, get_generator=lambda: rewrite_generator(s))
+    rw = rewrite_followup(question, previous + saved, rewrite, idf=lambda t: store.term_stats().idf(t),
+                          get_generator=lambda: rewrite_generator(s))
     if rw.rewritten and not as_json:
         click.echo(f"searched as: {rw.standalone}", err=True)
     stream = ask(store, rw.standalone, s, doc_ids=scope)

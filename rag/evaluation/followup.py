@@ -98,6 +98,7 @@ def run_followup(dialogues: Sequence[Dialogue], stores: dict[str, Any], methods:
     ``stores`` maps a corpus name to a :class:`rag.index.store.Store` holding it.
     """
     run = FollowupRun(list(dialogues))
+    stats = {c: s.term_stats() for c, s in stores.items()}
     for d in dialogues:
         run.flagged.append(needs_context(d.turns[1]))
     for m in methods:
@@ -105,7 +106,8 @@ def run_followup(dialogues: Sequence[Dialogue], stores: dict[str, Any], methods:
         for d in dialogues:
             t0 = time.perf_counter()
             base, always = (m[:-len("-always")], True) if m.endswith("-always") else (m, False)
-            r = rewrite_followup(d.turns[1], [d.turns[0]], base, get_generator=get_generator, always=always)
+            r = rewrite_followup(d.turns[1], [d.turns[0]], base, idf=stats[d.corpus].idf, get_generator=get_generator,
+                                 always=always)
             run.rewrite_ms[m].append((time.perf_counter() - t0) * 1000.0)
             ok = top_k_holds(stores[d.corpus], r.standalone, d.needle, k)
             run.queries[m].append(r.standalone)
@@ -150,4 +152,4 @@ def summary_lines(run: FollowupRun, k: int = 4) -> list[str]:
     return lines
 
 
-METHODS = tuple(m.value for m in (RewriteMethod.OFF, RewriteMethod.CONTEXT, RewriteMethod.MODEL))
+METHODS = tuple(m.value for m in (RewriteMethod.OFF, RewriteMethod.KEYWORDS, RewriteMethod.CONTEXT, RewriteMethod.MODEL))

@@ -15,6 +15,7 @@ from rag.answer.followup import (
     rewrite_followup,
     rewrite_messages,
     with_context,
+    with_keywords,
 )
 
 DIALOGUES = Path(__file__).resolve().parents[1] / "data" / "followup_dialogues.jsonl"
@@ -46,8 +47,18 @@ def test_the_dialogue_set_is_what_docs_answers_md_says():
     assert not any(needs_context(r["turns"][1]) for r in rows if r["kind"] == "standalone")
 
 
+def test_keywords_rewrite_adds_the_rarest_words_of_the_previous_question():
+    idf = {"humaneval": 6.0, "benchmark": 3.0, "coding": 2.5, "problems": 9.0}.get
+    r = rewrite_followup("How many problems does it contain?", ["What is the HumanEval coding benchmark for LLMs?"],
+                         idf=lambda t: idf(t, 1.0))
+    assert r.rewritten and r.method == "keywords"
+    # the three rarest new words, as written and in their order; "problems" is already in the follow-up
+    assert r.standalone == "How many problems does it contain? (HumanEval coding benchmark)"
+    assert with_keywords("And it?", "What is it?", lambda t: 1.0) == "And it?"  # nothing left to add
+
+
 def test_context_rewrite_puts_the_previous_question_after_the_follow_up():
-    r = rewrite_followup("How many problems does it contain?", ["What is HumanEval?"])
+    r = rewrite_followup("How many problems does it contain?", ["What is HumanEval?"], "context")
     assert r.rewritten and r.method == "context"
     assert r.standalone == with_context("How many problems does it contain?", "What is HumanEval?")
     assert r.standalone == "How many problems does it contain? (after: What is HumanEval?)"
