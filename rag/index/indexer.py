@@ -3,12 +3,17 @@
 :class:`Indexer` is what :meth:`rag.index.store.Store.ingest_bytes` (and
 ``ingest_path``, ``retry``) call. For one file it
 
-1. names it by content (``sha256``) and returns ``duplicate`` when those bytes are already ``ready``;
+1. names it by content (``sha256``) and returns ``duplicate`` when those bytes are already ``ready``; with
+   :class:`OnConflict` ``ask``, returns ``exists`` when other bytes are ready under the same name (issue 16);
 2. takes the document's lock (``busy`` when another process holds it) and keeps the original as ``files/<sha256>``;
 3. writes the document row as ``indexing``;
 4. extracts, chunks (strategy E) and embeds with no store lock held (:func:`prepare`: the slow part);
-5. in ONE write transaction writes the chunk rows with their vectors, sets the row ``ready`` with its
-   chunk count, and commits the index delta (:meth:`rag.index.cache.IndexCache.commit`).
+5. in ONE write transaction: returns ``duplicate`` when a ready document holds the same canonical text
+   (``text_sha``, "same text as X"); else writes the chunk rows with their vectors, sets the row ``ready``
+   with its chunk count, with ``replace`` retires the version it replaces (:func:`pick_replaced`,
+   :func:`retire_version`: its chunks leave, its row goes to ``document_versions``), and commits the one
+   index delta of both (:meth:`rag.index.cache.IndexCache.commit`): one generation, so no search ever sees
+   both versions or neither.
 
 Any failure sets the row ``failed`` with a one-line reason (kept visible and
 retryable; other documents are never affected) and is logged through
