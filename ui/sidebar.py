@@ -86,9 +86,9 @@ def collection_picker() -> str:
                  help="Each collection is a store of its own (documents, indexes, chats) under the data folder. "
                       f"'{DEFAULT}' is the data folder's own store.")
     msg = st.session_state.pop("collection_msg", None)
-    if msg:
-        getattr(st, msg[0])(md_escape(msg[1]))
-    with st.expander("Manage collections"):
+    with st.expander("Manage collections", expanded=msg is not None):  # stays open to show what happened
+        if msg:
+            getattr(st, msg[0])(md_escape(msg[1]))
         st.text_input("New collection", key="new_collection", placeholder="e.g. Client A")
         st.button("Create", key="create_collection", on_click=_on_create)
         is_default = current == DEFAULT

@@ -8,7 +8,7 @@ which then works on the standalone text).
 
 Three ways, all behind the same cheap test (:func:`needs_context`: a
 pronoun or demonstrative, an opening "and / what about / how about", or
-at most :data:`SHORT_CONTENT_WORDS` content words), so a standalone
+at most :data:`SHORT_CONTENT_WORDS` content words, none a name), so a standalone
 question is never touched:
 
 * ``keywords`` (default): the follow-up, then in brackets the
@@ -59,7 +59,8 @@ KEYWORDS = 3
 
 #: A follow-up with at most this many content words (stop and question words dropped), none of them a name
 #: (a capital or a digit after the first word), is taken to lean on the conversation ("Up to how many?").
-SHORT_CONTENT_WORDS = 3
+#: Not 3: "When does the bike shed close?" (bike, shed, close) is a new question, not a follow-up.
+SHORT_CONTENT_WORDS = 2
 
 #: Question and auxiliary words that say nothing about the subject (on top of :data:`rag.text.STOPWORDS`).
 QUESTION_WORDS = frozenset(
