@@ -34,7 +34,10 @@ st.caption(
 )
 with st.expander("File formats (JSON Lines, one object per line)"):
     st.code('{"id": "q01", "doc": "guide.md", "needle": "exact sentence from the document", '
-            '"query_course": "a textbook phrasing", "query_ticket": "a support-ticket phrasing"}', language="json")
+            '"query_doc": "the question in the document\'s words", "query_user": "the same need in a user\'s words"}',
+            language="json")
+    st.caption("`query_course` / `query_ticket` are accepted for the two wordings too. Recall is reported for both "
+               "wordings together and for each apart.")
     st.code('{"id": "o01", "query": "a question your documents do not answer", "kind": "near"}   # or "far"',
             language="json")
 

@@ -1,10 +1,14 @@
 """What an evaluation runs on: ground-truth questions, out-of-domain queries and the corpus documents.
 
 Ground truth is a JSONL file of questions, each with a NEEDLE (a short verbatim
-sentence occurring once in the corpus) and two phrasings (``query_course``,
-``query_ticket``), plus a JSONL file of out-of-domain (OOD) queries
-(``id``, ``query``, ``kind`` in ``near``/``far``). Errors name the file and
-the 1-based line (:class:`EvalInputError`).
+sentence occurring once in the corpus) and the same need asked twice: in the
+documents' own words and in a user's words (issue 19 reports every figure per
+:class:`Wording`). Two schemas name these phrasings (:data:`QUESTION_SCHEMAS`):
+``query_course`` / ``query_ticket`` (the Markdown course corpus) and
+``query_doc`` / ``query_user`` (``pdf-dev``); other fields (``page``,
+``answer_keys``) are ignored. Out-of-domain (OOD) queries are a second JSONL
+file (``id``, ``query``, ``kind`` in ``near``/``far``; others, e.g. ``why``,
+ignored). Errors name the file and the 1-based line (:class:`EvalInputError`).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from rag.errors import ExtractionError, RagError, StoreError
@@ -22,15 +27,32 @@ class EvalInputError(RagError):
     """A questions / out-of-domain file is missing or malformed; the message names the file and line."""
 
 
+class Wording(StrEnum):
+    """Whose words a query uses (issue 19): the documents' own (``doc``) or a user's / support ticket's (``user``)."""
+
+    DOC = "doc"
+    USER = "user"
+
+
+#: The field pairs a questions file may use, ``(documents' wording, users' wording)``, tried in this order.
+QUESTION_SCHEMAS = (("query_course", "query_ticket"), ("query_doc", "query_user"))
+
+
 @dataclass(frozen=True)
 class Question:
-    """One ground-truth question: a needle (verbatim, once in the corpus) and its two phrasings."""
+    """One ground-truth question: a needle (verbatim, once in the corpus) and the need in both wordings.
+
+    ``query_doc`` is the documents' wording, ``query_user`` a user's;
+    ``phrasings`` are their names in query keys, from the file's field names
+    (``("course", "ticket")`` or ``("doc", "user")``).
+    """
 
     id: str
     doc: str
     needle: str
-    query_course: str
-    query_ticket: str
+    query_doc: str
+    query_user: str
+    phrasings: tuple[str, str] = ("course", "ticket")
 
 
 @dataclass(frozen=True)
@@ -44,20 +66,25 @@ class OODQuery:
 
 @dataclass(frozen=True)
 class EvalQuery:
-    """One in-domain query as run: ``key`` is ``"<id>/<phrasing>"``, phrasing ``course`` or ``ticket``."""
+    """One in-domain query as run: ``key`` is ``"<id>/<phrasing>"`` (``q01/course``, ``d01/user``), ``wording`` whose words."""
 
     qid: str
     phrasing: str
     text: str
     needle: str
+    wording: Wording
 
     @property
     def key(self) -> str:
         return f"{self.qid}/{self.phrasing}"
 
 
-def _read_jsonl(path: Path, required: Sequence[str]) -> list[dict]:
-    """Rows of a JSONL file, each checked for ``required`` string fields.
+def _filled(row: dict, field: str) -> bool:
+    return isinstance(row.get(field), str) and bool(row[field].strip())
+
+
+def _read_jsonl(path: Path, required: Sequence[str], one_of: Sequence[Sequence[str]] = ()) -> list[dict]:
+    """Rows of a JSONL file, each checked for ``required`` string fields and one complete group of ``one_of``.
 
     Raises :class:`EvalInputError` naming ``path`` and the 1-based line for a
     missing file, bad JSON, a missing/empty field or a duplicate ``id``.
@@ -80,8 +107,11 @@ def _read_jsonl(path: Path, required: Sequence[str]) -> list[dict]:
         if not isinstance(row, dict):
             raise EvalInputError(f"{path.name}:{n}: expected a JSON object")
         for f in required:
-            if not isinstance(row.get(f), str) or not row[f].strip():
+            if not _filled(row, f):
                 raise EvalInputError(f"{path.name}:{n}: missing or empty field {f!r}")
+        if one_of and not any(all(_filled(row, f) for f in group) for group in one_of):
+            need = " or ".join(" + ".join(group) for group in one_of)
+            raise EvalInputError(f"{path.name}:{n}: missing or empty fields: needs {need}")
         if row["id"] in seen:
             raise EvalInputError(f"{path.name}:{n}: duplicate id {row['id']!r}")
         seen.add(row["id"])
@@ -92,12 +122,17 @@ def _read_jsonl(path: Path, required: Sequence[str]) -> list[dict]:
 
 
 def load_questions(path) -> list[Question]:
-    """Read a questions JSONL (``id``, ``doc``, ``needle``, ``query_course``, ``query_ticket``).
+    """Read a questions JSONL: ``id``, ``doc``, ``needle`` and either ``query_course`` + ``query_ticket``
+    or ``query_doc`` + ``query_user`` (:data:`QUESTION_SCHEMAS`; a row may use either).
 
     Raises :class:`EvalInputError` naming the file and line on any defect.
     """
-    fields = ("id", "doc", "needle", "query_course", "query_ticket")
-    return [Question(**{f: r[f] for f in fields}) for r in _read_jsonl(Path(path), fields)]
+    out = []
+    for r in _read_jsonl(Path(path), ("id", "doc", "needle"), QUESTION_SCHEMAS):
+        doc_f, user_f = next(g for g in QUESTION_SCHEMAS if _filled(r, g[0]) and _filled(r, g[1]))
+        out.append(Question(r["id"], r["doc"], r["needle"], r[doc_f], r[user_f],
+                            (doc_f.removeprefix("query_"), user_f.removeprefix("query_"))))
+    return out
 
 
 def load_ood(path) -> list[OODQuery]:
@@ -113,12 +148,17 @@ def load_ood(path) -> list[OODQuery]:
 
 
 def expand_queries(questions: Sequence[Question]) -> list[EvalQuery]:
-    """Both phrasings of every question, course phrasing first: ``2 * len(questions)`` queries."""
+    """Both wordings of every question, the documents' first: ``2 * len(questions)`` queries."""
     out = []
     for q in questions:
-        out.append(EvalQuery(q.id, "course", q.query_course, q.needle))
-        out.append(EvalQuery(q.id, "ticket", q.query_ticket, q.needle))
+        out.append(EvalQuery(q.id, q.phrasings[0], q.query_doc, q.needle, Wording.DOC))
+        out.append(EvalQuery(q.id, q.phrasings[1], q.query_user, q.needle, Wording.USER))
     return out
+
+
+def by_wording(queries: Sequence[EvalQuery]) -> dict[Wording, list[EvalQuery]]:
+    """The queries of each wording present, in input order (``doc`` first)."""
+    return {w: [q for q in queries if q.wording == w] for w in Wording if any(q.wording == w for q in queries)}
 
 
 def store_documents(store) -> tuple[list, dict[str, str]]:

@@ -5,9 +5,13 @@
 * :func:`wilson_interval` - a 95 % interval for a recall;
 * :func:`sign_test` (:class:`SignTest`) and :func:`format_p` - paired exact two-sided sign tests.
 
+* :func:`summarize_ranks` (:class:`RankSummary`, :class:`RecallCell`) - R@k with intervals and MRR of a
+  group of queries (all, or one wording: issue 19).
+
 Ranks are 1-based; ``None`` is a miss (no correct chunk in the ranked list).
-A chunk is correct only when its ``content`` holds the whole needle; pure
-functions, no project imports.
+A chunk is correct only when its ``content`` holds the whole needle, compared
+with runs of whitespace collapsed on both sides (:func:`holds_needle`: PDF
+line breaks fall where the needle has a space). Pure functions, no project imports.
 """
 
 from __future__ import annotations
@@ -86,10 +90,24 @@ def format_p(p: float) -> str:
 # --------------------------------------------------------------------------- metrics
 
 
+def collapse_whitespace(text: str) -> str:
+    """``text`` with every run of whitespace (newlines included) made one space, ends stripped."""
+    return " ".join(text.split())
+
+
+def holds_needle(content: str, needle: str) -> bool:
+    """Does ``content`` contain the whole ``needle``, runs of whitespace collapsed on both sides?
+
+    The shared corpora say to compare needles this way (``pdf-dev/README.md``):
+    a needle written with one space may cross a line break of the extracted text.
+    """
+    return needle in content or collapse_whitespace(needle) in collapse_whitespace(content)
+
+
 def first_hit_rank(contents: Sequence[str], needle: str) -> int | None:
-    """1-based rank of the first chunk ``content`` containing the whole ``needle``; ``None`` if none does."""
+    """1-based rank of the first chunk ``content`` holding the whole ``needle`` (:func:`holds_needle`); ``None`` if none does."""
     for i, c in enumerate(contents, 1):
-        if needle in c:
+        if holds_needle(c, needle):
             return i
     return None
 
@@ -121,11 +139,48 @@ def hit_within_chars(contents: Sequence[str], needle: str, budget_chars: int = C
         used += len(c)
         if used > budget_chars:
             return False
-        if needle in c:
+        if holds_needle(c, needle):
             return True
     return False
 
 
 def destroyed_needles(questions: Sequence, contents: Sequence[str]) -> list[str]:
-    """Ids of questions (anything with ``id`` and ``needle``) whose needle no chunk ``content`` contains."""
-    return [q.id for q in questions if not any(q.needle in c for c in contents)]
+    """Ids of questions (anything with ``id`` and ``needle``) whose needle no chunk ``content`` holds."""
+    return [q.id for q in questions if not any(holds_needle(c, q.needle) for c in contents)]
+
+
+# --------------------------------------------------------------------------- summaries
+
+
+@dataclass(frozen=True)
+class RecallCell:
+    """Recall@k with its 95 % Wilson interval: ``hits`` of ``n`` queries."""
+
+    k: int
+    hits: int
+    n: int
+    value: float
+    low: float
+    high: float
+
+
+def recall_cell(ranks: Sequence[int | None], k: int) -> RecallCell:
+    """Recall@k of ``ranks`` with its Wilson interval (``value`` 0.0 for no queries)."""
+    h, n = sum(hits_at(ranks, k)), len(ranks)
+    lo, hi = wilson_interval(h, n)
+    return RecallCell(k, h, n, h / n if n else 0.0, lo, hi)
+
+
+@dataclass(frozen=True)
+class RankSummary:
+    """Recall@k cells (k = 1, 4, 8, 20) and MRR of one group of queries: ``group`` ``"all"``, ``"doc"`` or ``"user"``."""
+
+    group: str
+    n_queries: int
+    recall: dict[int, RecallCell]
+    mrr: float
+
+
+def summarize_ranks(ranks: Sequence[int | None], group: str = "all", ks: Sequence[int] = RECALL_KS) -> RankSummary:
+    """R@k (with Wilson intervals) and MRR of ``ranks`` (1-based, ``None`` = miss), labelled ``group``."""
+    return RankSummary(group, len(ranks), {k: recall_cell(ranks, k) for k in ks}, mean_reciprocal_rank(ranks))

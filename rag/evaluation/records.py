@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from rag.evaluation.metrics import SignTest
+from rag.evaluation.metrics import RankSummary, RecallCell, SignTest
 
 
 @dataclass(frozen=True)
@@ -53,18 +53,6 @@ class Sweep:
         return next((r for r in self.rows if abs(r.threshold - threshold) < 1e-9), None)
 
 
-@dataclass(frozen=True)
-class RecallCell:
-    """Recall@k with its 95 % Wilson interval: ``hits`` of ``n`` queries."""
-
-    k: int
-    hits: int
-    n: int
-    value: float
-    low: float
-    high: float
-
-
 @dataclass
 class ModeMetrics:
     """Retrieval quality of one strategy x mode over all in-domain queries.
@@ -73,7 +61,8 @@ class ModeMetrics:
     recall within the first 2000 characters delivered (``budget_hits`` of
     ``n_queries``); ``ctx4_chars`` mean characters of ``content`` in the top 4;
     ``ranks`` 1-based rank of the first correct chunk per query key (``None``
-    = not in the top 20).
+    = not in the top 20); ``by_wording`` the same recall and MRR over the
+    queries of each wording, ``"doc"`` and ``"user"`` (issue 19).
     """
 
     strategy: str
@@ -85,6 +74,7 @@ class ModeMetrics:
     budget_recall: float
     ctx4_chars: float
     ranks: dict[str, int | None]
+    by_wording: dict[str, RankSummary] = field(default_factory=dict)
 
 
 @dataclass
@@ -102,7 +92,10 @@ class ChunkStats:
 
 @dataclass(frozen=True)
 class PairTest:
-    """A paired sign test at Recall@k: ``a`` against ``b`` (strategies within ``within`` mode, or modes within a strategy)."""
+    """A paired sign test at Recall@k: ``a`` against ``b`` (strategies within ``within`` mode, or modes within a strategy).
+
+    ``test`` is over all queries, ``by_wording`` over each wording's (``"doc"``, ``"user"``).
+    """
 
     kind: str  # "strategy" or "mode"
     within: str
@@ -110,6 +103,7 @@ class PairTest:
     b: str
     k: int
     test: SignTest
+    by_wording: dict[str, SignTest] = field(default_factory=dict)
 
 
 @dataclass
@@ -136,6 +130,7 @@ class EvalResult:
     timings_s: dict[str, float]
     cache: dict[str, object]
     notes: list[str] = field(default_factory=list)
+    machine: str | None = None  # where it ran (set by the CLI: rag.cli.common.machine_summary)
     # in memory only: hits per (strategy, mode) -> query key -> list[Hit]; the indexes by strategy
     runs: dict = field(default_factory=dict, repr=False)
     indexes: dict = field(default_factory=dict, repr=False)
@@ -151,4 +146,6 @@ class EvalResult:
         d = {k: v for k, v in asdict(self).items() if k not in ("runs", "indexes", "queries", "ood", "gate_run")}
         for m in d["metrics"]:
             m["recall"] = {str(k): v for k, v in m["recall"].items()}
+            for w in m["by_wording"].values():
+                w["recall"] = {str(k): v for k, v in w["recall"].items()}
         return d

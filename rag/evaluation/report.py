@@ -13,9 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.evaluation.metrics import CONTEXT_BUDGET_CHARS, RECALL_KS, format_p
+from rag.evaluation.metrics import CONTEXT_BUDGET_CHARS, RECALL_KS, RecallCell, format_p
 from rag.evaluation.plots import write_plots
-from rag.evaluation.records import EvalResult, RecallCell, Sweep
+from rag.evaluation.records import EvalResult, PairTest, Sweep
+from rag.evaluation.sweeps import pick_sweep_config
+
+#: How the report names the wordings (issue 19).
+WORDING_NAMES = {"doc": "documents' wording", "user": "users' wording"}
 
 
 def _f(x: float) -> str:
@@ -55,6 +59,13 @@ def headline(result: EvalResult) -> dict[str, str]:
             parts.append(f"{s}: R@1 {d.recall[1].value:.3f} -> {h.recall[1].value:.3f} ({hv[1]}), "
                          f"R@20 {d.recall[20].value:.3f} -> {h.recall[20].value:.3f} ({hv[20]}), MRR {d.mrr:.3f} -> {h.mrr:.3f}")
         out["hybrid vs dense"] = "Hybrid over dense: " + "; ".join(parts) + "."
+    if result.modes:
+        s, mode = pick_sweep_config(result.strategies, result.modes)
+        split = result.metric(s, mode).by_wording
+        if len(split) > 1:
+            out["by wording"] = f"By wording ({s}, {mode}): " + "; ".join(
+                f"{WORDING_NAMES.get(w, w)} R@4 {m.recall[4].value:.3f}, R@20 {m.recall[20].value:.3f}, "
+                f"MRR {m.mrr:.3f} ({m.n_queries} queries)" for w, m in split.items()) + "."
     for sw in result.sweeps:
         r = sw.row(sw.recommended) if sw.recommended is not None else None
         if r:
@@ -77,6 +88,47 @@ def sweep_table(sw: Sweep) -> list[str]:
     return lines
 
 
+def _cell(t: PairTest, wording: str, first: str) -> str:
+    """``+wins / -losses, p`` of ``first`` (``t.a`` or ``t.b``) over one wording's queries."""
+    st = t.by_wording[wording]
+    w, l = (st.wins, st.losses) if t.a == first else (st.losses, st.wins)
+    return f"+{w} / -{l}, p = {format_p(st.p)}"
+
+
+def wording_sections(result: EvalResult) -> list[str]:
+    """Markdown: recall and MRR per wording for every strategy x mode, and the sign tests split by wording (issue 19).
+
+    Empty when the queries hold a single wording.
+    """
+    wordings = list(dict.fromkeys(w for m in result.metrics for w in m.by_wording))
+    if len(wordings) < 2:
+        return []
+    L = ["## Recall by wording", "",
+         "The same questions asked twice: " + " and ".join(f"`{w}` = {WORDING_NAMES.get(w, w)}" for w in wordings)
+         + ". The tables above count both.", ""]
+    for mode in result.modes:
+        L += [f"Mode `{mode}`:", "", "| strategy | wording | n | R@1 | R@4 | R@8 | R@20 | MRR |", "|---|---|---:|---|---|---|---|---:|"]
+        for s in result.strategies:
+            for w, m in result.metric(s, mode).by_wording.items():
+                L.append(f"| {s} | {w} | {m.n_queries} | " + " | ".join(_ci(m.recall[k]) for k in RECALL_KS) + f" | {m.mrr:.3f} |")
+        L += [""]
+    ks = [k for k in (4, 20) if any(p.k == k for p in result.strategy_tests + result.mode_tests)]
+    head = " | ".join(f"R@{k} {w}" for k in ks for w in wordings)
+    ref = "E" if "E" in result.strategies else result.strategies[0]
+    L += ["## Comparisons by wording (paired sign tests)", "",
+          f"Strategies: {ref} against each other strategy (+{ref} wins / -{ref} losses, p); modes: the first named "
+          "against the second, over the queries of one wording.", "",
+          f"| within | a vs b | {head} |", "|---|---|" + "---|" * len(ks) * len(wordings)]
+    for tests, first_is_ref in ((result.strategy_tests, True), (result.mode_tests, False)):
+        pairs = list(dict.fromkeys((p.within, p.a, p.b) for p in tests if not first_is_ref or ref in (p.a, p.b)))
+        for within, a, b in pairs:
+            first, other = (ref, b if a == ref else a) if first_is_ref else (a, b)
+            cells = [_cell(next(p for p in tests if (p.within, p.a, p.b, p.k) == (within, a, b, k)), w, first)
+                     for k in ks for w in wordings]
+            L.append(f"| {within} | {first} vs {other} | " + " | ".join(cells) + " |")
+    return L + [""]
+
+
 def report_markdown(result: EvalResult, plots: dict[str, str] | None = None, title: str = "Retrieval evaluation") -> str:
     """The Markdown report of a run: headline answers, tables, sign tests, the sweep, links to ``plots``.
 
@@ -84,7 +136,8 @@ def report_markdown(result: EvalResult, plots: dict[str, str] | None = None, tit
     """
     plots = plots or {}
     L = [f"# {title}", "",
-         f"Run {result.created}, commit `{result.commit or 'unknown'}`. {len(result.documents)} documents, "
+         f"Run {result.created}{' on ' + result.machine if result.machine else ''}, commit `{result.commit or 'unknown'}`. "
+         f"{len(result.documents)} documents, "
          f"{result.n_questions} questions x 2 phrasings = {result.n_queries} in-domain queries, "
          f"{result.n_near + result.n_far} out-of-domain ({result.n_near} near-topic, {result.n_far} unrelated). "
          f"Correct = a returned chunk's `content` holds the whole needle. Intervals are 95 % Wilson; comparisons are "
@@ -132,7 +185,7 @@ def report_markdown(result: EvalResult, plots: dict[str, str] | None = None, tit
             cells = [str(next(p.test for p in result.mode_tests if p.within == s and p.k == k and (p.a, p.b) == (a, b)))
                      for k in (1, 4, 20)]
             L.append(f"| {s} | {a} vs {b} | " + " | ".join(cells) + " |")
-    L += [""]
+    L += [""] + wording_sections(result)
     for sw in result.sweeps:
         L += [f"## Refusal sweep: {sw.knob} ({sw.strategy}, {sw.mode}, gate `{sw.gate}`)", "",
               "Bluff = an out-of-domain query that still gets at least one source. Answerable = the needle was in the "

@@ -15,20 +15,19 @@ from pathlib import Path
 import numpy as np
 
 from rag.evaluation.cache import EmbeddingCache
-from rag.evaluation.data import EvalInputError, EvalQuery, OODQuery, Question, expand_queries
+from rag.evaluation.data import EvalInputError, EvalQuery, OODQuery, Question, by_wording, expand_queries
 from rag.evaluation.indexes import StrategyIndex, build_strategy_index
 from rag.evaluation.metrics import (
     DEPTH,
-    RECALL_KS,
     destroyed_needles,
     first_hit_rank,
     hit_within_chars,
     hits_at,
-    mean_reciprocal_rank,
+    holds_needle,
     sign_test,
-    wilson_interval,
+    summarize_ranks,
 )
-from rag.evaluation.records import ChunkStats, EvalResult, ModeMetrics, PairTest, RecallCell
+from rag.evaluation.records import ChunkStats, EvalResult, ModeMetrics, PairTest
 from rag.evaluation.sweeps import (
     SWEEP_THRESHOLDS,
     combined_gate_sweep,
@@ -52,7 +51,7 @@ def _no_progress(fraction: float, message: str) -> None:
 
 def metrics_for(strategy: str, mode: str, queries: Sequence[EvalQuery], hits_by_key: dict[str, list],
                 index: StrategyIndex) -> ModeMetrics:
-    """Recall@k (+ Wilson), MRR, equal-budget recall and ctx@4 of one strategy x mode."""
+    """Recall@k (+ Wilson), MRR, equal-budget recall and ctx@4 of one strategy x mode; recall and MRR per wording too."""
     ranks: dict[str, int | None] = {}
     budget = 0
     ctx4 = 0
@@ -62,14 +61,10 @@ def metrics_for(strategy: str, mode: str, queries: Sequence[EvalQuery], hits_by_
         budget += hit_within_chars(contents, q.needle)
         ctx4 += sum(len(c) for c in contents[:4])
     n = len(queries)
-    rl = list(ranks.values())
-    recall = {}
-    for k in RECALL_KS:
-        h = sum(hits_at(rl, k))
-        lo, hi = wilson_interval(h, n)
-        recall[k] = RecallCell(k, h, n, h / n if n else 0.0, lo, hi)
-    return ModeMetrics(strategy, mode, n, recall, mean_reciprocal_rank(rl), budget, budget / n if n else 0.0,
-                       ctx4 / n if n else 0.0, ranks)
+    every = summarize_ranks(list(ranks.values()))
+    split = {str(w): summarize_ranks([ranks[q.key] for q in qs], str(w)) for w, qs in by_wording(queries).items()}
+    return ModeMetrics(strategy, mode, n, every.recall, every.mrr, budget, budget / n if n else 0.0,
+                       ctx4 / n if n else 0.0, ranks, split)
 
 
 def chunk_stats(index: StrategyIndex, questions: Sequence[Question], window_tokens: int = 256) -> ChunkStats:
@@ -87,14 +82,19 @@ def chunk_stats(index: StrategyIndex, questions: Sequence[Question], window_toke
 
 
 def pair_tests(metrics: Sequence[ModeMetrics], queries: Sequence[EvalQuery], ks: Sequence[int] = (1, 4, 20)) -> tuple[list[PairTest], list[PairTest]]:
-    """All paired sign tests: strategy pairs within each mode, and mode pairs within each strategy."""
-    keys = [q.key for q in queries]
+    """All paired sign tests: strategy pairs within each mode, and mode pairs within each strategy.
+
+    Each :class:`PairTest` is over all ``queries`` and, in ``by_wording``, over each wording's queries.
+    """
+    groups = {"all": [q.key for q in queries]} | {str(w): [q.key for q in qs] for w, qs in by_wording(queries).items()}
     by = {(m.strategy, m.mode): m for m in metrics}
     strategies = list(dict.fromkeys(m.strategy for m in metrics))
     modes = list(dict.fromkeys(m.mode for m in metrics))
 
-    def hits(m: ModeMetrics, k: int) -> list[bool]:
-        return hits_at([m.ranks[key] for key in keys], k)
+    def test(kind: str, within: str, a: str, b: str, ma: ModeMetrics, mb: ModeMetrics, k: int) -> PairTest:
+        t = {g: sign_test(hits_at([ma.ranks[key] for key in keys], k), hits_at([mb.ranks[key] for key in keys], k))
+             for g, keys in groups.items()}
+        return PairTest(kind, within, a, b, k, t.pop("all"), t)
 
     s_tests, m_tests = [], []
     for k in ks:
@@ -102,12 +102,12 @@ def pair_tests(metrics: Sequence[ModeMetrics], queries: Sequence[EvalQuery], ks:
             for i, a in enumerate(strategies):
                 for b in strategies[i + 1:]:
                     if (a, mode) in by and (b, mode) in by:
-                        s_tests.append(PairTest("strategy", mode, a, b, k, sign_test(hits(by[a, mode], k), hits(by[b, mode], k))))
+                        s_tests.append(test("strategy", mode, a, b, by[a, mode], by[b, mode], k))
         for s in strategies:
             for i, a in enumerate(modes):
                 for b in modes[i + 1:]:
                     if (s, a) in by and (s, b) in by:
-                        m_tests.append(PairTest("mode", s, a, b, k, sign_test(hits(by[s, a], k), hits(by[s, b], k))))
+                        m_tests.append(test("mode", s, a, b, by[s, a], by[s, b], k))
     return s_tests, m_tests
 
 
@@ -122,7 +122,7 @@ def nearest_distances(index: StrategyIndex, queries: Sequence[EvalQuery], ood: S
     holders: dict[str, list[int]] = {}
     for q in queries:
         if q.needle not in holders:
-            holders[q.needle] = [i for i, c in enumerate(index.chunks) if q.needle in c.content]
+            holders[q.needle] = [i for i, c in enumerate(index.chunks) if holds_needle(c.content, q.needle)]
         v = qvecs[q.text]
         out["in_domain"].append(float(1.0 - (index.vectors @ v).max()) if len(index.vectors) else float("nan"))
         if holders[q.needle]:

@@ -25,6 +25,7 @@ from rag.answer import learned_gate as gm
 from rag.answer.gate import apply_gate
 from rag.evaluation.data import EvalQuery, OODQuery
 from rag.evaluation.indexes import StrategyIndex
+from rag.evaluation.metrics import holds_needle
 from rag.evaluation.records import EvalResult, Sweep, SweepRow
 
 #: Default sweep: thresholds 0.400, 0.425, ..., 0.900 (cosine distance).
@@ -50,7 +51,7 @@ def sweep_rows(in_domain: Sequence[tuple[Sequence, Sequence[str], str]], ood: Se
     ``max_sources`` hits holds the needle.
     """
     get = contents if callable(contents) else contents.__getitem__
-    answerable = [any(needle in get(h.chunk_id) for h in hits[:max_sources]) for hits, _, needle in in_domain]
+    answerable = [any(holds_needle(get(h.chunk_id), needle) for h in hits[:max_sources]) for hits, _, needle in in_domain]
     rows = []
     for t in thresholds:
         near = far = lost = refused = 0
@@ -61,7 +62,7 @@ def sweep_rows(in_domain: Sequence[tuple[Sequence, Sequence[str], str]], ood: Se
         for (hits, _, needle), ok in zip(in_domain, answerable):
             kept = gate(hits, t, max_sources)
             refused += not kept
-            if ok and not any(needle in get(h.chunk_id) for h in kept):
+            if ok and not any(holds_needle(get(h.chunk_id), needle) for h in kept):
                 lost += 1
         rows.append(SweepRow(float(t), near, far, lost, refused))
     return rows
@@ -102,7 +103,7 @@ def distance_sweep(index: StrategyIndex, run: dict[str, list], queries: Sequence
     ind = [(run[q.key], q.key, q.needle) for q in queries]
     oo = [(run[o.id], o.kind) for o in ood]
     rows = sweep_rows(ind, oo, thresholds, gate, index.content, max_sources)
-    n_ans = sum(any(q.needle in index.content(h.chunk_id) for h in run[q.key][:max_sources]) for q in queries)
+    n_ans = sum(any(holds_needle(index.content(h.chunk_id), q.needle) for h in run[q.key][:max_sources]) for q in queries)
     rec, rule = recommend_threshold(rows, n_ans, len(ood)) if ood else (None, "no out-of-domain queries given")
     return Sweep(strategy, mode, name, sum(o.kind == "near" for o in ood), sum(o.kind == "far" for o in ood),
                  n_ans, len(queries), rows, rec, rule)
@@ -155,7 +156,7 @@ def learned_gate_sweep(result: EvalResult, strategy: str | None = None, mode: st
     keys, labels, groups, feats, texts = [], [], [], [], []
     for q in result.queries:
         hits = run[q.key]
-        ok = any(q.needle in idx.content(h.chunk_id) for h in hits[:max_sources])
+        ok = any(holds_needle(idx.content(h.chunk_id), q.needle) for h in hits[:max_sources])
         keys.append(q.key), labels.append(1 if ok else -1), groups.append(q.qid), texts.append(q.text)
     for o in result.ood:
         keys.append(o.id), labels.append(0), groups.append(o.id), texts.append(o.query)

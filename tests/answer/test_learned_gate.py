@@ -52,7 +52,7 @@ def test_far_out_of_domain_refused_in_domain_course_questions_answered(small_sto
     qs = [q for q in load_questions(corpus_dir / "dev_questions.jsonl") if q.doc in DOCS]
     assert len(qs) == 5
     for q in qs:
-        d = _decide(small_store, embedder, q.query_course)
+        d = _decide(small_store, embedder, q.query_doc)
         assert not d.refused, (q.id, d.why)
         assert 1 <= len(d.sources) <= 4 and d.refusal is None
         assert any(q.needle in small_store[0].content(h.chunk_id) for h in d.sources), q.id

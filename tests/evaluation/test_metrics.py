@@ -87,3 +87,23 @@ def test_hit_within_chars_counts_only_whole_chunks():
 def test_destroyed_needles():
     qs = [Question("q1", "d", "cut here", "a", "b"), Question("q2", "d", "kept", "a", "b")]
     assert mt.destroyed_needles(qs, ["... cut", "here ...", "it is kept"]) == ["q1"]
+
+
+def test_needle_matches_across_line_breaks_but_not_across_chunks():
+    pdf_text = "the host caches this value and does not\nexpect a device to change it dynamically."
+    needle = "does not expect a device to change it"
+    assert mt.holds_needle(pdf_text, needle)
+    assert mt.first_hit_rank(["other", pdf_text], needle) == 2
+    assert mt.holds_needle("a  b\tc", "a b c") and mt.holds_needle("a b c", "a\nb c")
+    assert not mt.holds_needle("does not", needle)
+    assert mt.destroyed_needles([Question("d1", "x", needle, "a", "b")], ["does not expect", "a device to change it"]) == ["d1"]
+
+
+def test_summarize_ranks():
+    s = mt.summarize_ranks([1, 3, None, 10], "user")
+    assert (s.group, s.n_queries) == ("user", 4)
+    assert [s.recall[k].hits for k in mt.RECALL_KS] == [1, 2, 2, 3]
+    assert s.recall[4].value == 0.5 and (s.recall[4].low, s.recall[4].high) == mt.wilson_interval(2, 4)
+    assert s.mrr == pytest.approx((1 + 1 / 3 + 0.1) / 4)
+    empty = mt.summarize_ranks([])
+    assert empty.n_queries == 0 and empty.recall[20].value == 0.0 and empty.mrr == 0.0
