@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from rag.cli import common
 from rag.errors import ExtractionError, StoreError
 from rag.evaluation.cache import EmbeddingCache
 from rag.evaluation.data import load_ood, load_questions, store_documents
@@ -46,7 +47,6 @@ def expand_doc_paths(paths) -> list[Path]:
 
 def load_documents(paths: list[Path]) -> tuple[list, dict[str, str]]:
     """Extract every file; a file that fails is reported in the second value (name -> reason), never fatal."""
-
     docs, failed = [], {}
     for p in paths:
         try:
@@ -58,7 +58,6 @@ def load_documents(paths: list[Path]) -> tuple[list, dict[str, str]]:
 
 def documents_from_store(settings) -> tuple[list, dict[str, str]]:
     """The ready documents of the store at ``settings.store`` (see ``rag.evaluation.data.store_documents``)."""
-
     with Store(settings.store, settings=settings) as store:
         docs, failed = store_documents(store)
     if not docs:
@@ -72,7 +71,7 @@ def _split(value: str) -> list[str]:
 
 @click.command()
 @click.option("--questions", "questions_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Questions JSONL: id, doc, needle, query_course, query_ticket.")
+              help="Questions JSONL: id, doc, needle and query_doc + query_user (or query_course + query_ticket).")
 @click.option("--ood", "ood_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Out-of-domain JSONL: id, query, kind (near/far).")
 @click.option("--docs", "doc_paths", multiple=True, type=click.Path(path_type=Path),
@@ -95,7 +94,7 @@ def eval_cmd(questions_path: Path, ood_path: Path, doc_paths: tuple[Path, ...], 
     """Evaluate retrieval: Recall@k with Wilson intervals, MRR, sign tests and the refusal sweep."""
     from tqdm import tqdm
 
-
+    click.echo(common.header("eval"), err=True)
     settings = get_settings()
     questions = load_questions(questions_path)
     ood = load_ood(ood_path)
@@ -108,7 +107,6 @@ def eval_cmd(questions_path: Path, ood_path: Path, doc_paths: tuple[Path, ...], 
     reranker = None
     mode_list = _split(modes)
     if "rerank" in mode_list:
-
         reranker = load_reranker(settings.models_dir)
     bar = tqdm(total=1000, desc="eval", file=sys.stderr, leave=False,
                bar_format="{desc} {percentage:3.0f}%|{bar}| {elapsed} {postfix}")
@@ -127,6 +125,7 @@ def eval_cmd(questions_path: Path, ood_path: Path, doc_paths: tuple[Path, ...], 
     finally:
         bar.close()
         cache.close()
+    result.machine = common.machine_summary()
     md = write_report(result, out_dir, report_path=report_path)
     if save_gate is not None:
         if result.gate_run is None:

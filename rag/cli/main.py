@@ -2,7 +2,7 @@
 
 Each subcommand lives next to the stage it drives (:mod:`rag.cli.store`,
 :mod:`rag.cli.answer`, :mod:`rag.cli.eval`, :mod:`rag.cli.bench_extract`,
-:mod:`rag.cli.doctor`); this module only lists them. Heavy libraries (torch,
+:mod:`rag.cli.bench_retrieval`, :mod:`rag.cli.doctor`); this module only lists them. Heavy libraries (torch,
 FAISS, llama.cpp, PyMuPDF) are imported inside the commands, so ``--help``
 stays fast. Domain errors (:class:`rag.errors.RagError`) are printed as one
 line and exit with status 1; anything else is logged with its traceback.
@@ -19,6 +19,7 @@ import rag
 from rag import models as model_files
 from rag.cli import answer as answer_cli
 from rag.cli import bench_extract as bench_extract_cli
+from rag.cli import bench_retrieval as bench_retrieval_cli
 from rag.cli import doctor as doctor_cli
 from rag.cli import eval as eval_cli
 from rag.cli import store as store_cli
@@ -81,5 +82,5 @@ main.add_command(store_cli.delete_cmd, "delete")
 main.add_command(answer_cli.ask_cmd, "ask")
 main.add_command(eval_cli.eval_cmd, "eval")
 bench.add_command(bench_extract_cli.bench_extract_cmd, "extract")
-bench.add_command(store_cli.bench_retrieval_cmd, "retrieval")
+bench.add_command(bench_retrieval_cli.bench_retrieval_cmd, "retrieval")
 bench.add_command(answer_cli.bench_answers_cmd, "answers")
