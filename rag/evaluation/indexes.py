@@ -42,7 +42,6 @@ class StrategyIndex:
 
 def chunk_all(documents: Sequence, strategy: str, settings=None) -> list:
     """Every document cut with ``strategy`` (``rag.ingest.chunk.chunk_document``), in document order."""
-
     kw = {}
     if settings is not None:
         kw = dict(budget_chars=settings.chunk_budget_chars, overlap_chars=settings.overlap_chars,
@@ -53,7 +52,6 @@ def chunk_all(documents: Sequence, strategy: str, settings=None) -> list:
 def build_strategy_index(documents: Sequence, strategy: str, embedder, cache: EmbeddingCache, *, settings=None,
                          progress: Callable[[int, int], None] | None = None) -> StrategyIndex:
     """Chunk, embed (through ``cache``) and index ``documents`` with ``strategy`` (A-F of the design)."""
-
     chunks = chunk_all(documents, strategy, settings)
     texts = [c.text for c in chunks]
     vecs = cache.encode(texts, embedder, progress=progress)

@@ -157,15 +157,15 @@ def run_evaluation(documents: Sequence, questions: Sequence[Question], ood: Sequ
     """Evaluate retrieval over ``documents`` (extracted ``rag.ingest.extract.Document`` records).
 
     Builds throwaway indexes per strategy (embeddings cached by text), runs
-    both phrasings of every question and every OOD query through
+    both wordings of every question and every OOD query through
     ``rag.index.fusion.retrieve`` (top 20) in each mode, and computes the metrics,
     sign tests and the refusal sweep (strategy E, hybrid, through the real
     gate; with ``learned_gate`` also the cross-validated sweep of
     ``rag.answer.learned_gate``, kept in ``result.gate_run``). Mode ``rerank`` runs only with a ``reranker`` (else it is listed in
-    ``skipped_modes``). Raises ``ValueError`` for an unknown strategy or mode,
+    ``skipped_modes``). Recall, MRR and the sign tests are also split by
+    wording (issue 19). Raises ``ValueError`` for an unknown strategy or mode,
     :class:`EvalInputError` when no document or question is given.
     """
-
     progress = progress or _no_progress
     bad = [s for s in strategies if s not in STRATEGIES]
     if bad:
@@ -178,7 +178,6 @@ def run_evaluation(documents: Sequence, questions: Sequence[Question], ood: Sequ
     if not questions:
         raise EvalInputError("no questions to evaluate")
     if embedder is None:
-
         embedder = get_embedder()
     own_cache = cache is None
     cache = cache or EmbeddingCache()
