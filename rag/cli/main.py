@@ -39,13 +39,27 @@ class RagGroup(click.Group):
             sys.exit(1)
 
 
+def configure_logging(verbose: int = 0) -> logging.Handler:
+    """Log to stderr at WARNING (``-v`` INFO, ``-vv`` DEBUG); returns the handler.
+
+    The level is set on the handler too: bm25s sets its own logger to DEBUG,
+    and its records would otherwise pass the root's level and flood every
+    index build with "Building index from tokens".
+    """
+    level = logging.WARNING if not verbose else logging.INFO if verbose == 1 else logging.DEBUG
+    handler = logging.StreamHandler()
+    handler.setLevel(level)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
+    return handler
+
+
 @click.group(cls=RagGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name=None, version=rag.__version__)
 @click.option("-v", "--verbose", count=True, help="Log more (-v info, -vv debug) to stderr.")
 def main(verbose: int = 0) -> None:
     """Local document QA with honest citations."""
-    level = logging.WARNING if not verbose else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(verbose)
 
 
 @main.command()
