@@ -31,11 +31,11 @@ from rag.answer.attribute import (
     clean_citations,
     lexical_support,
     split_sentences,
-    strip_markers,
 )
 from rag.answer.cite import Citation, citation_json, citations, format_sources_for_prompt
 from rag.answer.excerpt import prompt_excerpts
 from rag.answer.generate import get_default_generator
+from rag.text import strip_markers
 
 
 def source_headers(sources: Sequence[Citation]) -> list[str]:

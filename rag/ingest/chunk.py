@@ -44,6 +44,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag.index.embed import get_tokenizer
+from rag.text import sentence_spans
 from rag.types import Chunk
 
 STRATEGIES = ("A", "B", "C", "D", "E", "F")
@@ -60,7 +61,6 @@ Span = tuple[int, int]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _STRUCTURED_LINE = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s|<|>|\$\$)")
-_SENTENCE_END = re.compile(r"[.!?\u2026\u3002]+[\"')\]*_`]*\s+(?=[^a-z\s])")
 _WORD = re.compile(r"\S+")
 _LINE = re.compile(r"[^\n]+")
 
@@ -121,17 +121,8 @@ def _matches_as_spans(pattern: re.Pattern, text: str, start: int, end: int) -> l
 
 
 def sentences(text: str, start: int, end: int) -> list[Span]:
-    """Sentence spans of ``text[start:end]``: cut after ``.!?…`` + space when the next word is not lower-case."""
-    out, s = [], start
-    for m in _SENTENCE_END.finditer(text, start, end):
-        a, b = _trim(text, s, m.end())
-        if a < b:
-            out.append((a, b))
-        s = m.end()
-    a, b = _trim(text, s, end)
-    if a < b:
-        out.append((a, b))
-    return out
+    """Sentence spans of ``text[start:end]`` (:func:`rag.text.sentence_spans`, the project's one sentence rule)."""
+    return sentence_spans(text, start, end)
 
 
 def lines(text: str, start: int, end: int) -> list[Span]:
