@@ -52,12 +52,11 @@ def _store(path: str):
 
 
 def default_min_score() -> float:
-    """The answerability cut to start the slider at: ``min_answer_score`` from settings, else the shipped model's."""
+    """The answerability cut to start the slider at: ``min_score`` from settings, else the shipped model's."""
     cfg = settings()
-    if cfg.min_answer_score is not None:
-        return float(cfg.min_answer_score)
-
-    return float(default_model().default_cut)
+    if cfg.min_score is not None:
+        return float(cfg.min_score)
+    return float(default_model().default_min_score)
 
 
 def store():

@@ -25,6 +25,7 @@ from rag.index.embed import get_embedder
 from rag.index.store import Store
 from rag.models import QWEN_05B, QWEN_15B
 from rag.settings import ROOT, get_settings
+from rag.types import DocStatus, GateKind
 
 
 def _settings(store: str | None, threshold: float | None, max_sources: int | None, model: str | None, **kw: Any):
@@ -87,7 +88,7 @@ def _notes(a: Any) -> list[str]:
 @click.option("--threshold", type=click.FloatRange(0.0, 2.0), default=None, help="Gate: cosine distance cut (default 0.675).")
 @click.option("--max-sources", type=click.IntRange(1, 20), default=None, help="Gate: at most this many sources (default 4).")
 @click.option("--model", default=None, help="GGUF file in models/ (or a path) to answer with.")
-@click.option("--gate", type=click.Choice(["learned", "distance"]), default=None,
+@click.option("--gate", type=click.Choice([g.value for g in GateKind]), default=None,
               help="learned (default): distance cut AND answerability score; distance: the design's gate alone.")
 @click.option("--min-score", type=click.FloatRange(0.0, 1.0), default=None,
               help="Learned gate: refuse below this answerability score (default: the shipped model's cut, 0.35).")
@@ -100,7 +101,7 @@ def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_s
             no_generate: bool, as_json: bool) -> None:
     """Answer QUESTION from the store with [n] citations, or refuse without calling the model."""
 
-    s = _settings(store_dir, threshold, max_sources, model, gate=gate, min_answer_score=min_score,
+    s = _settings(store_dir, threshold, max_sources, model, gate=gate, min_score=min_score,
                   source_tokens=source_tokens)
     store = _open_store(s)
     stream = ask(store, question, s)
@@ -154,7 +155,7 @@ def _jsonl(path: Path) -> list[dict]:
 def _ensure_corpus_store(store_dir: Path, docs: Path, settings: Any):
 
     store = Store(store_dir, settings=settings)
-    have = {d.name for d in store.documents() if getattr(d, "status", "ready") == "ready"}
+    have = {d.name for d in store.documents() if d.status == DocStatus.READY}
     for p in sorted(docs.glob("*.md")):
         if p.name not in have:
             r = store.ingest_path(p)
@@ -265,14 +266,15 @@ def _summary(res: dict) -> list[tuple[str, str]]:
               help="The shared design folder (default ../shared, env RAG_SHARED).")
 @click.option("--model", "models", multiple=True, help="GGUF(s) to compare (default: the 0.5B and, if present, the 1.5B).")
 @click.option("--limit", type=int, default=None, help="Only the first N dev questions and N OOD queries.")
-@click.option("--max-tokens", type=click.IntRange(16, 4096), default=None, help="Generation cap (default settings, 384).")
+@click.option("--max-answer-tokens", "--max-tokens", "max_answer_tokens", type=click.IntRange(16, 4096), default=None,
+              help="Generation cap, tokens (default settings max_answer_tokens, 384; --max-tokens is its old name).")
 @click.option("--source-tokens", type=click.IntRange(0, 8192), default=None,
               help="Tokens of source text the model reads (default settings, 160; 0 = whole chunks).")
 @click.option("--json-out", type=click.Path(dir_okay=False), default=None, help="Also write every answer as JSON here.")
 @click.option("--rescore", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Do not generate: re-run today's server-side checks on answers saved by --json-out.")
 def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str, ...], limit: int | None,
-                      max_tokens: int | None, source_tokens: int | None, json_out: str | None,
+                      max_answer_tokens: int | None, source_tokens: int | None, json_out: str | None,
                       rescore: str | None) -> None:
     """Answer quality and speed on the 24 dev questions and the 20 dev out-of-domain queries."""
     import os
@@ -282,7 +284,7 @@ def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str,
     corpus = shared / "corpus"
     if not (corpus / "dev_questions.jsonl").is_file():
         raise click.ClickException(f"shared corpus not found at {corpus}")
-    base = get_settings(store=store_dir, max_answer_tokens=max_tokens, source_tokens=source_tokens)
+    base = get_settings(store=store_dir, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens)
     if not models:
         models = tuple(m.file_name for m in (QWEN_05B, QWEN_15B) if (base.models_dir / m.file_name).is_file())
     if not models:
@@ -299,7 +301,7 @@ def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str,
     store = _ensure_corpus_store(Path(store_dir), corpus / "docs", base)
     results = []
     for m in models:
-        s = _settings(store_dir, None, None, m, max_answer_tokens=max_tokens, source_tokens=source_tokens)
+        s = _settings(store_dir, None, None, m, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens)
 
         t0 = time.perf_counter()
         get_default_generator(s)

@@ -774,7 +774,7 @@ class Store:
         head = hits[:max_sources]
         texts = {c.chunk_id: c.text for c in self.chunks([h.chunk_id for h in head])} if head else {}
         return apply_learned_gate(query, hits, texts, self.term_stats(), threshold, max_sources,
-                                  s.min_answer_score if min_score is None else min_score)
+                                  s.min_score if min_score is None else min_score)
 
     def close(self) -> None:
         """Close the SQLite connection."""
