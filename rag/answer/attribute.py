@@ -69,7 +69,7 @@ def _norm_line(line: str) -> str:
 
 
 def remove_echoed_labels(text: str, echoes: Iterable[str]) -> tuple[str, int]:
-    """Remove whole lines that only repeat a source header of the prompt (``[n] document - locator``).
+    """Remove whole lines that only repeat a source heading of the prompt (``[n] Section heading``, marker optional).
 
     The small model often copies the source list instead of answering; those
     lines are identifiers, never claims. Returns ``(text, lines_removed)``.
@@ -100,7 +100,7 @@ def clean_citations(text: str, valid: Iterable[int], echoes: Iterable[str] = ())
       each counts in ``links_removed``. The server, never the model, makes links.
     * Text inside backticks (code) is left alone (``x[0]`` is not a citation).
     * Lines that only repeat a prompt source header (``echoes``, e.g.
-      ``[1] guide.md - Install``) are removed and counted in ``labels_removed``.
+      ``[1] Install on Linux``) are removed and counted in ``labels_removed``.
     """
     ok = set(valid)
     text, labels = remove_echoed_labels(text, echoes)

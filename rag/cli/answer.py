@@ -1,11 +1,13 @@
 """``python -m rag ask`` (stream a cited answer) and ``python -m rag bench answers`` (design stage 8).
 
-Heavy libraries are imported inside the commands so that ``--help`` stays instant.
+Heavy libraries (llama_cpp, torch) are imported by the ``rag`` modules only when a model is loaded,
+so ``--help`` stays instant.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import statistics
 import time
@@ -29,7 +31,6 @@ from rag.types import DocStatus, GateKind
 
 
 def _settings(store: str | None, threshold: float | None, max_sources: int | None, model: str | None, **kw: Any):
-
     s = get_settings(store=store, threshold=threshold, max_sources=max_sources, **kw)
     if model:
         p = Path(model)
@@ -42,7 +43,6 @@ def _settings(store: str | None, threshold: float | None, max_sources: int | Non
 
 
 def _open_store(s: Any):
-
     if not Path(s.store).is_dir():
         raise StoreError(f"no store at {s.store}; ingest documents first: python -m rag ingest --store {s.store} PATH")
     return Store(s.store, settings=s)
@@ -100,7 +100,6 @@ def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_s
             model: str | None, gate: str | None, min_score: float | None, source_tokens: int | None,
             no_generate: bool, as_json: bool) -> None:
     """Answer QUESTION from the store with [n] citations, or refuse without calling the model."""
-
     s = _settings(store_dir, threshold, max_sources, model, gate=gate, min_score=min_score,
                   source_tokens=source_tokens)
     store = _open_store(s)
@@ -140,7 +139,6 @@ def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_s
 
 
 def _machine() -> str:
-
     return machine_summary()
 
 
@@ -153,7 +151,6 @@ def _jsonl(path: Path) -> list[dict]:
 
 
 def _ensure_corpus_store(store_dir: Path, docs: Path, settings: Any):
-
     store = Store(store_dir, settings=settings)
     have = {d.name for d in store.documents() if d.status == DocStatus.READY}
     for p in sorted(docs.glob("*.md")):
@@ -172,7 +169,6 @@ def _pct(xs: list[float], q: float) -> float:
 
 def _bench_model(store: Any, s: Any, questions: list[dict], ood: list[dict], log) -> dict:
     """Answer every dev question and OOD query with the model of ``s``; then score (:func:`_score`)."""
-
     res: dict[str, Any] = {"model": s.model_file, "dev": [], "ood": []}
     for q in questions:
         stream = ask(store, q["query_course"], s)
@@ -190,7 +186,6 @@ def _bench_model(store: Any, s: Any, questions: list[dict], ood: list[dict], log
 
 def _score(res: dict, questions: dict[str, dict], embedder: Any) -> dict:
     """Needle checks per dev answer and the attribution-rule comparison (lexical / MiniLM / either)."""
-
     counts = {"lexical": 0, "minilm": 0, "either": 0}
     for row in res["dev"]:
         a = row["a"]
@@ -277,9 +272,6 @@ def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str,
                       max_answer_tokens: int | None, source_tokens: int | None, json_out: str | None,
                       rescore: str | None) -> None:
     """Answer quality and speed on the 24 dev questions and the 20 dev out-of-domain queries."""
-    import os
-
-
     shared = Path(shared_dir or os.environ.get("RAG_SHARED", ROOT.parent / "shared"))
     corpus = shared / "corpus"
     if not (corpus / "dev_questions.jsonl").is_file():
@@ -335,7 +327,6 @@ def _print_results(results: list[dict]) -> None:
 
 def _answer_from_json(d: dict, embedder: Any):
     """Rebuild an :class:`rag.answer.pipeline.Answer` from a saved ``--json-out`` entry and re-run today's server-side checks."""
-
     fields = set(Citation.__dataclass_fields__)
     cites = [Citation(**{**{k: v for k, v in c.items() if k in fields}, "section": tuple(c.get("section") or ())})
              for c in d.get("citations", [])]
@@ -351,7 +342,6 @@ def _answer_from_json(d: dict, embedder: Any):
 
 
 def _rescore(path: Path, questions: list[dict], ood: list[dict]) -> list[dict]:
-
     emb = get_embedder()
     kinds = {q["id"]: q.get("kind") for q in ood}
     results = []
