@@ -12,7 +12,7 @@ mean the same everywhere (issue 12).
 * :func:`content_words` - the same words as a set, :data:`CLAIM_STOPWORDS`
   dropped and a final plural ``s`` stripped: what the claim check compares;
 * :func:`sentence_spans` - sentences as ``(start, end)`` offsets (one rule for
-  source text and answers);
+  source text and answers); :func:`trim_span` shrinks a span past whitespace;
 * :data:`MARKER_RE`, :func:`strip_markers` - the ``[n]`` citation markers;
 * :class:`TermStats` - document frequencies over chunk texts and BM25's IDF
   (:meth:`TermStats.idf`, :meth:`TermStats.weights`).
@@ -105,7 +105,8 @@ _SENTENCE_END = re.compile(r"[.!?\u2026\u3002]+[\"'\u201d\u2019)\]*_`]*\s+")
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|fig|eq|sec|approx|dr|mr|ms|no)\.\Z", re.I)
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)`` shrunk to exclude the whitespace at both ends of ``text[start:end]``."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -131,11 +132,11 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
             continue
         if _ABBREVIATION.search(text, max(s, m.start() - 8), m.start() + 1):
             continue
-        a, b = _trim(text, s, m.end())
+        a, b = trim_span(text, s, m.end())
         if a < b:
             out.append((a, b))
         s = m.end()
-    a, b = _trim(text, s, end)
+    a, b = trim_span(text, s, end)
     if a < b:
         out.append((a, b))
     return out
@@ -145,12 +146,14 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
 
 #: A citation marker as a model writes it: ``[1]``, ``[1, 2]``, ``[^1]``, ``[Source 1]``, ``[source: 2]``.
 MARKER_RE = re.compile(r"\[\s*(?:\^|sources?\s*:?\s*)?(\d{1,3}(?:\s*[,;]\s*(?:sources?\s*)?\^?\d{1,3})*)\s*\]", re.I)
+_SPACED_MARKER = re.compile(r"\s*" + MARKER_RE.pattern, re.I)
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?])")
 
 
 def strip_markers(text: str) -> str:
     """``text`` without its ``[n]`` markers and the whitespace before them, and no space left before
     punctuation (``"A is B [1]."`` -> ``"A is B."``); leading/trailing whitespace removed."""
-    return re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s*" + MARKER_RE.pattern, "", text, flags=re.I)).strip()
+    return _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACED_MARKER.sub("", text)).strip()
 
 
 # --------------------------------------------------------------------------- term statistics

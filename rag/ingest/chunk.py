@@ -45,7 +45,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag.index.embed import get_tokenizer
-from rag.text import sentence_spans
+from rag.text import sentence_spans, trim_span
 from rag.types import Chunk, ChunkStrategy
 
 #: The strategies' names as plain strings, ``("A", ..., "F")``.
@@ -65,15 +65,6 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _STRUCTURED_LINE = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s|<|>|\$\$)")
 _WORD = re.compile(r"\S+")
 _LINE = re.compile(r"[^\n]+")
-
-
-def _trim(text: str, start: int, end: int) -> Span:
-    """Shrink ``[start, end)`` to exclude surrounding whitespace."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 def paragraphs(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
@@ -115,7 +106,8 @@ def paragraphs(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
         pos = line_end + 1
     if para_start is not None:
         out.append((para_start, para_end, structured * 2 >= lines))
-    return [(*_trim(text, s, e), st) for s, e, st in out if _trim(text, s, e)[0] < _trim(text, s, e)[1]]
+    trimmed = [(*trim_span(text, s, e), st) for s, e, st in out]
+    return [(a, b, st) for a, b, st in trimmed if a < b]
 
 
 def _matches_as_spans(pattern: re.Pattern, text: str, start: int, end: int) -> list[Span]:
@@ -129,7 +121,7 @@ def sentences(text: str, start: int, end: int) -> list[Span]:
 
 def lines(text: str, start: int, end: int) -> list[Span]:
     """Non-blank line spans of ``text[start:end]``, whitespace trimmed."""
-    spans = (_trim(text, a, b) for a, b in _matches_as_spans(_LINE, text, start, end))
+    spans = (trim_span(text, a, b) for a, b in _matches_as_spans(_LINE, text, start, end))
     return [u for u in spans if u[0] < u[1]]
 
 
