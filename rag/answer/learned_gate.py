@@ -25,13 +25,13 @@ Everything costs well under a millisecond per query on top of retrieval.
 
 PUBLIC API (for the store, the CLI and the app)::
 
-    stats = TermStats.from_texts(chunk_texts)               # once per index (chunk ``text``s)
+    stats = TermStats.from_texts(chunk_texts)               # rag.text.TermStats, once per index (chunk ``text``s)
     model = GateModel.load()                                 # the fitted coefficients (rag/answer/learned_gate.json)
     f = gate_features(query, hits, texts, stats)             # hits: rag.types.Hit list, texts: id -> text
     decision = model.decide(query, hits, texts, stats, min_score=None, max_sources=4)
     decision.refused, decision.sources, decision.probability, decision.why   # why: one line for the sidebar
-    result = to_gate_result(decision, hits)                  # the distance gate's record, for existing callers
     model = default_model()                                  # the shipped model, loaded once per process
+    result = apply_learned_gate(query, hits, texts, stats, threshold, max_sources, min_score)  # the default gate
 
 ``min_score`` is the knob (the same name in settings, ``--min-score``, the
 app and the JSON): LOWER answers more, HIGHER refuses more
@@ -223,19 +223,6 @@ def default_model() -> GateModel:
 
 
 _DEFAULT: GateModel | None = None
-
-
-def to_gate_result(decision: GateDecision, candidates: Sequence = (), max_sources: int = 4):
-    """The decision as a ``rag.answer.gate.GateResult`` so code written for the distance gate keeps working.
-
-    ``threshold`` holds the probability cut used, ``sources``/``refused``/
-    ``refusal`` the learned decision, ``candidates`` the hits the gate saw and
-    ``nearest_distance`` their smallest cosine distance.
-    """
-    dists = [h.cosine_distance for h in candidates if not math.isnan(h.cosine_distance)]
-    return GateResult(query=decision.query, threshold=decision.min_score, max_sources=max_sources,
-                      refused=decision.refused, refusal=decision.refusal, sources=tuple(decision.sources),
-                      candidates=tuple(candidates), nearest_distance=min(dists) if dists else None)
 
 
 # --------------------------------------------------------------------------- fitting

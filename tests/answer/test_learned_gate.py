@@ -93,15 +93,6 @@ def test_features_by_hand():
     assert nothing["nearest_distance"] == 2.0 and nothing["coverage"] == 0.0
 
 
-@pytest.mark.slow
-def test_adapter_to_the_distance_gate_record(small_store, embedder):
-    from rag.answer.gate import GateResult
-
-    d = _decide(small_store, embedder, "How do I renew my passport before it expires?")
-    r = gm.to_gate_result(d, candidates=[], max_sources=4)
-    assert isinstance(r, GateResult) and r.refused and r.refusal == d.refusal and r.threshold == d.min_score
-
-
 def test_fit_save_load_roundtrip(tmp_path):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, len(gm.FEATURES)))
