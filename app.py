@@ -8,6 +8,7 @@ gates the question, a refusal never calls the model.
 import streamlit as st
 
 from rag.errors import RagError
+from rag.types import DocStatus
 from ui import chat, services
 from ui.format import md_escape
 
@@ -79,7 +80,7 @@ with st.sidebar:
 st.title("Ask your documents")
 try:
     store = services.store()
-    n_docs = sum(1 for d in store.documents() if d.status == "ready")
+    n_docs = sum(1 for d in store.documents() if d.status == DocStatus.READY)
 except RagError as e:
     st.error(md_escape(str(e)))
     st.stop()

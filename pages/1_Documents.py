@@ -10,6 +10,7 @@ import streamlit as st
 
 from rag.answer.preview import unpublish
 from rag.errors import RagError
+from rag.types import DocStatus
 from ui import services
 from ui.format import md_escape
 
@@ -114,7 +115,7 @@ left, mid, right = st.columns([0.6, 0.2, 0.2], vertical_alignment="bottom")
 pick = left.selectbox("Document", list(by_id), key="doc_pick",
                       format_func=lambda i: f"{by_id[i].label} · {by_id[i].status}")
 doc = by_id[pick]
-if mid.button("Retry", key="retry", disabled=doc.status != "failed" or not doc.has_file,
+if mid.button("Retry", key="retry", disabled=doc.status != DocStatus.FAILED or not doc.has_file,
               help="Index a failed document again from its stored original.", width="stretch"):
     bar = st.progress(0.0, text=f"Retrying {doc.name}…")
     try:
@@ -132,7 +133,7 @@ if right.button("Delete", key="delete", type="primary", width="stretch",
     except RagError as e:
         st.session_state.ingest_log = [("error", str(e))]
     st.rerun()
-failed = [d for d in docs if d.status == "failed" and d.has_file]
+failed = [d for d in docs if d.status == DocStatus.FAILED and d.has_file]
 if failed and st.button(f"Retry all {len(failed)} failed", key="retry_all"):
     bar = st.progress(0.0, text="Retrying…")
     st.session_state.ingest_log = []

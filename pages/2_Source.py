@@ -2,14 +2,17 @@
 
 Where a ``[n]`` of a text or Markdown document leads: ``/Source?doc=<id>&start=S&end=E``
 (0-based code points into the canonical text, end exclusive; design stage 9's
-``#char=S,E``). PDFs open at ``/app/static/<id>.pdf#page=N`` instead; here a
-PDF shows its pages rendered, the cited quote highlighted.
+``#char=S,E``). A PDF's ``[n]`` opens the browser's viewer at
+``/app/static/<id>.pdf#page=N`` instead; picked here, a PDF shows a link to that
+viewer (at ``?page=N``, default 1) and its extracted canonical text. The rendered
+page with the quote highlighted is the chat's Preview dialog (:func:`ui.chat.show_source`).
 """
 
 import streamlit as st
 
 from rag.answer.preview import static_url
 from rag.errors import RagError
+from rag.types import DocStatus
 from ui import chat, services
 from ui.format import md_escape
 
@@ -22,7 +25,7 @@ except RagError as e:
     st.stop()
 
 params = st.query_params
-ready = {d.id: d for d in store.documents() if d.status == "ready"}
+ready = {d.id: d for d in store.documents() if d.status == DocStatus.READY}
 if not ready:
     st.title("Source")
     st.info("No document is indexed yet: add some on the Documents page.")

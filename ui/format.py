@@ -17,12 +17,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from rag.answer.preview import static_url
+from rag.text import MARKER_RE, strip_markers
 
 #: Characters with a meaning in Streamlit Markdown: CommonMark, ``$`` (LaTeX), ``:`` directives, ``~``.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>$~|#{}!])")
-
-#: ``[1]``, ``[1, 2]``, ``[1][2]`` as the model writes them (the server already removed invalid numbers).
-_MARKER = re.compile(r"\[\s*(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\s*\]")
 
 #: URL path of ``pages/2_Source.py`` (Streamlit names a page's URL after its file, number prefix dropped).
 SOURCE_PAGE = "/Source"
@@ -92,18 +90,13 @@ def link_markers(text: str, urls: Mapping[int, str]) -> str:
     """
     out: list[str] = []
     pos = 0
-    for m in _MARKER.finditer(text):
+    for m in MARKER_RE.finditer(text):
         out.append(md_escape(text[pos : m.start()]))
         nums = [int(x) for x in re.findall(r"\d+", m.group(1))]
         out.append("".join(marker_link(n, urls[n]) for n in nums if n in urls))
         pos = m.end()
     out.append(md_escape(text[pos:]))
     return "".join(out)
-
-
-def strip_markers(text: str) -> str:
-    """``text`` without its ``[n]`` markers (and the space before them)."""
-    return re.sub(r"\s*" + _MARKER.pattern, "", text).strip()
 
 
 def sentence_markdown(sentence: Any, urls: Mapping[int, str]) -> str:

@@ -3,7 +3,7 @@
 PUBLIC API: :class:`Citation` (record), :func:`locator_label`, :func:`fragment`,
 :func:`citations` (gate result + store -> numbered citations),
 :func:`citations_from_rows` (the same without a store), :func:`format_sources_for_prompt`
-(the prompt block of stage 8: numbers, names and quotes, never a link) and
+(the prompt block of stage 8: numbers, short headings and quotes, never a link) and
 :func:`no_generation_payload` (the JSON of ``ask --no-generate --json``).
 
 The model only ever writes ``[n]``; the server maps each ``n`` to the document
@@ -93,10 +93,6 @@ def citations(gate_result: Any, store: Any) -> list[Citation]:
     if not hits:
         return []
     return citations_from_rows(hits, store.chunks([h.chunk_id for h in hits]))
-
-
-#: Alias kept for callers that named it after the gate.
-citations_from_gate = citations
 
 
 def prompt_heading(c: Citation) -> str:

@@ -1,6 +1,7 @@
 """``python -m rag ask`` (stream a cited answer) and ``python -m rag bench answers`` (design stage 8).
 
-Heavy libraries are imported inside the commands so that ``--help`` stays instant.
+Heavy libraries (llama_cpp, torch) are imported by the ``rag`` modules only when a model is loaded,
+so ``--help`` stays instant.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from rag.index.embed import get_embedder
 from rag.index.store import Store
 from rag.models import QWEN_05B, QWEN_15B
 from rag.settings import get_settings
+from rag.types import GateKind
 
 
 def _settings(store: str | None, threshold: float | None, max_sources: int | None, model: str | None, **kw: Any):
-
     s = get_settings(store=store, threshold=threshold, max_sources=max_sources, **kw)
     if model:
         p = Path(model)
@@ -40,7 +41,6 @@ def _settings(store: str | None, threshold: float | None, max_sources: int | Non
 
 
 def _open_store(s: Any):
-
     if not Path(s.store).is_dir():
         raise StoreError(f"no store at {s.store}; ingest documents first: python -m rag ingest --store {s.store} PATH")
     return Store(s.store, settings=s)
@@ -86,7 +86,7 @@ def _notes(a: Any) -> list[str]:
 @click.option("--threshold", type=click.FloatRange(0.0, 2.0), default=None, help="Gate: cosine distance cut (default 0.675).")
 @click.option("--max-sources", type=click.IntRange(1, 20), default=None, help="Gate: at most this many sources (default 4).")
 @click.option("--model", default=None, help="GGUF file in models/ (or a path) to answer with.")
-@click.option("--gate", type=click.Choice(["learned", "distance"]), default=None,
+@click.option("--gate", type=click.Choice([g.value for g in GateKind]), default=None,
               help="learned (default): distance cut AND answerability score; distance: the design's gate alone.")
 @click.option("--min-score", type=click.FloatRange(0.0, 1.0), default=None,
               help="Learned gate: refuse below this answerability score (default: the shipped model's cut, 0.35).")
@@ -98,8 +98,7 @@ def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_s
             model: str | None, gate: str | None, min_score: float | None, source_tokens: int | None,
             no_generate: bool, as_json: bool) -> None:
     """Answer QUESTION from the store with [n] citations, or refuse without calling the model."""
-
-    s = _settings(store_dir, threshold, max_sources, model, gate=gate, min_answer_score=min_score,
+    s = _settings(store_dir, threshold, max_sources, model, gate=gate, min_score=min_score,
                   source_tokens=source_tokens)
     store = _open_store(s)
     stream = ask(store, question, s)
@@ -143,7 +142,6 @@ def _norm(text: str) -> str:
 
 def _bench_model(store: Any, s: Any, questions: list[dict], ood: list[dict], log) -> dict:
     """Answer every dev question and OOD query with the model of ``s``; then score (:func:`_score`)."""
-
     res: dict[str, Any] = {"model": s.model_file, "dev": [], "ood": []}
     for q in questions:
         stream = ask(store, q["query_course"], s)
@@ -161,7 +159,6 @@ def _bench_model(store: Any, s: Any, questions: list[dict], ood: list[dict], log
 
 def _score(res: dict, questions: dict[str, dict], embedder: Any) -> dict:
     """Needle checks per dev answer and the attribution-rule comparison (lexical / MiniLM / either)."""
-
     counts = {"lexical": 0, "minilm": 0, "either": 0}
     for row in res["dev"]:
         a = row["a"]
@@ -236,18 +233,19 @@ def _summary(res: dict) -> list[tuple[str, str]]:
 @common.shared_option
 @click.option("--model", "models", multiple=True, help="GGUF(s) to compare (default: the 0.5B and, if present, the 1.5B).")
 @click.option("--limit", type=int, default=None, help="Only the first N dev questions and N OOD queries.")
-@click.option("--max-tokens", type=click.IntRange(16, 4096), default=None, help="Generation cap (default settings, 384).")
+@click.option("--max-answer-tokens", "--max-tokens", "max_answer_tokens", type=click.IntRange(16, 4096), default=None,
+              help="Generation cap, tokens (default settings max_answer_tokens, 384; --max-tokens is its old name).")
 @click.option("--source-tokens", type=click.IntRange(0, 8192), default=None,
               help="Tokens of source text the model reads (default settings, 160; 0 = whole chunks).")
 @click.option("--json-out", type=click.Path(dir_okay=False), default=None, help="Also write every answer as JSON here.")
 @click.option("--rescore", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Do not generate: re-run today's server-side checks on answers saved by --json-out.")
 def bench_answers_cmd(store_dir: str, shared: Path | None, models: tuple[str, ...], limit: int | None,
-                      max_tokens: int | None, source_tokens: int | None, json_out: str | None,
+                      max_answer_tokens: int | None, source_tokens: int | None, json_out: str | None,
                       rescore: str | None) -> None:
     """Answer quality and speed on the 24 dev questions and the 20 dev out-of-domain queries."""
     corpus = common.corpus("course", shared)
-    base = get_settings(store=store_dir, max_answer_tokens=max_tokens, source_tokens=source_tokens)
+    base = get_settings(store=store_dir, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens)
     if not models:
         models = tuple(m.file_name for m in (QWEN_05B, QWEN_15B) if (base.models_dir / m.file_name).is_file())
     if not models:
@@ -265,7 +263,7 @@ def bench_answers_cmd(store_dir: str, shared: Path | None, models: tuple[str, ..
                                        lambda x: click.echo(x, err=True))
     results = []
     for m in models:
-        s = _settings(store_dir, None, None, m, max_answer_tokens=max_tokens, source_tokens=source_tokens)
+        s = _settings(store_dir, None, None, m, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens)
 
         t0 = time.perf_counter()
         get_default_generator(s)
@@ -299,7 +297,6 @@ def _print_results(results: list[dict]) -> None:
 
 def _answer_from_json(d: dict, embedder: Any):
     """Rebuild an :class:`rag.answer.pipeline.Answer` from a saved ``--json-out`` entry and re-run today's server-side checks."""
-
     fields = set(Citation.__dataclass_fields__)
     cites = [Citation(**{**{k: v for k, v in c.items() if k in fields}, "section": tuple(c.get("section") or ())})
              for c in d.get("citations", [])]
@@ -315,7 +312,6 @@ def _answer_from_json(d: dict, embedder: Any):
 
 
 def _rescore(path: Path, questions: list[dict], ood: list[dict]) -> list[dict]:
-
     emb = get_embedder()
     kinds = {q["id"]: q.get("kind") for q in ood}
     results = []

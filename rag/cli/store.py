@@ -31,6 +31,7 @@ from rag.answer.cite import locator_label
 from rag.errors import StoreError
 from rag.index.store import Store
 from rag.settings import get_settings
+from rag.types import DocStatus, RetrievalMode
 
 _store_option = click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
                              help="Store directory (default: settings, env RAG_STORE, else ./data).")
@@ -77,7 +78,7 @@ def ingest_cmd(store_dir: str | None, paths: tuple[str, ...], retry_ids: tuple[s
     jobs: list[tuple[str, Any]] = [(str(f), f) for f in files]
     jobs += [(f"retry {i}", ("retry", i)) for i in retry_ids]
     if retry_failed:
-        jobs += [(f"retry {d.name}", ("retry", d.id)) for d in store.documents() if d.status == "failed" and d.has_file]
+        jobs += [(f"retry {d.name}", ("retry", d.id)) for d in store.documents() if d.status == DocStatus.FAILED and d.has_file]
     failed = 0
     bar = tqdm(total=len(jobs), unit="file", file=sys.stderr, disable=None, dynamic_ncols=True)
 
@@ -128,7 +129,8 @@ def status_cmd(store_dir: str | None, as_json: bool) -> None:
 @click.command()
 @_store_option
 @click.option("--k", "k", type=click.IntRange(1, 1000), default=20, show_default=True, help="Hits to return.")
-@click.option("--mode", type=click.Choice(["hybrid", "dense", "bm25"]), default="hybrid", show_default=True)
+@click.option("--mode", type=click.Choice([m.value for m in RetrievalMode]), default=RetrievalMode.HYBRID.value,
+              show_default=True, help="Retrieval legs: both fused (hybrid), dense or bm25 alone.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.argument("query")
 def search_cmd(store_dir: str | None, k: int, mode: str, as_json: bool, query: str) -> None:

@@ -27,6 +27,7 @@ from rag.evaluation.data import EvalQuery, OODQuery
 from rag.evaluation.indexes import StrategyIndex
 from rag.evaluation.metrics import holds_needle
 from rag.evaluation.records import EvalResult, Sweep, SweepRow
+from rag.text import TermStats
 
 #: Default sweep: thresholds 0.400, 0.425, ..., 0.900 (cosine distance).
 SWEEP_THRESHOLDS = tuple(round(0.40 + 0.025 * i, 3) for i in range(21))
@@ -124,7 +125,7 @@ class LearnedGateRun:
     ``keys``/``labels``/``groups``/``probability`` per query (in-domain keys
     ``q01/course``, OOD ids); ``label`` 1 = answerable in-domain, 0 = OOD,
     -1 = in-domain but not answerable (not trained on, still scored);
-    ``model`` fitted on every labelled query, ``default_cut`` = the recommended cut.
+    ``model`` fitted on every labelled query, ``default_min_score`` = the recommended cut.
     """
 
     keys: list[str]
@@ -145,13 +146,13 @@ def learned_gate_sweep(result: EvalResult, strategy: str | None = None, mode: st
     figures are not fitted to themselves. A query passes when its probability
     is ``>= cut``; its sources are then its first ``max_sources`` hits.
     Returns the per-query scores, the model fitted on everything (with the
-    recommended cut as ``default_cut``) and the sweep.
+    recommended cut as ``default_min_score``) and the sweep.
     """
 
     ss, sm = pick_sweep_config(result.strategies, result.modes)
     strategy, mode = strategy or ss, mode or sm
     idx, run = result.indexes[strategy], result.runs[strategy, mode]
-    stats = gm.TermStats.from_texts([c.text for c in idx.chunks])
+    stats = TermStats.from_texts([c.text for c in idx.chunks])
     text = lambda cid: idx.chunks[int(cid)].text  # noqa: E731
     keys, labels, groups, feats, texts = [], [], [], [], []
     for q in result.queries:
@@ -186,12 +187,12 @@ def learned_gate_sweep(result: EvalResult, strategy: str | None = None, mode: st
         rows.append(SweepRow(float(c), near, far, lost, refused))
     rec, rule = recommend_threshold(rows, n_ans, len(result.ood), answer_more=-1)
     model = gm.fit_gate_model(X[train], y[train], C=C)
-    model.default_cut = rec if rec is not None else 0.5
+    model.default_min_score = rec if rec is not None else 0.5
     model.info = {"fitted_on": f"{len(result.documents)} documents, {int(train.sum())} labelled queries "
                                 f"({n_ans} answerable, {len(result.ood)} out-of-domain)",
                   "strategy": strategy, "mode": mode, "C": C, "commit": result.commit, "created": result.created,
                   "cv": "leave-one-question-out (both phrasings together; each out-of-domain query alone)",
-                  "cv_at_default_cut": asdict(next(r for r in rows if r.threshold == model.default_cut)) if rec is not None else None}
+                  "cv_at_default_min_score": asdict(next(r for r in rows if r.threshold == model.default_min_score)) if rec is not None else None}
     sweep = Sweep(strategy, mode, "rag.answer.learned_gate (logistic regression, leave-one-question-out)",
                   sum(o.kind == "near" for o in result.ood), sum(o.kind == "far" for o in result.ood), n_ans,
                   len(result.queries), rows, rec, rule, knob="probability cut")
@@ -211,7 +212,7 @@ def combined_gate_sweep(result: EvalResult, *, thresholds: Sequence[float] = SWE
     run_ = result.gate_run
     if run_ is None:
         raise ValueError("combined_gate_sweep needs the learned gate's cross-validated run (learned_gate=True)")
-    cut = run_.model.default_cut if cut is None else cut
+    cut = run_.model.default_min_score if cut is None else cut
     strategy, mode = run_.sweep.strategy, run_.sweep.mode
     idx, run = result.indexes[strategy], result.runs[strategy, mode]
     prob = dict(zip(run_.keys, run_.probability))

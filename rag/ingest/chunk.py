@@ -1,6 +1,6 @@
 """Stage 2 of the design: document -> chunks (strategy E by default; A-F for evaluation).
 
-The six strategies of the design, picked by name from :data:`STRATEGIES`:
+The six strategies of the design (:class:`rag.types.ChunkStrategy`; their names in :data:`STRATEGIES`):
 
 ====  ==========================================================  ===========
 name  cut                                                         ``text``
@@ -39,17 +39,20 @@ points, end exclusive), and ``doc.canonical[start:end] == content`` always.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag.index.embed import get_tokenizer
-from rag.types import Chunk
+from rag.text import sentence_spans, trim_span
+from rag.types import Chunk, ChunkStrategy
 
-STRATEGIES = ("A", "B", "C", "D", "E", "F")
-_BLIND = ("A", "B")
-_OVERLAP = ("B", "D", "F")
-_HEADER = ("E", "F")
+#: The strategies' names as plain strings, ``("A", ..., "F")``.
+STRATEGIES = tuple(s.value for s in ChunkStrategy)
+_BLIND = (ChunkStrategy.A, ChunkStrategy.B)
+_OVERLAP = (ChunkStrategy.B, ChunkStrategy.D, ChunkStrategy.F)
+_HEADER = (ChunkStrategy.E, ChunkStrategy.F)
 #: Longest header (characters) before the title/section path is shortened.
 MAX_HEADER_CHARS = 160
 
@@ -60,18 +63,8 @@ Span = tuple[int, int]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _STRUCTURED_LINE = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s|<|>|\$\$)")
-_SENTENCE_END = re.compile(r"[.!?\u2026\u3002]+[\"')\]*_`]*\s+(?=[^a-z\s])")
 _WORD = re.compile(r"\S+")
 _LINE = re.compile(r"[^\n]+")
-
-
-def _trim(text: str, start: int, end: int) -> Span:
-    """Shrink ``[start, end)`` to exclude surrounding whitespace."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 def paragraphs(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
@@ -113,7 +106,8 @@ def paragraphs(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
         pos = line_end + 1
     if para_start is not None:
         out.append((para_start, para_end, structured * 2 >= lines))
-    return [(*_trim(text, s, e), st) for s, e, st in out if _trim(text, s, e)[0] < _trim(text, s, e)[1]]
+    trimmed = [(*trim_span(text, s, e), st) for s, e, st in out]
+    return [(a, b, st) for a, b, st in trimmed if a < b]
 
 
 def _matches_as_spans(pattern: re.Pattern, text: str, start: int, end: int) -> list[Span]:
@@ -121,22 +115,13 @@ def _matches_as_spans(pattern: re.Pattern, text: str, start: int, end: int) -> l
 
 
 def sentences(text: str, start: int, end: int) -> list[Span]:
-    """Sentence spans of ``text[start:end]``: cut after ``.!?…`` + space when the next word is not lower-case."""
-    out, s = [], start
-    for m in _SENTENCE_END.finditer(text, start, end):
-        a, b = _trim(text, s, m.end())
-        if a < b:
-            out.append((a, b))
-        s = m.end()
-    a, b = _trim(text, s, end)
-    if a < b:
-        out.append((a, b))
-    return out
+    """Sentence spans of ``text[start:end]`` (:func:`rag.text.sentence_spans`, the project's one sentence rule)."""
+    return sentence_spans(text, start, end)
 
 
 def lines(text: str, start: int, end: int) -> list[Span]:
     """Non-blank line spans of ``text[start:end]``, whitespace trimmed."""
-    spans = (_trim(text, a, b) for a, b in _matches_as_spans(_LINE, text, start, end))
+    spans = (trim_span(text, a, b) for a, b in _matches_as_spans(_LINE, text, start, end))
     return [u for u in spans if u[0] < u[1]]
 
 
@@ -300,8 +285,6 @@ def _blind(doc, budget: int, overlap: int) -> list[tuple[int, int, tuple[str, ..
     secs = sections(doc)
     starts = [s.start for s in secs]
     out = []
-    import bisect
-
     for s in range(0, len(text), step):
         e = min(s + budget, len(text))
         if text[s:e].strip():
@@ -312,7 +295,7 @@ def _blind(doc, budget: int, overlap: int) -> list[tuple[int, int, tuple[str, ..
     return out
 
 
-def _boundaries(doc, strategy: str, budget: int, overlap: int, window: int,
+def _boundaries(doc, strategy: ChunkStrategy, budget: int, overlap: int, window: int,
                 count_tokens) -> list[tuple[int, int, tuple[str, ...], bool, str]]:
     text = doc.canonical
     count = _batch_counter(count_tokens)
@@ -329,8 +312,6 @@ def _boundaries(doc, strategy: str, budget: int, overlap: int, window: int,
     fitted = _fit_window(text, items, budget, window, count)
     paths = sorted(path_of.items())
     starts = [p[0] for p in paths]
-    import bisect
-
     out = [(s, e, paths[bisect.bisect_right(starts, s) - 1][1], flag, h) for s, e, h, flag in fitted]
     if strategy in _OVERLAP and overlap > 0:
         out = _add_overlap(text, out, overlap, window, count)
@@ -351,9 +332,10 @@ def _add_overlap(text: str, chunks: list, overlap: int, window: int, count) -> l
     return out
 
 
-def chunk_document(doc, strategy: str = "E", *, budget_chars: int = 512, overlap_chars: int = 64,
+def chunk_document(doc, strategy: ChunkStrategy | str = ChunkStrategy.E, *, budget_chars: int = 512, overlap_chars: int = 64,
                    window_tokens: int = 256, count_tokens=None) -> list[Chunk]:
-    """Cut ``doc`` (a :class:`rag.ingest.extract.Document`) into chunks with the named strategy (A-F).
+    """Cut ``doc`` (a :class:`rag.types.Document`) into chunks with the named strategy (:class:`rag.types.ChunkStrategy`,
+    or its letter in either case).
 
     ``budget_chars`` is the character budget (code points), ``overlap_chars``
     the overlap of B/D/F, ``window_tokens`` the encoder window in word-pieces
@@ -363,9 +345,10 @@ def chunk_document(doc, strategy: str = "E", *, budget_chars: int = 512, overlap
     C-F no chunk's ``text`` exceeds ``window_tokens`` word-pieces.
     Raises ``ValueError`` for an unknown strategy or a non-positive budget.
     """
-    name = str(strategy).strip().upper()
-    if name not in STRATEGIES:
-        raise ValueError(f"unknown chunking strategy {strategy!r}; allowed: {', '.join(STRATEGIES)}")
+    try:
+        name = ChunkStrategy(str(strategy).strip().upper())
+    except ValueError:
+        raise ValueError(f"unknown chunking strategy {strategy!r}; allowed: {', '.join(STRATEGIES)}") from None
     if budget_chars <= 0 or window_tokens <= 2:
         raise ValueError("budget_chars must be positive and window_tokens above 2")
     text = doc.canonical

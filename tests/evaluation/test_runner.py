@@ -45,7 +45,7 @@ def test_tiny_corpus_recall_known_by_construction(tiny, embedder, tmp_path):
     assert sw.row(0.3).bluffs == 0 and sw.row(0.9).bluffs_near == 1  # a loose cut lets the near-topic one through
     assert sw.row(0.9).lost == 0
     learned = res.sweeps[1]  # the learned gate's leave-one-question-out sweep, beside the distance one
-    assert learned.knob == "probability cut" and learned.n_answerable == 6 and res.gate_run.model.default_cut > 0
+    assert learned.knob == "probability cut" and learned.n_answerable == 6 and res.gate_run.model.default_min_score > 0
     # second run: every text comes from the cache
     cache2 = EmbeddingCache(tmp_path / "cache.sqlite")
     run_evaluation(docs, questions, ood, strategies=["A"], modes=["dense"], embedder=embedder, cache=cache2)
