@@ -77,6 +77,23 @@ class Settings(BaseSettings):
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
     embed_batch_size: int = Field(32, ge=1, le=1024, description="Chunks per embedding batch.")
+    encoder: Literal["minilm", "minilm-int8"] = Field(
+        "minilm",
+        description="Embedding encoder (issue 18): 'minilm' the float all-MiniLM-L6-v2 (PyTorch), 'minilm-int8' the "
+                    "same network as int8 ONNX (faster, vectors at cosine ~0.99). A store is stamped with the encoder "
+                    "that built it and refuses the other.",
+    )
+    backend: Literal["local", "milvus"] = Field(
+        "local",
+        description="Where vectors and terms are searched (issue 18): 'local' FAISS + bm25s files next to SQLite, "
+                    "'milvus' a Milvus collection (milvus-lite file or server, see milvus_uri). SQLite stays the "
+                    "source of truth either way.",
+    )
+    milvus_uri: str = Field(
+        "",
+        description="Milvus to use with backend 'milvus': a local file path ending in .db (milvus-lite, embedded), "
+                    "or http://host:19530 for a Milvus server; empty = <store>/milvus.db.",
+    )
     max_upload_mb: int = Field(50, ge=1, le=2048, description="Largest accepted file, MiB (matches server.maxUploadSize).")
 
     @classmethod
