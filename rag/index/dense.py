@@ -1,4 +1,17 @@
-"""Stage 4 of the design, dense leg: exact inner-product search (FAISS ``IndexFlatIP``) over unit vectors.
+"""Stage 4 of the design, dense leg: inner-product search over unit vectors, exact or approximate (issue 18).
+
+Two kinds, picked by :func:`choose_kind` from the index size (``kind="auto"``):
+
+* ``flat``: FAISS ``IndexIDMap2(IndexFlatIP)``, exact, scan time and memory
+  linear in the size;
+* ``ivf``: FAISS ``IndexIVFFlat`` (inner product, ``nlist`` k-means lists of
+  full float vectors, ``nprobe`` lists scanned per query), approximate: from
+  :data:`APPROX_MIN_CHUNKS` chunks on, where it was measured faster at recall@20
+  against exact search >= 0.98 (``docs/scale.md``). It keeps the full vectors, so
+  distances to stored vectors are exact, and supports removal by id (a hash-table
+  direct map), which the store needs for deletes. Trained on the vectors it is
+  built with; :attr:`DenseIndex.stale` says when it has grown 4x past that and
+  should be rebuilt.
 
 Ids are ``int64`` chunk ids; cosine distance is ``1 - <q, v>`` on unit vectors,
 in ``[0, 2]``. A search never returns FAISS's ``-1`` padding: an index smaller
@@ -14,29 +27,112 @@ import numpy as np
 
 from rag.index.embed import check_unit_norm
 
+#: From this many chunks on, ``kind="auto"`` builds the approximate ``ivf`` index (measured: docs/scale.md).
+APPROX_MIN_CHUNKS = 200_000
+#: The dense index kinds.
+KINDS = ("flat", "ivf")
+
+
+def choose_kind(n: int, kind: str = "auto") -> str:
+    """``flat`` or ``ivf`` for an index of ``n`` vectors: ``kind`` itself unless ``auto``, else ``ivf`` from
+    :data:`APPROX_MIN_CHUNKS` on. Raises ``ValueError`` for an unknown kind."""
+    if kind == "auto":
+        return "ivf" if n >= APPROX_MIN_CHUNKS else "flat"
+    if kind not in KINDS:
+        raise ValueError(f"unknown dense index kind {kind!r}; allowed: auto, {', '.join(KINDS)}")
+    return kind
+
+
+def ivf_lists(n: int) -> int:
+    """k-means lists for an ``ivf`` index of ``n`` vectors: ``4 * sqrt(n)``, 16 .. 8192."""
+    return int(min(8192, max(16, round(4 * np.sqrt(max(n, 1))))))
+
+
+def ivf_probes(nlist: int) -> int:
+    """Lists scanned per query for ``nlist`` lists: ``nlist / 32``, at least 16 (measured: recall@20 >= 0.98)."""
+    return int(min(nlist, max(16, nlist // 32)))
+
 
 class DenseIndex:
-    """Exact inner-product search (FAISS ``IndexIDMap2(IndexFlatIP)``) over unit vectors.
+    """Inner-product search over unit vectors: exact (``kind`` ``flat``) or approximate (``ivf``), see the module.
 
     Vectors are ``(n, dim)`` float32, L2-normalised (checked on ``add``); ids
     are unique int64. Inner product = cosine similarity, reported as cosine
-    distance ``1 - ip``.
+    distance ``1 - ip``. ``DenseIndex(dim)`` is an empty ``flat`` index; use
+    :meth:`build` to pick the kind by size.
     """
 
     def __init__(self, dim: int = 384):
         import faiss
 
         self.dim = dim
+        self.kind = "flat"
+        self.trained_on = 0
         self.index = faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
 
     @classmethod
-    def build(cls, ids: Sequence[int] | np.ndarray, vectors: np.ndarray, dim: int | None = None) -> "DenseIndex":
-        """A new index holding ``vectors`` ((n, dim) float32 unit rows) under ``ids`` (n int64)."""
+    def build(cls, ids: Sequence[int] | np.ndarray, vectors: np.ndarray, dim: int | None = None, *,
+              kind: str = "auto", nlist: int | None = None, nprobe: int | None = None) -> "DenseIndex":
+        """A new index holding ``vectors`` ((n, dim) float32 unit rows) under ``ids`` (n int64).
+
+        ``kind`` ``auto`` (:func:`choose_kind` by size), ``flat`` or ``ivf``; for ``ivf``, ``nlist`` /
+        ``nprobe`` default to :func:`ivf_lists` / :func:`ivf_probes`. An ``ivf`` index is trained on
+        (a sample of at most 64 per list of) ``vectors``. Raises ``ValueError`` for an unknown kind.
+        """
         vectors = np.asarray(vectors, dtype=np.float32)
         d = dim or (vectors.shape[1] if vectors.ndim == 2 and vectors.shape[1] else 384)
-        idx = cls(d)
+        n = len(vectors) if vectors.ndim == 2 else 0
+        if choose_kind(n, kind) == "ivf" and n > 0:
+            idx = cls.empty_ivf(d, nlist or ivf_lists(n), nprobe)
+            idx.train(vectors)
+        else:
+            idx = cls(d)
         idx.add(ids, vectors)
         return idx
+
+    @classmethod
+    def empty_ivf(cls, dim: int, nlist: int, nprobe: int | None = None) -> "DenseIndex":
+        """An untrained ``ivf`` index (``nlist`` lists); call :meth:`train` before :meth:`add`."""
+        import faiss
+
+        idx = cls.__new__(cls)
+        idx.dim, idx.kind, idx.trained_on = dim, "ivf", 0
+        quantizer = faiss.IndexFlatIP(dim)
+        ivf = faiss.IndexIVFFlat(quantizer, dim, int(nlist), faiss.METRIC_INNER_PRODUCT)
+        ivf.own_fields = True
+        quantizer.this.disown()
+        ivf.nprobe = int(nprobe or ivf_probes(int(nlist)))
+        idx.index = ivf
+        return idx
+
+    def train(self, vectors: np.ndarray, *, seed: int = 0) -> None:
+        """Train the ``ivf`` lists by k-means on ``vectors`` (at most 64 per list, sampled with ``seed``)."""
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, self.dim)
+        nlist = int(self.index.nlist)
+        if len(vectors) < nlist:
+            raise ValueError(f"{len(vectors)} vectors cannot train {nlist} lists")
+        m = min(len(vectors), 64 * nlist)
+        sample = vectors if m == len(vectors) else vectors[np.sort(np.random.default_rng(seed).choice(len(vectors), m, replace=False))]
+        self.index.cp.niter = 10
+        self.index.cp.min_points_per_centroid = 1  # fewer than 39 per list is fine here: no warning on stderr
+        self.index.train(np.ascontiguousarray(sample))
+        self.index.set_direct_map_type(__import__("faiss").DirectMap.Hashtable)
+        self.trained_on = len(vectors)
+
+    @property
+    def nprobe(self) -> int | None:
+        """Lists scanned per query (``ivf``), else ``None``; settable."""
+        return int(self.index.nprobe) if self.kind == "ivf" else None
+
+    @nprobe.setter
+    def nprobe(self, value: int) -> None:
+        if self.kind == "ivf":
+            self.index.nprobe = int(value)
+
+    @property
+    def stale(self) -> bool:
+        """True when an ``ivf`` index holds 4x more vectors than it was trained on (lists too coarse: rebuild)."""
+        return self.kind == "ivf" and len(self) > 4 * max(self.trained_on, int(self.index.nlist))
 
     def __len__(self) -> int:
         return int(self.index.ntotal)
@@ -61,10 +157,16 @@ class DenseIndex:
         return int(self.index.remove_ids(arr))
 
     def ids(self) -> np.ndarray:
-        """All ids held, int64, in insertion order."""
+        """All ids held, int64 (insertion order for ``flat``, list order for ``ivf``)."""
         import faiss
 
-        return faiss.vector_to_array(self.index.id_map).astype(np.int64) if len(self) else np.zeros(0, np.int64)
+        if not len(self):
+            return np.zeros(0, np.int64)
+        if self.kind == "ivf":
+            inv = self.index.invlists
+            return np.concatenate([faiss.rev_swig_ptr(inv.get_ids(i), inv.list_size(i)).copy()
+                                   for i in range(self.index.nlist) if inv.list_size(i)]).astype(np.int64)
+        return faiss.vector_to_array(self.index.id_map).astype(np.int64)
 
     def vectors(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """The stored unit vectors of ``ids``: ``(len(ids), dim)`` float32. Raises ``KeyError``-like RuntimeError for unknown ids."""
@@ -109,4 +211,8 @@ class DenseIndex:
         idx = cls.__new__(cls)
         idx.index = faiss.read_index(str(path))
         idx.dim = int(idx.index.d)
+        idx.kind = "ivf" if isinstance(idx.index, faiss.IndexIVF) else "flat"
+        if idx.kind == "ivf":
+            idx.index.set_direct_map_type(faiss.DirectMap.Hashtable)
+        idx.trained_on = len(idx)  # not stored: a reloaded ivf index counts its size as its training basis
         return idx
