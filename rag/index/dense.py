@@ -170,10 +170,9 @@ class DenseIndex:
 
     def vectors(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """The stored unit vectors of ``ids``: ``(len(ids), dim)`` float32. Raises ``KeyError``-like RuntimeError for unknown ids."""
-        out = np.zeros((len(ids), self.dim), dtype=np.float32)
-        for i, cid in enumerate(ids):
-            out[i] = self.index.reconstruct(int(cid))
-        return out
+        if len(ids) == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return self.index.reconstruct_batch(np.ascontiguousarray(ids, dtype=np.int64)).reshape(len(ids), self.dim)
 
     def distances(self, q_vec: np.ndarray, ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """Cosine distances ``1 - <q, v_id>`` of the stored vectors of ``ids`` to ``q_vec`` ((dim,) unit float32)."""
