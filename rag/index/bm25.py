@@ -6,6 +6,7 @@ A stopword-only or empty query has no tokens and so no hits.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -46,6 +47,7 @@ class BM25Index:
         """
         import bm25s
 
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets DEBUG: "Building index from IDs" on stderr
         if len(tokens) != len(ids):
             raise ValueError(f"{len(ids)} ids for {len(tokens)} token lists")
         idx = cls(k1, b)

@@ -21,8 +21,8 @@ def test_kind_by_size():
     assert choose_kind(10, "ivf") == "ivf" and choose_kind(10**7, "flat") == "flat"
     with pytest.raises(ValueError, match="unknown dense index kind 'hnsw'"):
         choose_kind(10, "hnsw")
-    assert ivf_lists(1_000_000) == 4000 and ivf_lists(1) == 16
-    assert ivf_probes(4000) == 125 and ivf_probes(100) == 16
+    assert ivf_lists(1_000_000) == 2000 and ivf_lists(1) == 16
+    assert ivf_probes(2000) == 125 and ivf_probes(100) == 64 and ivf_probes(16) == 16
 
 
 def test_ivf_probing_every_list_is_exact_and_default_probes_find_most():
