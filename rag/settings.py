@@ -77,11 +77,12 @@ class Settings(BaseSettings):
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
     embed_batch_size: int = Field(32, ge=1, le=1024, description="Chunks per embedding batch.")
-    encoder: Literal["minilm", "minilm-int8"] = Field(
-        "minilm",
+    encoder: Literal["minilm", "minilm-int8"] | None = Field(
+        None,
         description="Embedding encoder (issue 18): 'minilm' the float all-MiniLM-L6-v2 (PyTorch), 'minilm-int8' the "
-                    "same network as int8 ONNX (faster, vectors at cosine ~0.99). A store is stamped with the encoder "
-                    "that built it and refuses the other.",
+                    "same network as int8 ONNX (faster; vectors at cosine >= 0.997 to the float ones). Unset: an "
+                    "existing store keeps the encoder its stamp names, a new one gets the default "
+                    "(rag.index.embed.DEFAULT_ENCODER). A store refuses an encoder other than its own.",
     )
     backend: Literal["local", "milvus"] = Field(
         "local",

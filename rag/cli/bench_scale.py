@@ -40,7 +40,7 @@ from rag.cli.doctor import machine_summary
 from rag.errors import ExtractionError, StoreError
 from rag.index.bm25 import BM25Index
 from rag.index.dense import DenseIndex
-from rag.index.embed import count_tokens, load_embedder
+from rag.index.embed import count_tokens, encoder_spec, load_embedder
 from rag.index.fusion import retrieve, rrf
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
@@ -393,7 +393,7 @@ def curve_base(corpora: Sequence[BenchCorpus], encoder: str | None = None):
     from rag.text import tokenize
 
     s = get_settings()
-    emb = load_embedder(encoder or s.encoder, batch_size=s.embed_batch_size, threads=s.threads)
+    emb = load_embedder(encoder or encoder_spec(s.encoder).key, batch_size=s.embed_batch_size, threads=s.threads)
     cache = EmbeddingCache()
     try:
         base = np.concatenate([cache.encode(c.texts, emb) for c in corpora])
@@ -418,13 +418,14 @@ def bench_curve(corpora: Sequence[BenchCorpus], sizes: Sequence[int], echo: Echo
 
     header("bench scale: curve", echo)
     s = get_settings()
-    base, tokens, queries, qvecs, emb_ms = curve_base(corpora)
+    enc = encoder_spec(s.encoder).key
+    base, tokens, queries, qvecs, emb_ms = curve_base(corpora, enc)
     d = base.shape[1]
     echo(f"base: {len(base)} real chunks ({', '.join(c.name for c in corpora)}), {len(queries)} real queries; "
          f"replicas perturbed (sigma {REPLICA_SIGMA[0]}..{REPLICA_SIGMA[1]} per dimension), ids i -> chunk i % "
-         f"{len(base)}; depth {k}; encoder {s.encoder}; faiss threads {faiss.omp_get_max_threads()}")
-    echo(f"query embedding ({s.encoder}): {_fmt(emb_ms)} ms")
-    out: dict = {"base_chunks": len(base), "queries": len(queries), "encoder": s.encoder,
+         f"{len(base)}; depth {k}; encoder {enc}; faiss threads {faiss.omp_get_max_threads()}")
+    echo(f"query embedding ({enc}): {_fmt(emb_ms)} ms")
+    out: dict = {"base_chunks": len(base), "queries": len(queries), "encoder": enc,
                  "embed_ms": (pct(emb_ms, 50), pct(emb_ms, 95)), "sizes": {}}
     for n in sizes:
         gc.collect()
@@ -536,13 +537,13 @@ def bench_backends(corpora: Sequence[BenchCorpus], echo: Echo = print, *, k: int
     from rag.evaluation.evaluate import EmbeddingCache
     from rag.index.backend import LocalBackend
     from rag.index.backend import search as backend_search
-    from rag.index.embed import encoder_spec
     from rag.index.milvus import MilvusBackend
 
     header("bench scale: backends (local FAISS + bm25s vs Milvus through milvus-lite)", echo)
     s = get_settings()
-    emb = load_embedder(s.encoder, batch_size=s.embed_batch_size, threads=s.threads)
-    out: dict = {}
+    enc = encoder_spec(s.encoder)
+    emb = load_embedder(enc.key, batch_size=s.embed_batch_size, threads=s.threads)
+    out: dict = {"encoder": enc.key}
     tmp = tempfile.TemporaryDirectory(prefix="rag-milvus-")
     try:
         for c in corpora:
@@ -558,7 +559,7 @@ def bench_backends(corpora: Sequence[BenchCorpus], echo: Echo = print, *, k: int
             local.rebuild(ids, vecs, c.texts)
             t_local = time.perf_counter() - t0
             t0 = time.perf_counter()
-            mil = MilvusBackend(str(Path(tmp.name) / f"{c.name}.db"), encoder=encoder_spec(s.encoder).name,
+            mil = MilvusBackend(str(Path(tmp.name) / f"{c.name}.db"), encoder=enc.name,
                                 dim=vecs.shape[1], k1=s.bm25_k1, b=s.bm25_b)
             t_open = time.perf_counter() - t0
             t0 = time.perf_counter()

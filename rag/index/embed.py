@@ -66,15 +66,45 @@ DEFAULT_ENCODER = "minilm"
 
 
 def encoder_spec(key: str | None = None) -> EncoderSpec:
-    """The :class:`EncoderSpec` for ``key`` (default: settings ``encoder``). Raises ``ValueError`` for an unknown key."""
+    """The :class:`EncoderSpec` for ``key``; ``None``: settings ``encoder``, else :data:`DEFAULT_ENCODER`.
+
+    Raises ``ValueError`` for an unknown key.
+    """
     if key is None:
         from rag.settings import get_settings
 
-        key = get_settings().encoder
+        key = get_settings().encoder or DEFAULT_ENCODER
     try:
         return ENCODERS[key]
     except KeyError:
         raise ValueError(f"unknown encoder {key!r}; allowed: {', '.join(ENCODERS)}") from None
+
+
+def spec_by_name(name: str) -> EncoderSpec | None:
+    """The encoder whose stamp is ``name`` (as a store records it), or ``None`` for a name no encoder has."""
+    return next((s for s in ENCODERS.values() if s.name == name), None)
+
+
+def encoder_for_store(setting: str | None, stamped: str | None) -> EncoderSpec:
+    """Which encoder a store uses (issue 18): the one its stamp names, so a store keeps working when the default
+    changes; a new store (``stamped`` None) gets ``setting`` or :data:`DEFAULT_ENCODER`.
+
+    Raises :class:`rag.errors.ModelMismatchError` when ``setting`` names another encoder than the stamp, or the
+    stamp names no known encoder (vectors are never mixed).
+    """
+    from rag.errors import ModelMismatchError
+
+    if stamped is None:
+        return encoder_spec(setting or DEFAULT_ENCODER)
+    spec = spec_by_name(stamped)
+    if spec is None:
+        raise ModelMismatchError(f"the store was indexed with {stamped}, which this version cannot load; "
+                                 f"re-index into a new store")
+    if setting is not None and setting != spec.key:
+        raise ModelMismatchError(f"the store was indexed with {spec.key} ({spec.name}), not {setting} "
+                                 f"({encoder_spec(setting).name}); vectors are never mixed: re-index into a new "
+                                 f"store or unset the encoder setting")
+    return spec
 
 
 def model_path() -> Path:

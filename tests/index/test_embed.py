@@ -67,3 +67,19 @@ def test_int8_is_the_float_model_within_rounding(int8, embedder, corpus_dir):
     cos = np.sum(int8.encode(paras) * embedder.encode(paras), axis=1)
     assert cos.min() > 0.99 and float(np.mean(cos)) > 0.998
     assert load_embedder("minilm").name != int8.name
+
+
+def test_a_store_keeps_the_encoder_its_stamp_names():
+    from rag.errors import ModelMismatchError
+    from rag.index.embed import DEFAULT_ENCODER, encoder_for_store
+
+    float_name, int8_name = ENCODERS["minilm"].name, ENCODERS["minilm-int8"].name
+    assert encoder_for_store(None, None).key == DEFAULT_ENCODER
+    assert encoder_for_store("minilm", None).key == "minilm"
+    assert encoder_for_store(None, float_name).key == "minilm"  # an old store keeps working after the default moved
+    assert encoder_for_store(None, int8_name).key == "minilm-int8"
+    assert encoder_for_store("minilm-int8", int8_name).key == "minilm-int8"
+    with pytest.raises(ModelMismatchError, match="indexed with minilm .*not minilm-int8"):
+        encoder_for_store("minilm-int8", float_name)
+    with pytest.raises(ModelMismatchError, match="cannot load"):
+        encoder_for_store(None, "some/other-model")
