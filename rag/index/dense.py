@@ -29,7 +29,7 @@ import numpy as np
 from rag.index.embed import check_unit_norm
 
 #: From this many chunks on, ``kind="auto"`` builds the approximate ``ivf`` index (measured: docs/scale.md).
-APPROX_MIN_CHUNKS = 200_000
+APPROX_MIN_CHUNKS = 20_000
 #: The dense index kinds.
 KINDS = ("flat", "ivf")
 
