@@ -76,7 +76,11 @@ class Settings(BaseSettings):
     )
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
-    embed_batch_size: int = Field(32, ge=1, le=1024, description="Chunks per embedding batch.")
+    embed_batch_size: int = Field(
+        1, ge=1, le=1024,
+        description="Chunks per encoder call. 1 measured fastest per chunk for both encoders on 2 shared cores "
+                    "(no padding; 15-35 % less time than 4 or 16, issue 18, docs/scale.md).",
+    )
     encoder: Literal["minilm", "minilm-int8"] | None = Field(
         None,
         description="Embedding encoder (issue 18): 'minilm' the float all-MiniLM-L6-v2 (PyTorch), 'minilm-int8' the "

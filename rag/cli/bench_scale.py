@@ -246,11 +246,12 @@ def encoder_speed(embedder, texts: Sequence[str], queries: Sequence[str], *, bat
     return out
 
 
-def bench_encoder_speed(corpora: Sequence[BenchCorpus], echo: Echo = print, *, sample: int = 192,
-                        batches=(1, 8, 16, 32, 64), threads=(1, 2)) -> dict:
+def bench_encoder_speed(corpora: Sequence[BenchCorpus], echo: Echo = print, *, sample: int = 128,
+                        batches=(1, 16, 32, 64), threads=(1, 2), encoders=("minilm", "minilm-int8"),
+                        whole: bool = False) -> dict:
     """Encoder speed (part ``encoder-speed``): load time, ms per chunk for each (threads, batch) over a fixed
-    sample of chunk texts, ms per query; then both corpora embedded whole with the settings' batch and threads.
-    Timings: read them with the load printed beside each."""
+    sample of chunk texts, ms per query; with ``whole``, both corpora embedded whole with the settings' batch
+    and threads. Timings: read them with the load printed beside each."""
     header("bench scale: encoder speed", echo)
     s = get_settings()
     rng = np.random.default_rng(0)
@@ -258,7 +259,7 @@ def bench_encoder_speed(corpora: Sequence[BenchCorpus], echo: Echo = print, *, s
     sample_texts = [pool[i] for i in rng.choice(len(pool), size=min(sample, len(pool)), replace=False)]
     all_queries = [q.text for c in corpora for q in c.queries]
     result: dict = {}
-    for key in ("minilm", "minilm-int8"):
+    for key in encoders:
         t0 = time.perf_counter()
         emb = load_embedder(key, batch_size=s.embed_batch_size, threads=s.threads)
         load_s = time.perf_counter() - t0
@@ -266,7 +267,7 @@ def bench_encoder_speed(corpora: Sequence[BenchCorpus], echo: Echo = print, *, s
         result[key] = {"load_s": load_s, **encoder_speed(emb, sample_texts, all_queries, batches=batches,
                                                           threads=threads, echo=echo)}
         emb = _set_threads(emb, s.threads, s.embed_batch_size)
-        for c in corpora:
+        for c in corpora if whole else ():
             t0 = time.perf_counter()
             emb.encode(c.texts)
             ms = (time.perf_counter() - t0) * 1000 / max(1, len(c.chunks))
@@ -633,9 +634,12 @@ def bench_backends(corpora: Sequence[BenchCorpus], echo: Echo = print, *, k: int
               help="Scale curve: index sizes in chunks.")
 @click.option("--hnsw-max", type=int, default=100_000, show_default=True,
               help="Scale curve: measure HNSW (for comparison) up to this size.")
+@click.option("--encoder", "encoders", type=click.Choice(["minilm", "minilm-int8"]), multiple=True,
+              help="encoder-speed: which encoders (repeatable; default both).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
               help="Also write every figure to this JSON file.")
-def bench_scale_cmd(parts: tuple[str, ...], sizes: str, hnsw_max: int, json_path: str | None) -> None:
+def bench_scale_cmd(parts: tuple[str, ...], sizes: str, hnsw_max: int, encoders: tuple[str, ...],
+                    json_path: str | None) -> None:
     """Encoder comparison, scale curve to 1M chunks, local vs Milvus backend (issue 18; nothing enforced)."""
     parts = parts or ("encoders", "encoder-speed", "curve", "backends")
     corpora = [load_corpus(name) for name, *_ in CORPORA]
@@ -646,7 +650,8 @@ def bench_scale_cmd(parts: tuple[str, ...], sizes: str, hnsw_max: int, json_path
     if "encoders" in parts:
         out["encoders"] = bench_encoders(corpora, click.echo)
     if "encoder-speed" in parts:
-        out["encoder_speed"] = bench_encoder_speed(corpora, click.echo)
+        out["encoder_speed"] = bench_encoder_speed(corpora, click.echo,
+                                                   encoders=encoders or ("minilm", "minilm-int8"))
     if "curve" in parts:
         out["curve"] = bench_curve(corpora, [int(x) for x in sizes.split(",") if x.strip()], click.echo,
                                    hnsw_max=hnsw_max)

@@ -258,7 +258,7 @@ class OnnxEmbedder:
     name = ENCODERS["minilm-int8"].name
     dim = EMBED_DIM
 
-    def __init__(self, path: Path | None = None, *, batch_size: int = 32, threads: int | None = None):
+    def __init__(self, path: Path | None = None, *, batch_size: int = 1, threads: int | None = None):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -284,6 +284,9 @@ class OnnxEmbedder:
         opts.intra_op_num_threads = self.threads
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # no spin-waiting for a core: on 2 shared cores two spinning threads were 2x slower than one thread;
+        # not spinning made two threads as fast as one under load (docs/scale.md)
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self.session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
         except Exception as e:  # noqa: BLE001
@@ -335,7 +338,7 @@ _embedders: dict[str, object] = {}
 _embedder_lock = threading.Lock()
 
 
-def load_embedder(encoder: str | None = None, *, batch_size: int = 32, threads: int | None = None):
+def load_embedder(encoder: str | None = None, *, batch_size: int = 1, threads: int | None = None):
     """A new encoder instance (not shared): ``encoder`` a key of :data:`ENCODERS` (default: settings ``encoder``).
 
     Raises ``ValueError`` for an unknown key, :class:`ModelError` when its package is missing.
@@ -346,7 +349,7 @@ def load_embedder(encoder: str | None = None, *, batch_size: int = 32, threads: 
     return Embedder(batch_size=batch_size)
 
 
-def get_embedder(batch_size: int = 32, encoder: str | None = None) -> "Embedder | OnnxEmbedder":
+def get_embedder(batch_size: int = 1, encoder: str | None = None) -> "Embedder | OnnxEmbedder":
     """The process-wide encoder for ``encoder`` (default: settings ``encoder``), loaded on first use (about 1 s).
 
     One instance per encoder key; ``batch_size`` applies to the first load.
