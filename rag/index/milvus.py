@@ -28,6 +28,7 @@ score: the absolute value is taken.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -133,11 +134,12 @@ class MilvusBackend:
         except ImportError as e:
             raise StoreError("backend 'milvus' needs pymilvus and milvus-lite: pip install -r requirements.txt") from e
         self.uri, self.collection, self.encoder, self.dim = uri, collection, encoder, int(dim)
+        self.lite = uri.endswith(".db")
         self.k1, self.b = float(k1), float(b)
         self.index_type, self.index_params = index_type, dict(index_params or {})
         self.search_params = dict(search_params or {})
         self._lock = threading.Lock()
-        if uri.endswith(".db"):
+        if self.lite:
             Path(uri).parent.mkdir(parents=True, exist_ok=True)
         try:
             self.client = MilvusClient(uri)
@@ -183,8 +185,11 @@ class MilvusBackend:
                                      output_field_names=["sparse"]))
         ip = self.client.prepare_index_params()
         ip.add_index(field_name="dense", index_type=self.index_type, metric_type="IP", params=self.index_params)
+        bm25 = {"bm25_k1": self.k1, "bm25_b": self.b}
+        # milvus-lite reads index parameters only from a JSON string under "params" (flat keys are dropped and
+        # its BM25 silently runs with k1 1.5); a Milvus server takes them flat
         ip.add_index(field_name="sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
-                     params={"bm25_k1": self.k1, "bm25_b": self.b})
+                     params={"params": json.dumps(bm25)} if self.lite else bm25)
         self.client.create_collection(self.collection, schema=schema, index_params=ip, consistency_level="Strong")
         self.client.alter_collection_properties(self.collection, properties={STAMP_PROPERTY: self.stamp})
         self.client.load_collection(self.collection)
@@ -209,7 +214,7 @@ class MilvusBackend:
                     rows = [{"id": int(i), "terms": terms_of(t), "dense": v.tolist()}
                             for i, t, v in zip(added.ids[s:s + INSERT_BATCH], added.texts[s:s + INSERT_BATCH],
                                                vecs[s:s + INSERT_BATCH])]
-                    self.client.upsert(self.collection, rows)
+                    self.client.insert(self.collection, rows)  # chunk ids are never reused (AUTOINCREMENT)
             self._count = None
 
     def rebuild(self, ids: np.ndarray, vectors: np.ndarray, texts: Sequence[str]) -> None:

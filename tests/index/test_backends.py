@@ -83,14 +83,14 @@ def test_hybrid_every_hit_has_its_distance_and_the_modes_differ(backend):
 
 
 def test_both_backends_rank_alike(tmp_path_factory):
-    """Same chunks, same vectors: same dense order, same BM25 order, BM25 scores within 10 %."""
+    """Same chunks, same vectors: same dense order, same BM25 order and scores (k1 1.2, b 0.75 reach Milvus)."""
     a, b = _make("local", tmp_path_factory), _make("milvus", tmp_path_factory)
     for be in (a, b):
         be.rebuild(IDS, VECS, TEXTS)
     for query in ("sparse attention matrix", "keys and values", "loss"):
         la, lb = a.bm25.search(query, 10), b.bm25.search(query, 10)
         assert set(la[0].tolist()) == set(lb[0].tolist())
-        np.testing.assert_allclose(np.sort(lb[1]), np.sort(la[1]), rtol=0.1)
+        np.testing.assert_allclose(np.sort(lb[1]), np.sort(la[1]), rtol=1e-4)
         q = VECS[5]
         assert [h.chunk_id for h in search(a, query, q, k=8)] == [h.chunk_id for h in search(b, query, q, k=8)]
     b.close()
