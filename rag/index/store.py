@@ -5,6 +5,8 @@ PUBLIC API (stable; the app, the CLI and generation build on it)::
     store = Store(path, settings=None, embedder=None)   # opens, creates or migrates; ModelMismatchError on another embedder
     r = store.ingest_bytes(data, name, progress=None)   # -> IngestResult(status "ready" | "duplicate" | "failed" | "busy")
     r = store.ingest_path(path, progress=None)
+    rs = store.ingest_paths(paths, progress=None)       # one index update for the whole batch (issue 18)
+    with store.batch(): ...                              # same, around any ingest_bytes / ingest_path / delete calls
     store.documents() -> list[DocumentRow]; store.get_document(id) -> DocumentRow | None
     store.find_document(id_or_prefix) -> DocumentRow | None
     store.canonical_text(id) -> str; store.original_path(id) -> Path
@@ -43,17 +45,18 @@ generations before each search.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sqlite3
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rag.errors import ModelMismatchError, StoreError
 from rag.index.cache import IndexCache, IndexDelta
-from rag.index.embed import EMBED_DIM, EMBED_MODEL_NAME, get_embedder
+from rag.index.embed import EMBED_DIM, encoder_for_store, get_embedder
 from rag.index.fusion import MODES, retrieve
 from rag.index.indexer import Indexer, IngestResult, IngestStatus, Progress, clean_name
 from rag.index.locks import StoreLocks
@@ -176,7 +179,8 @@ class Store:
 
     ``settings`` default :func:`rag.settings.get_settings`; ``embedder`` any
     object with ``name``, ``dim``, ``encode(texts)`` and ``encode_query(q)``
-    (default: the shared all-MiniLM-L6-v2, loaded on first use). Opening
+    (default: the encoder the store's stamp names, or settings ``encoder`` / the default for a new store,
+    :func:`rag.index.embed.encoder_for_store`; loaded on first use). Opening
     applies the schema migrations the store lacks (:mod:`rag.index.schema`).
     Raises :class:`ModelMismatchError` when the store was indexed with
     another model name or dimension (``stale`` lists the documents to
@@ -189,7 +193,6 @@ class Store:
         self.settings = settings or get_settings()
         self.path = Path(path).resolve()
         self._embedder = embedder
-        self.model_name = getattr(embedder, "name", None) or EMBED_MODEL_NAME
         self.model_dim = int(getattr(embedder, "dim", None) or EMBED_DIM)
         try:
             (self.path / "files").mkdir(parents=True, exist_ok=True)
@@ -200,6 +203,9 @@ class Store:
             if applied:
                 logger.info("store %s: schema migrated to version %d", self.path, applied[-1])
             with self._locks.write(self._db):
+                self.encoder = None if embedder is not None else encoder_for_store(
+                    self.settings.encoder, get_meta(self._db, "embed_model"))
+                self.model_name = getattr(embedder, "name", None) or self.encoder.name
                 self._stamp_model()
         except sqlite3.Error as e:
             raise StoreError(f"cannot open the store at {self.path}: {e}") from e
@@ -214,7 +220,7 @@ class Store:
     def embedder(self):
         """The embedder (loaded on first use)."""
         if self._embedder is None:
-            self._embedder = get_embedder(self.settings.embed_batch_size)
+            self._embedder = get_embedder(self.settings.embed_batch_size, encoder=self.encoder.key)
         return self._embedder
 
     def _stamp_model(self) -> None:
@@ -273,6 +279,33 @@ class Store:
         except OSError as e:
             return IngestResult("", clean_name(p.name), IngestStatus.FAILED, reason=f"cannot read file: {e.strerror}")
         return self.ingest_bytes(data, p.name, progress)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator["Store"]:
+        """Ingest many files with ONE index update (issue 18): inside ``with store.batch():`` every document is
+        written to SQLite (and its generation moved) as it is done, and FAISS and BM25 are updated once when the
+        block exits, also on an exception. Searches in this process meanwhile see the store as it was."""
+        self.index_cache.begin_batch()
+        try:
+            yield self
+        finally:
+            with self._locks.write(self._db):
+                self.index_cache.end_batch()
+
+    def ingest_paths(self, paths: Sequence[str | Path], progress: Progress | None = None,
+                     on_result: Callable[[Path, IngestResult], None] | None = None) -> list[IngestResult]:
+        """:meth:`ingest_path` for every file in one :meth:`batch`; ``on_result(path, result)`` after each file.
+
+        Returns one result per path, in order; never raises for bad input.
+        """
+        out = []
+        with self.batch():
+            for path in paths:
+                r = self.ingest_path(path, progress)
+                out.append(r)
+                if on_result is not None:
+                    on_result(Path(path), r)
+        return out
 
     def retry(self, doc_id: str, progress: Progress | None = None) -> IngestResult:
         """Index a failed (or interrupted) document again from its stored original.
