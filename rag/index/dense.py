@@ -199,7 +199,8 @@ class DenseIndex:
         return np.clip(d, 0.0, 2.0).astype(np.float32)
 
     def search(self, q_vec: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Top ``k`` by inner product: ``(ids int64 (m,), cosine_distances float32 (m,))``, best first, ``m <= k``.
+        """Top ``k`` by inner product: ``(ids int64 (m,), cosine_distances float32 (m,))``, best first (equal
+        distances by id), ``m <= k``.
 
         Never returns FAISS's ``-1`` padding (an index smaller than ``k`` gives
         fewer hits; an empty index none).
@@ -212,7 +213,9 @@ class DenseIndex:
         with _one_thread():
             sims, ids = self.index.search(q, k)
         keep = ids[0] >= 0
-        return ids[0][keep].astype(np.int64), np.clip(1.0 - sims[0][keep], 0.0, 2.0).astype(np.float32)
+        out_ids, dist = ids[0][keep].astype(np.int64), np.clip(1.0 - sims[0][keep], 0.0, 2.0).astype(np.float32)
+        order = np.lexsort((out_ids, dist))  # equal distances by id: the same order whatever the index or backend
+        return out_ids[order], dist[order]
 
     def save(self, path: Path) -> None:
         """Write the index to ``path`` (FAISS format). Not atomic by itself: write to a temp name, then rename."""

@@ -29,6 +29,7 @@ score: the absolute value is taken.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,10 +38,13 @@ import numpy as np
 
 from rag.errors import ModelMismatchError, StoreError
 from rag.index.backend import AllRows, Batch
+from rag.index.cache import IndexCache, IndexDelta, Indexes
 from rag.text import tokenize
 
 #: The collection property holding the stamp (encoder, dimension, BM25 k1 and b).
 STAMP_PROPERTY = "rag.stamp"
+#: The collection property holding the store generation its rows match.
+GENERATION_PROPERTY = "rag.generation"
 #: Rows per insert call.
 INSERT_BATCH = 2000
 #: Largest ``terms`` string (characters) Milvus accepts in the VARCHAR field.
@@ -64,9 +68,14 @@ def resolve_uri(uri: str, store: Path | str | None = None) -> str:
 class _Dense:
     def __init__(self, be: "MilvusBackend"):
         self._be = be
+        self.kind = "milvus"
 
     def __len__(self) -> int:
         return len(self._be)
+
+    def ids(self) -> np.ndarray:
+        """Every chunk id in the collection, int64, sorted."""
+        return self._be.ids()
 
     def search(self, q_vec: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Top ``k`` by inner product: ``(ids int64, cosine distances float32)``, best first."""
@@ -77,8 +86,9 @@ class _Dense:
                                      anns_field="dense", limit=k, output_fields=["id"],
                                      search_params={"metric_type": "IP", "params": self._be.search_params})[0]
         ids = np.array([int(r["id"]) for r in res], dtype=np.int64)
-        sims = np.array([float(r["distance"]) for r in res], dtype=np.float32)
-        return ids, np.clip(1.0 - sims, 0.0, 2.0).astype(np.float32)
+        dist = np.clip(1.0 - np.array([float(r["distance"]) for r in res], dtype=np.float32), 0.0, 2.0)
+        order = np.lexsort((ids, dist))  # equal distances by id, as the local leg
+        return ids[order], dist[order].astype(np.float32)
 
     def distances(self, q_vec: np.ndarray, ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """Cosine distances of the stored vectors of ``ids`` to ``q_vec``. Raises :class:`StoreError` for an unknown id."""
@@ -94,6 +104,10 @@ class _Lexical:
 
     def __len__(self) -> int:
         return len(self._be)
+
+    def ids(self) -> np.ndarray:
+        """Every chunk id in the collection (terms and vectors live in the same rows)."""
+        return self._be.ids()
 
     def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Top ``k`` by BM25 (Milvus's function): ``(ids int64, scores float32)``, best first, score > 0 only."""
@@ -141,6 +155,10 @@ class MilvusBackend:
         self._lock = threading.Lock()
         if self.lite:
             Path(uri).parent.mkdir(parents=True, exist_ok=True)
+            # pymilvus asks milvus-lite's in-process server for RPCs it does not implement (AllocTimestamp, the
+            # iterator's MVCC timestamp) and falls back by itself; the server would log each as an ERROR traceback
+            logging.getLogger("grpc._server").setLevel(logging.CRITICAL)
+            logging.getLogger("pymilvus").setLevel(logging.ERROR)
         try:
             self.client = MilvusClient(uri)
         except Exception as e:  # noqa: BLE001 - pymilvus raises many kinds
@@ -194,6 +212,17 @@ class MilvusBackend:
         self.client.alter_collection_properties(self.collection, properties={STAMP_PROPERTY: self.stamp})
         self.client.load_collection(self.collection)
         self._count = 0
+
+    @property
+    def generation(self) -> int | None:
+        """The store generation the collection holds (property ``rag.generation``), ``None`` when never set."""
+        props = self.client.describe_collection(self.collection).get("properties") or {}
+        g = props.get(GENERATION_PROPERTY)
+        return int(g) if g not in (None, "") else None
+
+    def set_generation(self, gen: int) -> None:
+        """Record that the collection now matches the store's generation ``gen``."""
+        self.client.alter_collection_properties(self.collection, properties={GENERATION_PROPERTY: str(int(gen))})
 
     # ------------------------------------------------------------------ SearchBackend
 
@@ -263,6 +292,68 @@ class MilvusBackend:
     def close(self) -> None:
         """Close the client (a milvus-lite server stops with the process)."""
         self.client.close()
+
+
+class MilvusIndexCache(IndexCache):
+    """The store's index cache (:class:`rag.index.cache.IndexCache`) with a Milvus collection in place of the
+    FAISS and BM25 files (settings ``backend = "milvus"``).
+
+    The collection plays the role of a generation's files: its property
+    ``rag.generation`` says which store generation it matches. A commit at
+    the generation it holds applies the delta (deletes, inserts with the
+    chunk texts read from SQLite in the writer's transaction); any other
+    state (a new collection, a crash between the SQLite commit and Milvus,
+    another process's writes seen late) refills it from SQLite, the source of
+    truth. The in-memory :class:`rag.index.cache.Indexes` hold the backend's
+    two legs, so searches and :meth:`rag.index.store.Store.check` read Milvus.
+    """
+
+    def __init__(self, folder: Path, conn, locks, *, backend: MilvusBackend, dim: int, k1: float = 1.2,
+                 b: float = 0.75):
+        super().__init__(folder, conn, locks, dim=dim, k1=k1, b=b)
+        self.backend = backend
+
+    def files_present(self, gen: int) -> bool:
+        """Whether the collection holds generation ``gen``."""
+        return self.backend.generation == gen
+
+    def _legs(self, gen: int) -> Indexes:
+        return Indexes(gen, self.backend.dense, self.backend.bm25)
+
+    def rebuild(self) -> Indexes:
+        """Refill the collection from SQLite (the one rebuild path) and return its legs."""
+        gen, table = self._snapshot()
+        self.backend.rebuild(table.ids, table.vectors, table.texts)
+        return self._legs(gen)
+
+    def _load(self, gen: int) -> Indexes | None:
+        return self._legs(gen) if self.backend.generation == gen else None
+
+    def _apply(self, old: int, gen: int, delta: IndexDelta) -> int:
+        try:
+            if self.backend.generation == old:
+                added = None
+                if delta.added_vectors is not None and len(delta.added_ids):
+                    ids = [int(i) for i in delta.added_ids]
+                    texts: dict[int, str] = {}
+                    for s in range(0, len(ids), 500):
+                        part = ids[s:s + 500]
+                        texts.update(self.conn.execute(
+                            f"SELECT id, text FROM chunks WHERE id IN ({','.join('?' * len(part))})", part).fetchall())
+                    added = Batch(np.asarray(ids, np.int64), delta.added_vectors, [texts[i] for i in ids])
+                self.backend.update(added, removed=delta.removed_ids)
+                idx = self._legs(gen)
+            else:
+                idx = self.rebuild()
+            self._idx = idx
+            self._save(idx)
+        except BaseException:
+            self._idx = None
+            raise
+        return gen
+
+    def _save(self, idx: Indexes) -> None:
+        self.backend.set_generation(idx.generation)
 
 
 def open_backend(settings, store_path: Path | str | None = None, *, encoder: str, dim: int = 384):

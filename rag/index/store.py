@@ -49,6 +49,7 @@ import contextlib
 import json
 import logging
 import sqlite3
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -210,11 +211,31 @@ class Store:
         except sqlite3.Error as e:
             raise StoreError(f"cannot open the store at {self.path}: {e}") from e
         #: The index cache (:class:`rag.index.cache.IndexCache`): read it (``current()``, ``rows()``), never write it.
-        self.index_cache = IndexCache(self.path / "index", self._db, self._locks, dim=self.model_dim,
-                                      k1=self.settings.bm25_k1, b=self.settings.bm25_b)
+        self.index_cache = self._open_index_cache()
         self._indexer = Indexer(self.path, self._db, self._locks, self.index_cache, self.settings,
                                 lambda: self.embedder, self.model_name, self.model_dim)
         self._reap_stale()
+
+    def _open_index_cache(self) -> IndexCache:
+        """The local FAISS + BM25 files, or a Milvus collection with settings ``backend = "milvus"`` (issue 18).
+
+        The collection's name is kept in the store's meta (``milvus_collection``) so every process opening this
+        store uses the same one, also on a shared Milvus server.
+        """
+        s = self.settings
+        if s.backend != "milvus":
+            return IndexCache(self.path / "index", self._db, self._locks, dim=self.model_dim, k1=s.bm25_k1, b=s.bm25_b)
+        from rag.index.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
+
+        with self._locks.write(self._db):
+            name = get_meta(self._db, "milvus_collection")
+            if name is None:
+                name = f"rag_{uuid.uuid4().hex[:16]}"
+                set_meta(self._db, "milvus_collection", name)
+        backend = MilvusBackend(resolve_uri(s.milvus_uri, self.path), encoder=self.model_name, dim=self.model_dim,
+                                collection=name, k1=s.bm25_k1, b=s.bm25_b)
+        return MilvusIndexCache(self.path / "index", self._db, self._locks, backend=backend, dim=self.model_dim,
+                                k1=s.bm25_k1, b=s.bm25_b)
 
     @property
     def embedder(self):
@@ -535,7 +556,10 @@ class Store:
             problems=tuple(problems))
 
     def close(self) -> None:
-        """Close the SQLite connection."""
+        """Close the SQLite connection (and the Milvus client with backend ``milvus``)."""
+        backend = getattr(self.index_cache, "backend", None)
+        if backend is not None:
+            backend.close()
         with self._locks.thread:
             self._db.close()
 
