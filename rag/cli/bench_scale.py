@@ -1,10 +1,12 @@
 """``python -m rag bench scale`` (issue 18): the encoder comparison, the scale curve to 1M chunks, the backends.
 
-Three parts, each printed with the date, the machine and its load (``uptime``),
+Five parts, each printed with the date, the machine and its load (``uptime``),
 since on a shared 2-core machine timings taken under load are inflated; counts
 (recall, sign tests) do not depend on load. Nothing here is enforced.
 
-* ``encoders``: the float all-MiniLM-L6-v2 against its int8 ONNX build on both
+* ``ingest``: each shared corpus ingested in one batch into a new store: ms per
+  chunk, pages per second, peak memory.
+* ``encoders`` (counts) and ``encoder-speed`` (times): the float all-MiniLM-L6-v2 against its int8 ONNX build on both
   shared corpora (``corpus/`` and ``corpus/pdf-dev/``, both phrasings of every
   question): cosine between their vectors, ms per chunk at several batch sizes
   and thread counts, ms per query, needle recall@1/4/20 in hybrid and dense
@@ -205,6 +207,42 @@ def sign_test_line(a: Sequence[bool], b: Sequence[bool]) -> str:
     from rag.evaluation.evaluate import sign_test
 
     return str(sign_test(a, b))
+
+
+# --------------------------------------------------------------------------- part 0: ingest
+
+def bench_ingest(echo: Echo = print, *, encoder: str | None = None, backend: str = "local") -> dict:
+    """Part ``ingest``: each shared corpus ingested with one batch (:meth:`rag.index.store.Store.ingest_paths`)
+    into a new temporary store: ms per chunk end to end, pages per second (PDF), the final index update's
+    share, and the process's peak resident memory (model loading included)."""
+    import tempfile
+
+    from rag.index.store import Store
+
+    header("bench scale: ingest", echo)
+    out: dict = {}
+    root = shared_root()
+    for name, docs_dir, *_ in CORPORA:
+        files = sorted(f for f in (root / docs_dir).iterdir() if f.is_file() and not f.name.startswith("."))
+        with tempfile.TemporaryDirectory(prefix="rag-ingest-") as tmp:
+            s = get_settings(store=tmp, encoder=encoder, backend=backend)
+            store = Store(tmp, settings=s)
+            _ = store.embedder  # load the model before timing
+            t0 = time.perf_counter()
+            results = store.ingest_paths(files)
+            took = time.perf_counter() - t0
+            chunks = sum(r.chunk_count for r in results if r.status == "ready")
+            pages = sum(d.pages for d in store.documents())
+            row = {"files": len(files), "chunks": chunks, "pages": pages, "seconds": took,
+                   "ms_per_chunk": took * 1000 / max(1, chunks), "pages_per_s": pages / took if pages else None,
+                   "peak_rss_mib": peak_rss_mib(), "encoder": store.encoder.key if store.encoder else None,
+                   "load": load_line()}
+            store.close()
+        out[name] = row
+        pps = f", {row['pages_per_s']:.2f} pages/s" if pages else ""
+        echo(f"{name}: {len(files)} files, {chunks} chunks in {took:.1f} s: {row['ms_per_chunk']:.1f} ms per chunk"
+             f"{pps}; encoder {row['encoder']}, backend {backend}; peak RSS {row['peak_rss_mib']:.0f} MiB ({load_line()})")
+    return out
 
 
 # --------------------------------------------------------------------------- part 1: encoders
@@ -628,7 +666,8 @@ def bench_backends(corpora: Sequence[BenchCorpus], echo: Echo = print, *, k: int
 # --------------------------------------------------------------------------- CLI
 
 @click.command()
-@click.option("--part", "parts", type=click.Choice(["encoders", "encoder-speed", "curve", "backends"]), multiple=True,
+@click.option("--part", "parts", type=click.Choice(["ingest", "encoders", "encoder-speed", "curve", "backends"]),
+              multiple=True,
               help="Which parts to run (repeatable; default all).")
 @click.option("--sizes", default="1000,10000,100000,1000000", show_default=True,
               help="Scale curve: index sizes in chunks.")
@@ -641,12 +680,14 @@ def bench_backends(corpora: Sequence[BenchCorpus], echo: Echo = print, *, k: int
 def bench_scale_cmd(parts: tuple[str, ...], sizes: str, hnsw_max: int, encoders: tuple[str, ...],
                     json_path: str | None) -> None:
     """Encoder comparison, scale curve to 1M chunks, local vs Milvus backend (issue 18; nothing enforced)."""
-    parts = parts or ("encoders", "encoder-speed", "curve", "backends")
-    corpora = [load_corpus(name) for name, *_ in CORPORA]
+    parts = parts or ("ingest", "encoders", "encoder-speed", "curve", "backends")
+    out: dict = {"date": datetime.now().astimezone().isoformat(timespec="seconds"), "machine": machine_summary()}
+    if "ingest" in parts:
+        out["ingest"] = bench_ingest(click.echo)
+    corpora = [load_corpus(name) for name, *_ in CORPORA] if set(parts) - {"ingest"} else []
     for c in corpora:
         click.echo(f"{c.name}: {len(c.chunks)} chunks, {c.pages} pages; extract {c.extract_s:.1f} s, "
                    f"chunk {c.chunk_s:.1f} s")
-    out: dict = {"date": datetime.now().astimezone().isoformat(timespec="seconds"), "machine": machine_summary()}
     if "encoders" in parts:
         out["encoders"] = bench_encoders(corpora, click.echo)
     if "encoder-speed" in parts:
