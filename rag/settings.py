@@ -76,10 +76,11 @@ class Settings(BaseSettings):
     )
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
-    embed_batch_size: int = Field(
-        1, ge=1, le=1024,
-        description="Chunks per encoder call. 1 measured fastest per chunk for both encoders on 2 shared cores "
-                    "(no padding; 15-35 % less time than 4 or 16, issue 18, docs/scale.md).",
+    embed_batch_size: int | None = Field(
+        None, ge=1, le=1024,
+        description="Chunks per encoder call; unset = the encoder's own (rag.index.embed.ENCODERS): 1 for the int8 "
+                    "encoder (measured fastest per chunk on 2 shared cores: no padding), 32 for the float one (at "
+                    "batch 1 its two PyTorch threads were 6x slower under load). Issue 18, docs/scale.md.",
     )
     encoder: Literal["minilm", "minilm-int8"] | None = Field(
         None,

@@ -304,14 +304,14 @@ def bench_encoder_speed(corpora: Sequence[BenchCorpus], echo: Echo = print, *, s
         echo(f"{key}: loaded in {load_s:.2f} s, process RSS {rss_mib():.0f} MiB")
         result[key] = {"load_s": load_s, **encoder_speed(emb, sample_texts, all_queries, batches=batches,
                                                           threads=threads, echo=echo)}
-        emb = _set_threads(emb, s.threads, s.embed_batch_size)
+        emb = _set_threads(emb, s.threads, s.embed_batch_size or encoder_spec(key).batch)
         for c in corpora if whole else ():
             t0 = time.perf_counter()
             emb.encode(c.texts)
             ms = (time.perf_counter() - t0) * 1000 / max(1, len(c.chunks))
             result[key][f"embed_{c.name}_ms_per_chunk"] = ms
             echo(f"  {key:<12} {c.name}: {len(c.chunks)} chunks at {ms:.2f} ms/chunk "
-                 f"(threads {s.threads}, batch {s.embed_batch_size}; {load_line()})")
+                 f"(threads {s.threads}, batch {emb.batch_size}; {load_line()})")
         del emb
         gc.collect()
     return result

