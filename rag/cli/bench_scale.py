@@ -38,7 +38,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from rag.cli.doctor import machine_summary
+from rag.cli.common import machine_summary
 from rag.errors import ExtractionError, StoreError
 from rag.index.bm25 import BM25Index
 from rag.index.dense import DenseIndex
@@ -204,7 +204,7 @@ def at(ranks: Sequence[int | None], k: int) -> list[bool]:
 
 def sign_test_line(a: Sequence[bool], b: Sequence[bool]) -> str:
     """``+wins / -losses, p = ...`` of ``a`` against ``b`` (exact two-sided sign test on discordant pairs)."""
-    from rag.evaluation.evaluate import sign_test
+    from rag.evaluation.metrics import sign_test
 
     return str(sign_test(a, b))
 
@@ -320,7 +320,7 @@ def bench_encoder_speed(corpora: Sequence[BenchCorpus], echo: Echo = print, *, s
 def bench_encoders(corpora: Sequence[BenchCorpus], echo: Echo = print) -> dict:
     """Part ``encoders``: cosine between the float and int8 vectors of every chunk and query, needle
     recall@1/4/20 (hybrid and dense) with each, and exact paired sign tests int8 vs float. Counts only."""
-    from rag.evaluation.evaluate import EmbeddingCache
+    from rag.evaluation.cache import EmbeddingCache
 
     header("bench scale: encoders (quality)", echo)
     s = get_settings()
@@ -428,7 +428,7 @@ def _fmt(ms: Sequence[float]) -> str:
 def curve_base(corpora: Sequence[BenchCorpus], encoder: str | None = None):
     """The real corpus vectors (both corpora, through the evaluation's embedding cache), their BM25 token lists,
     the query texts and vectors, and the query-embedding times (ms). Encoder: settings ``encoder`` by default."""
-    from rag.evaluation.evaluate import EmbeddingCache
+    from rag.evaluation.cache import EmbeddingCache
     from rag.text import tokenize
 
     s = get_settings()
@@ -573,7 +573,7 @@ def bench_backends(corpora: Sequence[BenchCorpus], echo: Echo = print, *, k: int
 
     from rag.answer.gate import apply_gate
     from rag.answer.learned_gate import TermStats, apply_learned_gate
-    from rag.evaluation.evaluate import EmbeddingCache
+    from rag.evaluation.cache import EmbeddingCache
     from rag.index.backend import LocalBackend
     from rag.index.backend import search as backend_search
     from rag.index.milvus import MilvusBackend
