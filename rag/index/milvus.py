@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -143,6 +144,10 @@ class MilvusBackend:
     def __init__(self, uri: str, *, encoder: str, dim: int = 384, collection: str = "rag_chunks",
                  k1: float = 1.2, b: float = 0.75, index_type: str = "FLAT", index_params: dict | None = None,
                  search_params: dict | None = None):
+        if uri.endswith(".db"):
+            # milvus-lite's in-process server answers the client's keepalive pings with GOAWAY "too_many_pings",
+            # which gRPC's C core prints to stderr on every command; the client reconnects by itself
+            os.environ.setdefault("GRPC_VERBOSITY", "NONE")
         try:
             from pymilvus import MilvusClient
         except ImportError as e:
