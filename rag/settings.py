@@ -92,7 +92,30 @@ class Settings(BaseSettings):
     )
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
-    embed_batch_size: int = Field(32, ge=1, le=1024, description="Chunks per embedding batch.")
+    embed_batch_size: int | None = Field(
+        None, ge=1, le=1024,
+        description="Chunks per encoder call; unset = the encoder's own (rag.index.embed.ENCODERS): 1 for the int8 "
+                    "encoder (measured fastest per chunk on 2 shared cores: no padding), 32 for the float one (at "
+                    "batch 1 its two PyTorch threads were 6x slower under load). Issue 18, docs/scale.md.",
+    )
+    encoder: Literal["minilm", "minilm-int8"] | None = Field(
+        None,
+        description="Embedding encoder (issue 18): 'minilm' the float all-MiniLM-L6-v2 (PyTorch), 'minilm-int8' the "
+                    "same network as int8 ONNX (faster; vectors at cosine >= 0.997 to the float ones). Unset: an "
+                    "existing store keeps the encoder its stamp names, a new one gets the default "
+                    "(rag.index.embed.DEFAULT_ENCODER). A store refuses an encoder other than its own.",
+    )
+    backend: Literal["local", "milvus"] = Field(
+        "local",
+        description="Where vectors and terms are searched (issue 18): 'local' FAISS + bm25s files next to SQLite, "
+                    "'milvus' a Milvus collection (milvus-lite file or server, see milvus_uri). SQLite stays the "
+                    "source of truth either way.",
+    )
+    milvus_uri: str = Field(
+        "",
+        description="Milvus to use with backend 'milvus': a local file path ending in .db (milvus-lite, embedded), "
+                    "or http://host:19530 for a Milvus server; empty = <store>/milvus.db.",
+    )
     max_upload_mb: int = Field(50, ge=1, le=2048, description="Largest accepted file, MiB (matches server.maxUploadSize).")
 
     @model_validator(mode="before")

@@ -14,6 +14,7 @@ import pytest
 
 from rag.answer.pipeline import search_and_gate
 from rag.errors import ModelMismatchError, StoreError
+from rag.index.embed import DEFAULT_ENCODER, ENCODERS
 from rag.index.store import INTERRUPTED, Store, clean_name
 from rag.settings import get_settings
 
@@ -45,7 +46,7 @@ def test_ingest_markdown_offsets_and_metadata(store, cases_dir):
     assert r.status == "ready" and r.chunk_count > 0, r.message
     d = store.get_document(r.document_id)
     assert d.name == "c14_long_paragraph_needle.md" and d.status == "ready" and d.chunk_count == r.chunk_count
-    assert d.embed_model == "sentence-transformers/all-MiniLM-L6-v2" and d.embed_dim == 384
+    assert d.embed_model == ENCODERS[DEFAULT_ENCODER].name and d.embed_dim == 384  # the stamp names the encoder
     assert d.pipeline_version and d.extractor_version and d.created_at and d.media_type.startswith("text/")
     canonical = store.canonical_text(d.id)
     for c in store.document_chunks(d.id):
