@@ -10,4 +10,4 @@ code point into its ``canonical`` text.
 """
 
 #: Bumped whenever the canonical text of the same bytes could change.
-EXTRACTOR_VERSION = "1"
+EXTRACTOR_VERSION = "2"
