@@ -4,7 +4,7 @@ JSON contracts (pinned by ``tests/test_cli_store.py``):
 
 * ``search --json`` -> ``{"query", "mode", "hits": [{"rank", "chunk_id", "document_id",
   "document_name", "page", "start", "end", "section", "content", "cosine_distance"}]}``, best first
-  (``page`` 1-based or null; ``start``/``end`` code points into the canonical text;
+  (``page`` 1-based or null: the page holding the chunk's sentence that best matches the query; ``start``/``end`` code points into the canonical text;
   ``section`` a list of heading titles).
 * ``status --json`` -> ``{"store", "embed_model", "embed_dim", "chunks", "documents": [{"id", "name",
   "label", "media_type", "size_bytes", "status", "reason", "chunk_count", "pages", "embed_model",
@@ -27,7 +27,7 @@ from typing import Any
 
 import click
 
-from rag.answer.cite import locator_label
+from rag.answer.cite import evidence_pages, locator_label
 from rag.answer.gate import apply_gate
 from rag.cli.doctor import machine_summary
 from rag.errors import StoreError
@@ -142,18 +142,19 @@ def search_cmd(store_dir: str | None, k: int, mode: str, as_json: bool, query: s
     store = _open(store_dir, must_exist=True)
     hits = store.search(query, k=k, mode=mode)
     rows = store.chunks([h.chunk_id for h in hits])
+    pages = evidence_pages(rows, query, store)  # issue 13: the page holding the sentence that matches
     out = [{"rank": h.rank, "chunk_id": h.chunk_id, "document_id": r.document_id, "document_name": r.document_name,
-            "page": r.page, "start": r.start, "end": r.end, "section": list(r.section), "content": r.content,
-            "cosine_distance": round(h.cosine_distance, 6)} for h, r in zip(hits, rows)]
+            "page": p, "start": r.start, "end": r.end, "section": list(r.section), "content": r.content,
+            "cosine_distance": round(h.cosine_distance, 6)} for h, r, p in zip(hits, rows, pages)]
     if as_json:
         click.echo(json.dumps({"query": query, "mode": mode, "hits": out}, ensure_ascii=False, indent=2))
         return
     if not out:
         click.echo("no hits")
 
-    for h, r in zip(hits, rows):
+    for h, r, p in zip(hits, rows, pages):
         snippet = " ".join(r.content.split())[:100]
-        click.echo(f"{h.rank:>3}  d={h.cosine_distance:.3f}  {locator_label(r)}\n     {snippet}")
+        click.echo(f"{h.rank:>3}  d={h.cosine_distance:.3f}  {locator_label(r, p)}\n     {snippet}")
 
 
 @click.command()
