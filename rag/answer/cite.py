@@ -44,10 +44,10 @@ class ChunkLike(Protocol):
 
 
 def _pages(row: ChunkLike, page: int | None = None) -> str:
-    page = row.page if page is None else page
     if row.page_end is not None and row.page_end != row.page:
-        return f"p. {page} (pp. {row.page}-{row.page_end})"
-    return f"p. {page}"
+        span = f"pp. {row.page}-{row.page_end}"
+        return span if page is None else f"p. {page} ({span})"
+    return f"p. {row.page if page is None else page}"
 
 
 def locator(row: ChunkLike, page: int | None = None) -> str:

@@ -140,7 +140,9 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True) -> PageRe
     if upright:
         before = main
         main, added = form_lines(page, main, page_h, n_blocks)
-        dropped = [ln.text for ln in before if ln not in main]
+        if len(main) != len(before):
+            kept = {id(ln) for ln in main}
+            dropped = [ln.text for ln in before if id(ln) not in kept]
         added += annotation_lines(page, main + added, page_h, n_blocks + len(added) + 100)
     tables = 0
     if find_tables and upright and main:

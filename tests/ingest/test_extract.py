@@ -46,9 +46,20 @@ def test_corpus_encrypted_pdf_refused(corpus_dir):
         extract_path(corpus_dir / "pdfs" / "05-encrypted-doclaynet-p3.pdf")
 
 
-def test_invalid_utf8_names_byte_offset():
-    with pytest.raises(ExtractionError, match=r"notes\.md: not valid UTF-8 text \(byte offset 6\)"):
-        extract_bytes(b"hello \xff\xfe world", "notes.md")
+def test_legacy_encodings_decoded_with_a_warning_naming_them():
+    doc = extract_bytes("Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e and na\u00efve r\u00e9sum\u00e9".encode("cp1252"), "menu.txt")
+    assert doc.canonical == "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e and na\u00efve r\u00e9sum\u00e9"
+    assert doc.encoding == "cp1252" and any("decoded as cp1252" in w for w in doc.warnings)
+    ru = "Привет, как дела? Это тестовый файл для проверки кодировки."
+    assert extract_bytes(ru.encode("cp1251"), "ru.txt").canonical == ru
+    for codec in ("utf-16-le", "utf-16-be"):  # no BOM: told by the NUL bytes' places
+        doc = extract_bytes("Gr\u00fc\u00dfe aus M\u00fcnchen, the backup".encode(codec), "g.txt")
+        assert doc.canonical.startswith("Gr\u00fc\u00dfe") and codec.upper() in doc.warnings[0]
+
+
+def test_utf8_with_bom_has_no_warning():
+    doc = extract_bytes("\ufeffplain notes".encode(), "n.txt")
+    assert doc.canonical == "plain notes" and doc.warnings == ()
 
 
 def test_binary_file_refused_as_unsupported():
