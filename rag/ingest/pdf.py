@@ -394,6 +394,19 @@ def _pages_list(nums: list[int]) -> str:
     return ", ".join(map(str, nums))
 
 
+_OCR_WARNING = re.compile(r"^page\(s\) ([\d, ]+) read by OCR")
+
+
+def pages_read_by_ocr(warnings) -> tuple[int, ...]:
+    """The 1-based pages a stored document's warnings say were read by OCR (the store keeps the
+    warnings, so the Documents page and ``status`` can show them without a column of their own)."""
+    for w in warnings:
+        m = _OCR_WARNING.match(w)
+        if m:
+            return tuple(int(x) for x in m.group(1).split(",") if x.strip())
+    return ()
+
+
 def _warn(reads: list[PageRead], cov, warnings: list[str]) -> None:
     from rag.ingest.ocr import ENGINE
 
