@@ -20,8 +20,9 @@ The document (:func:`extract_pdf`):
   font-size rule (a 1-2 line paragraph, <= 120 chars, no final period, at least 1 pt above the body
   size or bold and numbered); form and annotation text is never a heading;
 * the title: the metadata title when its words are on page 1 and it is not a placeholder ("untitled",
-  "none", a file name), else the largest-font line(s) of page 1, else the first heading, else the file
-  name;
+  "none", a file name), else a one-entry outline's title, else the largest-font line(s) of page 1 (at
+  least 1 pt above the body size), else the first level-1 heading of the first two pages with text,
+  else the file name;
 * the audit (:mod:`rag.ingest.audit`): the share of PyMuPDF's own words of each page kept in the
   canonical text; pages under 99 % are named in a warning.
 
@@ -549,10 +550,17 @@ def _title(doc, reads: list[PageRead], headings: tuple[Heading, ...], name: str,
     if (len(meta) >= 4 and not _JUNK_TITLE.search(meta) and meta_words
             and sum(w in first_words for w in meta_words) >= 0.75 * len(meta_words)):
         return meta
+    try:
+        toc = doc.get_toc(simple=True)
+    except Exception:  # noqa: BLE001
+        toc = []
+    if len(toc) == 1 and len(_norm_title(toc[0][1])) >= 4:  # a one-entry outline names the document
+        return _norm_title(toc[0][1])
     big = _largest_lines(reads[0].lines, body) if reads else ""
     if len(big) >= 4:
         return big[:200]
-    first_end = next((sp.end for sp in spans if sp.end > sp.start), 0)
+    text_pages = [sp for sp in spans if sp.end > sp.start][:2]
+    first_end = text_pages[-1].end if text_pages else 0
     first = [h for h in headings if h.level == 1 and h.start < first_end]
     if first:
         return first[0].title

@@ -2,7 +2,7 @@
 
 Lines sorted by height read a table's multi-line cell before the single-line cells of its row, and a
 bold column could be pulled to the front; a chunk boundary could fall inside a row. Here a page whose
-vector drawings hold a grid (:func:`has_grid`: 3+ horizontal and 2+ vertical rules, cheap to test) is
+vector drawings hold a grid (:func:`grid_box`: crossing horizontal and vertical rules, cheap to test) is
 given to PyMuPDF's ``find_tables`` (line strategy, without its layout model: ``use_layout=False``, which
 costs about 1.7 s a page against 90 ms); each table found becomes ONE Markdown block
 
@@ -27,35 +27,47 @@ _THIN = 2.0
 _MIN_RULE = 15.0
 
 
-def has_grid(page) -> bool:
-    """Whether the page's drawings hold enough horizontal and vertical rules to make a ruled table."""
+def grid_box(page) -> tuple[float, float, float, float] | None:
+    """The bounding box (points) of the rules that could make a ruled table, or ``None`` when the page's
+    drawings hold no grid: 3+ horizontal and 2+ vertical rules (drawn lines or thin rectangles, 15 pt
+    or longer) where each vertical crosses 2+ horizontals, or 4+ cell boxes in 2+ rows and 2+ columns.
+    Figure frames, fraction bars and underlines alone are no grid. Cheap (``get_cdrawings``), so every
+    page is tested and only grid pages pay for ``find_tables`` (clipped to this box)."""
     try:
         drawings = page.get_cdrawings()
     except Exception:  # noqa: BLE001
-        return False
-    horiz = vert = 0
+        return None
+    horiz, vert, boxes = [], [], []
     for d in drawings:
         for item in d.get("items", ()):
-            kind = item[0]
-            if kind == "l":
+            if item[0] == "l":
                 (x0, y0), (x1, y1) = item[1], item[2]
-                w, h = abs(x1 - x0), abs(y1 - y0)
-            elif kind == "re":
-                r = item[1]
-                w, h = abs(r[2] - r[0]), abs(r[3] - r[1])
-                if w >= _MIN_RULE and h >= _MIN_RULE:  # a cell drawn as a box: both kinds of rule
-                    horiz += 2
-                    vert += 2
-                    continue
+            elif item[0] == "re":
+                x0, y0, x1, y1 = item[1]
             else:
                 continue
+            x0, x1 = sorted((x0, x1))
+            y0, y1 = sorted((y0, y1))
+            w, h = x1 - x0, y1 - y0
             if h <= _THIN and w >= _MIN_RULE:
-                horiz += 1
+                horiz.append((x0, y0, x1, y1))
             elif w <= _THIN and h >= _MIN_RULE:
-                vert += 1
-        if horiz >= 3 and vert >= 2:
-            return True
-    return False
+                vert.append((x0, y0, x1, y1))
+            elif item[0] == "re" and w >= _MIN_RULE and h >= 6:
+                boxes.append((x0, y0, x1, y1))
+    crossing = [v for v in vert if sum(h[0] - 2 <= v[0] <= h[2] + 2 and v[1] - 2 <= h[1] <= v[3] + 2
+                                       for h in horiz) >= 2]
+    rules = horiz + crossing if len(horiz) >= 3 and len(crossing) >= 2 else []
+    if not rules and len(boxes) >= 4 and len({round(b[0]) for b in boxes}) >= 2 and len({round(b[1]) for b in boxes}) >= 2:
+        rules = boxes
+    if not rules:
+        return None
+    return (min(r[0] for r in rules), min(r[1] for r in rules), max(r[2] for r in rules), max(r[3] for r in rules))
+
+
+def has_grid(page) -> bool:
+    """Whether :func:`grid_box` finds a grid on ``page``."""
+    return grid_box(page) is not None
 
 
 def _cell_lines(cell, lines: list[Line], used: set[int]) -> list[Line]:
@@ -124,10 +136,12 @@ def table_markdown(rows: list[list[str]]) -> str:
 def table_lines(page, lines: list[Line], page_h: float, block_base: int) -> tuple[list[Line], list[Line]]:
     """``(kept, tables)``: the page's lines without those now inside a table, and one ``kind="table"``
     line per table holding its Markdown (module doc). Coordinates are the page's (upright pages only)."""
-    if not lines or not has_grid(page):
+    box = grid_box(page) if lines else None
+    if box is None:
         return lines, []
     try:
-        found = page.find_tables(use_layout=False).tables
+        clip = (box[0] - 2, box[1] - 2, box[2] + 2, box[3] + 2)
+        found = page.find_tables(clip=clip, use_layout=False).tables
     except Exception:  # noqa: BLE001 - table detection is an improvement, never a reason to fail
         return lines, []
     used: set[int] = set()
