@@ -7,7 +7,8 @@ Prints the date, machine and load, then
   unreadable, blank pages, pages read by OCR and the OCR time, tables found, hyphen joins made, the
   reading order used per page, and the speed in pages/s without OCR (best of ``--repeat``);
 * every hyphen join made (``--joins``), so a wrong one can be seen;
-* the ``pdf-dev`` needles: found verbatim (whitespace collapsed) in one strategy-E chunk, and the page
+* the ``pdf-dev`` needles: found verbatim (whitespace collapsed) in one strategy-E chunk (or, for a
+  needle made of table rows, once the Markdown table's pipes are read as spaces), and the page
   that chunk's citation opens for the needle's question (:func:`rag.answer.cite.evidence_page`) against
   the needle's page;
 * the Markdown corpus: extraction + chunking speed, chunk counts and the header share (design: 21.2 %).
@@ -111,6 +112,12 @@ def _collapse(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def _plain(text: str) -> str:
+    """``text`` with Markdown table markup read as spaces (rule lines and cell pipes), collapsed."""
+    text = re.sub(r"(?m)^\|(?:-{3}\|)+$", " ", text)
+    return _collapse(text.replace("|", " "))
+
+
 def needle_pages(questions: list[dict], docs: dict[str, object]) -> list[dict]:
     """For each ``pdf-dev`` question: the strategy-E chunk holding its needle and the page its citation
     opens for ``query_doc`` (evidence page over the document's page map)."""
@@ -118,11 +125,12 @@ def needle_pages(questions: list[dict], docs: dict[str, object]) -> list[dict]:
     out = []
     for q in questions:
         doc, needle = docs.get(q["doc"]), _collapse(q["needle"])
-        row = {"id": q["id"], "doc": q["doc"], "page": q["page"], "found": False, "cited_page": None,
-               "chunk_pages": None}
+        row = {"id": q["id"], "doc": q["doc"], "page": q["page"], "found": False, "in_table": False,
+               "cited_page": None, "chunk_pages": None}
         for c in chunks.get(q["doc"], ()):
-            if needle in _collapse(c.content):
-                row.update(found=True, chunk_pages=(c.page, c.page_end),
+            verbatim = needle in _collapse(c.content)
+            if verbatim or needle in _plain(c.content):
+                row.update(found=verbatim, in_table=not verbatim, chunk_pages=(c.page, c.page_end),
                            cited_page=evidence_page(c, q["query_doc"], page_at=doc.page_at))
                 break
         out.append(row)
@@ -185,8 +193,10 @@ def bench_extract_cmd(corpus: Path, repeat: int, show_joins: bool, json_path: Pa
         questions = [json.loads(x) for x in qpath.read_text(encoding="utf-8").splitlines() if x.strip()]
         needles = needle_pages(questions, docs)
         found = sum(n["found"] for n in needles)
+        table = sum(n["in_table"] for n in needles)
         right = sum(n["cited_page"] == n["page"] for n in needles)
-        click.echo(f"\npdf-dev needles: {found}/{len(needles)} verbatim in a chunk; citation on the needle's page "
+        click.echo(f"\npdf-dev needles: {found}/{len(needles)} verbatim in a chunk, {table} more inside a Markdown "
+                   f"table (verbatim once the cell pipes read as spaces); citation on the needle's page "
                    f"{right}/{len(needles)}")
         for n in needles:
             if not n["found"] or n["cited_page"] != n["page"]:

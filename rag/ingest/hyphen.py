@@ -67,15 +67,15 @@ class Lexicon:
         if not frag_m or not cont_m:
             return False
         frag, cont = frag_m.group(1), cont_m.group(0)
-        if left[:frag_m.start()].endswith(_HYPHENS):
-            return False  # ``state-of-the-`` / ``art``: the split falls inside a hyphenated compound
         rest = right[cont_m.end():cont_m.end() + 1]
         if rest and (rest.isdigit() or rest == "_"):
             return False  # ``for-`` + ``splncs04.bst``: the next token is no word
         joined = (frag + cont).lower()
         decision = None
         if joined in self.words:
-            decision = True
+            decision = True  # ``CC-Va-`` / ``riante``: ``Variante`` is a word of the document
+        elif left[:frag_m.start()].endswith(_HYPHENS):
+            decision = False  # ``state-of-the-`` / ``art``: the split falls inside a hyphenated compound
         elif f"{frag}-{cont}".lower() in self.compounds:
             decision = False
         elif len(frag) > 1 and len(cont) > 1 and frag.lower() in self.words and cont.lower() in self.words:

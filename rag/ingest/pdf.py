@@ -50,6 +50,7 @@ from rag.ingest.quality import classify_page
 from rag.types import MEDIA_PDF, Document, Heading, PageSpan
 
 _HEADER_ZONE = 0.12
+_NUMBERED_PREFIX = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+")
 _NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+\S")
 _JUNK_TITLE = re.compile(r"^(untitled|none|null|unknown|title|document\d*|microsoft word\b.*|slide \d+)$|"
                          r"\.(docx?|pdf|tex|dvi|pptx?|odt|indd|qxd)$", re.I)
@@ -228,8 +229,10 @@ def body_size(pages: list[list[Line]]) -> float:
 
 def heading_size(para: list[Line], text: str, body: float) -> float | None:
     """The font size if paragraph ``para`` (joined ``text``) looks like a heading, else None."""
-    if len(para) > 2 or len(text) > 120 or len(text) < 2 or text.endswith((".", ",", ";", ":")):
+    if len(para) > 2 or len(text) > 120 or len(text) < 2 or text.endswith((".", ",", ";", ":", "-", "\u2010")):
         return None
+    if re.search(r"[.!?] \S", _NUMBERED_PREFIX.sub("", text)):
+        return None  # a sentence ends inside: body text in a large font (a call-out), not a heading
     if any(ln.kind != "text" or ln.sideways for ln in para):
         return None
     if not text[0].isalnum() or "@" in text or "://" in text:
@@ -273,10 +276,13 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float) -> list[Pa
             continue
         size = heading_size(para, text, body)
         prev = out[-1] if out else None
-        if (prev is not None and size is None and prev.size is None and kind == prev.kind == "text"
+        if (prev is not None and size == prev.size and kind == prev.kind == "text"
                 and text[:1].islower() and not prev.text.endswith((".", "!", "?", ":", ";"))):
+            # a paragraph cut by a column break, or a call-out / heading set one line per block
             prev.text = join_lines([prev.text, text], lexicon)
             prev.lines += len(para)
+            if prev.size is not None and (prev.lines > 2 or len(prev.text) > 120):
+                prev.size = None  # too long for a heading: body text, so it stays in the chunks
         else:
             out.append(Para(text, size, len(para), kind))
     return out
