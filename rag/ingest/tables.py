@@ -2,7 +2,7 @@
 
 Lines sorted by height read a table's multi-line cell before the single-line cells of its row, and a
 bold column could be pulled to the front; a chunk boundary could fall inside a row. Here a page whose
-vector drawings hold a grid (:func:`grid_box`: crossing horizontal and vertical rules, cheap to test) is
+vector drawings hold a grid (:func:`grid_boxes`: crossing horizontal and vertical rules, cheap to test) is
 given to PyMuPDF's ``find_tables`` (line strategy, without its layout model: ``use_layout=False``, which
 costs about 1.7 s a page against 90 ms); each table found becomes ONE Markdown block
 
@@ -27,16 +27,16 @@ _THIN = 2.0
 _MIN_RULE = 15.0
 
 
-def grid_box(page) -> tuple[float, float, float, float] | None:
-    """The bounding box (points) of the rules that could make a ruled table, or ``None`` when the page's
-    drawings hold no grid: 3+ horizontal and 2+ vertical rules (drawn lines or thin rectangles, 15 pt
-    or longer) where each vertical crosses 2+ horizontals, or 4+ cell boxes in 2+ rows and 2+ columns.
-    Figure frames, fraction bars and underlines alone are no grid. Cheap (``get_cdrawings``), so every
-    page is tested and only grid pages pay for ``find_tables`` (clipped to this box)."""
+def grid_boxes(page) -> list[tuple[float, float, float, float]]:
+    """Bounding boxes (points) of the groups of touching rules that could make a ruled table: 3+
+    horizontal and 2+ vertical rules (drawn lines or thin rectangles, 15 pt or longer) where each
+    vertical crosses 2+ horizontals, or 4+ cell boxes in 2+ rows and 2+ columns. Figure frames,
+    fraction bars, page rules and underlines alone are no grid. Cheap (``get_cdrawings``), so every
+    page is tested and only grids pay for ``find_tables`` (clipped to each box)."""
     try:
         drawings = page.get_cdrawings()
     except Exception:  # noqa: BLE001
-        return None
+        return []
     horiz, vert, boxes = [], [], []
     for d in drawings:
         for item in d.get("items", ()):
@@ -55,19 +55,57 @@ def grid_box(page) -> tuple[float, float, float, float] | None:
                 vert.append((x0, y0, x1, y1))
             elif item[0] == "re" and w >= _MIN_RULE and h >= 6:
                 boxes.append((x0, y0, x1, y1))
-    crossing = [v for v in vert if sum(h[0] - 2 <= v[0] <= h[2] + 2 and v[1] - 2 <= h[1] <= v[3] + 2
-                                       for h in horiz) >= 2]
-    rules = horiz + crossing if len(horiz) >= 3 and len(crossing) >= 2 else []
-    if not rules and len(boxes) >= 4 and len({round(b[0]) for b in boxes}) >= 2 and len({round(b[1]) for b in boxes}) >= 2:
-        rules = boxes
-    if not rules:
-        return None
-    return (min(r[0] for r in rules), min(r[1] for r in rules), max(r[2] for r in rules), max(r[3] for r in rules))
+    boxes_out = []
+    for group in _groups(horiz + vert + boxes):
+        gh = [r for r in group if r in horiz]
+        gv = [r for r in group if r in vert]
+        gb = [r for r in group if r in boxes]
+        crossing = [v for v in gv if sum(h[0] - 2 <= v[0] <= h[2] + 2 and v[1] - 2 <= h[1] <= v[3] + 2
+                                         for h in gh) >= 2]
+        ok = len(gh) >= 3 and len(crossing) >= 2
+        ok = ok or (len(gb) >= 4 and len({round(x[0]) for x in gb}) >= 2 and len({round(x[1]) for x in gb}) >= 2)
+        if ok:
+            boxes_out.append((min(r[0] for r in group), min(r[1] for r in group),
+                              max(r[2] for r in group), max(r[3] for r in group)))
+    return boxes_out
+
+
+def _groups(rules: list[tuple], limit: int = 600) -> list[list[tuple]]:
+    """Rules that touch one another (boxes 2 pt apart or less), transitively: one group per figure or
+    table. Over ``limit`` rules (a chart's grid lines) the page is one group."""
+    if len(rules) > limit:
+        return [rules]
+    parent = list(range(len(rules)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(rules):
+        for j in range(i + 1, len(rules)):
+            b = rules[j]
+            if a[0] - 2 <= b[2] and b[0] - 2 <= a[2] and a[1] - 2 <= b[3] and b[1] - 2 <= a[3]:
+                parent[find(i)] = find(j)
+    out: dict[int, list[tuple]] = {}
+    for i, r in enumerate(rules):
+        out.setdefault(find(i), []).append(r)
+    return list(out.values())
+
+
+def _text_grid(box, lines: list[Line]) -> bool:
+    """Whether 4+ text lines lie inside ``box`` on 2+ rows and in 2+ columns (a plot's frame holds
+    almost no text; a table's grid is full of it)."""
+    x0, y0, x1, y1 = box
+    inside = [ln for ln in lines if x0 <= (ln.x0 + ln.x1) / 2 <= x1 and y0 <= (ln.y0 + ln.y1) / 2 <= y1]
+    return (len(inside) >= 4 and len({round(ln.y0 / 4) for ln in inside}) >= 2
+            and len({round(ln.x0 / 8) for ln in inside}) >= 2)
 
 
 def has_grid(page) -> bool:
-    """Whether :func:`grid_box` finds a grid on ``page``."""
-    return grid_box(page) is not None
+    """Whether :func:`grid_boxes` finds a grid on ``page``."""
+    return bool(grid_boxes(page))
 
 
 def _cell_lines(cell, lines: list[Line], used: set[int]) -> list[Line]:
@@ -136,14 +174,15 @@ def table_markdown(rows: list[list[str]]) -> str:
 def table_lines(page, lines: list[Line], page_h: float, block_base: int) -> tuple[list[Line], list[Line]]:
     """``(kept, tables)``: the page's lines without those now inside a table, and one ``kind="table"``
     line per table holding its Markdown (module doc). Coordinates are the page's (upright pages only)."""
-    box = grid_box(page) if lines else None
-    if box is None:
-        return lines, []
-    try:
-        clip = (box[0] - 2, box[1] - 2, box[2] + 2, box[3] + 2)
-        found = page.find_tables(clip=clip, use_layout=False).tables
-    except Exception:  # noqa: BLE001 - table detection is an improvement, never a reason to fail
-        return lines, []
+    found = []
+    for box in grid_boxes(page) if lines else ():
+        if not _text_grid(box, lines):
+            continue  # a figure's frame and grid lines: no table text inside
+        try:
+            clip = (box[0] - 2, box[1] - 2, box[2] + 2, box[3] + 2)
+            found += page.find_tables(clip=clip, use_layout=False).tables
+        except Exception:  # noqa: BLE001 - table detection is an improvement, never a reason to fail
+            continue
     used: set[int] = set()
     out: list[Line] = []
     for i, t in enumerate(found):
