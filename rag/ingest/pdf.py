@@ -276,12 +276,13 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float) -> list[Pa
             continue
         size = heading_size(para, text, body)
         prev = out[-1] if out else None
-        if (prev is not None and size == prev.size and kind == prev.kind == "text"
-                and text[:1].islower() and not prev.text.endswith((".", "!", "?", ":", ";"))):
+        if (prev is not None and kind == prev.kind == "text" and text[:1].islower()
+                and (size == prev.size or prev.text.endswith(("-", "\u2010")))
+                and not prev.text.endswith((".", "!", "?", ":", ";"))):
             # a paragraph cut by a column break, or a call-out / heading set one line per block
             prev.text = join_lines([prev.text, text], lexicon)
             prev.lines += len(para)
-            if prev.size is not None and (prev.lines > 2 or len(prev.text) > 120):
+            if prev.size != size or (prev.size is not None and (prev.lines > 2 or len(prev.text) > 120)):
                 prev.size = None  # too long for a heading: body text, so it stays in the chunks
         else:
             out.append(Para(text, size, len(para), kind))
