@@ -450,7 +450,7 @@ def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progres
     if not canonical.strip():
         if doc.is_repaired:
             raise ExtractionError(name, "damaged PDF: nothing extractable after repair")
-        if any(r.kind == "scanned" for r in reads):
+        if any(r.kind == "scanned" and r.ocr_ms for r in reads):
             raise ExtractionError(name, "no text layer (scanned?) and OCR read nothing")
         raise ExtractionError(name, "no text layer (scanned?)")
     texts = [canonical[s.start:s.end] for s in built.spans]
