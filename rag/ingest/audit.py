@@ -3,7 +3,9 @@
 For every PDF page the reference is what PyMuPDF itself extracts with plain ``page.get_text()``; the audit
 counts how many of its words survive in the stored canonical text of that page.
 
-Words: ``\\w+`` runs of the NFKC, case-folded text (so ligatures, case and punctuation do not count).
+Words: runs of letters and digits of the NFKC, case-folded text (so ligatures, case and punctuation do
+not count; nor do the ``_`` placeholders plain ``get_text`` writes for glyphs with no Unicode mapping,
+such as icons).
 A reference word is *found* when the page's canonical words still hold one (a multiset: each canonical
 word is used once), or when it and the next reference word joined are a canonical word (a line-end
 hyphen removed: ``cli-`` + ``mate``), also across a page break into the neighbouring pages. Words the
@@ -25,11 +27,11 @@ from dataclasses import dataclass
 #: A page whose coverage is under this share (0..1) is listed in a warning (issue 13).
 MIN_PAGE_COVERAGE = 0.99
 
-_WORD = re.compile(r"\w+")
+_WORD = re.compile(r"[^\W_]+")
 
 
 def words(text: str) -> list[str]:
-    """The audit's words of ``text``: ``\\w+`` runs of its NFKC, case-folded form, in order."""
+    """The audit's words of ``text``: runs of letters and digits of its NFKC, case-folded form, in order."""
     return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
