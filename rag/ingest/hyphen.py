@@ -5,9 +5,11 @@ A line ``... word-`` followed by a line starting with a letter is decided by :me
 
 1. the joined word (``cli`` + ``mate`` -> ``climate``) occurs elsewhere in the document: join;
 2. the hyphenated form (``state-of-the-art``, ``self-managed``) occurs elsewhere: keep the hyphen;
-3. both parts occur elsewhere as words of their own (``self`` and ``managed``): a compound, keep;
-4. the split part is prose (letters, not all capitals) and the continuation is lower-case letters:
-   join (the usual typographic split, ``Mög-`` / ``lichkeit``);
+3. both parts occur elsewhere as words of their own (``self`` and ``managed``), or the second part
+   does and both have 4+ letters (``paddle-`` / ``shaped``, ``thirteen-`` / ``segment``): a
+   compound, keep;
+4. the split part is prose (2+ letters, not all capitals) and the continuation is 2+ lower-case
+   letters: join (the usual typographic split, ``Mög-`` / ``lichkeit``, ``cli-`` / ``mate``);
 5. otherwise keep: ``state-of-the-`` / ``art`` (a part of a compound), ``HPC-related``, ``Open-Domain``, ``10-20``, ``n-tridecanal``, ``for-`` before
    ``splncs04.bst``.
 
@@ -80,7 +82,9 @@ class Lexicon:
             decision = False
         elif len(frag) > 1 and len(cont) > 1 and frag.lower() in self.words and cont.lower() in self.words:
             decision = False
-        elif len(frag) >= 2 and not frag.isupper() and cont.islower():
+        elif len(frag) >= 4 and len(cont) >= 4 and cont.lower() in self.words:
+            decision = False  # ``paddle-`` / ``shaped``: the second part is a word of its own, a compound
+        elif len(frag) >= 2 and len(cont) >= 2 and not frag.isupper() and cont.islower():
             decision = True
         if decision:
             self.joins.append((f"{frag}-{cont}", frag + cont))
