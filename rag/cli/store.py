@@ -11,7 +11,8 @@ JSON contracts (pinned by ``tests/test_cli_store.py``):
   "embed_dim", "pipeline_version", "extractor", "extractor_version", "warnings", "created_at",
   "updated_at"}]}``.
 * ``ingest --json`` -> one JSON object per line per file: ``{"path", "document_id", "name", "status",
-  "reason", "chunk_count", "elapsed_ms"}``.
+  "reason", "chunk_count", "elapsed_ms", "warnings"}`` (``warnings``: the extractor's, e.g. pages
+  under 99 % text coverage or read by OCR; issue 13).
 
 Exit status: ``ingest`` 1 if any file failed (the others are indexed anyway);
 domain errors print ``error: ...`` and exit 1.
@@ -96,7 +97,10 @@ def ingest_cmd(store_dir: str | None, paths: tuple[str, ...], retry_ids: tuple[s
         failed += r.status == "failed"
         line = json.dumps({"path": label, "document_id": r.document_id, "name": r.name, "status": r.status,
                            "reason": r.reason, "chunk_count": r.chunk_count,
-                           "elapsed_ms": round(r.elapsed_ms, 1)}, ensure_ascii=False) if as_json else r.message
+                           "elapsed_ms": round(r.elapsed_ms, 1), "warnings": list(r.warnings)},
+                          ensure_ascii=False) if as_json else r.message
+        if not as_json and r.warnings:  # coverage, OCR'd pages, encodings (issue 13)
+            line += "".join(f"\n           warning: {w}" for w in r.warnings)
         bar.write(line, file=sys.stdout)
         bar.update(1)
     bar.close()

@@ -126,3 +126,14 @@ def test_whole_corpus(tmp_path, embedder, corpus_dir):
     p = no_generation_payload(g, citations(g, s))
     assert p["refused"] and p["citations"] == []
     assert p["refusal"] == 'NO ANSWER: nothing under cosine distance 0.675 for "how do I renew my passport"'
+
+
+def test_ingest_and_status_json_carry_extraction_warnings(tmp_path, cases_dir):
+    """Issue 13: what the extractor warns about (here: a non-UTF-8 encoding) is in ``ingest --json`` and ``status``."""
+    d = tmp_path / "s"
+    code, out = _run("ingest", "--store", str(d), "--json", str(cases_dir / "c23_utf16le_bom.txt"))
+    assert code == 0
+    line = json.loads(out.strip().splitlines()[-1])
+    assert line["status"] == "ready" and any("UTF-16-LE" in w for w in line["warnings"])
+    doc = json.loads(_run("status", "--store", str(d), "--json")[1])["documents"][0]
+    assert any("UTF-16-LE" in w for w in doc["warnings"])
