@@ -133,6 +133,8 @@ def status_cmd(store_dir: str | None, as_json: bool) -> None:
         extra = f"  {d.reason}" if d.reason else ""
         pages = f" {d.pages}p" if d.pages else ""
         click.echo(f"{d.id[:12]}  {d.status:<8} {d.chunk_count:>5} chunks{pages}  {d.label}{extra}")
+        for w in d.warnings:  # text coverage, OCR'd pages, encodings (issue 13)
+            click.echo(f"{'':14}warning: {w}")
 
 
 @click.command()
