@@ -210,3 +210,44 @@ def test_ocr_progress_reaches_extraction_through_the_context(cases_dir):
     with ocr.reporting(lambda stage, done, total: seen.append((stage, done, total))):
         extract_bytes((cases_dir / "c07_scanned_only.pdf").read_bytes(), "scan.pdf")
     assert seen[-1] == ("ocr", 1, 1)
+
+
+# --------------------------------------------------------------------------- generated layouts
+
+
+def test_alternating_running_headers_dropped_and_audited():
+    def build(d):
+        for i in range(6):
+            p = d.new_page(width=400, height=500)
+            p.insert_text((40, 30), "Chapter One: The Harbour" if i % 2 == 0 else "A Book of Ships", fontsize=9)
+            p.insert_text((40, 200), f"Body text of page {i + 1} tells how the harbour master logs ship {i} arrivals.",
+                          fontsize=10)
+            p.insert_text((190, 480), str(i + 1), fontsize=9)
+
+    doc = extract_pdf(_pdf_bytes(build), "book.pdf")
+    assert "Chapter One" not in doc.canonical and "A Book of Ships" not in doc.canonical
+    assert doc.canonical.count("Body text of page") == 6
+    assert min(doc.page_coverage) == 1.0  # dropped on purpose, so the audit leaves them out
+
+
+def test_sideways_text_on_an_upright_page_is_kept():
+    def build(d):
+        p = d.new_page(width=400, height=500)
+        for k in range(5):
+            p.insert_text((40, 60 + 16 * k), f"Upright line {k} of the inspection report body.", fontsize=10)
+        p.insert_text((380, 400), "Sideways margin stamp reads upwards", fontsize=8, rotate=90)
+
+    doc = extract_pdf(_pdf_bytes(build), "stamp.pdf")
+    assert "Sideways margin stamp reads upwards" in doc.canonical
+    assert doc.page_coverage == (1.0,)
+
+
+def test_placeholder_metadata_title_is_never_the_title():
+    def build(d):
+        p = d.new_page(width=400, height=500)
+        p.insert_text((40, 60), "Boiler Room Procedures", fontsize=18)
+        for k in range(6):
+            p.insert_text((40, 100 + 14 * k), f"Step {k}: the valve is checked and the log is signed.", fontsize=10)
+        d.set_metadata({"title": "none"})
+
+    assert extract_pdf(_pdf_bytes(build), "boiler.pdf").title == "Boiler Room Procedures"
