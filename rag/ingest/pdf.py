@@ -360,8 +360,12 @@ def extract_pdf(data: bytes, name: str, *, progress: Progress | None = None, use
 
 
 def _needs_ocr(page) -> bool:
+    """Whether ``page`` will be read by OCR (for the progress total): only pages with images are
+    looked at, so counting costs nothing on born-digital text pages."""
     import pymupdf
 
+    if not page.get_images():
+        return False
     text = page.get_text(flags=pymupdf.TEXT_MEDIABOX_CLIP)
     return classify_page(page, text) in ("scanned", "sparse-image", "unreadable")
 
@@ -383,7 +387,7 @@ def _read_pages(doc, warnings: list[str], progress: Progress | None, use_ocr: bo
             warnings.append(f"page {i + 1}: unreadable ({e or type(e).__name__})")
             r = PageRead([], "", "blank")
         if r.ocr_ms and progress and todo:
-            done += 1
+            done = min(done + 1, len(todo))
             progress("ocr", done, len(todo))
         reads.append(r)
     return reads
