@@ -19,8 +19,9 @@ The document (:func:`extract_pdf`):
   line inside body text: a title matching a body line would have swallowed that paragraph), else the
   font-size rule (a 1-2 line paragraph, <= 120 chars, no final period, at least 1 pt above the body
   size or bold and numbered); form and annotation text is never a heading;
-* the title: the metadata title when its words are on page 1 and it is not a placeholder ("untitled",
-  "none", a file name), else a one-entry outline's title, else the largest-font line(s) of page 1 (at
+* the title: the metadata title when its words are on page 1, it is not a placeholder ("untitled",
+  "none", a file name) and, when page 1 has a title line (largest font, 1 pt above the body), it
+  shares most of the shorter one's words with that line (a series or file name does not), else a one-entry outline's title, else the largest-font line(s) of page 1 (at
   least 1 pt above the body size), else the first level-1 heading of the first two pages with text,
   else the file name;
 * the audit (:mod:`rag.ingest.audit`): the share of PyMuPDF's own words of each page kept in the
@@ -552,22 +553,30 @@ def _largest_lines(lines: list[Line], body: float) -> str:
     return " ".join(" ".join(out).split())
 
 
+def _shares_most(a: list[str], b: set[str]) -> bool:
+    """Whether word lists ``a`` and ``b`` share more than half of the shorter one's words."""
+    common = sum(w in b for w in set(a))
+    return common > 0.5 * min(len(set(a)), len(b))
+
+
 def _title(doc, reads: list[PageRead], headings: tuple[Heading, ...], name: str, spans: list[PageSpan],
            body: float) -> str:
     first_text = " ".join(ln.text for ln in reads[0].lines) if reads else ""
     first_words = set(audit_mod.words(first_text))
     meta = _norm_title((doc.metadata or {}).get("title") or "")
     meta_words = audit_mod.words(meta)
+    big = _largest_lines(reads[0].lines, body) if reads else ""
+    big_words = set(audit_mod.words(big))
     if (len(meta) >= 4 and not _JUNK_TITLE.search(meta) and meta_words
-            and sum(w in first_words for w in meta_words) >= 0.75 * len(meta_words)):
-        return meta
+            and sum(w in first_words for w in meta_words) >= 0.75 * len(meta_words)
+            and (len(big) < 4 or _shares_most(meta_words, big_words))):
+        return meta  # on page 1, and (when page 1 has a title line) saying what that line says
     try:
         toc = doc.get_toc(simple=True)
     except Exception:  # noqa: BLE001
         toc = []
     if len(toc) == 1 and len(_norm_title(toc[0][1])) >= 4:  # a one-entry outline names the document
         return _norm_title(toc[0][1])
-    big = _largest_lines(reads[0].lines, body) if reads else ""
     if len(big) >= 4:
         return big[:200]
     text_pages = [sp for sp in spans if sp.end > sp.start][:2]
