@@ -62,7 +62,7 @@ def _match(ref: list[str], have: Counter, spare: Sequence[Counter]) -> tuple[int
     for j, w in enumerate(ref):
         if unmatched[w] <= 0:
             continue
-        for k in (j - 1, j + 1):
+        for k in (j - 1, j + 1, j - 2, j + 2):  # +-2: a margin note between the halves (``cor-`` ``\\and`` ``rect``)
             if not 0 <= k < len(ref):
                 continue
             joined = ref[k] + w if k < j else w + ref[k]

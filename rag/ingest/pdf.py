@@ -262,9 +262,14 @@ class Para:
     end: int = 0
 
 
+def _hyphen_end(text: str) -> bool:
+    return text.endswith(("-", "\u2010")) and text[-2:-1].isalpha()
+
+
 def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float) -> list[Para]:
     """A page's paragraphs, NFC; a paragraph cut by a column break (no final punctuation, next one starts
-    lower-case, or ends in a hyphen the lexicon joins) is joined back."""
+    lower-case, or ends in a hyphen the lexicon joins) is joined back; a short paragraph (a margin note)
+    that falls between the two halves of a hyphenated word is moved before the joined paragraph."""
     out: list[Para] = []
     for para in paragraphs_of(lines):
         kind = para[0].kind
@@ -277,9 +282,20 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float) -> list[Pa
             continue
         size = heading_size(para, text, body)
         prev = out[-1] if out else None
+        aside = out[-2] if len(out) > 1 else None
+        if (aside is not None and aside.kind == kind == prev.kind == "text" and _hyphen_end(aside.text)
+                and prev.lines <= 2 and len(prev.text) <= 60 and text[:1].islower()
+                and lexicon.join(aside.text, text)):
+            # ``For for-`` | margin note ``splncs04.bst`` | ``matting``: the word goes on past the note
+            aside.text = aside.text[:-1] + text
+            aside.lines += len(para)
+            out[-2], out[-1] = out[-1], aside
+            continue
         if (prev is not None and kind == prev.kind == "text" and text[:1].islower()
                 and (size == prev.size or prev.text.endswith(("-", "\u2010")))
-                and not prev.text.endswith((".", "!", "?", ":", ";"))):
+                and not prev.text.endswith((".", "!", "?", ":", ";"))
+                and not (_hyphen_end(prev.text) and not lexicon.join(prev.text, text)
+                         and re.match(r"\S*\d", text))):
             # a paragraph cut by a column break, or a call-out / heading set one line per block
             prev.text = join_lines([prev.text, text], lexicon)
             prev.lines += len(para)

@@ -251,3 +251,9 @@ def test_placeholder_metadata_title_is_never_the_title():
         d.set_metadata({"title": "none"})
 
     assert extract_pdf(_pdf_bytes(build), "boiler.pdf").title == "Boiler Room Procedures"
+
+
+def test_margin_note_between_the_halves_of_a_word(corpus_dir):
+    doc = _dev(corpus_dir, "06-guide-llncs-latex-class.pdf")
+    assert "For formatting the bibliography according to Springer" in doc.canonical
+    assert "splncs04.bst" in doc.canonical and "forsplncs04" not in doc.canonical
