@@ -33,6 +33,7 @@ SPARSE_IMAGE_SHARE = 0.4
 _MIN_WORDS = 20
 _VOWELS = set("aeiouyàáâäãåæèéêëìíîïòóôöõøœùúûüýÿ")
 _WORD = re.compile(r"[^\W\d_]{2,}")
+_NON_LETTER = re.compile(r"[\W\d_]+")
 
 
 @functools.lru_cache(maxsize=1)
@@ -47,8 +48,8 @@ def _vocabulary() -> frozenset[str]:
 
 def vowel_share(text: str) -> float:
     """Share (0..1) of vowels among the letters of ``text`` (NFC, case-folded); 0.0 without letters."""
-    letters = [c for c in unicodedata.normalize("NFC", text).casefold() if c.isalpha()]
-    return sum(c in _VOWELS for c in letters) / len(letters) if letters else 0.0
+    letters = _NON_LETTER.sub("", unicodedata.normalize("NFC", text).casefold())
+    return sum(letters.count(v) for v in _VOWELS) / len(letters) if letters else 0.0
 
 
 def vocabulary_share(text: str) -> float:
