@@ -112,7 +112,15 @@ class Document:
     :class:`PageSpan` per physical page (PDF only, empty otherwise);
     ``headings`` in order of offset; ``warnings`` human-readable (e.g. pages
     with no text layer, a repaired file); ``image_only_pages`` the 1-based
-    physical pages with no text layer.
+    physical pages with no text layer (scanned; read by OCR or not).
+
+    Extraction report (issue 13; the store persists what matters of it through ``warnings``):
+    ``page_coverage`` per page the share (0..1) of PyMuPDF's own words kept in the canonical text
+    (:mod:`rag.ingest.audit`); ``ocr_pages`` pages read by OCR; ``flagged_pages`` pages whose text
+    layer is unreadable (wrong glyph mapping); ``blank_pages`` empty pages; ``tables`` tables kept as
+    Markdown rows; ``hyphen_joins`` every line-end hyphen removed (``"cli-mate -> climate"``);
+    ``metadata`` front-matter fields of a Markdown file (``(key, value)``); ``encoding`` the text
+    encoding a text file was decoded from; ``stats`` other named figures (OCR ms, reading orders used).
     """
 
     id: str
@@ -127,6 +135,15 @@ class Document:
     headings: tuple[Heading, ...] = ()
     warnings: tuple[str, ...] = ()
     image_only_pages: tuple[int, ...] = ()
+    page_coverage: tuple[float, ...] = ()
+    ocr_pages: tuple[int, ...] = ()
+    flagged_pages: tuple[int, ...] = ()
+    blank_pages: tuple[int, ...] = ()
+    tables: int = 0
+    hyphen_joins: tuple[str, ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
+    encoding: str = "utf-8"
+    stats: tuple[tuple[str, float], ...] = ()
 
     @property
     def page_count(self) -> int:

@@ -24,7 +24,7 @@ import streamlit.components.v1 as components
 from rag.answer.cite import citations, locator_label
 from rag.answer.gate import apply_gate, regate
 from rag.answer.pipeline import Answer, AnswerStream, search_and_gate
-from rag.answer.preview import best_page, highlight_html, render_pdf_page, scrolling_document
+from rag.answer.preview import highlight_html, render_pdf_page, scrolling_document
 from rag.errors import RagError
 from ui import services
 from ui.format import answer_markdown, blockquote, citation_url, distance_label, is_pdf, marker_link, md_escape
@@ -108,26 +108,10 @@ def _escaped(stream: AnswerStream) -> Iterator[str]:
         yield md_escape(piece)
 
 
-@st.cache_data(show_spinner=False, max_entries=512)
-def _cited_page(doc_id: str, chunk_id: int, page: int) -> int:
-    """The page a PDF citation opens at: where most of the chunk's words are when it spans a page break."""
-    store = services.store()
-    row = store.chunk(chunk_id)
-    if row.page_end is None or row.page_end == page:
-        return page
-    return best_page(store.original_path(doc_id), row.content, page, row.page_end)[0]
-
-
 def cited_pages(cites: list[Any]) -> dict[int, int]:
-    """``{n: page}`` for the PDF citations (1-based physical pages their links and previews use)."""
-    pages = {}
-    for c in cites:
-        if is_pdf(c):
-            try:
-                pages[c.index] = _cited_page(c.document_id, c.chunk_id, c.page)
-            except (RagError, OSError):  # deleted since the answer was given: keep the citation's own page
-                pages[c.index] = c.page
-    return pages
+    """``{n: page}`` for the PDF citations: the 1-based physical page holding the cited sentence, which
+    :func:`rag.answer.cite.citations` already put in ``page`` (issue 13)."""
+    return {c.index: c.page for c in cites if is_pdf(c)}
 
 
 def _publish(cites: list[Any]) -> None:

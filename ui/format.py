@@ -69,7 +69,7 @@ def citation_url(citation: Any, page: int | None = None) -> str:
     """Where ``[n]`` leads: the stored PDF at its 1-based page, or the in-app view of the cited range.
 
     ``page`` overrides ``citation.page`` for a chunk that runs over a page
-    break (:func:`rag.answer.preview.best_page` says where most of its words are).
+    break (:func:`rag.answer.cite.evidence_page` says where the cited sentence is).
     """
     if is_pdf(citation):
         return static_url(citation.document_id, page or citation.page)

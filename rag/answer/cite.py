@@ -8,14 +8,22 @@ PUBLIC API: :class:`Citation` (record), :func:`locator_label`, :func:`fragment`,
 
 The model only ever writes ``[n]``; the server maps each ``n`` to the document
 id, name, locator label, fragment and quote built here.
+
+Page locators (issue 13, item 3): a PDF citation's page is the page holding the cited sentence, not the
+page the chunk starts on. For a chunk that runs over a page break, :func:`evidence_span` picks the
+sentence(s) of the quote sharing most terms with the question, and :func:`evidence_page` finds the page
+holding them (:func:`rag.answer.preview.best_page` on the stored original, or the document's page map
+when it is at hand). The chunk keeps its range: the label reads ``p. 2 (pp. 1-2)``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any, Protocol
 
+from rag.ingest.chunk import units
+from rag.text import tokenize
 from rag.types import Citation
 
 
@@ -35,64 +43,132 @@ class ChunkLike(Protocol):
     page_end: int | None
 
 
-def _pages(row: ChunkLike) -> str:
+def _pages(row: ChunkLike, page: int | None = None) -> str:
     if row.page_end is not None and row.page_end != row.page:
-        return f"pp. {row.page}-{row.page_end}"
-    return f"p. {row.page}"
+        span = f"pp. {row.page}-{row.page_end}"
+        return span if page is None else f"p. {page} ({span})"
+    return f"p. {row.page if page is None else page}"
 
 
-def locator(row: ChunkLike) -> str:
-    """The place inside the document: ``p. 5`` for PDFs (1-based physical page), else the
-    section path ``Install > Linux``, else ``chars START-END`` (0-based code points)."""
+def locator(row: ChunkLike, page: int | None = None) -> str:
+    """The place inside the document: ``p. 5`` for PDFs (1-based physical page; ``page`` the evidence
+    page of a chunk over a page break, shown with the chunk's range), else the section path
+    ``Install > Linux``, else ``chars START-END`` (0-based code points)."""
     if row.page is not None:
-        return _pages(row)
+        return _pages(row, page)
     if row.section:
         return " > ".join(row.section)
     return f"chars {row.start}-{row.end}"
 
 
-def locator_label(row: ChunkLike) -> str:
-    """``paper.pdf, p. 5`` for PDFs, ``guide.md > Install > Linux`` for text (design stage 9)."""
+def locator_label(row: ChunkLike, page: int | None = None) -> str:
+    """``paper.pdf, p. 5`` for PDFs (``p. 2 (pp. 1-2)`` for a chunk over a page break whose evidence is on
+    page 2), ``guide.md > Install > Linux`` for text (design stage 9)."""
     name = row.document_label or row.document_name
     if row.page is not None:
-        return f"{name}, {_pages(row)}"
+        return f"{name}, {_pages(row, page)}"
     return " > ".join([name, *row.section])
 
 
-def fragment(row: ChunkLike) -> str:
-    """URL fragment: ``#page=N`` (1-based physical page, PDF Open Parameters) for PDFs,
-    ``#char=START,END`` (0-based code points into the canonical text) otherwise."""
+def fragment(row: ChunkLike, page: int | None = None) -> str:
+    """URL fragment: ``#page=N`` (1-based physical page, PDF Open Parameters; ``page`` the evidence page
+    when given) for PDFs, ``#char=START,END`` (0-based code points into the canonical text) otherwise."""
     if row.page is not None:
-        return f"#page={row.page}"
+        return f"#page={row.page if page is None else page}"
     return f"#char={row.start},{row.end}"
 
 
-def citations_from_rows(hits: Sequence[Any], rows: Sequence[ChunkLike]) -> list[Citation]:
+def evidence_span(quote: str, query: str) -> tuple[int, int]:
+    """``(start, end)`` character offsets into ``quote`` of its sentence sharing the most distinct terms
+    with ``query`` (:func:`rag.text.tokenize`; the earliest on a tie); the whole quote when no sentence
+    shares a term. Sentences are the chunker's units (:func:`rag.ingest.chunk.units`)."""
+    terms = set(tokenize(query))
+    best, best_n = (0, len(quote)), 0
+    for a, b in units(quote) if terms else ():
+        n = len(terms & set(tokenize(quote[a:b])))
+        if n > best_n:
+            best, best_n = (a, b), n
+    return best
+
+
+def evidence_page(row: ChunkLike, query: str, locate: Callable[[str, int, int], int] | None = None,
+                  page_at: Callable[[int], int | None] | None = None) -> int | None:
+    """The 1-based page holding the cited sentence of ``row`` for ``query`` (module doc).
+
+    ``row.page`` when the chunk sits on one page or is not a PDF's. Otherwise the sentence from
+    :func:`evidence_span` is placed with ``page_at`` (canonical offset -> page, e.g.
+    ``Document.page_at``; its middle character decides) when given, else with ``locate(text, first,
+    last)`` (e.g. :func:`rag.answer.preview.best_page` on the stored PDF), else ``row.page``.
+    """
+    if row.page is None or row.page_end is None or row.page_end == row.page:
+        return row.page
+    a, b = evidence_span(row.content, query)
+    if page_at is not None:
+        return page_at(row.start + (a + b) // 2) or row.page
+    if locate is not None:
+        return locate(row.content[a:b], row.page, row.page_end)
+    return row.page
+
+
+def citations_from_rows(hits: Sequence[Any], rows: Sequence[ChunkLike],
+                        pages: Sequence[int | None] | None = None) -> list[Citation]:
     """Number ``hits`` (``rag.types.Hit``, in order) 1..n with their chunk ``rows`` (same order).
 
-    The quote is the chunk's ``content`` (never the embedded ``text``).
+    The quote is the chunk's ``content`` (never the embedded ``text``). ``pages`` optionally gives each
+    row's evidence page (:func:`evidence_page`); default the chunk's first page.
     """
     if len(hits) != len(rows):
         raise ValueError(f"{len(hits)} hits for {len(rows)} chunk rows")
+    pages = list(pages) if pages is not None else [r.page for r in rows]
     return [
         Citation(index=i, document_id=r.document_id, document_name=r.document_name,
-                 locator_label=locator_label(r), fragment=fragment(r), quote=r.content,
-                 cosine_distance=float(h.cosine_distance), fused_rank=int(h.fused_rank), page=r.page,
+                 locator_label=locator_label(r, p), fragment=fragment(r, p), quote=r.content,
+                 cosine_distance=float(h.cosine_distance), fused_rank=int(h.fused_rank), page=p,
                  start=r.start, end=r.end, media_type=r.media_type, chunk_id=int(r.chunk_id),
                  section=tuple(r.section), document_label=r.document_label or r.document_name)
-        for i, (h, r) in enumerate(zip(hits, rows), start=1)
+        for i, (h, r, p) in enumerate(zip(hits, rows, pages), start=1)
     ]
+
+
+def stored_pdf_locator(store: Any) -> Callable[[ChunkLike], Callable[[str, int, int], int] | None]:
+    """For a row, a ``locate(text, first, last) -> page`` over the store's original PDF
+    (:func:`rag.answer.preview.best_page`), or ``None`` when the store kept no file for it."""
+
+    def for_row(row: ChunkLike):
+        try:
+            path = store.original_path(row.document_id)
+        except Exception:  # noqa: BLE001 - no original kept: the chunk's own page
+            return None
+        if not path.is_file():
+            return None
+        from rag.answer.preview import best_page
+
+        return lambda text, first, last: best_page(path, text, first, last)[0]
+
+    return for_row
+
+
+def evidence_pages(rows: Sequence[ChunkLike], query: str, store: Any = None) -> list[int | None]:
+    """:func:`evidence_page` of each row, located in the store's original PDFs (when ``store`` is given)."""
+    locate_for = stored_pdf_locator(store) if store is not None else (lambda row: None)
+    out = []
+    for r in rows:
+        crosses = r.page is not None and r.page_end is not None and r.page_end != r.page
+        out.append(evidence_page(r, query, locate_for(r)) if crosses else r.page)
+    return out
 
 
 def citations(gate_result: Any, store: Any) -> list[Citation]:
     """Numbered citations for the sources the gate kept (``rag.answer.gate.GateResult``), via ``store.chunks(ids)``.
 
-    A refused gate result gives ``[]``.
+    Each PDF citation opens at its evidence page for the gate's query (:func:`evidence_page`). A refused
+    gate result gives ``[]``.
     """
     hits = list(gate_result.sources)
     if not hits:
         return []
-    return citations_from_rows(hits, store.chunks([h.chunk_id for h in hits]))
+    rows = store.chunks([h.chunk_id for h in hits])
+    return citations_from_rows(hits, rows, evidence_pages(rows, gate_result.query, store))
 
 
 def prompt_heading(c: Citation) -> str:

@@ -103,13 +103,31 @@ def locate_quote(page: pymupdf.Page, quote: str) -> tuple[list[pymupdf.Rect], fl
 
     First ``page.search_for(quote)``; when that finds nothing, the quote's
     pieces are aligned to the page's words on a normalised character stream
-    (see the module docstring). Returns one rectangle per text line touched,
+    (see the module docstring); on a page with no text layer, to the words OCR reads there. Returns one rectangle per text line touched,
     and the share (0..1) of the quote's normalised characters found.
     """
     literal = page.search_for(quote) if len(quote) < 2000 else []
     if literal:
         return list(literal), 1.0
-    words = page.get_text("words")
+    rects, share = _align(page.get_text("words"), quote)
+    if share == 0.0 and page.get_images():
+        rects, share = _align(ocr_words(page), quote)  # a scanned page: the words OCR read (issue 13)
+    return rects, share
+
+
+def ocr_words(page: pymupdf.Page) -> list[tuple]:
+    """The page's words as read by OCR (:mod:`rag.ingest.ocr`), in ``get_text("words")``'s tuple shape
+    ``(x0, y0, x1, y1, text, block, line, word_no)``; ``[]`` when the engine is not installed."""
+    from rag.ingest.ocr import available, ocr_page
+
+    if not available():
+        return []
+    res = ocr_page(page)
+    return [(w.x0, w.y0, w.x1, w.y1, w.text, 0, w.line, i) for i, w in enumerate(res.words)]
+
+
+def _align(words: list[tuple], quote: str) -> tuple[list[pymupdf.Rect], float]:
+    """Align ``quote``'s normalised pieces to ``words`` (module doc): line rectangles and coverage share."""
     stream, owner = _word_stream(words)
     pieces = _quote_pieces(quote)
     total = sum(len(p) for p in pieces)

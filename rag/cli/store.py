@@ -4,14 +4,15 @@ JSON contracts (pinned by ``tests/test_cli_store.py``):
 
 * ``search --json`` -> ``{"query", "mode", "hits": [{"rank", "chunk_id", "document_id",
   "document_name", "page", "start", "end", "section", "content", "cosine_distance"}]}``, best first
-  (``page`` 1-based or null; ``start``/``end`` code points into the canonical text;
+  (``page`` 1-based or null: the page holding the chunk's sentence that best matches the query; ``start``/``end`` code points into the canonical text;
   ``section`` a list of heading titles).
 * ``status --json`` -> ``{"store", "embed_model", "embed_dim", "chunks", "documents": [{"id", "name",
   "label", "media_type", "size_bytes", "status", "reason", "chunk_count", "pages", "embed_model",
   "embed_dim", "pipeline_version", "extractor", "extractor_version", "warnings", "created_at",
   "updated_at"}]}``.
 * ``ingest --json`` -> one JSON object per line per file: ``{"path", "document_id", "name", "status",
-  "reason", "chunk_count", "elapsed_ms"}``.
+  "reason", "chunk_count", "elapsed_ms", "warnings"}`` (``warnings``: the extractor's, e.g. pages
+  under 99 % text coverage or read by OCR; issue 13).
 
 Exit status: ``ingest`` 1 if any file failed (the others are indexed anyway);
 domain errors print ``error: ...`` and exit 1.
@@ -28,7 +29,7 @@ from typing import Any
 
 import click
 
-from rag.answer.cite import locator_label
+from rag.answer.cite import evidence_pages, locator_label
 from rag.errors import StoreError
 from rag.index.store import Store
 from rag.settings import get_settings
@@ -98,7 +99,10 @@ def ingest_cmd(store_dir: str | None, paths: tuple[str, ...], retry_ids: tuple[s
             chunks += r.chunk_count if r.status == "ready" else 0
             line = json.dumps({"path": label, "document_id": r.document_id, "name": r.name, "status": r.status,
                                "reason": r.reason, "chunk_count": r.chunk_count,
-                               "elapsed_ms": round(r.elapsed_ms, 1)}, ensure_ascii=False) if as_json else r.message
+                               "elapsed_ms": round(r.elapsed_ms, 1), "warnings": list(r.warnings)},
+                              ensure_ascii=False) if as_json else r.message
+            if not as_json and r.warnings:  # coverage, OCR'd pages, encodings (issue 13)
+                line += "".join(f"\n           warning: {w}" for w in r.warnings)
             bar.write(line, file=sys.stdout)
             bar.update(size)
         bar.set_postfix_str("updating the indexes", refresh=True)
@@ -146,6 +150,8 @@ def status_cmd(store_dir: str | None, as_json: bool) -> None:
         extra = f"  {d.reason}" if d.reason else ""
         pages = f" {d.pages}p" if d.pages else ""
         click.echo(f"{d.id[:12]}  {d.status:<8} {d.chunk_count:>5} chunks{pages}  {d.label}{extra}")
+        for w in d.warnings:  # text coverage, OCR'd pages, encodings (issue 13)
+            click.echo(f"{'':14}warning: {w}")
 
 
 @click.command()
@@ -160,18 +166,19 @@ def search_cmd(store_dir: str | None, k: int, mode: str, as_json: bool, query: s
     store = _open(store_dir, must_exist=True)
     hits = store.search(query, k=k, mode=mode)
     rows = store.chunks([h.chunk_id for h in hits])
+    pages = evidence_pages(rows, query, store)  # issue 13: the page holding the sentence that matches
     out = [{"rank": h.rank, "chunk_id": h.chunk_id, "document_id": r.document_id, "document_name": r.document_name,
-            "page": r.page, "start": r.start, "end": r.end, "section": list(r.section), "content": r.content,
-            "cosine_distance": round(h.cosine_distance, 6)} for h, r in zip(hits, rows)]
+            "page": p, "start": r.start, "end": r.end, "section": list(r.section), "content": r.content,
+            "cosine_distance": round(h.cosine_distance, 6)} for h, r, p in zip(hits, rows, pages)]
     if as_json:
         click.echo(json.dumps({"query": query, "mode": mode, "hits": out}, ensure_ascii=False, indent=2))
         return
     if not out:
         click.echo("no hits")
 
-    for h, r in zip(hits, rows):
+    for h, r, p in zip(hits, rows, pages):
         snippet = " ".join(r.content.split())[:100]
-        click.echo(f"{h.rank:>3}  d={h.cosine_distance:.3f}  {locator_label(r)}\n     {snippet}")
+        click.echo(f"{h.rank:>3}  d={h.cosine_distance:.3f}  {locator_label(r, p)}\n     {snippet}")
 
 
 @click.command()

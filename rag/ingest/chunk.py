@@ -27,6 +27,12 @@ in any chunk's content: they are in the header of every chunk below them.
 *Header*: ``[Doc title > Section > Subsection]\\n``, prepended to ``text``
 (what is embedded), never to ``content`` (what is quoted).
 
+*Tables* (issue 13, item 5; case c34): a Markdown table (lines starting with ``|``, PDF tables
+included: the PDF reader writes them as Markdown rows) is cut only between rows, and every chunk of
+a table that does not hold the table's header row carries it in ``text``, after the section header
+(:func:`table_header`), so a row cut off from its header can still be read and found by its column
+names. ``content`` stays the chunk's own rows.
+
 *Token-aware* (boundary strategies C-F): all-MiniLM-L6-v2 reads 256
 word-pieces and silently drops the rest, so no chunk's ``text`` (header
 included) may exceed ``window_tokens``; a chunk that does is re-split with a
@@ -186,6 +192,45 @@ def split_span(text: str, start: int, end: int, budget: int) -> list[Span]:
     return pack(units, budget)
 
 
+# --------------------------------------------------------------------------- tables
+
+_ROW = re.compile(r"^[ \t]*\|")
+_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
+
+
+def table_header(text: str, start: int) -> tuple[str, int] | None:
+    """The header of the Markdown table holding offset ``start`` of ``text``: ``(header_lines, end)``
+    where ``header_lines`` is the header row and its ``|---|`` rule (``\\n``-terminated) and ``end`` the
+    offset just after them (cells trimmed, the rule shortened: padding would eat the chunk's
+    word-pieces); ``None`` when ``start`` is not on a table row or the table has no rule line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not _ROW.match(text[line_start:line_start + 200]):
+        return None
+    top = line_start
+    while top > 0:
+        prev = text.rfind("\n", 0, top - 1) + 1
+        if not _ROW.match(text[prev:top]):
+            break
+        top = prev
+    first_end = text.find("\n", top)
+    if first_end == -1:
+        return None
+    rule_end = text.find("\n", first_end + 1)
+    rule_end = len(text) if rule_end == -1 else rule_end
+    if not _RULE.match(text[first_end + 1:rule_end]):
+        return None
+    cells = [c.strip() for c in text[top:first_end].strip().strip("|").split("|")]
+    return "| " + " | ".join(cells) + " |\n|" + "---|" * len(cells) + "\n", rule_end
+
+
+def _with_table_header(text: str, start: int, header: str) -> str:
+    """``header`` plus the header of the table ``start`` sits in, when the chunk begins after it."""
+    th = table_header(text, start)
+    if th is None or start < th[1] or th[0] in header:
+        return header
+    return header + th[0]
+
+
 # --------------------------------------------------------------------------- sections
 
 
@@ -307,9 +352,14 @@ def _boundaries(doc, strategy: ChunkStrategy, budget: int, overlap: int, window:
     for sec in secs:
         header = header_for(doc.title, sec.path) if use_header else ""
         for s, e in split_span(text, sec.start, sec.end, budget):
-            items.append((s, e, header))
+            items.append((s, e, _with_table_header(text, s, header) if use_header else header))
             path_of[s] = sec.path
     fitted = _fit_window(text, items, budget, window, count)
+    if use_header:  # a piece re-split off a chunk that began with the table's header row needs it too
+        again = [(s, e, _with_table_header(text, s, h)) for s, e, h, _ in fitted]
+        if any(h != x[2] for (_, _, h, _), x in zip(fitted, again)):
+            flags = {s: f for s, _, _, f in fitted}
+            fitted = [(s, e, h, f or flags.get(s, True)) for s, e, h, f in _fit_window(text, again, budget, window, count)]
     paths = sorted(path_of.items())
     starts = [p[0] for p in paths]
     out = [(s, e, paths[bisect.bisect_right(starts, s) - 1][1], flag, h) for s, e, h, flag in fitted]

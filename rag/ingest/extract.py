@@ -5,8 +5,9 @@ One entry point, :func:`extract_bytes` (bytes + the user's file name ->
 type is sniffed from the bytes, never trusted from the name:
 
 * ``%PDF-`` in the first KiB -> PDF, extracted by :mod:`rag.ingest.pdf` (PyMuPDF);
-* bytes that decode as strict UTF-8 -> ``text/markdown`` when the name ends
-  ``.md``/``.markdown`` or the text has ``#`` headings, else ``text/plain``;
+* text (a BOM, strict UTF-8, or an encoding ``charset-normalizer`` finds; :mod:`rag.ingest.textfile`)
+  -> ``text/markdown`` when the name ends ``.md``/``.markdown`` or the text has ``#`` headings, else
+  ``text/plain``;
 * anything else is refused with a reason.
 
 Text is normalised ONCE, before any offset is taken: BOM stripped, ``\\r\\n``
@@ -25,7 +26,7 @@ import re
 import unicodedata
 
 from rag.errors import ExtractionError
-from rag.ingest import EXTRACTOR_VERSION
+from rag.ingest import EXTRACTOR_VERSION, textfile
 from rag.ingest.pdf import extract_pdf
 from rag.types import MEDIA_MARKDOWN, MEDIA_PDF, MEDIA_TEXT, Document, Heading, PageSpan  # noqa: F401  (re-exported)
 
@@ -99,17 +100,31 @@ def _stem(name: str) -> str:
 def extract_text(data: bytes, name: str) -> Document:
     """Markdown / plain text bytes -> :class:`Document` (design stage 1, text branch).
 
-    Raises ``ExtractionError`` for invalid UTF-8 and for empty or blank-looking files.
+    Decoding, front matter and comments follow :mod:`rag.ingest.textfile`: a BOM names the encoding,
+    other non-UTF-8 text is decoded by ``charset-normalizer`` with a warning naming the encoding; in
+    Markdown, YAML/TOML front matter becomes ``metadata`` (its ``title`` the title) and HTML comments
+    are dropped, both before any offset is taken. Raises ``ExtractionError`` for bytes that are not
+    text and for empty or blank-looking files.
     """
-    canonical = normalise_text(decode_utf8(data, name))
+    try:
+        decoded = textfile.decode(data)
+    except ValueError as e:
+        raise ExtractionError(name, str(e)) from e
+    canonical = normalise_text(decoded.text)
+    warnings = [decoded.warning] if decoded.warning else []
+    is_md = name.lower().endswith((".md", ".markdown")) or bool(markdown_headings(canonical))
+    meta: dict = {}
+    if is_md:
+        meta, canonical, problem = textfile.split_front_matter(canonical)
+        if problem:
+            warnings.append(problem)
+        canonical = textfile.strip_html_comments(canonical)
     if is_blank(canonical):
         raise ExtractionError(name, "empty or blank-looking file (only whitespace or invisible characters)")
-    headings = markdown_headings(canonical)
-    is_md = name.lower().endswith((".md", ".markdown")) or bool(headings)
-    if not is_md:
-        headings = ()
+    headings = markdown_headings(canonical) if is_md else ()
     level1 = [h.title for h in headings if h.level == 1]
-    title = level1[0] if level1 else (headings[0].title if headings else _stem(name))
+    fm_title = " ".join(str(meta.get("title") or "").split())
+    title = fm_title or (level1[0] if level1 else (headings[0].title if headings else _stem(name)))
     return Document(
         id=hashlib.sha256(data).hexdigest(),
         name=name,
@@ -120,6 +135,9 @@ def extract_text(data: bytes, name: str) -> Document:
         extractor="text",
         extractor_version=EXTRACTOR_VERSION,
         headings=headings,
+        warnings=tuple(warnings),
+        metadata=textfile.metadata_pairs(meta),
+        encoding=decoded.encoding,
     )
 
 
@@ -166,13 +184,13 @@ def extract_bytes(data: bytes, name: str) -> Document:
         return extract_pdf(data, name)
     if name.lower().endswith(".pdf"):
         raise ExtractionError(name, f"not a PDF although named .pdf (the bytes look like {_describe_bytes(data)})")
-    if b"\x00" in data[:8192]:
+    if b"\x00" in data[:8192] and textfile.bom_encoding(data) is None and textfile.decode_probe(data) is None:
         raise ExtractionError(name, f"unsupported file type ({_describe_bytes(data)}); expected PDF, Markdown or text")
     try:
         return extract_text(data, name)
     except ExtractionError as e:
         kind = _describe_bytes(data)
-        if e.reason.startswith("not valid UTF-8") and kind not in ("text", "binary data"):
+        if e.reason.startswith(("not valid UTF-8", "binary data")) and kind not in ("text", "binary data"):
             raise ExtractionError(name, f"unsupported file type ({kind}); expected PDF, Markdown or text") from e
         raise
 

@@ -86,3 +86,12 @@ def test_citation_json_and_no_generation_payload():
 
 def test_citations_from_a_refused_gate_is_empty():
     assert citations(apply_gate("q", [], 0.675, 4), store=None) == []
+
+
+def test_evidence_span_picks_the_sentence_sharing_most_question_terms():
+    from rag.answer.cite import evidence_span
+
+    quote = "The lifts are inspected often. The east stairwell door opens with access code 7316. Staff book rooms."
+    a, b = evidence_span(quote, "What is the access code for the east stairwell door?")
+    assert quote[a:b] == "The east stairwell door opens with access code 7316."
+    assert evidence_span(quote, "zebra crossing") == (0, len(quote))  # nothing shared: the whole quote

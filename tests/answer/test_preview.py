@@ -159,3 +159,12 @@ def test_focused_render_is_cropped_around_the_quote(dpr):
     a, b = pymupdf.Pixmap(full.png), pymupdf.Pixmap(focused.png)
     assert b.width == a.width and b.height < a.height / 3
     assert focused.highlights == full.highlights == 5
+
+
+def test_quote_on_a_scanned_page_is_highlighted_from_ocr_words(cases_dir):
+    from rag.ingest.ocr import available
+
+    if not available():
+        pytest.skip("OCR engine not installed")
+    pv = render_pdf_page(cases_dir / "c07_scanned_mixed.pdf", 2, "Page 2 is only a picture: due date 14 March.")
+    assert pv.highlights == 1 and pv.coverage > 0.9
