@@ -27,7 +27,7 @@ from typing import Any
 
 import click
 
-from rag.answer.cite import locator_label
+from rag.answer.cite import fragment, locator_label, row_locator
 from rag.answer.gate import apply_gate
 from rag.cli.doctor import machine_summary
 from rag.errors import StoreError
@@ -144,7 +144,9 @@ def search_cmd(store_dir: str | None, k: int, mode: str, as_json: bool, query: s
     rows = store.chunks([h.chunk_id for h in hits])
     out = [{"rank": h.rank, "chunk_id": h.chunk_id, "document_id": r.document_id, "document_name": r.document_name,
             "page": r.page, "start": r.start, "end": r.end, "section": list(r.section), "content": r.content,
-            "cosine_distance": round(h.cosine_distance, 6)} for h, r in zip(hits, rows)]
+            "cosine_distance": round(h.cosine_distance, 6), "media_type": r.media_type,
+            "locator_label": locator_label(r), "fragment": fragment(r), "locator": row_locator(r).to_json()}
+           for h, r in zip(hits, rows)]
     if as_json:
         click.echo(json.dumps({"query": query, "mode": mode, "hits": out}, ensure_ascii=False, indent=2))
         return

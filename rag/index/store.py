@@ -64,7 +64,7 @@ from rag.index.rerank import load_reranker
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
 from rag.settings import PIPELINE_VERSION, get_settings
-from rag.types import Hit
+from rag.types import Hit, Locator
 
 Progress = Callable[[str, int, int], None]
 
@@ -83,9 +83,13 @@ CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY AUTOINCREMENT, doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     idx INTEGER NOT NULL, text TEXT NOT NULL, content TEXT NOT NULL, section TEXT NOT NULL,
     start INTEGER NOT NULL, "end" INTEGER NOT NULL, page INTEGER, page_end INTEGER,
-    token_split INTEGER NOT NULL DEFAULT 0, vector BLOB NOT NULL);
+    token_split INTEGER NOT NULL DEFAULT 0, vector BLOB NOT NULL, locator TEXT);
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
 """
+
+#: Columns added after a store was created: ``(table, column, SQL type)``, added on open when missing.
+#: (issue 17: ``chunks.locator``, the chunk's :class:`rag.types.Locator` as JSON, NULL for older chunks.)
+_ADDED_COLUMNS = (("chunks", "locator", "TEXT"),)
 
 
 def _now() -> str:
@@ -143,7 +147,9 @@ class ChunkRow:
 
     ``text`` is what was embedded; ``content`` what gets quoted
     (``canonical[start:end] == content``, 0-based code points); ``page`` /
-    ``page_end`` 1-based physical pages or ``None`` for text documents.
+    ``page_end`` 1-based physical pages or ``None`` for text documents;
+    ``locator`` the chunk's :class:`rag.types.Locator` (issue 17's formats;
+    ``None`` for PDF, text and chunks stored before issue 17).
     """
 
     chunk_id: int
@@ -160,6 +166,7 @@ class ChunkRow:
     page: int | None
     page_end: int | None
     token_split: bool = False
+    locator: Locator | None = None
 
 
 @dataclass(frozen=True)
@@ -237,6 +244,10 @@ class Store:
             self._db.execute("PRAGMA busy_timeout=60000")
             with self._write(tx=False):
                 self._db.executescript(_SCHEMA)
+                for table, column, kind in _ADDED_COLUMNS:
+                    have = {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
+                    if column not in have:
+                        self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
             with self._write():
                 self._stamp_model()
         except sqlite3.Error as e:
@@ -542,9 +553,10 @@ class Store:
             for c, v in zip(chunks, vecs):
                 cur = self._db.execute(
                     'INSERT INTO chunks(doc_id, idx, text, content, section, start, "end", page, page_end, '
-                    "token_split, vector) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    "token_split, vector, locator) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                     (doc_id, c.index, c.text, c.content, json.dumps(list(c.section), ensure_ascii=False), c.start,
-                     c.end, c.page, c.page_end, int(c.token_split), v.tobytes()))
+                     c.end, c.page, c.page_end, int(c.token_split), v.tobytes(),
+                     json.dumps(c.locator.to_json(), ensure_ascii=False) if c.locator else None))
                 ids.append(cur.lastrowid)
             n = self._db.execute("SELECT COUNT(*) FROM chunks WHERE doc_id=?", (doc_id,)).fetchone()[0]
             self._db.execute(
@@ -668,13 +680,14 @@ class Store:
             for i in range(0, len(ids), 500):
                 part = ids[i:i + 500]
                 q = ('SELECT c.id, c.doc_id, d.name, d.media_type, c.idx, c.text, c.content, c.section, c.start, '
-                     'c."end", c.page, c.page_end, c.token_split FROM chunks c JOIN documents d ON d.id = c.doc_id '
-                     f"WHERE c.id IN ({','.join('?' * len(part))})")
+                     'c."end", c.page, c.page_end, c.token_split, c.locator FROM chunks c JOIN documents d '
+                     f"ON d.id = c.doc_id WHERE c.id IN ({','.join('?' * len(part))})")
                 for r in self._db.execute(q, part):
                     got[r[0]] = ChunkRow(chunk_id=r[0], document_id=r[1], document_name=r[2],
                                          document_label=labels.get(r[1], r[2]), media_type=r[3] or "", index=r[4],
                                          text=r[5], content=r[6], section=tuple(json.loads(r[7])), start=r[8],
-                                         end=r[9], page=r[10], page_end=r[11], token_split=bool(r[12]))
+                                         end=r[9], page=r[10], page_end=r[11], token_split=bool(r[12]),
+                                         locator=Locator.from_json(json.loads(r[13])) if r[13] else None)
         missing = [i for i in ids if i not in got]
         if missing:
             raise StoreError(f"unknown chunk id(s): {missing[:5]} (deleted meanwhile?)")

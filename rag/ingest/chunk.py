@@ -201,6 +201,50 @@ def split_span(text: str, start: int, end: int, budget: int) -> list[Span]:
     return pack(units, budget)
 
 
+# --------------------------------------------------------------------------- tables
+
+_TABLE_HEAD = re.compile(r"(?m)^[ \t]*\|[^\n]*\n[ \t]*\|[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+#: Longest table header (characters) repeated in a chunk's embedded text; longer ones are shortened.
+MAX_TABLE_HEADER_CHARS = 200
+
+
+def _compact_header(block: str) -> str:
+    """A table's header row + separator for embedding: padding spaces and dashes squeezed, shortened past
+    :data:`MAX_TABLE_HEADER_CHARS` (a padded Markdown header can be hundreds of characters of blanks)."""
+    row, _, sep = block.strip("\n").partition("\n")
+    row = " ".join(row.split())
+    if len(row) > MAX_TABLE_HEADER_CHARS:
+        row = row[: MAX_TABLE_HEADER_CHARS - 1].rstrip() + "\u2026"
+    sep = re.sub(r"-{3,}", "---", " ".join(sep.split()))
+    if len(sep) > MAX_TABLE_HEADER_CHARS:
+        sep = sep[:MAX_TABLE_HEADER_CHARS]
+    return f"{row}\n{sep}\n"
+
+
+def table_headers(text: str) -> list[tuple[int, int, str]]:
+    """Markdown tables of ``text`` as ``(body_start, block_end, header)``: the rows after the ``| --- |``
+    line run from ``body_start`` to ``block_end`` (the next blank line), ``header`` is the header row and
+    the separator line (:func:`_compact_header`), each followed by a newline."""
+    out = []
+    for m in _TABLE_HEAD.finditer(text):
+        blank = _BLANK_LINE.search(text, m.end())
+        out.append((m.end(), blank.start() if blank else len(text), _compact_header(m.group(0))))
+    return out
+
+
+def table_header(tables: list[tuple[int, int, str]], start: int) -> str:
+    """The header (row + separator) of the table whose rows hold offset ``start``, else ``""``."""
+    import bisect
+
+    i = bisect.bisect_right([t[0] for t in tables], start) - 1
+    if i >= 0 and tables[i][0] <= start < tables[i][1]:
+        return tables[i][2]
+    return ""
+
+
 # --------------------------------------------------------------------------- sections
 
 
@@ -260,28 +304,32 @@ def _batch_counter(count_tokens: Callable[[str], int] | None) -> Callable[[list[
 
 
 def _fit_window(text: str, items: list[tuple[int, int, str]], budget: int, window: int,
-                count: Callable[[list[str]], list[int]]) -> list[tuple[int, int, str, bool]]:
+                count: Callable[[list[str]], list[int]],
+                extra: Callable[[int], str] | None = None) -> list[tuple[int, int, str, bool]]:
     """Re-split every ``(start, end, header)`` whose ``header + content`` exceeds ``window`` word-pieces.
 
-    Returns ``(start, end, header, token_split)`` in order. One tokenizer call per round for all
-    sections together; a chunk of n characters has at most n + 2 word-pieces, so short ones are
-    never tokenized.
+    ``extra(start)`` adds to the header of the chunk starting at ``start`` (a table's header row),
+    recomputed for every piece a re-split makes. Returns ``(start, end, header, token_split)`` in order.
+    One tokenizer call per round for all sections together; a chunk of n characters has at most n + 2
+    word-pieces, so short ones are never tokenized.
     """
+    extra = extra or (lambda _start: "")
     result: list[tuple[int, int, str, bool]] = []
     todo = [(s, e, h, False, budget) for s, e, h in items]
     head_n: dict[str, int] = {}
     while todo:
-        long_ix = [i for i, (s, e, h, _, _) in enumerate(todo) if len(h) + (e - s) + 2 > window]
-        counts = dict(zip(long_ix, count([todo[i][2] + text[todo[i][0]:todo[i][1]] for i in long_ix])))
+        heads = [h + extra(s) for s, _, h, _, _ in todo]
+        long_ix = [i for i, (s, e, _, _, _) in enumerate(todo) if len(heads[i]) + (e - s) + 2 > window]
+        counts = dict(zip(long_ix, count([heads[i] + text[todo[i][0]:todo[i][1]] for i in long_ix])))
         nxt = []
         for i, (s, e, h, flagged, b) in enumerate(todo):
             n = counts.get(i, 0)
             if n <= window or e - s <= 1:
-                result.append((s, e, h, flagged))
+                result.append((s, e, heads[i], flagged))
                 continue
-            if h not in head_n:
-                head_n[h] = count([h])[0] if h else 2
-            room = max(window - head_n[h], 8)
+            if heads[i] not in head_n:
+                head_n[heads[i]] = count([heads[i]])[0] if heads[i] else 2
+            room = max(window - head_n[heads[i]], 8)
             new_b = max(1, min(b - 1, int((e - s) * room / n * 0.9)))
             nxt.extend((x, z, h, True, new_b) for x, z in split_span(text, s, e, new_b))
         todo = nxt
@@ -321,12 +369,13 @@ def _boundaries(doc, strategy: str, budget: int, overlap: int, window: int,
     if not any(text[s.start:s.end].strip() for s in secs) and text.strip():
         secs = [Section((), 0, len(text))]  # a document made of headings only: keep its words
     items, path_of = [], {}
+    tables = table_headers(text) if use_header else []
     for sec in secs:
         header = header_for(doc.title, sec.path) if use_header else ""
         for s, e in split_span(text, sec.start, sec.end, budget):
             items.append((s, e, header))
             path_of[s] = sec.path
-    fitted = _fit_window(text, items, budget, window, count)
+    fitted = _fit_window(text, items, budget, window, count, lambda start: table_header(tables, start))
     paths = sorted(path_of.items())
     starts = [p[0] for p in paths]
     import bisect
@@ -380,5 +429,6 @@ def chunk_document(doc, strategy: str = "E", *, budget_chars: int = 512, overlap
         chunks.append(Chunk(
             doc_id=doc.id, index=i, text=header + content, content=content, section=path,
             start=s, end=e, page=doc.page_at(s), page_end=doc.page_at(e - 1), token_split=flag,
+            locator=doc.locator_at(s, e) if doc.parts else None,
         ))
     return chunks

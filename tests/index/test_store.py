@@ -252,3 +252,36 @@ def test_two_processes_ingesting_at_once_do_not_corrupt(store):
         assert s2.chunk(hits[0].chunk_id).document_name == f"{n}.md"
     # the process that loaded before the others wrote still sees the final state
     assert len(store.documents()) == 6 and len(store.search("sentence about up", k=200)) == s2.chunk_count
+
+
+def _tiny_pptx() -> bytes:
+    import io
+
+    import pptx
+
+    deck = pptx.Presentation()
+    for title, body in (("Yard rules", "Helmets are worn on the yard at all times."),
+                        ("Speed", "The speed limit on the yard is 15 km/h.")):
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = title
+        slide.placeholders[1].text_frame.text = body
+    buf = io.BytesIO()
+    deck.save(buf)
+    return buf.getvalue()
+
+
+def test_chunk_locator_is_stored_and_an_older_store_gains_the_column(tmp_path, embedder):
+    """Issue 17: each chunk's Locator round-trips through SQLite; a store made before it opens and is migrated."""
+    import sqlite3
+
+    path = tmp_path / "store"
+    Store(path, settings=get_settings(store=path), embedder=embedder).close()
+    with sqlite3.connect(path / "store.sqlite3") as db:  # as an older store: no locator column
+        db.execute("ALTER TABLE chunks DROP COLUMN locator")
+    with Store(path, settings=get_settings(store=path), embedder=embedder) as s:
+        r = s.ingest_bytes(_tiny_pptx(), "rules.pptx")
+        assert r.status == "ready", r.message
+        rows = s.document_chunks(r.document_id)
+        assert [(c.locator.kind, c.locator.first) for c in rows] == [("slide", 1), ("slide", 2)]
+        assert rows[1].locator.scope == "Speed" and rows[1].page is None
+        assert s.canonical_text(r.document_id)[rows[1].start:rows[1].end] == rows[1].content
