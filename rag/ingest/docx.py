@@ -40,9 +40,13 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _NO_TITLE = {"", "none", "untitled", "document", "title", "microsoft word"}
 
 
-def _style_level(paragraph) -> int | None:
+def _style_id(paragraph) -> str | None:
+    ppr = paragraph._p.pPr
+    return ppr.pStyle.val if ppr is not None and ppr.pStyle is not None else None
+
+
+def _style_level(paragraph, style) -> int | None:
     """Heading level of a paragraph from its style chain (``Heading N``, ``Title`` = 1) or outline level."""
-    style = paragraph.style
     seen = 0
     while style is not None and seen < 10:
         name = (style.name or "").strip()
@@ -63,18 +67,18 @@ def _style_level(paragraph) -> int | None:
     return None
 
 
-def _is_title(paragraph) -> bool:
-    return (paragraph.style.name or "").strip().lower() == "title" if paragraph.style is not None else False
+def _is_title(style) -> bool:
+    return (style.name or "").strip().lower() == "title" if style is not None else False
 
 
-def _list_kind(paragraph, numbering) -> tuple[str, object] | None:
+def _list_kind(paragraph, style, numbering) -> tuple[str, object] | None:
     """``("bullet" | "number", list identity)`` for a list item (list style or ``w:numPr``), else ``None``.
 
     Items of one list share the identity (Word's numbering id, or the style name), so a new list restarts at 1.
     """
     ppr = paragraph._p.pPr
     numpr = ppr.find(f"{_W}numPr") if ppr is not None else None
-    style = (paragraph.style.name or "").lower() if paragraph.style is not None else ""
+    style = (style.name or "").lower() if style is not None else ""
     if numpr is None:
         if style.startswith("list number"):
             return "number", style
@@ -144,6 +148,14 @@ class _Writer:
         self.list_counter = 0
         self.list_id: object = None
         self.title_style: str | None = None
+        self.styles: dict[str | None, object] = {}
+
+    def style(self, p):
+        """The paragraph's style, looked up once per style id (python-docx scans every style on each lookup)."""
+        sid = _style_id(p)
+        if sid not in self.styles:
+            self.styles[sid] = p.style
+        return self.styles[sid]
 
     def unit(self) -> Unit:
         self.number += 1
@@ -158,15 +170,16 @@ class _Writer:
         text = clean_inline(p.text)
         if not text:
             return
-        level = _style_level(p)
+        style = self.style(p)
+        level = _style_level(p, style)
         if level is not None and len(text) <= 300:
             self.flush_list()
             if self.b.heading(level, text):
                 self.scope, self.number = clean_inline(text, keep_newlines=False), 0
-                if self.title_style is None and _is_title(p):
+                if self.title_style is None and _is_title(style):
                     self.title_style = text
             return
-        item = _list_kind(p, self.numbering)
+        item = _list_kind(p, style, self.numbering)
         if item is None:
             self.flush_list()
             self.b.block(text, self.unit())
