@@ -1,34 +1,52 @@
 # The README's two commands:  make run  |  make test
 # Both set everything up first (idempotent: a second run takes seconds).
+# For development: make test-fast (no real models, no browser), make lint (ruff).
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.requirements.stamp
+DEV    := $(VENV)/.dev-requirements.stamp
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test setup models models-1.5b browser doctor clean-venv
+.PHONY: run test test-fast lint setup dev models models-1.5b browser doctor clean-venv
 
 run: setup
 	$(VENV)/bin/streamlit run app.py --server.headless true --server.port 8501
 
-test: setup browser
+# Everything: real models, the shared corpus, the real browser (what CI and the README run).
+test: setup dev browser
 	$(PY) -m pytest
 
+# The inner loop: no real model, no browser (fakes for the embedder and the generator).
+test-fast: setup dev
+	$(PY) -m pytest -m "not slow and not browser"
+
+lint: dev
+	$(VENV)/bin/ruff check .
+
 setup: $(STAMP) models
+
+dev: $(DEV)
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
 # torch first, from the CPU wheel on local disk: otherwise a multi-GB CUDA build comes in.
 # llama-cpp-python compiles from source the first time (about 5 minutes); pip caches the wheel.
-$(STAMP): requirements.txt $(VENV)/bin/python
+$(STAMP): requirements.txt pyproject.toml $(VENV)/bin/python
 	$(PIP) install --quiet "torch==2.13.0"
 	$(PIP) install --quiet -r requirements.txt
+	$(PIP) install --quiet --no-deps --no-build-isolation --config-settings editable_mode=compat -e .
 	touch $(STAMP)
+
+# Test and lint tools, apart from what the app needs.
+$(DEV): requirements-dev.txt $(STAMP)
+	$(PIP) install --quiet -r requirements-dev.txt
+	touch $(DEV)
 
 models: $(STAMP)
 	$(PY) -m rag models
