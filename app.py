@@ -85,7 +85,8 @@ except RagError as e:
     st.error(md_escape(str(e)))
     st.stop()
 if n_docs == 0:
-    st.info("No document is indexed yet: add PDF, Markdown or text files on the **Documents** page.")
+    st.info("No document is indexed yet: add PDF, Word, PowerPoint, spreadsheet, web page, e-book, image, "
+            "Markdown or text files on the **Documents** page.")
 else:
     st.caption(f"{n_docs} document(s) indexed · answers cite their sources as [n]; click one to open it.")
 

@@ -1,4 +1,4 @@
-"""Documents: upload PDF / Markdown / text files, watch them index, see every document's status, retry, delete.
+"""Documents: upload PDF, Word, PowerPoint, Excel/CSV, HTML, EPUB, image, Markdown or text files, watch them index, see every document's status, retry, delete.
 
 The page calls the store (:class:`rag.index.store.Store`) and nothing else: it
 extracts, chunks (strategy E), embeds and indexes. A bad file shows its reason
@@ -82,8 +82,13 @@ def ingest_uploads(files) -> None:
     bar.progress(1.0, text="Done.")
 
 
+#: File name endings the uploader offers (the type is then read from the bytes: rag.ingest.sniff).
+UPLOAD_TYPES = ["pdf", "docx", "pptx", "xlsx", "csv", "tsv", "html", "htm", "epub", "png", "jpg", "jpeg", "tif",
+                "tiff", "md", "markdown", "txt"]
+
 files = st.file_uploader(
-    "Add PDF, Markdown or text files", type=["pdf", "md", "markdown", "txt"], accept_multiple_files=True,
+    "Add PDF, DOCX, PPTX, XLSX/CSV, HTML, EPUB, PNG/JPEG/TIFF, Markdown or text files", type=UPLOAD_TYPES,
+    accept_multiple_files=True,
     key="uploader", max_upload_size=limit_mb, help=f"Up to {limit_mb} MB per file (server.maxUploadSize).",
 )
 st.caption(f"Files up to **{limit_mb} MB** each (server.maxUploadSize); bigger files are refused. "

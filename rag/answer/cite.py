@@ -1,6 +1,6 @@
 """Design stages 8/9: numbered sources, locators and URL fragments (server-side citations).
 
-PUBLIC API: :class:`Citation` (record), :func:`locator_label`, :func:`fragment`,
+PUBLIC API: :class:`Citation` (record), :func:`row_locator`, :func:`locator_label`, :func:`fragment`,
 :func:`citations` (gate result + store -> numbered citations),
 :func:`citations_from_rows` (the same without a store), :func:`format_sources_for_prompt`
 (the prompt block of stage 8: numbers, short headings and quotes, never a link) and
@@ -18,17 +18,23 @@ when it is at hand). The chunk keeps its range: the label reads ``p. 2 (pp. 1-2)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any, Protocol
+from urllib.parse import quote
 
 from rag.ingest.chunk import units
+from rag.ingest.pptx import NOTES_HEADING
 from rag.text import tokenize
-from rag.types import Citation
+from rag.types import Citation, Locator, LocatorKind
 
 
 class ChunkLike(Protocol):
-    """What a citation needs from a stored chunk (``rag.index.store.ChunkRow`` provides it)."""
+    """What a citation needs from a stored chunk (``rag.index.store.ChunkRow`` provides it).
+
+    ``locator`` may be missing or ``None`` (PDF, text, chunks stored before issue 17).
+    """
 
     chunk_id: int
     document_id: str
@@ -43,6 +49,22 @@ class ChunkLike(Protocol):
     page_end: int | None
 
 
+def row_locator(row: ChunkLike) -> Locator:
+    """The chunk's :class:`rag.types.Locator`: the stored one (issue 17's formats), else ``page`` from
+    ``page``/``page_end`` (PDF, 1-based physical pages), else ``chars`` (text and Markdown)."""
+    loc = getattr(row, "locator", None)
+    if loc is not None:
+        return loc
+    if row.page is not None:
+        return Locator(LocatorKind.PAGE, row.page, row.page_end if row.page_end is not None else row.page)
+    return Locator(LocatorKind.CHARS)
+
+
+def _span(first: int | None, last: int | None) -> str:
+    """``3`` or ``3–5`` (en dash)."""
+    return f"{first}" if last is None or last == first else f"{first}\u2013{last}"
+
+
 def _pages(row: ChunkLike, page: int | None = None) -> str:
     if row.page_end is not None and row.page_end != row.page:
         span = f"pp. {row.page}-{row.page_end}"
@@ -50,31 +72,95 @@ def _pages(row: ChunkLike, page: int | None = None) -> str:
     return f"p. {row.page if page is None else page}"
 
 
+_PLAIN_SHEET = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+def a1_range(loc: Locator) -> str:
+    """The A1 reference of a ``rows`` locator: ``Q1!A2:E9``, ``'Q1 sales'!A2:E9`` (quoted as Excel does
+    when the name has spaces or punctuation), ``A2:E9`` without a sheet name (CSV)."""
+    first_col, _, last_col = (loc.anchor or "A:A").partition(":")
+    ref = f"{first_col}{loc.first}:{last_col or first_col}{loc.last}"
+    if not loc.scope:
+        return ref
+    sheet = loc.scope if _PLAIN_SHEET.match(loc.scope) else "'" + loc.scope.replace("'", "''") + "'"
+    return f"{sheet}!{ref}"
+
+
+def _path(name: str, section: tuple[str, ...]) -> str:
+    return " > ".join([name, *section])
+
+
 def locator(row: ChunkLike, page: int | None = None) -> str:
-    """The place inside the document: ``p. 5`` for PDFs (1-based physical page; ``page`` the evidence
-    page of a chunk over a page break, shown with the chunk's range), else the section path
-    ``Install > Linux``, else ``chars START-END`` (0-based code points)."""
-    if row.page is not None:
-        return _pages(row, page)
-    if row.section:
-        return " > ".join(row.section)
-    return f"chars {row.start}-{row.end}"
+    """The place inside the document, without the document's name (see :func:`locator_label`)."""
+    label = locator_label(row, page)
+    name = row.document_label or row.document_name
+    return label[len(name):].lstrip(" ,>") if label.startswith(name) else label
 
 
 def locator_label(row: ChunkLike, page: int | None = None) -> str:
-    """``paper.pdf, p. 5`` for PDFs (``p. 2 (pp. 1-2)`` for a chunk over a page break whose evidence is on
-    page 2), ``guide.md > Install > Linux`` for text (design stage 9)."""
+    """Where a citation points, as a person reads it (design stage 9, issue 17), by locator kind:
+
+    * page: ``paper.pdf, p. 5`` / ``pp. 5-6`` (1-based physical pages); ``p. 2 (pp. 1-2)`` for a chunk
+      over a page break whose evidence (``page``, issue 13) is on page 2;
+    * chars: ``guide.md > Install > Linux`` (the heading path);
+    * slide: ``deck.pptx, slide 3 (Safety)``, ``..., speaker notes`` for a chunk of the notes;
+    * rows: ``sales.xlsx, 'Q1 sales'!A2:E9``; ``data.csv, rows 2–9`` (A1 row numbers);
+    * paragraph: ``report.docx > Install > Wiring, ¶ 2–3`` (DOCX: counted within the innermost section);
+      ``book.epub, chapter 2: Calm, ¶ 5`` (EPUB: counted within the chapter);
+    * section: ``page.html > Install > On Linux (#on-linux)`` (the heading's anchor);
+    * region: ``scan.png, lines 3–7``; ``fax.tiff, page 2, lines 1–4`` (OCR lines).
+    """
     name = row.document_label or row.document_name
-    if row.page is not None:
-        return f"{name}, {_pages(row, page)}"
-    return " > ".join([name, *row.section])
+    loc = row_locator(row)
+    kind = loc.kind
+    if kind == LocatorKind.PAGE:
+        return f"{name}, {_pages(row, page)}" if row.page is not None else name
+    if kind == LocatorKind.SLIDE:
+        scope = f" ({loc.scope})" if loc.scope else ""
+        notes = ", speaker notes" if row.section and row.section[-1] == NOTES_HEADING else ""
+        return f"{name}, slide {_span(loc.first, loc.last)}{scope}{notes}"
+    if kind == LocatorKind.ROWS:
+        if loc.scope:
+            return f"{name}, {a1_range(loc)}"
+        return f"{name}, rows {_span(loc.first, loc.last)}"
+    if kind == LocatorKind.PARAGRAPH:
+        if loc.scope_number is not None:
+            return f"{name}, chapter {loc.scope_number}: {loc.scope}, \u00b6 {_span(loc.first, loc.last)}"
+        return f"{_path(name, row.section)}, \u00b6 {_span(loc.first, loc.last)}"
+    if kind == LocatorKind.SECTION:
+        anchor = f" (#{loc.anchor})" if loc.anchor else ""
+        return f"{_path(name, row.section)}{anchor}"
+    if kind == LocatorKind.REGION:
+        page = f"page {loc.scope_number}, " if loc.scope_number and loc.scope_number > 1 else ""
+        return f"{name}, {page}lines {_span(loc.first, loc.last)}"
+    return _path(name, row.section)
 
 
 def fragment(row: ChunkLike, page: int | None = None) -> str:
-    """URL fragment: ``#page=N`` (1-based physical page, PDF Open Parameters; ``page`` the evidence page
-    when given) for PDFs, ``#char=START,END`` (0-based code points into the canonical text) otherwise."""
-    if row.page is not None:
+    """URL fragment of a citation, by locator kind (design stage 9, issue 17).
+
+    ``#page=N`` PDF (1-based physical page, PDF Open Parameters; ``page`` the evidence page when given);
+    ``#char=START,END`` text, Markdown, DOCX and EPUB (0-based code points into the canonical text);
+    ``#slide=N`` PPTX; ``#'Sheet'!A2:E9`` XLSX (as an Excel hyperlink, percent-encoded);
+    ``#row=2-9`` CSV (RFC 7111); ``#<id>`` HTML (the section heading's anchor);
+    ``#xywh=x,y,w,h`` images (W3C Media Fragments, pixels; ``#page=N&xywh=...`` for a TIFF's later pages).
+    """
+    loc = row_locator(row)
+    kind = loc.kind
+    if kind == LocatorKind.PAGE and row.page is not None:
         return f"#page={row.page if page is None else page}"
+    if kind == LocatorKind.SLIDE:
+        return f"#slide={loc.first}"
+    if kind == LocatorKind.ROWS:
+        if loc.scope:
+            return "#" + quote(a1_range(loc), safe="!:'$")
+        return f"#row={loc.first}" + (f"-{loc.last}" if loc.last != loc.first else "")
+    if kind == LocatorKind.SECTION and loc.anchor:
+        return "#" + quote(loc.anchor, safe="-_.~:")
+    if kind == LocatorKind.REGION and loc.box is not None:
+        x0, y0, x1, y1 = loc.box
+        page = f"page={loc.scope_number}&" if loc.scope_number and loc.scope_number > 1 else ""
+        return f"#{page}xywh={x0},{y0},{x1 - x0},{y1 - y0}"
     return f"#char={row.start},{row.end}"
 
 
@@ -125,7 +211,8 @@ def citations_from_rows(hits: Sequence[Any], rows: Sequence[ChunkLike],
                  locator_label=locator_label(r, p), fragment=fragment(r, p), quote=r.content,
                  cosine_distance=float(h.cosine_distance), fused_rank=int(h.fused_rank), page=p,
                  start=r.start, end=r.end, media_type=r.media_type, chunk_id=int(r.chunk_id),
-                 section=tuple(r.section), document_label=r.document_label or r.document_name)
+                 section=tuple(r.section), document_label=r.document_label or r.document_name,
+                 locator=row_locator(r))
         for i, (h, r, p) in enumerate(zip(hits, rows, pages), start=1)
     ]
 
@@ -195,6 +282,7 @@ def citation_json(c: Citation) -> dict[str, Any]:
     """The JSON object of one citation in the CLI contract (plus the extra fields, after the pinned ones)."""
     d = asdict(c)
     d["section"] = list(c.section)
+    d["locator"] = c.locator.to_json() if c.locator is not None else None
     pinned = ["index", "document_id", "document_name", "locator_label", "fragment", "quote", "cosine_distance"]
     return {**{k: d[k] for k in pinned}, **{k: v for k, v in d.items() if k not in pinned}}
 

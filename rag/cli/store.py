@@ -29,7 +29,7 @@ from typing import Any
 
 import click
 
-from rag.answer.cite import evidence_pages, locator_label
+from rag.answer.cite import evidence_pages, fragment, locator_label, row_locator
 from rag.errors import StoreError
 from rag.index.store import Store
 from rag.settings import get_settings
@@ -169,7 +169,9 @@ def search_cmd(store_dir: str | None, k: int, mode: str, as_json: bool, query: s
     pages = evidence_pages(rows, query, store)  # issue 13: the page holding the sentence that matches
     out = [{"rank": h.rank, "chunk_id": h.chunk_id, "document_id": r.document_id, "document_name": r.document_name,
             "page": p, "start": r.start, "end": r.end, "section": list(r.section), "content": r.content,
-            "cosine_distance": round(h.cosine_distance, 6)} for h, r, p in zip(hits, rows, pages)]
+            "cosine_distance": round(h.cosine_distance, 6), "media_type": r.media_type,
+            "locator_label": locator_label(r, p), "fragment": fragment(r, p), "locator": row_locator(r).to_json()}
+           for h, r, p in zip(hits, rows, pages)]
     if as_json:
         click.echo(json.dumps({"query": query, "mode": mode, "hits": out}, ensure_ascii=False, indent=2))
         return

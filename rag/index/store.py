@@ -65,7 +65,7 @@ from rag.index.rerank import default_reranker
 from rag.index.schema import connect, get_meta, migrate, now_iso, schema_version, set_meta
 from rag.settings import get_settings
 from rag.text import TermStats
-from rag.types import DocStatus, Hit
+from rag.types import DocStatus, Hit, Locator
 
 __all__ = ["INTERRUPTED", "ChunkRow", "ConsistencyReport", "DocumentRow", "IngestResult", "IngestStatus", "Progress",
            "Store", "clean_name"]
@@ -116,7 +116,9 @@ class ChunkRow:
 
     ``text`` is what was embedded; ``content`` what gets quoted
     (``canonical[start:end] == content``, 0-based code points); ``page`` /
-    ``page_end`` 1-based physical pages or ``None`` for text documents.
+    ``page_end`` 1-based physical pages or ``None`` for text documents;
+    ``locator`` the chunk's :class:`rag.types.Locator` (issue 17's formats;
+    ``None`` for PDF, text and chunks stored before migration 2).
     """
 
     chunk_id: int
@@ -133,6 +135,7 @@ class ChunkRow:
     page: int | None
     page_end: int | None
     token_split: bool = False
+    locator: Locator | None = None
 
 
 @dataclass(frozen=True)
@@ -432,13 +435,14 @@ class Store:
             for i in range(0, len(ids), 500):
                 part = ids[i:i + 500]
                 q = ('SELECT c.id, c.doc_id, d.name, d.media_type, c.idx, c.text, c.content, c.section, c.start, '
-                     'c."end", c.page, c.page_end, c.token_split FROM chunks c JOIN documents d ON d.id = c.doc_id '
-                     f"WHERE c.id IN ({','.join('?' * len(part))})")
+                     'c."end", c.page, c.page_end, c.token_split, c.locator FROM chunks c JOIN documents d '
+                     f"ON d.id = c.doc_id WHERE c.id IN ({','.join('?' * len(part))})")
                 for r in self._db.execute(q, part):
                     got[r[0]] = ChunkRow(chunk_id=r[0], document_id=r[1], document_name=r[2],
                                          document_label=labels.get(r[1], r[2]), media_type=r[3] or "", index=r[4],
                                          text=r[5], content=r[6], section=tuple(json.loads(r[7])), start=r[8],
-                                         end=r[9], page=r[10], page_end=r[11], token_split=bool(r[12]))
+                                         end=r[9], page=r[10], page_end=r[11], token_split=bool(r[12]),
+                                         locator=Locator.from_json(json.loads(r[13])) if r[13] else None)
         missing = [i for i in ids if i not in got]
         if missing:
             raise StoreError(f"unknown chunk id(s): {missing[:5]} (deleted meanwhile?)")

@@ -11,6 +11,8 @@ from rag.cli.main import main
 
 SEARCH_KEYS = ["rank", "chunk_id", "document_id", "document_name", "page", "start", "end", "section", "content",
                "cosine_distance"]
+#: Added by issue 17 after the pinned keys (fields are added, never removed).
+SEARCH_KEYS_ADDED = ["media_type", "locator_label", "fragment", "locator"]
 
 
 def _run(*args):
@@ -60,7 +62,8 @@ def test_search_json_contract(small_store):
     assert list(j) == ["query", "mode", "hits"] and j["mode"] == "hybrid"
     assert 1 <= len(j["hits"]) <= 3
     for i, h in enumerate(j["hits"], start=1):
-        assert list(h) == SEARCH_KEYS and h["rank"] == i and 0.0 <= h["cosine_distance"] <= 2.0
+        assert list(h) == SEARCH_KEYS + SEARCH_KEYS_ADDED and h["rank"] == i and 0.0 <= h["cosine_distance"] <= 2.0
+        assert h["locator"]["kind"] in ("page", "chars") and h["fragment"].startswith(("#page=", "#char="))
     for mode in ("dense", "bm25"):
         assert json.loads(_run("search", "--store", str(d), "--mode", mode, "--json", "table")[1])["mode"] == mode
 

@@ -63,8 +63,14 @@ def test_utf8_with_bom_has_no_warning():
 
 
 def test_binary_file_refused_as_unsupported():
+    gif = b"GIF89a" + b"\x00" * 64
+    with pytest.raises(ExtractionError, match=r"photo\.md: unsupported file type \(image/gif\); expected PDF, DOCX"):
+        extract_bytes(gif, "photo.md")
+
+
+def test_damaged_png_named_as_markdown_is_read_as_an_image_and_refused_as_damaged():
     png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
-    with pytest.raises(ExtractionError, match=r"unsupported file type \(image/png\)"):
+    with pytest.raises(ExtractionError, match=r"photo\.md: damaged image \(the picture data cannot be decoded\)"):
         extract_bytes(png, "photo.md")
 
 
