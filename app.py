@@ -14,6 +14,7 @@ import streamlit as st
 from rag.answer.followup import RewriteMethod, rewrite_followup, rewrite_generator
 from rag.collections import DEFAULT
 from rag.errors import RagError
+from rag.types import DocStatus
 from ui import chat, services, sidebar
 from ui.format import md_escape
 
@@ -98,10 +99,11 @@ with st.sidebar:
 
 # ---------------------------------------------------------------- conversation
 st.title("Ask your documents")
-n_docs = sum(1 for d in store.documents() if d.status == "ready")
+n_docs = sum(1 for d in store.documents() if d.status == DocStatus.READY)
 where = "" if services.collection_name() == DEFAULT else f" in collection {md_escape(services.collection_name())}"
 if n_docs == 0:
-    st.info(f"No document is indexed{where} yet: add PDF, Markdown or text files on the **Documents** page.")
+    st.info(f"No document is indexed{where} yet: add PDF, Word, PowerPoint, spreadsheet, web page, e-book, image, "
+            "Markdown or text files on the **Documents** page.")
 else:
     st.caption(f"{n_docs} document(s) indexed{where} · answers cite their sources as [n]; click one to open it.")
 

@@ -1,4 +1,4 @@
-"""Documents: upload PDF / Markdown / text files, watch them index, see every document's status, retry, delete.
+"""Documents: upload PDF, Word, PowerPoint, Excel/CSV, HTML, EPUB, image, Markdown or text files, watch them index, see every document's status, retry, delete.
 
 The page calls the store (:class:`rag.index.store.Store`) and nothing else: it
 extracts, chunks (strategy E), embeds and indexes. A bad file shows its reason
@@ -14,13 +14,16 @@ import streamlit as st
 from rag.answer.preview import unpublish
 from rag.errors import RagError
 from rag.index.indexer import OnConflict
+from rag.ingest.ocr import reporting as ocr_reporting
+from rag.ingest.pdf import pages_read_by_ocr
+from rag.types import DocStatus
 from ui import services, sidebar
 from ui.format import md_escape
 
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
 services.init_state()
 MiB = services.MiB
-STAGES = {"extract": (0.0, 0.1), "chunk": (0.1, 0.2), "embed": (0.2, 0.95), "index": (0.95, 1.0)}
+STAGES = {"ocr": (0.0, 0.1), "extract": (0.0, 0.1), "chunk": (0.1, 0.2), "embed": (0.2, 0.95), "index": (0.95, 1.0)}
 
 with st.sidebar:
     sidebar.collection_picker()
@@ -39,7 +42,7 @@ def _progress_callback(bar, i: int, n: int, name: str):
     def cb(stage: str, done: int, total: int) -> None:
         lo, hi = STAGES.get(stage, (0.0, 1.0))
         frac = lo + (hi - lo) * (done / total if total else 1.0)
-        unit = " chunks" if stage == "embed" else ""
+        unit = {"embed": " chunks", "ocr": " scanned pages read by OCR"}.get(stage, "")
         bar.progress(min(1.0, (i + frac) / n), text=f"{name}: {stage} {done}/{total}{unit}  (file {i + 1} of {n})")
 
     return cb
@@ -73,23 +76,26 @@ def ingest_uploads(files) -> None:
         return
     st.session_state.ingest_log = []
     bar = st.progress(0.0, text=f"Indexing {len(new)} file(s)…")
-    for i, f in enumerate(new):
-        st.session_state.ingested_ids.add(f.file_id)
-        if f.size > limit_mb * MiB:
-            st.session_state.ingest_log.append(
-                ("error", f"{f.name}: refused: {f.size / MiB:.1f} MB is over the {limit_mb} MB limit"))
-            continue
-        data = f.getvalue()
-        r = store.ingest_bytes(data, f.name, progress=_progress_callback(bar, i, len(new), f.name),
-                               on_conflict=OnConflict.ASK)
-        if r.status == "exists":  # other bytes under a name already indexed: the user decides below
-            st.session_state.pending_versions.append((f.file_id, f.name, data, r.existing_id))
-            continue
-        _log_result(r)
+    with store.batch():  # one index update for the whole upload, not one per file (issue 18)
+        for i, f in enumerate(new):
+            st.session_state.ingested_ids.add(f.file_id)
+            if f.size > limit_mb * MiB:
+                st.session_state.ingest_log.append(
+                    ("error", f"{f.name}: refused: {f.size / MiB:.1f} MB is over the {limit_mb} MB limit"))
+                continue
+            cb = _progress_callback(bar, i, len(new), f.name)
+            data = f.getvalue()
+            with ocr_reporting(cb):  # scanned pages: the bar moves page by page while OCR reads them
+                r = store.ingest_bytes(data, f.name, progress=cb, on_conflict=OnConflict.ASK)
+            if r.status == "exists":  # other bytes under a name already indexed: the user decides below
+                st.session_state.pending_versions.append((f.file_id, f.name, data, r.existing_id))
+                continue
+            _log_result(r)
+        bar.progress(1.0, text="Updating the search indexes…")
     bar.progress(1.0, text="Done.")
 
 
-def resolve_pending(i: int, policy: str) -> None:
+def resolve_pending(i: int, policy: str | None) -> None:
     """Index pending upload ``i`` with ``policy`` (replace / keep both), or drop it (``None``)."""
     _, name, data, _ = st.session_state.pending_versions.pop(i)
     if policy is None:
@@ -97,7 +103,9 @@ def resolve_pending(i: int, policy: str) -> None:
         return
     st.session_state.ingest_log = []
     bar = st.progress(0.0, text=f"Indexing {name}…")
-    _log_result(store.ingest_bytes(data, name, progress=_progress_callback(bar, 0, 1, name), on_conflict=policy))
+    cb = _progress_callback(bar, 0, 1, name)
+    with ocr_reporting(cb):
+        _log_result(store.ingest_bytes(data, name, progress=cb, on_conflict=policy))
 
 
 def ask_pending() -> None:
@@ -121,8 +129,13 @@ def ask_pending() -> None:
                 st.rerun()
 
 
+#: File name endings the uploader offers (the type is then read from the bytes: rag.ingest.sniff).
+UPLOAD_TYPES = ["pdf", "docx", "pptx", "xlsx", "csv", "tsv", "html", "htm", "epub", "png", "jpg", "jpeg", "tif",
+                "tiff", "md", "markdown", "txt"]
+
 files = st.file_uploader(
-    "Add PDF, Markdown or text files", type=["pdf", "md", "markdown", "txt"], accept_multiple_files=True,
+    "Add PDF, DOCX, PPTX, XLSX/CSV, HTML, EPUB, PNG/JPEG/TIFF, Markdown or text files", type=UPLOAD_TYPES,
+    accept_multiple_files=True,
     key="uploader", max_upload_size=limit_mb, help=f"Up to {limit_mb} MB per file (server.maxUploadSize).",
 )
 st.caption(f"Files up to **{limit_mb} MB** each (server.maxUploadSize); bigger files are refused. "
@@ -150,6 +163,7 @@ table = pd.DataFrame({
     "type": [d.media_type or "" for d in docs],
     "size (KB)": [round(d.size_bytes / 1024, 1) for d in docs],
     "embedding model": [f"{d.embed_model} ({d.embed_dim}-d)" for d in docs],
+    "read by OCR (pages)": [", ".join(map(str, pages_read_by_ocr(d.warnings))) for d in docs],
     "warnings": ["; ".join(d.warnings) for d in docs],
     "version": [d.versions + 1 for d in docs],
     "added (UTC)": [d.created_at for d in docs],
@@ -164,7 +178,9 @@ left, mid, right = st.columns([0.6, 0.2, 0.2], vertical_alignment="bottom")
 pick = left.selectbox("Document", list(by_id), key="doc_pick",
                       format_func=lambda i: f"{by_id[i].label} · {by_id[i].status}")
 doc = by_id[pick]
-if mid.button("Retry", key="retry", disabled=doc.status != "failed" or not doc.has_file,
+for w in doc.warnings:  # text coverage, OCR'd and unreadable pages, encodings (issue 13)
+    st.warning(md_escape(f"{doc.label}: {w}"))
+if mid.button("Retry", key="retry", disabled=doc.status != DocStatus.FAILED or not doc.has_file,
               help="Index a failed document again from its stored original.", width="stretch"):
     bar = st.progress(0.0, text=f"Retrying {doc.name}…")
     try:
@@ -182,7 +198,7 @@ if right.button("Delete", key="delete", type="primary", width="stretch",
     except RagError as e:
         st.session_state.ingest_log = [("error", str(e))]
     st.rerun()
-failed = [d for d in docs if d.status == "failed" and d.has_file]
+failed = [d for d in docs if d.status == DocStatus.FAILED and d.has_file]
 if failed and st.button(f"Retry all {len(failed)} failed", key="retry_all"):
     bar = st.progress(0.0, text="Retrying…")
     st.session_state.ingest_log = []

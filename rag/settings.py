@@ -11,16 +11,24 @@ can be overridden, in increasing priority, by:
 
 Units are in the names or the descriptions: characters, word-pieces, tokens,
 cosine distance (``1 - cos``, in ``[0, 2]``).
+
+Each knob has one name everywhere: the field, ``RAG_<FIELD>``, the CLI flag
+(``--min-score``), the app's widget key and the JSON key (issue 12). A renamed
+knob's old name is still read from ``rag.toml``, the environment and keyword
+arguments, with a ``FutureWarning`` (:data:`RENAMED`).
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from rag.types import GateKind
 
 #: Repository root (the folder holding ``rag/``); ``models/`` lives under it.
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,6 +38,10 @@ DEFAULT_MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 
 #: Bumped whenever extraction/chunking changes what gets stored, so old rows can be told apart.
 PIPELINE_VERSION = "1"
+
+
+#: Knobs renamed by issue 12: old name -> new name (the old one is still read, with a ``FutureWarning``).
+RENAMED = {"min_answer_score": "min_score"}
 
 
 def _default_threads() -> int:
@@ -43,7 +55,8 @@ class Settings(BaseSettings):
     bounds (e.g. ``RAG_THRESHOLD=3``).
     """
 
-    model_config = SettingsConfigDict(env_prefix="RAG_", extra="ignore", validate_assignment=True)
+    model_config = SettingsConfigDict(env_prefix="RAG_", extra="ignore", validate_assignment=True,
+                                      validate_by_name=True, validate_by_alias=True)
 
     store: Path = Field(Path("data"), description="Store directory (SQLite, FAISS, BM25, original files). Env RAG_STORE.")
     models_dir: Path = Field(ROOT / "models", description="Folder holding GGUF generators and optional cross-encoders.")
@@ -52,15 +65,18 @@ class Settings(BaseSettings):
     overlap_chars: int = Field(64, ge=0, le=1024, description="Overlap for strategies B, D, F, characters.")
     threshold: float = Field(0.675, ge=0.0, le=2.0, description="Gate: cosine distance cut (design stage 7).")
     max_sources: int = Field(4, ge=1, le=20, description="Gate: at most this many chunks reach the prompt.")
-    gate: Literal["learned", "distance"] = Field(
-        "learned",
+    gate: GateKind = Field(
+        GateKind.LEARNED,
         description="'distance': the design's gate alone (some chunk under the threshold). 'learned': that AND the "
-                    "answerability score of rag/answer/learned_gate.py (issue 8) at or above min_answer_score.",
+                    "answerability score of rag/answer/learned_gate.py (issue 8) at or above min_score.",
     )
-    min_answer_score: float | None = Field(
+    min_score: float | None = Field(
         None, ge=0.0, le=1.0,
-        description="Learned gate: refuse below this P(the sources answer it); None = the shipped model's "
-                    "recommended cut. Higher refuses more.",
+        # env RAG_MIN_SCORE; RAG_MIN_ANSWER_SCORE is its name before issue 12
+        validation_alias=AliasChoices("RAG_MIN_SCORE", "RAG_MIN_ANSWER_SCORE"),
+        description="Learned gate: refuse below this answerability score, P(the sources answer it); None = the "
+                    "shipped model's recommended cut (GateModel.default_min_score). Higher refuses more. "
+                    "Env RAG_MIN_SCORE; CLI --min-score; JSON gate.min_score.",
     )
     candidates_k: int = Field(20, ge=1, le=1000, description="Hits per retrieval leg before fusion.")
     rrf_k: int = Field(60, ge=1, le=1000, description="Reciprocal rank fusion constant (design stage 5).")
@@ -76,8 +92,55 @@ class Settings(BaseSettings):
     )
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
-    embed_batch_size: int = Field(32, ge=1, le=1024, description="Chunks per embedding batch.")
+    embed_batch_size: int | None = Field(
+        None, ge=1, le=1024,
+        description="Chunks per encoder call; unset = the encoder's own (rag.index.embed.ENCODERS): 1 for the int8 "
+                    "encoder (measured fastest per chunk on 2 shared cores: no padding), 32 for the float one (at "
+                    "batch 1 its two PyTorch threads were 6x slower under load). Issue 18, docs/scale.md.",
+    )
+    encoder: Literal["minilm", "minilm-int8"] | None = Field(
+        None,
+        description="Embedding encoder (issue 18): 'minilm' the float all-MiniLM-L6-v2 (PyTorch), 'minilm-int8' the "
+                    "same network as int8 ONNX (faster; vectors at cosine >= 0.997 to the float ones). Unset: an "
+                    "existing store keeps the encoder its stamp names, a new one gets the default "
+                    "(rag.index.embed.DEFAULT_ENCODER). A store refuses an encoder other than its own.",
+    )
+    backend: Literal["local", "milvus"] = Field(
+        "local",
+        description="Where vectors and terms are searched (issue 18): 'local' FAISS + bm25s files next to SQLite, "
+                    "'milvus' a Milvus collection (milvus-lite file or server, see milvus_uri). SQLite stays the "
+                    "source of truth either way.",
+    )
+    milvus_uri: str = Field(
+        "",
+        description="Milvus to use with backend 'milvus': a local file path ending in .db (milvus-lite, embedded), "
+                    "or http://host:19530 for a Milvus server; empty = <store>/milvus.db.",
+    )
     max_upload_mb: int = Field(50, ge=1, le=2048, description="Largest accepted file, MiB (matches server.maxUploadSize).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed_knobs(cls, data: Any) -> Any:
+        """Read a knob's old name (:data:`RENAMED`) with a ``FutureWarning``; the new name wins when both are set."""
+        if not isinstance(data, dict):
+            return data
+        env = {k.upper() for k in os.environ}
+        for old, new in RENAMED.items():
+            used = [f"RAG_{old.upper()}"] if f"RAG_{old.upper()}" in env else []
+            if old in data:
+                used.append(old)
+                value = data.pop(old)
+                if new not in data and f"RAG_{new.upper()}" not in data:
+                    data = {**data, new: value}
+            if used:
+                warnings.warn(f"setting {' / '.join(used)} is deprecated: use {new} (RAG_{new.upper()})",
+                              FutureWarning, stacklevel=2)
+        return data
+
+    @property
+    def min_answer_score(self) -> float | None:
+        """Deprecated: the name of :attr:`min_score` before issue 12 (read-only, for code not yet renamed)."""
+        return self.min_score
 
     @classmethod
     def settings_customise_sources(

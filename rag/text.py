@@ -1,12 +1,21 @@
-"""One vocabulary for every stage: the tokenizer, the stop list, and term statistics (IDF).
+"""One vocabulary for every stage: words, stop lists, sentences, citation markers and IDF.
 
-Used by BM25 (:mod:`rag.index.bm25`), the excerpts (:mod:`rag.answer.excerpt`),
-the claim check (:mod:`rag.answer.attribute`) and the refusal gate
-(:mod:`rag.answer.learned_gate`), so that a "term" means the same everywhere.
+Used by BM25 (:mod:`rag.index.bm25`), the chunker (:mod:`rag.ingest.chunk`),
+the excerpts (:mod:`rag.answer.excerpt`), the claim check
+(:mod:`rag.answer.attribute`), the refusal gate (:mod:`rag.answer.learned_gate`)
+and the app (:mod:`ui.format`), so that a "term", a "sentence" and a "marker"
+mean the same everywhere (issue 12).
 
 * :func:`tokenize` - NFKC, case-folded Unicode words (any script), CJK runs as
-  character bigrams, English stopwords (bm25s' list) dropped;
-* :class:`TermStats` - document frequencies over chunk texts and BM25's IDF.
+  character bigrams, :data:`STOPWORDS` dropped: the terms of BM25, the excerpts
+  and the gate;
+* :func:`content_words` - the same words as a set, :data:`CLAIM_STOPWORDS`
+  dropped and a final plural ``s`` stripped: what the claim check compares;
+* :func:`sentence_spans` - sentences as ``(start, end)`` offsets (one rule for
+  source text and answers); :func:`trim_span` shrinks a span past whitespace;
+* :data:`MARKER_RE`, :func:`strip_markers` - the ``[n]`` citation markers;
+* :class:`TermStats` - document frequencies over chunk texts and BM25's IDF
+  (:meth:`TermStats.idf`, :meth:`TermStats.weights`).
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bm25s.stopwords import STOPWORDS_EN
@@ -25,8 +34,19 @@ _WORD = re.compile(r"[^\W_]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef]+")
 
 
-#: English stopwords (bm25s' list): dropped from every token list.
+#: English stopwords (bm25s' list, 33 words): dropped from every token list.
 STOPWORDS = frozenset(STOPWORDS_EN)
+
+#: :data:`STOPWORDS` plus the function words and the answer talk ("according to the sources") that say
+#: nothing a source could support: dropped by :func:`content_words` for the claim check. Retrieval and the
+#: gate keep :data:`STOPWORDS` alone (BM25's index and the learned gate's fitted features were built on it).
+CLAIM_STOPWORDS = STOPWORDS | frozenset(
+    """about all also am any been being both can could did do does done each few from had has have having
+    he her here his how i its just many may me might more most much must my nor one only onto other our
+    over same shall she should so some than them those two under us use used using very we were what
+    when where which who whom whose why would you your
+    source sources answer question according""".split()
+)
 
 
 def _split_cjk(word: str) -> list[str]:
@@ -48,8 +68,9 @@ def tokenize(text: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
 
     Unlike the design's ``[a-z0-9]+`` this keeps Cyrillic, Greek, Arabic and
     every other script; runs of CJK characters become overlapping character
-    bigrams (a lone CJK character stays a unigram). English stopwords are
-    dropped, so a stopword-only query has no tokens (and BM25 returns no hits).
+    bigrams (a lone CJK character stays a unigram). ``stopwords`` (default
+    :data:`STOPWORDS`) are dropped, so a stopword-only query has no tokens
+    (and BM25 returns no hits).
     """
     words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
     tokens: list[str] = []
@@ -57,6 +78,85 @@ def tokenize(text: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
         parts = _split_cjk(w) if _CJK.search(w) else [w]
         tokens.extend(p for p in parts if p not in stopwords)
     return tokens
+
+
+def content_words(text: str) -> set[str]:
+    """The words of ``text`` a claim is made of: :func:`tokenize` with :data:`CLAIM_STOPWORDS`, markers removed.
+
+    A single ASCII letter is dropped (digits and other scripts stay); a final
+    plural ``s`` is stripped from words of four letters or more (``models`` ->
+    ``model``, not ``class``), so a sentence and its source match on either form.
+    """
+    words = set()
+    for w in tokenize(strip_markers(text), stopwords=CLAIM_STOPWORDS):
+        if len(w) < 2 and w.isascii() and not w.isdigit():
+            continue
+        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        words.add(w)
+    return words
+
+
+# --------------------------------------------------------------------------- sentences
+
+# A sentence ends at . ! ? … or 。 (a run), then closing quotes, brackets or emphasis, then whitespace.
+_SENTENCE_END = re.compile(r"[.!?\u2026\u3002]+[\"'\u201d\u2019)\]*_`]*\s+")
+#: Abbreviations whose full stop ends no sentence (``e.g. GPT-2``, ``Fig. 3``, ``No. 5``).
+_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|fig|eq|sec|approx|dr|mr|ms|no)\.\Z", re.I)
+
+
+def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)`` shrunk to exclude the whitespace at both ends of ``text[start:end]``."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Sentences of ``text[start:end]`` as ``(start, end)`` offsets into ``text``, whitespace trimmed, in order.
+
+    A sentence ends after ``.``, ``!``, ``?``, ``…`` or ``。`` (and any closing
+    quote, bracket or ``*``/``_``/backtick) followed by whitespace, unless the
+    next character is a lower-case letter (any script) or the full stop ends
+    an abbreviation (``e.g.``, ``Fig.``). A line break alone ends nothing, so
+    a hard-wrapped sentence stays one span. The one sentence rule of the
+    chunker, the excerpts and the claim check (issue 12).
+    """
+    end = len(text) if end is None else end
+    out: list[tuple[int, int]] = []
+    s = start
+    for m in _SENTENCE_END.finditer(text, start, end):
+        if m.end() < end and text[m.end()].islower():
+            continue
+        if _ABBREVIATION.search(text, max(s, m.start() - 8), m.start() + 1):
+            continue
+        a, b = trim_span(text, s, m.end())
+        if a < b:
+            out.append((a, b))
+        s = m.end()
+    a, b = trim_span(text, s, end)
+    if a < b:
+        out.append((a, b))
+    return out
+
+
+# --------------------------------------------------------------------------- citation markers
+
+#: A citation marker as a model writes it: ``[1]``, ``[1, 2]``, ``[^1]``, ``[Source 1]``, ``[source: 2]``.
+MARKER_RE = re.compile(r"\[\s*(?:\^|sources?\s*:?\s*)?(\d{1,3}(?:\s*[,;]\s*(?:sources?\s*)?\^?\d{1,3})*)\s*\]", re.I)
+_SPACED_MARKER = re.compile(r"\s*" + MARKER_RE.pattern, re.I)
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?])")
+
+
+def strip_markers(text: str) -> str:
+    """``text`` without its ``[n]`` markers and the whitespace before them, and no space left before
+    punctuation (``"A is B [1]."`` -> ``"A is B."``); leading/trailing whitespace removed."""
+    return _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACED_MARKER.sub("", text)).strip()
+
+
+# --------------------------------------------------------------------------- term statistics
 
 
 @dataclass(frozen=True)
@@ -75,6 +175,10 @@ class TermStats:
         return cls(len(texts), dict(df))
 
     def idf(self, term: str) -> float:
-        """``ln(1 + (N - df + 0.5) / (df + 0.5))``: BM25's IDF; largest for a term in no chunk."""
+        """``ln(1 + (N - df + 0.5) / (df + 0.5))``: BM25's IDF; largest for a term in no chunk, always > 0."""
         d = self.df.get(term, 0)
         return math.log(1.0 + (self.n_chunks - d + 0.5) / (d + 0.5))
+
+    def weights(self, terms: Iterable[str]) -> dict[str, float]:
+        """``{term: idf(term)}`` for ``terms`` (the excerpts' and the gate's term weights)."""
+        return {t: self.idf(t) for t in terms}

@@ -13,23 +13,20 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import altair as alt
 import pandas as pd
 import streamlit as st
-import streamlit.components.v1 as components
 
 from rag.answer.cite import citations, locator_label
 from rag.answer.gate import apply_gate, regate
 from rag.answer.history import turn_from_record, turn_record
 from rag.answer.pipeline import Answer, AnswerStream, search_and_gate
-from rag.answer.preview import best_page, highlight_html, render_pdf_page, scrolling_document
 from rag.collections import DEFAULT
 from rag.errors import RagError
-from ui import services
-from ui.format import answer_markdown, blockquote, citation_url, distance_label, is_pdf, marker_link, md_escape
+from ui import services, viewer
+from ui.format import answer_markdown, blockquote, citation_url, distance_label, is_pdf, marker_link, md_escape, pdf_url
 
 
 @dataclass(frozen=True)
@@ -167,26 +164,10 @@ def _escaped(stream: AnswerStream) -> Iterator[str]:
         yield md_escape(piece)
 
 
-@st.cache_data(show_spinner=False, max_entries=512)
-def _cited_page(doc_id: str, chunk_id: int, page: int) -> int:
-    """The page a PDF citation opens at: where most of the chunk's words are when it spans a page break."""
-    store = services.store()
-    row = store.chunk(chunk_id)
-    if row.page_end is None or row.page_end == page:
-        return page
-    return best_page(store.original_path(doc_id), row.content, page, row.page_end)[0]
-
-
 def cited_pages(cites: list[Any]) -> dict[int, int]:
-    """``{n: page}`` for the PDF citations (1-based physical pages their links and previews use)."""
-    pages = {}
-    for c in cites:
-        if is_pdf(c):
-            try:
-                pages[c.index] = _cited_page(c.document_id, c.chunk_id, c.page)
-            except (RagError, OSError):  # deleted since the answer was given: keep the citation's own page
-                pages[c.index] = c.page
-    return pages
+    """``{n: page}`` for the PDF citations: the 1-based physical page holding the cited sentence, which
+    :func:`rag.answer.cite.citations` already put in ``page`` (issue 13)."""
+    return {c.index: c.page for c in cites if is_pdf(c)}
 
 
 def _publish(cites: list[Any]) -> None:
@@ -256,46 +237,21 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
                    "sources without bold were read whole.")
     for c in cites:
         left, right = st.columns([0.82, 0.18])
+        original = pdf_url(c, pages.get(c.index))
+        secondary = f" · [PDF at page {pages.get(c.index) or c.page} ↗]({original})" if original else ""
         left.markdown(
             f"{marker_link(c.index, citation_url(c, pages.get(c.index), _collection()))} "
-            f"**{md_escape(c.locator_label)}** · "
-            f"cosine distance `{distance_label(c.cosine_distance)}`"
+            f"**{md_escape(c.locator_label)}** · cosine distance `{distance_label(c.cosine_distance)}`{secondary}"
         )
         if right.button("Preview", key=f"preview-{key}-{c.index}", help="Show the cited place here"):
             show_source(c, pages.get(c.index))
         st.markdown(blockquote(c.quote, read.get(c.index, ())))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _page_png(path: str, mtime: float, page: int, quote: str, focus: bool) -> tuple[bytes, float]:
-    pv = render_pdf_page(Path(path), page, quote, dpi=110, focus_margin=90.0 if focus else None)
-    return pv.png, pv.coverage
-
-
 @st.dialog("Cited source", width="large")
 def show_source(c: Any, page: int | None = None) -> None:
-    """In-app view of a citation: the PDF page with the quote highlighted, or the text with the range marked."""
-    store = services.store()
-    st.markdown(f"**\\[{c.index}\\] {md_escape(c.locator_label)}**")
-    if store.get_document(c.document_id) is None:
-        st.warning("This document has been deleted since the answer was given.")
-        return
-    if is_pdf(c):
-        page = page or c.page
-        path = store.original_path(c.document_id)
-        png, coverage = _page_png(str(path), path.stat().st_mtime, page, c.quote, True)
-        st.image(png, caption=f"page {page}; {coverage:.0%} of the quote located on this page", width="stretch")
-        st.markdown(f"[Open the PDF at page {page}]({citation_url(c, page)})")
-        with st.expander(f"Whole page {page}"):
-            st.image(_page_png(str(path), path.stat().st_mtime, page, c.quote, False)[0], width="stretch")
-    else:
-        render_text_source(store.canonical_text(c.document_id), c.start, c.end, c.document_name)
-
-
-def render_text_source(canonical: str, start: int, end: int, name: str, height: int = 520) -> None:
-    """The canonical text, escaped, with ``[start:end]`` highlighted and scrolled into view (an iframe)."""
-    components.html(scrolling_document(highlight_html(canonical, start, end), title=name),
-                    height=height, scrolling=True)
+    """In-app view of a citation (issue 17): the same viewer as the Source page (:func:`ui.viewer.show`)."""
+    viewer.show(viewer.Target.from_citation(c, page), key="dialog")
 
 
 #: Bar colours of :func:`distance_chart`, by the gate's verdict on each candidate.

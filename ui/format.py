@@ -4,9 +4,10 @@ Everything the user, a document or the model wrote goes through
 :func:`md_escape` before it reaches ``st.markdown`` (which never renders raw
 HTML here: no ``unsafe_allow_html`` with such text). The only links on the
 page are the ones built here from citation records: a ``[n]`` becomes a link
-to its source at its place (design stage 9): ``/app/static/<id>.pdf#page=N``
-for a PDF, the in-app source view ``/Source?doc=<id>&start=S&end=E`` for text
-and Markdown.
+to its source at its place (design stage 9, issue 17): the in-app viewer
+``/Source?doc=<id>&chunk=<chunk id>&start=S&end=E&n=N`` (plus ``&page=P`` for a
+PDF, 1-based), for every format; a PDF's ``/app/static/<id>.pdf#page=N`` (the
+browser's own viewer) is the secondary link, :func:`pdf_url`.
 """
 
 from __future__ import annotations
@@ -17,12 +18,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from rag.answer.preview import static_url
+from rag.text import MARKER_RE, strip_markers
 
 #: Characters with a meaning in Streamlit Markdown: CommonMark, ``$`` (LaTeX), ``:`` directives, ``~``.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>$~|#{}!])")
-
-#: ``[1]``, ``[1, 2]``, ``[1][2]`` as the model writes them (the server already removed invalid numbers).
-_MARKER = re.compile(r"\[\s*(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\s*\]")
 
 #: URL path of ``pages/2_Source.py`` (Streamlit names a page's URL after its file, number prefix dropped).
 SOURCE_PAGE = "/Source"
@@ -68,19 +67,30 @@ def is_pdf(citation: Any) -> bool:
 
 
 def citation_url(citation: Any, page: int | None = None, collection: str | None = None) -> str:
-    """Where ``[n]`` leads: the stored PDF at its 1-based page, or the in-app view of the cited range.
+    """Where ``[n]`` leads: the in-app viewer (the Source page) at the cited place, for every format.
 
     ``page`` overrides ``citation.page`` for a chunk that runs over a page
-    break (:func:`rag.answer.preview.best_page` says where most of its words are);
-    ``collection`` (issue 16) is added to the in-app view's query when given, so a
-    citation opened in a new tab reads the collection it came from.
+    break (:func:`rag.answer.cite.evidence_page` says where the cited sentence is);
+    ``collection`` (issue 16) is added to the query when given, so a citation
+    opened in a new tab reads the collection it came from.
     """
+    params = {"doc": citation.document_id, "chunk": getattr(citation, "chunk_id", None), "start": citation.start,
+              "end": citation.end, "n": citation.index}
+    if params["chunk"] is None:
+        del params["chunk"]
     if is_pdf(citation):
-        return static_url(citation.document_id, page or citation.page)
-    q = {"doc": citation.document_id, "start": citation.start, "end": citation.end, "n": citation.index}
+        params["page"] = page or citation.page
     if collection:
-        q["collection"] = collection
-    return f"{SOURCE_PAGE}?{urlencode(q)}"
+        params["collection"] = collection
+    return f"{SOURCE_PAGE}?{urlencode(params)}"
+
+
+def pdf_url(citation: Any, page: int | None = None) -> str | None:
+    """The secondary link of a PDF citation: the stored PDF in the browser's own viewer at its 1-based page
+    (``/app/static/<id>.pdf#page=N``, PDF Open Parameters); ``None`` for other formats."""
+    if not is_pdf(citation):
+        return None
+    return static_url(citation.document_id, page or citation.page)
 
 
 def marker_link(n: int, url: str) -> str:
@@ -96,18 +106,13 @@ def link_markers(text: str, urls: Mapping[int, str]) -> str:
     """
     out: list[str] = []
     pos = 0
-    for m in _MARKER.finditer(text):
+    for m in MARKER_RE.finditer(text):
         out.append(md_escape(text[pos : m.start()]))
         nums = [int(x) for x in re.findall(r"\d+", m.group(1))]
         out.append("".join(marker_link(n, urls[n]) for n in nums if n in urls))
         pos = m.end()
     out.append(md_escape(text[pos:]))
     return "".join(out)
-
-
-def strip_markers(text: str) -> str:
-    """``text`` without its ``[n]`` markers (and the space before them)."""
-    return re.sub(r"\s*" + _MARKER.pattern, "", text).strip()
 
 
 def sentence_markdown(sentence: Any, urls: Mapping[int, str]) -> str:

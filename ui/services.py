@@ -25,7 +25,6 @@ from rag.answer.learned_gate import default_model
 from rag.answer.preview import publish_original
 from rag.collections import DEFAULT, Collections
 from rag.errors import ModelError, StoreError
-from rag.index.embed import get_embedder
 from rag.index.store import Store
 from rag.models import gguf_info, list_gguf
 from rag.settings import Settings, get_settings
@@ -100,17 +99,15 @@ def settings() -> Settings:
 
 @st.cache_resource(show_spinner="Opening the document store…")
 def _store(path: str):
-
-    return Store(Path(path), get_settings(), embedder=embedder())
+    return Store(Path(path), get_settings())  # the store picks the encoder its stamp names (issue 18)
 
 
 def default_min_score() -> float:
-    """The answerability cut to start the slider at: ``min_answer_score`` from settings, else the shipped model's."""
+    """The answerability cut to start the slider at: ``min_score`` from settings, else the shipped model's."""
     cfg = settings()
-    if cfg.min_answer_score is not None:
-        return float(cfg.min_answer_score)
-
-    return float(default_model().default_cut)
+    if cfg.min_score is not None:
+        return float(cfg.min_score)
+    return float(default_model().default_min_score)
 
 
 def store():
@@ -120,14 +117,12 @@ def store():
 
 @st.cache_resource(show_spinner="Loading the embedding model…")
 def embedder():
-    """The shared all-MiniLM-L6-v2 (``rag.index.embed.get_embedder``), loaded once per process."""
-
-    return get_embedder(settings().embed_batch_size)
+    """The store's encoder (the one its stamp names, :func:`rag.index.embed.encoder_for_store`), loaded once."""
+    return store().embedder
 
 
 @st.cache_resource(show_spinner="Loading the language model…", max_entries=2)
 def _generator(path: str, n_ctx: int, threads: int):
-
     return get_generator(Path(path), n_ctx=n_ctx, threads=threads)
 
 
@@ -143,14 +138,12 @@ def upload_limit_mb() -> int:
 
 def models() -> list[Path]:
     """The ``*.gguf`` files in ``settings().models_dir``, sorted by name."""
-
     return list_gguf(settings().models_dir)
 
 
 @st.cache_data(show_spinner=False)
 def gguf_summary(path: str, mtime: float) -> dict[str, Any]:
     """GGUF metadata of one model file (``rag.models.gguf_info``), cached by path and mtime."""
-
     try:
         info = gguf_info(Path(path))
     except ModelError as e:
@@ -167,7 +160,6 @@ def gguf_summary(path: str, mtime: float) -> dict[str, Any]:
 
 def publish_pdf(doc_id: str) -> bool:
     """Make the stored PDF ``doc_id`` reachable at ``/app/static/<id>.pdf``; ``False`` if it has no stored file."""
-
     try:
         src = store().original_path(doc_id)
     except Exception:  # noqa: BLE001 - a deleted or fileless document: the link is not offered

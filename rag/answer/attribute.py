@@ -6,10 +6,10 @@ Pure functions on real strings, no model here:
   (and counts them), and strips the model's links and URLs so nothing it
   writes can become a link; :class:`CitationStreamFilter` does the same on a
   token stream so an invalid marker is never shown, not even for a moment;
-* :func:`split_sentences` cuts an answer into sentences, each keeping the
-  markers written after it;
+* :func:`split_sentences` cuts an answer into sentences (lines, then
+  :func:`rag.text.sentence_spans`), each keeping the markers written after it;
 * :func:`lexical_support` / :func:`attribute` decide, per sentence, which
-  sources support it (lexical overlap of content words, optionally combined
+  sources support it (lexical overlap of :func:`rag.text.content_words`, optionally combined
   with MiniLM cosine similarity computed by the caller), mark unsupported
   sentences, report sentences cited to the wrong source, and attach the
   best-supporting source, marked *inferred*, where the model cited nothing.
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# [1]  [1, 2]  [1][2]  [^1]  [Source 1]  [source: 2]
-MARKER_RE = re.compile(r"\[\s*(?:\^|sources?\s*:?\s*)?(\d{1,3}(?:\s*[,;]\s*(?:sources?\s*)?\^?\d{1,3})*)\s*\]", re.I)
+from rag.text import MARKER_RE, content_words, sentence_spans
+
 MD_LINK_RE = re.compile(r"!?\[([^\]\n]{0,300})\]\(([^)\s]{0,500})(?:\s+\"[^\"]*\")?\)")
 URL_RE = re.compile(r"(?:(?:https?|ftp|file)://|\bwww\.)[^\s<>\]\)]*[^\s<>\]\).,;:!?'\"]", re.I)
 CODE_RE = re.compile(r"`[^`\n]*`")
@@ -53,15 +53,6 @@ DANGLING_RE = re.compile(
     re.I,
 )
 
-_STOP = frozenset(
-    """a an the and or but if then than so of to in on at by for with from as into onto about over under
-    is are was were be been being am do does did done has have had having it its this that these those
-    there here which who whom whose what when where why how can could may might must shall should will
-    would not no nor only also just very more most such same other each any all both few some many much
-    i you he she we they them their our your his her my me us one two use used using
-    source sources answer question according""".split()
-)
-
 
 @dataclass(frozen=True)
 class CleanResult:
@@ -78,7 +69,7 @@ def _norm_line(line: str) -> str:
 
 
 def remove_echoed_labels(text: str, echoes: Iterable[str]) -> tuple[str, int]:
-    """Remove whole lines that only repeat a source header of the prompt (``[n] document - locator``).
+    """Remove whole lines that only repeat a source heading of the prompt (``[n] Section heading``, marker optional).
 
     The small model often copies the source list instead of answering; those
     lines are identifiers, never claims. Returns ``(text, lines_removed)``.
@@ -109,7 +100,7 @@ def clean_citations(text: str, valid: Iterable[int], echoes: Iterable[str] = ())
       each counts in ``links_removed``. The server, never the model, makes links.
     * Text inside backticks (code) is left alone (``x[0]`` is not a citation).
     * Lines that only repeat a prompt source header (``echoes``, e.g.
-      ``[1] guide.md - Install``) are removed and counted in ``labels_removed``.
+      ``[1] Install on Linux``) are removed and counted in ``labels_removed``.
     """
     ok = set(valid)
     text, labels = remove_echoed_labels(text, echoes)
@@ -168,11 +159,6 @@ def markers(text: str) -> list[int]:
         if not _inside(m.start(), code):
             nums.extend(int(x) for x in _NUM_RE.findall(m.group(1)))
     return list(dict.fromkeys(nums))
-
-
-def strip_markers(text: str) -> str:
-    """``text`` without its ``[n]`` markers (for scoring support on the words alone)."""
-    return re.sub(r"\s+([.,;:!?])", r"\1", MARKER_RE.sub("", text)).strip()
 
 
 class CitationStreamFilter:
@@ -234,16 +220,15 @@ class CitationStreamFilter:
         return new
 
 
-_SPLIT_RE = re.compile(r"(?<=[.!?])[\"”’)]?\s+(?=[\"“(\[]?[A-Z0-9*])")
-_ABBREV_RE = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|fig|eq|sec|approx|dr|mr|ms|no)\.\Z", re.I)
 _LEADING_MARKERS_RE = re.compile(r"^(?:\s*" + MARKER_RE.pattern + r")+", re.I)
 
 
 def split_sentences(text: str) -> list[str]:
     """Split an answer into sentences; markers written after a full stop stay with the sentence before.
 
-    Lines (list items, paragraphs) are split first, then at ``.``/``!``/``?``
-    followed by a capital or digit. ``"A is B. [1] C is D [2]."`` gives
+    Lines (list items, paragraphs) are split first, then into sentences by
+    :func:`rag.text.sentence_spans` (the chunker's rule: a full stop and a
+    next word that is not lower-case, abbreviations excepted). ``"A is B. [1] C is D [2]."`` gives
     ``["A is B. [1]", "C is D [2]."]``. A marker that opens a line belongs to
     that line (the small model writes lists as ``[1] claim``), unless the line
     holds nothing else. Empty pieces are dropped.
@@ -253,12 +238,7 @@ def split_sentences(text: str) -> list[str]:
         line = line.strip()
         if not line:
             continue
-        parts: list[str] = []
-        for part in _SPLIT_RE.split(line):
-            if parts and _ABBREV_RE.search(parts[-1]):
-                parts[-1] = parts[-1] + " " + part
-            else:
-                parts.append(part)
+        parts = [line[a:b] for a, b in sentence_spans(line)]
         for k, part in enumerate(parts):
             part = part.strip()
             if not part:
@@ -272,18 +252,6 @@ def split_sentences(text: str) -> list[str]:
             elif part:
                 pieces[-1] = pieces[-1] + " " + part
     return pieces
-
-
-def content_words(text: str) -> set[str]:
-    """Lower-cased content words of ``text`` (``\\w+``, stopwords dropped, a final plural ``s`` stripped)."""
-    words = set()
-    for w in re.findall(r"\w+", strip_markers(text).lower()):
-        if w in _STOP or (len(w) < 2 and not w.isdigit()):
-            continue
-        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
-        words.add(w)
-    return words
 
 
 def lexical_support(sentences: Sequence[str], quotes: Sequence[str]) -> np.ndarray:

@@ -19,13 +19,12 @@ Pure functions: the caller counts tokens (with the generator's own tokenizer).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag.ingest.chunk import units
-from rag.text import tokenize
+from rag.text import TermStats, tokenize
 
 #: Joins two pieces of an excerpt that are not adjacent in the chunk.
 GAP = " … "
@@ -44,15 +43,6 @@ class Excerpt:
     text: str
     spans: tuple[tuple[int, int], ...]
     whole: bool
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Sentence-like pieces of ``text`` as ``(start, end)`` character offsets, whitespace trimmed, in order.
-
-    The chunker's own units (:func:`rag.ingest.chunk.units`): lines of code blocks, tables and lists, sentences
-    of other paragraphs; a hard-wrapped sentence stays one piece.
-    """
-    return units(text)
 
 
 def lexical_overlap(query_terms: set[str], piece: str, weights: Mapping[str, float] | None = None) -> float:
@@ -101,7 +91,7 @@ def excerpts(
     whole = [Excerpt(c, ((0, len(c)),), True) for c in contents]
     if budget <= 0 or sum(count(c) for c in contents) <= budget:
         return whole
-    all_spans = [sentence_spans(c) for c in contents]
+    all_spans = [units(c) for c in contents]
     flat = [(i, a, b) for i, spans in enumerate(all_spans) for a, b in spans]
     pieces = [contents[i][a:b] for i, a, b in flat]
     scores = [lexical_overlap(query_terms, p, weights) for p in pieces]
@@ -154,29 +144,22 @@ def _join(text: str, spans: Sequence[tuple[int, int]]) -> Excerpt:
     return Excerpt(GAP.join(text[a:b] for a, b in merged), tuple(merged), whole)
 
 
-def idf_weights(terms: set[str], stats: object | None) -> dict[str, float]:
-    """IDF weight ``ln((N + 1) / (df + 1)) + 1`` per term from ``stats`` (``rag.answer.learned_gate.TermStats``); 1.0 without."""
-    if stats is None:
-        return {t: 1.0 for t in terms}
-    n = int(getattr(stats, "n_chunks", 0))
-    df = getattr(stats, "df", {})
-    return {t: math.log((n + 1) / (df.get(t, 0) + 1)) + 1.0 for t in terms}
-
-
 def prompt_excerpts(
     query: str,
     contents: Sequence[str],
     budget: int,
     count: Callable[[str], int],
     *,
-    term_stats: object | None = None,
+    term_stats: TermStats | None = None,
 ) -> list[Excerpt]:
-    """The excerpts the model reads for ``query``: :func:`excerpts` with its BM25 terms, IDF-weighted.
+    """The excerpts the model reads for ``query``: :func:`excerpts` with its BM25 terms (:func:`rag.text.tokenize`),
+    each weighted by its IDF over the store's chunks (:meth:`rag.text.TermStats.idf`; weight 1 without ``term_stats``).
 
     Lexical scoring only. On the 36 dev queries (course and ticket wording) whose needle reached the
     sources, a shared budget of 160 Qwen tokens kept the whole needle in the excerpts 29 times (30
     before the colon rule); adding MiniLM cosine kept it 30 times but took about 240 ms instead of
-    30 ms on 2 cores (2026-11-30).
+    30 ms on 2 cores (2026-11-30). Issue 12 replaced this module's own IDF (``ln((N+1)/(df+1)) + 1``)
+    with BM25's: on the same 48 queries the needle result and the excerpt tokens stayed the same for every one.
     """
     terms = set(tokenize(query))
-    return excerpts(terms, contents, budget, count, idf_weights(terms, term_stats))
+    return excerpts(terms, contents, budget, count, term_stats.weights(terms) if term_stats is not None else None)

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from rag.types import Hit
+from rag.types import GateKind, Hit
 
 
 def refusal_text(query: str, threshold: float) -> str:
@@ -40,8 +40,8 @@ class GateResult:
     pass, then ``refusal`` holds :func:`refusal_text` (else ``None``);
     ``candidates`` every hit the gate saw, with distances (for the app's
     chart); ``nearest_distance`` the smallest cosine distance among the
-    candidates (``None`` when there were none). ``kind`` ``"distance"`` or
-    ``"learned"``; for the learned gate ``score`` is P(the sources answer the
+    candidates (``None`` when there were none). ``kind`` a :class:`rag.types.GateKind`
+    (``"distance"`` or ``"learned"``); for the learned gate ``score`` is P(the sources answer the
     question) in [0, 1], ``min_score`` the cut it was compared with, and
     ``why`` one line of evidence (nearest distance, lexical coverage, score).
     """
@@ -54,7 +54,7 @@ class GateResult:
     sources: tuple[Hit, ...]
     candidates: tuple[Hit, ...]
     nearest_distance: float | None
-    kind: str = "distance"
+    kind: GateKind = GateKind.DISTANCE
     score: float | None = None
     min_score: float | None = None
     why: str | None = None
@@ -91,10 +91,10 @@ def regate(result: GateResult, threshold: float, max_sources: int, min_score: fl
     refused. Raises ``ValueError`` like :func:`apply_gate`.
     """
     dist = apply_gate(result.query, result.candidates, threshold, max_sources)
-    if result.kind != "learned" or result.score is None:
+    if result.kind != GateKind.LEARNED or result.score is None:
         return dist
     cut = result.min_score if min_score is None else min_score
     refused = dist.refused or result.score < cut
     refusal = dist.refusal if dist.refused else (score_refusal_text(result.query, result.score, cut) if refused else None)
-    return replace(dist, kind="learned", refused=refused, refusal=refusal, sources=() if refused else dist.sources,
+    return replace(dist, kind=GateKind.LEARNED, refused=refused, refusal=refusal, sources=() if refused else dist.sources,
                    score=result.score, min_score=cut, why=result.why)

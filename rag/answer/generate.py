@@ -8,9 +8,11 @@ so it always fits the context: the lowest-ranked source is trimmed, then
 dropped, rather than overflowing (llama-cpp raises "Requested tokens exceed
 context window" otherwise). Decoding is greedy (temperature 0, top_k 1).
 
-The model sees numbers, locator labels and quotes; it is told to write only
-``[n]``. It is a small model and cannot be trusted to cite: the server checks
-every marker afterwards (:mod:`rag.answer.pipeline`).
+The model sees, per source, ``[n]`` and a short heading (the innermost
+section, :func:`rag.answer.cite.prompt_heading`) above the excerpt it reads
+(:mod:`rag.answer.excerpt`); never a file name, locator, page or link. It is
+told to write only ``[n]``. It is a small model and cannot be trusted to cite:
+the server checks every marker afterwards (:mod:`rag.answer.pipeline`).
 
 Nothing here decides whether to answer: the gate does, before this module is
 ever touched (a refusal never loads the model).
@@ -47,7 +49,6 @@ SYSTEM_PROMPT = (
 #: A source trimmed below this many tokens is dropped instead (a stub of a quote helps nobody).
 MIN_SOURCE_TOKENS = 48
 
-#: What the counters of :data:`STATS` count: every model load and every generation started.
 @dataclass
 class ModelStats:
     """Process-wide counters: ``loads`` (GGUF files loaded), ``generations`` (completions started).
@@ -59,6 +60,7 @@ class ModelStats:
     generations: int = 0
 
 
+#: The process-wide counters (:class:`ModelStats`).
 STATS = ModelStats()
 
 

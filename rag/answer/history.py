@@ -18,7 +18,7 @@ from typing import Any
 from rag.answer.attribute import SentenceAttribution
 from rag.answer.cite import citation_json
 from rag.answer.pipeline import Answer
-from rag.types import Citation
+from rag.types import Citation, Locator
 
 #: The version of the record layout written by :func:`turn_record`.
 RECORD_VERSION = 1
@@ -72,7 +72,8 @@ def _known(cls: type, d: dict[str, Any]) -> dict[str, Any]:
 
 def citation_from_json(d: dict[str, Any]) -> Citation:
     """A :class:`rag.types.Citation` from :func:`rag.answer.cite.citation_json` (unknown keys ignored)."""
-    return Citation(**{**_known(Citation, d), "section": tuple(d.get("section") or ())})
+    return Citation(**{**_known(Citation, d), "section": tuple(d.get("section") or ()),
+                       "locator": Locator.from_json(d.get("locator"))})
 
 
 def sentence_from_json(d: dict[str, Any]) -> SentenceAttribution:

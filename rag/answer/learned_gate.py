@@ -25,16 +25,17 @@ Everything costs well under a millisecond per query on top of retrieval.
 
 PUBLIC API (for the store, the CLI and the app)::
 
-    stats = TermStats.from_texts(chunk_texts)               # once per index (chunk ``text``s)
+    stats = TermStats.from_texts(chunk_texts)               # rag.text.TermStats, once per index (chunk ``text``s)
     model = GateModel.load()                                 # the fitted coefficients (rag/answer/learned_gate.json)
     f = gate_features(query, hits, texts, stats)             # hits: rag.types.Hit list, texts: id -> text
-    decision = model.decide(query, hits, texts, stats, min_probability=None, max_sources=4)
+    decision = model.decide(query, hits, texts, stats, min_score=None, max_sources=4)
     decision.refused, decision.sources, decision.probability, decision.why   # why: one line for the sidebar
-    result = to_gate_result(decision, hits)                  # the distance gate's record, for existing callers
     model = default_model()                                  # the shipped model, loaded once per process
+    result = apply_learned_gate(query, hits, texts, stats, threshold, max_sources, min_score)  # the default gate
 
-``min_probability`` is the knob: LOWER answers more, HIGHER refuses more
-(``model.default_cut`` is the recommended value). A refusal never reaches
+``min_score`` is the knob (the same name in settings, ``--min-score``, the
+app and the JSON): LOWER answers more, HIGHER refuses more
+(``model.default_min_score`` is the recommended value). A refusal never reaches
 answer generation; :func:`refusal_text` gives its line.
 """
 
@@ -50,7 +51,7 @@ import numpy as np
 
 from rag.answer.gate import GateResult, apply_gate, score_refusal_text
 from rag.text import TermStats, tokenize  # noqa: F401  (TermStats re-exported)
-from rag.types import Hit
+from rag.types import GateKind, Hit
 
 #: Where the fitted model ships (fitted on the shared dev set; see docs/evaluation.md).
 DEFAULT_MODEL_PATH = Path(__file__).with_name("learned_gate.json")
@@ -112,8 +113,8 @@ class GateDecision:
     """The learned gate's decision for one query.
 
     ``probability`` the model's P(the sources answer this) in [0, 1];
-    ``min_probability`` the cut used; ``refused`` when ``probability <
-    min_probability`` (or no hits), then ``refusal`` holds the refusal line;
+    ``min_score`` the cut used; ``refused`` when ``probability <
+    min_score`` (or no hits), then ``refusal`` holds the refusal line;
     ``sources`` the first ``max_sources`` hits under ``max_distance`` (empty
     when refused); ``features`` the evidence; ``why`` one human-readable line
     (nearest distance, lexical coverage, missing rare term, score).
@@ -121,7 +122,7 @@ class GateDecision:
 
     query: str
     probability: float
-    min_probability: float
+    min_score: float
     refused: bool
     refusal: str | None
     sources: tuple
@@ -133,9 +134,10 @@ class GateDecision:
 class GateModel:
     """Standardised logistic regression over :data:`FEATURES`: ``p = sigmoid(b + sum w_i (x_i - mean_i) / scale_i)``.
 
-    ``default_cut`` the recommended ``min_probability``; ``max_distance`` a
+    ``default_min_score`` the recommended ``min_score``; ``max_distance`` a
     hard ceiling: hits at or above it are never sources (2.0 = none dropped);
-    ``info`` provenance (training set, cross-validated figures).
+    ``info`` provenance (training set, cross-validated figures). Files written
+    before issue 12 name the cut ``default_cut``; :meth:`load` reads both.
     """
 
     features: list[str]
@@ -143,7 +145,7 @@ class GateModel:
     scale: list[float]
     coef: list[float]
     intercept: float
-    default_cut: float = 0.5
+    default_min_score: float = 0.5
     max_distance: float = 2.0
     info: dict = field(default_factory=dict)
 
@@ -155,15 +157,16 @@ class GateModel:
         p = 1.0 / (1.0 + np.exp(-z))
         return float(p[0]) if one else p
 
-    def decide(self, query: str, hits: Sequence, texts, stats: TermStats, *, min_probability: float | None = None,
+    def decide(self, query: str, hits: Sequence, texts, stats: TermStats, *, min_score: float | None = None,
                max_sources: int = 4) -> GateDecision:
         """Score ``hits`` for ``query`` and keep or refuse (see :class:`GateDecision`).
 
-        Raises ``ValueError`` for a cut outside [0, 1] or ``max_sources < 1``.
+        ``min_score`` defaults to :attr:`default_min_score`. Raises ``ValueError``
+        for a ``min_score`` outside [0, 1] or ``max_sources < 1``.
         """
-        cut = self.default_cut if min_probability is None else float(min_probability)
+        cut = self.default_min_score if min_score is None else float(min_score)
         if not 0.0 <= cut <= 1.0:
-            raise ValueError(f"min_probability must be in [0, 1], got {cut}")
+            raise ValueError(f"min_score must be in [0, 1], got {cut}")
         if max_sources < 1:
             raise ValueError(f"max_sources must be >= 1, got {max_sources}")
         f = gate_features(query, hits, texts, stats, top=max_sources)
@@ -192,6 +195,8 @@ class GateModel:
         path = Path(path)
         try:
             d = json.loads(path.read_text(encoding="utf-8"))
+            if "default_cut" in d:  # written before issue 12
+                d["default_min_score"] = d.pop("default_cut")
             m = cls(**d)
         except (TypeError, json.JSONDecodeError) as e:
             raise ValueError(f"{path.name}: not a gate model ({e})") from e
@@ -209,19 +214,6 @@ def default_model() -> GateModel:
 
 
 _DEFAULT: GateModel | None = None
-
-
-def to_gate_result(decision: GateDecision, candidates: Sequence = (), max_sources: int = 4):
-    """The decision as a ``rag.answer.gate.GateResult`` so code written for the distance gate keeps working.
-
-    ``threshold`` holds the probability cut used, ``sources``/``refused``/
-    ``refusal`` the learned decision, ``candidates`` the hits the gate saw and
-    ``nearest_distance`` their smallest cosine distance.
-    """
-    dists = [h.cosine_distance for h in candidates if not math.isnan(h.cosine_distance)]
-    return GateResult(query=decision.query, threshold=decision.min_probability, max_sources=max_sources,
-                      refused=decision.refused, refusal=decision.refusal, sources=tuple(decision.sources),
-                      candidates=tuple(candidates), nearest_distance=min(dists) if dists else None)
 
 
 # --------------------------------------------------------------------------- fitting
@@ -278,9 +270,10 @@ def apply_learned_gate(query: str, hits: Sequence[Hit], texts, stats, threshold:
     """
     model = model or default_model()
     dist = apply_gate(query, hits, threshold, max_sources)
-    decision = model.decide(query, list(hits), texts, stats, min_probability=min_score, max_sources=max_sources)
-    refused = dist.refused or decision.probability < decision.min_probability
+    decision = model.decide(query, list(hits), texts, stats, min_score=min_score, max_sources=max_sources)
+    refused = dist.refused or decision.probability < decision.min_score
     refusal = dist.refusal if dist.refused else (decision.refusal or refusal_text(
-        query, decision.probability, decision.min_probability)) if refused else None
-    return replace(dist, kind="learned", refused=refused, refusal=refusal, sources=() if refused else dist.sources,
-                   score=decision.probability, min_score=decision.min_probability, why=decision.why)
+        query, decision.probability, decision.min_score)) if refused else None
+    return replace(dist, kind=GateKind.LEARNED, refused=refused, refusal=refusal,
+                   sources=() if refused else dist.sources, score=decision.probability, min_score=decision.min_score,
+                   why=decision.why)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -32,18 +32,19 @@ from rag.answer.attribute import (
     clean_citations,
     lexical_support,
     split_sentences,
-    strip_markers,
 )
 from rag.answer.cite import Citation, citation_json, citations, format_sources_for_prompt
 from rag.answer.excerpt import prompt_excerpts
 from rag.answer.gate import GateResult, apply_gate
 from rag.answer.generate import get_default_generator
 from rag.answer.learned_gate import apply_learned_gate
+from rag.text import strip_markers
 from rag.types import GateKind
 
 
 def source_headers(sources: Sequence[Citation]) -> list[str]:
-    """The header lines the model saw (``[n] document - locator``), with and without the marker.
+    """The heading lines the model saw (``[n] heading``, :func:`rag.answer.cite.prompt_heading`), with and without
+    the marker.
 
     A line of the answer that only repeats one of them is an echo of the prompt, not a claim.
     """
@@ -137,7 +138,7 @@ class Answer:
         }
         g = self.gate
         if g is not None:
-            d["gate"] = {"kind": getattr(g, "kind", "distance"), "nearest_distance": _r4(g.nearest_distance),
+            d["gate"] = {"kind": str(getattr(g, "kind", GateKind.DISTANCE)), "nearest_distance": _r4(g.nearest_distance),
                          "score": _r4(getattr(g, "score", None)), "min_score": getattr(g, "min_score", None),
                          "why": getattr(g, "why", None)}
         if self.generated:
@@ -263,9 +264,6 @@ class AnswerStream:
         ``settings.source_tokens`` (counted by ``count``, the generator's tokenizer) is shared by all
         sources; 0 keeps every chunk whole. The citations shown to the user keep the whole chunk.
         """
-        from dataclasses import replace
-
-
         budget = int(getattr(self.settings, "source_tokens", 0) or 0)
         ex = prompt_excerpts(self.gate.query, [c.quote for c in self.cites], budget, count, term_stats=self.term_stats)
         self.excerpts = ex
@@ -287,13 +285,6 @@ def no_generation_answer(gate: Any, cites: Sequence[Citation], retrieval_ms: flo
         query=gate.query, threshold=gate.threshold, refused=False, refusal=None, citations=list(cites),
         retrieval_ms=retrieval_ms, nearest_distance=gate.nearest_distance, gate=gate,
     )
-
-
-def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
-    """Run ``fn()``; return its result and the elapsed milliseconds."""
-    t0 = time.perf_counter()
-    out = fn()
-    return out, (time.perf_counter() - t0) * 1000.0
 
 
 def search_and_gate(store: Any, query: str, threshold: float | None = None, max_sources: int | None = None, *,
@@ -326,7 +317,7 @@ def search_and_gate(store: Any, query: str, threshold: float | None = None, max_
     head = hits[:max_sources]
     texts = {c.chunk_id: c.text for c in store.chunks([h.chunk_id for h in head])} if head else {}
     return apply_learned_gate(query, hits, texts, store.term_stats(), threshold, max_sources,
-                              s.min_answer_score if min_score is None else min_score)
+                              s.min_score if min_score is None else min_score)
 
 
 def ask(

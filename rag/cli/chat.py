@@ -18,8 +18,8 @@ import click
 
 from rag.answer.followup import rewrite_generator
 from rag.answer.history import chat_markdown, turn_from_record
+from rag.cli import common
 from rag.cli.collection import collection_option, store_settings
-from rag.cli.doctor import machine_summary
 from rag.errors import StoreError
 from rag.evaluation.followup import METHODS, load_dialogues, run_followup, summary_lines
 from rag.index.store import Store
@@ -37,12 +37,11 @@ DIALOGUES = ROOT / "tests" / "data" / "followup_dialogues.jsonl"
 @click.option("--dialogues", type=click.Path(dir_okay=False, exists=True), default=str(DIALOGUES), show_default=True)
 @click.option("--methods", default=",".join(METHODS), show_default=True, help="Comma-separated rewrite methods.")
 @click.option("--model", default=None, help="GGUF in models/ for the model rewrite (default: settings).")
-@click.option("--shared", "shared_dir", type=click.Path(file_okay=False), default=None,
-              help="The shared folder (default ../shared, env RAG_SHARED).")
+@common.shared_option
 def bench_followup_cmd(course_store: str, pdf_store: str, dialogues: str, methods: str, model: str | None,
-                       shared_dir: str | None) -> None:
+                       shared: Path | None) -> None:
     """Recall@4 of each dialogue's second turn as typed and as each rewrite method makes it standalone."""
-    shared = Path(shared_dir or os.environ.get("RAG_SHARED", ROOT.parent / "shared"))
+    shared = common.shared_dir(shared)
     s = get_settings(model_file=model)
     stores = {}
     for corpus, path in (("course", course_store), ("pdf-dev", pdf_store)):
@@ -50,7 +49,7 @@ def bench_followup_cmd(course_store: str, pdf_store: str, dialogues: str, method
             raise StoreError(f"no store at {path}; ingest the {corpus} corpus into it first")
         stores[corpus] = Store(path, settings=get_settings(store=path))
     ds = load_dialogues(Path(dialogues), shared / "corpus")
-    click.echo(f"bench followup  {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}  {machine_summary()}")
+    click.echo(common.header("bench followup"))
     run = run_followup(ds, stores, [m.strip() for m in methods.split(",") if m.strip()],
                        get_generator=lambda: rewrite_generator(s), log=lambda x: click.echo(x, err=True))
     click.echo("\n".join(summary_lines(run)))

@@ -1,17 +1,18 @@
-"""``python -m rag ingest | status | search | delete`` and ``python -m rag bench retrieval`` (issue 4).
+"""``python -m rag ingest | status | search | delete`` (issue 4); ``bench retrieval`` is :mod:`rag.cli.bench_retrieval`.
 
 JSON contracts (pinned by ``tests/test_cli_store.py``):
 
 * ``search --json`` -> ``{"query", "mode", "hits": [{"rank", "chunk_id", "document_id",
   "document_name", "page", "start", "end", "section", "content", "cosine_distance"}]}``, best first
-  (``page`` 1-based or null; ``start``/``end`` code points into the canonical text;
+  (``page`` 1-based or null: the page holding the chunk's sentence that best matches the query; ``start``/``end`` code points into the canonical text;
   ``section`` a list of heading titles).
 * ``status --json`` -> ``{"store", "embed_model", "embed_dim", "chunks", "documents": [{"id", "name",
   "label", "media_type", "size_bytes", "status", "reason", "chunk_count", "pages", "embed_model",
   "embed_dim", "pipeline_version", "extractor", "extractor_version", "warnings", "created_at",
   "updated_at"}]}``.
 * ``ingest --json`` -> one JSON object per line per file: ``{"path", "document_id", "name", "status",
-  "reason", "chunk_count", "elapsed_ms", "replaced_id", "existing_name"}`` (the last two: issue 16, ``null``
+  "reason", "chunk_count", "elapsed_ms", "warnings", "replaced_id", "existing_name"}`` (``warnings``: the
+  extractor's, e.g. pages under 99 % text coverage or read by OCR, issue 13; the last two: issue 16, ``null``
   when nothing was replaced / no other document holds the same text); with ``--sync`` a removed document is
   ``{"path", "document_id", "name", "status": "removed", ...}``.
 
@@ -26,25 +27,19 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import click
 
-from rag.answer.cite import locator_label
-from rag.answer.gate import apply_gate
-from rag.answer.pipeline import search_and_gate
+from rag.answer.cite import evidence_pages, fragment, locator_label, row_locator
 from rag.cli.collection import collection_option, store_settings
-from rag.cli.doctor import machine_summary
 from rag.errors import StoreError
-from rag.index.bm25 import BM25Index
-from rag.index.dense import DenseIndex
-from rag.index.fusion import rrf
 from rag.index.indexer import OnConflict
 from rag.index.store import Store
-from rag.settings import ROOT, get_settings
-from rag.types import Hit
+from rag.types import DocStatus, RetrievalMode
 
 _store_option = click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
                              help="Store directory (default: settings, env RAG_STORE, else ./data).")
@@ -143,39 +138,64 @@ def ingest_cmd(store_dir: str | None, collection: str | None, paths: tuple[str, 
     for d in _removed_by_sync(store, folders, files) if sync else []:
         store.delete(d.id)
         line = (json.dumps({"path": d.source, "document_id": d.id, "name": d.name, "status": "removed", "reason": None,
-                            "chunk_count": 0, "elapsed_ms": 0.0, "replaced_id": None, "existing_name": None},
+                            "chunk_count": 0, "elapsed_ms": 0.0, "warnings": [], "replaced_id": None,
+                            "existing_name": None},
                            ensure_ascii=False)
                 if as_json else f"removed    {d.name} ({d.id[:8]}): {d.source} is no longer there")
         click.echo(line)
     jobs: list[tuple[str, Any]] = [(str(f), f) for f in files]
     jobs += [(f"retry {i}", ("retry", i)) for i in retry_ids]
     if retry_failed:
-        jobs += [(f"retry {d.name}", ("retry", d.id)) for d in store.documents() if d.status == "failed" and d.has_file]
+        jobs += [(f"retry {d.name}", ("retry", d.id)) for d in store.documents() if d.status == DocStatus.FAILED and d.has_file]
     replaced = 0
-    bar = tqdm(total=len(jobs), unit="file", file=sys.stderr, disable=None, dynamic_ncols=True)
+    sizes = [_job_bytes(store, job) for _, job in jobs]
+    # the bar counts bytes, so its ETA weighs a 300-page PDF as such, not as one file among many (issue 18)
+    bar = tqdm(total=sum(sizes), unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, disable=None,
+               dynamic_ncols=True, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {postfix}]")
 
     def progress(stage: str, done: int, total: int) -> None:
         bar.set_postfix_str(f"{stage} {done}/{total}", refresh=True)
 
-    for label, job in jobs:
-        bar.set_description(Path(label).name[:30])
-        r = (store.retry(job[1], progress) if isinstance(job, tuple)
-             else store.ingest_path(job, progress, on_conflict=policies[job]))
-        failed += r.status == "failed"
-        replaced += bool(r.replaced_id)
-        line = json.dumps({"path": label, "document_id": r.document_id, "name": r.name, "status": r.status,
-                           "reason": r.reason, "chunk_count": r.chunk_count, "elapsed_ms": round(r.elapsed_ms, 1),
-                           "replaced_id": r.replaced_id, "existing_name": r.existing_name},
-                          ensure_ascii=False) if as_json else r.message
-        bar.write(line, file=sys.stdout)
-        bar.update(1)
+    t0, chunks = time.perf_counter(), 0
+    with store.batch():  # FAISS and BM25 updated once for the whole run, not per document
+        for (label, job), size in zip(jobs, sizes):
+            bar.set_description(Path(label).name[:30])
+            r = (store.retry(job[1], progress) if isinstance(job, tuple)
+                 else store.ingest_path(job, progress, on_conflict=policies[job]))
+            failed += r.status == "failed"
+            replaced += bool(r.replaced_id)
+            chunks += r.chunk_count if r.status == "ready" else 0
+            line = json.dumps({"path": label, "document_id": r.document_id, "name": r.name, "status": r.status,
+                               "reason": r.reason, "chunk_count": r.chunk_count,
+                               "elapsed_ms": round(r.elapsed_ms, 1), "warnings": list(r.warnings),
+                               "replaced_id": r.replaced_id, "existing_name": r.existing_name},
+                              ensure_ascii=False) if as_json else r.message
+            if not as_json and r.warnings:  # coverage, OCR'd pages, encodings (issue 13)
+                line += "".join(f"\n           warning: {w}" for w in r.warnings)
+            bar.write(line, file=sys.stdout)
+            bar.update(size)
+        bar.set_postfix_str("updating the indexes", refresh=True)
     bar.close()
+    took = time.perf_counter() - t0
     if replaced and policy is None:
         click.echo(f"note: {replaced} document(s) replaced by a new version under the same name (the default); "
                    "--keep-both keeps both versions as documents", err=True)
     if not as_json:
-        click.echo(f"{len(jobs) - failed} ok, {failed} failed; store {store.path}: {store.chunk_count} chunks")
+        rate = f", {took * 1000 / chunks:.0f} ms per new chunk" if chunks else ""
+        click.echo(f"{len(jobs) - failed} ok, {failed} failed in {took:.1f} s{rate}; store {store.path}: "
+                   f"{store.chunk_count} chunks")
     sys.exit(1 if failed else 0)
+
+
+def _job_bytes(store: Store, job) -> int:
+    """Bytes a job will read: the file's size, or the stored original's for a retry (1 when unknown)."""
+    try:
+        if isinstance(job, tuple):
+            doc = store.find_document(job[1])
+            return max(1, doc.size_bytes) if doc else 1
+        return max(1, Path(job).stat().st_size)
+    except OSError:
+        return 1
 
 
 def _doc_json(d) -> dict[str, Any]:
@@ -204,6 +224,8 @@ def status_cmd(store_dir: str | None, collection: str | None, as_json: bool) -> 
         pages = f" {d.pages}p" if d.pages else ""
         versions = f"  (version {d.versions + 1}, added {d.created_at})" if d.versions else ""
         click.echo(f"{d.id[:12]}  {d.status:<8} {d.chunk_count:>5} chunks{pages}  {d.label}{extra}{versions}")
+        for w in d.warnings:  # text coverage, OCR'd pages, encodings (issue 13)
+            click.echo(f"{'':14}warning: {w}")
         for v in store.versions(d.id) if d.versions else []:
             click.echo(f"{'':14}previous version {v.id[:12]} added {v.added_at}, replaced {v.replaced_at}")
 
@@ -212,7 +234,8 @@ def status_cmd(store_dir: str | None, collection: str | None, as_json: bool) -> 
 @_store_option
 @collection_option
 @click.option("--k", "k", type=click.IntRange(1, 1000), default=20, show_default=True, help="Hits to return.")
-@click.option("--mode", type=click.Choice(["hybrid", "dense", "bm25"]), default="hybrid", show_default=True)
+@click.option("--mode", type=click.Choice([m.value for m in RetrievalMode]), default=RetrievalMode.HYBRID.value,
+              show_default=True, help="Retrieval legs: both fused (hybrid), dense or bm25 alone.")
 @click.option("--doc", "doc_ids", multiple=True, metavar="ID",
               help="Search only this document (id or unique prefix); repeat for several.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
@@ -224,18 +247,21 @@ def search_cmd(store_dir: str | None, collection: str | None, k: int, mode: str,
     scope = resolve_docs(store, doc_ids)
     hits = store.search(query, k=k, mode=mode) if scope is None else store.search(query, k=k, mode=mode, doc_ids=scope)
     rows = store.chunks([h.chunk_id for h in hits])
+    pages = evidence_pages(rows, query, store)  # issue 13: the page holding the sentence that matches
     out = [{"rank": h.rank, "chunk_id": h.chunk_id, "document_id": r.document_id, "document_name": r.document_name,
-            "page": r.page, "start": r.start, "end": r.end, "section": list(r.section), "content": r.content,
-            "cosine_distance": round(h.cosine_distance, 6)} for h, r in zip(hits, rows)]
+            "page": p, "start": r.start, "end": r.end, "section": list(r.section), "content": r.content,
+            "cosine_distance": round(h.cosine_distance, 6), "media_type": r.media_type,
+            "locator_label": locator_label(r, p), "fragment": fragment(r, p), "locator": row_locator(r).to_json()}
+           for h, r, p in zip(hits, rows, pages)]
     if as_json:
         click.echo(json.dumps({"query": query, "mode": mode, "hits": out}, ensure_ascii=False, indent=2))
         return
     if not out:
         click.echo("no hits")
 
-    for h, r in zip(hits, rows):
+    for h, r, p in zip(hits, rows, pages):
         snippet = " ".join(r.content.split())[:100]
-        click.echo(f"{h.rank:>3}  d={h.cosine_distance:.3f}  {locator_label(r)}\n     {snippet}")
+        click.echo(f"{h.rank:>3}  d={h.cosine_distance:.3f}  {locator_label(r, p)}\n     {snippet}")
 
 
 @click.command()
@@ -255,144 +281,3 @@ def delete_cmd(store_dir: str | None, collection: str | None, doc_ids: tuple[str
             missing.append(i)
     if missing:
         raise StoreError(f"no document with id {', '.join(missing)}")
-
-
-@click.command()
-@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
-              help="Store to (re)use for the corpus (default: a temporary folder).")
-@click.option("--sizes", default="10000,100000", show_default=True, help="Replicated index sizes (chunks).")
-@click.option("--repeat", type=click.IntRange(1, 100), default=1, show_default=True, help="Passes over the queries.")
-def bench_retrieval_cmd(store_dir: str | None, sizes: str, repeat: int) -> None:
-    """Time ingest and each retrieval stage on the shared corpus, then at ~10k and ~100k chunks (nothing enforced)."""
-    bench_retrieval(store_dir=store_dir, sizes=[int(x) for x in sizes.split(",") if x.strip()], repeat=repeat,
-                    echo=click.echo)
-
-
-def _machine() -> str:
-
-    return machine_summary()
-
-
-def _rss_mib() -> float:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
-
-
-def _pct(xs: list[float]) -> str:
-    import numpy as np
-
-    a = np.asarray(xs, dtype=float)
-    return f"p50 {np.percentile(a, 50):8.3f}  p95 {np.percentile(a, 95):8.3f}"
-
-
-def _time_queries(queries, qvecs, dense, bm25, settings, repeat: int) -> dict[str, list[float]]:
-    """Per-query ms of each retrieval stage (embedding excluded; measured separately)."""
-    import time
-
-
-    t: dict[str, list[float]] = {"bm25": [], "dense": [], "fusion+gate": []}
-    depth = 100
-    for _ in range(repeat):
-        for q, qv in zip(queries, qvecs):
-            t0 = time.perf_counter()
-            b_ids, _ = bm25.search(q, depth)
-            t1 = time.perf_counter()
-            d_ids, _ = dense.search(qv, depth)
-            t2 = time.perf_counter()
-            fused = rrf([d_ids.tolist(), b_ids.tolist()], k=settings.rrf_k)[:20]
-            dist = dense.distances(qv, [c for c, _ in fused])
-            hits = [Hit(c, i, i, s, float(d)) for i, ((c, s), d) in enumerate(zip(fused, dist), start=1)]
-            apply_gate(q, hits, settings.threshold, settings.max_sources)
-            t3 = time.perf_counter()
-            t["bm25"].append((t1 - t0) * 1000)
-            t["dense"].append((t2 - t1) * 1000)
-            t["fusion+gate"].append((t3 - t2) * 1000)
-    return t
-
-
-def bench_retrieval(store_dir: str | None, sizes: list[int], repeat: int, echo=print) -> None:
-    """The retrieval benchmark (see :func:`bench_retrieval_cmd`): prints date, machine and per-stage figures."""
-    import tempfile
-    import time
-    from datetime import datetime
-
-    import numpy as np
-
-
-    corpus = Path(__import__("os").environ.get("RAG_SHARED", ROOT.parent / "shared")) / "corpus"
-    if not corpus.is_dir():
-        raise StoreError(f"shared corpus not found at {corpus}")
-    tmp = None if store_dir else tempfile.TemporaryDirectory(prefix="rag-bench-")
-    s = get_settings(store=store_dir or tmp.name)
-    store = Store(s.store, settings=s)
-    echo(f"bench retrieval  {datetime.now().astimezone().isoformat(timespec='seconds')}")
-    echo(f"machine          {_machine()}; torch threads {__import__('torch').get_num_threads()}")
-    files = sorted((corpus / "docs").glob("*.md")) + [corpus / "pdfs" / "01-dpr-paper-two-column-13p.pdf"]
-    _ = store.embedder  # load the model before timing
-    t0, new_chunks = time.perf_counter(), 0
-    for f in files:
-        r = store.ingest_path(f)
-        new_chunks += r.chunk_count if r.status == "ready" else 0
-    ingest_s = time.perf_counter() - t0
-    n = store.chunk_count
-    if new_chunks:
-        echo(f"ingest           {len(files)} files, {new_chunks} chunks in {ingest_s:.1f} s: "
-             f"{ingest_s * 1000 / new_chunks:.1f} ms per chunk end to end (design 22)")
-    else:
-        echo(f"ingest           skipped: {n} chunks already in {store.path}")
-    qs = [json.loads(x) for x in (corpus / "dev_questions.jsonl").read_text().splitlines() if x.strip()]
-    queries = [q[k] for q in qs for k in ("query_course", "query_ticket")]
-    emb_ms, qvecs = [], []
-    for q in queries:
-        t = time.perf_counter()
-        qvecs.append(store.embedder.encode_query(q))
-        emb_ms.append((time.perf_counter() - t) * 1000)
-    idx = store.index_cache.current()
-    found, total_ms = 0, []
-    for q in queries:
-        t = time.perf_counter()
-        search_and_gate(store, q)
-        total_ms.append((time.perf_counter() - t) * 1000)
-    for i, q in enumerate(queries):
-        hits = store.search(q, k=20)
-        needle = " ".join(qs[i // 2]["needle"].split())
-        found += any(needle in " ".join(r.content.split()) for r in store.chunks([h.chunk_id for h in hits]))
-    echo(f"queries          {len(queries)} dev queries (both phrasings), {repeat} pass(es); times in ms")
-    echo(f"[{n} chunks]  query embedding  {_pct(emb_ms)}   (design 13)")
-    stages = _time_queries(queries, qvecs, idx.dense, idx.bm25, s, repeat)
-    for k, v in stages.items():
-        echo(f"[{n} chunks]  {k:<15}  {_pct(v)}   {dict(bm25='(design 1.14)', dense='(design 0.3)').get(k, '')}")
-    echo(f"[{n} chunks]  whole retrieval  {_pct(total_ms)}   (search_and_gate: embed+dense+BM25+fusion+gate; target p50 25)")
-    echo(f"[{n} chunks]  hybrid recall@20 {found}/{len(queries)} = {found / len(queries):.3f}")
-    table = store.index_cache.rows()
-    texts, vecs = table.texts, table.vectors
-    emb_p50 = float(np.percentile(emb_ms, 50))
-    for size in sizes:
-        reps = -(-size // len(texts))
-        big_ids = np.arange(reps * len(texts), dtype=np.int64)
-        rss0 = _rss_mib()
-        t = time.perf_counter()
-        dense = DenseIndex.build(big_ids, np.tile(vecs, (reps, 1)))
-        t_d = time.perf_counter() - t
-        t = time.perf_counter()
-        bm25 = BM25Index.build(texts * reps, big_ids)
-        t_b = time.perf_counter() - t
-        rss1 = _rss_mib()
-        m = len(big_ids)
-        echo(f"[{m} chunks]  build: dense {t_d * 1000:.0f} ms, BM25 {t_b * 1000:.0f} ms; "
-             f"RSS +{rss1 - rss0:.0f} MiB (vectors alone {m * store.model_dim * 4 / 2**20:.0f} MiB), "
-             f"process RSS {rss1:.0f} MiB")
-        st = _time_queries(queries, qvecs, dense, bm25, s, repeat)
-        for k, v in st.items():
-            echo(f"[{m} chunks]  {k:<15}  {_pct(v)}")
-        whole = [emb_p50 + a + b + c for a, b, c in zip(st["bm25"], st["dense"], st["fusion+gate"])]
-        echo(f"[{m} chunks]  whole retrieval  {_pct(whole)}   (embed p50 + stages; target p50 150 at 100k)")
-        del dense, bm25
-    store.close()
-    if tmp:
-        tmp.cleanup()

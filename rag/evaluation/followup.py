@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.answer.followup import RewriteMethod, needs_context, rewrite_followup
-from rag.evaluation.evaluate import format_p, sign_test, wilson_interval
+from rag.evaluation.metrics import format_p, sign_test, wilson_interval
 
 #: Where the shared corpus keeps each dialogue corpus's questions (relative to ``shared/corpus``).
 QUESTION_FILES = {"course": "dev_questions.jsonl", "pdf-dev": "pdf-dev/questions.jsonl"}

@@ -6,6 +6,7 @@ A stopword-only or empty query has no tokens and so no hits.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,17 +31,38 @@ class BM25Index:
     @classmethod
     def build(cls, texts: Sequence[str], ids: Sequence[int] | np.ndarray, *, k1: float = 1.2, b: float = 0.75) -> "BM25Index":
         """Index ``texts[i]`` under ``ids[i]``. Raises ``ValueError`` if the lengths differ."""
-        import bm25s
-
         if len(texts) != len(ids):
             raise ValueError(f"{len(ids)} ids for {len(texts)} texts")
+        # every document gets at least the empty token, so bm25s keeps the row
+        return cls.from_tokens([tokenize(t) or [""] for t in texts], ids, k1=k1, b=b)
+
+    @classmethod
+    def from_tokens(cls, tokens: Sequence[list[str]], ids: Sequence[int] | np.ndarray, *, k1: float = 1.2,
+                    b: float = 0.75) -> "BM25Index":
+        """Index already tokenised documents (:func:`rag.text.tokenize` lists, none empty) under ``ids``.
+
+        Terms become ids once per distinct list object, so a corpus replicated
+        by reference (the 1M-chunk benchmark, issue 18) costs one copy of its
+        term ids, not one per replica. Raises ``ValueError`` if the lengths differ.
+        """
+        import bm25s
+
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets DEBUG: "Building index from IDs" on stderr
+        if len(tokens) != len(ids):
+            raise ValueError(f"{len(ids)} ids for {len(tokens)} token lists")
         idx = cls(k1, b)
         idx._ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-        if len(texts):
-            # every document gets at least the empty token, so bm25s keeps the row
-            tokens = [tokenize(t) or [""] for t in texts]
+        if len(tokens):
+            vocab: dict[str, int] = {}
+            seen: dict[int, list[int]] = {}  # id(list) -> its term ids; every list stays alive in ``tokens``
+            doc_ids = []
+            for t in tokens:
+                got = seen.get(id(t))
+                if got is None:
+                    got = seen[id(t)] = [vocab.setdefault(w, len(vocab)) for w in t]
+                doc_ids.append(got)
             idx._bm25 = bm25s.BM25(k1=k1, b=b, method="lucene")
-            idx._bm25.index(tokens, show_progress=False)
+            idx._bm25.index((doc_ids, vocab), show_progress=False)
         return idx
 
     def __len__(self) -> int:

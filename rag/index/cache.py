@@ -4,7 +4,8 @@ SQLite is the source of truth (every chunk row holds its text and float32
 vector). Every change to the chunks is one transaction that bumps
 ``meta.generation``; the indexes are caches of generation ``N``:
 
-    index/dense.g<N>.faiss   FAISS IndexIDMap2(IndexFlatIP) over the chunk vectors (ids = chunk row ids)
+    index/dense.g<N>.faiss   FAISS over the chunk vectors (ids = chunk row ids): exact IndexFlatIP below
+                             20k chunks, IVF-Flat from there (rag.index.dense.choose_kind, issue 18)
     index/bm25.g<N>/         bm25s index over the chunk texts (:class:`rag.index.bm25.BM25Index`)
 
 written through a temporary name and an atomic rename by the one writer that
@@ -38,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from rag.index.bm25 import BM25Index
-from rag.index.dense import DenseIndex
+from rag.index.dense import DenseIndex, choose_kind
 from rag.index.locks import StoreLocks
 from rag.index.schema import get_meta, set_meta
 from rag.text import TermStats
@@ -98,6 +99,25 @@ class Indexes:
     term_stats: TermStats | None = None
 
 
+@dataclass
+class _Batch:
+    """The writes of one batch: generation before it (``base``), after its last write (``last``), their summed
+    delta, and whether every generation step in between was one of its own (``own_only``)."""
+
+    base: int | None = None
+    last: int | None = None
+    delta: IndexDelta = field(default_factory=IndexDelta)
+    own_only: bool = True
+
+    def add(self, old: int, gen: int, delta: IndexDelta) -> None:
+        if self.base is None:
+            self.base = old
+        elif old != self.last:
+            self.own_only = False
+        self.last = gen
+        self.delta = self.delta + delta
+
+
 class IndexCache:
     """The index files under ``folder`` for the store whose SQLite connection is ``conn``.
 
@@ -112,6 +132,7 @@ class IndexCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.conn, self.locks, self.dim, self.k1, self.b = conn, locks, int(dim), k1, b
         self._idx: Indexes | None = None
+        self._batch: _Batch | None = None
 
     # ------------------------------------------------------------------ reads
 
@@ -175,8 +196,8 @@ class IndexCache:
         """
         gen = self.generation()
         with self.locks.thread:
-            if self._idx is not None and self._idx.generation == gen:
-                return self._idx
+            if self._idx is not None and (self._idx.generation == gen or self._batch is not None):
+                return self._idx  # during this process's batch: the indexes as they were before it
         idx = self._load(gen)
         if idx is None:
             idx = self.rebuild()
@@ -216,6 +237,14 @@ class IndexCache:
         old = int(get_meta(self.conn, "generation") or 0)
         gen = old + 1
         set_meta(self.conn, "generation", gen)
+        if self._batch is not None:  # rows and generation move now; the indexes once, at end_batch()
+            self._batch.add(old, gen, delta)
+            return gen
+        return self._apply(old, gen, delta)
+
+    def _apply(self, old: int, gen: int, delta: IndexDelta) -> int:
+        """Indexes of generation ``old`` (in memory or on disk) plus ``delta`` become generation ``gen``, saved;
+        a rebuild from SQLite when ``old``'s are gone."""
         try:
             cur = self._idx if self._idx is not None and self._idx.generation == old else self._load(old)
             if cur is not None:
@@ -223,8 +252,13 @@ class IndexCache:
                     cur.dense.remove(delta.removed_ids)
                 if delta.added_vectors is not None and len(delta.added_ids):
                     cur.dense.add(delta.added_ids, delta.added_vectors)
-                table = self.rows(vectors=False)
-                idx = Indexes(gen, cur.dense, BM25Index.build(table.texts, table.ids, k1=self.k1, b=self.b))
+                dense = cur.dense
+                if choose_kind(len(dense)) != dense.kind or dense.stale:  # crossed the flat/IVF size, or outgrew it
+                    table = self.rows(vectors=True)
+                    dense = DenseIndex.build(table.ids, table.vectors, dim=self.dim)
+                else:
+                    table = self.rows(vectors=False)
+                idx = Indexes(gen, dense, BM25Index.build(table.texts, table.ids, k1=self.k1, b=self.b))
             else:
                 idx = self.rebuild()
             self._idx = idx
@@ -233,6 +267,33 @@ class IndexCache:
             self._idx = None
             raise
         return gen
+
+    def begin_batch(self) -> None:
+        """Start deferring index updates (issue 18): until :meth:`end_batch`, :meth:`commit` moves the generation
+        with each write but leaves the indexes alone, and this process searches the indexes as they were."""
+        with self.locks.thread:
+            if self._batch is None:
+                self._batch = _Batch()
+
+    def end_batch(self) -> int | None:
+        """Apply the batch's writes to the indexes at once: the dense index updated in place, BM25 rebuilt once.
+
+        Call inside :meth:`rag.index.locks.StoreLocks.write` (with the connection). When another writer
+        committed in between, or this process's indexes are not the batch's starting ones, rebuilds from
+        SQLite instead. Returns the generation the indexes now hold (``None`` if the batch wrote nothing).
+        """
+        with self.locks.thread:
+            batch, self._batch = self._batch, None
+        if batch is None or batch.base is None:
+            return None
+        gen = int(get_meta(self.conn, "generation") or 0)
+        if batch.own_only and gen == batch.last:
+            return self._apply(batch.base, gen, batch.delta)
+        self._idx = None
+        idx = self.rebuild()
+        self._idx = idx
+        self._save(idx)
+        return idx.generation
 
     def _write_back(self, idx: Indexes) -> None:
         """Persist a rebuilt generation if it is still the committed one and its files are missing."""

@@ -36,13 +36,13 @@ def rrf(ranked: Sequence[Sequence[int]], k: int = 60) -> list[tuple[int, float]]
 
 
 def retrieve(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm25: BM25Index | None, *,
-             k: int = 20, mode: str = "hybrid", depth: int | None = None, rrf_k: int = 60,
+             k: int = 20, mode: RetrievalMode | str = RetrievalMode.HYBRID, depth: int | None = None, rrf_k: int = 60,
              reranker: "Reranker | None" = None, texts: "TextSource | None" = None,
              rerank_top: int = 25, allowed: np.ndarray | None = None) -> list[Hit]:
     """Retrieve the top ``k`` chunks for ``query`` (design stages 4-6).
 
-    ``q_vec`` is the query embedding ((384,) float32, unit norm); ``mode`` one
-    of ``hybrid`` (RRF of both legs), ``dense``, ``bm25`` (each leg still goes
+    ``q_vec`` is the query embedding ((384,) float32, unit norm); ``mode`` a
+    :class:`rag.types.RetrievalMode` or its value: ``hybrid`` (RRF of both legs), ``dense``, ``bm25`` (each leg still goes
     through :func:`rrf`, so scores are comparable). Each leg returns ``depth``
     candidates (default ``max(k, 100)``). Every hit carries its cosine distance
     from the stored vector, so the gate can judge BM25-only hits too. With a
@@ -60,12 +60,12 @@ def retrieve(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm25: BM25
     legs: list[list[int]] = []
     d_rank: dict[int, int] = {}
     b_rank: dict[int, tuple[int, float]] = {}
-    if mode in ("hybrid", "dense") and len(dense):
-        ids, _ = dense.search(q_vec, depth, allowed)
+    if mode in (RetrievalMode.HYBRID, RetrievalMode.DENSE) and len(dense):
+        ids, _ = dense.search(q_vec, depth) if allowed is None else dense.search(q_vec, depth, allowed)
         legs.append(ids.tolist())
         d_rank = {int(c): r for r, c in enumerate(ids, start=1)}
-    if mode in ("hybrid", "bm25") and bm25 is not None and len(bm25):
-        ids, scores = bm25.search(query, depth, allowed)
+    if mode in (RetrievalMode.HYBRID, RetrievalMode.BM25) and bm25 is not None and len(bm25):
+        ids, scores = bm25.search(query, depth) if allowed is None else bm25.search(query, depth, allowed)
         legs.append(ids.tolist())
         b_rank = {int(c): (r, float(s)) for r, (c, s) in enumerate(zip(ids, scores), start=1)}
     fused = rrf(legs, k=rrf_k)[: max(k, rerank_top if reranker else k)]

@@ -87,8 +87,14 @@ def m001_initial(conn: sqlite3.Connection) -> None:
         conn.execute(ddl)
 
 
-def m002_document_versions(conn: sqlite3.Connection) -> None:
-    """Version 2 (issue 16): document versions, where a file came from, and the hash of its text.
+def m002_chunk_locator(conn: sqlite3.Connection) -> None:
+    """Version 2 (issue 17): ``chunks.locator``, the chunk's :class:`rag.types.Locator` as JSON
+    (slide, sheet rows, paragraph, HTML section, image region); NULL for PDF, text and older chunks."""
+    conn.execute("ALTER TABLE chunks ADD COLUMN locator TEXT")
+
+
+def m003_document_versions(conn: sqlite3.Connection) -> None:
+    """Version 3 (issue 16): document versions, where a file came from, and the hash of its text.
 
     * ``documents.text_sha`` - sha256 of the canonical text (UTF-8), filled for the rows that have one, so
       the same text under another name or in other bytes is found ("same text as X");
@@ -113,8 +119,8 @@ def m002_document_versions(conn: sqlite3.Connection) -> None:
                      (hashlib.sha256(canonical.encode("utf-8")).hexdigest(), doc_id))
 
 
-def m003_chats(conn: sqlite3.Connection) -> None:
-    """Version 3 (issue 16): the chats of this store (``chats``) and their turns (``chat_turns``).
+def m004_chats(conn: sqlite3.Connection) -> None:
+    """Version 4 (issue 16): the chats of this store (``chats``) and their turns (``chat_turns``).
 
     A turn keeps the question as typed, the standalone question that was searched, and ``record``: the
     answer as JSON (text, refusal, citations with their locators and quotes), so a chat reopens with its
@@ -129,7 +135,7 @@ def m003_chats(conn: sqlite3.Connection) -> None:
 
 
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
-MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_document_versions, m003_chats)
+MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats)
 
 #: The version a store has after :func:`migrate` with this code.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,6 +1,6 @@
 """Stage 2 of the design: document -> chunks (strategy E by default; A-F for evaluation).
 
-The six strategies of the design, picked by name from :data:`STRATEGIES`:
+The six strategies of the design (:class:`rag.types.ChunkStrategy`; their names in :data:`STRATEGIES`):
 
 ====  ==========================================================  ===========
 name  cut                                                         ``text``
@@ -27,6 +27,12 @@ in any chunk's content: they are in the header of every chunk below them.
 *Header*: ``[Doc title > Section > Subsection]\\n``, prepended to ``text``
 (what is embedded), never to ``content`` (what is quoted).
 
+*Tables* (issue 13, item 5; case c34): a Markdown table (lines starting with ``|``, PDF tables
+included: the PDF reader writes them as Markdown rows) is cut only between rows, and every chunk of
+a table that does not hold the table's header row carries it in ``text``, after the section header
+(:func:`table_header`), so a row cut off from its header can still be read and found by its column
+names. ``content`` stays the chunk's own rows.
+
 *Token-aware* (boundary strategies C-F): all-MiniLM-L6-v2 reads 256
 word-pieces and silently drops the rest, so no chunk's ``text`` (header
 included) may exceed ``window_tokens``; a chunk that does is re-split with a
@@ -39,17 +45,20 @@ points, end exclusive), and ``doc.canonical[start:end] == content`` always.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag.index.embed import get_tokenizer
-from rag.types import Chunk
+from rag.text import sentence_spans, trim_span
+from rag.types import Chunk, ChunkStrategy
 
-STRATEGIES = ("A", "B", "C", "D", "E", "F")
-_BLIND = ("A", "B")
-_OVERLAP = ("B", "D", "F")
-_HEADER = ("E", "F")
+#: The strategies' names as plain strings, ``("A", ..., "F")``.
+STRATEGIES = tuple(s.value for s in ChunkStrategy)
+_BLIND = (ChunkStrategy.A, ChunkStrategy.B)
+_OVERLAP = (ChunkStrategy.B, ChunkStrategy.D, ChunkStrategy.F)
+_HEADER = (ChunkStrategy.E, ChunkStrategy.F)
 #: Longest header (characters) before the title/section path is shortened.
 MAX_HEADER_CHARS = 160
 
@@ -60,18 +69,8 @@ Span = tuple[int, int]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _STRUCTURED_LINE = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s|<|>|\$\$)")
-_SENTENCE_END = re.compile(r"[.!?\u2026\u3002]+[\"')\]*_`]*\s+(?=[^a-z\s])")
 _WORD = re.compile(r"\S+")
 _LINE = re.compile(r"[^\n]+")
-
-
-def _trim(text: str, start: int, end: int) -> Span:
-    """Shrink ``[start, end)`` to exclude surrounding whitespace."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 def paragraphs(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
@@ -113,7 +112,8 @@ def paragraphs(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
         pos = line_end + 1
     if para_start is not None:
         out.append((para_start, para_end, structured * 2 >= lines))
-    return [(*_trim(text, s, e), st) for s, e, st in out if _trim(text, s, e)[0] < _trim(text, s, e)[1]]
+    trimmed = [(*trim_span(text, s, e), st) for s, e, st in out]
+    return [(a, b, st) for a, b, st in trimmed if a < b]
 
 
 def _matches_as_spans(pattern: re.Pattern, text: str, start: int, end: int) -> list[Span]:
@@ -121,22 +121,13 @@ def _matches_as_spans(pattern: re.Pattern, text: str, start: int, end: int) -> l
 
 
 def sentences(text: str, start: int, end: int) -> list[Span]:
-    """Sentence spans of ``text[start:end]``: cut after ``.!?…`` + space when the next word is not lower-case."""
-    out, s = [], start
-    for m in _SENTENCE_END.finditer(text, start, end):
-        a, b = _trim(text, s, m.end())
-        if a < b:
-            out.append((a, b))
-        s = m.end()
-    a, b = _trim(text, s, end)
-    if a < b:
-        out.append((a, b))
-    return out
+    """Sentence spans of ``text[start:end]`` (:func:`rag.text.sentence_spans`, the project's one sentence rule)."""
+    return sentence_spans(text, start, end)
 
 
 def lines(text: str, start: int, end: int) -> list[Span]:
     """Non-blank line spans of ``text[start:end]``, whitespace trimmed."""
-    spans = (_trim(text, a, b) for a, b in _matches_as_spans(_LINE, text, start, end))
+    spans = (trim_span(text, a, b) for a, b in _matches_as_spans(_LINE, text, start, end))
     return [u for u in spans if u[0] < u[1]]
 
 
@@ -201,6 +192,46 @@ def split_span(text: str, start: int, end: int, budget: int) -> list[Span]:
     return pack(units, budget)
 
 
+# --------------------------------------------------------------------------- tables
+
+_ROW = re.compile(r"^[ \t]*\|")
+_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
+
+
+def table_header(text: str, start: int) -> tuple[str, int] | None:
+    """The header of the Markdown table holding offset ``start`` of ``text``: ``(header_lines, end)``
+    where ``header_lines`` is the header row and its ``|---|`` rule (``\\n``-terminated) and ``end`` the
+    offset just after them (cells trimmed, the rule shortened: padding would eat the chunk's
+    word-pieces); ``None`` when ``start`` is not on a table row or the table has no rule line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not _ROW.match(text[line_start:line_start + 200]):
+        return None
+    top = line_start
+    while top > 0:
+        prev = text.rfind("\n", 0, top - 1) + 1
+        if not _ROW.match(text[prev:top]):
+            break
+        top = prev
+    first_end = text.find("\n", top)
+    if first_end == -1:
+        return None
+    rule_end = text.find("\n", first_end + 1)
+    rule_end = len(text) if rule_end == -1 else rule_end
+    if not _RULE.match(text[first_end + 1:rule_end]):
+        return None
+    cells = [c.strip() for c in text[top:first_end].strip().strip("|").split("|")]
+    return "| " + " | ".join(cells) + " |\n|" + "---|" * len(cells) + "\n", rule_end
+
+
+def table_extra(text: str, start: int) -> str:
+    """The header lines of the table a chunk starting at ``start`` sits in (when it begins after them), else ``""``.
+
+    Added to the chunk's embedded header, so every chunk of a table carries the header row (issue 13, case c34).
+    """
+    th = table_header(text, start)
+    return th[0] if th is not None and start >= th[1] else ""
+
+
 # --------------------------------------------------------------------------- sections
 
 
@@ -260,28 +291,32 @@ def _batch_counter(count_tokens: Callable[[str], int] | None) -> Callable[[list[
 
 
 def _fit_window(text: str, items: list[tuple[int, int, str]], budget: int, window: int,
-                count: Callable[[list[str]], list[int]]) -> list[tuple[int, int, str, bool]]:
+                count: Callable[[list[str]], list[int]],
+                extra: Callable[[int], str] | None = None) -> list[tuple[int, int, str, bool]]:
     """Re-split every ``(start, end, header)`` whose ``header + content`` exceeds ``window`` word-pieces.
 
-    Returns ``(start, end, header, token_split)`` in order. One tokenizer call per round for all
-    sections together; a chunk of n characters has at most n + 2 word-pieces, so short ones are
-    never tokenized.
+    ``extra(start)`` adds to the header of the chunk starting at ``start`` (a table's header row),
+    recomputed for every piece a re-split makes. Returns ``(start, end, header, token_split)`` in order.
+    One tokenizer call per round for all sections together; a chunk of n characters has at most n + 2
+    word-pieces, so short ones are never tokenized.
     """
+    extra = extra or (lambda _start: "")
     result: list[tuple[int, int, str, bool]] = []
     todo = [(s, e, h, False, budget) for s, e, h in items]
     head_n: dict[str, int] = {}
     while todo:
-        long_ix = [i for i, (s, e, h, _, _) in enumerate(todo) if len(h) + (e - s) + 2 > window]
-        counts = dict(zip(long_ix, count([todo[i][2] + text[todo[i][0]:todo[i][1]] for i in long_ix])))
+        heads = [h + extra(s) for s, _, h, _, _ in todo]
+        long_ix = [i for i, (s, e, _, _, _) in enumerate(todo) if len(heads[i]) + (e - s) + 2 > window]
+        counts = dict(zip(long_ix, count([heads[i] + text[todo[i][0]:todo[i][1]] for i in long_ix])))
         nxt = []
         for i, (s, e, h, flagged, b) in enumerate(todo):
             n = counts.get(i, 0)
             if n <= window or e - s <= 1:
-                result.append((s, e, h, flagged))
+                result.append((s, e, heads[i], flagged))
                 continue
-            if h not in head_n:
-                head_n[h] = count([h])[0] if h else 2
-            room = max(window - head_n[h], 8)
+            if heads[i] not in head_n:
+                head_n[heads[i]] = count([heads[i]])[0] if heads[i] else 2
+            room = max(window - head_n[heads[i]], 8)
             new_b = max(1, min(b - 1, int((e - s) * room / n * 0.9)))
             nxt.extend((x, z, h, True, new_b) for x, z in split_span(text, s, e, new_b))
         todo = nxt
@@ -300,8 +335,6 @@ def _blind(doc, budget: int, overlap: int) -> list[tuple[int, int, tuple[str, ..
     secs = sections(doc)
     starts = [s.start for s in secs]
     out = []
-    import bisect
-
     for s in range(0, len(text), step):
         e = min(s + budget, len(text))
         if text[s:e].strip():
@@ -312,7 +345,7 @@ def _blind(doc, budget: int, overlap: int) -> list[tuple[int, int, tuple[str, ..
     return out
 
 
-def _boundaries(doc, strategy: str, budget: int, overlap: int, window: int,
+def _boundaries(doc, strategy: ChunkStrategy, budget: int, overlap: int, window: int,
                 count_tokens) -> list[tuple[int, int, tuple[str, ...], bool, str]]:
     text = doc.canonical
     count = _batch_counter(count_tokens)
@@ -326,11 +359,10 @@ def _boundaries(doc, strategy: str, budget: int, overlap: int, window: int,
         for s, e in split_span(text, sec.start, sec.end, budget):
             items.append((s, e, header))
             path_of[s] = sec.path
-    fitted = _fit_window(text, items, budget, window, count)
+    # every piece (re-split ones too) of a table after its header rows carries them (issue 13, case c34)
+    fitted = _fit_window(text, items, budget, window, count, (lambda s: table_extra(text, s)) if use_header else None)
     paths = sorted(path_of.items())
     starts = [p[0] for p in paths]
-    import bisect
-
     out = [(s, e, paths[bisect.bisect_right(starts, s) - 1][1], flag, h) for s, e, h, flag in fitted]
     if strategy in _OVERLAP and overlap > 0:
         out = _add_overlap(text, out, overlap, window, count)
@@ -351,9 +383,10 @@ def _add_overlap(text: str, chunks: list, overlap: int, window: int, count) -> l
     return out
 
 
-def chunk_document(doc, strategy: str = "E", *, budget_chars: int = 512, overlap_chars: int = 64,
+def chunk_document(doc, strategy: ChunkStrategy | str = ChunkStrategy.E, *, budget_chars: int = 512, overlap_chars: int = 64,
                    window_tokens: int = 256, count_tokens=None) -> list[Chunk]:
-    """Cut ``doc`` (a :class:`rag.ingest.extract.Document`) into chunks with the named strategy (A-F).
+    """Cut ``doc`` (a :class:`rag.types.Document`) into chunks with the named strategy (:class:`rag.types.ChunkStrategy`,
+    or its letter in either case).
 
     ``budget_chars`` is the character budget (code points), ``overlap_chars``
     the overlap of B/D/F, ``window_tokens`` the encoder window in word-pieces
@@ -363,9 +396,10 @@ def chunk_document(doc, strategy: str = "E", *, budget_chars: int = 512, overlap
     C-F no chunk's ``text`` exceeds ``window_tokens`` word-pieces.
     Raises ``ValueError`` for an unknown strategy or a non-positive budget.
     """
-    name = str(strategy).strip().upper()
-    if name not in STRATEGIES:
-        raise ValueError(f"unknown chunking strategy {strategy!r}; allowed: {', '.join(STRATEGIES)}")
+    try:
+        name = ChunkStrategy(str(strategy).strip().upper())
+    except ValueError:
+        raise ValueError(f"unknown chunking strategy {strategy!r}; allowed: {', '.join(STRATEGIES)}") from None
     if budget_chars <= 0 or window_tokens <= 2:
         raise ValueError("budget_chars must be positive and window_tokens above 2")
     text = doc.canonical
@@ -380,5 +414,6 @@ def chunk_document(doc, strategy: str = "E", *, budget_chars: int = 512, overlap
         chunks.append(Chunk(
             doc_id=doc.id, index=i, text=header + content, content=content, section=path,
             start=s, end=e, page=doc.page_at(s), page_end=doc.page_at(e - 1), token_split=flag,
+            locator=doc.locator_at(s, e) if doc.parts else None,
         ))
     return chunks

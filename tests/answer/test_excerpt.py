@@ -8,7 +8,7 @@ import pytest
 
 from rag.answer import excerpt
 from rag.index.embed import count_tokens
-from rag.ingest.chunk import chunk_document
+from rag.ingest.chunk import chunk_document, units
 from rag.ingest.extract import extract_bytes
 
 
@@ -25,7 +25,7 @@ def chunks(corpus_dir):
 
 def test_pieces_are_verbatim_ordered_and_cover_the_text(chunks):
     for c in chunks:
-        spans = excerpt.sentence_spans(c.content)
+        spans = units(c.content)
         assert spans and all(a < b for a, b in spans)
         assert all(spans[i][1] <= spans[i + 1][0] for i in range(len(spans) - 1))
         outside = "".join(c.content[b:a] for (_, b), (a, _) in zip([(0, 0), *spans], [*spans, (len(c.content), 0)]))
@@ -34,7 +34,7 @@ def test_pieces_are_verbatim_ordered_and_cover_the_text(chunks):
 
 def test_a_hard_wrapped_sentence_is_one_piece():
     text = "Longformer and reformer are models that try to be more efficient and\nuse a sparse version. Next one."
-    assert [text[a:b] for a, b in excerpt.sentence_spans(text)] == [
+    assert [text[a:b] for a, b in units(text)] == [
         "Longformer and reformer are models that try to be more efficient and\nuse a sparse version.", "Next one."]
 
 

@@ -60,7 +60,8 @@ def test_bad_arguments(kw, msg):
 
 
 def _learned(query, dists, texts, corpus, **kw):
-    from rag.answer.learned_gate import TermStats, apply_learned_gate
+    from rag.answer.learned_gate import apply_learned_gate
+    from rag.text import TermStats
 
     hits = _hits(dists)
     return apply_learned_gate(query, hits, {h.chunk_id: t for h, t in zip(hits, texts)}, TermStats.from_texts(corpus), **kw)

@@ -155,11 +155,11 @@ def test_a_store_made_before_issue_16_opens_unchanged_as_the_default_collection(
     _run("ingest", "--store", data, cases_dir / "c26_bike_shed.md")
     before = json.loads(_run("search", "--store", data, "--json", "When does the bike shed close?").stdout)
     asked = _ask_json(data, "When does the bike shed close?")
-    conn = sqlite3.connect(data / "store.sqlite3")  # roll the file back to schema 1 (the store of today's main)
+    conn = sqlite3.connect(data / "store.sqlite3")  # roll the file back to schema 2 (the store of main before issue 16)
     conn.executescript("DROP TABLE chat_turns; DROP TABLE chats; DROP TABLE document_versions; "
                        "DROP INDEX documents_name; DROP INDEX documents_text_sha; "
                        "ALTER TABLE documents DROP COLUMN text_sha; ALTER TABLE documents DROP COLUMN source; "
-                       "DELETE FROM migrations WHERE version > 1;")
+                       "DELETE FROM migrations WHERE version > 2;")
     conn.commit()
     conn.close()
     after = json.loads(_run("search", "--store", data, "--json", "When does the bike shed close?").stdout)

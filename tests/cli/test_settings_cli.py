@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from rag.cli.main import main
 from rag.settings import ROOT, Settings, get_settings
+from rag.types import GateKind
 
 
 def test_defaults_follow_the_design():
@@ -29,6 +30,28 @@ def test_env_file_and_explicit_precedence(tmp_path, monkeypatch):
     assert s.threshold == 0.6 and s.max_sources == 3  # env beats file; file beats defaults
     assert get_settings(threshold=0.7, max_sources=None).threshold == 0.7  # explicit beats env; None ignored
     assert s.with_overrides(threshold=0.3).threshold == 0.3
+
+
+def test_min_score_has_one_name_and_the_old_one_still_reads(tmp_path, monkeypatch):
+    cfg = tmp_path / "rag.toml"
+    cfg.write_text("min_answer_score = 0.2\n")  # the name before issue 12
+    monkeypatch.setenv("RAG_CONFIG", str(cfg))
+    with pytest.warns(FutureWarning, match="min_answer_score is deprecated: use min_score"):
+        assert get_settings().min_score == 0.2
+    monkeypatch.setenv("RAG_MIN_ANSWER_SCORE", "0.3")
+    with pytest.warns(FutureWarning, match="RAG_MIN_ANSWER_SCORE"):
+        assert get_settings().min_score == 0.3  # env beats file, under either name
+    monkeypatch.delenv("RAG_MIN_ANSWER_SCORE")
+    monkeypatch.setenv("RAG_MIN_SCORE", "0.4")
+    with pytest.warns(FutureWarning):  # the file still has the old name; the new env name wins
+        s = get_settings()
+        assert s.min_score == 0.4 and s.with_overrides(min_score=0.5).min_score == 0.5
+    cfg.write_text("min_score = 0.6\ngate = 'distance'\n")
+    monkeypatch.delenv("RAG_MIN_SCORE")
+    s = get_settings()
+    assert s.min_score == 0.6 and s.gate == GateKind.DISTANCE and s.model_dump()["min_score"] == 0.6
+    with pytest.raises(ValidationError, match="gate"):
+        get_settings(gate="nearest")
 
 
 def test_out_of_bounds_value_names_the_field(monkeypatch):

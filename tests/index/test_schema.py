@@ -83,6 +83,9 @@ def test_a_store_made_before_versions_opens_migrated_reads_and_searches(tmp_path
     assert schema_version(conn) == SCHEMA_VERSION
     assert conn.execute("SELECT version, name FROM migrations ORDER BY version").fetchall() == [
         (n, m.__name__) for n, m in enumerate(MIGRATIONS, start=1)]
+    assert [name for _, name in conn.execute("SELECT version, name FROM migrations ORDER BY version")][:4] == [
+        "m001_initial", "m002_chunk_locator", "m003_document_versions", "m004_chats"]
+    assert "locator" in _columns(conn, "chunks")  # issue 17: the old chunks read back with locator None
 
 
 def test_migration_1_is_the_old_schema_exactly(tmp_path):

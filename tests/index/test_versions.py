@@ -115,20 +115,20 @@ def test_scope_restricts_every_leg_to_the_chosen_documents(store):
     assert store.search("royal fern", doc_ids=["0" * 64]) == []
 
 
-def test_a_store_at_schema_version_1_migrates_and_keeps_its_documents(tmp_path, hash_embedder):
+def test_a_store_at_the_schema_before_versions_migrates_and_keeps_its_documents(tmp_path, hash_embedder):
     path = tmp_path / "v1"
-    with Store(path, embedder=hash_embedder) as s:  # today's code writes a store; then it is rolled back to v1's DDL
+    with Store(path, embedder=hash_embedder) as s:  # today's code writes a store; then it is rolled back to v2's DDL
         doc = s.ingest_bytes(V1, "leave.md")
     conn = sqlite3.connect(path / "store.sqlite3")
     conn.executescript("DROP TABLE chat_turns; DROP TABLE chats; DROP TABLE document_versions; "
                        "DROP INDEX documents_name; DROP INDEX documents_text_sha; "
                        "ALTER TABLE documents DROP COLUMN text_sha; ALTER TABLE documents DROP COLUMN source; "
-                       "DELETE FROM migrations WHERE version > 1;")
+                       "DELETE FROM migrations WHERE version > 2;")
     conn.commit()
     conn.close()
     conn = connect(path / "store.sqlite3")
-    assert schema_version(conn) == 1
-    assert migrate(conn) == list(range(2, len(MIGRATIONS) + 1))
+    assert schema_version(conn) == 2  # the schema before issue 16 (issue 17's chunks.locator is migration 2)
+    assert migrate(conn) == list(range(3, len(MIGRATIONS) + 1))
     sha = conn.execute("SELECT text_sha FROM documents").fetchone()[0]
     assert sha and len(sha) == 64
     conn.close()

@@ -1,0 +1,46 @@
+"""The one vocabulary (rag.text, issue 12): sentences, markers, claim words and IDF on real strings."""
+
+from __future__ import annotations
+
+import math
+
+from rag.text import CLAIM_STOPWORDS, STOPWORDS, TermStats, content_words, sentence_spans, strip_markers, tokenize
+
+
+def _sentences(text: str) -> list[str]:
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
+def test_sentences_end_at_a_full_stop_before_a_word_that_is_not_lower_case():
+    assert _sentences("Models such as e.g. GPT-2 work. 3 layers are used. See Fig. 2 below.") == [
+        "Models such as e.g. GPT-2 work.", "3 layers are used.", "See Fig. 2 below."]
+    # a lower-case next word (any script) is no new sentence; closing quotes and emphasis stay with theirs
+    assert _sentences("It ends here. élan follows. **Bold.** “Quoted.” Next") == [
+        "It ends here. élan follows.", "**Bold.**", "“Quoted.”", "Next"]
+    assert _sentences("一つ目。二つ目。 三つ目… Done") == ["一つ目。二つ目。", "三つ目…", "Done"]
+
+
+def test_sentence_spans_are_offsets_into_the_given_range():
+    text = "skip. A is B.  C is D.\n"
+    spans = sentence_spans(text, 6, len(text))
+    assert spans == [(6, 13), (15, 22)] and text[15:22] == "C is D."
+
+
+def test_strip_markers_takes_the_space_before_them():
+    assert strip_markers("A is B [1]. C [2, 3] D [Source 4]") == "A is B. C D"
+    assert strip_markers("[1] claim") == "claim"
+
+
+def test_content_words_drop_claim_stopwords_markers_and_plurals():
+    assert content_words("According to the sources, the models use 12 layers [1].") == {"model", "12", "layer"}
+    assert content_words("class glass") == {"class", "glass"}
+    assert content_words("東京大学 x") == {"東京", "京大", "大学"}
+    assert STOPWORDS < CLAIM_STOPWORDS and "source" not in STOPWORDS
+
+
+def test_term_weights_are_bm25_idf():
+    stats = TermStats.from_texts(["the cat sat", "a cat ran", "dogs bark"])
+    assert stats.df == {"cat": 2, "sat": 1, "ran": 1, "dogs": 1, "bark": 1}
+    w = stats.weights(tokenize("cat unicorn"))
+    assert w["cat"] == math.log(1 + (3 - 2 + 0.5) / 2.5)
+    assert w["unicorn"] > stats.idf("sat") > w["cat"] > 0
