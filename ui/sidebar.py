@@ -86,7 +86,9 @@ def collection_picker() -> str:
                  help="Each collection is a store of its own (documents, indexes, chats) under the data folder. "
                       f"'{DEFAULT}' is the data folder's own store.")
     msg = st.session_state.pop("collection_msg", None)
-    with st.expander("Manage collections", expanded=msg is not None):  # stays open to show what happened
+    busy = msg is not None or any(st.session_state.get(k) for k in
+                                  ("new_collection", "rename_collection", "confirm_delete_collection"))
+    with st.expander("Manage collections", expanded=busy):  # stays open while used and to show what happened
         if msg:
             getattr(st, msg[0])(md_escape(msg[1]))
         st.text_input("New collection", key="new_collection", placeholder="e.g. Client A")

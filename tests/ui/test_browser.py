@@ -456,6 +456,7 @@ def _issue16_flow(page, server, cases_dir, tmp_path):
     expect(side.get_by_text("Created collection Client A")).to_be_visible()  # the expander stays open to say so
     page.screenshot(path=ARTIFACTS / "25-collection.png", full_page=True)
     side.get_by_text("Yes, delete Client A").click()
+    expect(side.get_by_test_id("stCheckbox").locator("input")).to_be_checked()
     side.get_by_role("button", name="Delete collection").click()
     expect(page.get_by_text("Deleted collection Client A")).to_be_visible(timeout=SLOW_MS)
     expect(page.get_by_text("3 document(s) indexed")).to_be_visible()
