@@ -156,6 +156,10 @@ if not docs:
 
 table = pd.DataFrame({
     "document": [d.label for d in docs],
+    "version": [d.versions + 1 for d in docs],
+    "added (UTC)": [d.created_at for d in docs],
+    "previous versions (added)": [", ".join(v.added_at for v in store.versions(d.id)) if d.versions else ""
+                                  for d in docs],
     "status": [d.status for d in docs],  # plain words: no emoji font needed to read them
     "reason": [d.reason or "" for d in docs],
     "chunks": [d.chunk_count for d in docs],
@@ -165,10 +169,6 @@ table = pd.DataFrame({
     "embedding model": [f"{d.embed_model} ({d.embed_dim}-d)" for d in docs],
     "read by OCR (pages)": [", ".join(map(str, pages_read_by_ocr(d.warnings))) for d in docs],
     "warnings": ["; ".join(d.warnings) for d in docs],
-    "version": [d.versions + 1 for d in docs],
-    "added (UTC)": [d.created_at for d in docs],
-    "previous versions (added)": [", ".join(v.added_at for v in store.versions(d.id)) if d.versions else ""
-                                  for d in docs],
     "id": [d.id[:12] for d in docs],
 })
 st.dataframe(table, hide_index=True, width="stretch", key="documents_table")
