@@ -14,6 +14,7 @@ from typing import Any
 
 import streamlit as st
 
+from rag.answer.calibrated_gate import calibrated_model
 from rag.answer.generate import get_generator
 from rag.answer.learned_gate import default_model
 from rag.answer.preview import publish_original
@@ -57,7 +58,7 @@ def default_min_score() -> float:
     if cfg.min_answer_score is not None:
         return float(cfg.min_answer_score)
 
-    return float(default_model().default_cut)
+    return float((calibrated_model() if cfg.gate == "calibrated" else default_model()).default_cut)
 
 
 def store():

@@ -41,6 +41,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rag.text import TermStats
+
 #: Bumped when the calibration's meaning changes: stored calibrations of another version are recomputed.
 CALIBRATION_VERSION = 1
 
@@ -50,9 +52,9 @@ BANK_PATH = Path(__file__).with_name("unrelated_questions.txt")
 #: Pseudo-queries drawn per store (at most one per distinct chunk).
 MAX_PSEUDO_QUERIES = 64
 
-#: Median nearest distance of pseudo-queries on the two dev corpora (course chapters 0.29, PDFs 0.31);
+#: Median nearest distance of pseudo-queries on the two dev corpora (course chapters 0.42, PDFs 0.37);
 #: a tiny store's own median is shrunk towards it.
-PRIOR_SELF_DISTANCE = 0.30
+PRIOR_SELF_DISTANCE = 0.39
 
 #: How many pseudo-queries the prior is worth (a store with 8 pseudo-queries weighs half its own).
 PRIOR_WEIGHT = 8
@@ -65,6 +67,17 @@ def unrelated_bank(path: Path = BANK_PATH) -> tuple[str, ...]:
     """The fixed bank of unrelated questions (stripped, comments and blank lines dropped)."""
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     return tuple(s.strip() for s in lines if s.strip() and not s.lstrip().startswith("#"))
+
+
+def gate_term_stats(texts: Sequence[str]) -> "TermStats":
+    """Term statistics for the gate's lexical evidence: the store's distinct chunk ``texts`` plus the unrelated bank.
+
+    The bank is a fixed background of everyday wording: a word that ordinary
+    questions use ("long", "much", "work") never counts as a rare word the
+    store lacks, even in a store of one chunk, where every absent word would
+    otherwise weigh as much as a missing technical term.
+    """
+    return TermStats.from_texts([*texts, *unrelated_bank()])
 
 
 def distinct_indices(contents: Sequence[str]) -> list[int]:

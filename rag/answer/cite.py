@@ -13,7 +13,7 @@ id, name, locator label, fragment and quote built here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any, Protocol
 
 from rag.types import Citation
@@ -87,12 +87,19 @@ def citations_from_rows(hits: Sequence[Any], rows: Sequence[ChunkLike]) -> list[
 def citations(gate_result: Any, store: Any) -> list[Citation]:
     """Numbered citations for the sources the gate kept (``rag.answer.gate.GateResult``), via ``store.chunks(ids)``.
 
-    A refused gate result gives ``[]``.
+    A refused gate result gives ``[]``. Chunks the gate collapsed into a
+    source as identical copies (``gate_result.duplicates``) are named in that
+    citation's ``also_in``.
     """
     hits = list(gate_result.sources)
     if not hits:
         return []
-    return citations_from_rows(hits, store.chunks([h.chunk_id for h in hits]))
+    cites = citations_from_rows(hits, store.chunks([h.chunk_id for h in hits]))
+    dups = getattr(gate_result, "duplicates", None) or {}
+    if not dups:
+        return cites
+    return [replace(c, also_in=tuple(locator_label(r) for r in store.chunks(dups[c.chunk_id])))
+            if c.chunk_id in dups else c for c in cites]
 
 
 #: Alias kept for callers that named it after the gate.

@@ -93,6 +93,17 @@ class Answer:
         return self.text is not None
 
     @property
+    def verdict(self) -> str:
+        """The gate's verdict (:class:`rag.types.Verdict`): ``answered``, ``mentions`` or ``refused``."""
+        v = getattr(self.gate, "verdict", None)
+        return v or ("refused" if self.refused else "answered")
+
+    @property
+    def notice(self) -> str | None:
+        """The ``mentions`` line ("the documents mention this but may not answer it"), else ``None``."""
+        return getattr(self.gate, "notice", None)
+
+    @property
     def declined(self) -> bool:
         """The model said the sources do not contain the answer (and made no other claim)."""
         return bool(self.sentences) and any(s.declines for s in self.sentences) and not any(
@@ -133,9 +144,14 @@ class Answer:
         }
         g = self.gate
         if g is not None:
-            d["gate"] = {"kind": getattr(g, "kind", "distance"), "nearest_distance": _r4(g.nearest_distance),
+            d["verdict"] = getattr(g, "verdict", None) or ("refused" if self.refused else "answered")
+            d["notice"] = getattr(g, "notice", None)
+            d["gate"] = {"kind": getattr(g, "kind", "distance"), "verdict": d["verdict"],
+                         "reason": getattr(g, "reason", None), "nearest_distance": _r4(g.nearest_distance),
                          "score": _r4(getattr(g, "score", None)), "min_score": getattr(g, "min_score", None),
-                         "why": getattr(g, "why", None)}
+                         "mention_score": getattr(g, "mention_score", None), "why": getattr(g, "why", None),
+                         "evidence": getattr(g, "evidence", None), "language": getattr(g, "language", None),
+                         "duplicates_collapsed": sum(len(v) for v in (getattr(g, "duplicates", None) or {}).values())}
         if self.generated:
             d.update(
                 answer_sentences=[s.to_json() for s in self.sentences],

@@ -53,6 +53,9 @@ from pathlib import Path
 
 import numpy as np
 
+from rag.answer import language
+from rag.answer.calibrated_gate import apply_calibrated_gate
+from rag.answer.calibration import Calibration, calibrate, distinct_indices, gate_term_stats
 from rag.answer.gate import apply_gate
 from rag.answer.learned_gate import TermStats, apply_learned_gate
 from rag.errors import ExtractionError, ModelMismatchError, StoreError
@@ -226,6 +229,8 @@ class Store:
         self._reranker = None
         self._reranker_checked = False
         self._term_stats_cache = None
+        self._calibration_cache: tuple[int, Calibration] | None = None
+        self._gate_stats_cache = None
         try:
             for sub in ("files", "index", "locks"):
                 (self.path / sub).mkdir(parents=True, exist_ok=True)
@@ -745,17 +750,78 @@ class Store:
         if cached is not None and cached[0] == gen:
             return cached[1]
         with self._lock:
-            texts = [r[0] for r in self._db.execute("SELECT text FROM chunks ORDER BY id")]
-        stats = TermStats.from_texts(texts)
+            rows = self._db.execute("SELECT text, content FROM chunks ORDER BY id").fetchall()
+        stats = TermStats.from_texts([rows[i][0] for i in distinct_indices([r[1] for r in rows])])
         self._term_stats_cache = (gen, stats)
         return stats
 
+    def gate_term_stats(self):
+        """The calibrated gate's term statistics: distinct chunk texts plus the unrelated bank, cached per generation.
+
+        See :func:`rag.answer.calibration.gate_term_stats` (issue 15).
+        """
+        gen = self._generation()
+        cached = self._gate_stats_cache
+        if cached is not None and cached[0] == gen:
+            return cached[1]
+        with self._lock:
+            rows = self._db.execute("SELECT text, content FROM chunks ORDER BY id").fetchall()
+        stats = gate_term_stats([rows[i][0] for i in distinct_indices([r[1] for r in rows])])
+        self._gate_stats_cache = (gen, stats)
+        return stats
+
+    def _calibration_path(self, gen: int) -> Path:
+        return self.path / "index" / f"calibration.g{gen}.json"
+
+    def calibration(self) -> Calibration:
+        """The gate's references for this store (:mod:`rag.answer.calibration`, issue 15), cached per generation.
+
+        Kept with the index cache as ``index/calibration.g<N>.json`` (dropped
+        with the other generation-N files when the documents change) and
+        recomputed on first use after a change: about 1-2 s on 2 cores (one
+        batched encode of at most 200 sentences), plus 1.4 s once per process
+        to load the language detector.
+        """
+        gen = self._generation()
+        cached = self._calibration_cache
+        if cached is not None and cached[0] == gen:
+            return cached[1]
+        path = self._calibration_path(gen)
+        try:
+            cal = Calibration.from_json(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            cal = None
+        if cal is None:
+            with self._lock:
+                self._db.execute("BEGIN")
+                try:
+                    gen = int(self._meta("generation") or 0)
+                    rows = self._db.execute("SELECT content, vector FROM chunks ORDER BY id").fetchall()
+                finally:
+                    self._db.execute("COMMIT")
+            vecs = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), self.model_dim)
+            cal = calibrate([r[0] for r in rows], vecs, self.embedder.encode, encoder_key=self.model_name,
+                            detect=language.detect)
+            path = self._calibration_path(gen)
+            tmp = path.with_name(path.name + f".tmp{os.getpid()}.{threading.get_ident()}")
+            with contextlib.suppress(OSError):
+                tmp.write_text(cal.to_json(), encoding="utf-8")
+                if self._generation() == gen:
+                    os.replace(tmp, path)
+                tmp.unlink(missing_ok=True)
+        self._calibration_cache = (gen, cal)
+        return cal
+
     def gate(self, query: str, threshold: float | None = None, max_sources: int | None = None, *,
-             k: int | None = None, mode: str = "hybrid", gate: str | None = None, min_score: float | None = None):
+             k: int | None = None, mode: str = "hybrid", gate: str | None = None, min_score: float | None = None,
+             mention_score: float | None = None):
         """Search then gate (design stage 7, issue 8): a :class:`rag.answer.gate.GateResult`.
 
-        ``gate`` ``"learned"`` (default from settings): the distance gate AND
-        the answerability score (:func:`rag.answer.learned_gate.apply_learned_gate`);
+        ``gate`` ``"calibrated"`` (default from settings, issue 15): three
+        verdicts from evidence read on this store's own scale
+        (:func:`rag.answer.calibrated_gate.apply_calibrated_gate`, with
+        ``mention_score`` the lower cut); ``"learned"``: the distance gate AND
+        issue 8's answerability score (:func:`rag.answer.learned_gate.apply_learned_gate`);
         ``"distance"``: the design's distance gate alone. Other defaults from
         settings (threshold 0.675, max_sources 4, k = candidates_k,
         min_score = the shipped model's cut). Raises ``ValueError`` for an
@@ -764,13 +830,20 @@ class Store:
 
         s = self.settings
         kind = gate or s.gate
-        if kind not in ("learned", "distance"):
-            raise ValueError(f"unknown gate {kind!r}; allowed: learned, distance")
+        if kind not in ("calibrated", "learned", "distance"):
+            raise ValueError(f"unknown gate {kind!r}; allowed: calibrated, learned, distance")
         threshold = s.threshold if threshold is None else threshold
         max_sources = max_sources or s.max_sources
         hits = self.search(query, k=k or s.candidates_k, mode=mode)
         if kind == "distance":
             return apply_gate(query, hits, threshold, max_sources)
+        if kind == "calibrated":
+            rows = self.chunks([h.chunk_id for h in hits]) if hits else []
+            return apply_calibrated_gate(
+                query, hits, {r.chunk_id: r.text for r in rows}, {r.chunk_id: r.content for r in rows},
+                self.gate_term_stats(), self.calibration(), threshold=threshold, max_sources=max_sources,
+                min_score=s.min_answer_score if min_score is None else min_score,
+                mention_score=s.mention_score if mention_score is None else mention_score)
         head = hits[:max_sources]
         texts = {c.chunk_id: c.text for c in self.chunks([h.chunk_id for h in head])} if head else {}
         return apply_learned_gate(query, hits, texts, self.term_stats(), threshold, max_sources,

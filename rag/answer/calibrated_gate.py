@@ -1,0 +1,166 @@
+"""The calibrated gate (issue 15, the default): three verdicts from evidence read on the store's own scale.
+
+Steps, for one question and its fused hits (cost about 1-2 ms, no model):
+
+1. identical chunks collapse (:func:`collapse_duplicates`): the same text
+   uploaded twice is one candidate, and its citation says where else it is;
+2. the distance gate (design stage 7) keeps at most ``max_sources`` hits
+   under the cosine-distance ``threshold`` (the slider); none: refused;
+3. the answerability score: a logistic regression over
+   :func:`rag.answer.learned_gate.calibrated_features` (distances relative to
+   the store's :class:`rag.answer.calibration.Calibration`, lexical shares),
+   fitted and validated leave-one-corpus-out (``docs/evaluation.md``);
+4. the verdict (:class:`rag.types.Verdict`): ``answered`` at or above
+   ``min_score``; ``mentions`` ("the documents mention this but may not
+   answer it") from ``mention_score`` up; ``refused`` below it;
+5. the question's language against the documents' (:mod:`rag.answer.language`):
+   when they differ and the verdict is not ``answered``, the message says so
+   instead of "nothing under the threshold" (``reason`` ``"language"``).
+
+PUBLIC API: :func:`apply_calibrated_gate`, :func:`collapse_duplicates`,
+:func:`calibrated_model`, :func:`verdict_for`, :func:`mention_text`,
+:func:`language_refusal_text`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from rag.answer.calibration import Calibration
+from rag.answer.gate import GateResult, apply_gate, score_refusal_text
+from rag.answer.language import differs, document_languages, language_name, question_language
+from rag.answer.learned_gate import GateModel, calibrated_features
+from rag.text import TermStats
+from rag.types import Hit, Verdict
+
+#: The shipped calibrated model (fitted on both dev corpora; figures in docs/evaluation.md).
+CALIBRATED_MODEL_PATH = Path(__file__).with_name("calibrated_gate.json")
+
+_MODEL: GateModel | None = None
+
+
+def calibrated_model() -> GateModel:
+    """The shipped calibrated :class:`rag.answer.learned_gate.GateModel`, loaded once per process."""
+    global _MODEL
+    if _MODEL is None:
+        _MODEL = GateModel.load(CALIBRATED_MODEL_PATH)
+    return _MODEL
+
+
+def collapse_duplicates(hits: Sequence[Hit], contents: Mapping[int, str]) -> tuple[list[Hit], dict[int, tuple[int, ...]]]:
+    """Keep the first (best-ranked) of hits whose chunk ``content`` is identical (whitespace collapsed).
+
+    ``contents`` maps chunk id -> quoted content. Returns the kept hits, in
+    order, and ``{kept chunk id: (ids of the identical chunks dropped, ...)}``
+    for the kept hits that had copies. Hits missing from ``contents`` are kept.
+    """
+    first: dict[str, int] = {}
+    kept: list[Hit] = []
+    dups: dict[int, list[int]] = {}
+    for h in hits:
+        c = contents.get(h.chunk_id)
+        key = " ".join(c.split()) if c is not None else None
+        if key is not None and key in first:
+            dups.setdefault(first[key], []).append(h.chunk_id)
+            continue
+        if key is not None:
+            first[key] = h.chunk_id
+        kept.append(h)
+    return kept, {k: tuple(v) for k, v in dups.items()}
+
+
+def verdict_for(score: float, min_score: float, mention_score: float) -> Verdict:
+    """``answered`` when ``score >= min_score``; ``mentions`` when ``score >= mention_score``; else ``refused``.
+
+    A ``mention_score`` at or above ``min_score`` leaves no ``mentions`` band.
+    """
+    if score >= min_score:
+        return Verdict.ANSWERED
+    if score >= min(mention_score, min_score):
+        return Verdict.MENTIONS
+    return Verdict.REFUSED
+
+
+def mention_text(query: str, score: float, min_score: float) -> str:
+    """The ``mentions`` line: ``MAY NOT ANSWER: the documents mention "<query>" but may not answer it (score 0.31 < 0.55)``."""
+    return (f'MAY NOT ANSWER: the documents mention "{query}" but may not answer it '
+            f"(score {score:.2f} < {min_score:.2f})")
+
+
+def language_refusal_text(query: str, question_lang: str, doc_langs: Sequence[str]) -> str:
+    """The refusal when the question's language is not the documents': says so, never "nothing under the threshold"."""
+    docs = " and ".join(language_name(c) for c in doc_langs) or "another language"
+    q = language_name(question_lang)
+    return (f'NO ANSWER: "{query}" seems to be in {q}, and the documents are in {docs}. This search matches words '
+            f"and meanings within one language, so the answer may be there all the same: ask again in {docs}.")
+
+
+def _why(f: Mapping[str, float], score: float, verdict: Verdict, min_score: float, mention_score: float,
+         nearest: float | None, cal: Calibration) -> str:
+    near = f"nearest distance {nearest:.3f}" if nearest is not None else "no candidate"
+    rel = (f" ({f['relative_distance']:.2f} on this store's scale: 0 = its own sentences at "
+           f"{cal.self_distance:.3f}, 1 = unrelated questions at {cal.far_distance:.3f})")
+    cut = {Verdict.ANSWERED: f">= {min_score:.2f}", Verdict.MENTIONS: f"in [{mention_score:.2f}, {min_score:.2f})",
+           Verdict.REFUSED: f"< {min(mention_score, min_score):.2f}"}[verdict]
+    return (f"{near}{rel}, query words covered {f['coverage']:.0%} (best chunk {f['best_chunk_coverage']:.0%}), "
+            f"unknown to the documents {f['unknown_terms']:.0%}; score {score:.2f} {cut}")
+
+
+def apply_calibrated_gate(query: str, hits: Sequence[Hit], texts: Mapping[int, str] | Callable[[int], str],
+                          contents: Mapping[int, str], stats: TermStats, calibration: Calibration, *,
+                          threshold: float = 0.675, max_sources: int = 4, min_score: float | None = None,
+                          mention_score: float | None = None, model: GateModel | None = None,
+                          question_lang: tuple[str, float] | None | bool = True) -> GateResult:
+    """The default gate's decision for ``query`` (see the module docstring); a :class:`rag.answer.gate.GateResult`.
+
+    ``hits`` fused, best first; ``texts`` chunk id -> embedded text (for the
+    lexical evidence), ``contents`` chunk id -> quoted content (for the
+    duplicates) of at least the candidates; ``stats`` the store's
+    :class:`rag.text.TermStats` (duplicates counted once); ``calibration``
+    the store's references. ``min_score``/``mention_score`` default to the
+    model's. ``question_lang``: ``True`` detects it, ``None``/``False`` skips
+    the check, or pass ``(code, probability)``. Raises ``ValueError`` like
+    :func:`rag.answer.gate.apply_gate`, or for a score cut outside [0, 1].
+    """
+    model = model or calibrated_model()
+    cut = model.default_cut if min_score is None else float(min_score)
+    default_mention = model.default_mention_score if model.default_mention_score is not None else cut
+    mention = default_mention if mention_score is None else float(mention_score)
+    for name, v in (("min_score", cut), ("mention_score", mention)):
+        if not 0.0 <= v <= 1.0:
+            raise ValueError(f"{name} must be in [0, 1], got {v}")
+    kept, dups = collapse_duplicates(hits, contents)
+    dist = apply_gate(query, kept, threshold, max_sources)
+    f = calibrated_features(query, kept, texts, stats, calibration, top=max_sources)
+    score = float(model.probability(f)) if kept else 0.0
+    verdict = Verdict.REFUSED if dist.refused else verdict_for(score, cut, mention)
+    lang = question_language(query) if question_lang is True else (question_lang or None)
+    doc_langs = document_languages(calibration.languages)
+    mismatch = differs(lang[0] if lang else None, calibration.languages)
+    reason = None
+    refusal = notice = None
+    if verdict is Verdict.REFUSED:
+        reason = "threshold" if dist.refused else "score"
+        refusal = dist.refusal if dist.refused else score_refusal_text(query, score, min(mention, cut))
+    elif verdict is Verdict.MENTIONS:
+        notice = mention_text(query, score, cut)
+    if mismatch and verdict is not Verdict.ANSWERED:
+        reason = "language"
+        if verdict is Verdict.REFUSED:
+            refusal = language_refusal_text(query, lang[0], doc_langs)
+        else:
+            notice = (f"{notice}. The question seems to be in {language_name(lang[0])} and the documents are in "
+                      f"{' and '.join(language_name(c) for c in doc_langs)}: asking in their language may find more.")
+    evidence = {k: round(float(v), 4) for k, v in f.items()}
+    evidence.update(score=round(score, 4), self_distance=calibration.self_distance,
+                    far_distance=calibration.far_distance, chunks=calibration.n_chunks,
+                    distinct_chunks=calibration.n_distinct)
+    language = {"question": lang[0] if lang else None, "probability": round(lang[1], 3) if lang else None,
+                "documents": doc_langs, "differs": mismatch}
+    return replace(dist, kind="calibrated", refused=verdict is Verdict.REFUSED, refusal=refusal,
+                   sources=() if verdict is Verdict.REFUSED else dist.sources, score=score, min_score=cut,
+                   why=_why(f, score, verdict, cut, mention, dist.nearest_distance, calibration),
+                   verdict=str(verdict), mention_score=mention, notice=notice, reason=reason, evidence=evidence,
+                   language=language, duplicates=dups)
