@@ -72,6 +72,9 @@ def ingest_uploads(files) -> None:
             continue
         r = store.ingest_bytes(f.getvalue(), f.name, progress=_progress_callback(bar, i, len(new), f.name))
         _log_result(r)
+    if not store.is_empty:
+        bar.progress(1.0, text="Calibrating the answer gate on these documents…")
+        store.calibration()  # issue 15: once per batch of uploads, so the first question does not wait for it
     bar.progress(1.0, text="Done.")
 
 

@@ -100,6 +100,8 @@ def ingest_cmd(store_dir: str | None, paths: tuple[str, ...], retry_ids: tuple[s
         bar.write(line, file=sys.stdout)
         bar.update(1)
     bar.close()
+    if len(jobs) > failed and not store.is_empty:
+        store.calibration()  # the gate's references for the new contents (issue 15), once per batch, not per file
     if not as_json:
         click.echo(f"{len(jobs) - failed} ok, {failed} failed; store {store.path}: {store.chunk_count} chunks")
     sys.exit(1 if failed else 0)
