@@ -97,6 +97,33 @@ def language_refusal_text(query: str, question_lang: str, doc_langs: Sequence[st
             f"and meanings within one language, so the answer may be there all the same: ask again in {docs}.")
 
 
+def verdict_messages(query: str, verdict: str, score: float, min_score: float, mention_score: float,
+                     distance_refusal: str | None, language: Mapping | None) -> tuple[str | None, str | None, str | None]:
+    """``(reason, refusal, notice)`` for a verdict: why it is not answered, the NO ANSWER line, the mentions line.
+
+    ``distance_refusal`` the distance gate's line when no chunk was under the
+    threshold (else ``None``); ``language`` the gate's language record. When
+    the question's language differs from the documents', the reason is
+    ``"language"`` and the lines say so instead of "nothing under the threshold".
+    """
+    reason = refusal = notice = None
+    if verdict == Verdict.REFUSED:
+        reason = "threshold" if distance_refusal else "score"
+        refusal = distance_refusal or score_refusal_text(query, score, min(mention_score, min_score))
+    elif verdict == Verdict.MENTIONS:
+        notice = mention_text(query, score, min_score)
+    lang = language or {}
+    if lang.get("differs") and verdict != Verdict.ANSWERED:
+        reason = "language"
+        docs = lang.get("documents") or []
+        if verdict == Verdict.REFUSED:
+            refusal = language_refusal_text(query, lang["question"], docs)
+        else:
+            notice = (f"{notice}. The question seems to be in {language_name(lang['question'])} and the documents "
+                      f"are in {' and '.join(language_name(c) for c in docs)}: asking in their language may find more.")
+    return reason, refusal, notice
+
+
 def _why(f: Mapping[str, float], score: float, verdict: Verdict, min_score: float, mention_score: float,
          nearest: float | None, cal: Calibration) -> str:
     near = f"nearest distance {nearest:.3f}" if nearest is not None else "no candidate"
@@ -139,26 +166,13 @@ def apply_calibrated_gate(query: str, hits: Sequence[Hit], texts: Mapping[int, s
     lang = question_language(query) if question_lang is True else (question_lang or None)
     doc_langs = document_languages(calibration.languages)
     mismatch = differs(lang[0] if lang else None, calibration.languages)
-    reason = None
-    refusal = notice = None
-    if verdict is Verdict.REFUSED:
-        reason = "threshold" if dist.refused else "score"
-        refusal = dist.refusal if dist.refused else score_refusal_text(query, score, min(mention, cut))
-    elif verdict is Verdict.MENTIONS:
-        notice = mention_text(query, score, cut)
-    if mismatch and verdict is not Verdict.ANSWERED:
-        reason = "language"
-        if verdict is Verdict.REFUSED:
-            refusal = language_refusal_text(query, lang[0], doc_langs)
-        else:
-            notice = (f"{notice}. The question seems to be in {language_name(lang[0])} and the documents are in "
-                      f"{' and '.join(language_name(c) for c in doc_langs)}: asking in their language may find more.")
+    language = {"question": lang[0] if lang else None, "probability": round(lang[1], 3) if lang else None,
+                "documents": doc_langs, "differs": mismatch}
+    reason, refusal, notice = verdict_messages(query, verdict, score, cut, mention, dist.refusal, language)
     evidence = {k: round(float(v), 4) for k, v in f.items()}
     evidence.update(score=round(score, 4), self_distance=calibration.self_distance,
                     far_distance=calibration.far_distance, chunks=calibration.n_chunks,
                     distinct_chunks=calibration.n_distinct)
-    language = {"question": lang[0] if lang else None, "probability": round(lang[1], 3) if lang else None,
-                "documents": doc_langs, "differs": mismatch}
     return replace(dist, kind="calibrated", refused=verdict is Verdict.REFUSED, refusal=refusal,
                    sources=() if verdict is Verdict.REFUSED else dist.sources, score=score, min_score=cut,
                    why=_why(f, score, verdict, cut, mention, dist.nearest_distance, calibration),

@@ -125,25 +125,15 @@ def regate(result: GateResult, threshold: float, max_sources: int, min_score: fl
 
 def _recalibrate(result: GateResult, threshold: float, max_sources: int, min_score: float | None) -> GateResult:
     """:func:`regate` for the calibrated gate: duplicates stay collapsed, the score is kept, the verdict recomputed."""
-    from rag.answer.calibrated_gate import language_refusal_text, mention_text, verdict_for
+    from rag.answer.calibrated_gate import verdict_for, verdict_messages  # it imports this module
 
     dropped = {i for ids in result.duplicates.values() for i in ids}
     dist = apply_gate(result.query, [h for h in result.candidates if h.chunk_id not in dropped], threshold, max_sources)
     cut = result.min_score if min_score is None else min_score
     mention = result.mention_score if result.mention_score is not None else cut
     verdict = "refused" if dist.refused else str(verdict_for(result.score or 0.0, cut, mention))
-    lang = result.language or {}
-    reason = refusal = notice = None
-    if verdict == "refused":
-        reason = "threshold" if dist.refused else "score"
-        refusal = dist.refusal if dist.refused else score_refusal_text(result.query, result.score or 0.0,
-                                                                       min(mention, cut))
-    elif verdict == "mentions":
-        notice = mention_text(result.query, result.score or 0.0, cut)
-    if lang.get("differs") and verdict != "answered":
-        reason = "language"
-        if verdict == "refused":
-            refusal = language_refusal_text(result.query, lang["question"], lang.get("documents", []))
+    reason, refusal, notice = verdict_messages(result.query, verdict, result.score or 0.0, cut, mention,
+                                               dist.refusal if dist.refused else None, result.language)
     return replace(result, threshold=threshold, max_sources=max_sources, refused=verdict == "refused",
                    refusal=refusal, sources=() if verdict == "refused" else dist.sources, min_score=cut,
                    verdict=verdict, notice=notice, reason=reason, nearest_distance=dist.nearest_distance)
