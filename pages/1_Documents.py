@@ -8,6 +8,7 @@ and nothing else is lost; the same bytes again say "already indexed".
 import pandas as pd
 import streamlit as st
 
+from rag.answer.calibrated_gate import store_calibration
 from rag.answer.preview import unpublish
 from rag.errors import RagError
 from ui import services
@@ -74,7 +75,7 @@ def ingest_uploads(files) -> None:
         _log_result(r)
     if not store.is_empty:
         bar.progress(1.0, text="Calibrating the answer gate on these documents…")
-        store.calibration()  # issue 15: once per batch of uploads, so the first question does not wait for it
+        store_calibration(store)  # issue 15: once per batch of uploads, so the first question does not wait for it
     bar.progress(1.0, text="Done.")
 
 

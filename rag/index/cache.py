@@ -1,0 +1,319 @@
+"""The index cache: the FAISS and BM25 indexes (and term statistics) of one store generation (issue 12).
+
+SQLite is the source of truth (every chunk row holds its text and float32
+vector). Every change to the chunks is one transaction that bumps
+``meta.generation``; the indexes are caches of generation ``N``:
+
+    index/dense.g<N>.faiss   FAISS IndexIDMap2(IndexFlatIP) over the chunk vectors (ids = chunk row ids)
+    index/bm25.g<N>/         bm25s index over the chunk texts (:class:`rag.index.bm25.BM25Index`)
+
+written through a temporary name and an atomic rename by the one writer that
+holds the write lock (:mod:`rag.index.locks`), older generations removed.
+Missing or unreadable files (a ``kill -9``, a copied store) are rebuilt from
+SQLite by the ONE rebuild path, :meth:`IndexCache.rebuild`, and written back.
+Another process's changes are seen by comparing generations
+(:meth:`IndexCache.current`).
+
+Updates are deltas (:class:`IndexDelta`: chunk ids added with their vectors,
+chunk ids removed). A delta may cover any number of documents (deltas add up
+with ``+``), so a batch of documents can be committed with one
+:meth:`IndexCache.commit`: the dense index is updated in place and BM25
+(``bm25s`` has no incremental add) is rebuilt once from the chunk texts.
+
+The term statistics (:class:`rag.text.TermStats`, document frequencies over
+the chunk texts, for the learned gate's and the excerpts' IDF) are computed on
+first use and kept with the generation's indexes, so they are recomputed only
+after the store changed. So is anything a layer above derives from the chunk
+rows (:meth:`IndexCache.memo`), optionally kept on disk with the generation
+(:meth:`IndexCache.artifact`: ``index/<name>.g<N>.json``, e.g. the calibrated
+gate's ``calibration-v1``, issue 15).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+
+from rag.index.bm25 import BM25Index
+from rag.index.dense import DenseIndex
+from rag.index.locks import StoreLocks
+from rag.index.schema import get_meta, set_meta
+from rag.text import TermStats
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class IndexDelta:
+    """What one write changes in the indexes: chunk ids added (with their vectors) and chunk ids removed.
+
+    ``added_ids`` ``(n,)`` int64 chunk row ids; ``added_vectors`` ``(n, dim)``
+    float32 unit rows; ``removed_ids`` chunk row ids that no longer exist.
+    ``a + b`` is one delta doing ``a`` then ``b`` (an id added by ``a`` and
+    removed by ``b`` simply disappears), so a batch commits once.
+    """
+
+    added_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    added_vectors: np.ndarray | None = None
+    removed_ids: tuple[int, ...] = ()
+
+    @classmethod
+    def add(cls, ids, vectors: np.ndarray) -> "IndexDelta":
+        """A delta adding ``vectors`` ((n, dim) float32) under chunk ``ids`` (n)."""
+        return cls(np.asarray(ids, np.int64).reshape(-1), np.ascontiguousarray(vectors, np.float32))
+
+    @classmethod
+    def remove(cls, ids) -> "IndexDelta":
+        """A delta removing chunk ``ids``."""
+        return cls(removed_ids=tuple(int(i) for i in ids))
+
+    def __add__(self, other: "IndexDelta") -> "IndexDelta":
+        gone, mine = set(other.removed_ids), set(self.added_ids.tolist())
+        keep = np.array([i not in gone for i in self.added_ids.tolist()], dtype=bool)
+        vecs = [v for v in (self.added_vectors[keep] if self.added_vectors is not None else None,
+                            other.added_vectors) if v is not None and len(v)]
+        removed = self.removed_ids + tuple(i for i in other.removed_ids if i not in mine)
+        return IndexDelta(np.concatenate([self.added_ids[keep], other.added_ids]).astype(np.int64),
+                          np.concatenate(vecs) if vecs else None, tuple(dict.fromkeys(removed)))
+
+
+@dataclass(frozen=True)
+class ChunkTable:
+    """Every chunk row, ordered by id: ``ids`` ``(n,)`` int64, ``texts`` the embedded texts,
+    ``vectors`` ``(n, dim)`` float32 (``None`` when not read), ``contents`` the quoted texts (``None`` when not read)."""
+
+    ids: np.ndarray
+    texts: list[str]
+    vectors: np.ndarray | None
+    contents: list[str] | None = None
+
+
+@dataclass
+class Indexes:
+    """The in-memory indexes of one generation. ``term_stats`` is filled on first use (:meth:`IndexCache.term_stats`)."""
+
+    generation: int
+    dense: DenseIndex
+    bm25: BM25Index
+    term_stats: TermStats | None = None
+    derived: dict = field(default_factory=dict)
+
+
+class IndexCache:
+    """The index files under ``folder`` for the store whose SQLite connection is ``conn``.
+
+    ``locks`` the store's :class:`rag.index.locks.StoreLocks` (its thread
+    lock guards ``conn``; its write lock guards the files); ``dim`` the
+    vector dimension; ``k1``/``b`` BM25's parameters.
+    """
+
+    def __init__(self, folder: Path, conn: sqlite3.Connection, locks: StoreLocks, *, dim: int,
+                 k1: float = 1.2, b: float = 0.75):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.conn, self.locks, self.dim, self.k1, self.b = conn, locks, int(dim), k1, b
+        self._idx: Indexes | None = None
+
+    # ------------------------------------------------------------------ reads
+
+    def paths(self, gen: int) -> tuple[Path, Path]:
+        """``(index/dense.g<gen>.faiss, index/bm25.g<gen>)``."""
+        return self.folder / f"dense.g{gen}.faiss", self.folder / f"bm25.g{gen}"
+
+    def files_present(self, gen: int) -> bool:
+        """Whether both index files of generation ``gen`` are on disk."""
+        dpath, bpath = self.paths(gen)
+        return dpath.is_file() and (bpath / "params.json").is_file()
+
+    def generation(self) -> int:
+        """The store's committed generation (``meta.generation``; 0 for a new store)."""
+        with self.locks.thread:
+            return int(get_meta(self.conn, "generation") or 0)
+
+    def rows(self, *, vectors: bool = True, contents: bool = False) -> ChunkTable:
+        """Every chunk row (id, text and, with ``vectors``, the stored vector; with ``contents``, the quoted
+        content), read in the caller's transaction."""
+        with self.locks.thread:
+            cols = "id, text" + (", vector" if vectors else "") + (", content" if contents else "")
+            rows = self.conn.execute(f"SELECT {cols} FROM chunks ORDER BY id").fetchall()
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        vecs = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), self.dim)
+                if vectors else None)
+        return ChunkTable(ids, [r[1] for r in rows], vecs, [r[-1] for r in rows] if contents else None)
+
+    def _snapshot(self, *, vectors: bool = True, contents: bool = False) -> tuple[int, ChunkTable]:
+        """The generation and the chunk rows, consistent with each other.
+
+        Inside the caller's transaction when one is open (a writer), else in a
+        read transaction of its own.
+        """
+        with self.locks.thread:
+            own = not self.conn.in_transaction
+            if own:
+                self.conn.execute("BEGIN")
+            try:
+                return int(get_meta(self.conn, "generation") or 0), self.rows(vectors=vectors, contents=contents)
+            finally:
+                if own:
+                    self.conn.execute("COMMIT")
+
+    def rebuild(self) -> Indexes:
+        """Both indexes built from SQLite for its current generation (the one rebuild path)."""
+        gen, table = self._snapshot()
+        return Indexes(gen, DenseIndex.build(table.ids, table.vectors, dim=self.dim),
+                       BM25Index.build(table.texts, table.ids, k1=self.k1, b=self.b))
+
+    def _load(self, gen: int) -> Indexes | None:
+        dpath, bpath = self.paths(gen)
+        try:
+            return Indexes(gen, DenseIndex.load(dpath), BM25Index.load(bpath))
+        except Exception:  # noqa: BLE001 - missing or half-removed cache: the caller rebuilds from SQLite
+            return None
+
+    def current(self) -> Indexes:
+        """The indexes of the committed generation: kept in memory, else loaded, else rebuilt and written back.
+
+        Another process's commits are seen here (the generation moved).
+        """
+        gen = self.generation()
+        with self.locks.thread:
+            if self._idx is not None and self._idx.generation == gen:
+                return self._idx
+        idx = self._load(gen)
+        if idx is None:
+            idx = self.rebuild()
+            self._write_back(idx)
+        with self.locks.thread:
+            if self._idx is None or idx.generation >= self._idx.generation:
+                self._idx = idx
+            return self._idx
+
+    def term_stats(self) -> TermStats:
+        """Document frequencies over every chunk text (:class:`rag.text.TermStats`) of the current generation.
+
+        Computed on first use (about 0.3 s at 1k chunks) and kept with the
+        generation's indexes.
+        """
+        idx = self.current()
+        if idx.term_stats is None:
+            gen, table = self._snapshot(vectors=False)
+            stats = TermStats.from_texts(table.texts)
+            if gen != idx.generation:
+                return stats
+            idx.term_stats = stats
+        return idx.term_stats
+
+    def memo(self, name: str, compute: Callable[[ChunkTable], T]) -> T:
+        """A value derived from the current generation's chunk rows, computed once and kept with its indexes.
+
+        ``compute`` gets every row with vectors and contents. The layers above
+        keep what they derive here (the answer layer's gate statistics, issue
+        15) without the index layer knowing what it is.
+        """
+        idx = self.current()
+        if name not in idx.derived:
+            gen, table = self._snapshot(contents=True)
+            value = compute(table)
+            if gen != idx.generation:
+                return value
+            idx.derived[name] = value
+        return idx.derived[name]
+
+    def artifact(self, name: str, compute: Callable[[ChunkTable], str], parse: Callable[[str], T]) -> T:
+        """Like :meth:`memo`, and also kept on disk as ``index/<name>.g<N>.json`` next to the generation's indexes.
+
+        ``compute`` returns the text to store, ``parse`` reads it back (a
+        ``ValueError`` from it, e.g. an older format, means: compute again).
+        The file goes with the generation's other files when the store changes
+        (issue 15: the gate's calibration, re-run when the documents change).
+        """
+        def load_or_compute(table: ChunkTable) -> T:
+            gen = self.generation()
+            path = self.folder / f"{name}.g{gen}.json"
+            try:
+                return parse(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                pass
+            text = compute(table)
+            tmp = path.with_name(f"{path.name}.tmp{os.getpid()}.{threading.get_ident()}")
+            try:
+                tmp.write_text(text, encoding="utf-8")
+                with self.locks.write():
+                    if self.generation() == gen:
+                        os.replace(tmp, path)
+            except OSError:  # a read-only store still answers from memory
+                pass
+            finally:
+                tmp.unlink(missing_ok=True)
+            return parse(text)
+
+        return self.memo(name, load_or_compute)
+
+    # ------------------------------------------------------------------ writes
+
+    def commit(self, delta: IndexDelta) -> int:
+        """Move to the next generation after a write that changed the chunk rows by ``delta``; returns it.
+
+        Call inside :meth:`rag.index.locks.StoreLocks.write` (with the
+        connection), after the rows are written: bumps ``meta.generation`` in
+        that transaction, updates the in-memory indexes (incremental when they
+        were at the previous generation, else :meth:`rebuild`) and writes the
+        new generation's files. On an exception the in-memory indexes are
+        dropped (the caller's transaction rolls back).
+        """
+        old = int(get_meta(self.conn, "generation") or 0)
+        gen = old + 1
+        set_meta(self.conn, "generation", gen)
+        try:
+            cur = self._idx if self._idx is not None and self._idx.generation == old else self._load(old)
+            if cur is not None:
+                if delta.removed_ids:
+                    cur.dense.remove(delta.removed_ids)
+                if delta.added_vectors is not None and len(delta.added_ids):
+                    cur.dense.add(delta.added_ids, delta.added_vectors)
+                table = self.rows(vectors=False)
+                idx = Indexes(gen, cur.dense, BM25Index.build(table.texts, table.ids, k1=self.k1, b=self.b))
+            else:
+                idx = self.rebuild()
+            self._idx = idx
+            self._save(idx)
+        except BaseException:
+            self._idx = None
+            raise
+        return gen
+
+    def _write_back(self, idx: Indexes) -> None:
+        """Persist a rebuilt generation if it is still the committed one and its files are missing."""
+        try:
+            with self.locks.write():
+                if self.generation() == idx.generation and not self.files_present(idx.generation):
+                    self._save(idx)
+        except OSError:  # a read-only store still answers from memory
+            pass
+
+    def _save(self, idx: Indexes) -> None:
+        """Write the files of ``idx.generation`` (temp name + atomic rename) and drop every other generation's.
+
+        Called under the write lock, so no other writer interleaves.
+        """
+        dpath, bpath = self.paths(idx.generation)
+        tag = f".tmp{os.getpid()}.{threading.get_ident()}"
+        tmp_d, tmp_b = dpath.with_name(dpath.name + tag), bpath.with_name(bpath.name + tag)
+        idx.dense.save(tmp_d)
+        os.replace(tmp_d, dpath)
+        shutil.rmtree(tmp_b, ignore_errors=True)
+        idx.bm25.save(tmp_b)
+        shutil.rmtree(bpath, ignore_errors=True)
+        os.replace(tmp_b, bpath)
+        keep = {dpath.name, bpath.name}
+        for p in self.folder.iterdir():
+            if p.name not in keep:
+                shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
