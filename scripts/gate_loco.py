@@ -1,4 +1,4 @@
-"""Leave-one-corpus-out validation of refusal gates (issue 15), from dumps written by scripts/gate_dump.py.
+"""Leave-one-corpus-out validation of refusal gates (issue 15, :mod:`rag.evaluation.loco`), from dumps of scripts/gate_dump.py.
 
 Usage: PYTHONPATH=. python scripts/gate_loco.py course.pkl pdf.pkl
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 import pickle
 import re
 import sys
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -19,9 +18,17 @@ import numpy as np
 from rag.answer import learned_gate as lg
 from rag.answer.calibration import calibrate, distinct_indices, gate_term_stats
 from rag.answer.language import detect
-
-C = 0.1
-THRESHOLD = 0.675
+from rag.evaluation.loco import (
+    THRESHOLD,
+    C,
+    GateQuery,
+    choose_cuts,
+    cv_probabilities,
+    matrix,
+    run,
+    verdict_table,
+    verdicts,
+)
 
 
 def ws(s: str) -> str:
@@ -29,6 +36,7 @@ def ws(s: str) -> str:
 
 
 def load(path, emb=None):
+    """A dump of scripts/gate_dump.py as GateQuery records, with the raw (issue 8) and calibrated features."""
     d = pickle.load(open(path, "rb"))
     text = {r[0]: r[2] for r in d["chunks"]}
     content = {r[0]: r[3] for r in d["chunks"]}
@@ -40,90 +48,20 @@ def load(path, emb=None):
         pickle.dump(cal, open(calp, "wb"))
     keep = distinct_indices([r[3] for r in d["chunks"]])
     stats = gate_term_stats([d["chunks"][i][2] for i in keep])  # identical contents once + the bank, as the store does
+    qs = []
     for q in d["queries"]:
-        q["answerable"] = q["kind"] == "in" and any(ws(q["needle"]) in ws(content[h.chunk_id]) for h in q["hits"][:4])
-        q["d1"] = min(h.cosine_distance for h in q["hits"]) if q["hits"] else 2.0
-        q["raw"] = lg.gate_features(q["text"], q["hits"], text, stats)
-        q["cal"] = lg.calibrated_features(q["text"], q["hits"], text, stats, cal)
-    return dict(d, text=text, content=content, cal=cal, stats=stats, name=Path(path).stem)
-
-
-def label(q):
-    return 1 if q["answerable"] else (0 if q["kind"] != "in" else -1)
-
-
-def cv_probs(X, y, groups, C=C):
-    out = np.full(len(y), 0.5)
-    train = y >= 0
-    for g in dict.fromkeys(groups):
-        test = groups == g
-        fit = train & ~test
-        out[test] = lg.fit_gate_model(X[fit], y[fit], C=C).probability(X[test])
-    return out
-
-
-def verdicts(p, d1, A, R, threshold=THRESHOLD):
-    v = np.where(p >= A, "answered", np.where(p >= R, "mentions", "refused"))
-    return np.where(d1 < threshold, v, "refused")
-
-
-def groups_of(qs):
-    return np.array([q["wording"] if q["kind"] == "in" else q["kind"] for q in qs])
-
-
-GRID = np.round(np.arange(0.0, 1.0001, 0.01), 2)
-
-
-def choose_cuts(p, qs, grid=GRID, near_share=0.2, refuse_share=0.025):
-    g = groups_of(qs)
-    d1 = np.array([q["d1"] for q in qs])
-    near, far, ind = g == "near", g == "far", np.array([q["kind"] == "in" for q in qs])
-    A = next((a for a in grid if ((p >= a) & (d1 < THRESHOLD))[near].mean() <= near_share
-              and not ((p >= a) & (d1 < THRESHOLD))[far].any()), 1.0)
-    R = max([r for r in grid if r <= A and ((p < r) | (d1 >= THRESHOLD))[ind].mean() <= refuse_share], default=0.0)
-    return float(A), float(R)
+        hits = q["hits"]
+        qs.append(GateQuery(
+            id=q["id"], kind=q["kind"], wording=q["wording"], text=q["text"],
+            answerable=q["kind"] == "in" and any(ws(q["needle"]) in ws(content[h.chunk_id]) for h in hits[:4]),
+            nearest_distance=min(h.cosine_distance for h in hits) if hits else 2.0,
+            features={"raw": lg.gate_features(q["text"], hits, text, stats),
+                      "cal": lg.calibrated_features(q["text"], hits, text, stats, cal)}))
+    return {"queries": qs, "cal": cal, "name": Path(path).stem}
 
 
 def table(qs, v):
-    g = groups_of(qs)
-    rows = {}
-    for k in dict.fromkeys(g.tolist()):
-        c = Counter(v[g == k].tolist())
-        n = int((g == k).sum())
-        rows[k] = (n, c["answered"], c["mentions"], c["refused"])
-    ans = np.array([q["answerable"] for q in qs])
-    for k in [w for w in dict.fromkeys(g.tolist()) if w not in ("near", "far")]:
-        m = (g == k) & ans
-        c = Counter(v[m].tolist())
-        rows[k + " (needle in top 4)"] = (int(m.sum()), c["answered"], c["mentions"], c["refused"])
-    return rows
-
-
-def fmt(rows):
-    return "; ".join(f"{k} {a}/{m}/{r} of {n}" for k, (n, a, m, r) in rows.items())
-
-
-def matrix(qs, key, names):
-    return lg.feature_matrix([q[key] for q in qs], names)
-
-
-def run_lr(fit, test, key, names, C=C):
-    Xf, Xt = matrix(fit["queries"], key, names), matrix(test["queries"], key, names)
-    yf = np.array([label(q) for q in fit["queries"]])
-    gf = np.array([q["id"] for q in fit["queries"]])
-    pcv = cv_probs(Xf, yf, gf, C)
-    A, R = choose_cuts(pcv, fit["queries"])
-    m = lg.fit_gate_model(Xf[yf >= 0], yf[yf >= 0], names, C=C)
-    pt = m.probability(Xt)
-    return A, R, m, pcv, pt
-
-
-def report(fit, test, name, A, R, pcv, pt):
-    d1f = np.array([q["d1"] for q in fit["queries"]])
-    d1t = np.array([q["d1"] for q in test["queries"]])
-    print(f"\n## {name}: fitted on {fit['name']}, cuts answer >= {A:.2f}, mentions >= {R:.2f}")
-    print(f"  on {fit['name']} (cross-validated): {fmt(table(fit['queries'], verdicts(pcv, d1f, A, R)))}")
-    print(f"  on {test['name']} (held out):       {fmt(table(test['queries'], verdicts(pt, d1t, A, R)))}")
+    return verdict_table(qs, v)
 
 
 CHOSEN = ("relative_distance", "coverage")
@@ -160,7 +98,7 @@ def main(paths, save=None):
             k for k in table(test["queries"], np.array(["answered"] * len(test["queries"])))
             if "needle" not in k) + " |")
         print("|---|---|---|---|---|---|---|")
-        d1 = np.array([q["d1"] for q in test["queries"]])
+        d1 = np.array([q.nearest_distance for q in test["queries"]])
         print(row("distance 0.675 (design)", "-", test, "d < 0.675", two_verdicts(d1 < THRESHOLD)))
         pt = shipped.probability(matrix(test["queries"], "raw", shipped.features))
         print(row("issue 8 learned gate as shipped", "course", test, f">= {shipped.default_cut:g}",
@@ -169,7 +107,8 @@ def main(paths, save=None):
                                ("cal", lg.CALIBRATED_FEATURES, "8 calibrated features"),
                                ("cal", ("relative_distance",), "relative distance alone"),
                                ("cal", CHOSEN, "**relative distance + coverage (chosen)**")]:
-            A, R, m, pcv, pt = run_lr(fit, test, key, names)
+            r = run(fit["queries"], test["queries"], key, names)
+            A, R, m, pt = r.answer_cut, r.mention_cut, r.model, r.test_probability
             v = verdicts(pt, d1, A, R)
             print(row(nm, fit["name"], test, f"{R:.2f} / {A:.2f}", v))
             if names == CHOSEN:
@@ -189,12 +128,10 @@ def main(paths, save=None):
                   + f" | {t['near'][1]} | {t['far'][1]} |")
     if save:
         both = {"queries": corpora[0]["queries"] + corpora[1]["queries"], "name": "both"}
-        for q in both["queries"]:
-            q.setdefault("corpus", None)
         X = matrix(both["queries"], "cal", CHOSEN)
-        y = np.array([label(q) for q in both["queries"]])
-        grp = np.array([f"{i}" for i in (q["id"] for q in both["queries"])])
-        pcv = cv_probs(X, y, grp)
+        y = np.array([q.label for q in both["queries"]])
+        grp = np.array([q.id for q in both["queries"]])
+        pcv = cv_probabilities(X, y, grp)
         A, R = choose_cuts(pcv, both["queries"])
         model = lg.fit_gate_model(X[y >= 0], y[y >= 0], CHOSEN, C=C)
         model.default_cut, model.default_mention_score = A, R
@@ -205,7 +142,7 @@ def main(paths, save=None):
                       "(leave-one-question-out over both corpora); mention cut: highest with in-domain refused "
                       "<= 2.5%", "loco": loco,
                       "cv_both": {k: list(x) for k, x in table(both["queries"], verdicts(
-                          pcv, np.array([q["d1"] for q in both["queries"]]), A, R)).items()}}
+                          pcv, np.array([q.nearest_distance for q in both["queries"]]), A, R)).items()}}
         model.save(save)
         print(f"\nsaved {save}: cuts mention {R:.2f} / answer {A:.2f}; coef",
               dict(zip(CHOSEN, np.round(model.coef, 3))), "intercept", round(model.intercept, 3))
