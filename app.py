@@ -29,8 +29,10 @@ with st.sidebar:
     min_score = st.slider(
         "Answerability cut", min_value=0.0, max_value=1.0, value=float(services.default_min_score()), step=0.05,
         key="min_score", format="%.2f",
-        help="The gate also scores how well the sources' words cover the question (nearest distance, rare query "
-             "words found or missing, ...): below this cut, NO ANSWER even when chunks are under the threshold. "
+        help="The gate also scores how well the sources answer the question (nearest distance on this store's "
+             "own scale, query words found or missing, ...): below this cut the question is not answered "
+             "outright even when chunks are under the threshold. A little below it the app says the documents "
+             "mention this but may not answer it and shows the passages; further below, NO ANSWER. "
              "Higher refuses more; 0 turns it off.",
     )
     source_tokens = st.slider(

@@ -8,6 +8,7 @@ and nothing else is lost; the same bytes again say "already indexed".
 import pandas as pd
 import streamlit as st
 
+from rag.answer.calibrated_gate import store_calibration
 from rag.answer.preview import unpublish
 from rag.errors import RagError
 from rag.ingest.ocr import reporting as ocr_reporting
@@ -79,6 +80,9 @@ def ingest_uploads(files) -> None:
                 r = store.ingest_bytes(f.getvalue(), f.name, progress=cb)
             _log_result(r)
         bar.progress(1.0, text="Updating the search indexes…")
+    if not store.is_empty:
+        bar.progress(1.0, text="Calibrating the answer gate on these documents…")
+        store_calibration(store)  # issue 15: once per batch of uploads, so the first question does not wait for it
     bar.progress(1.0, text="Done.")
 
 

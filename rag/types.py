@@ -11,7 +11,7 @@ stored canonical text, ``end`` exclusive; pages are 1-based physical pages):
 * :class:`Hit` - stages 4-6 (index), one retrieved chunk with its ranks and cosine distance;
 * :class:`Citation` - stages 8-9 (answer), one numbered source as the server attaches it.
 
-Named choices: :class:`DocStatus`, :class:`GateKind`, :class:`RetrievalMode`,
+Named choices: :class:`DocStatus`, :class:`GateKind`, :class:`Verdict`, :class:`RetrievalMode`,
 :class:`ChunkStrategy`, :class:`MediaType`, :class:`LocatorKind`. Each is a ``StrEnum``, so it
 compares equal to (and serialises as) its plain string value: ``"ready" ==
 DocStatus.READY`` and JSON contracts are unchanged.
@@ -34,10 +34,24 @@ class DocStatus(StrEnum):
 
 
 class GateKind(StrEnum):
-    """Which refusal gate decides (design stage 7; issue 8's learned gate)."""
+    """Which refusal gate decides (design stage 7; issue 8's learned gate; issue 15's calibrated gate, the default)."""
 
     DISTANCE = "distance"
     LEARNED = "learned"
+    CALIBRATED = "calibrated"
+
+
+class Verdict(StrEnum):
+    """What the gate tells the user (issue 15).
+
+    ``answered``: the sources seem to answer it; ``mentions``: the documents
+    mention this but may not answer it (the sources are shown with that
+    warning); ``refused``: no answer, and the model is not called.
+    """
+
+    ANSWERED = "answered"
+    MENTIONS = "mentions"
+    REFUSED = "refused"
 
 
 class RetrievalMode(StrEnum):
@@ -377,7 +391,10 @@ class Citation:
     store's chunk row id; ``section`` the heading path; ``document_label``
     the name as shown (the name plus a short id when another stored document
     has the same name; empty means ``document_name``); ``locator`` the chunk's
-    :class:`Locator` (``None`` for chunks stored before issue 17).
+    :class:`Locator` (``None`` for chunks stored before issue 17); ``also_in``
+    the locator labels of other chunks with exactly the same content, collapsed
+    into this source before gating and citing (issue 15: the same text
+    uploaded twice is cited once and says where else it is).
     """
 
     index: int
@@ -396,3 +413,4 @@ class Citation:
     section: tuple[str, ...] = ()
     document_label: str = ""
     locator: Locator | None = None
+    also_in: tuple[str, ...] = ()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from rag.types import GateKind, Hit
 
@@ -44,6 +44,16 @@ class GateResult:
     (``"distance"`` or ``"learned"``); for the learned gate ``score`` is P(the sources answer the
     question) in [0, 1], ``min_score`` the cut it was compared with, and
     ``why`` one line of evidence (nearest distance, lexical coverage, score).
+
+    The calibrated gate (issue 15, ``kind`` ``"calibrated"``) adds:
+    ``verdict`` one of :class:`rag.types.Verdict` (``answered``, ``mentions``,
+    ``refused``; the other gates give ``answered`` or ``refused``);
+    ``mention_score`` the cut of the ``mentions`` band; ``notice`` the
+    ``mentions`` line shown above the answer; ``reason`` why it is not
+    answered (``threshold``, ``score``, ``language``); ``evidence`` the
+    calibrated features, score and the store's references; ``language`` the
+    question's and the documents' languages; ``duplicates`` kept chunk id ->
+    ids of chunks with identical content collapsed into it.
     """
 
     query: str
@@ -58,6 +68,17 @@ class GateResult:
     score: float | None = None
     min_score: float | None = None
     why: str | None = None
+    verdict: str = ""
+    mention_score: float | None = None
+    notice: str | None = None
+    reason: str | None = None
+    evidence: dict | None = None
+    language: dict | None = None
+    duplicates: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.verdict:
+            object.__setattr__(self, "verdict", "refused" if self.refused else "answered")
 
 
 def apply_gate(query: str, hits: Sequence[Hit], threshold: float = 0.675, max_sources: int = 4) -> GateResult:
@@ -90,6 +111,8 @@ def regate(result: GateResult, threshold: float, max_sources: int, min_score: fl
     user move the slider and watch a question flip between answered and
     refused. Raises ``ValueError`` like :func:`apply_gate`.
     """
+    if result.kind == "calibrated":
+        return _recalibrate(result, threshold, max_sources, min_score)
     dist = apply_gate(result.query, result.candidates, threshold, max_sources)
     if result.kind != GateKind.LEARNED or result.score is None:
         return dist
@@ -97,4 +120,20 @@ def regate(result: GateResult, threshold: float, max_sources: int, min_score: fl
     refused = dist.refused or result.score < cut
     refusal = dist.refusal if dist.refused else (score_refusal_text(result.query, result.score, cut) if refused else None)
     return replace(dist, kind=GateKind.LEARNED, refused=refused, refusal=refusal, sources=() if refused else dist.sources,
-                   score=result.score, min_score=cut, why=result.why)
+                   score=result.score, min_score=cut, why=result.why, verdict="")
+
+
+def _recalibrate(result: GateResult, threshold: float, max_sources: int, min_score: float | None) -> GateResult:
+    """:func:`regate` for the calibrated gate: duplicates stay collapsed, the score is kept, the verdict recomputed."""
+    from rag.answer.calibrated_gate import verdict_for, verdict_messages  # it imports this module
+
+    dropped = {i for ids in result.duplicates.values() for i in ids}
+    dist = apply_gate(result.query, [h for h in result.candidates if h.chunk_id not in dropped], threshold, max_sources)
+    cut = result.min_score if min_score is None else min_score
+    mention = result.mention_score if result.mention_score is not None else cut
+    verdict = "refused" if dist.refused else str(verdict_for(result.score or 0.0, cut, mention))
+    reason, refusal, notice = verdict_messages(result.query, verdict, result.score or 0.0, cut, mention,
+                                               dist.refusal if dist.refused else None, result.language)
+    return replace(result, threshold=threshold, max_sources=max_sources, refused=verdict == "refused",
+                   refusal=refusal, sources=() if verdict == "refused" else dist.sources, min_score=cut,
+                   verdict=verdict, notice=notice, reason=reason, nearest_distance=dist.nearest_distance)

@@ -627,8 +627,8 @@ def bench_backends(corpora: Sequence[BenchCorpus], echo: Echo = print, *, k: int
                 gb = apply_gate(q.text, mi, s.threshold, s.max_sources)
                 same_gate += [h.chunk_id for h in ga.sources] == [h.chunk_id for h in gb.sources]
                 texts = {i: c.texts[i] for i in {h.chunk_id for h in la[:s.max_sources] + mi[:s.max_sources]}}
-                la_l = apply_learned_gate(q.text, la, texts, stats, s.threshold, s.max_sources, s.min_answer_score)
-                mi_l = apply_learned_gate(q.text, mi, texts, stats, s.threshold, s.max_sources, s.min_answer_score)
+                la_l = apply_learned_gate(q.text, la, texts, stats, s.threshold, s.max_sources, s.min_score)
+                mi_l = apply_learned_gate(q.text, mi, texts, stats, s.threshold, s.max_sources, s.min_score)
                 same_learned += (la_l.refused == mi_l.refused
                                  and [h.chunk_id for h in la_l.sources] == [h.chunk_id for h in mi_l.sources])
                 lb = local.bm25.search(q.text, 1)

@@ -29,6 +29,7 @@ from typing import Any
 
 import click
 
+from rag.answer.calibrated_gate import store_calibration
 from rag.answer.cite import evidence_pages, fragment, locator_label, row_locator
 from rag.errors import StoreError
 from rag.index.store import Store
@@ -108,6 +109,8 @@ def ingest_cmd(store_dir: str | None, paths: tuple[str, ...], retry_ids: tuple[s
         bar.set_postfix_str("updating the indexes", refresh=True)
     bar.close()
     took = time.perf_counter() - t0
+    if len(jobs) > failed and not store.is_empty:
+        store_calibration(store)  # the gate's references for the new contents (issue 15), once per batch, not per file
     if not as_json:
         rate = f", {took * 1000 / chunks:.0f} ms per new chunk" if chunks else ""
         click.echo(f"{len(jobs) - failed} ok, {failed} failed in {took:.1f} s{rate}; store {store.path}: "
