@@ -142,12 +142,280 @@ def depth100(c: Corpus, q: Query) -> list[int]:
     return [i for i, _ in rrf(legs(c, q, depth=100))][:20]
 
 
+# ---- stemming: Snowball (PyStemmer), language per document (py3langid), the query's language among the corpus's
+
+ISO_TO_SNOWBALL = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian", "pt": "portuguese",
+                   "nl": "dutch", "sv": "swedish", "da": "danish", "no": "norwegian", "fi": "finnish", "ru": "russian",
+                   "tr": "turkish", "hu": "hungarian", "ro": "romanian", "ca": "catalan", "el": "greek", "pl": "polish"}
+
+
+class StemBM25:
+    """BM25 over stemmed tokens (rag.text.tokenize, then Snowball in each document's language)."""
+
+    def __init__(self, c: Corpus, *, head_weight: int = 1, head_only_title: bool = False, stem: bool = True,
+                 stop: str = "en"):
+        import bm25s
+        import Stemmer
+        from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+        from rag.text import tokenize
+
+        self.tokenize = tokenize
+        self.stem = stem
+        self.lid = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        doc_lang = {d: self.lid.classify(t[:20000])[0] for d, t in c.extra["docs"].items()}
+        self.langs = sorted({lang for lang in doc_lang.values() if lang in ISO_TO_SNOWBALL}) or ["en"]
+        self.lid.set_languages(self.langs)
+        self.stemmers = {lang: Stemmer.Stemmer(ISO_TO_SNOWBALL[lang]) for lang in self.langs}
+        self.stop = stop
+        toks = []
+        for ch, d in zip(c.chunks, c.doc_of):
+            lang = doc_lang[d] if doc_lang[d] in self.stemmers else self.langs[0]
+            head = ch.text[: len(ch.text) - len(ch.content)] if ch.text.endswith(ch.content) else ""
+            t = self.analyze(ch.content, lang) + self.analyze(head, lang) * head_weight
+            toks.append(t or [""])
+        self.bm = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
+        self.bm.index(toks, show_progress=False)
+        self.doc_lang = doc_lang
+
+    def analyze(self, text: str, lang: str) -> list[str]:
+        from bm25s.stopwords import STOPWORDS_GERMAN
+
+        t = self.tokenize(text)
+        if self.stop == "lang" and lang == "de":
+            sw = set(STOPWORDS_GERMAN)
+            t = [x for x in t if x not in sw]
+        return self.stemmers[lang].stemWords(t) if self.stem else t
+
+    def query_lang(self, text: str) -> str:
+        return self.lid.classify(text)[0] if len(self.langs) > 1 else self.langs[0]
+
+    def search(self, text: str, k: int):
+        q = [t for t in self.analyze(text, self.query_lang(text)) if t in self.bm.vocab_dict]
+        if not q:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        s = np.asarray(self.bm.get_scores(q), dtype=np.float32)
+        k = min(k, int((s > 0).sum()))
+        top = np.argsort(-s, kind="stable")[:k]
+        return top.astype(np.int64), s[top]
+
+
+def _cached(c: Corpus, key: str, make):
+    if key not in c.extra:
+        c.extra[key] = make()
+    return c.extra[key]
+
+
+def stemmed(c: Corpus, q: Query) -> list[int]:
+    return [i for i, _ in rrf(legs(c, q, bm25=_cached(c, "stem", lambda: StemBM25(c))))][:20]
+
+
+def stemmed_destop(c: Corpus, q: Query) -> list[int]:
+    return [i for i, _ in rrf(legs(c, q, bm25=_cached(c, "stem_ds", lambda: StemBM25(c, stop="lang"))))][:20]
+
+
+def head_w(w: int, stem: bool):
+    def fn(c: Corpus, q: Query) -> list[int]:
+        return [i for i, _ in rrf(legs(c, q, bm25=_cached(c, f"head{w}{stem}", lambda: StemBM25(c, head_weight=w, stem=stem))))][:20]
+    return fn
+
+
+def wrrf(lists, weights, k=60):
+    sc: dict[int, float] = {}
+    for lst, w in zip(lists, weights):
+        for r, cid in enumerate(lst, 1):
+            sc[int(cid)] = sc.get(int(cid), 0.0) + w / (k + r)
+    order = {cid: i for i, cid in enumerate(sc)}
+    return [cid for cid, _ in sorted(sc.items(), key=lambda kv: (-kv[1], order[kv[0]]))]
+
+
+EMB = {}
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    return EMB["cache"].encode(texts, EMB["emb"])
+
+
+def keyterms(c: Corpus, text: str, max_df: float = 0.05) -> str:
+    """The query's tokens that occur in the corpus but in at most ``max_df`` of its chunks (the specific ones)."""
+    from rag.text import TermStats, tokenize
+
+    ts = _cached(c, "ts", lambda: TermStats.from_texts([ch.text for ch in c.chunks]))
+    toks = [t for t in tokenize(text) if 0 < ts.df.get(t, 0) <= max_df * ts.n_chunks]
+    return " ".join(dict.fromkeys(toks))
+
+
+def kt_dense(c: Corpus, q: Query) -> list[int]:
+    d, b = legs(c, q)
+    kt = keyterms(c, q.text)
+    extra = c.dense.search(embed([kt])[0], DEPTH)[0].tolist() if kt else []
+    return [i for i, _ in rrf([d, b, extra])][:20]
+
+
+def kt_bm25(c: Corpus, q: Query) -> list[int]:
+    d, b = legs(c, q)
+    kt = keyterms(c, q.text)
+    extra = c.bm25.search(kt, DEPTH)[0].tolist() if kt else []
+    return [i for i, _ in rrf([d, b, extra])][:20]
+
+
+def dense_prf(n: int = 3, alpha: float = 1.0, replace: bool = False):
+    def fn(c: Corpus, q: Query) -> list[int]:
+        d, b = legs(c, q)
+        fused = [i for i, _ in rrf([d, b])]
+        v = q.vec + alpha * c.vecs[fused[:n]].mean(0)
+        v = (v / np.linalg.norm(v)).astype(np.float32)
+        extra = c.dense.search(v, DEPTH)[0].tolist()
+        return [i for i, _ in rrf([extra, b] if replace else [d, b, extra])][:20]
+    return fn
+
+
+def bm25_weight(w: float):
+    def fn(c: Corpus, q: Query) -> list[int]:
+        d, b = legs(c, q)
+        return wrrf([d, b], [1.0, w])[:20]
+    return fn
+
+
+def stem_clarity(lo: float, hi: float, stem_cov: bool = True, english_only: bool = False):
+    """Stemmed BM25 leg, its RRF weight from the IDF-weighted share of the query's (stemmed) terms its best chunk holds."""
+    def fn(c: Corpus, q: Query) -> list[int]:
+        sb = _cached(c, "stem", lambda: StemBM25(c))
+        d, _ = c.dense.search(q.vec, DEPTH)
+        d = d.tolist()
+        b = sb.search(q.text, DEPTH)[0].tolist()
+        if stem_cov:
+            import math
+
+            lang = sb.query_lang(q.text)
+            n = len(c.chunks)
+
+            def idf(t):
+                df = int(sb.bm.get_scores([t]).astype(bool).sum()) if t in sb.bm.vocab_dict else 0
+                return math.log(1 + (n - df + 0.5) / (df + 0.5))
+            qt = [t for t in dict.fromkeys(sb.analyze(q.text, lang)) if t in sb.bm.vocab_dict]
+            if not b or not qt:
+                return wrrf([d, b], [1.0, 1.0])[:20]
+            ch = c.chunks[b[0]]
+            top = set(sb.analyze(ch.text, sb.doc_lang.get(c.doc_of[b[0]], "en") if sb.doc_lang.get(c.doc_of[b[0]]) in sb.stemmers else sb.langs[0]))
+            w_ = {t: idf(t) for t in qt}
+            cov = sum(w_[t] for t in qt if t in top) / sum(w_.values())
+        else:
+            from rag.text import TermStats, tokenize
+
+            ts = _cached(c, "ts", lambda: TermStats.from_texts([ch.text for ch in c.chunks]))
+            qt = [t for t in dict.fromkeys(tokenize(q.text)) if ts.df.get(t, 0) > 0]
+            if not b or not qt:
+                return wrrf([d, b], [1.0, 1.0])[:20]
+            top = set(tokenize(c.chunks[b[0]].text))
+            cov = sum(ts.idf(t) for t in qt if t in top) / sum(ts.idf(t) for t in qt)
+        w = float(np.clip((cov - lo) / (hi - lo), 0.0, 1.0))
+        if english_only and sb.query_lang(q.text) != "en":
+            w = 1.0
+        out = wrrf([d, b], [1.0, w])[:20]
+        nearest = float(1 - c.vecs[d[0]] @ q.vec)
+        SIGNALS[(c.name, q.qid, q.wording)] = dict(cov=cov, w=w, nearest=nearest, rank=c.rank(out, q.needle))
+        return out
+    return fn
+
+
+SIGNALS = {}
+
+
+def bm25_clarity(lo: float, hi: float):
+    """BM25's RRF weight from how much of the query the best BM25 chunk covers (IDF-weighted): weak match -> less BM25."""
+    def fn(c: Corpus, q: Query) -> list[int]:
+        from rag.text import TermStats, tokenize
+
+        ts = _cached(c, "ts", lambda: TermStats.from_texts([ch.text for ch in c.chunks]))
+        d, b = legs(c, q)
+        qt = [t for t in dict.fromkeys(tokenize(q.text)) if ts.df.get(t, 0) > 0]
+        if not b or not qt:
+            return wrrf([d, b], [1.0, 1.0])[:20]
+        top = set(tokenize(c.chunks[b[0]].text))
+        cov = sum(ts.idf(t) for t in qt if t in top) / sum(ts.idf(t) for t in qt)
+        w = float(np.clip((cov - lo) / (hi - lo), 0.0, 1.0))
+        return wrrf([d, b], [1.0, w])[:20]
+    return fn
+
+
 CANDIDATES = {
     "baseline": baseline,
     "dense only": dense_only,
     "bm25 only": bm25_only,
     "legs depth 100": depth100,
+    "stem": stemmed,
+    "stem + German stop list": stemmed_destop,
+    "heading x0 (content only)": head_w(0, False),
+    "heading x2": head_w(2, False),
+    "heading x3": head_w(3, False),
+    "stem + heading x2": head_w(2, True),
+    "+ dense(key terms)": kt_dense,
+    "+ bm25(key terms)": kt_bm25,
+    "+ dense PRF top3": dense_prf(),
+    "dense PRF top3 replaces dense": dense_prf(replace=True),
+    "bm25 weight 0.5": bm25_weight(0.5),
+    "bm25 weight by coverage .3-.7": bm25_clarity(0.3, 0.7),
+    "bm25 weight by coverage .2-.5": bm25_clarity(0.2, 0.5),
+    "bm25 weight by coverage .25-.6": bm25_clarity(0.25, 0.6),
+    "bm25 weight by coverage .1-.4": bm25_clarity(0.1, 0.4),
+    "stem + coverage .2-.5 (stemmed)": stem_clarity(0.2, 0.5),
+    "stem + coverage .2-.5 (plain)": stem_clarity(0.2, 0.5, False),
+    "stem + coverage .3-.7 (stemmed)": stem_clarity(0.3, 0.7),
+    "stem + coverage .3-.7, full bm25 unless English": stem_clarity(0.3, 0.7, english_only=True),
+    "stem + coverage .2-.5, full bm25 unless English": stem_clarity(0.2, 0.5, english_only=True),
+    "stem + coverage .25-.6, full bm25 unless English": stem_clarity(0.25, 0.6, english_only=True),
 }
+
+
+# --------------------------------------------------------------------------- the local model's outputs (cached)
+
+LLM_PROMPTS = {
+    # a rewrite into the documents' vocabulary
+    "rewrite": (
+        "You turn a user's question into a search query for a collection of technical documents. Write the query "
+        "in the precise, formal vocabulary the documents themselves would use: name the concepts, technical terms "
+        "and likely keywords, in the question's language. Reply with the query only, on one line.",
+        "my phone dies by lunchtime even though I barely use it, what's eating it?",
+        "causes of high battery drain: background apps, screen brightness, location services, battery health",
+        40,
+    ),
+    # HyDE: a short hypothetical passage that would answer it
+    "hyde": (
+        "Write a short passage, two sentences, in the style of a technical document or manual, that answers the "
+        "question, in the question's language. Reply with the passage only.",
+        "my phone dies by lunchtime even though I barely use it, what's eating it?",
+        "Battery drain is mostly caused by background apps refreshing data, high screen brightness and location "
+        "services. Restricting background activity and lowering brightness extends battery life considerably.",
+        70,
+    ),
+}
+
+
+def llm_outputs(kind: str, texts: list[str], model_file: str = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+                threads: int = 2) -> dict[str, dict]:
+    """``{text: {"out": str, "ms": float}}`` for ``kind`` in :data:`LLM_PROMPTS`, generated once and cached."""
+    path = CACHE / f"llm-{kind}-{Path(model_file).stem}.json"
+    done = json.loads(path.read_text()) if path.exists() else {}
+    todo = [t for t in dict.fromkeys(texts) if t not in done]
+    if todo:
+        from llama_cpp import Llama
+
+        llm = Llama(model_path=str(ROOT / "models" / model_file), n_ctx=1024, n_threads=threads,
+                    n_threads_batch=threads, verbose=False)
+        system, ex_q, ex_a, max_tokens = LLM_PROMPTS[kind]
+        for i, t in enumerate(todo):
+            msgs = [{"role": "system", "content": system}, {"role": "user", "content": ex_q},
+                    {"role": "assistant", "content": ex_a}, {"role": "user", "content": t}]
+            t0 = time.perf_counter()
+            r = llm.create_chat_completion(msgs, max_tokens=max_tokens, temperature=0.0, top_k=1)
+            ms = (time.perf_counter() - t0) * 1000
+            out = r["choices"][0]["message"]["content"].strip()
+            done[t] = {"out": out, "ms": ms, "prompt_tokens": r["usage"]["prompt_tokens"],
+                       "completion_tokens": r["usage"]["completion_tokens"]}
+            print(f"[{kind} {i + 1}/{len(todo)} {ms:.0f} ms] {t[:60]!r} -> {out[:100]!r}", file=sys.stderr)
+            path.write_text(json.dumps(done, indent=1, ensure_ascii=False))
+    return done
 
 
 # --------------------------------------------------------------------------- report
@@ -229,6 +497,7 @@ def load_all():
 
     emb = get_embedder()
     cache = EmbeddingCache()
+    EMB.update(emb=emb, cache=cache)
     md = load_corpus("md", SHARED / "docs", SHARED / "dev_questions.jsonl", ("query_course", "query_ticket"), emb, cache)
     pdf = load_corpus("pdf", SHARED / "pdf-dev" / "docs", SHARED / "pdf-dev" / "questions.jsonl", ("query_doc", "query_user"), emb, cache)
     return emb, cache, [md, pdf]
@@ -239,7 +508,18 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--full", action="store_true", help="per corpus x wording table too")
     ap.add_argument("--misses", action="store_true")
+    ap.add_argument("--signals", action="store_true")
+    ap.add_argument("--gen", nargs="*", help="only generate the model outputs of these kinds, then stop")
+    ap.add_argument("--model", default="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
     a = ap.parse_args(argv)
+    if a.gen:
+        texts = []
+        for qf, f in ((SHARED / "dev_questions.jsonl", "query_ticket"), (SHARED / "pdf-dev" / "questions.jsonl", "query_user"),
+                      (SHARED / "dev_questions.jsonl", "query_course"), (SHARED / "pdf-dev" / "questions.jsonl", "query_doc")):
+            texts += [json.loads(x)[f] for x in qf.read_text().splitlines() if x.strip()]
+        for kind in a.gen:
+            llm_outputs(kind, texts, a.model)
+        return 0
     t0 = time.time()
     emb, cache, corpora = load_all()
     print(f"loaded {[ (c.name, len(c.chunks), len(c.queries)) for c in corpora]} in {time.time() - t0:.1f} s", file=sys.stderr)
@@ -254,6 +534,9 @@ def main(argv=None) -> int:
     if a.full:
         print()
         print(report(runs, base, names))
+    if a.signals:
+        for k, v in sorted(SIGNALS.items(), key=lambda kv: kv[1]["nearest"]):
+            print(k, {x: round(y, 3) if isinstance(y, float) else y for x, y in v.items()})
     if a.misses:
         for run in runs:
             miss = [k for k, r in run.ranks.items() if not r or r > 4]
