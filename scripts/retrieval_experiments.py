@@ -111,7 +111,7 @@ def load_corpus(name: str, docs_dir: Path, qfile: Path, fields: tuple[str, str],
     ids = np.arange(len(chunks), dtype=np.int64)
     c = Corpus(name, chunks, doc_of, vecs, qs)
     c.dense = DenseIndex.build(ids, vecs)
-    c.bm25 = BM25Index.build([ch.text for ch in chunks], ids)
+    c.bm25 = BM25Index.build([ch.text for ch in chunks], ids, stem=False)  # today's (pre-issue-19) lexical leg
     c.contents = [norm(ch.content) for ch in chunks]
     c.extra["docs"] = docs
     return c
@@ -320,6 +320,7 @@ def stem_clarity(lo: float, hi: float, stem_cov: bool = True, english_only: bool
 
 
 SIGNALS = {}
+GATED_BASE = "stem + coverage .3-.7, full bm25 unless English"
 
 
 def bm25_clarity(lo: float, hi: float):
@@ -336,6 +337,17 @@ def bm25_clarity(lo: float, hi: float):
         cov = sum(ts.idf(t) for t in qt if t in top) / sum(ts.idf(t) for t in qt)
         w = float(np.clip((cov - lo) / (hi - lo), 0.0, 1.0))
         return wrrf([d, b], [1.0, w])[:20]
+    return fn
+
+
+def product(band=(0.3, 0.7)):
+    """The product's own retrieve() over the product's BM25Index (stemmed, language per document)."""
+    from rag.index.fusion import retrieve
+
+    def fn(c: Corpus, q: Query) -> list[int]:
+        bm = _cached(c, "product_bm25", lambda: BM25Index.build([ch.text for ch in c.chunks], np.arange(len(c.chunks)),
+                                                                 groups=c.doc_of))
+        return [h.chunk_id for h in retrieve(q.text, q.vec, c.dense, bm, k=20, depth=DEPTH, coverage_band=band)]
     return fn
 
 
@@ -365,6 +377,8 @@ CANDIDATES = {
     "stem + coverage .3-.7, full bm25 unless English": stem_clarity(0.3, 0.7, english_only=True),
     "stem + coverage .2-.5, full bm25 unless English": stem_clarity(0.2, 0.5, english_only=True),
     "stem + coverage .25-.6, full bm25 unless English": stem_clarity(0.25, 0.6, english_only=True),
+    "product: stem + coverage .3-.7": product(),
+    "product: stem only": product(None),
 }
 
 
@@ -373,12 +387,12 @@ CANDIDATES = {
 LLM_PROMPTS = {
     # a rewrite into the documents' vocabulary
     "rewrite": (
-        "You turn a user's question into a search query for a collection of technical documents. Write the query "
-        "in the precise, formal vocabulary the documents themselves would use: name the concepts, technical terms "
-        "and likely keywords, in the question's language. Reply with the query only, on one line.",
+        "Rewrite the user's question as a short search query in the words a technical document would use for the "
+        "same thing: replace casual phrases with the standard technical terms, keep names and numbers. One line, "
+        "at most 15 words, in the question's language.",
         "my phone dies by lunchtime even though I barely use it, what's eating it?",
-        "causes of high battery drain: background apps, screen brightness, location services, battery health",
-        40,
+        "smartphone battery drain causes: background activity, screen brightness, idle power consumption",
+        24,
     ),
     # HyDE: a short hypothetical passage that would answer it
     "hyde": (
@@ -509,9 +523,18 @@ def main(argv=None) -> int:
     ap.add_argument("--full", action="store_true", help="per corpus x wording table too")
     ap.add_argument("--misses", action="store_true")
     ap.add_argument("--signals", action="store_true")
+    ap.add_argument("--gen-gated", nargs="*")
     ap.add_argument("--gen", nargs="*", help="only generate the model outputs of these kinds, then stop")
     ap.add_argument("--model", default="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
     a = ap.parse_args(argv)
+    if a.gen_gated:
+        _, _, corpora = load_all()
+        fn = CANDIDATES[GATED_BASE]
+        texts = [q.text for c in corpora for q in c.queries if (fn(c, q) or True) and SIGNALS[(c.name, q.qid, q.wording)]["cov"] < 0.5]
+        print(f"{len(texts)} gated queries", file=sys.stderr)
+        for kind in a.gen_gated:
+            llm_outputs(kind, texts, a.model)
+        return 0
     if a.gen:
         texts = []
         for qf, f in ((SHARED / "dev_questions.jsonl", "query_ticket"), (SHARED / "pdf-dev" / "questions.jsonl", "query_user"),

@@ -349,13 +349,14 @@ class Store:
             self._db.execute("BEGIN")
             try:
                 gen = int(self._meta("generation") or 0)
-                rows = self._db.execute("SELECT id, text, vector FROM chunks ORDER BY id").fetchall()
+                rows = self._db.execute("SELECT id, text, vector, doc_id FROM chunks ORDER BY id").fetchall()
             finally:
                 self._db.execute("COMMIT")
         ids = np.array([r[0] for r in rows], dtype=np.int64)
         vecs = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), self.model_dim)
         dense = DenseIndex.build(ids, vecs, dim=self.model_dim)
-        bm25 = BM25Index.build([r[1] for r in rows], ids, k1=self.settings.bm25_k1, b=self.settings.bm25_b)
+        bm25 = BM25Index.build([r[1] for r in rows], ids, k1=self.settings.bm25_k1, b=self.settings.bm25_b,
+                               groups=[r[3] for r in rows])
         return _Indexes(gen, dense, bm25)
 
     def _load_indexes(self, gen: int) -> _Indexes | None:
@@ -413,9 +414,9 @@ class Store:
                 dense.remove(removed)
             if added is not None:
                 dense.add(*added)
-            rows = self._db.execute("SELECT id, text FROM chunks ORDER BY id").fetchall()
+            rows = self._db.execute("SELECT id, text, doc_id FROM chunks ORDER BY id").fetchall()
             bm25 = BM25Index.build([r[1] for r in rows], [r[0] for r in rows],
-                                   k1=self.settings.bm25_k1, b=self.settings.bm25_b)
+                                   k1=self.settings.bm25_k1, b=self.settings.bm25_b, groups=[r[2] for r in rows])
             idx = _Indexes(gen, dense, bm25)
         else:
             idx = self._rebuild_in_tx(gen)
@@ -423,11 +424,12 @@ class Store:
         self._save_indexes(idx)
 
     def _rebuild_in_tx(self, gen: int) -> _Indexes:
-        rows = self._db.execute("SELECT id, text, vector FROM chunks ORDER BY id").fetchall()
+        rows = self._db.execute("SELECT id, text, vector, doc_id FROM chunks ORDER BY id").fetchall()
         ids = np.array([r[0] for r in rows], dtype=np.int64)
         vecs = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), self.model_dim)
         return _Indexes(gen, DenseIndex.build(ids, vecs, dim=self.model_dim),
-                        BM25Index.build([r[1] for r in rows], ids, k1=self.settings.bm25_k1, b=self.settings.bm25_b))
+                        BM25Index.build([r[1] for r in rows], ids, k1=self.settings.bm25_k1, b=self.settings.bm25_b,
+                                        groups=[r[3] for r in rows]))
 
     # ------------------------------------------------------------------ ingest
 
