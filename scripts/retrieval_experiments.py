@@ -351,6 +351,29 @@ def product(band=(0.3, 0.7)):
     return fn
 
 
+CLAUSE = re.compile(r"[?;!]+\s+|\s+-\s+|,\s+(?:or|and|but|is|are|does|do|can|how|what|why|which|who|wer|wie|was|oder)\b")
+
+
+def clauses_leg(band=(0.3, 0.7)):
+    """The product's retrieval plus one dense leg per clause when the question has several (users ask two at once)."""
+    from rag.index.fusion import bm25_weight
+
+    def fn(c: Corpus, q: Query) -> list[int]:
+        bm = _cached(c, "product_bm25", lambda: BM25Index.build([ch.text for ch in c.chunks], np.arange(len(c.chunks)),
+                                                                 groups=c.doc_of))
+        d = c.dense.search(q.vec, DEPTH)[0].tolist()
+        b = bm.search(q.text, DEPTH)[0].tolist()
+        w = bm25_weight(q.text, bm, b[0] if b else None, band)
+        parts = [p.strip() for p in CLAUSE.split(q.text) if len(p.split()) >= 3]
+        lists, weights = [d, b], [1.0, w]
+        if len(parts) > 1:
+            for v in embed(parts):
+                lists.append(c.dense.search(v, DEPTH)[0].tolist())
+                weights.append(1.0 / len(parts))
+        return wrrf(lists, weights)[:20]
+    return fn
+
+
 CANDIDATES = {
     "baseline": baseline,
     "dense only": dense_only,
@@ -379,6 +402,7 @@ CANDIDATES = {
     "stem + coverage .25-.6, full bm25 unless English": stem_clarity(0.25, 0.6, english_only=True),
     "product: stem + coverage .3-.7": product(),
     "product: stem only": product(None),
+    "product + one dense leg per clause": clauses_leg(),
 }
 
 

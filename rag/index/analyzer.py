@@ -97,10 +97,11 @@ class Analyzer:
 def document_languages(texts: Sequence[str], groups: Sequence[object] | None = None) -> list[str]:
     """One ISO code per text: detected once per group (a document's chunks share its language).
 
-    ``groups[i]`` is the document key of ``texts[i]``; ``None`` detects per text.
-    The first :data:`DETECT_CHARS` characters of each group's texts are read.
+    ``groups[i]`` is the document key of ``texts[i]``; ``None`` makes all texts
+    one group (one language). The first :data:`DETECT_CHARS` characters of
+    each group's texts are read: one detection costs 1-10 ms on 2 busy cores.
     """
-    keys = list(groups) if groups is not None else list(range(len(texts)))
+    keys = list(groups) if groups is not None else [0] * len(texts)
     if len(keys) != len(texts):
         raise ValueError(f"{len(keys)} groups for {len(texts)} texts")
     sample: dict[object, list[str]] = {}

@@ -36,7 +36,7 @@ class BM25Index:
         """Index ``texts[i]`` under ``ids[i]``, stemmed in its language (issue 19) unless ``stem`` is False.
 
         ``groups[i]`` names the document of ``texts[i]``: its language is detected
-        once per document (``None``: per text). Raises ``ValueError`` if the lengths differ.
+        once per document (``None``: all texts are taken as one document). Raises ``ValueError`` if the lengths differ.
         """
         import bm25s
 
