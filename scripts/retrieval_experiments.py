@@ -374,6 +374,38 @@ def clauses_leg(band=(0.3, 0.7)):
     return fn
 
 
+def with_model(kind: str, model_file: str = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", legs_of: str = "both",
+               replace: bool = False):
+    """The product's retrieval; for a question the gate calls weak (coverage of BM25's best chunk < 0.5), the
+    model's output (rewrite or hypothetical answer) is searched too and its lists fused by RRF."""
+    from rag.index.fusion import bm25_weight
+
+    path = CACHE / f"llm-{kind}-{Path(model_file).stem}.json"
+
+    def fn(c: Corpus, q: Query) -> list[int]:
+        outs = _cached(c, f"llm-{kind}-{model_file}", lambda: json.loads(path.read_text()) if path.exists() else {})
+        bm = _cached(c, "product_bm25", lambda: BM25Index.build([ch.text for ch in c.chunks], np.arange(len(c.chunks)),
+                                                                 groups=c.doc_of))
+        d = c.dense.search(q.vec, DEPTH)[0].tolist()
+        b = bm.search(q.text, DEPTH)[0].tolist()
+        w = bm25_weight(q.text, bm, b[0] if b else None)
+        cov = bm.coverage(q.text, b[0]) if b else None
+        lists, weights = [d, b], [1.0, w]
+        if cov is not None and cov < 0.5 and q.text in outs:
+            r = outs[q.text]["out"]
+            if replace:
+                lists, weights = [], []
+            if legs_of in ("both", "dense"):
+                lists.append(c.dense.search(embed([r])[0], DEPTH)[0].tolist())
+                weights.append(1.0)
+            if legs_of in ("both", "bm25"):
+                rb = bm.search(r, DEPTH)[0].tolist()
+                lists.append(rb)
+                weights.append(bm25_weight(r, bm, rb[0] if rb else None))
+        return wrrf(lists, weights)[:20]
+    return fn
+
+
 CANDIDATES = {
     "baseline": baseline,
     "dense only": dense_only,
@@ -403,6 +435,9 @@ CANDIDATES = {
     "product: stem + coverage .3-.7": product(),
     "product: stem only": product(None),
     "product + one dense leg per clause": clauses_leg(),
+    "product + 0.5B rewrite when weak": with_model("rewrite"),
+    "product + 0.5B rewrite when weak (dense leg only)": with_model("rewrite", legs_of="dense"),
+    "product + 0.5B rewrite when weak (bm25 leg only)": with_model("rewrite", legs_of="bm25"),
 }
 
 
@@ -548,9 +583,36 @@ def main(argv=None) -> int:
     ap.add_argument("--misses", action="store_true")
     ap.add_argument("--signals", action="store_true")
     ap.add_argument("--gen-gated", nargs="*")
+    ap.add_argument("--timing", action="store_true")
     ap.add_argument("--gen", nargs="*", help="only generate the model outputs of these kinds, then stop")
     ap.add_argument("--model", default="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
     a = ap.parse_args(argv)
+    if a.timing:
+        from rag.index.fusion import retrieve
+
+        _, _, corpora = load_all()
+        for c in corpora:
+            new = BM25Index.build([ch.text for ch in c.chunks], np.arange(len(c.chunks)), groups=c.doc_of)
+            t0 = time.perf_counter()
+            BM25Index.build([ch.text for ch in c.chunks], np.arange(len(c.chunks)), groups=c.doc_of)
+            t_new_build = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            BM25Index.build([ch.text for ch in c.chunks], np.arange(len(c.chunks)), stem=False)
+            t_old_build = time.perf_counter() - t0
+            old_ms, new_ms = [], []
+            for _ in range(5):
+                for q in c.queries:
+                    t0 = time.perf_counter()
+                    retrieve(q.text, q.vec, c.dense, c.bm25, k=20, depth=DEPTH, coverage_band=None)
+                    old_ms.append((time.perf_counter() - t0) * 1000)
+                    t0 = time.perf_counter()
+                    retrieve(q.text, q.vec, c.dense, new, k=20, depth=DEPTH)
+                    new_ms.append((time.perf_counter() - t0) * 1000)
+            print(f"{c.name}: {len(c.chunks)} chunks, languages {new.analyzer.languages}; retrieve (no embedding) p50 "
+                  f"{np.percentile(old_ms, 50):.2f} -> {np.percentile(new_ms, 50):.2f} ms, p95 {np.percentile(old_ms, 95):.2f} -> "
+                  f"{np.percentile(new_ms, 95):.2f} ms; BM25 build {t_old_build:.2f} -> {t_new_build:.2f} s")
+        print(os.popen("uptime").read().strip())
+        return 0
     if a.gen_gated:
         _, _, corpora = load_all()
         fn = CANDIDATES[GATED_BASE]

@@ -143,6 +143,7 @@ def render_turn_body(turn: Turn, key: str) -> None:
     a = turn.answer
     if a is None:
         return
+    render_search_note(turn.gate)
     if a.refused:
         render_refusal(a, turn.candidates, getattr(turn.gate, "why", None))
         return
@@ -162,6 +163,13 @@ def render_turn_body(turn: Turn, key: str) -> None:
     if notes:
         st.caption(" · ".join(notes))
     render_sources(a.citations, key, pages, getattr(a, "read_spans", None) or {})
+
+
+def render_search_note(gate: Any) -> None:
+    """"Searched as: ..." when the question was rewritten before the search (issue 19); nothing otherwise."""
+    plan = getattr(gate, "plan", None)
+    if plan is not None and plan.rewritten:
+        st.caption("Searched as: " + md_escape(plan.rewritten))
 
 
 def render_refusal(a: Answer, candidates: list[Candidate], why: str | None = None) -> None:

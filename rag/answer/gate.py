@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from rag.types import Hit
+from rag.types import Hit, QueryPlan
 
 
 def refusal_text(query: str, threshold: float) -> str:
@@ -44,6 +44,8 @@ class GateResult:
     ``"learned"``; for the learned gate ``score`` is P(the sources answer the
     question) in [0, 1], ``min_score`` the cut it was compared with, and
     ``why`` one line of evidence (nearest distance, lexical coverage, score).
+    ``plan`` how the question was searched (:class:`rag.types.QueryPlan`,
+    issue 19), when the store's search produced the hits.
     """
 
     query: str
@@ -58,6 +60,7 @@ class GateResult:
     score: float | None = None
     min_score: float | None = None
     why: str | None = None
+    plan: QueryPlan | None = None
 
 
 def apply_gate(query: str, hits: Sequence[Hit], threshold: float = 0.675, max_sources: int = 4) -> GateResult:
@@ -90,7 +93,7 @@ def regate(result: GateResult, threshold: float, max_sources: int, min_score: fl
     user move the slider and watch a question flip between answered and
     refused. Raises ``ValueError`` like :func:`apply_gate`.
     """
-    dist = apply_gate(result.query, result.candidates, threshold, max_sources)
+    dist = replace(apply_gate(result.query, result.candidates, threshold, max_sources), plan=result.plan)
     if result.kind != "learned" or result.score is None:
         return dist
     cut = result.min_score if min_score is None else min_score

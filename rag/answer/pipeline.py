@@ -136,6 +136,8 @@ class Answer:
             d["gate"] = {"kind": getattr(g, "kind", "distance"), "nearest_distance": _r4(g.nearest_distance),
                          "score": _r4(getattr(g, "score", None)), "min_score": getattr(g, "min_score", None),
                          "why": getattr(g, "why", None)}
+            if getattr(g, "plan", None) is not None:
+                d["retrieval"] = g.plan.to_json()
         if self.generated:
             d.update(
                 answer_sentences=[s.to_json() for s in self.sentences],

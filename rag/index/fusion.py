@@ -21,7 +21,7 @@ import numpy as np
 from rag.index.bm25 import BM25Index
 from rag.index.dense import DenseIndex
 from rag.index.rerank import Reranker, TextSource
-from rag.types import Hit, RetrievalMode
+from rag.types import Hit, QueryPlan, RetrievalMode
 
 #: The retrieval modes (design stages 4-5), as plain strings.
 MODES = tuple(m.value for m in RetrievalMode)
@@ -79,7 +79,16 @@ def retrieve(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm25: BM25
              k: int = 20, mode: str = "hybrid", depth: int | None = None, rrf_k: int = 60,
              reranker: "Reranker | None" = None, texts: "TextSource | None" = None,
              rerank_top: int = 25, coverage_band: tuple[float, float] | None = COVERAGE_BAND) -> list[Hit]:
-    """Retrieve the top ``k`` chunks for ``query`` (design stages 4-6).
+    """:func:`retrieve_planned` without the plan: the hits alone."""
+    return retrieve_planned(query, q_vec, dense, bm25, k=k, mode=mode, depth=depth, rrf_k=rrf_k, reranker=reranker,
+                            texts=texts, rerank_top=rerank_top, coverage_band=coverage_band)[0]
+
+
+def retrieve_planned(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm25: BM25Index | None, *,
+                     k: int = 20, mode: str = "hybrid", depth: int | None = None, rrf_k: int = 60,
+                     reranker: "Reranker | None" = None, texts: "TextSource | None" = None, rerank_top: int = 25,
+                     coverage_band: tuple[float, float] | None = COVERAGE_BAND) -> tuple[list[Hit], QueryPlan]:
+    """Retrieve the top ``k`` chunks for ``query`` (design stages 4-6), and say how (:class:`rag.types.QueryPlan`).
 
     ``q_vec`` is the query embedding ((384,) float32, unit norm); ``mode`` one
     of ``hybrid`` (RRF of both legs), ``dense``, ``bm25`` (each leg still goes
@@ -111,9 +120,11 @@ def retrieve(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm25: BM25
     weights = [1.0] * len(legs)
     if mode == "hybrid" and len(legs) == 2 and legs[1]:
         weights[1] = bm25_weight(query, bm25, legs[1][0], coverage_band)
+    lang = bm25.analyzer.query_language(query) if bm25 is not None else "en"
+    plan = QueryPlan(query=query, language=lang, bm25_weight=weights[1] if mode == "hybrid" and len(legs) == 2 else 1.0)
     fused = rrf(legs, k=rrf_k, weights=weights)[: max(k, rerank_top if reranker else k)]
     if not fused:
-        return []
+        return [], plan
     ids = [cid for cid, _ in fused]
     dist = dense.distances(q_vec, ids) if q_vec is not None else np.full(len(ids), np.nan, np.float32)
     hits = [
@@ -124,4 +135,4 @@ def retrieve(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm25: BM25
     ]
     if reranker is not None and texts is not None:
         hits = reranker.rerank(query, hits, texts, top=rerank_top)
-    return hits[:k]
+    return hits[:k], plan

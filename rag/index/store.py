@@ -47,7 +47,7 @@ import threading
 import time
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -59,12 +59,12 @@ from rag.errors import ExtractionError, ModelMismatchError, StoreError
 from rag.index.bm25 import BM25Index
 from rag.index.dense import DenseIndex
 from rag.index.embed import EMBED_DIM, EMBED_MODEL_NAME, get_embedder
-from rag.index.fusion import retrieve
+from rag.index.fusion import retrieve_planned
 from rag.index.rerank import load_reranker
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
 from rag.settings import PIPELINE_VERSION, get_settings
-from rag.types import Hit
+from rag.types import Hit, QueryPlan
 
 Progress = Callable[[str, int, int], None]
 
@@ -724,16 +724,21 @@ class Store:
         cross-encoder when one is in ``models_dir``. An empty store or a query
         matching nothing gives ``[]``. Raises ``ValueError`` for an unknown mode.
         """
+        return self.search_planned(query, k, mode, rerank=rerank)[0]
+
+    def search_planned(self, query: str, k: int = 20, mode: str = "hybrid", *,
+                       rerank: bool | None = None) -> tuple[list[Hit], QueryPlan]:
+        """:meth:`search`, and how the question was searched (:class:`rag.types.QueryPlan`, issue 19)."""
         idx = self._indexes()
         if len(idx.dense) == 0:
             if mode not in ("hybrid", "dense", "bm25"):
                 raise ValueError(f"unknown mode {mode!r}; allowed: hybrid, dense, bm25")
-            return []
+            return [], QueryPlan(query)
         q_vec = self.embedder.encode_query(query)
         rr = self.reranker if rerank or rerank is None else None
-        return retrieve(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
-                        depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
-                        reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top)
+        return retrieve_planned(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
+                                depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
+                                reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top)
 
     def term_stats(self):
         """Document frequencies over every chunk text (:class:`rag.answer.learned_gate.TermStats`), cached per generation.
@@ -770,13 +775,13 @@ class Store:
             raise ValueError(f"unknown gate {kind!r}; allowed: learned, distance")
         threshold = s.threshold if threshold is None else threshold
         max_sources = max_sources or s.max_sources
-        hits = self.search(query, k=k or s.candidates_k, mode=mode)
+        hits, plan = self.search_planned(query, k=k or s.candidates_k, mode=mode)
         if kind == "distance":
-            return apply_gate(query, hits, threshold, max_sources)
+            return replace(apply_gate(query, hits, threshold, max_sources), plan=plan)
         head = hits[:max_sources]
         texts = {c.chunk_id: c.text for c in self.chunks([h.chunk_id for h in head])} if head else {}
-        return apply_learned_gate(query, hits, texts, self.term_stats(), threshold, max_sources,
-                                  s.min_answer_score if min_score is None else min_score)
+        return replace(apply_learned_gate(query, hits, texts, self.term_stats(), threshold, max_sources,
+                                          s.min_answer_score if min_score is None else min_score), plan=plan)
 
     def close(self) -> None:
         """Close the SQLite connection."""

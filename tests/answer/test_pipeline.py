@@ -43,7 +43,7 @@ def test_refusal_never_loads_or_calls_the_model(store, tmp_path):
     assert a.refusal == f'NO ANSWER: nothing under cosine distance 0.675 for "{OUT_OF_DOMAIN}"'
     assert (generate.STATS.loads, generate.STATS.generations) == before
     assert generate._cache == {}
-    assert set(a.to_json()) == {"query", "threshold", "refused", "refusal", "answer", "citations", "gate"}
+    assert set(a.to_json()) == {"query", "threshold", "refused", "refusal", "answer", "citations", "gate", "retrieval"}
 
 
 def test_passing_gate_reaches_the_loader_which_names_the_fix(store, tmp_path):
