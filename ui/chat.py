@@ -1,7 +1,7 @@
 """The chat page's widgets: one turn (question, streamed answer, sources), the refusal, the source dialog, the chart.
 
-Pages hold no retrieval logic: the store searches and gates
-(:meth:`rag.index.store.Store.gate`), :func:`rag.answer.cite.citations` numbers the
+Pages hold no retrieval logic: :func:`rag.answer.pipeline.search_and_gate` searches
+the store and gates, :func:`rag.answer.cite.citations` numbers the
 sources, :class:`rag.answer.pipeline.AnswerStream` generates and checks the answer.
 Everything user-supplied (question, file names, quotes, the model's words) is
 shown through :mod:`ui.format`'s escaping or as plain data (dataframes).
@@ -23,7 +23,7 @@ import streamlit.components.v1 as components
 
 from rag.answer.cite import citations, locator_label
 from rag.answer.gate import apply_gate, regate
-from rag.answer.pipeline import Answer, AnswerStream
+from rag.answer.pipeline import Answer, AnswerStream, search_and_gate
 from rag.answer.preview import best_page, highlight_html, render_pdf_page, scrolling_document
 from rag.errors import RagError
 from ui import services
@@ -74,7 +74,7 @@ def ask(question: str, threshold: float, max_sources: int, model_file: str, min_
     """
     store = services.store()
     t0 = time.perf_counter()
-    gate = store.gate(question, threshold=threshold, max_sources=max_sources, min_score=min_score)
+    gate = search_and_gate(store, question, threshold=threshold, max_sources=max_sources, min_score=min_score)
     cites = citations(gate, store)
     retrieval_ms = (time.perf_counter() - t0) * 1000.0
     turn = Turn(question, None, tuple(gate.candidates), _candidates(store, tuple(gate.candidates)), max_sources,

@@ -1,6 +1,7 @@
 """Design stages 7-8 put together: retrieve -> gate -> (refuse | generate) -> check citations.
 
-The gate decides first. A refusal is a comparison of two numbers: it returns
+:func:`search_and_gate` searches the store and applies the gate (the distance
+gate, or the learned gate over it). The gate decides first. A refusal is a comparison of two numbers: it returns
 the ``NO ANSWER`` result without loading or calling the model (the generator
 is only looked up after the gate has passed something). Otherwise the model
 streams an answer over the numbered sources, and the server
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -35,7 +36,10 @@ from rag.answer.attribute import (
 )
 from rag.answer.cite import Citation, citation_json, citations, format_sources_for_prompt
 from rag.answer.excerpt import prompt_excerpts
+from rag.answer.gate import GateResult, apply_gate
 from rag.answer.generate import get_default_generator
+from rag.answer.learned_gate import apply_learned_gate
+from rag.types import GateKind
 
 
 def source_headers(sources: Sequence[Citation]) -> list[str]:
@@ -294,6 +298,34 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     return out, (time.perf_counter() - t0) * 1000.0
 
 
+def search_and_gate(store: Any, query: str, threshold: float | None = None, max_sources: int | None = None, *,
+                    k: int | None = None, mode: str = "hybrid", gate: str | None = None,
+                    min_score: float | None = None) -> GateResult:
+    """Search ``store`` (a :class:`rag.index.store.Store`) then gate (design stage 7, issue 8).
+
+    ``gate`` ``"learned"`` (default from settings): the distance gate AND
+    the answerability score (:func:`rag.answer.learned_gate.apply_learned_gate`,
+    with the store's :meth:`~rag.index.store.Store.term_stats`);
+    ``"distance"``: the design's distance gate alone. Other defaults from the
+    store's settings (threshold 0.675, max_sources 4, k = candidates_k,
+    min_score = the shipped model's cut). Raises ``ValueError`` for an
+    unknown gate or mode.
+    """
+    s = store.settings
+    kind = gate or s.gate
+    if kind not in tuple(GateKind):
+        raise ValueError(f"unknown gate {kind!r}; allowed: learned, distance")
+    threshold = s.threshold if threshold is None else threshold
+    max_sources = max_sources or s.max_sources
+    hits, plan = store.search_planned(query, k=k or s.candidates_k, mode=mode)
+    if kind == GateKind.DISTANCE:
+        return replace(apply_gate(query, hits, threshold, max_sources), plan=plan)
+    head = hits[:max_sources]
+    texts = {c.chunk_id: c.text for c in store.chunks([h.chunk_id for h in head])} if head else {}
+    return replace(apply_learned_gate(query, hits, texts, store.term_stats(), threshold, max_sources,
+                                      s.min_answer_score if min_score is None else min_score), plan=plan)
+
+
 def ask(
     store: Any,
     query: str,
@@ -312,7 +344,7 @@ def ask(
 
     s = settings or store.settings
     t0 = time.perf_counter()
-    gate = store.gate(query, threshold=threshold, max_sources=max_sources)
+    gate = search_and_gate(store, query, threshold=threshold, max_sources=max_sources)
     cites = citations(gate, store)
     ms = (time.perf_counter() - t0) * 1000.0
     stats = store.term_stats() if not gate.refused and hasattr(store, "term_stats") else None

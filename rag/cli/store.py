@@ -30,6 +30,7 @@ import click
 
 from rag.answer.cite import locator_label
 from rag.answer.gate import apply_gate
+from rag.answer.pipeline import search_and_gate
 from rag.cli.doctor import machine_summary
 from rag.errors import StoreError
 from rag.index.bm25 import BM25Index
@@ -169,7 +170,7 @@ def delete_cmd(store_dir: str | None, doc_ids: tuple[str, ...]) -> None:
     store = _open(store_dir, must_exist=True)
     missing = []
     for i in doc_ids:
-        doc = store.get_document(i) or store._find_prefix(i)
+        doc = store.find_document(i)
         if doc is not None and store.delete(doc.id):
             click.echo(f"deleted    {doc.name} ({doc.id[:8]})")
         else:
@@ -273,11 +274,11 @@ def bench_retrieval(store_dir: str | None, sizes: list[int], repeat: int, echo=p
         t = time.perf_counter()
         qvecs.append(store.embedder.encode_query(q))
         emb_ms.append((time.perf_counter() - t) * 1000)
-    idx = store._indexes()
+    idx = store.index_cache.current()
     found, total_ms = 0, []
     for q in queries:
         t = time.perf_counter()
-        store.gate(q)
+        search_and_gate(store, q)
         total_ms.append((time.perf_counter() - t) * 1000)
     for i, q in enumerate(queries):
         hits = store.search(q, k=20)
@@ -288,15 +289,14 @@ def bench_retrieval(store_dir: str | None, sizes: list[int], repeat: int, echo=p
     stages = _time_queries(queries, qvecs, idx.dense, idx.bm25, s, repeat)
     for k, v in stages.items():
         echo(f"[{n} chunks]  {k:<15}  {_pct(v)}   {dict(bm25='(design 1.14)', dense='(design 0.3)').get(k, '')}")
-    echo(f"[{n} chunks]  whole retrieval  {_pct(total_ms)}   (store.gate: embed+dense+BM25+fusion+gate; target p50 25)")
+    echo(f"[{n} chunks]  whole retrieval  {_pct(total_ms)}   (search_and_gate: embed+dense+BM25+fusion+gate; target p50 25)")
     echo(f"[{n} chunks]  hybrid recall@20 {found}/{len(queries)} = {found / len(queries):.3f}")
-    rows = store._db.execute("SELECT id, text, vector FROM chunks ORDER BY id").fetchall()
-    texts = [r[1] for r in rows]
-    vecs = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), store.model_dim)
+    table = store.index_cache.rows()
+    texts, vecs = table.texts, table.vectors
     emb_p50 = float(np.percentile(emb_ms, 50))
     for size in sizes:
-        reps = -(-size // len(rows))
-        big_ids = np.arange(reps * len(rows), dtype=np.int64)
+        reps = -(-size // len(texts))
+        big_ids = np.arange(reps * len(texts), dtype=np.int64)
         rss0 = _rss_mib()
         t = time.perf_counter()
         dense = DenseIndex.build(big_ids, np.tile(vecs, (reps, 1)))

@@ -4,5 +4,8 @@
 * :mod:`rag.index.dense` - FAISS ``IndexFlatIP`` (the dense leg); :mod:`rag.index.bm25` - BM25 (the lexical leg);
 * :mod:`rag.index.fusion` - reciprocal rank fusion and :func:`rag.index.fusion.retrieve`;
 * :mod:`rag.index.rerank` - the optional cross-encoder;
-* :mod:`rag.index.store` - documents, chunks, vectors and the index caches on disk (SQLite is the source of truth).
+* :mod:`rag.index.store` - the persistent store: documents, chunks and search (SQLite is the source of truth),
+  built from :mod:`rag.index.schema` (schema version, numbered migrations), :mod:`rag.index.locks` (write lock,
+  per-document locks), :mod:`rag.index.cache` (the index files of each generation, one rebuild path, term
+  statistics) and :mod:`rag.index.indexer` (the ingest path: extract -> chunk -> embed -> rows -> indexes).
 """

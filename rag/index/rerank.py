@@ -2,11 +2,14 @@
 
 Loaded from a local folder only (:func:`rag.models.find_cross_encoder`); nothing
 is fetched. ``rank`` is renumbered after the rerank, ``fused_rank`` keeps the
-fusion rank.
+fusion rank. :func:`default_reranker` is the one the store's searches use: the
+cross-encoder in ``models_dir`` when there is one, looked up and loaded once
+per process.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -59,3 +62,17 @@ def load_reranker(models_dir: Path) -> Reranker | None:
 
     path = find_cross_encoder(Path(models_dir))
     return Reranker(path) if path else None
+
+
+@functools.lru_cache(maxsize=8)
+def _default_reranker(models_dir: str) -> Reranker | None:
+    return load_reranker(Path(models_dir))
+
+
+def default_reranker(models_dir: Path) -> Reranker | None:
+    """:func:`load_reranker` for ``models_dir``, looked up once per process and directory (design stage 6).
+
+    ``None`` when the directory holds no cross-encoder; a cross-encoder added
+    later is seen by the next process.
+    """
+    return _default_reranker(str(Path(models_dir).resolve()))

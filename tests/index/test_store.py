@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from rag.answer.pipeline import search_and_gate
 from rag.errors import ModelMismatchError, StoreError
 from rag.index.store import INTERRUPTED, Store, clean_name
 from rag.settings import get_settings
@@ -33,14 +34,10 @@ def store(tmp_path, embedder):
 
 def _check_consistent(s: Store) -> None:
     """Every ready document's chunk count equals its rows; both indexes hold exactly the chunk rows."""
-    idx = s._indexes()
-    rows = {r[0] for r in s._db.execute("SELECT id FROM chunks")}
-    assert set(idx.dense.ids().tolist()) == rows
-    assert set(idx.bm25.ids().tolist()) == rows
-    for d in s.documents():
-        n = s._db.execute("SELECT COUNT(*) FROM chunks WHERE doc_id=?", (d.id,)).fetchone()[0]
-        assert n == d.chunk_count
-        assert d.status == "ready" or n == 0
+    report = s.check()
+    assert report.ok, report.problems
+    assert report.chunks == report.dense_ids == report.bm25_ids == s.chunk_count
+    assert sum(report.documents.values()) == len(s.documents())
 
 
 def test_ingest_markdown_offsets_and_metadata(store, cases_dir):
@@ -81,7 +78,7 @@ def test_same_name_different_bytes_two_documents_told_apart(store):
     labels = {d.id: d.label for d in store.documents()}
     assert labels[a.document_id] != labels[b.document_id]
     assert labels[a.document_id] == f"notes.md ({a.document_id[:8]})"
-    g = store.gate("topic alpha beta paragraph", threshold=2.0, max_sources=20)
+    g = search_and_gate(store, "topic alpha beta paragraph", threshold=2.0, max_sources=20)
     cites = citations(g, store)
     by_doc = {c.document_id: c.locator_label for c in cites}
     assert len(by_doc) == 2 and len(set(by_doc.values())) == 2
@@ -148,7 +145,7 @@ def test_delete_removes_everything(store):
 
 def test_empty_store_answers_without_error(store):
     assert store.is_empty and store.search("anything at all", k=20) == []
-    g = store.gate("how do I renew my passport")
+    g = search_and_gate(store, "how do I renew my passport")
     assert g.refused and g.refusal == 'NO ANSWER: nothing under cosine distance 0.675 for "how do I renew my passport"'
     store.ingest_bytes(_md("Alpha", 1), "one.md")
     assert len(store.search("alpha", k=20)) == store.chunk_count  # fewer chunks than k: no padding
@@ -245,10 +242,46 @@ def test_two_processes_ingesting_at_once_do_not_corrupt(store):
     docs = s2.documents()
     assert len(docs) == 6 and all(d.status == "ready" for d in docs)
     _check_consistent(s2)
-    ids = [r[0] for r in s2._db.execute("SELECT id FROM chunks")]
-    assert len(ids) == len(set(ids))
     for n in ("north", "west", "down"):
         hits = s2.search(f"sentence about {n}", k=3)
         assert s2.chunk(hits[0].chunk_id).document_name == f"{n}.md"
     # the process that loaded before the others wrote still sees the final state
     assert len(store.documents()) == 6 and len(store.search("sentence about up", k=200)) == s2.chunk_count
+
+
+def test_check_reports_what_breaks_the_promises(tmp_path, hash_embedder):
+    import sqlite3
+
+    s = Store(tmp_path / "s", embedder=hash_embedder)
+    r = s.ingest_bytes(_md("Alpha"), "a.md")
+    report = s.check()
+    assert report.ok and report.documents == {"ready": 1} and report.chunks == r.chunk_count
+    assert report.generation == 1 and report.index_files and report.orphan_files == ()
+    s.original_path(r.document_id).unlink()
+    (s.path / "files" / ("0" * 64)).write_bytes(b"left over")
+    db = sqlite3.connect(s.path / "store.sqlite3")  # a chunk written behind the store's back (no generation bump)
+    db.execute('INSERT INTO chunks(doc_id, idx, text, content, section, start, "end", vector) '
+               "SELECT doc_id, 99, text, content, section, start, \"end\", vector FROM chunks LIMIT 1")
+    db.commit()
+    report = s.check()
+    assert not report.ok and report.orphan_files == ("0" * 64,)
+    problems = "\n".join(report.problems)
+    assert "1 chunk row(s) missing from the dense index" in problems
+    assert "1 chunk row(s) missing from the BM25 index" in problems
+    assert f"chunk_count {r.chunk_count} but {r.chunk_count + 1} chunk row(s)" in problems
+    assert "the kept original" in problems and len(report.problems) == 4
+    s.close()
+
+
+def test_check_after_the_index_files_are_lost_rebuilds_and_writes_them_back(tmp_path, hash_embedder):
+    import shutil
+
+    s = Store(tmp_path / "s", embedder=hash_embedder)
+    s.ingest_bytes(_md("Alpha"), "a.md")
+    s.close()
+    shutil.rmtree(tmp_path / "s" / "index")
+    s2 = Store(tmp_path / "s", embedder=hash_embedder)
+    report = s2.check()
+    assert report.ok and report.index_files and report.dense_ids == report.chunks > 0
+    assert sorted(p.name for p in (tmp_path / "s" / "index").iterdir()) == ["bm25.g1", "dense.g1.faiss"]
+    s2.close()

@@ -1,0 +1,269 @@
+"""The index cache: the FAISS and BM25 indexes (and term statistics) of one store generation (issue 12).
+
+SQLite is the source of truth (every chunk row holds its text and float32
+vector). Every change to the chunks is one transaction that bumps
+``meta.generation``; the indexes are caches of generation ``N``:
+
+    index/dense.g<N>.faiss   FAISS IndexIDMap2(IndexFlatIP) over the chunk vectors (ids = chunk row ids)
+    index/bm25.g<N>/         bm25s index over the chunk texts (:class:`rag.index.bm25.BM25Index`)
+
+written through a temporary name and an atomic rename by the one writer that
+holds the write lock (:mod:`rag.index.locks`), older generations removed.
+Missing or unreadable files (a ``kill -9``, a copied store) are rebuilt from
+SQLite by the ONE rebuild path, :meth:`IndexCache.rebuild`, and written back.
+Another process's changes are seen by comparing generations
+(:meth:`IndexCache.current`).
+
+Updates are deltas (:class:`IndexDelta`: chunk ids added with their vectors,
+chunk ids removed). A delta may cover any number of documents (deltas add up
+with ``+``), so a batch of documents can be committed with one
+:meth:`IndexCache.commit`: the dense index is updated in place and BM25
+(``bm25s`` has no incremental add) is rebuilt once from the chunk texts.
+
+The term statistics (:class:`rag.text.TermStats`, document frequencies over
+the chunk texts, for the learned gate's and the excerpts' IDF) are computed on
+first use and kept with the generation's indexes, so they are recomputed only
+after the store changed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rag.index.bm25 import BM25Index
+from rag.index.dense import DenseIndex
+from rag.index.locks import StoreLocks
+from rag.index.schema import get_meta, set_meta
+from rag.text import TermStats
+
+
+@dataclass(frozen=True)
+class IndexDelta:
+    """What one write changes in the indexes: chunk ids added (with their vectors) and chunk ids removed.
+
+    ``added_ids`` ``(n,)`` int64 chunk row ids; ``added_vectors`` ``(n, dim)``
+    float32 unit rows; ``removed_ids`` chunk row ids that no longer exist.
+    ``a + b`` is one delta doing ``a`` then ``b`` (an id added by ``a`` and
+    removed by ``b`` simply disappears), so a batch commits once.
+    """
+
+    added_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    added_vectors: np.ndarray | None = None
+    removed_ids: tuple[int, ...] = ()
+
+    @classmethod
+    def add(cls, ids, vectors: np.ndarray) -> "IndexDelta":
+        """A delta adding ``vectors`` ((n, dim) float32) under chunk ``ids`` (n)."""
+        return cls(np.asarray(ids, np.int64).reshape(-1), np.ascontiguousarray(vectors, np.float32))
+
+    @classmethod
+    def remove(cls, ids) -> "IndexDelta":
+        """A delta removing chunk ``ids``."""
+        return cls(removed_ids=tuple(int(i) for i in ids))
+
+    def __add__(self, other: "IndexDelta") -> "IndexDelta":
+        gone, mine = set(other.removed_ids), set(self.added_ids.tolist())
+        keep = np.array([i not in gone for i in self.added_ids.tolist()], dtype=bool)
+        vecs = [v for v in (self.added_vectors[keep] if self.added_vectors is not None else None,
+                            other.added_vectors) if v is not None and len(v)]
+        removed = self.removed_ids + tuple(i for i in other.removed_ids if i not in mine)
+        return IndexDelta(np.concatenate([self.added_ids[keep], other.added_ids]).astype(np.int64),
+                          np.concatenate(vecs) if vecs else None, tuple(dict.fromkeys(removed)))
+
+
+@dataclass(frozen=True)
+class ChunkTable:
+    """Every chunk row, ordered by id: ``ids`` ``(n,)`` int64, ``texts`` the embedded texts,
+    ``vectors`` ``(n, dim)`` float32 (``None`` when not read), ``doc_ids`` each chunk's document
+    (BM25 stems a document's chunks in its language, issue 19)."""
+
+    ids: np.ndarray
+    texts: list[str]
+    vectors: np.ndarray | None
+    doc_ids: list[str] | None = None
+
+    def bm25(self, k1: float, b: float) -> BM25Index:
+        """The BM25 index over :attr:`texts`, stemmed per document (:meth:`rag.index.bm25.BM25Index.build`)."""
+        return BM25Index.build(self.texts, self.ids, k1=k1, b=b, groups=self.doc_ids)
+
+
+@dataclass
+class Indexes:
+    """The in-memory indexes of one generation. ``term_stats`` is filled on first use (:meth:`IndexCache.term_stats`)."""
+
+    generation: int
+    dense: DenseIndex
+    bm25: BM25Index
+    term_stats: TermStats | None = None
+
+
+class IndexCache:
+    """The index files under ``folder`` for the store whose SQLite connection is ``conn``.
+
+    ``locks`` the store's :class:`rag.index.locks.StoreLocks` (its thread
+    lock guards ``conn``; its write lock guards the files); ``dim`` the
+    vector dimension; ``k1``/``b`` BM25's parameters.
+    """
+
+    def __init__(self, folder: Path, conn: sqlite3.Connection, locks: StoreLocks, *, dim: int,
+                 k1: float = 1.2, b: float = 0.75):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.conn, self.locks, self.dim, self.k1, self.b = conn, locks, int(dim), k1, b
+        self._idx: Indexes | None = None
+
+    # ------------------------------------------------------------------ reads
+
+    def paths(self, gen: int) -> tuple[Path, Path]:
+        """``(index/dense.g<gen>.faiss, index/bm25.g<gen>)``."""
+        return self.folder / f"dense.g{gen}.faiss", self.folder / f"bm25.g{gen}"
+
+    def files_present(self, gen: int) -> bool:
+        """Whether both index files of generation ``gen`` are on disk."""
+        dpath, bpath = self.paths(gen)
+        return dpath.is_file() and (bpath / "params.json").is_file()
+
+    def generation(self) -> int:
+        """The store's committed generation (``meta.generation``; 0 for a new store)."""
+        with self.locks.thread:
+            return int(get_meta(self.conn, "generation") or 0)
+
+    def rows(self, *, vectors: bool = True) -> ChunkTable:
+        """Every chunk row (id, text and, with ``vectors``, the stored vector), read in the caller's transaction."""
+        with self.locks.thread:
+            cols = "id, text, doc_id, vector" if vectors else "id, text, doc_id"
+            rows = self.conn.execute(f"SELECT {cols} FROM chunks ORDER BY id").fetchall()
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        vecs = (np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32).reshape(len(rows), self.dim)
+                if vectors else None)
+        return ChunkTable(ids, [r[1] for r in rows], vecs, [r[2] for r in rows])
+
+    def _snapshot(self, *, vectors: bool = True) -> tuple[int, ChunkTable]:
+        """The generation and the chunk rows, consistent with each other.
+
+        Inside the caller's transaction when one is open (a writer), else in a
+        read transaction of its own.
+        """
+        with self.locks.thread:
+            own = not self.conn.in_transaction
+            if own:
+                self.conn.execute("BEGIN")
+            try:
+                return int(get_meta(self.conn, "generation") or 0), self.rows(vectors=vectors)
+            finally:
+                if own:
+                    self.conn.execute("COMMIT")
+
+    def rebuild(self) -> Indexes:
+        """Both indexes built from SQLite for its current generation (the one rebuild path)."""
+        gen, table = self._snapshot()
+        return Indexes(gen, DenseIndex.build(table.ids, table.vectors, dim=self.dim),
+                       table.bm25(self.k1, self.b))
+
+    def _load(self, gen: int) -> Indexes | None:
+        dpath, bpath = self.paths(gen)
+        try:
+            return Indexes(gen, DenseIndex.load(dpath), BM25Index.load(bpath))
+        except Exception:  # noqa: BLE001 - missing or half-removed cache: the caller rebuilds from SQLite
+            return None
+
+    def current(self) -> Indexes:
+        """The indexes of the committed generation: kept in memory, else loaded, else rebuilt and written back.
+
+        Another process's commits are seen here (the generation moved).
+        """
+        gen = self.generation()
+        with self.locks.thread:
+            if self._idx is not None and self._idx.generation == gen:
+                return self._idx
+        idx = self._load(gen)
+        if idx is None:
+            idx = self.rebuild()
+            self._write_back(idx)
+        with self.locks.thread:
+            if self._idx is None or idx.generation >= self._idx.generation:
+                self._idx = idx
+            return self._idx
+
+    def term_stats(self) -> TermStats:
+        """Document frequencies over every chunk text (:class:`rag.text.TermStats`) of the current generation.
+
+        Computed on first use (about 0.3 s at 1k chunks) and kept with the
+        generation's indexes.
+        """
+        idx = self.current()
+        if idx.term_stats is None:
+            gen, table = self._snapshot(vectors=False)
+            stats = TermStats.from_texts(table.texts)
+            if gen != idx.generation:
+                return stats
+            idx.term_stats = stats
+        return idx.term_stats
+
+    # ------------------------------------------------------------------ writes
+
+    def commit(self, delta: IndexDelta) -> int:
+        """Move to the next generation after a write that changed the chunk rows by ``delta``; returns it.
+
+        Call inside :meth:`rag.index.locks.StoreLocks.write` (with the
+        connection), after the rows are written: bumps ``meta.generation`` in
+        that transaction, updates the in-memory indexes (incremental when they
+        were at the previous generation, else :meth:`rebuild`) and writes the
+        new generation's files. On an exception the in-memory indexes are
+        dropped (the caller's transaction rolls back).
+        """
+        old = int(get_meta(self.conn, "generation") or 0)
+        gen = old + 1
+        set_meta(self.conn, "generation", gen)
+        try:
+            cur = self._idx if self._idx is not None and self._idx.generation == old else self._load(old)
+            if cur is not None:
+                if delta.removed_ids:
+                    cur.dense.remove(delta.removed_ids)
+                if delta.added_vectors is not None and len(delta.added_ids):
+                    cur.dense.add(delta.added_ids, delta.added_vectors)
+                table = self.rows(vectors=False)
+                idx = Indexes(gen, cur.dense, table.bm25(self.k1, self.b))
+            else:
+                idx = self.rebuild()
+            self._idx = idx
+            self._save(idx)
+        except BaseException:
+            self._idx = None
+            raise
+        return gen
+
+    def _write_back(self, idx: Indexes) -> None:
+        """Persist a rebuilt generation if it is still the committed one and its files are missing."""
+        try:
+            with self.locks.write():
+                if self.generation() == idx.generation and not self.files_present(idx.generation):
+                    self._save(idx)
+        except OSError:  # a read-only store still answers from memory
+            pass
+
+    def _save(self, idx: Indexes) -> None:
+        """Write the files of ``idx.generation`` (temp name + atomic rename) and drop every other generation's.
+
+        Called under the write lock, so no other writer interleaves.
+        """
+        dpath, bpath = self.paths(idx.generation)
+        tag = f".tmp{os.getpid()}.{threading.get_ident()}"
+        tmp_d, tmp_b = dpath.with_name(dpath.name + tag), bpath.with_name(bpath.name + tag)
+        idx.dense.save(tmp_d)
+        os.replace(tmp_d, dpath)
+        shutil.rmtree(tmp_b, ignore_errors=True)
+        idx.bm25.save(tmp_b)
+        shutil.rmtree(bpath, ignore_errors=True)
+        os.replace(tmp_b, bpath)
+        keep = {dpath.name, bpath.name}
+        for p in self.folder.iterdir():
+            if p.name not in keep:
+                shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)

@@ -1,0 +1,276 @@
+"""The ingest path of the store (design stages 1-4): bytes -> extract -> chunk -> embed -> rows -> indexes.
+
+:class:`Indexer` is what :meth:`rag.index.store.Store.ingest_bytes` (and
+``ingest_path``, ``retry``) call. For one file it
+
+1. names it by content (``sha256``) and returns ``duplicate`` when those bytes are already ``ready``;
+2. takes the document's lock (``busy`` when another process holds it) and keeps the original as ``files/<sha256>``;
+3. writes the document row as ``indexing``;
+4. extracts, chunks (strategy E) and embeds with no store lock held (:func:`prepare`: the slow part);
+5. in ONE write transaction writes the chunk rows with their vectors, sets the row ``ready`` with its
+   chunk count, and commits the index delta (:meth:`rag.index.cache.IndexCache.commit`).
+
+Any failure sets the row ``failed`` with a one-line reason (kept visible and
+retryable; other documents are never affected) and is logged through
+``logging.getLogger(__name__)``: an unexpected error with its traceback
+(``logger.exception``), a file that cannot be extracted as one ``info`` line (the
+user already gets the reason; a bad file is not an operator's problem).
+Step 5 is separate from the rest (:func:`write_chunks` returns an
+:class:`rag.index.cache.IndexDelta`), so a batch of documents can later be
+written and committed to the indexes once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rag.errors import ExtractionError, StoreError
+from rag.index.cache import IndexCache, IndexDelta
+from rag.index.locks import StoreLocks
+from rag.index.schema import now_iso
+from rag.ingest.chunk import chunk_document
+from rag.ingest.extract import extract_bytes
+from rag.settings import PIPELINE_VERSION
+from rag.types import Chunk, DocStatus, Document
+
+logger = logging.getLogger(__name__)
+
+#: ``progress(stage, done, total)``: stage ``extract`` | ``chunk`` | ``embed`` (done/total in chunks) | ``index``.
+Progress = Callable[[str, int, int], None]
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    pass
+
+
+class IngestStatus(StrEnum):
+    """What happened to one file (the ``status`` of :class:`IngestResult` and of ``ingest --json``)."""
+
+    READY = DocStatus.READY.value
+    DUPLICATE = "duplicate"
+    FAILED = DocStatus.FAILED.value
+    BUSY = "busy"
+
+
+def clean_name(name: str) -> str:
+    """A display name from a client-supplied file name: the last path component
+    (``/`` and ``\\`` both split), NFC, without control characters (NUL included).
+
+    Display metadata only: the store never uses it as a path. An empty result
+    becomes ``"unnamed"``.
+    """
+    base = unicodedata.normalize("NFC", str(name)).replace("\\", "/").split("/")[-1]
+    base = "".join(ch for ch in base if unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp")).strip()
+    return base if base not in ("", ".", "..") else "unnamed"
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What happened to one file.
+
+    ``status``: ``ready`` (indexed now), ``duplicate`` (same bytes already
+    indexed: nothing done), ``failed`` (``reason`` says why; the row stays,
+    retryable) or ``busy`` (another process is indexing the same bytes right
+    now). ``message`` is the one-line status the CLI prints; ``elapsed_ms``
+    wall time.
+    """
+
+    document_id: str
+    name: str
+    status: str
+    reason: str | None = None
+    chunk_count: int = 0
+    warnings: tuple[str, ...] = ()
+    elapsed_ms: float = 0.0
+    existing_name: str | None = None
+
+    @property
+    def message(self) -> str:
+        short = self.document_id[:8]
+        if self.status == IngestStatus.READY:
+            return f"ready      {self.name} ({short}): {self.chunk_count} chunks"
+        if self.status == IngestStatus.DUPLICATE:
+            same = f" as {self.existing_name}" if self.existing_name and self.existing_name != self.name else ""
+            return f"duplicate  {self.name} ({short}): same bytes already indexed{same}; nothing done"
+        if self.status == IngestStatus.BUSY:
+            return f"busy       {self.name} ({short}): being indexed by another process"
+        return f"failed     {self.name} ({short}): {self.reason}"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One file extracted, chunked and embedded: ``vectors`` ``(len(chunks), dim)`` float32 unit rows."""
+
+    document: Document
+    chunks: list[Chunk]
+    vectors: np.ndarray
+
+
+def prepare(data: bytes, name: str, settings: Any, embedder: Any, dim: int, progress: Progress = _no_progress) -> Prepared:
+    """Extract, chunk (strategy E, the settings' budget and encoder window) and embed one file's bytes.
+
+    Embeds in batches of ``settings.embed_batch_size`` and reports progress
+    per batch. Raises :class:`rag.errors.ExtractionError` for a file that
+    cannot be read, :class:`rag.errors.StoreError` when the embedder returns
+    the wrong shape.
+    """
+    s = settings
+    progress("extract", 0, 1)
+    doc = extract_bytes(data, name)
+    progress("extract", 1, 1)
+    progress("chunk", 0, 1)
+    chunks = chunk_document(doc, "E", budget_chars=s.chunk_budget_chars, overlap_chars=s.overlap_chars,
+                            window_tokens=s.encoder_window_tokens, count_tokens=getattr(embedder, "count_tokens", None))
+    progress("chunk", 1, 1)
+    bs = max(1, s.embed_batch_size)
+    parts = []
+    progress("embed", 0, len(chunks))
+    for i in range(0, len(chunks), bs):
+        parts.append(embedder.encode([c.text for c in chunks[i:i + bs]]))
+        progress("embed", min(i + bs, len(chunks)), len(chunks))
+    vecs = np.concatenate(parts) if parts else np.zeros((0, dim), np.float32)
+    if vecs.shape != (len(chunks), dim):
+        raise StoreError(f"{name}: embedder returned {vecs.shape}, expected ({len(chunks)}, {dim})")
+    return Prepared(doc, chunks, np.ascontiguousarray(vecs, dtype=np.float32))
+
+
+def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, model_name: str, model_dim: int) -> tuple[int, IndexDelta]:
+    """Replace ``doc_id``'s chunk rows by ``prepared``'s and mark the document ``ready`` (caller's transaction).
+
+    Returns the chunk rows now stored (the count written into the document
+    row) and the :class:`rag.index.cache.IndexDelta` for the indexes.
+    """
+    old = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE doc_id=?", (doc_id,))]
+    conn.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
+    ids = []
+    for c, v in zip(prepared.chunks, prepared.vectors):
+        cur = conn.execute(
+            'INSERT INTO chunks(doc_id, idx, text, content, section, start, "end", page, page_end, '
+            "token_split, vector) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (doc_id, c.index, c.text, c.content, json.dumps(list(c.section), ensure_ascii=False), c.start,
+             c.end, c.page, c.page_end, int(c.token_split), v.tobytes()))
+        ids.append(cur.lastrowid)
+    n = conn.execute("SELECT COUNT(*) FROM chunks WHERE doc_id=?", (doc_id,)).fetchone()[0]
+    doc = prepared.document
+    conn.execute(
+        "UPDATE documents SET status=?, reason=NULL, chunk_count=?, media_type=?, pages=?, title=?, "
+        "extractor=?, extractor_version=?, warnings=?, canonical=?, embed_model=?, embed_dim=?, "
+        "updated_at=? WHERE id=?",
+        (DocStatus.READY, n, doc.media_type, doc.page_count, doc.title, doc.extractor, doc.extractor_version,
+         json.dumps(list(doc.warnings), ensure_ascii=False), doc.canonical, model_name, model_dim, now_iso(), doc_id))
+    return n, IndexDelta.remove(old) + IndexDelta.add(ids, prepared.vectors)
+
+
+class Indexer:
+    """Ingests files into one store (see the module docstring for the steps and promises).
+
+    ``root`` the store directory (``files/`` is written here); ``conn``,
+    ``locks``, ``cache`` the store's connection, locks and index cache;
+    ``embedder`` a callable returning the embedder (loaded on first use);
+    ``model_name``/``model_dim`` what every document row records.
+    """
+
+    def __init__(self, root: Path, conn: sqlite3.Connection, locks: StoreLocks, cache: IndexCache, settings: Any,
+                 embedder: Callable[[], Any], model_name: str, model_dim: int):
+        self.root, self.conn, self.locks, self.cache, self.settings = Path(root), conn, locks, cache, settings
+        self.embedder, self.model_name, self.model_dim = embedder, model_name, model_dim
+
+    def ingest(self, data: bytes, name: str, progress: Progress | None = None) -> IngestResult:
+        """Index one file's bytes; never raises for bad input (see :meth:`rag.index.store.Store.ingest_bytes`)."""
+        t0 = time.perf_counter()
+        progress = progress or _no_progress
+        name = clean_name(name)
+        doc_id = hashlib.sha256(data).hexdigest()
+
+        def result(status: IngestStatus, **kw) -> IngestResult:
+            return IngestResult(doc_id, name, status, elapsed_ms=(time.perf_counter() - t0) * 1000, **kw)
+
+        def failed(reason: str, **kw) -> IngestResult:
+            self._set_failed(doc_id, reason)
+            return result(IngestStatus.FAILED, reason=reason, **kw)
+
+        existing = self._ready(doc_id)
+        if existing is not None:
+            return result(IngestStatus.DUPLICATE, chunk_count=existing[1], existing_name=existing[0])
+        with self.locks.document(doc_id) as got:
+            if not got:
+                return result(IngestStatus.BUSY)
+            existing = self._ready(doc_id)  # re-check under the document lock
+            if existing is not None:
+                return result(IngestStatus.DUPLICATE, chunk_count=existing[1], existing_name=existing[0])
+            limit_mb = self.settings.max_upload_mb
+            too_big = len(data) > limit_mb * 1024 * 1024
+            if not too_big:
+                self._save_original(doc_id, data)
+            self._begin(doc_id, name, len(data), has_file=not too_big)
+            if too_big:
+                return failed(f"file too large ({len(data) / 2**20:.1f} MiB > {limit_mb} MiB)")
+            try:
+                prepared = prepare(data, name, self.settings, self.embedder(), self.model_dim, progress)
+                if not prepared.chunks:
+                    logger.info("%s (%s): no text to index", name, doc_id[:8])
+                    return failed("no text to index (empty or blank document)",
+                                  warnings=tuple(prepared.document.warnings))
+                progress("index", 0, 1)
+                with self.locks.write(self.conn):
+                    n, delta = write_chunks(self.conn, doc_id, prepared, self.model_name, self.model_dim)
+                    self.cache.commit(delta)
+                progress("index", 1, 1)
+            except ExtractionError as e:
+                logger.info("%s (%s): not indexed: %s", name, doc_id[:8], e.reason)
+                return failed(e.reason)
+            except Exception as e:  # noqa: BLE001 - one bad file must never take the others down
+                logger.exception("%s (%s): internal error while indexing", name, doc_id[:8])
+                return failed(f"internal error while indexing: {type(e).__name__}: {e}")
+            return result(IngestStatus.READY, chunk_count=n, warnings=tuple(prepared.document.warnings))
+
+    def _ready(self, doc_id: str) -> tuple[str, int] | None:
+        """``(name, chunk_count)`` of the document if it is ``ready``, else ``None``."""
+        with self.locks.thread:
+            row = self.conn.execute("SELECT name, chunk_count FROM documents WHERE id=? AND status=?",
+                                    (doc_id, DocStatus.READY)).fetchone()
+        return (row[0], int(row[1])) if row else None
+
+    def _save_original(self, doc_id: str, data: bytes) -> None:
+        """Keep the bytes as ``files/<sha256>`` (fsync'ed temp file + atomic rename; kept if already there)."""
+        dest = self.root / "files" / doc_id
+        if dest.is_file() and dest.stat().st_size == len(data):
+            return
+        tmp = dest.with_name(f"{doc_id}.tmp{os.getpid()}.{threading.get_ident()}")
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, dest)
+
+    def _begin(self, doc_id: str, name: str, size: int, *, has_file: bool) -> None:
+        """Insert (or reset) the document row as ``indexing``."""
+        now = now_iso()
+        with self.locks.write(self.conn):
+            self.conn.execute(
+                "INSERT INTO documents(id, name, size_bytes, status, embed_model, embed_dim, pipeline_version, "
+                "has_file, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT(id) DO UPDATE SET name=excluded.name, status=excluded.status, reason=NULL, "
+                "chunk_count=0, has_file=excluded.has_file, updated_at=excluded.updated_at",
+                (doc_id, name, size, DocStatus.INDEXING, self.model_name, self.model_dim, PIPELINE_VERSION,
+                 int(has_file), now, now))
+
+    def _set_failed(self, doc_id: str, reason: str) -> None:
+        with self.locks.write(self.conn):
+            self.conn.execute("UPDATE documents SET status=?, reason=?, chunk_count=0, updated_at=? WHERE id=?",
+                              (DocStatus.FAILED, reason, now_iso(), doc_id))
+

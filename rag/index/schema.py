@@ -1,0 +1,151 @@
+"""The store's SQLite file: connection, schema version, numbered migrations and the ``meta`` keys (issue 12).
+
+The schema is never written as ``CREATE TABLE IF NOT EXISTS`` on each open
+(that can never add a column to an existing store). It is an ordered list of
+migrations, :data:`MIGRATIONS`; migration ``n`` (1-based) runs exactly once
+per store, in its own transaction together with the row that records it in
+the ``migrations`` table, so a store is always at a whole version. The way
+simonw/llm's ``migrations.py`` does it.
+
+Adding a column later (document versions, collections, coverage ...) is one
+function appended to :data:`MIGRATIONS`::
+
+    def m002_document_version(conn):
+        conn.execute("ALTER TABLE documents ADD COLUMN version INTEGER NOT NULL DEFAULT 1")
+
+    MIGRATIONS = (m001_initial, m002_document_version)
+
+Every store created before versions were recorded (no ``migrations`` table)
+holds exactly migration 1's tables, so migration 1 is today's schema with the
+same ``IF NOT EXISTS`` DDL: on such a store it creates nothing and only
+records version 1. A store whose recorded version is newer than this code
+knows is refused (:class:`rag.errors.StoreError`), never written.
+
+``meta`` (key -> text) holds ``embed_model``, ``embed_dim``, ``created_at``
+and ``generation`` (the index generation, see :mod:`rag.index.cache`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+from rag.errors import StoreError
+
+#: One migration: applies its DDL/DML through the connection (inside a transaction the caller opened).
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def now_iso() -> str:
+    """The current time, ISO 8601 UTC to the second (every timestamp the store writes)."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (or create) the SQLite file at ``path``: WAL, foreign keys on, 60 s busy timeout, autocommit.
+
+    Autocommit (``isolation_level=None``): every transaction is an explicit
+    ``BEGIN`` ... ``COMMIT`` (see :mod:`rag.index.locks`). Shared between
+    threads (the store serialises access with its thread lock).
+    Raises ``sqlite3.Error`` when the file cannot be opened.
+    """
+    conn = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=60000")
+    return conn
+
+
+# --------------------------------------------------------------------------- the migrations
+
+
+def m001_initial(conn: sqlite3.Connection) -> None:
+    """Version 1: ``meta``, ``documents``, ``chunks`` (each chunk's float32 vector in ``vector``).
+
+    Exactly the schema of every store written before versions were recorded
+    (commit d8907ac and earlier), so those stores pass through it unchanged.
+    """
+    for ddl in (
+        "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        """CREATE TABLE IF NOT EXISTS documents (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, media_type TEXT, size_bytes INTEGER NOT NULL,
+    status TEXT NOT NULL, reason TEXT, chunk_count INTEGER NOT NULL DEFAULT 0, pages INTEGER NOT NULL DEFAULT 0,
+    title TEXT, embed_model TEXT NOT NULL, embed_dim INTEGER NOT NULL, pipeline_version TEXT NOT NULL,
+    extractor TEXT, extractor_version TEXT, warnings TEXT NOT NULL DEFAULT '[]', canonical TEXT,
+    has_file INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)""",
+        """CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL, text TEXT NOT NULL, content TEXT NOT NULL, section TEXT NOT NULL,
+    start INTEGER NOT NULL, "end" INTEGER NOT NULL, page INTEGER, page_end INTEGER,
+    token_split INTEGER NOT NULL DEFAULT 0, vector BLOB NOT NULL)""",
+        "CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id)",
+    ):
+        conn.execute(ddl)
+
+
+#: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
+MIGRATIONS: tuple[Migration, ...] = (m001_initial,)
+
+#: The version a store has after :func:`migrate` with this code.
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_LEDGER = ("CREATE TABLE IF NOT EXISTS migrations "
+           "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The highest migration recorded in ``conn``'s store; 0 for a new file or one made before versions."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='migrations'").fetchone() is None:
+        return 0
+    return int(conn.execute("SELECT COALESCE(MAX(version), 0) FROM migrations").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration] | None = None) -> list[int]:
+    """Bring the store up to ``len(migrations)`` (default :data:`MIGRATIONS`): apply each missing one once, in order.
+
+    Each migration runs in its own ``BEGIN IMMEDIATE`` transaction with the
+    ``migrations`` row that records it (number, function name, time), so a
+    failing migration leaves the store at the previous version and re-raises.
+    The caller holds the store's write lock (:meth:`rag.index.locks.StoreLocks.write`
+    without a transaction). Returns the versions applied now (``[]`` when
+    already current). Raises :class:`rag.errors.StoreError` when the store is
+    newer than ``migrations``.
+    """
+    migrations = MIGRATIONS if migrations is None else tuple(migrations)
+    conn.execute(_LEDGER)
+    have = schema_version(conn)
+    if have > len(migrations):
+        raise StoreError(f"the store has schema version {have}, newer than this code's {len(migrations)}; "
+                         "upgrade the application before opening it")
+    applied = []
+    for version, step in enumerate(migrations, start=1):
+        if version <= have:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            step(conn)
+            conn.execute("INSERT INTO migrations(version, name, applied_at) VALUES (?, ?, ?)",
+                         (version, step.__name__, now_iso()))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        applied.append(version)
+    return applied
+
+
+# --------------------------------------------------------------------------- meta
+
+
+def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    """The ``meta`` value of ``key``, or ``None``."""
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: object) -> None:
+    """Set ``meta[key] = str(value)`` (inside the caller's transaction)."""
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, str(value)))

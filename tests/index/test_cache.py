@@ -1,0 +1,59 @@
+"""The index cache (rag.index.cache): deltas add up, the incremental path equals the one rebuild, files per generation."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rag.index.cache import IndexDelta
+from rag.index.fusion import retrieve
+from rag.index.store import Store
+from rag.settings import get_settings
+
+
+def _unit(n: int, seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=(n, 4)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_deltas_add_up_to_one_batch():
+    a = IndexDelta.add([1, 2], _unit(2, 0))
+    b = IndexDelta.remove([2, 7]) + IndexDelta.add([3], _unit(1, 1))
+    both = a + b
+    assert both.added_ids.tolist() == [1, 3] and both.removed_ids == (7,)
+    np.testing.assert_array_equal(both.added_vectors, np.concatenate([a.added_vectors[:1], _unit(1, 1)]))
+    assert (IndexDelta() + IndexDelta.remove([5])).removed_ids == (5,)
+    assert (IndexDelta() + IndexDelta()).added_vectors is None
+
+
+def _md(title: str) -> bytes:
+    body = "\n\n".join(f"{title} note {i} about item {title.lower()}{i}." for i in range(4))
+    return f"# {title}\n\n{body}\n".encode()
+
+
+def test_incremental_updates_equal_the_rebuild_and_files_follow_the_generation(tmp_path, hash_embedder):
+    s = Store(tmp_path / "s", settings=get_settings(store=tmp_path / "s"), embedder=hash_embedder)
+    ids = [s.ingest_bytes(_md(t), f"{t}.md").document_id for t in ("Alpha", "Beta", "Gamma")]
+    s.delete(ids[1])
+    cache = s.index_cache
+    live, fresh = cache.current(), cache.rebuild()
+    assert live.generation == fresh.generation == cache.generation() == 4  # three ingests, one delete
+    assert sorted(live.dense.ids().tolist()) == sorted(fresh.dense.ids().tolist()) == cache.rows().ids.tolist()
+    assert live.bm25.ids().tolist() == fresh.bm25.ids().tolist()
+    for q in ("gamma note", "alpha item alpha2"):
+        want = retrieve(q, hash_embedder.encode_query(q), fresh.dense, fresh.bm25, k=5,
+                        depth=max(5, s.settings.candidates_k), rrf_k=s.settings.rrf_k)
+        assert [h.chunk_id for h in s.search(q, k=5, rerank=False)] == [h.chunk_id for h in want] != []
+    names = sorted(p.name for p in (s.path / "index").iterdir())
+    assert names == ["bm25.g4", "dense.g4.faiss"]  # older generations removed
+    s.close()
+
+
+def test_term_stats_are_kept_with_the_generation(tmp_path, hash_embedder):
+    s = Store(tmp_path / "s", embedder=hash_embedder)
+    s.ingest_bytes(_md("Alpha"), "a.md")
+    first = s.term_stats()
+    assert first is s.term_stats() and first.n_chunks == s.chunk_count and first.df["alpha"] == s.chunk_count
+    s.ingest_bytes(_md("Beta"), "b.md")
+    second = s.term_stats()
+    assert second is not first and second.n_chunks == s.chunk_count and second.df["alpha"] == first.n_chunks
+    s.close()
