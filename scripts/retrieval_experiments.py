@@ -584,6 +584,7 @@ def main(argv=None) -> int:
     ap.add_argument("--signals", action="store_true")
     ap.add_argument("--gen-gated", nargs="*")
     ap.add_argument("--timing", action="store_true")
+    ap.add_argument("--base", help="compare with this candidate instead of today's retrieval")
     ap.add_argument("--gen", nargs="*", help="only generate the model outputs of these kinds, then stop")
     ap.add_argument("--model", default="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
     a = ap.parse_args(argv)
@@ -635,8 +636,11 @@ def main(argv=None) -> int:
     names = [c.name for c in corpora]
     base = run_candidate("baseline", baseline, corpora)
     runs = [base]
+    if a.base:
+        base = run_candidate(a.base, CANDIDATES[a.base], corpora)
+        runs.append(base)
     for n, fn in CANDIDATES.items():
-        if n == "baseline" or (a.only and n not in a.only):
+        if n in ("baseline", a.base) or (a.only and n not in a.only):
             continue
         runs.append(run_candidate(n, fn, corpora))
     print(summary(runs, base, names))
