@@ -1,9 +1,9 @@
 """Evaluation: measure retrieval on the user's own store with their questions file.
 
 The page only gathers inputs and shows results: the documents come from the
-store (``rag.evaluation.evaluate.store_documents``), the work is
-``rag.evaluation.evaluate.run_evaluation`` and the report and plots are
-``rag.evaluation.evaluate.write_report``. Nothing in the store changes: every strategy is
+store (``rag.evaluation.data.store_documents``), the work is
+``rag.evaluation.runner.run_evaluation`` and the report and plots are
+``rag.evaluation.report.write_report``. Nothing in the store changes: every strategy is
 indexed in memory, embeddings cached by text in ``~/.cache/rag``.
 """
 
@@ -13,7 +13,9 @@ from pathlib import Path
 import streamlit as st
 
 from rag.errors import RagError
-from rag.evaluation import evaluate as ev
+from rag.evaluation.data import load_ood, load_questions, store_documents
+from rag.evaluation.report import headline, write_report
+from rag.evaluation.runner import run_evaluation
 from rag.ingest.chunk import STRATEGIES
 from ui import services
 from ui.format import md_escape
@@ -32,7 +34,10 @@ st.caption(
 )
 with st.expander("File formats (JSON Lines, one object per line)"):
     st.code('{"id": "q01", "doc": "guide.md", "needle": "exact sentence from the document", '
-            '"query_course": "a textbook phrasing", "query_ticket": "a support-ticket phrasing"}', language="json")
+            '"query_doc": "the question in the document\'s words", "query_user": "the same need in a user\'s words"}',
+            language="json")
+    st.caption("`query_course` / `query_ticket` are accepted for the two wordings too. Recall is reported for both "
+               "wordings together and for each apart.")
     st.code('{"id": "o01", "query": "a question your documents do not answer", "kind": "near"}   # or "far"',
             language="json")
 
@@ -57,7 +62,7 @@ modes = c4.multiselect("Retrieval modes", ["dense", "bm25", "hybrid"], default=[
 
 
 def _load(upload, loader, workdir: Path):
-    """Parse an uploaded JSONL with ``loader`` (``ev.load_questions`` / ``ev.load_ood``) under its own name."""
+    """Parse an uploaded JSONL with ``loader`` (``load_questions`` / ``load_ood``) under its own name."""
     path = workdir / Path(upload.name).name
     path.write_bytes(upload.getvalue())
     return loader(path)
@@ -66,13 +71,13 @@ def _load(upload, loader, workdir: Path):
 def run(q_upload, o_upload) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="rag-eval-"))
     try:
-        questions = _load(q_upload, ev.load_questions, workdir)
-        ood = _load(o_upload, ev.load_ood, workdir) if o_upload is not None else []
+        questions = _load(q_upload, load_questions, workdir)
+        ood = _load(o_upload, load_ood, workdir) if o_upload is not None else []
     except RagError as e:
         st.error(md_escape(str(e)))
         return
     bar = st.progress(0.0, text="Reading the documents of the store…")
-    docs, failed = ev.store_documents(store)
+    docs, failed = store_documents(store)
     if not docs:
         st.error("No ready document in the store to evaluate.")
         return
@@ -81,13 +86,13 @@ def run(q_upload, o_upload) -> None:
         bar.progress(min(1.0, max(0.0, fraction)), text=message)
 
     try:
-        result = ev.run_evaluation(docs, questions, ood, strategies=strategies, modes=modes,
+        result = run_evaluation(docs, questions, ood, strategies=strategies, modes=modes,
                                    embedder=services.embedder(), settings=services.settings(),
                                    failed_documents=failed, progress=progress)
     except (RagError, ValueError) as e:
         st.error(md_escape(str(e)))
         return
-    md = ev.write_report(result, workdir / "report")
+    md = write_report(result, workdir / "report")
     st.session_state.eval_result = result
     st.session_state.eval_dir = str(workdir / "report")
     st.session_state.eval_report = md.read_text(encoding="utf-8")
@@ -102,7 +107,7 @@ result = st.session_state.eval_result
 if result is not None:
     out = Path(st.session_state.eval_dir)
     st.subheader("Answers")
-    for line in ev.headline(result).values():
+    for line in headline(result).values():
         st.markdown(f"- {md_escape(line)}")
     plots = [(p, cap) for p, cap in (("recall.png", "Recall@k with 95 % Wilson intervals"),
                                      ("sweep.png", "Refusal sweep: bluffs and answerable questions lost"),

@@ -9,7 +9,6 @@ import json
 import re
 import statistics
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +18,12 @@ from rag.answer.attribute import attribute, lexical_support
 from rag.answer.cite import Citation
 from rag.answer.generate import get_default_generator
 from rag.answer.pipeline import Answer, ask, check_answer, cosine_support, no_generation_answer
-from rag.cli.doctor import machine_summary
+from rag.cli import common
 from rag.errors import ModelError, StoreError
 from rag.index.embed import get_embedder
 from rag.index.store import Store
 from rag.models import QWEN_05B, QWEN_15B
-from rag.settings import ROOT, get_settings
+from rag.settings import get_settings
 
 
 def _settings(store: str | None, threshold: float | None, max_sources: int | None, model: str | None, **kw: Any):
@@ -138,35 +137,8 @@ def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_s
 # ----------------------------------------------------------------------------- benchmark
 
 
-def _machine() -> str:
-
-    return machine_summary()
-
-
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
-
-
-def _jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _ensure_corpus_store(store_dir: Path, docs: Path, settings: Any):
-
-    store = Store(store_dir, settings=settings)
-    have = {d.name for d in store.documents() if getattr(d, "status", "ready") == "ready"}
-    for p in sorted(docs.glob("*.md")):
-        if p.name not in have:
-            r = store.ingest_path(p)
-            click.echo(f"  ingest {p.name}: {getattr(r, 'status', r)}", err=True)
-    return store
-
-
-def _pct(xs: list[float], q: float) -> float:
-    if not xs:
-        return float("nan")
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
 
 
 def _bench_model(store: Any, s: Any, questions: list[dict], ood: list[dict], log) -> dict:
@@ -244,15 +216,15 @@ def _summary(res: dict) -> list[tuple[str, str]]:
         ("sentences with inferred source", f(sum(x.inferred for x in sent), len(sent))),
         ("invalid citations removed (total)", str(sum(r["a"].invalid_citations_removed for r in gen))),
         ("model links removed (total)", str(sum(r["a"].links_removed for r in gen))),
-        ("TTFT p50 / p95 ms (excerpts + prompt + prefill)", f"{_pct(ttft, .5):.0f} / {_pct(ttft, .95):.0f}"),
+        ("TTFT p50 / p95 ms (excerpts + prompt + prefill)", f"{common.percentile(ttft, 50):.0f} / {common.percentile(ttft, 95):.0f}"),
         ("question to first token p50 / p95 ms (retrieval included)",
-         f"{_pct(asked, .5):.0f} / {_pct(asked, .95):.0f}"),
+         f"{common.percentile(asked, 50):.0f} / {common.percentile(asked, 95):.0f}"),
         ("decode tokens/s (median)", f"{statistics.median(rates):.1f}" if rates else "-"),
         ("tokens per answer (mean)", f"{statistics.mean(r['a'].tokens for r in gen):.0f}" if gen else "-"),
         ("retrieval ms p50 (embed+BM25+dense+RRF+gate+cite)",
-         f"{_pct([r['a'].retrieval_ms for r in dev if r['a'].retrieval_ms is not None], .5):.0f}"),
+         f"{common.percentile([r['a'].retrieval_ms for r in dev if r['a'].retrieval_ms is not None], 50):.0f}"),
         ("refusal ms p50 / max (OOD refused; model never touched)",
-         f"{_pct(refusal_ms, .5):.0f} / {max(refusal_ms, default=float('nan')):.0f}"),
+         f"{common.percentile(refusal_ms, 50):.0f} / {max(refusal_ms, default=float('nan')):.0f}"),
         ("dev OOD queries passing the gate", f(len(passed), len(ood))),
         ("  of those: model declined / cited something", f"{len(declined)} / {len(cited_ood)}"),
     ]
@@ -261,8 +233,7 @@ def _summary(res: dict) -> list[tuple[str, str]]:
 @click.command()
 @click.option("--store", "store_dir", type=click.Path(file_okay=False), default="data/bench-answers",
               show_default=True, help="Store holding the shared corpus (ingested here if missing).")
-@click.option("--shared", "shared_dir", type=click.Path(file_okay=False), default=None,
-              help="The shared design folder (default ../shared, env RAG_SHARED).")
+@common.shared_option
 @click.option("--model", "models", multiple=True, help="GGUF(s) to compare (default: the 0.5B and, if present, the 1.5B).")
 @click.option("--limit", type=int, default=None, help="Only the first N dev questions and N OOD queries.")
 @click.option("--max-tokens", type=click.IntRange(16, 4096), default=None, help="Generation cap (default settings, 384).")
@@ -271,32 +242,27 @@ def _summary(res: dict) -> list[tuple[str, str]]:
 @click.option("--json-out", type=click.Path(dir_okay=False), default=None, help="Also write every answer as JSON here.")
 @click.option("--rescore", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Do not generate: re-run today's server-side checks on answers saved by --json-out.")
-def bench_answers_cmd(store_dir: str, shared_dir: str | None, models: tuple[str, ...], limit: int | None,
+def bench_answers_cmd(store_dir: str, shared: Path | None, models: tuple[str, ...], limit: int | None,
                       max_tokens: int | None, source_tokens: int | None, json_out: str | None,
                       rescore: str | None) -> None:
     """Answer quality and speed on the 24 dev questions and the 20 dev out-of-domain queries."""
-    import os
-
-
-    shared = Path(shared_dir or os.environ.get("RAG_SHARED", ROOT.parent / "shared"))
-    corpus = shared / "corpus"
-    if not (corpus / "dev_questions.jsonl").is_file():
-        raise click.ClickException(f"shared corpus not found at {corpus}")
+    corpus = common.corpus("course", shared)
     base = get_settings(store=store_dir, max_answer_tokens=max_tokens, source_tokens=source_tokens)
     if not models:
         models = tuple(m.file_name for m in (QWEN_05B, QWEN_15B) if (base.models_dir / m.file_name).is_file())
     if not models:
         raise ModelError(f"no generator in {base.models_dir}; run: make models")
-    questions = _jsonl(corpus / "dev_questions.jsonl")[:limit]
-    ood = _jsonl(corpus / "dev_ood.jsonl")[:limit]
+    questions = common.read_jsonl(corpus.questions)[:limit]
+    ood = common.read_jsonl(corpus.ood)[:limit]
     if rescore:
-        click.echo(f"bench answers --rescore {rescore}  {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}  {_machine()}")
+        click.echo(common.header(f"bench answers --rescore {rescore}"))
         _print_results(_rescore(Path(rescore), questions, ood))
         return
-    click.echo(f"bench answers  {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}  {_machine()}")
+    click.echo(common.header("bench answers"))
     click.echo(f"threshold {base.threshold}, max_sources {base.max_sources}, max_answer_tokens {base.max_answer_tokens}, "
                f"n_ctx {base.n_ctx}, threads {base.threads}, source_tokens {base.source_tokens}")
-    store = _ensure_corpus_store(Path(store_dir), corpus / "docs", base)
+    store = common.ensure_corpus_store(Path(store_dir), sorted(corpus.docs.glob("*.md")), base,
+                                       lambda x: click.echo(x, err=True))
     results = []
     for m in models:
         s = _settings(store_dir, None, None, m, max_answer_tokens=max_tokens, source_tokens=source_tokens)

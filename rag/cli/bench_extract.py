@@ -11,19 +11,16 @@ the markdown corpus chunked in < 2 s.
 
 from __future__ import annotations
 
-import datetime
-import os
-import platform
 import time
 from pathlib import Path
 
 import click
 
+from rag.cli import common
 from rag.index.embed import ENCODER_WINDOW, get_tokenizer
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
 
-DEFAULT_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 DPR_PDF = "01-dpr-paper-two-column-13p.pdf"
 
 
@@ -71,17 +68,16 @@ def _report(label: str, chars: int, pages: int | None, t_extract: float, t_chunk
 
 
 @click.command()
-@click.option("--corpus", "corpus", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CORPUS,
-              show_default=True, help="Folder holding docs/*.md and pdfs/*.pdf.")
+@click.option("--corpus", "corpus", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder holding docs/*.md and pdfs/*.pdf (default: the shared folder's corpus/).")
+@common.shared_option
 @click.option("--repeat", type=click.IntRange(1, 20), default=3, show_default=True, help="Runs per timing (best kept).")
 @click.option("--pymupdf4llm", "compare", is_flag=True, help="Also time pymupdf4llm.to_markdown on the PDF.")
-def bench_extract_cmd(corpus: Path, repeat: int, compare: bool) -> None:
+def bench_extract_cmd(corpus: Path | None, shared: Path | None, repeat: int, compare: bool) -> None:
     """Benchmark extraction + strategy-E chunking on the two-column PDF and the markdown corpus."""
-
+    corpus = corpus or common.corpus("course", shared).docs.parent
     get_tokenizer()  # model load excluded from every timing
-    click.echo(f"bench extract  {datetime.datetime.now().isoformat(timespec='seconds')}  "
-               f"{platform.platform()}  {platform.processor() or platform.machine()}  cpus={os.cpu_count()}"
-               f"  load={os.getloadavg()[0]:.1f}")
+    click.echo(common.header("bench extract"))
 
     pdf = corpus / "pdfs" / DPR_PDF
     if pdf.is_file():

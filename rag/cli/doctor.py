@@ -19,23 +19,6 @@ def _version(dist: str) -> str:
         return "NOT INSTALLED (run: make setup)"
 
 
-def machine_summary() -> str:
-    """One line naming this machine for benchmark output: host, OS, CPU model, usable cores, Python."""
-    from pathlib import Path
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return (f"{platform.node()} {platform.system()} {platform.machine()}, {cpu}, {n} cores usable, "
-            f"Python {platform.python_version()}")
-
-
 def report() -> str:
     """A plain-text report: versions, model files with size and hash status, CPU threads, store location."""
 

@@ -2,7 +2,7 @@
 
 Reads the questions / out-of-domain JSONL files, extracts the documents given
 with ``--docs`` (files or folders) or, without ``--docs``, takes the documents
-of the store, evaluates every strategy x mode (``rag.evaluation.evaluate.run_evaluation``)
+of the store, evaluates every strategy x mode (``rag.evaluation.runner.run_evaluation``)
 and writes ``report.md``, ``report.json`` and the PNG plots into ``--out``.
 """
 
@@ -14,9 +14,12 @@ from pathlib import Path
 
 import click
 
+from rag.cli import common
 from rag.errors import ExtractionError, StoreError
-from rag.evaluation import evaluate as ev
-from rag.evaluation.evaluate import store_documents
+from rag.evaluation.cache import EmbeddingCache
+from rag.evaluation.data import load_ood, load_questions, store_documents
+from rag.evaluation.report import headline, write_report
+from rag.evaluation.runner import run_evaluation
 from rag.index.rerank import load_reranker
 from rag.index.store import Store
 from rag.ingest.extract import extract_path
@@ -44,7 +47,6 @@ def expand_doc_paths(paths) -> list[Path]:
 
 def load_documents(paths: list[Path]) -> tuple[list, dict[str, str]]:
     """Extract every file; a file that fails is reported in the second value (name -> reason), never fatal."""
-
     docs, failed = [], {}
     for p in paths:
         try:
@@ -55,8 +57,7 @@ def load_documents(paths: list[Path]) -> tuple[list, dict[str, str]]:
 
 
 def documents_from_store(settings) -> tuple[list, dict[str, str]]:
-    """The ready documents of the store at ``settings.store`` (see ``rag.evaluation.evaluate.store_documents``)."""
-
+    """The ready documents of the store at ``settings.store`` (see ``rag.evaluation.data.store_documents``)."""
     with Store(settings.store, settings=settings) as store:
         docs, failed = store_documents(store)
     if not docs:
@@ -70,7 +71,7 @@ def _split(value: str) -> list[str]:
 
 @click.command()
 @click.option("--questions", "questions_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Questions JSONL: id, doc, needle, query_course, query_ticket.")
+              help="Questions JSONL: id, doc, needle and query_doc + query_user (or query_course + query_ticket).")
 @click.option("--ood", "ood_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Out-of-domain JSONL: id, query, kind (near/far).")
 @click.option("--docs", "doc_paths", multiple=True, type=click.Path(path_type=Path),
@@ -93,10 +94,10 @@ def eval_cmd(questions_path: Path, ood_path: Path, doc_paths: tuple[Path, ...], 
     """Evaluate retrieval: Recall@k with Wilson intervals, MRR, sign tests and the refusal sweep."""
     from tqdm import tqdm
 
-
+    click.echo(common.header("eval"), err=True)
     settings = get_settings()
-    questions = ev.load_questions(questions_path)
-    ood = ev.load_ood(ood_path)
+    questions = load_questions(questions_path)
+    ood = load_ood(ood_path)
     if doc_paths:
         docs, failed = load_documents(expand_doc_paths(doc_paths))
     else:
@@ -106,7 +107,6 @@ def eval_cmd(questions_path: Path, ood_path: Path, doc_paths: tuple[Path, ...], 
     reranker = None
     mode_list = _split(modes)
     if "rerank" in mode_list:
-
         reranker = load_reranker(settings.models_dir)
     bar = tqdm(total=1000, desc="eval", file=sys.stderr, leave=False,
                bar_format="{desc} {percentage:3.0f}%|{bar}| {elapsed} {postfix}")
@@ -115,9 +115,9 @@ def eval_cmd(questions_path: Path, ood_path: Path, doc_paths: tuple[Path, ...], 
         bar.n = int(1000 * fraction)
         bar.set_postfix_str(message, refresh=True)
 
-    cache = ev.EmbeddingCache(cache_path)
+    cache = EmbeddingCache(cache_path)
     try:
-        result = ev.run_evaluation(docs, questions, ood, strategies=_split(strategies), modes=mode_list,
+        result = run_evaluation(docs, questions, ood, strategies=_split(strategies), modes=mode_list,
                                    cache=cache, settings=settings, reranker=reranker, failed_documents=failed,
                                    progress=progress)
     except ValueError as e:
@@ -125,7 +125,8 @@ def eval_cmd(questions_path: Path, ood_path: Path, doc_paths: tuple[Path, ...], 
     finally:
         bar.close()
         cache.close()
-    md = ev.write_report(result, out_dir, report_path=report_path)
+    result.machine = common.machine_summary()
+    md = write_report(result, out_dir, report_path=report_path)
     if save_gate is not None:
         if result.gate_run is None:
             raise click.UsageError("no learned gate was fitted (needs out-of-domain queries and answerable questions)")
@@ -134,6 +135,6 @@ def eval_cmd(questions_path: Path, ood_path: Path, doc_paths: tuple[Path, ...], 
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=1))
         return
-    for line in ev.headline(result).values():
+    for line in headline(result).values():
         click.echo(f"- {line}")
     click.echo(f"report: {md}  (plots and report.json beside it; {result.timings_s['total']:.1f} s)")

@@ -2,7 +2,7 @@
 
 Each subcommand lives next to the stage it drives (:mod:`rag.cli.store`,
 :mod:`rag.cli.answer`, :mod:`rag.cli.eval`, :mod:`rag.cli.bench_extract`,
-:mod:`rag.cli.doctor`); this module only lists them. Heavy libraries (torch,
+:mod:`rag.cli.bench_retrieval`, :mod:`rag.cli.doctor`); this module only lists them. Heavy libraries (torch,
 FAISS, llama.cpp, PyMuPDF) are imported inside the commands, so ``--help``
 stays fast. Domain errors (:class:`rag.errors.RagError`) are printed as one
 line and exit with status 1; anything else is logged with its traceback.
@@ -19,6 +19,7 @@ import rag
 from rag import models as model_files
 from rag.cli import answer as answer_cli
 from rag.cli import bench_extract as bench_extract_cli
+from rag.cli import bench_retrieval as bench_retrieval_cli
 from rag.cli import doctor as doctor_cli
 from rag.cli import eval as eval_cli
 from rag.cli import store as store_cli
@@ -38,13 +39,27 @@ class RagGroup(click.Group):
             sys.exit(1)
 
 
+def configure_logging(verbose: int = 0) -> logging.Handler:
+    """Log to stderr at WARNING (``-v`` INFO, ``-vv`` DEBUG); returns the handler.
+
+    The level is set on the handler too: bm25s sets its own logger to DEBUG,
+    and its records would otherwise pass the root's level and flood every
+    index build with "Building index from tokens".
+    """
+    level = logging.WARNING if not verbose else logging.INFO if verbose == 1 else logging.DEBUG
+    handler = logging.StreamHandler()
+    handler.setLevel(level)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
+    return handler
+
+
 @click.group(cls=RagGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name=None, version=rag.__version__)
 @click.option("-v", "--verbose", count=True, help="Log more (-v info, -vv debug) to stderr.")
 def main(verbose: int = 0) -> None:
     """Local document QA with honest citations."""
-    level = logging.WARNING if not verbose else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(verbose)
 
 
 @main.command()
@@ -81,5 +96,5 @@ main.add_command(store_cli.delete_cmd, "delete")
 main.add_command(answer_cli.ask_cmd, "ask")
 main.add_command(eval_cli.eval_cmd, "eval")
 bench.add_command(bench_extract_cli.bench_extract_cmd, "extract")
-bench.add_command(store_cli.bench_retrieval_cmd, "retrieval")
+bench.add_command(bench_retrieval_cli.bench_retrieval_cmd, "retrieval")
 bench.add_command(answer_cli.bench_answers_cmd, "answers")

@@ -1,4 +1,4 @@
-"""``python -m rag ingest | status | search | delete`` and ``python -m rag bench retrieval`` (issue 4).
+"""``python -m rag ingest | status | search | delete`` (issue 4); ``bench retrieval`` is :mod:`rag.cli.bench_retrieval`.
 
 JSON contracts (pinned by ``tests/test_cli_store.py``):
 
@@ -29,16 +29,9 @@ from typing import Any
 import click
 
 from rag.answer.cite import locator_label
-from rag.answer.gate import apply_gate
-from rag.answer.pipeline import search_and_gate
-from rag.cli.doctor import machine_summary
 from rag.errors import StoreError
-from rag.index.bm25 import BM25Index
-from rag.index.dense import DenseIndex
-from rag.index.fusion import rrf
 from rag.index.store import Store
-from rag.settings import ROOT, get_settings
-from rag.types import Hit
+from rag.settings import get_settings
 
 _store_option = click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
                              help="Store directory (default: settings, env RAG_STORE, else ./data).")
@@ -177,144 +170,3 @@ def delete_cmd(store_dir: str | None, doc_ids: tuple[str, ...]) -> None:
             missing.append(i)
     if missing:
         raise StoreError(f"no document with id {', '.join(missing)}")
-
-
-@click.command()
-@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
-              help="Store to (re)use for the corpus (default: a temporary folder).")
-@click.option("--sizes", default="10000,100000", show_default=True, help="Replicated index sizes (chunks).")
-@click.option("--repeat", type=click.IntRange(1, 100), default=1, show_default=True, help="Passes over the queries.")
-def bench_retrieval_cmd(store_dir: str | None, sizes: str, repeat: int) -> None:
-    """Time ingest and each retrieval stage on the shared corpus, then at ~10k and ~100k chunks (nothing enforced)."""
-    bench_retrieval(store_dir=store_dir, sizes=[int(x) for x in sizes.split(",") if x.strip()], repeat=repeat,
-                    echo=click.echo)
-
-
-def _machine() -> str:
-
-    return machine_summary()
-
-
-def _rss_mib() -> float:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
-
-
-def _pct(xs: list[float]) -> str:
-    import numpy as np
-
-    a = np.asarray(xs, dtype=float)
-    return f"p50 {np.percentile(a, 50):8.3f}  p95 {np.percentile(a, 95):8.3f}"
-
-
-def _time_queries(queries, qvecs, dense, bm25, settings, repeat: int) -> dict[str, list[float]]:
-    """Per-query ms of each retrieval stage (embedding excluded; measured separately)."""
-    import time
-
-
-    t: dict[str, list[float]] = {"bm25": [], "dense": [], "fusion+gate": []}
-    depth = 100
-    for _ in range(repeat):
-        for q, qv in zip(queries, qvecs):
-            t0 = time.perf_counter()
-            b_ids, _ = bm25.search(q, depth)
-            t1 = time.perf_counter()
-            d_ids, _ = dense.search(qv, depth)
-            t2 = time.perf_counter()
-            fused = rrf([d_ids.tolist(), b_ids.tolist()], k=settings.rrf_k)[:20]
-            dist = dense.distances(qv, [c for c, _ in fused])
-            hits = [Hit(c, i, i, s, float(d)) for i, ((c, s), d) in enumerate(zip(fused, dist), start=1)]
-            apply_gate(q, hits, settings.threshold, settings.max_sources)
-            t3 = time.perf_counter()
-            t["bm25"].append((t1 - t0) * 1000)
-            t["dense"].append((t2 - t1) * 1000)
-            t["fusion+gate"].append((t3 - t2) * 1000)
-    return t
-
-
-def bench_retrieval(store_dir: str | None, sizes: list[int], repeat: int, echo=print) -> None:
-    """The retrieval benchmark (see :func:`bench_retrieval_cmd`): prints date, machine and per-stage figures."""
-    import tempfile
-    import time
-    from datetime import datetime
-
-    import numpy as np
-
-
-    corpus = Path(__import__("os").environ.get("RAG_SHARED", ROOT.parent / "shared")) / "corpus"
-    if not corpus.is_dir():
-        raise StoreError(f"shared corpus not found at {corpus}")
-    tmp = None if store_dir else tempfile.TemporaryDirectory(prefix="rag-bench-")
-    s = get_settings(store=store_dir or tmp.name)
-    store = Store(s.store, settings=s)
-    echo(f"bench retrieval  {datetime.now().astimezone().isoformat(timespec='seconds')}")
-    echo(f"machine          {_machine()}; torch threads {__import__('torch').get_num_threads()}")
-    files = sorted((corpus / "docs").glob("*.md")) + [corpus / "pdfs" / "01-dpr-paper-two-column-13p.pdf"]
-    _ = store.embedder  # load the model before timing
-    t0, new_chunks = time.perf_counter(), 0
-    for f in files:
-        r = store.ingest_path(f)
-        new_chunks += r.chunk_count if r.status == "ready" else 0
-    ingest_s = time.perf_counter() - t0
-    n = store.chunk_count
-    if new_chunks:
-        echo(f"ingest           {len(files)} files, {new_chunks} chunks in {ingest_s:.1f} s: "
-             f"{ingest_s * 1000 / new_chunks:.1f} ms per chunk end to end (design 22)")
-    else:
-        echo(f"ingest           skipped: {n} chunks already in {store.path}")
-    qs = [json.loads(x) for x in (corpus / "dev_questions.jsonl").read_text().splitlines() if x.strip()]
-    queries = [q[k] for q in qs for k in ("query_course", "query_ticket")]
-    emb_ms, qvecs = [], []
-    for q in queries:
-        t = time.perf_counter()
-        qvecs.append(store.embedder.encode_query(q))
-        emb_ms.append((time.perf_counter() - t) * 1000)
-    idx = store.index_cache.current()
-    found, total_ms = 0, []
-    for q in queries:
-        t = time.perf_counter()
-        search_and_gate(store, q)
-        total_ms.append((time.perf_counter() - t) * 1000)
-    for i, q in enumerate(queries):
-        hits = store.search(q, k=20)
-        needle = " ".join(qs[i // 2]["needle"].split())
-        found += any(needle in " ".join(r.content.split()) for r in store.chunks([h.chunk_id for h in hits]))
-    echo(f"queries          {len(queries)} dev queries (both phrasings), {repeat} pass(es); times in ms")
-    echo(f"[{n} chunks]  query embedding  {_pct(emb_ms)}   (design 13)")
-    stages = _time_queries(queries, qvecs, idx.dense, idx.bm25, s, repeat)
-    for k, v in stages.items():
-        echo(f"[{n} chunks]  {k:<15}  {_pct(v)}   {dict(bm25='(design 1.14)', dense='(design 0.3)').get(k, '')}")
-    echo(f"[{n} chunks]  whole retrieval  {_pct(total_ms)}   (search_and_gate: embed+dense+BM25+fusion+gate; target p50 25)")
-    echo(f"[{n} chunks]  hybrid recall@20 {found}/{len(queries)} = {found / len(queries):.3f}")
-    table = store.index_cache.rows()
-    texts, vecs = table.texts, table.vectors
-    emb_p50 = float(np.percentile(emb_ms, 50))
-    for size in sizes:
-        reps = -(-size // len(texts))
-        big_ids = np.arange(reps * len(texts), dtype=np.int64)
-        rss0 = _rss_mib()
-        t = time.perf_counter()
-        dense = DenseIndex.build(big_ids, np.tile(vecs, (reps, 1)))
-        t_d = time.perf_counter() - t
-        t = time.perf_counter()
-        bm25 = BM25Index.build(texts * reps, big_ids)
-        t_b = time.perf_counter() - t
-        rss1 = _rss_mib()
-        m = len(big_ids)
-        echo(f"[{m} chunks]  build: dense {t_d * 1000:.0f} ms, BM25 {t_b * 1000:.0f} ms; "
-             f"RSS +{rss1 - rss0:.0f} MiB (vectors alone {m * store.model_dim * 4 / 2**20:.0f} MiB), "
-             f"process RSS {rss1:.0f} MiB")
-        st = _time_queries(queries, qvecs, dense, bm25, s, repeat)
-        for k, v in st.items():
-            echo(f"[{m} chunks]  {k:<15}  {_pct(v)}")
-        whole = [emb_p50 + a + b + c for a, b, c in zip(st["bm25"], st["dense"], st["fusion+gate"])]
-        echo(f"[{m} chunks]  whole retrieval  {_pct(whole)}   (embed p50 + stages; target p50 150 at 100k)")
-        del dense, bm25
-    store.close()
-    if tmp:
-        tmp.cleanup()

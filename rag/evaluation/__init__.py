@@ -1,3 +1,14 @@
-"""The design's retrieval evaluation ("How retrieval is judged"): needles, recall@k, MRR, Wilson intervals,
-paired sign tests, threshold sweeps of the refusal gate, the report and its plots.
+"""The design's retrieval evaluation ("How retrieval is judged"), one concern per module:
+
+* :mod:`rag.evaluation.data` - questions (needle + two phrasings), out-of-domain queries, the store's documents;
+* :mod:`rag.evaluation.metrics` - recall@k, MRR, equal-budget recall, Wilson intervals, paired sign tests;
+* :mod:`rag.evaluation.cache` - the embedding cache (each chunk text embedded once);
+* :mod:`rag.evaluation.indexes` - throwaway in-memory indexes per chunking strategy;
+* :mod:`rag.evaluation.records` - what a run produces (:class:`~rag.evaluation.records.EvalResult`);
+* :mod:`rag.evaluation.sweeps` - refusal sweeps of the gates and the recommended threshold;
+* :mod:`rag.evaluation.runner` - :func:`~rag.evaluation.runner.run_evaluation`, the orchestrator;
+* :mod:`rag.evaluation.report` and :mod:`rag.evaluation.plots` - the Markdown report, ``report.json``, the PNGs.
+
+Nothing here imports streamlit: the CLI (``rag/cli/eval.py``) and the app page
+(``pages/3_Evaluation.py``) call ``run_evaluation`` and ``write_report``.
 """

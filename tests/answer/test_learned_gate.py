@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from rag.answer import learned_gate as gm
-from rag.evaluation import evaluate as ev
+from rag.evaluation.cache import EmbeddingCache
+from rag.evaluation.data import load_ood, load_questions
+from rag.evaluation.indexes import build_strategy_index
 
 DOCS = ("02-llm-inference.md", "06-semantic-search-faiss.md", "12-evaluation.md")
 
@@ -20,8 +22,8 @@ def small_store(corpus_dir, embedder, tmp_path_factory):
     from rag.ingest.extract import extract_path
 
     docs = [extract_path(corpus_dir / "docs" / n) for n in DOCS]
-    cache = ev.EmbeddingCache(tmp_path_factory.mktemp("gm") / "cache.sqlite")
-    idx = ev.build_strategy_index(docs, "E", embedder, cache)
+    cache = EmbeddingCache(tmp_path_factory.mktemp("gm") / "cache.sqlite")
+    idx = build_strategy_index(docs, "E", embedder, cache)
     stats = gm.TermStats.from_texts([c.text for c in idx.chunks])
     return idx, stats, {i: c.text for i, c in enumerate(idx.chunks)}
 
@@ -43,14 +45,14 @@ def test_shipped_model_loads_and_is_documented():
 
 @pytest.mark.slow
 def test_far_out_of_domain_refused_in_domain_course_questions_answered(small_store, embedder, corpus_dir):
-    far = [o for o in ev.load_ood(corpus_dir / "dev_ood.jsonl") if o.kind == "far"]
+    far = [o for o in load_ood(corpus_dir / "dev_ood.jsonl") if o.kind == "far"]
     for o in far:
         d = _decide(small_store, embedder, o.query)
         assert d.refused and d.sources == () and d.refusal.startswith("NO ANSWER"), d.why
-    qs = [q for q in ev.load_questions(corpus_dir / "dev_questions.jsonl") if q.doc in DOCS]
+    qs = [q for q in load_questions(corpus_dir / "dev_questions.jsonl") if q.doc in DOCS]
     assert len(qs) == 5
     for q in qs:
-        d = _decide(small_store, embedder, q.query_course)
+        d = _decide(small_store, embedder, q.query_doc)
         assert not d.refused, (q.id, d.why)
         assert 1 <= len(d.sources) <= 4 and d.refusal is None
         assert any(q.needle in small_store[0].content(h.chunk_id) for h in d.sources), q.id

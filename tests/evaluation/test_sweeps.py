@@ -1,0 +1,33 @@
+"""Tests of rag.evaluation.sweeps: bluffs and lost answers counted per threshold, and the recommendation rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rag.evaluation import sweeps as sw
+
+
+@dataclass(frozen=True)
+class FakeHit:
+    chunk_id: int
+    cosine_distance: float
+
+
+def test_sweep_rows_and_recommendation():
+    contents = {0: "has NEEDLE", 1: "other", 2: "other two", 3: "x", 4: "y", 5: "z"}
+    gate, _ = sw.get_gate()
+    in_domain = [
+        ([FakeHit(0, 0.30), FakeHit(1, 0.50)], "a", "NEEDLE"),  # answerable, survives any cut > 0.30
+        ([FakeHit(1, 0.40), FakeHit(0, 0.60)], "b", "NEEDLE"),  # answerable, lost under 0.60
+        ([FakeHit(1, 0.45)], "c", "NEEDLE"),  # not answerable (needle not in top 4)
+    ]
+    ood = [([FakeHit(3, 0.55)], "near"), ([FakeHit(4, 0.80)], "far")]
+    rows = sw.sweep_rows(in_domain, ood, [0.35, 0.5, 0.65, 0.9], gate, contents)
+    got = [(r.threshold, r.bluffs_near, r.bluffs_far, r.lost, r.refused) for r in rows]
+    assert got == [(0.35, 0, 0, 1, 2), (0.5, 0, 0, 1, 0), (0.65, 1, 0, 0, 0), (0.9, 1, 1, 0, 0)]
+    rec, rule = sw.recommend_threshold(rows, n_answerable=2, n_ood=2)
+    assert rec == 0.65 and "fewest bluffs" in rule  # loses nothing, bluffs least among those
+    rec, rule = sw.recommend_threshold(rows, n_answerable=2, n_ood=2, max_lost_share=0.5)
+    assert rec == 0.5  # may lose 1: 0.35 and 0.5 tie on bluffs and losses, the larger wins
+    rec, rule = sw.recommend_threshold(rows[:2], n_answerable=2, n_ood=2)
+    assert rec == 0.5 and "minimum" in rule  # every row loses too much: smallest bluff share + lost share
