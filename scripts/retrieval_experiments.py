@@ -35,7 +35,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rag.evaluation.evaluate import EmbeddingCache, sign_test  # noqa: E402
+from rag.evaluation.cache import EmbeddingCache  # noqa: E402
+from rag.evaluation.metrics import sign_test  # noqa: E402
 from rag.index.bm25 import BM25Index  # noqa: E402
 from rag.index.dense import DenseIndex  # noqa: E402
 from rag.index.fusion import rrf  # noqa: E402
