@@ -57,9 +57,15 @@ def detect_language(text: str, among: Sequence[str] | None = None) -> str:
     langs = tuple(sorted(set(among))) if among else None
     if langs and len(langs) == 1:
         return langs[0]
+    return _detect(text[:DETECT_CHARS], langs)
+
+
+@lru_cache(maxsize=1024)
+def _detect(text: str, langs: tuple[str, ...] | None) -> str:
+    # cached: one search asks for the question's language several times (BM25 terms, coverage, the plan)
     if not any(ch.isalpha() for ch in text):
         return langs[0] if langs else DEFAULT_LANGUAGE
-    return str(_identifier(langs).classify(text[:DETECT_CHARS])[0])
+    return str(_identifier(langs).classify(text)[0])
 
 
 @lru_cache(maxsize=64)

@@ -78,7 +78,7 @@ def test_real_model_answer_is_cited_and_checked(store, gguf_path):
     assert "http" not in a.text
     d = a.to_json()
     assert list(d) == [
-        "query", "threshold", "refused", "refusal", "answer", "citations", "gate", "answer_sentences",
+        "query", "threshold", "refused", "refusal", "answer", "citations", "gate", "retrieval", "answer_sentences",
         "invalid_citations_removed", "model", "retrieval_ms", "ttft_ms", "generation_ms", "tokens", "read_spans",
     ]
     # what the model read of each source it did not read whole: verbatim ranges of the quote shown
