@@ -9,6 +9,7 @@ stored canonical text, ``end`` exclusive; pages are 1-based physical pages):
 * :class:`Locator` - where a chunk is, in the unit of its format (design stage 9, issue 17);
 * :class:`Chunk` - stage 2 (ingest), ``canonical[start:end] == content``;
 * :class:`Hit` - stages 4-6 (index), one retrieved chunk with its ranks and cosine distance;
+* :class:`QueryPlan` - stages 4-5 (index), how the question was searched (issue 19);
 * :class:`Citation` - stages 8-9 (answer), one numbered source as the server attaches it.
 
 Named choices: :class:`DocStatus`, :class:`GateKind`, :class:`Verdict`, :class:`RetrievalMode`,
@@ -371,6 +372,29 @@ class Hit:
     bm25_rank: int | None = None
     bm25_score: float | None = None
     rerank_score: float | None = None
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """How one question was searched (issue 19): what ``search --json`` and ``ask --json`` report as ``retrieval``.
+
+    ``query`` the question as asked; ``language`` the ISO 639-1 code its BM25
+    terms were stemmed in (chosen among the indexed documents' languages);
+    ``bm25_weight`` the BM25 list's weight in the fusion, in [0, 1] (1.0 = the
+    design's plain RRF; lower when its best chunk covers little of the
+    question); ``rewritten`` the query the local model rewrote it into, or
+    ``None`` when the question was searched as asked.
+    """
+
+    query: str
+    language: str = "en"
+    bm25_weight: float = 1.0
+    rewritten: str | None = None
+
+    def to_json(self) -> dict:
+        """``{"query", "language", "bm25_weight", "rewritten_query"}`` (weight rounded to 4 places)."""
+        return {"query": self.query, "language": self.language, "bm25_weight": round(self.bm25_weight, 4),
+                "rewritten_query": self.rewritten}
 
 
 @dataclass(frozen=True)

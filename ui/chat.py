@@ -124,6 +124,7 @@ def render_turn_body(turn: Turn, key: str) -> None:
     a = turn.answer
     if a is None:
         return
+    render_search_note(turn.gate)
     if a.refused:
         render_refusal(a, turn.candidates, getattr(turn.gate, "why", None))
         return
@@ -154,6 +155,13 @@ def render_notice(a: Answer, why: str | None = None) -> None:
     st.warning(md_escape(notice) + "  \nThe passages below mention it; read them before trusting the answer.")
     if why:
         st.caption("Why: " + md_escape(why))
+
+
+def render_search_note(gate: Any) -> None:
+    """"Searched as: ..." when the question was rewritten before the search (issue 19); nothing otherwise."""
+    plan = getattr(gate, "plan", None)
+    if plan is not None and plan.rewritten:
+        st.caption("Searched as: " + md_escape(plan.rewritten))
 
 
 def render_refusal(a: Answer, candidates: list[Candidate], why: str | None = None) -> None:

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from rag.types import GateKind, Hit
+from rag.types import GateKind, Hit, QueryPlan
 
 
 def refusal_text(query: str, threshold: float) -> str:
@@ -54,6 +54,8 @@ class GateResult:
     calibrated features, score and the store's references; ``language`` the
     question's and the documents' languages; ``duplicates`` kept chunk id ->
     ids of chunks with identical content collapsed into it.
+    ``plan`` how the question was searched (:class:`rag.types.QueryPlan`,
+    issue 19), when the store's search produced the hits.
     """
 
     query: str
@@ -75,6 +77,7 @@ class GateResult:
     evidence: dict | None = None
     language: dict | None = None
     duplicates: dict = field(default_factory=dict)
+    plan: QueryPlan | None = None
 
     def __post_init__(self):
         if not self.verdict:
@@ -111,9 +114,9 @@ def regate(result: GateResult, threshold: float, max_sources: int, min_score: fl
     user move the slider and watch a question flip between answered and
     refused. Raises ``ValueError`` like :func:`apply_gate`.
     """
-    if result.kind == "calibrated":
+    if result.kind == GateKind.CALIBRATED:
         return _recalibrate(result, threshold, max_sources, min_score)
-    dist = apply_gate(result.query, result.candidates, threshold, max_sources)
+    dist = replace(apply_gate(result.query, result.candidates, threshold, max_sources), plan=result.plan)
     if result.kind != GateKind.LEARNED or result.score is None:
         return dist
     cut = result.min_score if min_score is None else min_score

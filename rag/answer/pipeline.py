@@ -158,6 +158,8 @@ class Answer:
                          "mention_score": getattr(g, "mention_score", None), "why": getattr(g, "why", None),
                          "evidence": getattr(g, "evidence", None), "language": getattr(g, "language", None),
                          "duplicates_collapsed": sum(len(v) for v in (getattr(g, "duplicates", None) or {}).values())}
+            if getattr(g, "plan", None) is not None:
+                d["retrieval"] = g.plan.to_json()
         if self.generated:
             d.update(
                 answer_sentences=[s.to_json() for s in self.sentences],
@@ -326,20 +328,20 @@ def search_and_gate(store: Any, query: str, threshold: float | None = None, max_
         raise ValueError(f"unknown gate {kind!r}; allowed: {', '.join(GateKind)}")
     threshold = s.threshold if threshold is None else threshold
     max_sources = max_sources or s.max_sources
-    hits = store.search(query, k=k or s.candidates_k, mode=mode)
+    hits, plan = store.search_planned(query, k=k or s.candidates_k, mode=mode)
     if kind == GateKind.DISTANCE:
-        return apply_gate(query, hits, threshold, max_sources)
+        return replace(apply_gate(query, hits, threshold, max_sources), plan=plan)
     if kind == GateKind.CALIBRATED:
         rows = store.chunks([h.chunk_id for h in hits]) if hits else []
-        return apply_calibrated_gate(
+        return replace(apply_calibrated_gate(
             query, hits, {r.chunk_id: r.text for r in rows}, {r.chunk_id: r.content for r in rows},
             store_gate_stats(store), store_calibration(store), threshold=threshold, max_sources=max_sources,
             min_score=s.min_score if min_score is None else min_score,
-            mention_score=s.mention_score if mention_score is None else mention_score)
+            mention_score=s.mention_score if mention_score is None else mention_score), plan=plan)
     head = hits[:max_sources]
     texts = {c.chunk_id: c.text for c in store.chunks([h.chunk_id for h in head])} if head else {}
-    return apply_learned_gate(query, hits, texts, store.term_stats(), threshold, max_sources,
-                              s.min_score if min_score is None else min_score)
+    return replace(apply_learned_gate(query, hits, texts, store.term_stats(), threshold, max_sources,
+                                      s.min_score if min_score is None else min_score), plan=plan)
 
 
 def ask(

@@ -89,12 +89,18 @@ class IndexDelta:
 @dataclass(frozen=True)
 class ChunkTable:
     """Every chunk row, ordered by id: ``ids`` ``(n,)`` int64, ``texts`` the embedded texts,
-    ``vectors`` ``(n, dim)`` float32 (``None`` when not read), ``contents`` the quoted texts (``None`` when not read)."""
+    ``vectors`` ``(n, dim)`` float32 (``None`` when not read), ``contents`` the quoted texts (``None`` when not
+    read), ``doc_ids`` each chunk's document (BM25 stems a document's chunks in its language, issue 19)."""
 
     ids: np.ndarray
     texts: list[str]
     vectors: np.ndarray | None
     contents: list[str] | None = None
+    doc_ids: list[str] | None = None
+
+    def bm25(self, k1: float, b: float) -> BM25Index:
+        """The BM25 index over :attr:`texts`, stemmed per document (:meth:`rag.index.bm25.BM25Index.build`)."""
+        return BM25Index.build(self.texts, self.ids, k1=k1, b=b, groups=self.doc_ids)
 
 
 @dataclass
@@ -163,12 +169,13 @@ class IndexCache:
         """Every chunk row (id, text and, with ``vectors``, the stored vector; with ``contents``, the quoted
         content), read in the caller's transaction."""
         with self.locks.thread:
-            cols = "id, text" + (", vector" if vectors else "") + (", content" if contents else "")
+            cols = "id, text, doc_id" + (", vector" if vectors else "") + (", content" if contents else "")
             rows = self.conn.execute(f"SELECT {cols} FROM chunks ORDER BY id").fetchall()
         ids = np.array([r[0] for r in rows], dtype=np.int64)
-        vecs = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), self.dim)
+        vecs = (np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32).reshape(len(rows), self.dim)
                 if vectors else None)
-        return ChunkTable(ids, [r[1] for r in rows], vecs, [r[-1] for r in rows] if contents else None)
+        return ChunkTable(ids, [r[1] for r in rows], vecs, [r[-1] for r in rows] if contents else None,
+                          [r[2] for r in rows])
 
     def _snapshot(self, *, vectors: bool = True, contents: bool = False) -> tuple[int, ChunkTable]:
         """The generation and the chunk rows, consistent with each other.
@@ -190,7 +197,7 @@ class IndexCache:
         """Both indexes built from SQLite for its current generation (the one rebuild path)."""
         gen, table = self._snapshot()
         return Indexes(gen, DenseIndex.build(table.ids, table.vectors, dim=self.dim),
-                       BM25Index.build(table.texts, table.ids, k1=self.k1, b=self.b))
+                       table.bm25(self.k1, self.b))
 
     def _load(self, gen: int) -> Indexes | None:
         dpath, bpath = self.paths(gen)
@@ -314,7 +321,7 @@ class IndexCache:
                     dense = DenseIndex.build(table.ids, table.vectors, dim=self.dim)
                 else:
                     table = self.rows(vectors=False)
-                idx = Indexes(gen, dense, BM25Index.build(table.texts, table.ids, k1=self.k1, b=self.b))
+                idx = Indexes(gen, dense, table.bm25(self.k1, self.b))
             else:
                 idx = self.rebuild()
             self._idx = idx

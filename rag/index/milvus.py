@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from rag.errors import ModelMismatchError, StoreError
+from rag.index.analyzer import Analyzer
 from rag.index.backend import AllRows, Batch
 from rag.index.cache import IndexCache, IndexDelta, Indexes
 from rag.text import tokenize
@@ -100,8 +101,18 @@ class _Dense:
 
 
 class _Lexical:
+    """Milvus's BM25 over plain :func:`rag.text.tokenize` terms: no stemming, and no coverage weight in the
+    fusion (:meth:`coverage` gives ``None``, so the design's equal RRF weights apply)."""
+
+    #: How queries are analysed (plain tokens, the terms the collection holds).
+    analyzer = Analyzer(stem=False)
+
     def __init__(self, be: "MilvusBackend"):
         self._be = be
+
+    def coverage(self, query: str, chunk_id: int) -> float | None:
+        """Not known for Milvus's BM25: ``None`` (BM25 keeps its full RRF vote)."""
+        return None
 
     def __len__(self) -> int:
         return len(self._be)

@@ -44,7 +44,7 @@ def test_refusal_never_loads_or_calls_the_model(store, tmp_path):
     assert (generate.STATS.loads, generate.STATS.generations) == before
     assert generate._cache == {}
     assert set(a.to_json()) == {"query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "notice",
-                                "gate"}
+                                "gate", "retrieval"}
 
 
 def test_passing_gate_reaches_the_loader_which_names_the_fix(store, tmp_path):
@@ -79,7 +79,8 @@ def test_real_model_answer_is_cited_and_checked(store, gguf_path):
     assert "http" not in a.text
     d = a.to_json()
     assert list(d) == [
-        "query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "notice", "gate", "answer_sentences",
+        "query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "notice", "gate", "retrieval",
+        "answer_sentences",
         "invalid_citations_removed", "model", "retrieval_ms", "ttft_ms", "generation_ms", "tokens", "read_spans",
     ]
     # what the model read of each source it did not read whole: verbatim ranges of the quote shown
