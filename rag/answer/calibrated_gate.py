@@ -32,8 +32,16 @@ from pathlib import Path
 
 from rag.answer import language as _language
 from rag.answer.calibration import CALIBRATION_VERSION, Calibration, calibrate, distinct_indices, gate_term_stats
-from rag.answer.gate import GateResult, apply_gate, score_refusal_text
-from rag.answer.language import differs, document_languages, language_name, question_language
+from rag.answer.gate import (  # noqa: F401  (verdict texts re-exported)
+    GateResult,
+    apply_gate,
+    language_refusal_text,
+    mention_text,
+    score_refusal_text,
+    verdict_for,
+    verdict_messages,
+)
+from rag.answer.language import differs, document_languages, question_language
 from rag.answer.learned_gate import GateModel, calibrated_features
 from rag.text import TermStats
 from rag.types import Hit, Verdict
@@ -94,59 +102,6 @@ def collapse_duplicates(hits: Sequence[Hit], contents: Mapping[int, str]) -> tup
             first[key] = h.chunk_id
         kept.append(h)
     return kept, {k: tuple(v) for k, v in dups.items()}
-
-
-def verdict_for(score: float, min_score: float, mention_score: float) -> Verdict:
-    """``answered`` when ``score >= min_score``; ``mentions`` when ``score >= mention_score``; else ``refused``.
-
-    A ``mention_score`` at or above ``min_score`` leaves no ``mentions`` band.
-    """
-    if score >= min_score:
-        return Verdict.ANSWERED
-    if score >= min(mention_score, min_score):
-        return Verdict.MENTIONS
-    return Verdict.REFUSED
-
-
-def mention_text(query: str, score: float, min_score: float) -> str:
-    """The ``mentions`` line: ``MAY NOT ANSWER: the documents mention "<query>" but may not answer it (score 0.31 < 0.55)``."""
-    return (f'MAY NOT ANSWER: the documents mention "{query}" but may not answer it '
-            f"(score {score:.2f} < {min_score:.2f})")
-
-
-def language_refusal_text(query: str, question_lang: str, doc_langs: Sequence[str]) -> str:
-    """The refusal when the question's language is not the documents': says so, never "nothing under the threshold"."""
-    docs = " and ".join(language_name(c) for c in doc_langs) or "another language"
-    q = language_name(question_lang)
-    return (f'NO ANSWER: "{query}" seems to be in {q}, and the documents are in {docs}. This search matches words '
-            f"and meanings within one language, so the answer may be there all the same: ask again in {docs}.")
-
-
-def verdict_messages(query: str, verdict: str, score: float, min_score: float, mention_score: float,
-                     distance_refusal: str | None, language: Mapping | None) -> tuple[str | None, str | None, str | None]:
-    """``(reason, refusal, notice)`` for a verdict: why it is not answered, the NO ANSWER line, the mentions line.
-
-    ``distance_refusal`` the distance gate's line when no chunk was under the
-    threshold (else ``None``); ``language`` the gate's language record. When
-    the question's language differs from the documents', the reason is
-    ``"language"`` and the lines say so instead of "nothing under the threshold".
-    """
-    reason = refusal = notice = None
-    if verdict == Verdict.REFUSED:
-        reason = "threshold" if distance_refusal else "score"
-        refusal = distance_refusal or score_refusal_text(query, score, min(mention_score, min_score))
-    elif verdict == Verdict.MENTIONS:
-        notice = mention_text(query, score, min_score)
-    lang = language or {}
-    if lang.get("differs") and verdict != Verdict.ANSWERED:
-        reason = "language"
-        docs = lang.get("documents") or []
-        if verdict == Verdict.REFUSED:
-            refusal = language_refusal_text(query, lang["question"], docs)
-        else:
-            notice = (f"{notice}. The question seems to be in {language_name(lang['question'])} and the documents "
-                      f"are in {' and '.join(language_name(c) for c in docs)}: asking in their language may find more.")
-    return reason, refusal, notice
 
 
 def _why(f: Mapping[str, float], score: float, verdict: Verdict, min_score: float, mention_score: float,

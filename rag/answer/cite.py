@@ -24,6 +24,7 @@ from dataclasses import asdict, replace
 from typing import Any, Protocol
 from urllib.parse import quote
 
+from rag.answer.preview import best_page
 from rag.ingest.chunk import units
 from rag.ingest.pptx import NOTES_HEADING
 from rag.text import tokenize
@@ -228,7 +229,6 @@ def stored_pdf_locator(store: Any) -> Callable[[ChunkLike], Callable[[str, int, 
             return None
         if not path.is_file():
             return None
-        from rag.answer.preview import best_page
 
         return lambda text, first, last: best_page(path, text, first, last)[0]
 

@@ -1,7 +1,7 @@
 """Stage 7 of the design: the distance gate (a comparison of two numbers, not a prompt).
 
 PUBLIC API: :class:`GateResult`, :func:`apply_gate`, :func:`refusal_text`,
-:func:`score_refusal_text`, :func:`regate`. Keep at most ``max_sources`` (4)
+:func:`score_refusal_text`, the verdict texts of issue 15 (:func:`verdict_for`, :func:`verdict_messages`), :func:`regate`. Keep at most ``max_sources`` (4)
 fused hits whose cosine distance is under the threshold (0.675); if none pass,
 refuse with ``NO ANSWER: nothing under cosine distance 0.675 for "<query>"``
 and never call the model. The learned gate (issue 8,
@@ -12,10 +12,11 @@ same sources AND an answerability score; :func:`regate` re-applies either.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from rag.types import GateKind, Hit, QueryPlan
+from rag.answer.language import language_name
+from rag.types import GateKind, Hit, QueryPlan, Verdict
 
 
 def refusal_text(query: str, threshold: float) -> str:
@@ -105,6 +106,65 @@ def apply_gate(query: str, hits: Sequence[Hit], threshold: float = 0.675, max_so
     )
 
 
+# --------------------------------------------------------------------------- verdicts (issue 15)
+
+
+def verdict_for(score: float, min_score: float, mention_score: float) -> Verdict:
+    """``answered`` when ``score >= min_score``; ``mentions`` when ``score >= mention_score``; else ``refused``.
+
+    A ``mention_score`` at or above ``min_score`` leaves no ``mentions`` band.
+    """
+    if score >= min_score:
+        return Verdict.ANSWERED
+    if score >= min(mention_score, min_score):
+        return Verdict.MENTIONS
+    return Verdict.REFUSED
+
+
+def mention_text(query: str, score: float, min_score: float) -> str:
+    """The ``mentions`` line: ``MAY NOT ANSWER: the documents mention "<query>" but may not answer it (score 0.31 < 0.55)``."""
+    return (f'MAY NOT ANSWER: the documents mention "{query}" but may not answer it '
+            f"(score {score:.2f} < {min_score:.2f})")
+
+
+def language_refusal_text(query: str, question_lang: str, doc_langs: Sequence[str]) -> str:
+    """The refusal when the question's language is not the documents': says so, never "nothing under the threshold"."""
+    docs = " and ".join(language_name(c) for c in doc_langs) or "another language"
+    q = language_name(question_lang)
+    return (f'NO ANSWER: "{query}" seems to be in {q}, and the documents are in {docs}. This search matches words '
+            f"and meanings within one language, so the answer may be there all the same: ask again in {docs}.")
+
+
+def verdict_messages(query: str, verdict: str, score: float, min_score: float, mention_score: float,
+                     distance_refusal: str | None, language: Mapping | None) -> tuple[str | None, str | None, str | None]:
+    """``(reason, refusal, notice)`` for a verdict: why it is not answered, the NO ANSWER line, the mentions line.
+
+    ``distance_refusal`` the distance gate's line when no chunk was under the
+    threshold (else ``None``); ``language`` the gate's language record. When
+    the question's language differs from the documents', the reason is
+    ``"language"`` and the lines say so instead of "nothing under the threshold".
+    """
+    reason = refusal = notice = None
+    if verdict == Verdict.REFUSED:
+        reason = "threshold" if distance_refusal else "score"
+        refusal = distance_refusal or score_refusal_text(query, score, min(mention_score, min_score))
+    elif verdict == Verdict.MENTIONS:
+        notice = mention_text(query, score, min_score)
+    lang = language or {}
+    if lang.get("differs") and verdict != Verdict.ANSWERED:
+        reason = "language"
+        docs = lang.get("documents") or []
+        if verdict == Verdict.REFUSED:
+            refusal = language_refusal_text(query, lang["question"], docs)
+        else:
+            notice = (f"{notice}. The question seems to be in {language_name(lang['question'])} and the documents "
+                      f"are in {' and '.join(language_name(c) for c in docs)}: asking in their language may find more.")
+    return reason, refusal, notice
+
+
+# --------------------------------------------------------------------------- re-gating
+
+
 def regate(result: GateResult, threshold: float, max_sources: int, min_score: float | None = None) -> GateResult:
     """The same question's decision at another threshold / max sources / score cut, without searching again.
 
@@ -128,8 +188,6 @@ def regate(result: GateResult, threshold: float, max_sources: int, min_score: fl
 
 def _recalibrate(result: GateResult, threshold: float, max_sources: int, min_score: float | None) -> GateResult:
     """:func:`regate` for the calibrated gate: duplicates stay collapsed, the score is kept, the verdict recomputed."""
-    from rag.answer.calibrated_gate import verdict_for, verdict_messages  # it imports this module
-
     dropped = {i for ids in result.duplicates.values() for i in ids}
     dist = apply_gate(result.query, [h for h in result.candidates if h.chunk_id not in dropped], threshold, max_sources)
     cut = result.min_score if min_score is None else min_score

@@ -39,7 +39,7 @@ import numpy as np
 
 from rag.errors import ModelMismatchError, StoreError
 from rag.index.analyzer import Analyzer
-from rag.index.backend import AllRows, Batch
+from rag.index.backend import AllRows, Batch, LocalBackend
 from rag.index.cache import IndexCache, IndexDelta, Indexes
 from rag.text import tokenize
 
@@ -375,7 +375,6 @@ class MilvusIndexCache(IndexCache):
 def open_backend(settings, store_path: Path | str | None = None, *, encoder: str, dim: int = 384):
     """The backend selected by ``settings.backend``: a :class:`MilvusBackend` for ``milvus`` (URI from
     ``settings.milvus_uri`` or ``<store>/milvus.db``), else a new empty :class:`rag.index.backend.LocalBackend`."""
-    from rag.index.backend import LocalBackend
 
     if settings.backend == "milvus":
         return MilvusBackend(resolve_uri(settings.milvus_uri, store_path), encoder=encoder, dim=dim,

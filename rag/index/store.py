@@ -61,6 +61,7 @@ from rag.index.embed import EMBED_DIM, encoder_for_store, get_embedder
 from rag.index.fusion import MODES, retrieve_planned
 from rag.index.indexer import Indexer, IngestResult, IngestStatus, Progress, clean_name
 from rag.index.locks import StoreLocks
+from rag.index.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
 from rag.index.rerank import default_reranker
 from rag.index.schema import connect, get_meta, migrate, now_iso, schema_version, set_meta
 from rag.settings import get_settings
@@ -228,7 +229,6 @@ class Store:
         s = self.settings
         if s.backend != "milvus":
             return IndexCache(self.path / "index", self._db, self._locks, dim=self.model_dim, k1=s.bm25_k1, b=s.bm25_b)
-        from rag.index.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
 
         with self._locks.write(self._db):
             name = get_meta(self._db, "milvus_collection")
