@@ -43,8 +43,10 @@ with st.sidebar:
     min_score = st.slider(
         "Answerability cut", min_value=0.0, max_value=1.0, value=float(services.default_min_score()), step=0.05,
         key="min_score", format="%.2f",
-        help="The gate also scores how well the sources' words cover the question (nearest distance, rare query "
-             "words found or missing, ...): below this cut, NO ANSWER even when chunks are under the threshold. "
+        help="The gate also scores how well the sources answer the question (nearest distance on this store's "
+             "own scale, query words found or missing, ...): below this cut the question is not answered "
+             "outright even when chunks are under the threshold. A little below it the app says the documents "
+             "mention this but may not answer it and shows the passages; further below, NO ANSWER. "
              "Higher refuses more; 0 turns it off.",
     )
     source_tokens = st.slider(
@@ -130,7 +132,7 @@ if question:
     with st.chat_message("user"):
         st.markdown(md_escape(question))
         if standalone != question:
-            st.caption("Searched as: " + md_escape(standalone))
+            st.caption("Standalone question: " + md_escape(standalone))
     with st.chat_message("assistant"):
         turn = chat.ask(question, threshold, max_sources, model_file or cfg.model_file, min_score, source_tokens,
                         standalone=standalone, doc_ids=scope, method=rw.method)

@@ -11,6 +11,7 @@ version) or keep both (issue 16). The sidebar picks the collection.
 import pandas as pd
 import streamlit as st
 
+from rag.answer.calibrated_gate import store_calibration
 from rag.answer.preview import unpublish
 from rag.errors import RagError
 from rag.index.indexer import OnConflict
@@ -92,6 +93,9 @@ def ingest_uploads(files) -> None:
                 continue
             _log_result(r)
         bar.progress(1.0, text="Updating the search indexes…")
+    if not store.is_empty:
+        bar.progress(1.0, text="Calibrating the answer gate on these documents…")
+        store_calibration(store)  # issue 15: once per batch of uploads, so the first question does not wait for it
     bar.progress(1.0, text="Done.")
 
 

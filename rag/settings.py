@@ -66,9 +66,11 @@ class Settings(BaseSettings):
     threshold: float = Field(0.675, ge=0.0, le=2.0, description="Gate: cosine distance cut (design stage 7).")
     max_sources: int = Field(4, ge=1, le=20, description="Gate: at most this many chunks reach the prompt.")
     gate: GateKind = Field(
-        GateKind.LEARNED,
+        GateKind.CALIBRATED,
         description="'distance': the design's gate alone (some chunk under the threshold). 'learned': that AND the "
-                    "answerability score of rag/answer/learned_gate.py (issue 8) at or above min_score.",
+                    "answerability score of rag/answer/learned_gate.py (issue 8) at or above min_score. "
+                    "'calibrated' (issue 15, default): the same two cuts on evidence read against the store's own "
+                    "references, plus a 'mentions' verdict from mention_score up to min_score.",
     )
     min_score: float | None = Field(
         None, ge=0.0, le=1.0,
@@ -77,6 +79,12 @@ class Settings(BaseSettings):
         description="Learned gate: refuse below this answerability score, P(the sources answer it); None = the "
                     "shipped model's recommended cut (GateModel.default_min_score). Higher refuses more. "
                     "Env RAG_MIN_SCORE; CLI --min-score; JSON gate.min_score.",
+    )
+    mention_score: float | None = Field(
+        None, ge=0.0, le=1.0,
+        description="Calibrated gate: from this score up to min_score the verdict is 'the documents mention "
+                    "this but may not answer it' (sources shown with that warning); below it, refused. None = the "
+                    "shipped model's value.",
     )
     candidates_k: int = Field(20, ge=1, le=1000, description="Hits per retrieval leg before fusion.")
     rrf_k: int = Field(60, ge=1, le=1000, description="Reciprocal rank fusion constant (design stage 5).")

@@ -9,9 +9,10 @@ stored canonical text, ``end`` exclusive; pages are 1-based physical pages):
 * :class:`Locator` - where a chunk is, in the unit of its format (design stage 9, issue 17);
 * :class:`Chunk` - stage 2 (ingest), ``canonical[start:end] == content``;
 * :class:`Hit` - stages 4-6 (index), one retrieved chunk with its ranks and cosine distance;
+* :class:`QueryPlan` - stages 4-5 (index), how the question was searched (issue 19);
 * :class:`Citation` - stages 8-9 (answer), one numbered source as the server attaches it.
 
-Named choices: :class:`DocStatus`, :class:`GateKind`, :class:`RetrievalMode`,
+Named choices: :class:`DocStatus`, :class:`GateKind`, :class:`Verdict`, :class:`RetrievalMode`,
 :class:`ChunkStrategy`, :class:`MediaType`, :class:`LocatorKind`. Each is a ``StrEnum``, so it
 compares equal to (and serialises as) its plain string value: ``"ready" ==
 DocStatus.READY`` and JSON contracts are unchanged.
@@ -34,10 +35,24 @@ class DocStatus(StrEnum):
 
 
 class GateKind(StrEnum):
-    """Which refusal gate decides (design stage 7; issue 8's learned gate)."""
+    """Which refusal gate decides (design stage 7; issue 8's learned gate; issue 15's calibrated gate, the default)."""
 
     DISTANCE = "distance"
     LEARNED = "learned"
+    CALIBRATED = "calibrated"
+
+
+class Verdict(StrEnum):
+    """What the gate tells the user (issue 15).
+
+    ``answered``: the sources seem to answer it; ``mentions``: the documents
+    mention this but may not answer it (the sources are shown with that
+    warning); ``refused``: no answer, and the model is not called.
+    """
+
+    ANSWERED = "answered"
+    MENTIONS = "mentions"
+    REFUSED = "refused"
 
 
 class RetrievalMode(StrEnum):
@@ -360,6 +375,29 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class QueryPlan:
+    """How one question was searched (issue 19): what ``search --json`` and ``ask --json`` report as ``retrieval``.
+
+    ``query`` the question as asked; ``language`` the ISO 639-1 code its BM25
+    terms were stemmed in (chosen among the indexed documents' languages);
+    ``bm25_weight`` the BM25 list's weight in the fusion, in [0, 1] (1.0 = the
+    design's plain RRF; lower when its best chunk covers little of the
+    question); ``rewritten`` the query the local model rewrote it into, or
+    ``None`` when the question was searched as asked.
+    """
+
+    query: str
+    language: str = "en"
+    bm25_weight: float = 1.0
+    rewritten: str | None = None
+
+    def to_json(self) -> dict:
+        """``{"query", "language", "bm25_weight", "rewritten_query"}`` (weight rounded to 4 places)."""
+        return {"query": self.query, "language": self.language, "bm25_weight": round(self.bm25_weight, 4),
+                "rewritten_query": self.rewritten}
+
+
+@dataclass(frozen=True)
 class Citation:
     """One numbered source, as the server attaches it after generation.
 
@@ -377,7 +415,10 @@ class Citation:
     store's chunk row id; ``section`` the heading path; ``document_label``
     the name as shown (the name plus a short id when another stored document
     has the same name; empty means ``document_name``); ``locator`` the chunk's
-    :class:`Locator` (``None`` for chunks stored before issue 17).
+    :class:`Locator` (``None`` for chunks stored before issue 17); ``also_in``
+    the locator labels of other chunks with exactly the same content, collapsed
+    into this source before gating and citing (issue 15: the same text
+    uploaded twice is cited once and says where else it is).
     """
 
     index: int
@@ -396,3 +437,4 @@ class Citation:
     section: tuple[str, ...] = ()
     document_label: str = ""
     locator: Locator | None = None
+    also_in: tuple[str, ...] = ()

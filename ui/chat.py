@@ -147,7 +147,7 @@ def render_question(turn: Turn) -> None:
     """The user's side of a turn: the question, and under it the question searched when it was rewritten."""
     st.markdown(md_escape(turn.question))
     if turn.standalone:
-        st.caption("Searched as: " + md_escape(turn.standalone))
+        st.caption("Standalone question: " + md_escape(turn.standalone))
     if turn.scope is not None:
         st.caption(f"Asked within {len(turn.scope)} chosen document(s)")
 
@@ -183,11 +183,13 @@ def render_turn_body(turn: Turn, key: str) -> None:
     a = turn.answer
     if a is None:
         return
+    render_search_note(turn.gate)
     if a.refused:
         render_refusal(a, turn.candidates, getattr(turn.gate or a.gate, "why", None))
         return
     _publish(a.citations)
     pages = cited_pages(a.citations)
+    render_notice(a, getattr(turn.gate or a.gate, "why", None))
     st.markdown(answer_markdown(a.text or "", a.sentences, a.citations, pages, _collection()))
     unsupported = sum(1 for s in a.sentences if s.unsupported)
     notes = []
@@ -202,6 +204,23 @@ def render_turn_body(turn: Turn, key: str) -> None:
     if notes:
         st.caption(" · ".join(notes))
     render_sources(a.citations, key, pages, getattr(a, "read_spans", None) or {})
+
+
+def render_notice(a: Answer, why: str | None = None) -> None:
+    """The 'mentions' verdict (issue 15) above the answer: the documents mention this but may not answer it."""
+    notice = getattr(a, "notice", None)
+    if not notice:
+        return
+    st.warning(md_escape(notice) + "  \nThe passages below mention it; read them before trusting the answer.")
+    if why:
+        st.caption("Why: " + md_escape(why))
+
+
+def render_search_note(gate: Any) -> None:
+    """"Searched as: ..." when the question was rewritten before the search (issue 19); nothing otherwise."""
+    plan = getattr(gate, "plan", None)
+    if plan is not None and plan.rewritten:
+        st.caption("Searched as: " + md_escape(plan.rewritten))
 
 
 def render_refusal(a: Answer, candidates: list[Candidate], why: str | None = None) -> None:
@@ -246,6 +265,9 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
         if right.button("Preview", key=f"preview-{key}-{c.index}", help="Show the cited place here"):
             show_source(c, pages.get(c.index))
         st.markdown(blockquote(c.quote, read.get(c.index, ())))
+        if getattr(c, "also_in", ()):
+            st.caption("The same text is also in " + md_escape(", ".join(c.also_in))
+                       + " (identical copies are cited once).")
 
 
 @st.dialog("Cited source", width="large")
@@ -302,9 +324,18 @@ def distance_chart(candidates: list[Candidate], threshold: float, source_ranks: 
 def what_if(g) -> str:
     """What the gate says at its threshold (a :class:`rag.answer.gate.GateResult` from :func:`gate_at`), as Markdown."""
     why = f"\n\n{md_escape(g.why)}" if getattr(g, "why", None) else ""
+    lang = getattr(g, "language", None) or {}
+    if lang.get("differs") and getattr(g, "verdict", "") != "answered":
+        why += (f"\n\nThe question seems to be in {md_escape(str(lang.get('question')))}, the documents in "
+                f"{md_escape(', '.join(lang.get('documents') or []))}.")
     if g.refused:
         if g.score is not None and g.nearest_distance is not None and g.nearest_distance < g.threshold:
+            low = min(g.min_score, g.mention_score) if getattr(g, "mention_score", None) is not None else g.min_score
             return (f"At {g.threshold:g} this question is **refused**: answerability score {g.score:.2f} "
-                    f"under the cut {g.min_score:.2f}.{why}")
+                    f"under the cut {low:.2f}.{why}")
         return f"At {g.threshold:g} this question is **refused**: no chunk under the threshold.{why}"
+    if getattr(g, "verdict", "") == "mentions":
+        return (f"At {g.threshold:g} the documents **mention this but may not answer it**: answerability score "
+                f"{g.score:.2f} under the cut {g.min_score:.2f}, {len(g.sources)} source(s) shown with that "
+                f"warning.{why}")
     return f"At {g.threshold:g} this question is **answered** from {len(g.sources)} source(s).{why}"

@@ -20,6 +20,7 @@ from typing import Any
 
 import streamlit as st
 
+from rag.answer.calibrated_gate import calibrated_model
 from rag.answer.generate import get_generator
 from rag.answer.learned_gate import default_model
 from rag.answer.preview import publish_original
@@ -28,6 +29,7 @@ from rag.errors import ModelError, StoreError
 from rag.index.store import Store
 from rag.models import gguf_info, list_gguf
 from rag.settings import Settings, get_settings
+from rag.types import GateKind
 
 MiB = 1024 * 1024
 
@@ -107,7 +109,7 @@ def default_min_score() -> float:
     cfg = settings()
     if cfg.min_score is not None:
         return float(cfg.min_score)
-    return float(default_model().default_min_score)
+    return float((calibrated_model() if cfg.gate == GateKind.CALIBRATED else default_model()).default_min_score)
 
 
 def store():

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any, Protocol
 from urllib.parse import quote
 
+from rag.answer.preview import best_page
 from rag.ingest.chunk import units
 from rag.ingest.pptx import NOTES_HEADING
 from rag.text import tokenize
@@ -228,7 +229,6 @@ def stored_pdf_locator(store: Any) -> Callable[[ChunkLike], Callable[[str, int, 
             return None
         if not path.is_file():
             return None
-        from rag.answer.preview import best_page
 
         return lambda text, first, last: best_page(path, text, first, last)[0]
 
@@ -249,13 +249,19 @@ def citations(gate_result: Any, store: Any) -> list[Citation]:
     """Numbered citations for the sources the gate kept (``rag.answer.gate.GateResult``), via ``store.chunks(ids)``.
 
     Each PDF citation opens at its evidence page for the gate's query (:func:`evidence_page`). A refused
-    gate result gives ``[]``.
+    gate result gives ``[]``. Chunks the gate collapsed into a source as identical copies
+    (``gate_result.duplicates``) are named in that citation's ``also_in``.
     """
     hits = list(gate_result.sources)
     if not hits:
         return []
     rows = store.chunks([h.chunk_id for h in hits])
-    return citations_from_rows(hits, rows, evidence_pages(rows, gate_result.query, store))
+    cites = citations_from_rows(hits, rows, evidence_pages(rows, gate_result.query, store))
+    dups = getattr(gate_result, "duplicates", None) or {}
+    if not dups:
+        return cites
+    return [replace(c, also_in=tuple(locator_label(r) for r in store.chunks(dups[c.chunk_id])))
+            if c.chunk_id in dups else c for c in cites]
 
 
 def prompt_heading(c: Citation) -> str:

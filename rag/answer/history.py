@@ -61,6 +61,7 @@ def turn_record(question: str, standalone: str, answer: Answer | None, *, method
             invalid_citations_removed=answer.invalid_citations_removed, links_removed=answer.links_removed,
             ttft_ms=answer.ttft_ms, nearest_distance=answer.nearest_distance,
             why=getattr(g, "why", None) if g is not None else None,
+            notice=getattr(g, "notice", None) if g is not None else None,
             read_spans={str(n): [list(sp) for sp in spans] for n, spans in answer.read_spans.items()},
         )
     return rec
@@ -71,9 +72,10 @@ def _known(cls: type, d: dict[str, Any]) -> dict[str, Any]:
 
 
 def citation_from_json(d: dict[str, Any]) -> Citation:
-    """A :class:`rag.types.Citation` from :func:`rag.answer.cite.citation_json` (unknown keys ignored)."""
-    return Citation(**{**_known(Citation, d), "section": tuple(d.get("section") or ()),
-                       "locator": Locator.from_json(d.get("locator"))})
+    """A :class:`rag.types.Citation` from :func:`rag.answer.cite.citation_json` (unknown keys ignored, JSON
+    lists back to the tuples the record holds)."""
+    kw = {k: tuple(v) if isinstance(v, list) else v for k, v in _known(Citation, d).items()}
+    return Citation(**{**kw, "locator": Locator.from_json(d.get("locator"))})
 
 
 def sentence_from_json(d: dict[str, Any]) -> SentenceAttribution:
@@ -85,9 +87,10 @@ def sentence_from_json(d: dict[str, Any]) -> SentenceAttribution:
 
 @dataclass(frozen=True)
 class _SavedGate:
-    """The part of a gate result a reopened turn shows (the why line)."""
+    """The part of a gate result a reopened turn shows (the why line, the 'mentions' notice of issue 15)."""
 
     why: str | None = None
+    notice: str | None = None
 
 
 def answer_from_record(rec: dict[str, Any]) -> Answer | None:
@@ -102,7 +105,7 @@ def answer_from_record(rec: dict[str, Any]) -> Answer | None:
         invalid_citations_removed=int(rec.get("invalid_citations_removed") or 0),
         links_removed=int(rec.get("links_removed") or 0), model=rec.get("model"), ttft_ms=rec.get("ttft_ms"),
         raw_text=rec.get("raw_text"), nearest_distance=rec.get("nearest_distance"),
-        gate=_SavedGate(rec.get("why")),
+        gate=_SavedGate(rec.get("why"), rec.get("notice")),
         read_spans={int(n): tuple(tuple(sp) for sp in spans) for n, spans in (rec.get("read_spans") or {}).items()},
     )
 
@@ -159,7 +162,7 @@ def turn_markdown(n: int, t: HistoryTurn) -> str:
     """One turn as Markdown: the question (and the question searched), the answer or refusal, its sources."""
     out = [f"## {n}. {t.question}"]
     if t.standalone != t.question:
-        out.append(f"*Searched as:* {t.standalone}")
+        out.append(f"*Standalone question:* {t.standalone}")
     if t.scope is not None:
         out.append(f"*Asked within {len(t.scope)} chosen document(s).*")
     a = t.answer

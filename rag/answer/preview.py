@@ -42,6 +42,7 @@ from pathlib import Path
 
 import pymupdf
 
+from rag.ingest import ocr as ocr_engine
 from rag.settings import ROOT
 from rag.types import Box, LocatorKind, Part
 
@@ -130,11 +131,10 @@ def locate_quote(page: pymupdf.Page, quote: str) -> tuple[list[pymupdf.Rect], fl
 def ocr_words(page: pymupdf.Page) -> list[tuple]:
     """The page's words as read by OCR (:mod:`rag.ingest.ocr`), in ``get_text("words")``'s tuple shape
     ``(x0, y0, x1, y1, text, block, line, word_no)``; ``[]`` when the engine is not installed."""
-    from rag.ingest.ocr import available, ocr_page
 
-    if not available():
+    if not ocr_engine.available():
         return []
-    res = ocr_page(page)
+    res = ocr_engine.ocr_page(page)
     return [(w.x0, w.y0, w.x1, w.y1, w.text, 0, w.line, i) for i, w in enumerate(res.words)]
 
 

@@ -62,7 +62,10 @@ def sources_table(cites: list) -> str:
         rows.append((f"[{c.index}]", name, (loc or "before the first heading") + f"  {c.fragment}",
                      f"{c.cosine_distance:.3f}"))
     w = [max(len(r[i]) for r in rows) for i in range(4)]
-    return "\n".join(f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:>{w[3]}}" for r in rows)
+    lines = [f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:>{w[3]}}" for r in rows]
+    lines += [f"[{c.index}] the same text is also in {', '.join(c.also_in)} (identical copies are cited once)"
+              for c in cites if getattr(c, "also_in", ())]
+    return "\n".join(lines)
 
 
 def _notes(a: Any) -> list[str]:
@@ -113,9 +116,13 @@ def _chat(store: Any, chat: str | None, question: str) -> tuple[int | None, list
 @click.option("--max-sources", type=click.IntRange(1, 20), default=None, help="Gate: at most this many sources (default 4).")
 @click.option("--model", default=None, help="GGUF file in models/ (or a path) to answer with.")
 @click.option("--gate", type=click.Choice([g.value for g in GateKind]), default=None,
-              help="learned (default): distance cut AND answerability score; distance: the design's gate alone.")
+              help="calibrated (default): answered / mentions / refused on the store's own scale; learned: issue 8's "
+                   "distance cut AND score; distance: the design's gate alone.")
 @click.option("--min-score", type=click.FloatRange(0.0, 1.0), default=None,
-              help="Learned gate: refuse below this answerability score (default: the shipped model's cut, 0.35).")
+              help="Answerability score from which the sources are taken to answer (default: the shipped model's).")
+@click.option("--mention-score", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Calibrated gate: from this score up to --min-score the verdict is 'the documents mention this "
+                   "but may not answer it'; below it, refused (default: the shipped model's).")
 @click.option("--source-tokens", type=click.IntRange(0, 8192), default=None,
               help="Tokens of source text the model reads, shared by the sources (default 160; 0 = whole chunks).")
 @click.option("--doc", "doc_ids", multiple=True, metavar="ID",
@@ -133,11 +140,11 @@ def _chat(store: Any, chat: str | None, question: str) -> tuple[int | None, list
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the contract of issues 4 and 5).")
 def ask_cmd(question: str, store_dir: str | None, collection: str | None, threshold: float | None,
             max_sources: int | None, model: str | None, gate: str | None, min_score: float | None,
-            source_tokens: int | None, doc_ids: tuple[str, ...], history_file: str | None, chat: str | None,
-            rewrite: str, no_generate: bool, as_json: bool) -> None:
+            mention_score: float | None, source_tokens: int | None, doc_ids: tuple[str, ...],
+            history_file: str | None, chat: str | None, rewrite: str, no_generate: bool, as_json: bool) -> None:
     """Answer QUESTION from the store with [n] citations, or refuse without calling the model."""
     s = _settings(store_dir, threshold, max_sources, model, collection, gate=gate, min_score=min_score,
-                  source_tokens=source_tokens)
+                  mention_score=mention_score, source_tokens=source_tokens)
     previous = _history(history_file)
     store = _open_store(s)
     scope = resolve_docs(store, doc_ids)
@@ -147,6 +154,12 @@ def ask_cmd(question: str, store_dir: str | None, collection: str | None, thresh
     if rw.rewritten and not as_json:
         click.echo(f"searched as: {rw.standalone}", err=True)
     stream = ask(store, rw.standalone, s, doc_ids=scope)
+    notice = getattr(stream.gate, "notice", None)
+    if notice and not as_json:
+        click.echo(notice)
+        if getattr(stream.gate, "why", None):
+            click.echo(f"why: {stream.gate.why}", err=True)
+        click.echo("The passages below mention it; the answer, if any, comes from them only:\n")
     if no_generate:
         a = no_generation_answer(stream.gate, stream.cites, stream.retrieval_ms)
     elif as_json or stream.gate.refused:

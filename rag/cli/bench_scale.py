@@ -38,15 +38,24 @@ from pathlib import Path
 import click
 import numpy as np
 
+from rag.answer.gate import apply_gate
+from rag.answer.learned_gate import TermStats, apply_learned_gate
 from rag.cli.common import machine_summary
 from rag.errors import ExtractionError, StoreError
+from rag.evaluation.cache import EmbeddingCache
+from rag.evaluation.metrics import sign_test
+from rag.index.backend import LocalBackend
+from rag.index.backend import search as backend_search
 from rag.index.bm25 import BM25Index
-from rag.index.dense import DenseIndex
+from rag.index.dense import DenseIndex, choose_kind, ivf_lists
 from rag.index.embed import count_tokens, encoder_spec, load_embedder
 from rag.index.fusion import retrieve, rrf
+from rag.index.milvus import MilvusBackend
+from rag.index.store import Store
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
 from rag.settings import ROOT, get_settings
+from rag.text import tokenize
 
 Echo = Callable[[str], None]
 
@@ -204,7 +213,6 @@ def at(ranks: Sequence[int | None], k: int) -> list[bool]:
 
 def sign_test_line(a: Sequence[bool], b: Sequence[bool]) -> str:
     """``+wins / -losses, p = ...`` of ``a`` against ``b`` (exact two-sided sign test on discordant pairs)."""
-    from rag.evaluation.metrics import sign_test
 
     return str(sign_test(a, b))
 
@@ -217,7 +225,6 @@ def bench_ingest(echo: Echo = print, *, encoder: str | None = None, backend: str
     share, and the process's peak resident memory (model loading included)."""
     import tempfile
 
-    from rag.index.store import Store
 
     header("bench scale: ingest", echo)
     out: dict = {}
@@ -320,7 +327,6 @@ def bench_encoder_speed(corpora: Sequence[BenchCorpus], echo: Echo = print, *, s
 def bench_encoders(corpora: Sequence[BenchCorpus], echo: Echo = print) -> dict:
     """Part ``encoders``: cosine between the float and int8 vectors of every chunk and query, needle
     recall@1/4/20 (hybrid and dense) with each, and exact paired sign tests int8 vs float. Counts only."""
-    from rag.evaluation.cache import EmbeddingCache
 
     header("bench scale: encoders (quality)", echo)
     s = get_settings()
@@ -428,8 +434,6 @@ def _fmt(ms: Sequence[float]) -> str:
 def curve_base(corpora: Sequence[BenchCorpus], encoder: str | None = None):
     """The real corpus vectors (both corpora, through the evaluation's embedding cache), their BM25 token lists,
     the query texts and vectors, and the query-embedding times (ms). Encoder: settings ``encoder`` by default."""
-    from rag.evaluation.cache import EmbeddingCache
-    from rag.text import tokenize
 
     s = get_settings()
     emb = load_embedder(encoder or encoder_spec(s.encoder).key, batch_size=s.embed_batch_size, threads=s.threads)
@@ -453,7 +457,6 @@ def bench_curve(corpora: Sequence[BenchCorpus], sizes: Sequence[int], echo: Echo
     BM25 build/query, and the whole retrieval with the index ``kind="auto"`` picks. Returns the figures."""
     import faiss
 
-    from rag.index.dense import choose_kind, ivf_lists
 
     header("bench scale: curve", echo)
     s = get_settings()
@@ -571,12 +574,6 @@ def bench_backends(corpora: Sequence[BenchCorpus], echo: Echo = print, *, k: int
     cited), the server-side RRF (``hybrid_search``) against the client-side one, and search latency."""
     import tempfile
 
-    from rag.answer.gate import apply_gate
-    from rag.answer.learned_gate import TermStats, apply_learned_gate
-    from rag.evaluation.cache import EmbeddingCache
-    from rag.index.backend import LocalBackend
-    from rag.index.backend import search as backend_search
-    from rag.index.milvus import MilvusBackend
 
     header("bench scale: backends (local FAISS + bm25s vs Milvus through milvus-lite)", echo)
     s = get_settings()
@@ -627,8 +624,8 @@ def bench_backends(corpora: Sequence[BenchCorpus], echo: Echo = print, *, k: int
                 gb = apply_gate(q.text, mi, s.threshold, s.max_sources)
                 same_gate += [h.chunk_id for h in ga.sources] == [h.chunk_id for h in gb.sources]
                 texts = {i: c.texts[i] for i in {h.chunk_id for h in la[:s.max_sources] + mi[:s.max_sources]}}
-                la_l = apply_learned_gate(q.text, la, texts, stats, s.threshold, s.max_sources, s.min_answer_score)
-                mi_l = apply_learned_gate(q.text, mi, texts, stats, s.threshold, s.max_sources, s.min_answer_score)
+                la_l = apply_learned_gate(q.text, la, texts, stats, s.threshold, s.max_sources, s.min_score)
+                mi_l = apply_learned_gate(q.text, mi, texts, stats, s.threshold, s.max_sources, s.min_score)
                 same_learned += (la_l.refused == mi_l.refused
                                  and [h.chunk_id for h in la_l.sources] == [h.chunk_id for h in mi_l.sources])
                 lb = local.bm25.search(q.text, 1)

@@ -2,10 +2,11 @@
 
 JSON contracts (pinned by ``tests/test_cli_store.py``):
 
-* ``search --json`` -> ``{"query", "mode", "hits": [{"rank", "chunk_id", "document_id",
+* ``search --json`` -> ``{"query", "mode", "retrieval", "hits": [{"rank", "chunk_id", "document_id",
   "document_name", "page", "start", "end", "section", "content", "cosine_distance"}]}``, best first
-  (``page`` 1-based or null: the page holding the chunk's sentence that best matches the query; ``start``/``end`` code points into the canonical text;
-  ``section`` a list of heading titles).
+  (``page`` 1-based or null: the page holding the chunk's sentence that best matches the query; ``start``/``end``
+  code points into the canonical text; ``section`` a list of heading titles; ``retrieval`` how the question was
+  searched, :meth:`rag.types.QueryPlan.to_json`: ``{"query", "language", "bm25_weight", "rewritten_query"}``, issue 19).
 * ``status --json`` -> ``{"store", "embed_model", "embed_dim", "chunks", "documents": [{"id", "name",
   "label", "media_type", "size_bytes", "status", "reason", "chunk_count", "pages", "embed_model",
   "embed_dim", "pipeline_version", "extractor", "extractor_version", "warnings", "created_at",
@@ -34,6 +35,7 @@ from typing import Any
 
 import click
 
+from rag.answer.calibrated_gate import store_calibration
 from rag.answer.cite import evidence_pages, fragment, locator_label, row_locator
 from rag.cli.collection import collection_option, store_settings
 from rag.errors import StoreError
@@ -180,6 +182,8 @@ def ingest_cmd(store_dir: str | None, collection: str | None, paths: tuple[str, 
     if replaced and policy is None:
         click.echo(f"note: {replaced} document(s) replaced by a new version under the same name (the default); "
                    "--keep-both keeps both versions as documents", err=True)
+    if len(jobs) > failed and not store.is_empty:
+        store_calibration(store)  # the gate's references for the new contents (issue 15), once per batch, not per file
     if not as_json:
         rate = f", {took * 1000 / chunks:.0f} ms per new chunk" if chunks else ""
         click.echo(f"{len(jobs) - failed} ok, {failed} failed in {took:.1f} s{rate}; store {store.path}: "
@@ -245,7 +249,8 @@ def search_cmd(store_dir: str | None, collection: str | None, k: int, mode: str,
     """Retrieve the top K chunks for QUERY (no gate, no generation), best first."""
     store = _open(store_dir, must_exist=True, collection=collection)
     scope = resolve_docs(store, doc_ids)
-    hits = store.search(query, k=k, mode=mode) if scope is None else store.search(query, k=k, mode=mode, doc_ids=scope)
+    hits, plan = (store.search_planned(query, k=k, mode=mode) if scope is None
+                  else store.search_planned(query, k=k, mode=mode, doc_ids=scope))
     rows = store.chunks([h.chunk_id for h in hits])
     pages = evidence_pages(rows, query, store)  # issue 13: the page holding the sentence that matches
     out = [{"rank": h.rank, "chunk_id": h.chunk_id, "document_id": r.document_id, "document_name": r.document_name,
@@ -254,8 +259,11 @@ def search_cmd(store_dir: str | None, collection: str | None, k: int, mode: str,
             "locator_label": locator_label(r, p), "fragment": fragment(r, p), "locator": row_locator(r).to_json()}
            for h, r, p in zip(hits, rows, pages)]
     if as_json:
-        click.echo(json.dumps({"query": query, "mode": mode, "hits": out}, ensure_ascii=False, indent=2))
+        click.echo(json.dumps({"query": query, "mode": mode, "retrieval": plan.to_json(), "hits": out},
+                              ensure_ascii=False, indent=2))
         return
+    if plan.rewritten:
+        click.echo(f"searched as: {plan.rewritten}")
     if not out:
         click.echo("no hits")
 

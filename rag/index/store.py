@@ -68,14 +68,15 @@ from rag.errors import ModelMismatchError, StoreError
 from rag.index.cache import IndexCache, IndexDelta
 from rag.index.chats import ChatLog
 from rag.index.embed import EMBED_DIM, encoder_for_store, get_embedder
-from rag.index.fusion import MODES, retrieve
+from rag.index.fusion import MODES, retrieve_planned
 from rag.index.indexer import Indexer, IngestResult, IngestStatus, OnConflict, Progress, clean_name
 from rag.index.locks import StoreLocks
+from rag.index.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
 from rag.index.rerank import default_reranker
 from rag.index.schema import connect, get_meta, migrate, now_iso, schema_version, set_meta
 from rag.settings import get_settings
 from rag.text import TermStats
-from rag.types import DocStatus, Hit, Locator
+from rag.types import DocStatus, Hit, Locator, QueryPlan
 
 __all__ = ["INTERRUPTED", "ChunkRow", "ConsistencyReport", "DocumentRow", "IngestResult", "IngestStatus", "OnConflict",
            "Progress", "Store", "VersionRow", "clean_name"]
@@ -262,7 +263,6 @@ class Store:
         s = self.settings
         if s.backend != "milvus":
             return IndexCache(self.path / "index", self._db, self._locks, dim=self.model_dim, k1=s.bm25_k1, b=s.bm25_b)
-        from rag.index.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
 
         with self._locks.write(self._db):
             name = get_meta(self._db, "milvus_collection")
@@ -573,17 +573,22 @@ class Store:
         An empty store or a query matching nothing gives ``[]``.
         Raises ``ValueError`` for an unknown mode.
         """
+        return self.search_planned(query, k, mode, rerank=rerank, doc_ids=doc_ids)[0]
+
+    def search_planned(self, query: str, k: int = 20, mode: str = "hybrid", *, rerank: bool | None = None,
+                       doc_ids: Sequence[str] | None = None) -> tuple[list[Hit], QueryPlan]:
+        """:meth:`search`, and how the question was searched (:class:`rag.types.QueryPlan`, issue 19)."""
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}")
         allowed = None if doc_ids is None else self.scope_chunks(list(doc_ids))
         idx = self.index_cache.current()
         if len(idx.dense) == 0 or (allowed is not None and len(allowed) == 0):
-            return []
+            return [], QueryPlan(query)
         q_vec = self.embedder.encode_query(query)
         rr = default_reranker(self.settings.models_dir) if rerank is not False else None
-        return retrieve(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
-                        depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
-                        reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top, allowed=allowed)
+        return retrieve_planned(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
+                                depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
+                                reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top, allowed=allowed)
 
     def term_stats(self) -> TermStats:
         """Document frequencies over every chunk text (:class:`rag.text.TermStats`) of the current index generation.

@@ -25,6 +25,7 @@ import io
 import statistics
 
 from rag.errors import ExtractionError
+from rag.ingest import ocr as ocr_engine
 from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem
 from rag.types import Document, LocatorKind, MediaType
 
@@ -68,10 +69,9 @@ def open_frames(data: bytes, name: str) -> list:
 def _read(frame, name: str):
     import numpy as np
 
-    from rag.ingest.ocr import ocr_image
 
     try:
-        return ocr_image(np.asarray(frame))
+        return ocr_engine.ocr_image(np.asarray(frame))
     except ImportError as e:
         raise ExtractionError(name, f"cannot read images without the OCR engine ({e})") from e
     except ValueError as e:

@@ -44,10 +44,12 @@ from dataclasses import dataclass, field
 from rag.errors import ExtractionError
 from rag.ingest import EXTRACTOR_VERSION
 from rag.ingest import audit as audit_mod
+from rag.ingest import ocr as ocr_engine
 from rag.ingest.forms import annotation_lines, form_lines
 from rag.ingest.hyphen import Lexicon, join_lines
 from rag.ingest.layout import _LIGATURES, Line, merge_fragments, order_blocks, page_lines, paragraphs_of
 from rag.ingest.quality import classify_page
+from rag.ingest.tables import table_lines
 from rag.types import MEDIA_PDF, Document, Heading, PageSpan
 
 _HEADER_ZONE = 0.12
@@ -107,9 +109,8 @@ class PageRead:
 
 def _ocr_lines(page, page_h: float, block_base: int) -> tuple[list[Line], float]:
     """OCR'd lines of ``page`` (kind ``ocr``), grouped into blocks by vertical gaps; and the OCR time (ms)."""
-    from rag.ingest.ocr import ocr_page
 
-    res = ocr_page(page)
+    res = ocr_engine.ocr_page(page)
     out: list[Line] = []
     block = block_base
     for ln in res.lines:
@@ -149,7 +150,6 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True) -> PageRe
         added += annotation_lines(page, main + added, page_h, n_blocks + len(added) + 100)
     tables = 0
     if find_tables and upright and main:
-        from rag.ingest.tables import table_lines
 
         main, table_ls = table_lines(page, main, page_h, n_blocks + 1000)
         added += table_ls
@@ -157,9 +157,8 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True) -> PageRe
     kind = classify_page(page, reference)
     read = PageRead([], reference, kind, tables=tables, dropped=dropped)
     if kind in ("scanned", "sparse-image", "unreadable") and use_ocr:
-        from rag.ingest.ocr import available
 
-        if available():
+        if ocr_engine.available():
             ocr_ls, read.ocr_ms = _ocr_lines(page, page_h, n_blocks + 2000)
             if kind == "sparse-image":
                 ocr_ls = [ln for ln in ocr_ls if not _overlaps(ln, main)]
@@ -387,10 +386,9 @@ def _needs_ocr(page) -> bool:
 
 
 def _read_pages(doc, warnings: list[str], progress: Progress | None, use_ocr: bool) -> list[PageRead]:
-    from rag.ingest.ocr import available, current_progress
 
-    progress = progress or current_progress()
-    ocr_on = use_ocr and available()
+    progress = progress or ocr_engine.current_progress()
+    ocr_on = use_ocr and ocr_engine.available()
     todo = [i for i in range(doc.page_count) if _needs_ocr(doc.load_page(i))] if ocr_on and progress else []
     done = 0
     if todo and progress:
@@ -436,13 +434,12 @@ def pages_read_by_ocr(warnings) -> tuple[int, ...]:
 
 
 def _warn(reads: list[PageRead], cov, warnings: list[str]) -> None:
-    from rag.ingest.ocr import ENGINE
 
     scanned = [i + 1 for i, r in enumerate(reads) if r.kind == "scanned" and not r.ocr]
     ocr = [i + 1 for i, r in enumerate(reads) if r.ocr]
     bad = [i + 1 for i, r in enumerate(reads) if r.kind == "unreadable"]
     if ocr:
-        warnings.append(f"page(s) {_pages_list(ocr)} read by OCR ({ENGINE}); check quotes against the page")
+        warnings.append(f"page(s) {_pages_list(ocr)} read by OCR ({ocr_engine.ENGINE}); check quotes against the page")
     if scanned:
         warnings.append(f"no text layer on page(s) {_pages_list(scanned)} (scanned, not read: OCR is not "
                         "installed or found no text); not searchable")

@@ -25,6 +25,8 @@ import functools
 import re
 import unicodedata
 
+from rag.index.embed import get_tokenizer
+
 #: Images covering at least this share (0..1) of a page with no text make it "scanned".
 SCANNED_IMAGE_SHARE = 0.3
 #: A page with fewer text-layer words than this over images covering ``SPARSE_IMAGE_SHARE`` is OCR'd too.
@@ -39,7 +41,6 @@ _NON_LETTER = re.compile(r"[\W\d_]+")
 @functools.lru_cache(maxsize=1)
 def _vocabulary() -> frozenset[str]:
     try:
-        from rag.index.embed import get_tokenizer
 
         return frozenset(w for w in get_tokenizer().get_vocab() if w.isalpha())
     except Exception:  # noqa: BLE001 - no tokenizer: the vowel statistic alone decides

@@ -63,7 +63,7 @@ def test_markdown_export_keeps_questions_answers_citations_and_locators():
                                            Answer(query="x", threshold=0.675, refused=True, refusal="NO ANSWER: x")))
     md = chat_markdown("Leave questions", [answered, refused], collection="HR", exported_at="2026-11-30T10:00:00+00:00")
     assert md.startswith("# Leave questions\n\n*collection HR, exported 2026-11-30T10:00:00+00:00*")
-    assert "## 1. How many days?" in md and "*Searched as:* How many days of leave?" in md
+    assert "## 1. How many days?" in md and "*Standalone question:* How many days of leave?" in md
     assert "Staff get 28 days [1]." in md
     assert "[1] leave.md > Annual leave `#char=12,70` · cosine distance 0.250" in md
     assert "[2] paper.pdf, p. 5 `#page=5` · cosine distance 0.310 (not cited)" in md

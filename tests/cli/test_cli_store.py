@@ -59,7 +59,11 @@ def test_search_json_contract(small_store):
     code, out = _run("search", "--store", str(d), "--k", "3", "--mode", "hybrid", "--json", "layout parser table")
     assert code == 0
     j = json.loads(out)
-    assert list(j) == ["query", "mode", "hits"] and j["mode"] == "hybrid"
+    assert list(j) == ["query", "mode", "retrieval", "hits"] and j["mode"] == "hybrid"
+    # issue 19: how the question was searched; no model rewrite by default
+    assert list(j["retrieval"]) == ["query", "language", "bm25_weight", "rewritten_query"]
+    assert j["retrieval"]["query"] == "layout parser table" and j["retrieval"]["rewritten_query"] is None
+    assert j["retrieval"]["language"] == "en" and 0.0 <= j["retrieval"]["bm25_weight"] <= 1.0
     assert 1 <= len(j["hits"]) <= 3
     for i, h in enumerate(j["hits"], start=1):
         assert list(h) == SEARCH_KEYS + SEARCH_KEYS_ADDED and h["rank"] == i and 0.0 <= h["cosine_distance"] <= 2.0

@@ -119,7 +119,7 @@ def test_history_makes_a_follow_up_standalone_and_chats_are_saved_and_exported(c
     _run("chats", "export", "--store", store, first["chat_id"], "-o", out)
     md = out.read_text(encoding="utf-8")
     assert md.startswith(f"# {DAYS}") and f"## 1. {DAYS}" in md and "## 2. And can they carry days over?" in md
-    assert "*Searched as:* And can they carry days over? (" in md
+    assert "*Standalone question:* And can they carry days over? (" in md
     assert "leave-policy.md > " in md and "`#char=" in md and "> Full-time staff get 28 days" in md
     turns = json.loads(_run("chats", "show", "--store", store, first["chat_id"], "--json").stdout)
     assert len(turns) == 2 and turns[1]["standalone"] == second["query"]

@@ -182,7 +182,8 @@ def test_slider_flips_the_same_question_from_refused_to_answered(indexed):
     assert at.sidebar.get("arrow_vega_lite_chart") or at.sidebar.get("vega_lite_chart")  # the distance chart
     at.slider(key="threshold").set_value(0.675).run()
     verdicts = [m.value for m in at.sidebar.markdown]
-    assert any(re.search(r"answered\*\* from [1-4] source", v) for v in verdicts), verdicts
+    # answered, or (issue 15) "mention this but may not answer it" with its sources: either way no longer refused
+    assert any(re.search(r"(answered\*\* from|may not answer it\*\*: .*, ) ?[1-4] source", v) for v in verdicts), verdicts
 
     _llm_or_skip()
     at.button(key="reask").click().run()

@@ -77,7 +77,7 @@ def test_scope_follow_up_caption_saved_chat_reopened_and_exported(data, cases_di
     at.chat_input(key="question").set_value("And on Sundays?").run()  # still within the visitor guide: refused
     assert not at.exception, at.exception
     follow = at.chat_message[2]
-    searched = [c.value for c in follow.caption if c.value.startswith("Searched as:")]
+    searched = [c.value for c in follow.caption if c.value.startswith("Standalone question:")]
     assert searched and "bike" in searched[0] and "shed" in searched[0], searched
     # the chat is saved: a new chat empties the page, the saved one comes back with its captions
     at.button(key="new_chat").click().run()
@@ -86,7 +86,7 @@ def test_scope_follow_up_caption_saved_chat_reopened_and_exported(data, cases_di
     assert "When does the bike shed close?" in open_btn.label
     open_btn.click().run()
     assert len(at.chat_message) == 4
-    assert any(c.value.startswith("Searched as:") for c in at.chat_message[2].caption)
+    assert any(c.value.startswith("Standalone question:") for c in at.chat_message[2].caption)
     assert at.chat_message[1].error[0].value.startswith("NO ANSWER")
     [dl] = at.get("download_button")
     assert "Export chat" in dl.proto.label

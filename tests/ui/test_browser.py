@@ -415,7 +415,7 @@ def _issue16_flow(page, server, cases_dir, tmp_path):
     assert "28 days" in sources and "25 days" not in sources and "abbatical" not in sources, sources
     follow = _ask(page, FOLLOW_UP)
     user = page.get_by_test_id("stChatMessage").nth(2)
-    expect(user).to_contain_text("Searched as:")
+    expect(user).to_contain_text("Standalone question:")
     expect(user).to_contain_text(FOLLOW_UP)
     assert "Carry-over" in follow.inner_text() or "carried over" in follow.inner_text()
     page.screenshot(path=ARTIFACTS / "22-follow-up.png", full_page=True)
@@ -439,11 +439,11 @@ def _issue16_flow(page, server, cases_dir, tmp_path):
     side.get_by_role("button", name=DAYS_QUESTION).click()
     expect(page.get_by_test_id("stChatMessage")).to_have_count(6)
     expect(page.get_by_test_id("stChatMessage").nth(1)).to_contain_text("28 days")
-    expect(page.get_by_test_id("stChatMessage").nth(2)).to_contain_text("Searched as:")
+    expect(page.get_by_test_id("stChatMessage").nth(2)).to_contain_text("Standalone question:")
     with page.expect_download() as info:
         side.get_by_role("button", name="Export chat (Markdown)").click()
     md = Path(info.value.path()).read_text(encoding="utf-8")
-    assert md.startswith(f"# {DAYS_QUESTION}") and f"## 2. {FOLLOW_UP}" in md and "*Searched as:*" in md
+    assert md.startswith(f"# {DAYS_QUESTION}") and f"## 2. {FOLLOW_UP}" in md and "*Standalone question:*" in md
     assert f"{LEAVE} > " in md and "`#char=" in md and "NO ANSWER" in md
     page.screenshot(path=ARTIFACTS / "24-reopened.png", full_page=True)
 
