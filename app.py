@@ -1,15 +1,21 @@
 """The chat page: ask the indexed documents; answers stream with clickable [n] citations.
 
 Run with ``make run`` (http://localhost:8501). Documents are added on the
-Documents page. This page only calls ``rag/`` (via :mod:`ui.chat`): the store
-gates the question, a refusal never calls the model.
+Documents page. This page only calls ``rag/`` (via :mod:`ui.chat` and
+:mod:`ui.sidebar`): the store gates the question, a refusal never calls the
+model. The conversation is kept: a follow-up is made standalone before
+retrieval (:mod:`rag.answer.followup`) and shown under the question, every
+turn is saved in the collection's chats, and the sidebar picks the
+collection, the documents to ask within, and a saved chat to reopen or export.
 """
 
 import streamlit as st
 
+from rag.answer.followup import RewriteMethod, rewrite_followup, rewrite_generator
+from rag.collections import DEFAULT
 from rag.errors import RagError
 from rag.types import DocStatus
-from ui import chat, services
+from ui import chat, services, sidebar
 from ui.format import md_escape
 
 st.set_page_config(page_title="Document QA", page_icon="📄", layout="wide")
@@ -18,6 +24,14 @@ cfg = services.settings()
 
 # ---------------------------------------------------------------- sidebar
 with st.sidebar:
+    sidebar.collection_picker()
+    try:
+        store = services.store()
+    except RagError as e:
+        st.error(md_escape(str(e)))
+        st.stop()
+    scope = sidebar.scope_picker(store)
+    sidebar.chat_list(store)
     st.header("Answering")
     threshold = st.slider(
         "Threshold (cosine distance)", min_value=0.0, max_value=1.5, value=float(cfg.threshold), step=0.005,
@@ -62,8 +76,15 @@ with st.sidebar:
     else:
         st.error("No model in models/: run `make models`.")
 
+    rewrite = st.selectbox(
+        "Follow-up questions", [m.value for m in RewriteMethod], key="rewrite_method",
+        format_func={"keywords": "add the previous question's key words", "context": "add the previous question",
+                     "model": "rewritten by the model", "off": "searched as typed"}.get,
+        help="A question that leans on the previous one ('How many problems does it contain?') is made standalone "
+             "before it is searched; the searched question is shown under yours. See docs/answers.md for how "
+             "each way was measured.")
     turns = st.session_state.turns
-    last = next((t for t in reversed(turns) if t.candidates), None)
+    last = next((t for t in reversed(turns) if t.candidates and (t.gate is not None or t.hits)), None)
     st.subheader("Last question's candidates")
     if last is None:
         st.caption("Ask a question to see the cosine distances of the retrieved chunks.")
@@ -76,35 +97,45 @@ with st.sidebar:
                    "under the threshold but beyond max sources; grey: over. Red dashed line: the threshold.")
         st.markdown(chat.what_if(verdict))
         if st.button("Ask it again at this threshold", key="reask"):
-            st.session_state.pending_question = last.question
+            st.session_state.pending_question = (last.question, last.searched)
 
 # ---------------------------------------------------------------- conversation
 st.title("Ask your documents")
-try:
-    store = services.store()
-    n_docs = sum(1 for d in store.documents() if d.status == DocStatus.READY)
-except RagError as e:
-    st.error(md_escape(str(e)))
-    st.stop()
+n_docs = sum(1 for d in store.documents() if d.status == DocStatus.READY)
+where = "" if services.collection_name() == DEFAULT else f" in collection {md_escape(services.collection_name())}"
 if n_docs == 0:
-    st.info("No document is indexed yet: add PDF, Word, PowerPoint, spreadsheet, web page, e-book, image, "
+    st.info(f"No document is indexed{where} yet: add PDF, Word, PowerPoint, spreadsheet, web page, e-book, image, "
             "Markdown or text files on the **Documents** page.")
 else:
-    st.caption(f"{n_docs} document(s) indexed · answers cite their sources as [n]; click one to open it.")
+    st.caption(f"{n_docs} document(s) indexed{where} · answers cite their sources as [n]; click one to open it.")
 
 for i, turn in enumerate(st.session_state.turns):
     with st.chat_message("user"):
-        st.markdown(md_escape(turn.question))
+        chat.render_question(turn)
     with st.chat_message("assistant"):
         chat.render_turn_body(turn, key=f"t{i}")
 
-question = st.chat_input("Ask a question about your documents", key="question")
-question = question or st.session_state.pop("pending_question", None)
-if question and question.strip():
-    question = question.strip()
+typed = st.chat_input("Ask a question about your documents", key="question")
+pending = None if typed else st.session_state.pop("pending_question", None)
+question = (typed or (pending[0] if pending else "") or "").strip()
+if question:
+    previous = [t.searched for t in st.session_state.turns]
+    try:
+        rw = (rewrite_followup(question, [], RewriteMethod.OFF) if pending
+              else rewrite_followup(question, previous, rewrite, idf=lambda t: store.term_stats().idf(t),
+                                    get_generator=lambda: rewrite_generator(
+                  cfg.with_overrides(model_file=model_file or cfg.model_file))))
+    except RagError as e:
+        st.error(md_escape(str(e)))
+        st.stop()
+    standalone = pending[1] if pending else rw.standalone
     with st.chat_message("user"):
         st.markdown(md_escape(question))
+        if standalone != question:
+            st.caption("Standalone question: " + md_escape(standalone))
     with st.chat_message("assistant"):
-        turn = chat.ask(question, threshold, max_sources, model_file or cfg.model_file, min_score, source_tokens)
+        turn = chat.ask(question, threshold, max_sources, model_file or cfg.model_file, min_score, source_tokens,
+                        standalone=standalone, doc_ids=scope, method=rw.method)
     st.session_state.turns.append(turn)
+    chat.save_turn(turn)
     st.rerun()

@@ -2,7 +2,10 @@
 
 The page calls the store (:class:`rag.index.store.Store`) and nothing else: it
 extracts, chunks (strategy E), embeds and indexes. A bad file shows its reason
-and nothing else is lost; the same bytes again say "already indexed".
+and nothing else is lost; the same bytes (or the same text) again say "already
+indexed". Other bytes under a name already indexed wait for the user: replace
+the current version (it leaves the index at once and is listed as a previous
+version) or keep both (issue 16). The sidebar picks the collection.
 """
 
 import pandas as pd
@@ -11,10 +14,11 @@ import streamlit as st
 from rag.answer.calibrated_gate import store_calibration
 from rag.answer.preview import unpublish
 from rag.errors import RagError
+from rag.index.indexer import OnConflict
 from rag.ingest.ocr import reporting as ocr_reporting
 from rag.ingest.pdf import pages_read_by_ocr
 from rag.types import DocStatus
-from ui import services
+from ui import services, sidebar
 from ui.format import md_escape
 
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
@@ -22,6 +26,8 @@ services.init_state()
 MiB = services.MiB
 STAGES = {"ocr": (0.0, 0.1), "extract": (0.0, 0.1), "chunk": (0.1, 0.2), "embed": (0.2, 0.95), "index": (0.95, 1.0)}
 
+with st.sidebar:
+    sidebar.collection_picker()
 st.title("Documents")
 limit_mb = services.upload_limit_mb()
 try:
@@ -48,12 +54,15 @@ def _log_result(r) -> None:
     name = r.name
     if r.status == "ready":
         extra = f"; warnings: {'; '.join(r.warnings)}" if r.warnings else ""
+        if r.replaced_id:
+            extra += f"; replaced the version added {r.replaced_added_at}"
         st.session_state.ingest_log.append(("success", f"{name}: indexed, {r.chunk_count} chunks{extra}"))
         doc = store.get_document(r.document_id)
         if doc and doc.media_type == "application/pdf":
             services.publish_pdf(r.document_id)
     elif r.status == "duplicate":
-        same = f" (as {r.existing_name})" if r.existing_name and r.existing_name != name else ""
+        other = r.existing_name and (r.existing_name != name or r.same_text)
+        same = f" (same text as {r.existing_name})" if other else ""
         st.session_state.ingest_log.append(("info", f"{name}: already indexed{same}; nothing done"))
     elif r.status == "busy":
         st.session_state.ingest_log.append(("warning", f"{name}: being indexed by another process right now"))
@@ -76,14 +85,52 @@ def ingest_uploads(files) -> None:
                     ("error", f"{f.name}: refused: {f.size / MiB:.1f} MB is over the {limit_mb} MB limit"))
                 continue
             cb = _progress_callback(bar, i, len(new), f.name)
+            data = f.getvalue()
             with ocr_reporting(cb):  # scanned pages: the bar moves page by page while OCR reads them
-                r = store.ingest_bytes(f.getvalue(), f.name, progress=cb)
+                r = store.ingest_bytes(data, f.name, progress=cb, on_conflict=OnConflict.ASK)
+            if r.status == "exists":  # other bytes under a name already indexed: the user decides below
+                st.session_state.pending_versions.append((f.file_id, f.name, data, r.existing_id))
+                continue
             _log_result(r)
         bar.progress(1.0, text="Updating the search indexes…")
     if not store.is_empty:
         bar.progress(1.0, text="Calibrating the answer gate on these documents…")
         store_calibration(store)  # issue 15: once per batch of uploads, so the first question does not wait for it
     bar.progress(1.0, text="Done.")
+
+
+def resolve_pending(i: int, policy: str | None) -> None:
+    """Index pending upload ``i`` with ``policy`` (replace / keep both), or drop it (``None``)."""
+    _, name, data, _ = st.session_state.pending_versions.pop(i)
+    if policy is None:
+        st.session_state.ingest_log = [("info", f"{name}: not added")]
+        return
+    st.session_state.ingest_log = []
+    bar = st.progress(0.0, text=f"Indexing {name}…")
+    cb = _progress_callback(bar, 0, 1, name)
+    with ocr_reporting(cb):
+        _log_result(store.ingest_bytes(data, name, progress=cb, on_conflict=policy))
+
+
+def ask_pending() -> None:
+    """For each upload under a name already indexed: which version is current, and replace / keep both / cancel."""
+    for i, (fid, name, _, existing) in enumerate(st.session_state.pending_versions):
+        cur = store.get_document(existing)
+        when = f", added {cur.created_at}" if cur else ""
+        with st.container(border=True):
+            st.warning(md_escape(f"{name} is already indexed (current version {existing[:8]}{when}) with other "
+                                 "content. Replace it with the new file, or keep both as separate documents?"))
+            a, b, c = st.columns(3)
+            if a.button("Replace", key=f"replace-{fid}", type="primary",
+                        help="The new file becomes the current version; the old one leaves the index now."):
+                resolve_pending(i, OnConflict.REPLACE)
+                st.rerun()
+            if b.button("Keep both", key=f"keepboth-{fid}"):
+                resolve_pending(i, OnConflict.KEEP_BOTH)
+                st.rerun()
+            if c.button("Cancel", key=f"cancel-{fid}"):
+                resolve_pending(i, None)
+                st.rerun()
 
 
 #: File name endings the uploader offers (the type is then read from the bytes: rag.ingest.sniff).
@@ -99,6 +146,7 @@ st.caption(f"Files up to **{limit_mb} MB** each (server.maxUploadSize); bigger f
            "Each file is extracted, cut into chunks and embedded locally; nothing leaves this machine.")
 if files:
     ingest_uploads(files)
+ask_pending()
 
 for level, msg in st.session_state.ingest_log:
     getattr(st, level)(md_escape(msg))
@@ -112,6 +160,10 @@ if not docs:
 
 table = pd.DataFrame({
     "document": [d.label for d in docs],
+    "version": [d.versions + 1 for d in docs],
+    "added (UTC)": [d.created_at for d in docs],
+    "previous versions (added)": [", ".join(v.added_at for v in store.versions(d.id)) if d.versions else ""
+                                  for d in docs],
     "status": [d.status for d in docs],  # plain words: no emoji font needed to read them
     "reason": [d.reason or "" for d in docs],
     "chunks": [d.chunk_count for d in docs],
@@ -121,7 +173,6 @@ table = pd.DataFrame({
     "embedding model": [f"{d.embed_model} ({d.embed_dim}-d)" for d in docs],
     "read by OCR (pages)": [", ".join(map(str, pages_read_by_ocr(d.warnings))) for d in docs],
     "warnings": ["; ".join(d.warnings) for d in docs],
-    "added (UTC)": [d.created_at for d in docs],
     "id": [d.id[:12] for d in docs],
 })
 st.dataframe(table, hide_index=True, width="stretch", key="documents_table")

@@ -21,7 +21,9 @@ import streamlit as st
 
 from rag.answer.cite import citations, locator_label
 from rag.answer.gate import apply_gate, regate
+from rag.answer.history import turn_from_record, turn_record
 from rag.answer.pipeline import Answer, AnswerStream, search_and_gate
+from rag.collections import DEFAULT
 from rag.errors import RagError
 from ui import services, viewer
 from ui.format import answer_markdown, blockquote, citation_url, distance_label, is_pdf, marker_link, md_escape, pdf_url
@@ -42,7 +44,10 @@ class Turn:
 
     ``answer`` is ``None`` only when ``error`` says why; ``hits`` the gate's
     candidates (``rag.types.Hit``), kept so the sidebar can re-apply the
-    gate at another threshold without searching again.
+    gate at another threshold without searching again (a turn reopened from
+    a saved chat has none). ``standalone`` the question as searched (a
+    follow-up made standalone, issue 16; ``""`` = as typed); ``scope`` the
+    document ids it was asked within (``None`` = all).
     """
 
     question: str
@@ -52,6 +57,14 @@ class Turn:
     max_sources: int = 4
     error: str | None = None
     gate: Any = None
+    standalone: str = ""
+    scope: tuple[str, ...] | None = None
+    method: str = ""
+
+    @property
+    def searched(self) -> str:
+        """The question as searched (the standalone form when it was rewritten)."""
+        return self.standalone or self.question
 
 
 def _candidates(store: Any, hits: tuple[Any, ...]) -> list[Candidate]:
@@ -63,19 +76,26 @@ def _candidates(store: Any, hits: tuple[Any, ...]) -> list[Candidate]:
 
 
 def ask(question: str, threshold: float, max_sources: int, model_file: str, min_score: float | None = None,
-        source_tokens: int | None = None) -> Turn:
+        source_tokens: int | None = None, *, standalone: str = "", doc_ids: list[str] | None = None,
+        method: str = "") -> Turn:
     """Gate the question, then stream the answer into the current container; returns the finished :class:`Turn`.
 
+    ``standalone`` is what gets searched and answered when the question was a
+    follow-up (:func:`rag.answer.followup.rewrite_followup`); ``doc_ids``
+    restricts retrieval and the gate to those documents (issue 16).
     A refusal shows the NO ANSWER line and never loads or calls the model
     (:class:`rag.answer.pipeline.AnswerStream` does not touch it when the gate refused).
     """
     store = services.store()
+    asked = standalone or question
     t0 = time.perf_counter()
-    gate = search_and_gate(store, question, threshold=threshold, max_sources=max_sources, min_score=min_score)
+    gate = search_and_gate(store, asked, threshold=threshold, max_sources=max_sources, min_score=min_score,
+                           doc_ids=doc_ids)
     cites = citations(gate, store)
     retrieval_ms = (time.perf_counter() - t0) * 1000.0
     turn = Turn(question, None, tuple(gate.candidates), _candidates(store, tuple(gate.candidates)), max_sources,
-                gate=gate)
+                gate=gate, standalone=standalone if standalone != question else "",
+                scope=tuple(doc_ids) if doc_ids is not None else None, method=method)
     cfg = services.settings().with_overrides(model_file=model_file, threshold=threshold, max_sources=max_sources,
                                              source_tokens=source_tokens)
     stream = AnswerStream(gate, cites, cfg, retrieval_ms=retrieval_ms, get_generator=services.generator_for,
@@ -97,6 +117,45 @@ def ask(question: str, threshold: float, max_sources: int, model_file: str, min_
     placeholder.empty()
     render_turn_body(turn, key="live")
     return turn
+
+
+def save_turn(turn: Turn) -> None:
+    """Keep ``turn`` in this collection's chats (a new chat, titled by its first question, on the first turn)."""
+    store = services.store()
+    if st.session_state.get("chat_id") is None or store.chats.get(st.session_state.chat_id) is None:
+        st.session_state.chat_id = store.chats.create(turn.question)
+    cands = [(c.rank, c.cosine_distance, c.label) for c in turn.candidates]
+    store.chats.append(st.session_state.chat_id, turn.question, turn.searched,
+                       turn_record(turn.question, turn.searched, turn.answer, method=turn.method, error=turn.error,
+                                   candidates=cands, scope=turn.scope))
+
+
+def open_chat(chat_id: int) -> None:
+    """Make saved chat ``chat_id`` the conversation: its turns, answers and sources as they were saved."""
+    store = services.store()
+    turns = []
+    for row in store.chats.turns(chat_id):
+        h = turn_from_record(row.record, row.created_at)
+        turns.append(Turn(h.question, h.answer, (), [Candidate(r, d, label) for r, d, label in h.candidates],
+                          error=h.error, standalone=h.standalone if h.standalone != h.question else "",
+                          scope=h.scope, method=h.method))
+    st.session_state.turns = turns
+    st.session_state.chat_id = chat_id
+
+
+def render_question(turn: Turn) -> None:
+    """The user's side of a turn: the question, and under it the question searched when it was rewritten."""
+    st.markdown(md_escape(turn.question))
+    if turn.standalone:
+        st.caption("Standalone question: " + md_escape(turn.standalone))
+    if turn.scope is not None:
+        st.caption(f"Asked within {len(turn.scope)} chosen document(s)")
+
+
+def _collection() -> str | None:
+    """This session's collection for citation links (``None`` for the default one: links stay as they were)."""
+    name = services.collection_name()
+    return None if name == DEFAULT else name
 
 
 def _escaped(stream: AnswerStream) -> Iterator[str]:
@@ -126,12 +185,12 @@ def render_turn_body(turn: Turn, key: str) -> None:
         return
     render_search_note(turn.gate)
     if a.refused:
-        render_refusal(a, turn.candidates, getattr(turn.gate, "why", None))
+        render_refusal(a, turn.candidates, getattr(turn.gate or a.gate, "why", None))
         return
     _publish(a.citations)
     pages = cited_pages(a.citations)
-    render_notice(a, getattr(turn.gate, "why", None))
-    st.markdown(answer_markdown(a.text or "", a.sentences, a.citations, pages))
+    render_notice(a, getattr(turn.gate or a.gate, "why", None))
+    st.markdown(answer_markdown(a.text or "", a.sentences, a.citations, pages, _collection()))
     unsupported = sum(1 for s in a.sentences if s.unsupported)
     notes = []
     if unsupported:
@@ -200,8 +259,8 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
         original = pdf_url(c, pages.get(c.index))
         secondary = f" · [PDF at page {pages.get(c.index) or c.page} ↗]({original})" if original else ""
         left.markdown(
-            f"{marker_link(c.index, citation_url(c, pages.get(c.index)))} **{md_escape(c.locator_label)}** · "
-            f"cosine distance `{distance_label(c.cosine_distance)}`{secondary}"
+            f"{marker_link(c.index, citation_url(c, pages.get(c.index), _collection()))} "
+            f"**{md_escape(c.locator_label)}** · cosine distance `{distance_label(c.cosine_distance)}`{secondary}"
         )
         if right.button("Preview", key=f"preview-{key}-{c.index}", help="Show the cited place here"):
             show_source(c, pages.get(c.index))

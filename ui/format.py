@@ -66,11 +66,13 @@ def is_pdf(citation: Any) -> bool:
     return citation.media_type == "application/pdf" and citation.page is not None
 
 
-def citation_url(citation: Any, page: int | None = None) -> str:
+def citation_url(citation: Any, page: int | None = None, collection: str | None = None) -> str:
     """Where ``[n]`` leads: the in-app viewer (the Source page) at the cited place, for every format.
 
     ``page`` overrides ``citation.page`` for a chunk that runs over a page
-    break (:func:`rag.answer.cite.evidence_page` says where the cited sentence is).
+    break (:func:`rag.answer.cite.evidence_page` says where the cited sentence is);
+    ``collection`` (issue 16) is added to the query when given, so a citation
+    opened in a new tab reads the collection it came from.
     """
     params = {"doc": citation.document_id, "chunk": getattr(citation, "chunk_id", None), "start": citation.start,
               "end": citation.end, "n": citation.index}
@@ -78,6 +80,8 @@ def citation_url(citation: Any, page: int | None = None) -> str:
         del params["chunk"]
     if is_pdf(citation):
         params["page"] = page or citation.page
+    if collection:
+        params["collection"] = collection
     return f"{SOURCE_PAGE}?{urlencode(params)}"
 
 
@@ -133,13 +137,14 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str]) -> str:
 
 
 def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Iterable[Any],
-                    pages: Mapping[int, int] | None = None) -> str:
+                    pages: Mapping[int, int] | None = None, collection: str | None = None) -> str:
     """The final answer: per-sentence marks when ``sentences`` are given, else ``text`` with linked markers.
 
-    ``pages`` maps a citation's ``index`` to the PDF page its link opens (see :func:`citation_url`).
+    ``pages`` maps a citation's ``index`` to the PDF page its link opens (see :func:`citation_url`,
+    which also takes ``collection``).
     """
     pages = pages or {}
-    urls = {c.index: citation_url(c, pages.get(c.index)) for c in citations}
+    urls = {c.index: citation_url(c, pages.get(c.index), collection) for c in citations}
     if not sentences:
         return link_markers(text, urls)
     out, in_list = "", False

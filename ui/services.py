@@ -1,14 +1,20 @@
 """Streamlit glue shared by the pages: cached resources, session state under guards, citation publishing.
 
 Resources live in ``st.cache_resource`` (one per process, shared by every
-browser tab and every rerun): the store (thread-safe within a process, see
-:class:`rag.index.store.Store`) with its embedder, and the GGUF generator. Nothing is
-re-embedded on a rerun: ingest happens only when a new upload arrives, and the
-chat only embeds the new question.
+browser tab and every rerun): the store of each collection (thread-safe within a
+process, see :class:`rag.index.store.Store`) with its embedder, and the GGUF
+generator. Nothing is re-embedded on a rerun: ingest happens only when a new
+upload arrives, and the chat only embeds the new question.
+
+The collection (issue 16, :mod:`rag.collections`) is per browser session
+(``st.session_state.collection``), starting at ``RAG_COLLECTION`` or the
+default one; a link that carries ``?collection=NAME`` (a citation opened in a
+new tab) opens that collection.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +24,8 @@ from rag.answer.calibrated_gate import calibrated_model
 from rag.answer.generate import get_generator
 from rag.answer.learned_gate import default_model
 from rag.answer.preview import publish_original
-from rag.errors import ModelError
+from rag.collections import DEFAULT, Collections
+from rag.errors import ModelError, StoreError
 from rag.index.store import Store
 from rag.models import gguf_info, list_gguf
 from rag.settings import Settings, get_settings
@@ -31,14 +38,60 @@ STATE_DEFAULTS: dict[str, Any] = {
     "turns": [],            # chat history: list of ui.chat.Turn, oldest first
     "ingest_log": [],       # Documents page: (level, message) lines of the last uploads
     "ingested_ids": set(),  # Documents page: uploader file ids already handled in this session
+    "chat_id": None,        # the saved chat the turns belong to (rag.index.chats), None before the first question
+    "pending_versions": [],  # Documents page: uploads under a name already indexed, waiting for replace / keep both
 }
 
 
 def init_state() -> None:
-    """Create the session-state keys this app uses, once per browser session."""
+    """Create the session-state keys this app uses, once per browser session (the collection from the URL or env)."""
     for key, value in STATE_DEFAULTS.items():
         if key not in st.session_state:
             st.session_state[key] = value.copy() if hasattr(value, "copy") else value
+    if "collection" not in st.session_state:
+        st.session_state.collection = os.environ.get("RAG_COLLECTION") or DEFAULT
+    wanted = st.query_params.get("collection")
+    if wanted and wanted != st.session_state.collection:
+        try:
+            st.session_state.collection = collections().get(wanted).name
+        except StoreError:
+            pass
+
+
+def collections() -> Collections:
+    """The collections under the data folder (``settings().store``)."""
+    return Collections(settings().store)
+
+
+def collection_name() -> str:
+    """This session's collection; back to the default one when it was deleted or renamed meanwhile."""
+    name = st.session_state.get("collection", DEFAULT)
+    try:
+        return collections().get(name).name
+    except StoreError:
+        st.session_state.collection = DEFAULT
+        return DEFAULT
+
+
+def switch_collection(name: str) -> None:
+    """Make ``name`` this session's collection: a new conversation, no scope, no pending uploads."""
+    if name != st.session_state.get("collection"):
+        st.session_state.collection = name
+        reset_chat()
+        st.session_state.pending_versions = []
+        st.session_state.ingest_log = []
+        st.session_state.pop("scope_docs", None)
+
+
+def reset_chat() -> None:
+    """Start a new conversation (the saved one stays in the store's chats)."""
+    st.session_state.turns = []
+    st.session_state.chat_id = None
+
+
+def forget_stores() -> None:
+    """Drop every cached store (after a collection was renamed or deleted: its folder moved or went)."""
+    _store.clear()
 
 
 def settings() -> Settings:
@@ -60,8 +113,8 @@ def default_min_score() -> float:
 
 
 def store():
-    """The process-wide :class:`rag.index.store.Store` for ``settings().store`` (cached per resolved path)."""
-    return _store(str(Path(settings().store).resolve()))
+    """The process-wide :class:`rag.index.store.Store` of this session's collection (cached per resolved path)."""
+    return _store(str(collections().path(collection_name()).resolve()))
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…")

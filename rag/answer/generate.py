@@ -24,7 +24,7 @@ import atexit
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -135,11 +135,15 @@ class FittedPrompt:
 class Generator:
     """A loaded GGUF with its chat template: counting, prompt fitting, greedy streaming.
 
-    One instance per (model path, n_ctx, threads) per process (:func:`get_generator`).
+    One instance per (model path, n_ctx, threads, prompt) per process (:func:`get_generator`).
     Generation is serialised by a lock: llama.cpp contexts are not thread-safe.
+    ``build(question, sources) -> messages`` is the prompt whose shared prefix is kept in the KV cache
+    (default :func:`build_messages`, the answer prompt; :func:`rag.answer.followup.rewrite_probe` for
+    the follow-up rewrite, which gets a context of its own so neither evicts the other's prefix).
     """
 
-    def __init__(self, llm: Any, path: Path):
+    def __init__(self, llm: Any, path: Path,
+                 build: Callable[[str, Sequence[Any]], list[dict[str, str]]] | None = None):
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         self.llm = llm
@@ -156,6 +160,7 @@ class Generator:
         bos_token = self._token_text(bos_id)
         self._formatter = Jinja2ChatFormatter(template=template, eos_token=self.eos_token, bos_token=bos_token)
         self._lock = threading.Lock()
+        self._build = build or build_messages
         self._prefix = self._shared_prefix()
         self._prefix_cached = False
 
@@ -189,7 +194,7 @@ class Generator:
         its KV cache between answers, so only the sources and the question are read per answer.
         """
         probes = [
-            self.prompt_tokens(build_messages(q, srcs))[1]
+            self.prompt_tokens(self._build(q, srcs))[1]
             for q, srcs in (("alpha", []), ("omega", []), ("x", _example_sources()[:1]))
         ]
         n = min(len(p) for p in probes)
@@ -292,6 +297,17 @@ class Generator:
             q = self._trim_text(q, keep_q)
 
     # -- generation -----------------------------------------------------------------------------
+    def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
+        """The whole greedy completion of ``messages`` (chat template applied), through :meth:`stream`.
+
+        Uses the cached instruction prefix when ``messages`` start like this generator's ``build`` prompt.
+        Raises :class:`ModelError` when the prompt does not fit ``n_ctx`` with ``max_tokens``.
+        """
+        text, toks = self.prompt_tokens(messages)
+        if len(toks) + max_tokens > self.n_ctx:
+            raise ModelError(f"prompt of {len(toks)} tokens + {max_tokens} does not fit the context of {self.n_ctx}")
+        return self.stream(FittedPrompt(text, toks, ()), max_tokens).run()
+
     def stream(self, prompt: FittedPrompt, max_tokens: int) -> "GenerationStream":
         """A greedy streaming completion of ``prompt``; iterate it for text pieces (see :class:`GenerationStream`)."""
         return GenerationStream(self, prompt, max_tokens)
@@ -362,7 +378,7 @@ class GenerationStream:
         return self.text
 
 
-_cache: dict[tuple[str, int, int], Generator] = {}
+_cache: dict[tuple[str, int, int, str], Generator] = {}
 _cache_lock = threading.Lock()
 _loaded: "weakref.WeakSet[Any]" = weakref.WeakSet()
 
@@ -378,15 +394,20 @@ def _close_all() -> None:
             pass
 
 
-def get_generator(path: Path, *, n_ctx: int, threads: int) -> Generator:
+def get_generator(path: Path, *, n_ctx: int, threads: int,
+                  build: Callable[[str, Sequence[Any]], list[dict[str, str]]] | None = None) -> Generator:
     """The process-wide :class:`Generator` for ``path`` (loaded on first use, then cached).
 
     ``n_ctx`` is the context in tokens (prompt + answer), ``threads`` the CPU
-    threads for llama.cpp. Raises :class:`ModelError` naming the fix command
-    when the file is missing, corrupt or not loadable.
+    threads for llama.cpp; ``build`` the prompt whose prefix stays cached (see
+    :class:`Generator`; default the answer prompt). Each ``build`` gets its own
+    llama.cpp context (the weights are memory-mapped once by the OS). Raises
+    :class:`ModelError` naming the fix command when the file is missing,
+    corrupt or not loadable.
     """
 
-    key = (str(Path(path).resolve()), int(n_ctx), int(threads))
+    role = "" if build is None else f"{build.__module__}.{build.__qualname__}"
+    key = (str(Path(path).resolve()), int(n_ctx), int(threads), role)
     with _cache_lock:
         if key in _cache:
             return _cache[key]
@@ -409,7 +430,7 @@ def get_generator(path: Path, *, n_ctx: int, threads: int) -> Generator:
             raise ModelError(f"cannot load {Path(path).name}: {e}; delete it and run: {FIX_COMMAND}") from e
         STATS.loads += 1
         _loaded.add(llm)
-        gen = Generator(llm, Path(path))
+        gen = Generator(llm, Path(path), build)
         gen.warm()
         _cache[key] = gen
         return gen

@@ -308,8 +308,13 @@ def no_generation_answer(gate: Any, cites: Sequence[Citation], retrieval_ms: flo
 
 def search_and_gate(store: Any, query: str, threshold: float | None = None, max_sources: int | None = None, *,
                     k: int | None = None, mode: str = "hybrid", gate: str | None = None,
-                    min_score: float | None = None, mention_score: float | None = None) -> GateResult:
+                    min_score: float | None = None, mention_score: float | None = None,
+                    doc_ids: Sequence[str] | None = None) -> GateResult:
     """Search ``store`` (a :class:`rag.index.store.Store`) then gate (design stage 7, issues 8 and 15).
+
+    ``doc_ids`` (full ids) restricts the search, and so the gate, to those
+    documents (issue 16's scope; ``None`` = all): a question about another
+    document is refused, never answered from outside the scope.
 
     ``gate`` ``"calibrated"`` (default from settings, issue 15): three
     verdicts from evidence read on this store's own scale
@@ -328,7 +333,8 @@ def search_and_gate(store: Any, query: str, threshold: float | None = None, max_
         raise ValueError(f"unknown gate {kind!r}; allowed: {', '.join(GateKind)}")
     threshold = s.threshold if threshold is None else threshold
     max_sources = max_sources or s.max_sources
-    hits, plan = store.search_planned(query, k=k or s.candidates_k, mode=mode)
+    hits, plan = (store.search_planned(query, k=k or s.candidates_k, mode=mode) if doc_ids is None
+                  else store.search_planned(query, k=k or s.candidates_k, mode=mode, doc_ids=list(doc_ids)))
     if kind == GateKind.DISTANCE:
         return replace(apply_gate(query, hits, threshold, max_sources), plan=plan)
     if kind == GateKind.CALIBRATED:
@@ -352,8 +358,11 @@ def ask(
     threshold: float | None = None,
     max_sources: int | None = None,
     get_generator: Callable[[Any], Any] | None = None,
+    doc_ids: Sequence[str] | None = None,
 ) -> AnswerStream:
     """Retrieve, gate and prepare the streamed answer for ``query`` over ``store`` (``rag.index.store.Store``).
+
+    ``doc_ids`` restricts retrieval and the gate to those documents (see :func:`search_and_gate`).
 
     ``retrieval_ms`` covers embedding, both legs, fusion, the gate and the
     citation lookup. Iterate the returned :class:`AnswerStream` for text (a
@@ -362,7 +371,7 @@ def ask(
 
     s = settings or store.settings
     t0 = time.perf_counter()
-    gate = search_and_gate(store, query, threshold=threshold, max_sources=max_sources)
+    gate = search_and_gate(store, query, threshold=threshold, max_sources=max_sources, doc_ids=doc_ids)
     cites = citations(gate, store)
     ms = (time.perf_counter() - t0) * 1000.0
     stats = store.term_stats() if not gate.refused and hasattr(store, "term_stats") else None

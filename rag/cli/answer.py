@@ -17,9 +17,13 @@ import click
 
 from rag.answer.attribute import attribute, lexical_support
 from rag.answer.cite import Citation
+from rag.answer.followup import RewriteMethod, rewrite_followup, rewrite_generator
 from rag.answer.generate import get_default_generator
+from rag.answer.history import previous_questions, turn_record
 from rag.answer.pipeline import Answer, ask, check_answer, cosine_support, no_generation_answer
 from rag.cli import common
+from rag.cli.collection import collection_option, store_settings
+from rag.cli.store import resolve_docs
 from rag.errors import ModelError, StoreError
 from rag.index.embed import get_embedder
 from rag.index.store import Store
@@ -28,8 +32,9 @@ from rag.settings import get_settings
 from rag.types import GateKind
 
 
-def _settings(store: str | None, threshold: float | None, max_sources: int | None, model: str | None, **kw: Any):
-    s = get_settings(store=store, threshold=threshold, max_sources=max_sources, **kw)
+def _settings(store: str | None, threshold: float | None, max_sources: int | None, model: str | None,
+              collection: str | None = None, **kw: Any):
+    s = store_settings(store, collection, threshold=threshold, max_sources=max_sources, **kw)
     if model:
         p = Path(model)
         if p.is_file():
@@ -83,9 +88,30 @@ def _notes(a: Any) -> list[str]:
     return notes
 
 
+def _history(path: str | None) -> list[str]:
+    if path is None:
+        return []
+    try:
+        return previous_questions(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError) as e:
+        raise click.BadParameter(f"{path}: {e}", param_hint="--history") from e
+
+
+def _chat(store: Any, chat: str | None, question: str) -> tuple[int | None, list[str]]:
+    """The saved chat ``--chat`` names (``new`` starts one) and its questions as searched."""
+    if chat is None:
+        return None, []
+    if chat == "new":
+        return store.chats.create(question), []
+    if not chat.isdigit() or store.chats.get(int(chat)) is None:
+        raise StoreError(f"no chat with id {chat} in {store.path}; list them with: python -m rag chats list")
+    return int(chat), [t.standalone for t in store.chats.turns(int(chat))]
+
+
 @click.command()
 @click.argument("question")
 @click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None, help="Store directory (default: settings, env RAG_STORE).")
+@collection_option
 @click.option("--threshold", type=click.FloatRange(0.0, 2.0), default=None, help="Gate: cosine distance cut (default 0.675).")
 @click.option("--max-sources", type=click.IntRange(1, 20), default=None, help="Gate: at most this many sources (default 4).")
 @click.option("--model", default=None, help="GGUF file in models/ (or a path) to answer with.")
@@ -99,16 +125,35 @@ def _notes(a: Any) -> list[str]:
                    "but may not answer it'; below it, refused (default: the shipped model's).")
 @click.option("--source-tokens", type=click.IntRange(0, 8192), default=None,
               help="Tokens of source text the model reads, shared by the sources (default 160; 0 = whole chunks).")
+@click.option("--doc", "doc_ids", multiple=True, metavar="ID",
+              help="Ask within this document only (id or unique prefix); repeat for several. Retrieval and the "
+                   "gate see nothing else.")
+@click.option("--history", "history_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="JSON list of the earlier turns (questions, {'question': ...} objects or chat messages): "
+                   "a follow-up QUESTION is made standalone from them before retrieval.")
+@click.option("--chat", default=None, metavar="ID|new",
+              help="Continue saved chat ID (its questions are the history) or start a new one; the turn is saved.")
+@click.option("--rewrite", type=click.Choice([m.value for m in RewriteMethod]), default=RewriteMethod.KEYWORDS.value,
+              show_default=True, help="How a follow-up becomes standalone: keywords (the previous question's rarest "
+                                      "words), context (the whole previous question), model (the GGUF), off.")
 @click.option("--no-generate", is_flag=True, help="Only retrieve and gate; answer is null and no model is loaded.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the contract of issues 4 and 5).")
-def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_sources: int | None,
-            model: str | None, gate: str | None, min_score: float | None, mention_score: float | None,
-            source_tokens: int | None, no_generate: bool, as_json: bool) -> None:
+def ask_cmd(question: str, store_dir: str | None, collection: str | None, threshold: float | None,
+            max_sources: int | None, model: str | None, gate: str | None, min_score: float | None,
+            mention_score: float | None, source_tokens: int | None, doc_ids: tuple[str, ...],
+            history_file: str | None, chat: str | None, rewrite: str, no_generate: bool, as_json: bool) -> None:
     """Answer QUESTION from the store with [n] citations, or refuse without calling the model."""
-    s = _settings(store_dir, threshold, max_sources, model, gate=gate, min_score=min_score,
+    s = _settings(store_dir, threshold, max_sources, model, collection, gate=gate, min_score=min_score,
                   mention_score=mention_score, source_tokens=source_tokens)
+    previous = _history(history_file)
     store = _open_store(s)
-    stream = ask(store, question, s)
+    scope = resolve_docs(store, doc_ids)
+    chat_id, saved = _chat(store, chat, question)
+    rw = rewrite_followup(question, previous + saved, rewrite, idf=lambda t: store.term_stats().idf(t),
+                          get_generator=lambda: rewrite_generator(s))
+    if rw.rewritten and not as_json:
+        click.echo(f"searched as: {rw.standalone}", err=True)
+    stream = ask(store, rw.standalone, s, doc_ids=scope)
     notice = getattr(stream.gate, "notice", None)
     if notice and not as_json:
         click.echo(notice)
@@ -124,9 +169,21 @@ def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_s
             click.echo(piece, nl=False)
         click.echo()
         a = stream.answer
+    if chat_id is not None:
+        store.chats.append(chat_id, question, rw.standalone,
+                           turn_record(question, rw.standalone, a, method=rw.method, scope=scope))
     if as_json:
-        click.echo(json.dumps(a.to_json(), ensure_ascii=False, indent=2))
+        d = a.to_json()
+        if previous or saved:
+            d["followup"] = {"question": question, "standalone": rw.standalone, "method": rw.method or None}
+        if scope is not None:
+            d["scope"] = scope
+        if chat_id is not None:
+            d["chat_id"] = chat_id
+        click.echo(json.dumps(d, ensure_ascii=False, indent=2))
         return
+    if chat_id is not None:
+        click.echo(f"chat {chat_id}: turn saved", err=True)
     if a.refused:
         click.echo(a.refusal)
         if getattr(a.gate, "why", None):

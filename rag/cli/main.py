@@ -21,6 +21,8 @@ from rag.cli import answer as answer_cli
 from rag.cli import bench_extract as bench_extract_cli
 from rag.cli import bench_retrieval as bench_retrieval_cli
 from rag.cli import bench_scale as bench_scale_cli
+from rag.cli import chat as chat_cli
+from rag.cli import collection as collection_cli
 from rag.cli import doctor as doctor_cli
 from rag.cli import eval as eval_cli
 from rag.cli import store as store_cli
@@ -96,7 +98,10 @@ main.add_command(store_cli.search_cmd, "search")
 main.add_command(store_cli.delete_cmd, "delete")
 main.add_command(answer_cli.ask_cmd, "ask")
 main.add_command(eval_cli.eval_cmd, "eval")
+main.add_command(chat_cli.chats_cmd, "chats")
+main.add_command(collection_cli.collections_cmd, "collections")
 bench.add_command(bench_extract_cli.bench_extract_cmd, "extract")
 bench.add_command(bench_retrieval_cli.bench_retrieval_cmd, "retrieval")
 bench.add_command(bench_scale_cli.bench_scale_cmd, "scale")
 bench.add_command(answer_cli.bench_answers_cmd, "answers")
+bench.add_command(chat_cli.bench_followup_cmd, "followup")

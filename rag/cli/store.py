@@ -12,8 +12,13 @@ JSON contracts (pinned by ``tests/test_cli_store.py``):
   "embed_dim", "pipeline_version", "extractor", "extractor_version", "warnings", "created_at",
   "updated_at"}]}``.
 * ``ingest --json`` -> one JSON object per line per file: ``{"path", "document_id", "name", "status",
-  "reason", "chunk_count", "elapsed_ms", "warnings"}`` (``warnings``: the extractor's, e.g. pages
-  under 99 % text coverage or read by OCR; issue 13).
+  "reason", "chunk_count", "elapsed_ms", "warnings", "replaced_id", "existing_name"}`` (``warnings``: the
+  extractor's, e.g. pages under 99 % text coverage or read by OCR, issue 13; the last two: issue 16, ``null``
+  when nothing was replaced / no other document holds the same text); with ``--sync`` a removed document is
+  ``{"path", "document_id", "name", "status": "removed", ...}``.
+
+Every command takes ``--collection NAME`` (:mod:`rag.cli.collection`); ``search``
+takes ``--doc ID`` (repeatable) to search only those documents.
 
 Exit status: ``ingest`` 1 if any file failed (the others are indexed anyway);
 domain errors print ``error: ...`` and exit 1.
@@ -32,18 +37,19 @@ import click
 
 from rag.answer.calibrated_gate import store_calibration
 from rag.answer.cite import evidence_pages, fragment, locator_label, row_locator
+from rag.cli.collection import collection_option, store_settings
 from rag.errors import StoreError
+from rag.index.indexer import OnConflict
 from rag.index.store import Store
-from rag.settings import get_settings
 from rag.types import DocStatus, RetrievalMode
 
 _store_option = click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
                              help="Store directory (default: settings, env RAG_STORE, else ./data).")
 
 
-def _open(store_dir: str | None, *, must_exist: bool = False):
+def _open(store_dir: str | None, *, must_exist: bool = False, collection: str | None = None):
 
-    s = get_settings(store=store_dir)
+    s = store_settings(store_dir, collection, create=not must_exist)
     if must_exist and not Path(s.store).is_dir():
         raise StoreError(f"no store at {s.store}; ingest documents first: python -m rag ingest --store {s.store} PATH")
     return Store(s.store, settings=s)
@@ -61,29 +67,89 @@ def expand_paths(paths: tuple[str, ...]) -> list[Path]:
     return out
 
 
+def resolve_docs(store: Store, ids: tuple[str, ...]) -> list[str] | None:
+    """Full document ids for ``--doc`` values (ids or unique prefixes); ``None`` when none was given.
+
+    Raises :class:`rag.errors.StoreError` naming the values that match no document.
+    """
+    if not ids:
+        return None
+    found = {i: store.find_document(i) for i in ids}
+    missing = [i for i, d in found.items() if d is None]
+    if missing:
+        raise StoreError(f"no document with id {', '.join(missing)} (ids or unique prefixes, as status prints them)")
+    return list(dict.fromkeys(d.id for d in found.values()))
+
+
+def conflict_policies(files: list[Path], default: str) -> dict[Path, str]:
+    """The on-conflict policy of each file of one ingest run: ``default``, except that a file whose name an
+    earlier file of the same run already had keeps both (two files of one folder tree are two documents)."""
+    seen: set[str] = set()
+    out = {}
+    for f in files:
+        out[f] = OnConflict.KEEP_BOTH if f.name in seen else default
+        seen.add(f.name)
+    return out
+
+
+def _removed_by_sync(store: Store, folders: list[Path], files: list[Path]) -> list[Any]:
+    """Documents read from a file under one of ``folders`` that is no longer among ``files`` (``--sync``)."""
+    present = {str(f.resolve()) for f in files}
+    gone = {}
+    for folder in folders:
+        for d in store.sourced_under(folder):
+            if d.source not in present:
+                gone[d.id] = d
+    return list(gone.values())
+
+
 @click.command()
 @_store_option
+@collection_option
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--retry", "retry_ids", multiple=True, metavar="ID", help="Index a failed document again (id or prefix).")
 @click.option("--retry-failed", is_flag=True, help="Index every failed document again.")
+@click.option("--replace", "policy", flag_value=OnConflict.REPLACE.value, default=None,
+              help="Other bytes under a name already indexed replace that version (the default, with a notice).")
+@click.option("--keep-both", "policy", flag_value=OnConflict.KEEP_BOTH.value,
+              help="Other bytes under a name already indexed become a second document.")
+@click.option("--sync", is_flag=True,
+              help="For each folder given: also remove the documents read from files no longer in it "
+                   "(changed files are re-indexed as new versions either way).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file instead of status lines.")
-def ingest_cmd(store_dir: str | None, paths: tuple[str, ...], retry_ids: tuple[str, ...], retry_failed: bool,
-               as_json: bool) -> None:
+def ingest_cmd(store_dir: str | None, collection: str | None, paths: tuple[str, ...], retry_ids: tuple[str, ...],
+               retry_failed: bool, policy: str | None, sync: bool, as_json: bool) -> None:
     """Index PATHS (files, or folders recursively) into the store; print one status line per document.
 
-    Exit status 1 if any file failed (the others are indexed anyway).
+    A file whose name is already indexed with other bytes is a new version of
+    that document: it replaces the old one (--replace, the default) or is kept
+    beside it (--keep-both). Exit status 1 if any file failed (the others are
+    indexed anyway).
     """
     from tqdm import tqdm
 
     if not paths and not retry_ids and not retry_failed:
         raise click.UsageError("give PATH..., --retry ID or --retry-failed")
-    store = _open(store_dir)
+    folders = [Path(p) for p in paths if Path(p).is_dir()]
+    if sync and not folders:
+        raise click.UsageError("--sync needs at least one folder among PATHS")
+    store = _open(store_dir, collection=collection)
     files = expand_paths(paths)
+    policies = conflict_policies(files, policy or OnConflict.REPLACE)
+    failed = 0
+    for d in _removed_by_sync(store, folders, files) if sync else []:
+        store.delete(d.id)
+        line = (json.dumps({"path": d.source, "document_id": d.id, "name": d.name, "status": "removed", "reason": None,
+                            "chunk_count": 0, "elapsed_ms": 0.0, "warnings": [], "replaced_id": None,
+                            "existing_name": None},
+                           ensure_ascii=False)
+                if as_json else f"removed    {d.name} ({d.id[:8]}): {d.source} is no longer there")
+        click.echo(line)
     jobs: list[tuple[str, Any]] = [(str(f), f) for f in files]
     jobs += [(f"retry {i}", ("retry", i)) for i in retry_ids]
     if retry_failed:
         jobs += [(f"retry {d.name}", ("retry", d.id)) for d in store.documents() if d.status == DocStatus.FAILED and d.has_file]
-    failed = 0
+    replaced = 0
     sizes = [_job_bytes(store, job) for _, job in jobs]
     # the bar counts bytes, so its ETA weighs a 300-page PDF as such, not as one file among many (issue 18)
     bar = tqdm(total=sum(sizes), unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, disable=None,
@@ -96,12 +162,15 @@ def ingest_cmd(store_dir: str | None, paths: tuple[str, ...], retry_ids: tuple[s
     with store.batch():  # FAISS and BM25 updated once for the whole run, not per document
         for (label, job), size in zip(jobs, sizes):
             bar.set_description(Path(label).name[:30])
-            r = store.retry(job[1], progress) if isinstance(job, tuple) else store.ingest_path(job, progress)
+            r = (store.retry(job[1], progress) if isinstance(job, tuple)
+                 else store.ingest_path(job, progress, on_conflict=policies[job]))
             failed += r.status == "failed"
+            replaced += bool(r.replaced_id)
             chunks += r.chunk_count if r.status == "ready" else 0
             line = json.dumps({"path": label, "document_id": r.document_id, "name": r.name, "status": r.status,
                                "reason": r.reason, "chunk_count": r.chunk_count,
-                               "elapsed_ms": round(r.elapsed_ms, 1), "warnings": list(r.warnings)},
+                               "elapsed_ms": round(r.elapsed_ms, 1), "warnings": list(r.warnings),
+                               "replaced_id": r.replaced_id, "existing_name": r.existing_name},
                               ensure_ascii=False) if as_json else r.message
             if not as_json and r.warnings:  # coverage, OCR'd pages, encodings (issue 13)
                 line += "".join(f"\n           warning: {w}" for w in r.warnings)
@@ -110,6 +179,9 @@ def ingest_cmd(store_dir: str | None, paths: tuple[str, ...], retry_ids: tuple[s
         bar.set_postfix_str("updating the indexes", refresh=True)
     bar.close()
     took = time.perf_counter() - t0
+    if replaced and policy is None:
+        click.echo(f"note: {replaced} document(s) replaced by a new version under the same name (the default); "
+                   "--keep-both keeps both versions as documents", err=True)
     if len(jobs) > failed and not store.is_empty:
         store_calibration(store)  # the gate's references for the new contents (issue 15), once per batch, not per file
     if not as_json:
@@ -138,10 +210,11 @@ def _doc_json(d) -> dict[str, Any]:
 
 @click.command()
 @_store_option
+@collection_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def status_cmd(store_dir: str | None, as_json: bool) -> None:
-    """List the documents in the store with status, reason and chunk count."""
-    store = _open(store_dir, must_exist=True)
+def status_cmd(store_dir: str | None, collection: str | None, as_json: bool) -> None:
+    """List the documents in the store with status, reason, chunk count and earlier versions."""
+    store = _open(store_dir, must_exist=True, collection=collection)
     docs = store.documents()
     if as_json:
         click.echo(json.dumps({"store": str(store.path), "embed_model": store.model_name, "embed_dim": store.model_dim,
@@ -153,22 +226,31 @@ def status_cmd(store_dir: str | None, as_json: bool) -> None:
     for d in docs:
         extra = f"  {d.reason}" if d.reason else ""
         pages = f" {d.pages}p" if d.pages else ""
-        click.echo(f"{d.id[:12]}  {d.status:<8} {d.chunk_count:>5} chunks{pages}  {d.label}{extra}")
+        versions = f"  (version {d.versions + 1}, added {d.created_at})" if d.versions else ""
+        click.echo(f"{d.id[:12]}  {d.status:<8} {d.chunk_count:>5} chunks{pages}  {d.label}{extra}{versions}")
         for w in d.warnings:  # text coverage, OCR'd pages, encodings (issue 13)
             click.echo(f"{'':14}warning: {w}")
+        for v in store.versions(d.id) if d.versions else []:
+            click.echo(f"{'':14}previous version {v.id[:12]} added {v.added_at}, replaced {v.replaced_at}")
 
 
 @click.command()
 @_store_option
+@collection_option
 @click.option("--k", "k", type=click.IntRange(1, 1000), default=20, show_default=True, help="Hits to return.")
 @click.option("--mode", type=click.Choice([m.value for m in RetrievalMode]), default=RetrievalMode.HYBRID.value,
               show_default=True, help="Retrieval legs: both fused (hybrid), dense or bm25 alone.")
+@click.option("--doc", "doc_ids", multiple=True, metavar="ID",
+              help="Search only this document (id or unique prefix); repeat for several.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.argument("query")
-def search_cmd(store_dir: str | None, k: int, mode: str, as_json: bool, query: str) -> None:
+def search_cmd(store_dir: str | None, collection: str | None, k: int, mode: str, doc_ids: tuple[str, ...],
+               as_json: bool, query: str) -> None:
     """Retrieve the top K chunks for QUERY (no gate, no generation), best first."""
-    store = _open(store_dir, must_exist=True)
-    hits, plan = store.search_planned(query, k=k, mode=mode)
+    store = _open(store_dir, must_exist=True, collection=collection)
+    scope = resolve_docs(store, doc_ids)
+    hits, plan = (store.search_planned(query, k=k, mode=mode) if scope is None
+                  else store.search_planned(query, k=k, mode=mode, doc_ids=scope))
     rows = store.chunks([h.chunk_id for h in hits])
     pages = evidence_pages(rows, query, store)  # issue 13: the page holding the sentence that matches
     out = [{"rank": h.rank, "chunk_id": h.chunk_id, "document_id": r.document_id, "document_name": r.document_name,
@@ -192,11 +274,12 @@ def search_cmd(store_dir: str | None, k: int, mode: str, as_json: bool, query: s
 
 @click.command()
 @_store_option
+@collection_option
 @click.argument("doc_ids", nargs=-1, required=True, metavar="ID...")
-def delete_cmd(store_dir: str | None, doc_ids: tuple[str, ...]) -> None:
-    """Delete documents (id or unique prefix): rows, vectors, BM25 entries and the stored file."""
+def delete_cmd(store_dir: str | None, collection: str | None, doc_ids: tuple[str, ...]) -> None:
+    """Delete documents (id or unique prefix): rows, vectors, BM25 entries, the stored file and earlier versions."""
 
-    store = _open(store_dir, must_exist=True)
+    store = _open(store_dir, must_exist=True, collection=collection)
     missing = []
     for i in doc_ids:
         doc = store.find_document(i)

@@ -13,5 +13,6 @@
 * :mod:`rag.index.store` - the persistent store: documents, chunks and search (SQLite is the source of truth),
   built from :mod:`rag.index.schema` (schema version, numbered migrations), :mod:`rag.index.locks` (write lock,
   per-document locks), :mod:`rag.index.cache` (the index files of each generation, one rebuild path, term
-  statistics) and :mod:`rag.index.indexer` (the ingest path: extract -> chunk -> embed -> rows -> indexes).
+  statistics), :mod:`rag.index.indexer` (the ingest path: extract -> chunk -> embed -> rows -> indexes, and the
+  versions of a document) and :mod:`rag.index.chats` (the chats kept with the store).
 """

@@ -85,11 +85,13 @@ class BM25Index:
         """All ids held, int64, in build order."""
         return self._ids.copy()
 
-    def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def search(self, query: str, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Top ``k`` by BM25 score: ``(ids int64 (m,), scores float32 (m,))``, best first.
 
         Only chunks sharing at least one token with the query are returned
         (score > 0): an empty or stopword-only query, or an empty index, gives no hits.
+        ``allowed`` (int64 ids) keeps only those chunks (issue 16's scope; the
+        statistics stay the whole index's); ``None`` keeps all.
         """
         empty = (np.zeros(0, np.int64), np.zeros(0, np.float32))
         if self._bm25 is None or k <= 0:
@@ -98,6 +100,8 @@ class BM25Index:
         if not q:
             return empty
         scores = np.asarray(self._bm25.get_scores(q), dtype=np.float32)
+        if allowed is not None:
+            scores = np.where(np.isin(self._ids, np.asarray(allowed, dtype=np.int64)), scores, 0.0).astype(np.float32)
         k = min(int(k), int((scores > 0).sum()))
         if k <= 0:
             return empty

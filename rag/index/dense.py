@@ -198,22 +198,40 @@ class DenseIndex:
         d = 1.0 - self.vectors(ids) @ np.asarray(q_vec, dtype=np.float32).reshape(-1)
         return np.clip(d, 0.0, 2.0).astype(np.float32)
 
-    def search(self, q_vec: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def search(self, q_vec: np.ndarray, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Top ``k`` by inner product: ``(ids int64 (m,), cosine_distances float32 (m,))``, best first (equal
         distances by id), ``m <= k``.
 
-        Never returns FAISS's ``-1`` padding (an index smaller than ``k`` gives
-        fewer hits; an empty index none).
+        ``allowed`` (int64 ids) restricts the search to those ids (the scope of issue 16; ``None`` searches
+        everything): up to :data:`APPROX_MIN_CHUNKS` of them are scored exactly from their stored vectors
+        (an ``ivf`` index would miss the ones outside its probed lists), more through a FAISS
+        ``IDSelectorBatch``. Never returns FAISS's ``-1`` padding (an index smaller than ``k`` gives fewer
+        hits; an empty index none).
         """
-        n = len(self)
+        import faiss
+
+        n = len(self) if allowed is None else min(len(self), len(allowed))
         k = min(int(k), n)
         if k <= 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         q = np.ascontiguousarray(q_vec, dtype=np.float32).reshape(1, self.dim)
-        with _one_thread():
-            sims, ids = self.index.search(q, k)
-        keep = ids[0] >= 0
-        out_ids, dist = ids[0][keep].astype(np.int64), np.clip(1.0 - sims[0][keep], 0.0, 2.0).astype(np.float32)
+        if allowed is not None and len(allowed) <= APPROX_MIN_CHUNKS:
+            held = np.ascontiguousarray(allowed, dtype=np.int64)
+            held = held[np.isin(held, self.ids())] if len(held) else held
+            dist = self.distances(q[0], held)
+            top = np.argsort(dist, kind="stable")[:k]
+            out_ids, dist = held[top], dist[top]
+        else:
+            with _one_thread():
+                if allowed is None:
+                    sims, ids = self.index.search(q, k)
+                else:
+                    sel = faiss.IDSelectorBatch(np.ascontiguousarray(allowed, dtype=np.int64))
+                    params = (faiss.SearchParametersIVF(sel=sel, nprobe=int(self.index.nprobe)) if self.kind == "ivf"
+                              else faiss.SearchParameters(sel=sel))
+                    sims, ids = self.index.search(q, k, params=params)
+            keep = ids[0] >= 0
+            out_ids, dist = ids[0][keep].astype(np.int64), np.clip(1.0 - sims[0][keep], 0.0, 2.0).astype(np.float32)
         order = np.lexsort((out_ids, dist))  # equal distances by id: the same order whatever the index or backend
         return out_ids[order], dist[order]
 

@@ -78,16 +78,18 @@ def bm25_weight(query: str, bm25: BM25Index, top_id: int | None, band: tuple[flo
 def retrieve(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm25: BM25Index | None, *,
              k: int = 20, mode: RetrievalMode | str = RetrievalMode.HYBRID, depth: int | None = None, rrf_k: int = 60,
              reranker: "Reranker | None" = None, texts: "TextSource | None" = None,
-             rerank_top: int = 25, coverage_band: tuple[float, float] | None = COVERAGE_BAND) -> list[Hit]:
+             rerank_top: int = 25, coverage_band: tuple[float, float] | None = COVERAGE_BAND,
+             allowed: np.ndarray | None = None) -> list[Hit]:
     """:func:`retrieve_planned` without the plan: the hits alone."""
     return retrieve_planned(query, q_vec, dense, bm25, k=k, mode=mode, depth=depth, rrf_k=rrf_k, reranker=reranker,
-                            texts=texts, rerank_top=rerank_top, coverage_band=coverage_band)[0]
+                            texts=texts, rerank_top=rerank_top, coverage_band=coverage_band, allowed=allowed)[0]
 
 
 def retrieve_planned(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm25: BM25Index | None, *,
                      k: int = 20, mode: str = "hybrid", depth: int | None = None, rrf_k: int = 60,
                      reranker: "Reranker | None" = None, texts: "TextSource | None" = None, rerank_top: int = 25,
-                     coverage_band: tuple[float, float] | None = COVERAGE_BAND) -> tuple[list[Hit], QueryPlan]:
+                     coverage_band: tuple[float, float] | None = COVERAGE_BAND,
+                     allowed: np.ndarray | None = None) -> tuple[list[Hit], QueryPlan]:
     """Retrieve the top ``k`` chunks for ``query`` (design stages 4-6), and say how (:class:`rag.types.QueryPlan`).
 
     ``q_vec`` is the query embedding ((384,) float32, unit norm); ``mode`` a
@@ -101,6 +103,8 @@ def retrieve_planned(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm
     hits (or none) when the index is small or empty or the query matches
     nothing; never padding. In ``hybrid`` mode the BM25 list is weighted by
     :func:`bm25_weight` (``coverage_band`` ``None``: the design's equal weights).
+    ``allowed`` (int64 chunk ids) restricts both legs to those chunks (issue
+    16's scope); ``None`` searches everything.
     Raises ``ValueError`` for an unknown mode.
     """
     if mode not in MODES:
@@ -110,11 +114,11 @@ def retrieve_planned(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm
     d_rank: dict[int, int] = {}
     b_rank: dict[int, tuple[int, float]] = {}
     if mode in (RetrievalMode.HYBRID, RetrievalMode.DENSE) and len(dense):
-        ids, _ = dense.search(q_vec, depth)
+        ids, _ = dense.search(q_vec, depth) if allowed is None else dense.search(q_vec, depth, allowed)
         legs.append(ids.tolist())
         d_rank = {int(c): r for r, c in enumerate(ids, start=1)}
     if mode in (RetrievalMode.HYBRID, RetrievalMode.BM25) and bm25 is not None and len(bm25):
-        ids, scores = bm25.search(query, depth)
+        ids, scores = bm25.search(query, depth) if allowed is None else bm25.search(query, depth, allowed)
         legs.append(ids.tolist())
         b_rank = {int(c): (r, float(s)) for r, (c, s) in enumerate(zip(ids, scores), start=1)}
     weights = [1.0] * len(legs)

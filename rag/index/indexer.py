@@ -3,12 +3,17 @@
 :class:`Indexer` is what :meth:`rag.index.store.Store.ingest_bytes` (and
 ``ingest_path``, ``retry``) call. For one file it
 
-1. names it by content (``sha256``) and returns ``duplicate`` when those bytes are already ``ready``;
+1. names it by content (``sha256``) and returns ``duplicate`` when those bytes are already ``ready``; with
+   :class:`OnConflict` ``ask``, returns ``exists`` when other bytes are ready under the same name (issue 16);
 2. takes the document's lock (``busy`` when another process holds it) and keeps the original as ``files/<sha256>``;
 3. writes the document row as ``indexing``;
 4. extracts, chunks (strategy E) and embeds with no store lock held (:func:`prepare`: the slow part);
-5. in ONE write transaction writes the chunk rows with their vectors, sets the row ``ready`` with its
-   chunk count, and commits the index delta (:meth:`rag.index.cache.IndexCache.commit`).
+5. in ONE write transaction: returns ``duplicate`` when a ready document holds the same canonical text
+   (``text_sha``, "same text as X"); else writes the chunk rows with their vectors, sets the row ``ready``
+   with its chunk count, with ``replace`` retires the version it replaces (:func:`pick_replaced`,
+   :func:`retire_version`: its chunks leave, its row goes to ``document_versions``), and commits the one
+   index delta of both (:meth:`rag.index.cache.IndexCache.commit`): one generation, so no search ever sees
+   both versions or neither.
 
 Any failure sets the row ``failed`` with a one-line reason (kept visible and
 retryable; other documents are never affected) and is logged through
@@ -64,6 +69,21 @@ class IngestStatus(StrEnum):
     DUPLICATE = "duplicate"
     FAILED = DocStatus.FAILED.value
     BUSY = "busy"
+    EXISTS = "exists"
+
+
+class OnConflict(StrEnum):
+    """What to do with different bytes under a name the store already holds (issue 16).
+
+    ``replace``: the new version takes the old one's place (the old one leaves
+    the index in the same transaction and is kept as a previous version);
+    ``keep-both``: both stay, as two documents; ``ask``: nothing is done and
+    the result says ``exists`` (the app then asks the user).
+    """
+
+    REPLACE = "replace"
+    KEEP_BOTH = "keep-both"
+    ASK = "ask"
 
 
 def clean_name(name: str) -> str:
@@ -82,11 +102,15 @@ def clean_name(name: str) -> str:
 class IngestResult:
     """What happened to one file.
 
-    ``status``: ``ready`` (indexed now), ``duplicate`` (same bytes already
-    indexed: nothing done), ``failed`` (``reason`` says why; the row stays,
-    retryable) or ``busy`` (another process is indexing the same bytes right
-    now). ``message`` is the one-line status the CLI prints; ``elapsed_ms``
-    wall time.
+    ``status``: ``ready`` (indexed now), ``duplicate`` (the same bytes, or
+    the same text, already indexed: nothing done; ``existing_name`` says
+    under which name), ``failed`` (``reason`` says why; the row stays,
+    retryable), ``busy`` (another process is indexing the same bytes right
+    now) or ``exists`` (other bytes are indexed under this name and the
+    caller asked to be asked, :class:`OnConflict`; nothing done;
+    ``existing_id`` names that document). ``replaced_id`` /
+    ``replaced_added_at`` the version this one replaced (issue 16).
+    ``message`` is the one-line status the CLI prints; ``elapsed_ms`` wall time.
     """
 
     document_id: str
@@ -97,17 +121,30 @@ class IngestResult:
     warnings: tuple[str, ...] = ()
     elapsed_ms: float = 0.0
     existing_name: str | None = None
+    existing_id: str | None = None
+    same_text: bool = False
+    replaced_id: str | None = None
+    replaced_added_at: str | None = None
 
     @property
     def message(self) -> str:
         short = self.document_id[:8]
         if self.status == IngestStatus.READY:
-            return f"ready      {self.name} ({short}): {self.chunk_count} chunks"
+            line = f"ready      {self.name} ({short}): {self.chunk_count} chunks"
+            if self.replaced_id:
+                line += (f"; replaced the version added {self.replaced_added_at} ({self.replaced_id[:8]}), "
+                         "kept as a previous version")
+            return line
         if self.status == IngestStatus.DUPLICATE:
-            same = f" as {self.existing_name}" if self.existing_name and self.existing_name != self.name else ""
-            return f"duplicate  {self.name} ({short}): same bytes already indexed{same}; nothing done"
+            other = self.existing_name and (self.existing_name != self.name or self.same_text)
+            if other:
+                return f"duplicate  {self.name} ({short}): already indexed, same text as {self.existing_name}; nothing done"
+            return f"duplicate  {self.name} ({short}): same bytes already indexed; nothing done"
         if self.status == IngestStatus.BUSY:
             return f"busy       {self.name} ({short}): being indexed by another process"
+        if self.status == IngestStatus.EXISTS:
+            return (f"exists     {self.name} ({short}): another version is indexed under this name "
+                    f"({(self.existing_id or '')[:8]}); nothing done")
         return f"failed     {self.name} ({short}): {self.reason}"
 
 
@@ -169,11 +206,74 @@ def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, mode
     doc = prepared.document
     conn.execute(
         "UPDATE documents SET status=?, reason=NULL, chunk_count=?, media_type=?, pages=?, title=?, "
-        "extractor=?, extractor_version=?, warnings=?, canonical=?, embed_model=?, embed_dim=?, "
+        "extractor=?, extractor_version=?, warnings=?, canonical=?, text_sha=?, embed_model=?, embed_dim=?, "
         "updated_at=? WHERE id=?",
         (DocStatus.READY, n, doc.media_type, doc.page_count, doc.title, doc.extractor, doc.extractor_version,
-         json.dumps(list(doc.warnings), ensure_ascii=False), doc.canonical, model_name, model_dim, now_iso(), doc_id))
+         json.dumps(list(doc.warnings), ensure_ascii=False), doc.canonical, text_sha(doc.canonical), model_name,
+         model_dim, now_iso(), doc_id))
     return n, IndexDelta.remove(old) + IndexDelta.add(ids, prepared.vectors)
+
+
+def text_sha(canonical: str) -> str:
+    """sha256 (hex) of a canonical text's UTF-8 bytes: the same text in other bytes has the same one."""
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Twin:
+    """A ready document holding the same canonical text as the one being indexed: its id and name."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Replaced:
+    """The version a new one replaced: its id, name and when it was added (ISO 8601 UTC)."""
+
+    id: str
+    name: str
+    added_at: str
+
+
+def pick_replaced(conn: sqlite3.Connection, name: str, new_id: str, source: str | None) -> tuple[str, str, str] | None:
+    """``(id, status, created_at)`` of the document a new version named ``name`` replaces, or ``None``.
+
+    Among the other documents with that name that are ``ready`` or ``failed`` (one being indexed is
+    never replaced): the one read from the same ``source`` path when there is one, else the newest
+    ready one, else the newest failed one.
+    """
+    rows = conn.execute("SELECT id, status, created_at, source FROM documents WHERE name=? AND id!=? AND status IN (?, ?) "
+                        "ORDER BY created_at DESC, id", (name, new_id, DocStatus.READY, DocStatus.FAILED)).fetchall()
+    if not rows:
+        return None
+    same = [r for r in rows if source is not None and r[3] == source]
+    ready = [r for r in rows if r[1] == DocStatus.READY]
+    r = (same or ready or rows)[0]
+    return r[0], r[1], r[2]
+
+
+def retire_version(conn: sqlite3.Connection, old_id: str, new_id: str) -> IndexDelta:
+    """Replace document ``old_id`` by ``new_id`` inside the caller's transaction (issue 16).
+
+    A ready ``old_id`` becomes a row of ``document_versions`` (its history moves to ``new_id``); a failed
+    one just goes. Its chunks and row are deleted; returns the delta removing its chunks from the indexes.
+    ``new_id``'s own earlier appearance in that history (a version brought back) is dropped.
+    """
+    row = conn.execute("SELECT name, media_type, size_bytes, chunk_count, pages, created_at, status FROM documents "
+                       "WHERE id=?", (old_id,)).fetchone()
+    if row is None:
+        return IndexDelta()
+    conn.execute("UPDATE document_versions SET current_id=? WHERE current_id=?", (new_id, old_id))
+    if row[6] == DocStatus.READY:
+        conn.execute("INSERT OR REPLACE INTO document_versions(id, name, media_type, size_bytes, chunk_count, pages, "
+                     "added_at, replaced_at, current_id) VALUES (?,?,?,?,?,?,?,?,?)",
+                     (old_id, row[0], row[1], row[2], row[3], row[4], row[5], now_iso(), new_id))
+    conn.execute("DELETE FROM document_versions WHERE id=? AND current_id=?", (new_id, new_id))
+    ids = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE doc_id=?", (old_id,))]
+    conn.execute("DELETE FROM chunks WHERE doc_id=?", (old_id,))
+    conn.execute("DELETE FROM documents WHERE id=?", (old_id,))
+    return IndexDelta.remove(ids)
 
 
 class Indexer:
@@ -190,12 +290,19 @@ class Indexer:
         self.root, self.conn, self.locks, self.cache, self.settings = Path(root), conn, locks, cache, settings
         self.embedder, self.model_name, self.model_dim = embedder, model_name, model_dim
 
-    def ingest(self, data: bytes, name: str, progress: Progress | None = None) -> IngestResult:
-        """Index one file's bytes; never raises for bad input (see :meth:`rag.index.store.Store.ingest_bytes`)."""
+    def ingest(self, data: bytes, name: str, progress: Progress | None = None, *,
+               on_conflict: str = OnConflict.REPLACE, source: str | None = None) -> IngestResult:
+        """Index one file's bytes; never raises for bad input (see :meth:`rag.index.store.Store.ingest_bytes`).
+
+        ``on_conflict`` (:class:`OnConflict`) decides what other bytes under a name already
+        indexed do; ``source`` the absolute path the bytes were read from (``None`` for an upload).
+        """
         t0 = time.perf_counter()
         progress = progress or _no_progress
         name = clean_name(name)
         doc_id = hashlib.sha256(data).hexdigest()
+        if on_conflict not in tuple(OnConflict):
+            raise ValueError(f"unknown on_conflict {on_conflict!r}; allowed: {', '.join(OnConflict)}")
 
         def result(status: IngestStatus, **kw) -> IngestResult:
             return IngestResult(doc_id, name, status, elapsed_ms=(time.perf_counter() - t0) * 1000, **kw)
@@ -206,18 +313,24 @@ class Indexer:
 
         existing = self._ready(doc_id)
         if existing is not None:
-            return result(IngestStatus.DUPLICATE, chunk_count=existing[1], existing_name=existing[0])
+            self._note_source(doc_id, source)
+            return result(IngestStatus.DUPLICATE, chunk_count=existing[1], existing_name=existing[0], existing_id=doc_id)
+        if on_conflict == OnConflict.ASK:
+            other = self.same_name(name, doc_id)
+            if other is not None:
+                return result(IngestStatus.EXISTS, existing_name=name, existing_id=other)
         with self.locks.document(doc_id) as got:
             if not got:
                 return result(IngestStatus.BUSY)
             existing = self._ready(doc_id)  # re-check under the document lock
             if existing is not None:
-                return result(IngestStatus.DUPLICATE, chunk_count=existing[1], existing_name=existing[0])
+                return result(IngestStatus.DUPLICATE, chunk_count=existing[1], existing_name=existing[0],
+                              existing_id=doc_id)
             limit_mb = self.settings.max_upload_mb
             too_big = len(data) > limit_mb * 1024 * 1024
             if not too_big:
                 self._save_original(doc_id, data)
-            self._begin(doc_id, name, len(data), has_file=not too_big)
+            self._begin(doc_id, name, len(data), has_file=not too_big, source=source)
             if too_big:
                 return failed(f"file too large ({len(data) / 2**20:.1f} MiB > {limit_mb} MiB)")
             try:
@@ -227,9 +340,7 @@ class Indexer:
                     return failed("no text to index (empty or blank document)",
                                   warnings=tuple(prepared.document.warnings))
                 progress("index", 0, 1)
-                with self.locks.write(self.conn):
-                    n, delta = write_chunks(self.conn, doc_id, prepared, self.model_name, self.model_dim)
-                    self.cache.commit(delta)
+                outcome = self._commit(doc_id, name, prepared, on_conflict, source)
                 progress("index", 1, 1)
             except ExtractionError as e:
                 logger.info("%s (%s): not indexed: %s", name, doc_id[:8], e.reason)
@@ -237,7 +348,56 @@ class Indexer:
             except Exception as e:  # noqa: BLE001 - one bad file must never take the others down
                 logger.exception("%s (%s): internal error while indexing", name, doc_id[:8])
                 return failed(f"internal error while indexing: {type(e).__name__}: {e}")
-            return result(IngestStatus.READY, chunk_count=n, warnings=tuple(prepared.document.warnings))
+        if isinstance(outcome, Twin):  # the same text is already indexed under another document
+            self.locks.discard_document(doc_id)
+            return result(IngestStatus.DUPLICATE, existing_name=outcome.name, existing_id=outcome.id, same_text=True,
+                          warnings=tuple(prepared.document.warnings))
+        n, replaced = outcome
+        return result(IngestStatus.READY, chunk_count=n, warnings=tuple(prepared.document.warnings),
+                      replaced_id=replaced.id if replaced else None,
+                      replaced_added_at=replaced.added_at if replaced else None)
+
+    def _commit(self, doc_id: str, name: str, prepared: Prepared, on_conflict: str,
+                source: str | None) -> tuple[int, Replaced | None] | Twin:
+        """The one write transaction of an ingest: the new chunks, the replaced version's exit, the index delta.
+
+        Returns ``(chunk_count, replaced)``, or the :class:`Twin` when a ready document already holds the
+        same canonical text (then this document's row and stored original are removed instead).
+        """
+        sha = text_sha(prepared.document.canonical)
+        with self.locks.write(self.conn):
+            twin = self.conn.execute("SELECT id, name FROM documents WHERE text_sha=? AND status=? AND id!=? "
+                                     "ORDER BY created_at LIMIT 1", (sha, DocStatus.READY, doc_id)).fetchone()
+            if twin is not None:
+                self.conn.execute("DELETE FROM documents WHERE id=?", (doc_id,))
+                (self.root / "files" / doc_id).unlink(missing_ok=True)
+                return Twin(twin[0], twin[1])
+            n, delta = write_chunks(self.conn, doc_id, prepared, self.model_name, self.model_dim)
+            replaced = None
+            if on_conflict == OnConflict.REPLACE:
+                old = pick_replaced(self.conn, name, doc_id, source)
+                if old is not None:
+                    delta = delta + retire_version(self.conn, old[0], doc_id)
+                    replaced = Replaced(old[0], name, old[2])
+            self.cache.commit(delta)
+        if replaced is not None:
+            (self.root / "files" / replaced.id).unlink(missing_ok=True)
+            self.locks.discard_document(replaced.id)
+        return n, replaced
+
+    def same_name(self, name: str, doc_id: str) -> str | None:
+        """The id of the newest other ready document named ``name`` (what a new version would replace), or ``None``."""
+        with self.locks.thread:
+            row = self.conn.execute("SELECT id FROM documents WHERE name=? AND id!=? AND status=? "
+                                    "ORDER BY created_at DESC LIMIT 1", (name, doc_id, DocStatus.READY)).fetchone()
+        return row[0] if row else None
+
+    def _note_source(self, doc_id: str, source: str | None) -> None:
+        """Record where a document already indexed was read from, when it was not known (an upload, then a folder)."""
+        if source is None:
+            return
+        with self.locks.write(self.conn):
+            self.conn.execute("UPDATE documents SET source=? WHERE id=? AND source IS NULL", (source, doc_id))
 
     def _ready(self, doc_id: str) -> tuple[str, int] | None:
         """``(name, chunk_count)`` of the document if it is ``ready``, else ``None``."""
@@ -258,17 +418,18 @@ class Indexer:
             os.fsync(fh.fileno())
         os.replace(tmp, dest)
 
-    def _begin(self, doc_id: str, name: str, size: int, *, has_file: bool) -> None:
-        """Insert (or reset) the document row as ``indexing``."""
+    def _begin(self, doc_id: str, name: str, size: int, *, has_file: bool, source: str | None = None) -> None:
+        """Insert (or reset) the document row as ``indexing`` (a retry keeps the source it had)."""
         now = now_iso()
         with self.locks.write(self.conn):
             self.conn.execute(
                 "INSERT INTO documents(id, name, size_bytes, status, embed_model, embed_dim, pipeline_version, "
-                "has_file, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?) "
+                "has_file, source, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
                 "ON CONFLICT(id) DO UPDATE SET name=excluded.name, status=excluded.status, reason=NULL, "
-                "chunk_count=0, has_file=excluded.has_file, updated_at=excluded.updated_at",
+                "chunk_count=0, has_file=excluded.has_file, source=COALESCE(excluded.source, documents.source), "
+                "updated_at=excluded.updated_at",
                 (doc_id, name, size, DocStatus.INDEXING, self.model_name, self.model_dim, PIPELINE_VERSION,
-                 int(has_file), now, now))
+                 int(has_file), source, now, now))
 
     def _set_failed(self, doc_id: str, reason: str) -> None:
         with self.locks.write(self.conn):

@@ -67,6 +67,13 @@ def resolve_uri(uri: str, store: Path | str | None = None) -> str:
     return str(Path(store).resolve() / "milvus.db")
 
 
+def _id_filter(allowed: np.ndarray | None) -> dict[str, str]:
+    """The ``filter`` keyword of a Milvus search keeping only the chunk ids ``allowed`` (none when ``None``)."""
+    if allowed is None:
+        return {}
+    return {"filter": f"id in [{', '.join(str(int(i)) for i in allowed)}]"}
+
+
 class _Dense:
     def __init__(self, be: "MilvusBackend"):
         self._be = be
@@ -79,13 +86,16 @@ class _Dense:
         """Every chunk id in the collection, int64, sorted."""
         return self._be.ids()
 
-    def search(self, q_vec: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Top ``k`` by inner product: ``(ids int64, cosine distances float32)``, best first."""
-        k = min(int(k), len(self._be))
+    def search(self, q_vec: np.ndarray, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Top ``k`` by inner product: ``(ids int64, cosine distances float32)``, best first.
+
+        ``allowed`` (int64 ids) keeps only those chunks (issue 16's scope, a Milvus ``id in [...]`` filter).
+        """
+        k = min(int(k), len(self._be) if allowed is None else len(allowed))
         if k <= 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         res = self._be.client.search(self._be.collection, data=[np.asarray(q_vec, np.float32).tolist()],
-                                     anns_field="dense", limit=k, output_fields=["id"],
+                                     anns_field="dense", limit=k, output_fields=["id"], **_id_filter(allowed),
                                      search_params={"metric_type": "IP", "params": self._be.search_params})[0]
         ids = np.array([int(r["id"]) for r in res], dtype=np.int64)
         dist = np.clip(1.0 - np.array([float(r["distance"]) for r in res], dtype=np.float32), 0.0, 2.0)
@@ -121,14 +131,18 @@ class _Lexical:
         """Every chunk id in the collection (terms and vectors live in the same rows)."""
         return self._be.ids()
 
-    def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Top ``k`` by BM25 (Milvus's function): ``(ids int64, scores float32)``, best first, score > 0 only."""
+    def search(self, query: str, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Top ``k`` by BM25 (Milvus's function): ``(ids int64, scores float32)``, best first, score > 0 only.
+
+        ``allowed`` (int64 ids) keeps only those chunks (issue 16's scope).
+        """
         empty = (np.zeros(0, np.int64), np.zeros(0, np.float32))
         q = terms_of(query)
-        if not q or k <= 0 or not len(self._be):
+        if not q or k <= 0 or not len(self._be) or (allowed is not None and not len(allowed)):
             return empty
         res = self._be.client.search(self._be.collection, data=[q], anns_field="sparse", limit=int(k),
-                                     output_fields=["id"], search_params={"metric_type": "BM25"})[0]
+                                     output_fields=["id"], search_params={"metric_type": "BM25"},
+                                     **_id_filter(allowed))[0]
         scale = 1.0 + self._be.k1
         pairs = [(int(r["id"]), abs(float(r["distance"])) / scale) for r in res]
         pairs = [(i, s) for i, s in pairs if s > 0]

@@ -27,6 +27,7 @@ and ``generation`` (the index generation, see :mod:`rag.index.cache`).
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -92,8 +93,49 @@ def m002_chunk_locator(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE chunks ADD COLUMN locator TEXT")
 
 
+def m003_document_versions(conn: sqlite3.Connection) -> None:
+    """Version 3 (issue 16): document versions, where a file came from, and the hash of its text.
+
+    * ``documents.text_sha`` - sha256 of the canonical text (UTF-8), filled for the rows that have one, so
+      the same text under another name or in other bytes is found ("same text as X");
+    * ``documents.source`` - the absolute path a file was read from (``ingest PATH``), ``NULL`` for an
+      upload; what ``ingest DIR --sync`` compares with the folder;
+    * ``document_versions`` - one row per replaced version of a document: its id (sha256 of its bytes),
+      name, size, type, chunks, pages, when it was added and when it was replaced, and ``current_id``, the
+      document that holds its place now (deleting that document deletes its history).
+    """
+    conn.execute("ALTER TABLE documents ADD COLUMN text_sha TEXT")
+    conn.execute("ALTER TABLE documents ADD COLUMN source TEXT")
+    conn.execute("CREATE INDEX IF NOT EXISTS documents_name ON documents(name)")
+    conn.execute("CREATE INDEX IF NOT EXISTS documents_text_sha ON documents(text_sha)")
+    conn.execute("""CREATE TABLE IF NOT EXISTS document_versions (
+    id TEXT NOT NULL, name TEXT NOT NULL, media_type TEXT, size_bytes INTEGER NOT NULL,
+    chunk_count INTEGER NOT NULL DEFAULT 0, pages INTEGER NOT NULL DEFAULT 0, added_at TEXT NOT NULL,
+    replaced_at TEXT NOT NULL, current_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    PRIMARY KEY (current_id, id))""")
+    rows = conn.execute("SELECT id, canonical FROM documents WHERE canonical IS NOT NULL").fetchall()
+    for doc_id, canonical in rows:
+        conn.execute("UPDATE documents SET text_sha=? WHERE id=?",
+                     (hashlib.sha256(canonical.encode("utf-8")).hexdigest(), doc_id))
+
+
+def m004_chats(conn: sqlite3.Connection) -> None:
+    """Version 4 (issue 16): the chats of this store (``chats``) and their turns (``chat_turns``).
+
+    A turn keeps the question as typed, the standalone question that was searched, and ``record``: the
+    answer as JSON (text, refusal, citations with their locators and quotes), so a chat reopens with its
+    sources even after its documents changed. Deleting a chat deletes its turns.
+    """
+    conn.execute("""CREATE TABLE IF NOT EXISTS chats (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)""")
+    conn.execute("""CREATE TABLE IF NOT EXISTS chat_turns (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL, question TEXT NOT NULL, standalone TEXT NOT NULL, record TEXT NOT NULL,
+    created_at TEXT NOT NULL, UNIQUE (chat_id, idx))""")
+
+
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
-MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator)
+MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats)
 
 #: The version a store has after :func:`migrate` with this code.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -3,16 +3,21 @@
 PUBLIC API (stable; the app, the CLI and generation build on it)::
 
     store = Store(path, settings=None, embedder=None)   # opens, creates or migrates; ModelMismatchError on another embedder
-    r = store.ingest_bytes(data, name, progress=None)   # -> IngestResult(status "ready" | "duplicate" | "failed" | "busy")
-    r = store.ingest_path(path, progress=None)
+    r = store.ingest_bytes(data, name, progress=None, on_conflict="replace")
+                                                        # -> IngestResult(status "ready" | "duplicate" | "failed" | "busy" | "exists")
+    r = store.ingest_path(path, progress=None, on_conflict="replace")
     rs = store.ingest_paths(paths, progress=None)       # one index update for the whole batch (issue 18)
     with store.batch(): ...                              # same, around any ingest_bytes / ingest_path / delete calls
     store.documents() -> list[DocumentRow]; store.get_document(id) -> DocumentRow | None
+    store.versions(id) -> list[VersionRow]              # the versions a document replaced, newest first (issue 16)
+    store.same_name(name, data) -> DocumentRow | None   # what new bytes under ``name`` would replace
+    store.sourced_under(folder) -> list[DocumentRow]    # documents read from files under a folder (ingest --sync)
     store.find_document(id_or_prefix) -> DocumentRow | None
     store.canonical_text(id) -> str; store.original_path(id) -> Path
     store.chunk(chunk_id) -> ChunkRow; store.chunks(ids) -> list[ChunkRow]  (same order as ids)
     store.delete(id) -> bool; store.retry(id) -> IngestResult; store.retry_failed() -> list[IngestResult]
-    store.search(query, k=20, mode="hybrid") -> list[rag.types.Hit]
+    store.search(query, k=20, mode="hybrid", doc_ids=None) -> list[rag.types.Hit]   # doc_ids: the scope
+    store.chats -> rag.index.chats.ChatLog              # the chats kept with this store (issue 16)
     store.term_stats() -> rag.text.TermStats            # of the current index generation
     store.check() -> ConsistencyReport                  # SQLite vs index files vs stored originals
     store.is_empty -> bool; store.chunk_count -> int
@@ -23,7 +28,8 @@ Gating is the answer layer's (:func:`rag.answer.pipeline.search_and_gate`).
 
 Layout under the store directory::
 
-    store.sqlite3            SQLite (WAL): meta, migrations, documents, chunks (with each chunk's float32 vector)
+    store.sqlite3            SQLite (WAL): meta, migrations, documents, document_versions, chunks (with each
+                             chunk's float32 vector), chats, chat_turns
     files/<sha256>           the original bytes, named by content hash, never by the client's name
     index/dense.g<N>.faiss   FAISS IndexIDMap2(IndexFlatIP) for generation N
     index/bm25.g<N>/         bm25s index for generation N
@@ -46,6 +52,7 @@ generations before each search.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import sqlite3
@@ -55,11 +62,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from rag.errors import ModelMismatchError, StoreError
 from rag.index.cache import IndexCache, IndexDelta
+from rag.index.chats import ChatLog
 from rag.index.embed import EMBED_DIM, encoder_for_store, get_embedder
 from rag.index.fusion import MODES, retrieve_planned
-from rag.index.indexer import Indexer, IngestResult, IngestStatus, Progress, clean_name
+from rag.index.indexer import Indexer, IngestResult, IngestStatus, OnConflict, Progress, clean_name
 from rag.index.locks import StoreLocks
 from rag.index.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
 from rag.index.rerank import default_reranker
@@ -68,8 +78,8 @@ from rag.settings import get_settings
 from rag.text import TermStats
 from rag.types import DocStatus, Hit, Locator, QueryPlan
 
-__all__ = ["INTERRUPTED", "ChunkRow", "ConsistencyReport", "DocumentRow", "IngestResult", "IngestStatus", "Progress",
-           "Store", "clean_name"]
+__all__ = ["INTERRUPTED", "ChunkRow", "ConsistencyReport", "DocumentRow", "IngestResult", "IngestStatus", "OnConflict",
+           "Progress", "Store", "VersionRow", "clean_name"]
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +119,28 @@ class DocumentRow:
     has_file: bool
     created_at: str
     updated_at: str
+    source: str | None = None
+    versions: int = 0
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    """One earlier version of a document, replaced by a newer one under the same name (issue 16).
+
+    ``id`` the sha256 of that version's bytes (no longer indexed, its file no
+    longer kept); ``added_at`` when it was added, ``replaced_at`` when it was
+    replaced (ISO 8601 UTC); ``current_id`` the document in its place now.
+    """
+
+    id: str
+    name: str
+    media_type: str | None
+    size_bytes: int
+    chunk_count: int
+    pages: int
+    added_at: str
+    replaced_at: str
+    current_id: str
 
 
 @dataclass(frozen=True)
@@ -218,6 +250,8 @@ class Store:
         self.index_cache = self._open_index_cache()
         self._indexer = Indexer(self.path, self._db, self._locks, self.index_cache, self.settings,
                                 lambda: self.embedder, self.model_name, self.model_dim)
+        #: The chats kept with this store (:class:`rag.index.chats.ChatLog`, issue 16).
+        self.chats = ChatLog(self._db, self._locks)
         self._reap_stale()
 
     def _open_index_cache(self) -> IndexCache:
@@ -283,26 +317,37 @@ class Store:
 
     # ------------------------------------------------------------------ ingest (rag.index.indexer)
 
-    def ingest_bytes(self, data: bytes, name: str, progress: Progress | None = None) -> IngestResult:
+    def ingest_bytes(self, data: bytes, name: str, progress: Progress | None = None, *,
+                     on_conflict: str = OnConflict.REPLACE, source: str | None = None) -> IngestResult:
         """Extract, chunk (strategy E), embed and index one file's bytes (design stages 1-4).
 
-        ``name`` is the client's file name: display metadata only (see
-        :func:`clean_name`); the bytes are kept as ``files/<sha256>``. The same
-        bytes twice: ``duplicate``, nothing done. A file that cannot be
-        extracted: ``failed`` with the reason, kept visible and retryable;
-        other documents are never affected. Never raises for bad input; an
+        ``name`` is the client's file name: display metadata (see
+        :func:`clean_name`) and, with the bytes, what identifies a document
+        (issue 16); the bytes are kept as ``files/<sha256>``. The same bytes
+        twice, or the same canonical text in other bytes: ``duplicate``
+        ("same text as X"), nothing done. Other bytes under a name already
+        indexed: ``on_conflict`` (:class:`rag.index.indexer.OnConflict`)
+        ``replace`` (default: the new version takes the old one's place in
+        one transaction and index generation; the old one is kept as a
+        :class:`VersionRow`), ``keep-both``, or ``ask`` (``exists``, nothing
+        done). ``source`` the absolute path read (``None`` for an upload).
+        A file that cannot be extracted: ``failed`` with the reason, kept
+        visible and retryable, the version it would replace untouched; other
+        documents are never affected. Never raises for bad input; an
         unexpected error is logged with its traceback and reported ``failed``.
+        Raises ``ValueError`` for an unknown ``on_conflict``.
         """
-        return self._indexer.ingest(data, name, progress)
+        return self._indexer.ingest(data, name, progress, on_conflict=on_conflict, source=source)
 
-    def ingest_path(self, path: str | Path, progress: Progress | None = None) -> IngestResult:
-        """:meth:`ingest_bytes` on a file read from disk, named by its base name."""
+    def ingest_path(self, path: str | Path, progress: Progress | None = None, *,
+                    on_conflict: str = OnConflict.REPLACE) -> IngestResult:
+        """:meth:`ingest_bytes` on a file read from disk, named by its base name, its absolute path as ``source``."""
         p = Path(path)
         try:
             data = p.read_bytes()
         except OSError as e:
             return IngestResult("", clean_name(p.name), IngestStatus.FAILED, reason=f"cannot read file: {e.strerror}")
-        return self.ingest_bytes(data, p.name, progress)
+        return self.ingest_bytes(data, p.name, progress, on_conflict=on_conflict, source=str(p.resolve()))
 
     @contextlib.contextmanager
     def batch(self) -> Iterator["Store"]:
@@ -317,15 +362,19 @@ class Store:
                 self.index_cache.end_batch()
 
     def ingest_paths(self, paths: Sequence[str | Path], progress: Progress | None = None,
-                     on_result: Callable[[Path, IngestResult], None] | None = None) -> list[IngestResult]:
+                     on_result: Callable[[Path, IngestResult], None] | None = None, *,
+                     on_conflict: str | Callable[[Path], str] = OnConflict.REPLACE) -> list[IngestResult]:
         """:meth:`ingest_path` for every file in one :meth:`batch`; ``on_result(path, result)`` after each file.
 
-        Returns one result per path, in order; never raises for bad input.
+        ``on_conflict`` one :class:`rag.index.indexer.OnConflict` for all, or a
+        function of the path (issue 16). Returns one result per path, in order;
+        never raises for bad input.
         """
         out = []
         with self.batch():
             for path in paths:
-                r = self.ingest_path(path, progress)
+                policy = on_conflict(Path(path)) if callable(on_conflict) else on_conflict
+                r = self.ingest_path(path, progress, on_conflict=policy)
                 out.append(r)
                 if on_result is not None:
                     on_result(Path(path), r)
@@ -342,14 +391,15 @@ class Store:
             raise StoreError(f"no document with id {doc_id}")
         if not doc.has_file or not self.original_path(doc.id).is_file():
             raise StoreError(f"{doc.name}: the original file was not kept ({doc.reason}); add it again")
-        return self.ingest_bytes(self.original_path(doc.id).read_bytes(), doc.name, progress)
+        return self.ingest_bytes(self.original_path(doc.id).read_bytes(), doc.name, progress,
+                                 on_conflict=OnConflict.KEEP_BOTH)
 
     def retry_failed(self, progress: Progress | None = None) -> list[IngestResult]:
         """:meth:`retry` every failed document that has its original; returns one result each."""
         return [self.retry(d.id, progress) for d in self.documents() if d.status == DocStatus.FAILED and d.has_file]
 
     def delete(self, doc_id: str) -> bool:
-        """Remove a document: its row, chunks, vectors, BM25 entries and stored file. False if unknown.
+        """Remove a document: its row, chunks, vectors, BM25 entries, stored file and earlier versions. False if unknown.
 
         ``doc_id`` the full id or a unique prefix. Raises :class:`StoreError`
         if it is being indexed right now.
@@ -377,14 +427,15 @@ class Store:
                 for r in self._db.execute("SELECT id, name FROM documents")}
 
     _DOC_COLS = ("id, name, media_type, size_bytes, status, reason, chunk_count, pages, title, embed_model, embed_dim, "
-                 "pipeline_version, extractor, extractor_version, warnings, has_file, created_at, updated_at")
+                 "pipeline_version, extractor, extractor_version, warnings, has_file, created_at, updated_at, source, "
+                 "(SELECT COUNT(*) FROM document_versions v WHERE v.current_id = documents.id)")
 
     def _doc_row(self, r, labels: dict[str, str]) -> DocumentRow:
         return DocumentRow(id=r[0], name=r[1], label=labels.get(r[0], r[1]), media_type=r[2], size_bytes=r[3],
                            status=_status(r[4]), reason=r[5], chunk_count=r[6], pages=r[7], title=r[8], embed_model=r[9],
                            embed_dim=r[10], pipeline_version=r[11], extractor=r[12], extractor_version=r[13],
                            warnings=tuple(json.loads(r[14] or "[]")), has_file=bool(r[15]), created_at=r[16],
-                           updated_at=r[17])
+                           updated_at=r[17], source=r[18], versions=int(r[19]))
 
     def documents(self) -> list[DocumentRow]:
         """Every document (any status), oldest first. Interrupted ones are shown ``failed``."""
@@ -409,6 +460,31 @@ class Store:
         with self._locks.thread:
             ids = [r[0] for r in self._db.execute("SELECT id FROM documents WHERE id LIKE ?", (doc_id + "%",))]
         return self.get_document(ids[0]) if len(ids) == 1 else None
+
+    def versions(self, doc_id: str) -> list[VersionRow]:
+        """The earlier versions document ``doc_id`` replaced, newest first (``[]`` for none or an unknown id)."""
+        with self._locks.thread:
+            rows = self._db.execute(
+                "SELECT id, name, media_type, size_bytes, chunk_count, pages, added_at, replaced_at, current_id "
+                "FROM document_versions WHERE current_id=? ORDER BY replaced_at DESC, added_at DESC", (doc_id,)).fetchall()
+        return [VersionRow(*r) for r in rows]
+
+    def same_name(self, name: str, data: bytes) -> DocumentRow | None:
+        """The ready document that ``data`` under ``name`` would replace (other bytes, same name), or ``None``.
+
+        What the app asks about before uploading (issue 16); ``name`` is cleaned like an upload's.
+        """
+        other = self._indexer.same_name(clean_name(name), hashlib.sha256(data).hexdigest())
+        return self.get_document(other) if other else None
+
+    def sourced_under(self, folder: str | Path) -> list[DocumentRow]:
+        """The documents read from a file under ``folder`` (``ingest PATH`` records the absolute path), by name."""
+        root = str(Path(folder).resolve()).rstrip("/") + "/"
+        with self._locks.thread:
+            ids = [r[0] for r in self._db.execute(
+                "SELECT id FROM documents WHERE source IS NOT NULL AND substr(source, 1, ?) = ? ORDER BY name, id",
+                (len(root), root))]
+        return [d for d in (self.get_document(i) for i in ids) if d is not None]
 
     def canonical_text(self, doc_id: str) -> str:
         """The stored canonical text every offset points into. Raises :class:`StoreError` if not indexed."""
@@ -475,30 +551,44 @@ class Store:
     def _texts(self, ids: list[int]) -> list[str]:
         return [c.text for c in self.chunks(ids)]
 
-    def search(self, query: str, k: int = 20, mode: str = "hybrid", *, rerank: bool | None = None) -> list[Hit]:
+    def scope_chunks(self, doc_ids: Sequence[str]) -> np.ndarray:
+        """The chunk ids (int64, ascending) of the documents ``doc_ids`` (full ids; unknown ones hold none)."""
+        ids: list[int] = []
+        with self._locks.thread:
+            for i in range(0, len(doc_ids), 500):
+                part = list(doc_ids[i:i + 500])
+                ids += [r[0] for r in self._db.execute(
+                    f"SELECT id FROM chunks WHERE doc_id IN ({','.join('?' * len(part))}) ORDER BY id", part)]
+        return np.asarray(sorted(ids), dtype=np.int64)
+
+    def search(self, query: str, k: int = 20, mode: str = "hybrid", *, rerank: bool | None = None,
+               doc_ids: Sequence[str] | None = None) -> list[Hit]:
         """Top ``k`` chunks for ``query`` (design stages 4-6), best first, each with its cosine distance.
 
         ``mode`` ``hybrid`` | ``dense`` | ``bm25`` (:class:`rag.types.RetrievalMode`);
         ``rerank`` None or True = rerank with the cross-encoder in ``models_dir``
         when there is one (:func:`rag.index.rerank.default_reranker`), False =
-        never. An empty store or a query matching nothing gives ``[]``.
+        never. ``doc_ids`` (full ids) searches only those documents' chunks
+        (issue 16's scope; ``None`` = every document, an empty list = none).
+        An empty store or a query matching nothing gives ``[]``.
         Raises ``ValueError`` for an unknown mode.
         """
-        return self.search_planned(query, k, mode, rerank=rerank)[0]
+        return self.search_planned(query, k, mode, rerank=rerank, doc_ids=doc_ids)[0]
 
-    def search_planned(self, query: str, k: int = 20, mode: str = "hybrid", *,
-                       rerank: bool | None = None) -> tuple[list[Hit], QueryPlan]:
+    def search_planned(self, query: str, k: int = 20, mode: str = "hybrid", *, rerank: bool | None = None,
+                       doc_ids: Sequence[str] | None = None) -> tuple[list[Hit], QueryPlan]:
         """:meth:`search`, and how the question was searched (:class:`rag.types.QueryPlan`, issue 19)."""
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}")
+        allowed = None if doc_ids is None else self.scope_chunks(list(doc_ids))
         idx = self.index_cache.current()
-        if len(idx.dense) == 0:
+        if len(idx.dense) == 0 or (allowed is not None and len(allowed) == 0):
             return [], QueryPlan(query)
         q_vec = self.embedder.encode_query(query)
         rr = default_reranker(self.settings.models_dir) if rerank is not False else None
         return retrieve_planned(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
                                 depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
-                                reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top)
+                                reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top, allowed=allowed)
 
     def term_stats(self) -> TermStats:
         """Document frequencies over every chunk text (:class:`rag.text.TermStats`) of the current index generation.

@@ -82,7 +82,9 @@ def test_a_store_made_before_versions_opens_migrated_reads_and_searches(tmp_path
     conn = connect(path / "store.sqlite3")
     assert schema_version(conn) == SCHEMA_VERSION
     assert conn.execute("SELECT version, name FROM migrations ORDER BY version").fetchall() == [
-        (1, "m001_initial"), (2, "m002_chunk_locator")]
+        (n, m.__name__) for n, m in enumerate(MIGRATIONS, start=1)]
+    assert [name for _, name in conn.execute("SELECT version, name FROM migrations ORDER BY version")][:4] == [
+        "m001_initial", "m002_chunk_locator", "m003_document_versions", "m004_chats"]
     assert "locator" in _columns(conn, "chunks")  # issue 17: the old chunks read back with locator None
 
 

@@ -66,15 +66,15 @@ def test_same_bytes_twice_is_a_noop_that_says_so(store):
     first = store.ingest_bytes(_md("Alpha"), "a.md")
     again = store.ingest_bytes(_md("Alpha"), "renamed.md")
     assert first.status == "ready" and again.status == "duplicate"
-    assert "already indexed" in again.message and "a.md" in again.message
+    assert "already indexed" in again.message and "same text as a.md" in again.message
     assert len(store.documents()) == 1 and store.chunk_count == first.chunk_count
 
 
-def test_same_name_different_bytes_two_documents_told_apart(store):
+def test_same_name_different_bytes_kept_both_are_two_documents_told_apart(store):
     from rag.answer.cite import citations
 
     a = store.ingest_bytes(_md("Alpha"), "notes.md")
-    b = store.ingest_bytes(_md("Beta"), "notes.md")
+    b = store.ingest_bytes(_md("Beta"), "notes.md", on_conflict="keep-both")  # the default replaces (issue 16)
     assert a.document_id != b.document_id and a.status == b.status == "ready"
     labels = {d.id: d.label for d in store.documents()}
     assert labels[a.document_id] != labels[b.document_id]

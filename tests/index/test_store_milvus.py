@@ -74,3 +74,19 @@ def test_a_lost_collection_is_rebuilt_from_sqlite(pair, hash_embedder):
     assert _cited(again, "prefill part number 3")[0][0] == "prefill.md"
     assert again.check().ok
     again.close()
+
+
+def test_milvus_store_scopes_like_the_local_one(pair):
+    """Issue 16: ``doc_ids`` keeps both legs to the chosen documents on Milvus too (an ``id in [...]`` filter)."""
+    local, milvus = pair
+    for s in (local, milvus):
+        chosen = [d.id for d in s.documents() if d.name in ("caching.md", "curves.md")]
+        for mode in ("hybrid", "dense", "bm25"):
+            names = {c.document_name for c in s.chunks([h.chunk_id for h in s.search("prefill part number 3", k=8,
+                                                                                     mode=mode, doc_ids=chosen)])}
+            assert names and names <= {"caching.md", "curves.md"}, (s.path, mode, names)
+    chosen_l = [d.id for d in local.documents() if d.name == "caching.md"]
+    chosen_m = [d.id for d in milvus.documents() if d.name == "caching.md"]
+    a = [(c.start, c.end) for c in local.chunks([h.chunk_id for h in local.search("caching note", k=5, doc_ids=chosen_l)])]
+    b = [(c.start, c.end) for c in milvus.chunks([h.chunk_id for h in milvus.search("caching note", k=5, doc_ids=chosen_m)])]
+    assert a == b

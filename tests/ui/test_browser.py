@@ -359,3 +359,104 @@ def test_docx_and_pptx_citations_open_at_the_passage(server, browser_context, re
     except Exception:
         page.screenshot(path=ARTIFACTS / "failure-formats-flow.png", full_page=True)
         raise
+
+
+# --------------------------------------------------------------------------- issue 16 in the browser
+
+LEAVE = "leave-policy.md"
+DAYS_QUESTION = "How many days of annual leave do full-time staff get?"
+FOLLOW_UP = "And can they carry unused days over?"
+
+
+def _sidebar(page):
+    return page.get_by_test_id("stSidebar")
+
+
+def _upload(page, paths):
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files([str(p) for p in paths])
+
+
+def test_versions_follow_up_scope_history_and_collections(server, browser_context, cases_dir, tmp_path):
+    """Issue 16 end to end: a new version asked about and replacing the old one (c25), a follow-up shown as
+    searched, a question scoped to one document, the chat saved, reopened and exported as Markdown, and a
+    collection created, switched to and deleted, all through the pages."""
+    page = browser_context.new_page()
+    try:
+        _issue16_flow(page, server, cases_dir, tmp_path)
+    except Exception:
+        page.screenshot(path=ARTIFACTS / "failure-issue16.png", full_page=True)
+        raise
+
+
+def _issue16_flow(page, server, cases_dir, tmp_path):
+    from playwright.sync_api import expect
+
+    # 1. Versions: v1 and the c26 files, then v2 under the same name: the page asks, "Replace" replaces.
+    page.goto(f"{server}/Documents")
+    v1 = cases_dir / "c25_versions" / "v1" / LEAVE
+    _upload(page, [v1, cases_dir / "c26_bike_shed.md", cases_dir / "c26_visitor_guide.md"])
+    expect(page.get_by_text(f"{LEAVE}: indexed")).to_be_visible(timeout=SLOW_MS)
+    expect(page.get_by_text("c26_visitor_guide.md: indexed")).to_be_visible(timeout=SLOW_MS)
+    v2 = tmp_path / "v2" / LEAVE  # same name, other bytes, from another folder
+    v2.parent.mkdir()
+    v2.write_bytes((cases_dir / "c25_versions" / "v2" / LEAVE).read_bytes())
+    _upload(page, [v2])
+    expect(page.get_by_text(f"{LEAVE} is already indexed")).to_be_visible(timeout=SLOW_MS)
+    page.screenshot(path=ARTIFACTS / "20-version-asked.png", full_page=True)
+    page.get_by_role("button", name="Replace").click()
+    expect(page.get_by_text("replaced the version added")).to_be_visible(timeout=SLOW_MS)
+    time.sleep(1.0)  # let the data grid paint (version columns) before the screenshot
+    page.screenshot(path=ARTIFACTS / "21-version-replaced.png", full_page=True)
+
+    # 2. The chat answers from the current version only; a follow-up is shown as searched.
+    page.goto(server)
+    answer = _ask(page, DAYS_QUESTION)
+    sources = " ".join(q.inner_text() for q in answer.locator("blockquote").all())
+    assert "28 days" in sources and "25 days" not in sources and "abbatical" not in sources, sources
+    follow = _ask(page, FOLLOW_UP)
+    user = page.get_by_test_id("stChatMessage").nth(2)
+    expect(user).to_contain_text("Standalone question:")
+    expect(user).to_contain_text(FOLLOW_UP)
+    assert "Carry-over" in follow.inner_text() or "carried over" in follow.inner_text()
+    page.screenshot(path=ARTIFACTS / "22-follow-up.png", full_page=True)
+
+    # 3. Scope: within the visitor guide only, the bike-shed question is refused.
+    side = _sidebar(page)
+    side.get_by_test_id("stMultiSelect").click()
+    page.get_by_role("option", name="c26_visitor_guide.md").click()
+    page.keyboard.press("Escape")
+    before = page.get_by_test_id("stChatMessage").count()
+    page.get_by_test_id("stChatInputTextArea").fill("When does the bike shed close?")
+    page.get_by_test_id("stChatInputTextArea").press("Enter")
+    refusal = page.get_by_test_id("stChatMessage").nth(before + 1)
+    expect(refusal).to_contain_text("NO ANSWER", timeout=SLOW_MS)
+    expect(page.get_by_test_id("stChatMessage").nth(before)).to_contain_text("Asked within 1 chosen document")
+    page.screenshot(path=ARTIFACTS / "23-scoped-refusal.png", full_page=True)
+
+    # 4. History: a new chat empties the page; the saved one comes back with its sources; export as Markdown.
+    side.get_by_role("button", name="New chat").click()
+    expect(page.get_by_test_id("stChatMessage")).to_have_count(0)
+    side.get_by_role("button", name=DAYS_QUESTION).click()
+    expect(page.get_by_test_id("stChatMessage")).to_have_count(6)
+    expect(page.get_by_test_id("stChatMessage").nth(1)).to_contain_text("28 days")
+    expect(page.get_by_test_id("stChatMessage").nth(2)).to_contain_text("Standalone question:")
+    with page.expect_download() as info:
+        side.get_by_role("button", name="Export chat (Markdown)").click()
+    md = Path(info.value.path()).read_text(encoding="utf-8")
+    assert md.startswith(f"# {DAYS_QUESTION}") and f"## 2. {FOLLOW_UP}" in md and "*Standalone question:*" in md
+    assert f"{LEAVE} > " in md and "`#char=" in md and "NO ANSWER" in md
+    page.screenshot(path=ARTIFACTS / "24-reopened.png", full_page=True)
+
+    # 5. Collections: create one (empty, its own store), switch back, delete it.
+    side.get_by_text("Manage collections").click()
+    side.get_by_label("New collection").fill("Client A")
+    side.get_by_label("New collection").press("Enter")
+    side.get_by_role("button", name="Create").click()
+    expect(page.get_by_text("No document is indexed in collection Client A")).to_be_visible(timeout=SLOW_MS)
+    expect(side.get_by_text("Created collection Client A")).to_be_visible()  # the expander stays open to say so
+    page.screenshot(path=ARTIFACTS / "25-collection.png", full_page=True)
+    side.get_by_text("Yes, delete Client A").click()
+    expect(side.get_by_test_id("stCheckbox").locator("input")).to_be_checked()
+    side.get_by_role("button", name="Delete collection").click()
+    expect(page.get_by_text("Deleted collection Client A")).to_be_visible(timeout=SLOW_MS)
+    expect(page.get_by_text("3 document(s) indexed")).to_be_visible()

@@ -1,0 +1,262 @@
+"""Follow-up questions: a question that leans on the conversation becomes a standalone one before retrieval (issue 16).
+
+"And for part-time staff?" or "How many problems does it contain?" says
+nothing searchable on its own. :func:`rewrite_followup` turns it into a
+standalone question from the earlier questions of the chat, before
+retrieval (and before any other query rewriting of the retrieval layer,
+which then works on the standalone text).
+
+Three ways, all behind the same cheap test (:func:`needs_context`: a
+pronoun or demonstrative, an opening "and / what about / how about", or
+at most :data:`SHORT_CONTENT_WORDS` content words, none a name), so a standalone
+question is never touched:
+
+* ``keywords`` (default): the follow-up, then in brackets the
+  :data:`KEYWORDS` rarest words (highest IDF in the store) of the previous
+  question that it does not already use (``How many problems does it
+  contain? (HumanEval benchmark)``). No model: the gate still decides
+  before any model is loaded, and it costs a lookup.
+* ``context``: the follow-up, then the whole previous question in
+  brackets (``... (after: What is the HumanEval benchmark?)``); its
+  common words pull the previous answer's chunks into the top 4.
+* ``model``: the local GGUF rewrites it with a short prompt
+  (:func:`rewrite_messages`) through :mod:`rag.answer.generate`'s
+  cached-prefix generator. Slower (a generation before retrieval), the
+  0.5B often answers with the previous question itself, and the refusal
+  then depends on the model's words.
+
+Which one is the default was measured (R@4 of the second turn on
+``tests/data/followup_dialogues.jsonl``, both shared corpora): see
+``docs/answers.md``, section "Follow-up questions".
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from rag.answer.generate import get_generator
+from rag.text import tokenize
+
+
+class RewriteMethod(StrEnum):
+    """How a follow-up becomes standalone: ``keywords`` or ``context`` (no model), ``model`` (the GGUF), ``off``."""
+
+    KEYWORDS = "keywords"
+    CONTEXT = "context"
+    MODEL = "model"
+    OFF = "off"
+
+
+#: How many of the previous question's rarest words the ``keywords`` rewrite adds (1, 2 and 3 were measured
+#: on the course dialogues: 14, 14 and 15 of 15 second turns found in the top 4; 3 then held on pdf-dev).
+KEYWORDS = 3
+
+
+#: A follow-up with at most this many content words (stop and question words dropped), none of them a name
+#: (a capital or a digit after the first word), is taken to lean on the conversation ("Up to how many?").
+#: Not 3: "When does the bike shed close?" (bike, shed, close) is a new question, not a follow-up.
+SHORT_CONTENT_WORDS = 2
+
+#: Question and auxiliary words that say nothing about the subject (on top of :data:`rag.text.STOPWORDS`).
+QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how does do did is are was were can could should would will may "
+    "might must shall i you we me my our your up many much get gets got about tell explain mean means kind sort "
+    "wie was wer wann wo warum welche welcher welches ist sind kann".split())
+
+_OPENERS = re.compile(
+    r"^\s*(?:and|but|also|or|so|then|what about|how about|what if|same for|und|aber|et|y|e)\b", re.IGNORECASE)
+# Words that point back at something said before. "that" and "there" only where they cannot be a relative
+# pronoun or the "there is" construction; "one" only after a determiner ("the second one").
+_POINTERS = re.compile(
+    r"\b(?:it|its|itself|they|them|their|theirs|themselves|he|him|his|she|hers|this|these|those|former|latter"
+    r"|es|sie|er|ihn|ihm|dies|diese|dieser|dieses|dort|dabei|dafür|davon)\b"
+    r"|\bthat(?=\s*(?:[?.!,]|$|\s+(?:one|ones|is|was|does|did|do|mean|means|work|works)\b))"
+    r"|\b(?:for|with|about|of|in|on|from|to|at|by|into|like|than|using|use|building|build|is|does|do|did)\s+that\b"
+    r"|(?<!\bis\s)(?<!\bare\s)\bthere\b(?!\s+(?:is|are|was|were|be|'s)\b)"
+    r"|\b(?:the|that|this|which|first|second|third|last|other|same)\s+ones?\b",
+    re.IGNORECASE)
+
+
+def needs_context(question: str) -> bool:
+    """Cheap signals that ``question`` depends on the previous turn (no model; microseconds).
+
+    True when it opens with a connective ("and ...?", "what about ...?"), holds
+    a pronoun or demonstrative pointing back ("it", "they", "that one", "for
+    that staining", "there", German "es", "dort", ...), or is short:
+    at most :data:`SHORT_CONTENT_WORDS` content words, none of them a name
+    ("Up to how many?" is short; "What is FAISS?" names its subject).
+    """
+    if not question.strip():
+        return False
+    if _OPENERS.search(question) or _POINTERS.search(question):
+        return True
+    content = [t for t in tokenize(question) if t not in QUESTION_WORDS]
+    names = any(re.search(r"[A-Z0-9]", w) for w in re.findall(r"[^\W_]+", question)[1:] if w != "I")
+    return len(content) <= SHORT_CONTENT_WORDS and not names
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A question as asked and as searched.
+
+    ``question`` what the user typed; ``standalone`` what retrieval, the
+    gate and the model get (equal to ``question`` when nothing was
+    rewritten); ``method`` the :class:`RewriteMethod` value that produced it,
+    ``""`` when the question was left alone; ``ms`` time spent.
+    """
+
+    question: str
+    standalone: str
+    method: str = ""
+    ms: float = 0.0
+
+    @property
+    def rewritten(self) -> bool:
+        return self.standalone != self.question
+
+
+def with_keywords(question: str, previous: str, idf: Callable[[str], float], n: int = KEYWORDS) -> str:
+    """The ``keywords`` rewrite: ``question (w1 w2 w3)``, the ``n`` words of ``previous`` with the highest ``idf``.
+
+    Words are :func:`rag.text.tokenize` terms that are not question words
+    (:data:`QUESTION_WORDS`) and not already in ``question``; they are shown
+    as written in ``previous`` and in its order. ``idf(term)`` is the
+    store's (:meth:`rag.text.TermStats.idf`). ``question`` unchanged when no word is left.
+    """
+    have = set(tokenize(question))
+    terms = [t for t in dict.fromkeys(tokenize(previous)) if t not in QUESTION_WORDS and t not in have]
+    order = {t: i for i, t in enumerate(terms)}
+    picked = sorted(sorted(terms, key=lambda t: (-idf(t), order[t]))[:n], key=order.get)
+    if not picked:
+        return question.strip()
+    surface = {}
+    for w in re.findall(r"[^\W_]+", previous):
+        for t in tokenize(w, stopwords=frozenset()):
+            surface.setdefault(t, w)
+    return f"{question.strip()} ({' '.join(surface.get(t, t) for t in picked)})"
+
+
+def with_context(question: str, previous: str) -> str:
+    """The ``context`` rewrite: ``question (after: previous)``, the previous standalone question in brackets.
+
+    Both questions' words reach BM25 and the embedder; the follow-up comes
+    first, so it reads as the question and the earlier one as what it is about.
+    """
+    return f"{question.strip()} (after: {previous.strip()})"
+
+
+# --------------------------------------------------------------------------- the model's rewrite
+
+#: The system line of the model rewrite; the instruction itself closes each user message (tried on three
+#: dialogues with the 0.5B: rules in the system text were ignored, the question was echoed back).
+REWRITE_SYSTEM = "You are a helpful assistant."
+
+#: What the model is asked after the two questions.
+REWRITE_INSTRUCTION = "Rewrite the follow-up question as a complete question that names its subject."
+
+#: One worked exchange on a neutral topic (the 0.5B copies the form of an example better than it follows rules).
+REWRITE_EXAMPLE = ("What is a tomato hornworm?", "How do I get rid of them?", "How do I get rid of tomato hornworms?")
+
+
+def _rewrite_user(previous: str, question: str) -> str:
+    return f"Previous question: {previous.strip()}\nFollow-up question: {question.strip()}\n\n{REWRITE_INSTRUCTION}"
+
+
+def rewrite_messages(question: str, previous: Sequence[str]) -> list[dict[str, str]]:
+    """Chat messages asking the model to make ``question`` standalone given the last of the ``previous`` questions.
+
+    System line, one worked exchange, then the real one; everything before the
+    last user message is the same every time, so its KV cache is kept.
+    """
+    ex_prev, ex_q, ex_a = REWRITE_EXAMPLE
+    return [
+        {"role": "system", "content": REWRITE_SYSTEM},
+        {"role": "user", "content": _rewrite_user(ex_prev, ex_q)},
+        {"role": "assistant", "content": ex_a},
+        {"role": "user", "content": _rewrite_user(previous[-1] if previous else "", question)},
+    ]
+
+
+def rewrite_probe(question: str, sources: Sequence[Any]) -> list[dict[str, str]]:
+    """The messages :class:`rag.answer.generate.Generator` probes to find the rewrite prompt's shared prefix."""
+    return rewrite_messages(question, ["x"] if not sources else ["y"])
+
+
+def clean_model_rewrite(text: str, question: str) -> str:
+    """The model's rewrite as a question: first line, no label or quotes; ``question`` when it gave nothing usable.
+
+    Unusable: empty, or more than three times the words of the follow-up plus 25.
+    """
+    line = next((x.strip() for x in text.strip().splitlines() if x.strip()), "")
+    line = re.sub(r"^(?:rewritten question|standalone question|question)\s*:\s*", "", line, flags=re.IGNORECASE)
+    line = line.strip().strip('"“”\'`').strip()
+    if not line or len(line.split()) > 3 * len(question.split()) + 25:
+        return question
+    return line
+
+
+#: Tokens the model may write for a rewrite (a question, not an essay).
+REWRITE_MAX_TOKENS = 64
+
+#: Context of the rewrite's own llama.cpp context, tokens (instruction, example, two questions, the answer).
+REWRITE_N_CTX = 1024
+
+
+def rewrite_generator(settings: Any) -> Any:
+    """The process-wide rewrite generator for ``settings``' model and threads (its own context and cached prefix).
+
+    Raises :class:`rag.errors.ModelError` when the model file is missing or broken.
+    """
+    return get_generator(settings.model_path, n_ctx=REWRITE_N_CTX, threads=settings.threads, build=rewrite_probe)
+
+
+def model_rewrite(question: str, previous: Sequence[str], generator: Any) -> str:
+    """The GGUF's standalone version of ``question`` (greedy, at most :data:`REWRITE_MAX_TOKENS` tokens).
+
+    ``generator`` a :class:`rag.answer.generate.Generator` (its ``complete``).
+    Raises :class:`rag.errors.ModelError` from the generator.
+    """
+    out = generator.complete(rewrite_messages(question, previous), REWRITE_MAX_TOKENS)
+    return clean_model_rewrite(out, question)
+
+
+# --------------------------------------------------------------------------- the entry point
+
+
+def rewrite_followup(question: str, previous: Sequence[str], method: str = RewriteMethod.KEYWORDS, *,
+                     idf: Callable[[str], float] | None = None, get_generator: Callable[[], Any] | None = None,
+                     always: bool = False) -> Rewrite:
+    """``question`` as a standalone question, given the ``previous`` questions of the chat as searched (oldest first).
+
+    Nothing happens (``standalone == question``) without previous questions,
+    with ``method`` ``"off"``, or when :func:`needs_context` finds no sign of
+    a follow-up (unless ``always``). On the last previous question:
+    ``"keywords"`` :func:`with_keywords` with ``idf`` (the store's term
+    statistics; every word equally rare without it), ``"context"``
+    :func:`with_context`, ``"model"`` :func:`model_rewrite` with
+    ``get_generator()`` (only called when a rewrite is needed). A previous
+    question that was itself rewritten is used as searched, so a chain of
+    follow-ups keeps its subject. Raises ``ValueError`` for an unknown method
+    and :class:`rag.errors.ModelError` from the model.
+    """
+    if method not in tuple(RewriteMethod):
+        raise ValueError(f"unknown rewrite method {method!r}; allowed: {', '.join(RewriteMethod)}")
+    question = question.strip()
+    prev = [p for p in previous if p and p.strip()]
+    if method == RewriteMethod.OFF or not prev or not (always or needs_context(question)):
+        return Rewrite(question, question)
+    t0 = time.perf_counter()
+    if method == RewriteMethod.KEYWORDS:
+        out = with_keywords(question, prev[-1], idf or (lambda t: 1.0))
+    elif method == RewriteMethod.CONTEXT:
+        out = with_context(question, prev[-1])
+    else:
+        if get_generator is None:
+            raise ValueError("the model rewrite needs get_generator")
+        out = model_rewrite(question, prev[-1:], get_generator())
+    return Rewrite(question, out, str(method), (time.perf_counter() - t0) * 1000.0)

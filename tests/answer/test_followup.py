@@ -1,0 +1,119 @@
+"""Follow-up questions made standalone before retrieval (rag.answer.followup, issue 16)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag.answer import followup
+from rag.answer.followup import (
+    RewriteMethod,
+    clean_model_rewrite,
+    needs_context,
+    rewrite_followup,
+    rewrite_messages,
+    with_context,
+    with_keywords,
+)
+
+DIALOGUES = Path(__file__).resolve().parents[1] / "data" / "followup_dialogues.jsonl"
+
+
+@pytest.mark.parametrize("question", [
+    "And for part-time staff?", "What about the second one?", "How many problems does it contain?",
+    "Why is micromotion a problem there?", "Which tissue is recommended as a control for that staining?",
+    "Up to how many?", "Which server do I connect to?", "Für wen kann es sinnvoll sein?", "How did he name them?",
+])
+def test_cheap_signals_flag_follow_ups(question):
+    assert needs_context(question)
+
+
+@pytest.mark.parametrize("question", [
+    "What is the formula for the advantage value in GRPO?", "What is FAISS?",
+    "Which models use a sparse version of the attention matrix for long texts?",
+    "Is there a model that handles long documents?", "What proportion of breast cancer is HER2 negative?", "",
+])
+def test_cheap_signals_leave_standalone_questions_alone(question):
+    assert not needs_context(question)
+
+
+def test_the_dialogue_set_is_what_docs_answers_md_says():
+    rows = [json.loads(x) for x in DIALOGUES.read_text(encoding="utf-8").splitlines() if x.strip()]
+    follow = [r for r in rows if r["kind"] == "followup"]
+    assert len(follow) >= 20 and {r["corpus"] for r in follow} == {"course", "pdf-dev"}
+    assert len({r["id"] for r in rows}) == len(rows) and all(len(r["turns"]) == 2 for r in rows)
+    assert not any(needs_context(r["turns"][1]) for r in rows if r["kind"] == "standalone")
+
+
+def test_keywords_rewrite_adds_the_rarest_words_of_the_previous_question():
+    idf = {"humaneval": 6.0, "benchmark": 3.0, "coding": 2.5, "problems": 9.0}.get
+    r = rewrite_followup("How many problems does it contain?", ["What is the HumanEval coding benchmark for LLMs?"],
+                         idf=lambda t: idf(t, 1.0))
+    assert r.rewritten and r.method == "keywords"
+    # the three rarest new words, as written and in their order; "problems" is already in the follow-up
+    assert r.standalone == "How many problems does it contain? (HumanEval coding benchmark)"
+    assert with_keywords("And it?", "What is it?", lambda t: 1.0) == "And it?"  # nothing left to add
+
+
+def test_context_rewrite_puts_the_previous_question_after_the_follow_up():
+    r = rewrite_followup("How many problems does it contain?", ["What is HumanEval?"], "context")
+    assert r.rewritten and r.method == "context"
+    assert r.standalone == with_context("How many problems does it contain?", "What is HumanEval?")
+    assert r.standalone == "How many problems does it contain? (after: What is HumanEval?)"
+
+
+def test_nothing_is_rewritten_without_history_a_signal_or_when_off():
+    assert not rewrite_followup("How many problems does it contain?", []).rewritten
+    assert not rewrite_followup("What is the formula for the advantage in GRPO?", ["What is FAISS?"]).rewritten
+    assert not rewrite_followup("And for part-time staff?", ["How long is leave?"], "off").rewritten
+    assert rewrite_followup("What is FAISS?", ["How long is leave?"], always=True).rewritten
+    with pytest.raises(ValueError, match="unknown rewrite method"):
+        rewrite_followup("and it?", ["x"], "magic")
+
+
+class FakeGenerator:
+    def __init__(self, reply: str):
+        self.reply, self.calls = reply, []
+
+    def complete(self, messages, max_tokens):
+        self.calls.append((messages, max_tokens))
+        return self.reply
+
+
+def test_model_rewrite_asks_with_the_previous_question_and_cleans_the_reply():
+    gen = FakeGenerator('Rewritten question: "How many problems does HumanEval contain?"\nExtra line')
+    r = rewrite_followup("How many problems does it contain?", ["Old question?", "What is HumanEval?"],
+                         RewriteMethod.MODEL, get_generator=lambda: gen)
+    assert r.standalone == "How many problems does HumanEval contain?" and r.method == "model"
+    [(messages, max_tokens)] = gen.calls
+    assert max_tokens == followup.REWRITE_MAX_TOKENS
+    assert "What is HumanEval?" in messages[-1]["content"] and "Old question?" not in messages[-1]["content"]
+    assert messages[:3] == rewrite_messages("x", ["y"])[:3]  # the same cached prefix every time
+
+
+def test_model_is_not_touched_for_a_standalone_question():
+    called = []
+    r = rewrite_followup("What is the formula for the advantage value in GRPO?", ["What is FAISS?"], "model",
+                         get_generator=lambda: called.append(1))
+    assert not r.rewritten and called == []
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ("", "and it?"), ("   \n", "and it?"), ("'Is it green?'", "Is it green?"), ("word " * 200, "and it?"),
+])
+def test_unusable_model_replies_fall_back_to_the_question(reply, expected):
+    assert clean_model_rewrite(reply, "and it?") == expected
+
+
+@pytest.mark.slow
+def test_the_real_model_rewrites_through_its_own_cached_prefix(gguf_path):
+    from rag.settings import get_settings
+
+    gen = followup.rewrite_generator(get_settings(model_file=str(gguf_path), threads=2))
+    out = followup.model_rewrite("How many problems does it contain?", ["What is the HumanEval benchmark?"], gen)
+    assert out and len(out.split()) < 40
+    # its own context: the rewrite's instruction and worked exchange are the cached prefix, not the answer prompt's
+    assert "tomato hornworm" in gen.llm.detokenize(list(gen._prefix)).decode().lower()
+    assert gen._prefix_cached and gen.n_ctx == followup.REWRITE_N_CTX

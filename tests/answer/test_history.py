@@ -1,0 +1,81 @@
+"""Chat turns as stored records and as Markdown (rag.answer.history, issue 16)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rag.answer.attribute import SentenceAttribution
+from rag.answer.history import (
+    answer_from_record,
+    chat_markdown,
+    previous_questions,
+    turn_from_record,
+    turn_record,
+)
+from rag.answer.pipeline import Answer
+from rag.types import Citation
+
+
+def _cite(i: int, *, pdf: bool = False) -> Citation:
+    if pdf:
+        return Citation(index=i, document_id="d" * 64, document_name="paper.pdf", locator_label="paper.pdf, p. 5",
+                        fragment="#page=5", quote="Dense passage retrieval uses inner product.", cosine_distance=0.31,
+                        fused_rank=i, page=5, start=10, end=53, media_type="application/pdf", chunk_id=7)
+    return Citation(index=i, document_id="a" * 64, document_name="leave.md", locator_label="leave.md > Annual leave",
+                    fragment="#char=12,70", quote="Full-time staff get 28 days of annual leave.\nPer year.",
+                    cosine_distance=0.25, fused_rank=i, page=None, start=12, end=70, media_type="text/markdown",
+                    chunk_id=3, section=("Leave", "Annual leave"))
+
+
+def _answer() -> Answer:
+    s = SentenceAttribution("Staff get 28 days [1].", (1,), (1,), False, False)
+    return Answer(query="How many days of leave? (after: What is the leave policy?)", threshold=0.675, refused=False,
+                  refusal=None, text="Staff get 28 days [1].", citations=[_cite(1), _cite(2, pdf=True)], sentences=[s],
+                  model="m.gguf", raw_text="Staff get 28 days [1].", read_spans={1: ((0, 10),)})
+
+
+def test_an_answered_turn_survives_the_round_trip_through_json():
+    rec = turn_record("How many days?", "How many days of leave? (after: What is the leave policy?)", _answer(),
+                      method="context", candidates=[(1, 0.25, "leave.md > Annual leave")], scope=["a" * 64])
+    rec = json.loads(json.dumps(rec))  # what the store keeps
+    t = turn_from_record(rec, "2026-11-30T10:00:00+00:00")
+    a = t.answer
+    assert (t.question, t.method, t.scope, t.candidates) == ("How many days?", "context", ("a" * 64,),
+                                                            ((1, 0.25, "leave.md > Annual leave"),))
+    assert a.text == "Staff get 28 days [1]." and a.citations == _answer().citations
+    assert a.sentences == _answer().sentences and a.read_spans == {1: ((0, 10),)} and a.cited_indices == [1]
+
+
+def test_a_refused_turn_and_an_error_turn():
+    refused = Answer(query="q", threshold=0.5, refused=True, refusal='NO ANSWER: nothing under cosine distance 0.5 for "q"')
+    a = answer_from_record(json.loads(json.dumps(turn_record("q", "q", refused))))
+    assert a.refused and a.refusal == refused.refusal and a.text is None and a.citations == []
+    t = turn_from_record(turn_record("q", "q", None, error="model missing"))
+    assert t.answer is None and t.error == "model missing"
+
+
+def test_markdown_export_keeps_questions_answers_citations_and_locators():
+    answered = turn_from_record(turn_record("How many days?", "How many days of leave? (after: What is the leave policy?)",
+                                            _answer(), method="context"))
+    refused = turn_from_record(turn_record("Can I take a sabbatical?", "Can I take a sabbatical?",
+                                           Answer(query="x", threshold=0.675, refused=True, refusal="NO ANSWER: x")))
+    md = chat_markdown("Leave questions", [answered, refused], collection="HR", exported_at="2026-11-30T10:00:00+00:00")
+    assert md.startswith("# Leave questions\n\n*collection HR, exported 2026-11-30T10:00:00+00:00*")
+    assert "## 1. How many days?" in md and "*Standalone question:* How many days of leave?" in md
+    assert "Staff get 28 days [1]." in md
+    assert "[1] leave.md > Annual leave `#char=12,70` · cosine distance 0.250" in md
+    assert "[2] paper.pdf, p. 5 `#page=5` · cosine distance 0.310 (not cited)" in md
+    assert "> Full-time staff get 28 days of annual leave.\n> Per year." in md
+    assert "## 2. Can I take a sabbatical?\n\n**NO ANSWER: x**" in md
+
+
+def test_history_files_in_every_accepted_shape():
+    assert previous_questions(["What is X?", {"question": "and Y?", "standalone": "and Y? (after: What is X?)"},
+                               {"role": "assistant", "content": "X is..."}, {"role": "user", "content": "Z?"}]) == [
+        "What is X?", "and Y? (after: What is X?)", "Z?"]
+    with pytest.raises(ValueError, match="item 1"):
+        previous_questions(["ok", 3])
+    with pytest.raises(ValueError, match="JSON list"):
+        previous_questions({"question": "x"})

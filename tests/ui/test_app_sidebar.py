@@ -1,0 +1,112 @@
+"""Issue 16 in the pages through AppTest (no browser, real embedder, no generation: every question here is refused).
+
+Versions on the Documents page (the question asked on an upload under a known
+name, the version columns), and on the chat page the sidebar: collections,
+the documents a question is asked within, saved chats reopened and exported,
+and the searched question shown under a follow-up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+DOCS_PAGE = str(ROOT / "pages" / "1_Documents.py")
+TIMEOUT = 600  # a bound on waiting on 2 shared cores, never an assertion
+
+pytestmark = pytest.mark.slow
+
+
+def _app(path: str):
+    from streamlit.testing.v1 import AppTest
+
+    return AppTest.from_file(path, default_timeout=TIMEOUT)
+
+
+@pytest.fixture()
+def data(tmp_path, monkeypatch, cases_dir, embedder):
+    """A data folder whose default store holds leave-policy.md (v1 then v2) and the two c26 files."""
+    from rag.index.store import Store
+    from rag.settings import get_settings
+
+    monkeypatch.setenv("RAG_STORE", str(tmp_path / "data"))
+    monkeypatch.delenv("RAG_COLLECTION", raising=False)
+    with Store(tmp_path / "data", settings=get_settings(), embedder=embedder) as s:
+        for p in ("c25_versions/v1/leave-policy.md", "c25_versions/v2/leave-policy.md", "c26_bike_shed.md",
+                  "c26_visitor_guide.md"):
+            assert s.ingest_path(cases_dir / p).status == "ready"
+    return tmp_path / "data"
+
+
+def _doc_id(cases_dir, rel: str) -> str:
+    return hashlib.sha256((cases_dir / rel).read_bytes()).hexdigest()
+
+
+def test_documents_page_shows_versions_and_asks_before_replacing(data, cases_dir):
+    at = _app(DOCS_PAGE).run()
+    assert not at.exception, at.exception
+    df = at.dataframe[0].value
+    row = df[df["document"] == "leave-policy.md"].iloc[0]
+    assert row["version"] == 2 and row["previous versions (added)"] and row["added (UTC)"]
+    assert (df[df["document"] != "leave-policy.md"]["version"] == 1).all()
+    # the old text uploaded again under the same name: nothing happens until the user says
+    v1 = (cases_dir / "c25_versions" / "v1" / "leave-policy.md").read_bytes()
+    at.file_uploader(key="uploader").set_value([("leave-policy.md", v1, "text/markdown")]).run()
+    assert any("leave-policy.md is already indexed" in w.value and "Replace" in w.value for w in at.warning)
+    assert at.dataframe[0].value.shape[0] == 3
+    at.button(key=[b.key for b in at.button if b.key.startswith("replace-")][0]).click().run()
+    assert any("leave-policy.md: indexed" in s.value and "replaced the version added" in s.value for s in at.success)
+    df = at.dataframe[0].value
+    assert df.shape[0] == 3 and df[df["document"] == "leave-policy.md"].iloc[0]["version"] == 2  # v1 back, v2 before it
+
+
+def test_scope_follow_up_caption_saved_chat_reopened_and_exported(data, cases_dir):
+    at = _app(APP).run()
+    assert not at.exception, at.exception
+    visitor = _doc_id(cases_dir, "c26_visitor_guide.md")
+    at.multiselect(key="scope_docs").set_value([visitor]).run()
+    at.chat_input(key="question").set_value("When does the bike shed close?").run()
+    assert not at.exception, at.exception
+    user, reply = at.chat_message[0], at.chat_message[1]
+    assert "Asked within 1 chosen document(s)" in [c.value for c in user.caption]
+    assert reply.error and reply.error[0].value.startswith("NO ANSWER")  # the shed's own document is out of scope
+    at.chat_input(key="question").set_value("And on Sundays?").run()  # still within the visitor guide: refused
+    assert not at.exception, at.exception
+    follow = at.chat_message[2]
+    searched = [c.value for c in follow.caption if c.value.startswith("Standalone question:")]
+    assert searched and "bike" in searched[0] and "shed" in searched[0], searched
+    # the chat is saved: a new chat empties the page, the saved one comes back with its captions
+    at.button(key="new_chat").click().run()
+    assert len(at.chat_message) == 0
+    [open_btn] = [b for b in at.button if b.key.startswith("open_chat_")]
+    assert "When does the bike shed close?" in open_btn.label
+    open_btn.click().run()
+    assert len(at.chat_message) == 4
+    assert any(c.value.startswith("Standalone question:") for c in at.chat_message[2].caption)
+    assert at.chat_message[1].error[0].value.startswith("NO ANSWER")
+    [dl] = at.get("download_button")
+    assert "Export chat" in dl.proto.label
+
+
+def test_collections_are_created_switched_renamed_and_deleted_from_the_sidebar(data):
+    at = _app(APP).run()
+    assert at.selectbox(key="collection_pick").value == "default"
+    assert at.button(key="delete_collection").disabled  # the data folder's own store stays
+    at.text_input(key="new_collection").input("Client A")
+    at.button(key="create_collection").click().run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="collection_pick").value == "Client A"
+    assert (data / "collections" / "Client A").is_dir()
+    assert any("No document is indexed in collection Client A" in i.value for i in at.info)
+    at.text_input(key="rename_collection").input("Client B")
+    at.button(key="rename_collection_btn").click().run()
+    assert at.selectbox(key="collection_pick").value == "Client B" and (data / "collections" / "Client B").is_dir()
+    at.checkbox(key="confirm_delete_collection").check()
+    at.button(key="delete_collection").click().run()
+    assert at.selectbox(key="collection_pick").value == "default"
+    assert not (data / "collections" / "Client B").exists()
+    assert any("3 document(s) indexed" in c.value for c in at.caption)
