@@ -105,12 +105,16 @@ def collapse_duplicates(hits: Sequence[Hit], contents: Mapping[int, str]) -> tup
 
 
 def _why(f: Mapping[str, float], score: float, verdict: Verdict, min_score: float, mention_score: float,
-         nearest: float | None, cal: Calibration) -> str:
+         nearest: float | None, cal: Calibration, threshold: float | None = None) -> str:
     near = f"nearest distance {nearest:.3f}" if nearest is not None else "no candidate"
     rel = (f" ({f['relative_distance']:.2f} on this store's scale: 0 = its own sentences at "
            f"{cal.self_distance:.3f}, 1 = unrelated questions at {cal.far_distance:.3f})")
+    low = min(mention_score, min_score)
     cut = {Verdict.ANSWERED: f">= {min_score:.2f}", Verdict.MENTIONS: f"in [{mention_score:.2f}, {min_score:.2f})",
-           Verdict.REFUSED: f"< {min(mention_score, min_score):.2f}"}[verdict]
+           Verdict.REFUSED: f"< {low:.2f}"}[verdict]
+    if verdict == Verdict.REFUSED and score >= low:  # refused by the distance threshold, not by the score
+        over = f" {threshold:g}" if threshold is not None else ""
+        cut = f">= {low:.2f}, but no chunk is under the cosine distance threshold{over}"
     return (f"{near}{rel}, query words covered {f['coverage']:.0%} (best chunk {f['best_chunk_coverage']:.0%}), "
             f"unknown to the documents {f['unknown_terms']:.0%}; score {score:.2f} {cut}")
 
@@ -155,6 +159,6 @@ def apply_calibrated_gate(query: str, hits: Sequence[Hit], texts: Mapping[int, s
                     distinct_chunks=calibration.n_distinct)
     return replace(dist, kind="calibrated", refused=verdict is Verdict.REFUSED, refusal=refusal,
                    sources=() if verdict is Verdict.REFUSED else dist.sources, score=score, min_score=cut,
-                   why=_why(f, score, verdict, cut, mention, dist.nearest_distance, calibration),
+                   why=_why(f, score, verdict, cut, mention, dist.nearest_distance, calibration, threshold),
                    verdict=str(verdict), mention_score=mention, notice=notice, reason=reason, evidence=evidence,
                    language=language, duplicates=dups)

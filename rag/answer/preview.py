@@ -330,20 +330,41 @@ class PdfView:
     coverage: float
 
 
+def _rewritten(pdf: Path | bytes, first: int, last: int) -> bytes | None:
+    """Pages ``first`` .. ``last`` (1-based) of a damaged ``pdf`` as a freshly written PDF; ``None`` if that
+    fails too or loses pages."""
+    try:
+        with _open(pdf) as doc:
+            data = doc.convert_to_pdf(first - 1, last - 1)
+        with pymupdf.open(stream=data, filetype="pdf") as out:
+            return data if out.page_count == last - first + 1 else None
+    except (pymupdf.mupdf.FzErrorBase, RuntimeError, ValueError):
+        return None
+
+
 def pdf_view(pdf: Path | bytes, page: int, quote: str, *, radius: int = PDF_WINDOW) -> PdfView:
     """The pages around 1-based ``page`` (``radius`` either side) as a small PDF, with the quote's annotations.
 
     A slice keeps the viewer quick on a long PDF (the component ships the
     whole file to the browser); the original stays one click away
-    (:func:`static_url`). Raises ``ValueError`` naming the page when it is outside the document.
+    (:func:`static_url`). A damaged PDF that MuPDF repaired on opening may refuse to be sliced
+    (``c09_truncated.pdf``: "not a dict"); its pages are then rewritten as a fresh PDF
+    (``convert_to_pdf``: same geometry, text kept), else sent whole as stored. Raises ``ValueError``
+    naming the page when it is outside the document.
     """
     with _open(pdf) as doc:
         if not 1 <= page <= doc.page_count:
             raise ValueError(f"page {page} is outside 1..{doc.page_count}")
         first, last = max(1, page - radius), min(doc.page_count, page + radius)
         rects, coverage = locate_quote(doc[page - 1], quote) if quote.strip() else ([], 0.0)
-        doc.select(list(range(first - 1, last)))
-        data = doc.tobytes(garbage=1, deflate=True)
+        try:
+            doc.select(list(range(first - 1, last)))
+            data = doc.tobytes(garbage=1, deflate=True)
+        except pymupdf.mupdf.FzErrorBase:
+            data = _rewritten(pdf, first, last)
+            if data is None:
+                first, last = 1, doc.page_count
+                data = pdf if isinstance(pdf, bytes) else Path(pdf).read_bytes()
     inside = page - first + 1
     notes = [{"page": inside, "x": r.x0 - 1, "y": r.y0 - 1, "width": r.width + 2, "height": r.height + 2,
               "color": ANNOTATION_COLOR, "border": "solid", "id": f"cited-{i}"} for i, r in enumerate(rects)]

@@ -63,6 +63,18 @@ def test_three_verdicts_from_the_relative_distance(d, verdict):
     assert "this store's scale" in g.why
 
 
+
+def test_why_of_a_threshold_refusal_never_claims_the_score_is_under_the_cut():
+    """'Did the load test pass?' was refused with why '... score 0.43 < 0.25': the distance threshold refused it."""
+    g = apply_calibrated_gate("When are parking permits renewed?", [hit(1, 1, 0.3)], TEXTS, CONTENTS, STATS, CAL,
+                              threshold=0.25, model=distance_model(), question_lang=None)
+    assert g.refused and g.reason == "threshold" and g.score >= 0.3
+    assert g.why.endswith(f"score {g.score:.2f} >= 0.30, but no chunk is under the cosine distance threshold 0.25")
+    low = apply_calibrated_gate("When are parking permits renewed?", [hit(1, 1, 0.66)], TEXTS, CONTENTS, STATS, CAL,
+                                model=distance_model(), question_lang=None)
+    assert low.refused and low.why.endswith(f"score {low.score:.2f} < 0.30")
+
+
 def test_duplicates_are_cited_once_and_counted():
     g = apply_calibrated_gate("When are parking permits renewed?", [hit(1, 1, 0.3), hit(3, 2, 0.3), hit(2, 3, 0.6)],
                               TEXTS, CONTENTS, STATS, CAL, model=distance_model(), question_lang=None)

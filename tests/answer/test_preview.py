@@ -242,3 +242,17 @@ def test_image_region_is_outlined():
     assert r > 240 and g > 230 and b < 230
     r, g, b = img.getpixel((100, 100))  # on the outline: orange
     assert r > 200 and g < 180 and b < 60
+
+
+def test_pdf_view_rewrites_a_repaired_pdf_that_cannot_be_sliced(cases_dir):
+    """c09_truncated.pdf opens (MuPDF repairs it) but ``select`` raises: the Source page showed a traceback, and
+    the stored bytes alone render blank in PDF.js. The view is a fresh PDF of the pages, text and quote kept."""
+    from rag.answer.preview import pdf_view
+
+    path = cases_dir / "c09_truncated.pdf"
+    quote = "Contract clause 1: payment due in 30 days."
+    for pdf in (path, path.read_bytes()):
+        v = pdf_view(pdf, 1, quote)
+        assert (v.first_page, v.page) == (1, 1) and v.coverage == 1.0 and v.annotations
+        with pymupdf.open(stream=v.pdf, filetype="pdf") as out:
+            assert out.page_count == v.page_count and quote in out[0].get_text()
