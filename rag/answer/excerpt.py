@@ -29,6 +29,22 @@ from rag.text import TermStats, tokenize
 #: Joins two pieces of an excerpt that are not adjacent in the chunk.
 GAP = " … "
 
+#: Text the source format hides from its readers: an HTML comment in Markdown (``<!-- ... -->``; unclosed at the
+#: end of a chunk, or closed at its start when the chunk begins inside one). The extractor may already drop
+#: them; this guard keeps them out of the prompt and the key passage for any chunk stored before it did.
+HIDDEN_RE = re.compile(r"<!--.*?(?:-->|\Z)|\A(?:(?!<!--).)*?-->", re.S)
+
+
+def visible(text: str) -> str:
+    """``text`` with its hidden parts (:data:`HIDDEN_RE`) replaced by as many spaces: offsets are unchanged,
+    so spans found in the result are spans of ``text``."""
+    return HIDDEN_RE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def strip_hidden(text: str) -> str:
+    """``text`` without its hidden parts (:data:`HIDDEN_RE`): what the model may read of it (issue 14)."""
+    return HIDDEN_RE.sub("", text)
+
 
 @dataclass(frozen=True)
 class Excerpt:
@@ -155,11 +171,15 @@ def prompt_excerpts(
     """The excerpts the model reads for ``query``: :func:`excerpts` with its BM25 terms (:func:`rag.text.tokenize`),
     each weighted by its IDF over the store's chunks (:meth:`rag.text.TermStats.idf`; weight 1 without ``term_stats``).
 
-    Lexical scoring only. On the 36 dev queries (course and ticket wording) whose needle reached the
+    Hidden text (HTML comments, :func:`visible`) is never scored and never read by the model. Lexical
+    scoring only. On the 36 dev queries (course and ticket wording) whose needle reached the
     sources, a shared budget of 160 Qwen tokens kept the whole needle in the excerpts 29 times (30
     before the colon rule); adding MiniLM cosine kept it 30 times but took about 240 ms instead of
     30 ms on 2 cores (2026-11-30). Issue 12 replaced this module's own IDF (``ln((N+1)/(df+1)) + 1``)
     with BM25's: on the same 48 queries the needle result and the excerpt tokens stayed the same for every one.
     """
     terms = set(tokenize(query))
-    return excerpts(terms, contents, budget, count, term_stats.weights(terms) if term_stats is not None else None)
+    shown = [visible(c) for c in contents]
+    ex = excerpts(terms, shown, budget, count, term_stats.weights(terms) if term_stats is not None else None)
+    # scored and cut on the visible text; the model reads the original's words with hidden parts removed
+    return [Excerpt(GAP.join(strip_hidden(c[a:b]) for a, b in e.spans), e.spans, e.whole) for c, e in zip(contents, ex)]

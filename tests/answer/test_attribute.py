@@ -128,7 +128,9 @@ def test_attribution_on_real_needles(corpus_dir):
     assert att[2].inferred and att[2].supported_by == (2,) and att[2].cited == ()
     assert att[3].unsupported and att[3].supported_by == ()
     assert att[4].declines and not att[4].unsupported and not att[4].inferred
-    assert [sorted(a.to_json()) for a in att[:1]] == [["cited", "inferred", "supported_by", "text", "unsupported"]]
+    assert list(att[0].to_json()) == ["text", "cited", "supported_by", "unsupported", "inferred", "verdict", "reason", "cites"]
+    assert [a.verdict for a in att] == ["supported", "inferred", "inferred", "unsupported", "declines"]
+    assert att[1].shown_cites == (1,) and att[1].shown().endswith("[1].")  # the wrong [2] is never shown
 
 
 def test_attribution_with_minilm(embedder, corpus_dir):

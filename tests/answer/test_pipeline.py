@@ -72,15 +72,23 @@ def test_real_model_answer_is_cited_and_checked(store, gguf_path):
     shown = "".join(stream)
     a = stream.answer
     assert not a.refused and a.text and shown == a.text
+    kp = stream.key_passage  # ready before the model ran, verbatim from a source
+    assert kp is a.key_passage and kp.sentences and kp.ms < 150
+    assert all({c.index: c.quote for c in a.citations}[x.index][x.start:x.end] == x.text for x in kp.sentences)
     assert a.model == gguf_path.name and a.tokens > 0 and a.ttft_ms > 0
     valid = {c.index for c in a.citations}
     assert {int(n) for n in re.findall(r"\[(\d+)\]", a.text)} <= valid
     assert "http" not in a.text
     d = a.to_json()
     assert list(d) == [
-        "query", "threshold", "refused", "refusal", "answer", "citations", "gate", "answer_sentences",
+        "query", "threshold", "refused", "refusal", "answer", "citations", "gate", "key_passage", "answer_sentences",
         "invalid_citations_removed", "model", "retrieval_ms", "ttft_ms", "generation_ms", "tokens", "read_spans",
+        "model_answer", "answer_from", "note", "reasked",
     ]
+    assert d["model_answer"] == a.text and d["answer"] == a.shown_text
+    assert d["answer_from"] in ("model", "key_passage")
+    if d["answer_from"] == "key_passage":
+        assert d["answer"] == kp.text and d["note"]
     # what the model read of each source it did not read whole: verbatim ranges of the quote shown
     quotes = {c.index: c.quote for c in a.citations}
     for n, spans in a.read_spans.items():
@@ -88,9 +96,10 @@ def test_real_model_answer_is_cited_and_checked(store, gguf_path):
     assert d["read_spans"] == {str(n): [list(sp) for sp in v] for n, v in a.read_spans.items()}
     assert d["gate"]["kind"] == "learned" and d["gate"]["score"] >= d["gate"]["min_score"]
     for sent in d["answer_sentences"]:
-        assert set(sent) == {"text", "cited", "supported_by", "unsupported", "inferred"}
+        assert set(sent) == {"text", "cited", "supported_by", "unsupported", "inferred", "verdict", "reason", "cites"}
         assert set(sent["cited"]) <= valid and set(sent["supported_by"]) <= valid
-    assert a.has_citation  # the model's own marker or the inferred best source
+        assert not sent["cites"] or sent["verdict"] in ("supported", "inferred")
+    assert a.has_citation  # a checked claim's source, or the key passage's
 
 
 def test_model_loaded_once_per_process(gguf_path):
