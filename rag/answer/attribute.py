@@ -313,9 +313,16 @@ class SentenceAttribution:
     claim: bool = True
     dangling: bool = False
     echo: bool = False
-    verdict: Verdict = Verdict.SUPPORTED
+    verdict: Verdict | None = None
     reason: str = ""
     missing: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.verdict is None:  # built from the flags alone (older callers, tests): derive it
+            v = (Verdict.DECLINES if self.declines else Verdict.DANGLING if self.dangling else Verdict.ECHO
+                 if self.echo else Verdict.NO_CLAIM if not self.claim else Verdict.UNSUPPORTED if self.unsupported
+                 else Verdict.INFERRED if self.inferred else Verdict.SUPPORTED)
+            object.__setattr__(self, "verdict", v)
 
     @property
     def shown_cites(self) -> tuple[int, ...]:

@@ -58,17 +58,38 @@ def _notes(a: Any) -> list[str]:
     if a.links_removed:
         notes.append(f"{a.links_removed} link(s) written by the model removed")
     for i, s in enumerate(a.sentences, start=1):
-        if getattr(s, "dangling", False):
-            notes.append(f"sentence {i} points at a source without saying what it says: {s.text!r}")
-        elif s.unsupported:
-            notes.append(f"sentence {i} is not supported by any source: {s.text!r}")
-        elif s.miscited:
-            notes.append(f"sentence {i} cites {list(s.cited)} but is supported by {list(s.supported_by)}")
+        if s.miscited and s.passed:
+            notes.append(f"sentence {i} cites {list(s.cited)}, which does not hold it; [{s.supported_by[0]}] does (shown)")
         elif s.inferred:
-            notes.append(f"sentence {i} had no citation; best-supporting source [{s.supported_by[0]}] attached (inferred)")
+            notes.append(f"sentence {i} had no citation; [{s.supported_by[0]}] supports it (inferred, shown)")
+    if a.reasked:
+        notes.append("the first answer failed the claim check; the model was asked once more")
     if a.dropped_sources:
         notes.append(f"source(s) {list(a.dropped_sources)} left out of the prompt for lack of context")
     return notes
+
+
+def key_passage_lines(kp: Any) -> list[str]:
+    """The key passage as printed before the model's answer: ``Key passage [n] locator:`` then the words."""
+    if kp is None or not kp.sentences:
+        return []
+    body = " ".join(kp.body.split()) if kp.body else kp.text
+    return [f"Key passage [{kp.index}] {kp.sentences[0].locator_label}:", f"  {body}", ""]
+
+
+def checked_lines(a: Any) -> list[str]:
+    """What the claim check did to the streamed answer: the checked answer when it differs, the note when
+    the key passage stands as the answer, and every sentence left out with its verdict and reason."""
+    out = []
+    if a.note:
+        out += ["", f"Note: {a.note}", f"Answer: {a.shown_text}"]
+    elif a.shown_text is not None and " ".join((a.text or "").split()) != " ".join(a.shown_text.split()):
+        out += ["", f"Checked answer: {a.shown_text}"]
+    removed = a.removed_sentences
+    if removed:
+        out.append(f"Left out by the claim check ({len(removed)}):")
+        out += [f"  - {s.body} ({s.verdict}: {s.reason})" for s in removed]
+    return out
 
 
 @click.command()
@@ -83,25 +104,38 @@ def _notes(a: Any) -> list[str]:
               help="Learned gate: refuse below this answerability score (default: the shipped model's cut, 0.35).")
 @click.option("--source-tokens", type=click.IntRange(0, 8192), default=None,
               help="Tokens of source text the model reads, shared by the sources (default 160; 0 = whole chunks).")
-@click.option("--no-generate", is_flag=True, help="Only retrieve and gate; answer is null and no model is loaded.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the contract of issues 4 and 5).")
+@click.option("--reask/--no-reask", default=None,
+              help="Ask the model once more when its first answer fails the claim check (default: settings reask).")
+@click.option("--no-generate", is_flag=True, help="Only retrieve, gate and pick the key passage; no model is loaded.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the contract of issues 4, 5 and 14).")
 def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_sources: int | None,
             model: str | None, gate: str | None, min_score: float | None, source_tokens: int | None,
-            no_generate: bool, as_json: bool) -> None:
-    """Answer QUESTION from the store with [n] citations, or refuse without calling the model."""
+            reask: bool | None, no_generate: bool, as_json: bool) -> None:
+    """Answer QUESTION from the store with [n] citations, or refuse without calling the model.
+
+    The key passage (the source sentences that best match the question, verbatim) is printed first; the
+    model's answer streams after it, then the claim check's verdict: sentences that restate the question,
+    point at a source without saying anything, or are not in the source they cite are left out, and when
+    no claim passes the key passage stands as the answer.
+    """
     s = _settings(store_dir, threshold, max_sources, model, gate=gate, min_score=min_score,
-                  source_tokens=source_tokens)
+                  source_tokens=source_tokens, reask=reask)
     store = _open_store(s)
     stream = ask(store, question, s)
     if no_generate:
         a = no_generation_answer(stream.gate, stream.cites, stream.retrieval_ms)
+        a.key_passage = stream.key_passage
     elif as_json or stream.gate.refused:
         a = stream.run()
     else:
+        for line in key_passage_lines(stream.key_passage):
+            click.echo(line)
         for piece in stream:
             click.echo(piece, nl=False)
         click.echo()
         a = stream.answer
+        for line in checked_lines(a):
+            click.echo(line)
     if as_json:
         click.echo(json.dumps(a.to_json(), ensure_ascii=False, indent=2))
         return
@@ -111,6 +145,8 @@ def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_s
             click.echo(f"why: {a.gate.why}", err=True)
         return
     if not a.generated:
+        for line in key_passage_lines(a.key_passage):
+            click.echo(line)
         click.echo("(generation skipped: --no-generate)")
     click.echo()
     click.echo(sources_table(a.citations))

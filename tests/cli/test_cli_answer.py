@@ -53,8 +53,12 @@ def test_no_generate_json_contract(runner, store_dir, corpus_dir):
     r = runner.invoke(main, ["ask", "--store", str(store_dir), "--no-generate", "--json", "--max-sources", "2", _question(corpus_dir)])
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
-    assert list(d) == ["query", "threshold", "refused", "refusal", "answer", "citations", "gate"]
+    assert list(d) == ["query", "threshold", "refused", "refusal", "answer", "citations", "gate", "key_passage"]
     assert d["answer"] is None and 1 <= len(d["citations"]) <= 2
+    kp = d["key_passage"]  # issue 14: verbatim sentences of a gated source, with its [n] and locator
+    quote = {c["index"]: c["quote"] for c in d["citations"]}[kp["index"]]
+    assert kp["sentences"] and all(quote[x["start"]:x["end"]] == x["text"] for x in kp["sentences"])
+    assert kp["text"].endswith(f"[{kp['index']}]") and kp["locator_label"].startswith(DOC)
     assert list(d["citations"][0])[:7] == ["index", "document_id", "document_name", "locator_label", "fragment", "quote", "cosine_distance"]
 
 
@@ -65,6 +69,7 @@ def test_streams_answer_then_sources_table(runner, store_dir, corpus_dir, gguf_p
     header = next(i for i, line in enumerate(out.splitlines()) if line.startswith("n ") and "document" in line)
     lines = out.splitlines()
     assert "".join(lines[:header]).strip()  # the answer came first
+    assert lines[0].startswith("Key passage [") and DOC in lines[0]  # ... after the key passage
     row = lines[header + 1]
     assert row.startswith("[1]") and DOC in row and "#char=" in row
     assert float(row.split()[-1]) < 0.675

@@ -282,7 +282,39 @@ def test_unsupported_and_inferred_sentences_are_marked():
     out = answer_markdown("", sents, [_cite(1)])
     assert out.startswith(":orange-background[⚠️ Paris is in France.]")
     assert "(unsupported" in out
-    assert "DPR uses dot products. [\\[1\\]](/app/static/" in out and "(inferred)" in out
+    assert "DPR uses dot products [\\[1\\]](/app/static/" in out and "(inferred)" in out
+
+
+def test_echoes_never_carry_a_citation_and_left_out_sentences_say_why():
+    """Issue 14: a sentence that restates the question is shown (if at all) without any [n] link."""
+    from rag.answer.attribute import attribute, lexical_support
+    from ui.format import answer_markdown, removed_markdown
+
+    q = "What is the risk of using a lower beta in GRPO?"
+    sents = ["The risk of using a lower beta in GRPO is [1].", "A lower beta in GRPO is risky [1].",
+             "A lower beta lets the policy drift from the reference model [1]."]
+    quotes = ["With a lower beta the policy can drift further from the reference model."]
+    att = attribute(sents, [1], lexical_support(sents, quotes, q), question=q, quotes=quotes)
+    assert [a.verdict for a in att] == ["dangling", "unsupported", "supported"]
+    out = answer_markdown(" ".join(sents), att, [_cite(1)])
+    first, second = out.split("(points at a source without saying what it says)")[0], out
+    assert "[\\[1\\]]" not in first and "The risk of using a lower beta in GRPO is" in first
+    assert second.count("[\\[1\\]]") == 1  # only the supported claim links its source
+    left = removed_markdown(att[:2])
+    assert left.startswith("- The risk of using a lower beta in GRPO is. :gray[*(dangling:")
+    assert "[1]" not in left and "\\[" not in left
+
+
+def test_key_passage_markdown_links_its_source_and_quotes_verbatim():
+    from rag.answer.key_passage import KeyPassage, KeySentence
+    from ui.format import key_passage_markdown
+
+    kp = KeyPassage((KeySentence(1, "Scores use *dot* products.", 0, 26, "p.pdf, p. 3", 1.0),), 0.4,
+                    "Scores use *dot* products.")
+    md = key_passage_markdown(kp, [_cite(1)], {1: 4})
+    assert md.startswith("**Key passage** [\\[1\\]](/app/static/" + "ab" * 32 + ".pdf#page=4) p.pdf, p. 3\n\n")
+    assert md.endswith("> Scores use \\*dot\\* products.")
+    assert key_passage_markdown(KeyPassage(()), [_cite(1)]) == ""
 
 
 def test_blockquote_keeps_lines_and_escapes():
