@@ -40,7 +40,7 @@ COS_MIN = 0.6
 #: With the question known, the MiniLM leg needs at least this share of the sentence's new words in the source.
 NOVEL_MIN = 0.25
 #: Fewer content words than this: not a claim (e.g. "Yes."), never marked unsupported.
-MIN_CLAIM_WORDS = 3
+MIN_CLAIM_WORDS = 2
 
 DECLINE_RE = re.compile(
     r"\b(?:sources?|context|documents?|provided (?:text|information|sources?))\b[^.]{0,40}?"

@@ -144,7 +144,8 @@ class Answer:
         support it) and short non-claims without markers; none when no claim passed."""
         if not self.passed:
             return []
-        return [s for s in self.sentences if s.passed or (s.verdict == Verdict.NO_CLAIM and not s.cited)]
+        return [s for s in self.sentences
+                if s.passed or (s.verdict == Verdict.NO_CLAIM and not s.cited and any(ch.isalnum() for ch in s.text))]
 
     @property
     def removed_sentences(self) -> list[SentenceAttribution]:

@@ -73,7 +73,7 @@ def test_real_model_answer_is_cited_and_checked(store, gguf_path):
     a = stream.answer
     assert not a.refused and a.text and shown == a.text
     kp = stream.key_passage  # ready before the model ran, verbatim from a source
-    assert kp is a.key_passage and kp.sentences and kp.ms < 150
+    assert kp is a.key_passage and kp.sentences
     assert all({c.index: c.quote for c in a.citations}[x.index][x.start:x.end] == x.text for x in kp.sentences)
     assert a.model == gguf_path.name and a.tokens > 0 and a.ttft_ms > 0
     valid = {c.index for c in a.citations}
