@@ -7,7 +7,8 @@ claim check. Pure and fast (about 1 ms): no model, only the excerpt scorer's IDF
 (:func:`rag.ingest.chunk.units`: sentences; lines of tables, lists and code).
 
 Every sentence is a span of its source's ``quote`` (the chunk ``content``): ``quote[start:end] == text``.
-Text hidden in the source format (HTML comments, :func:`rag.answer.excerpt.visible`) is never chosen.
+Text hidden in the source format (HTML comments) and sentences giving the model orders
+(:func:`rag.answer.excerpt.hidden_spans`) are never chosen.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.answer.excerpt import lexical_overlap, strip_hidden, visible
+from rag.answer.excerpt import lexical_overlap, readable, visible
 from rag.ingest.chunk import units
 from rag.text import TermStats, tokenize
 from rag.types import Citation
@@ -127,5 +128,5 @@ def key_passage(query: str, sources: Sequence[Citation], term_stats: TermStats |
         if after and after[0][1] - spans[0][0] <= max_chars:
             spans = [*spans, after[0]]
     out = tuple(KeySentence(c.index, c.quote[a:b], a, b, c.locator_label, score) for a, b in spans)
-    body = strip_hidden(c.quote[spans[0][0]:spans[-1][1]])
+    body = readable(c.quote, spans[0][0], spans[-1][1])
     return KeyPassage(out, (time.perf_counter() - t0) * 1000.0, body)

@@ -262,12 +262,13 @@ def check_answer(text: str, sources: Sequence[Citation], embedder: Any | None = 
     ``links_removed`` also counts lines that only echoed a source header. With
     ``embedder`` (``rag.index.embed.Embedder``) the MiniLM leg joins the lexical one. With ``question``
     the claim check judges what each sentence adds to it (:func:`rag.answer.attribute.attribute`): an echo
-    of the question is no claim, and its words never count as support.
+    of the question is no claim, and its words never count as support. Hidden text and orders to the model
+    inside a source (:func:`rag.answer.excerpt.hidden_spans`) never count as support either.
     """
     valid = [c.index for c in sources]
     clean = clean_citations(text, valid, source_headers(sources))
     sentences = split_sentences(clean.text)
-    quotes = [c.quote for c in sources]
+    quotes = [strip_hidden(c.quote) for c in sources]  # hidden text and orders to the model support nothing
     lex = lexical_support(sentences, quotes, question)
     cos = cosine_support(embedder, sentences, quotes) if embedder is not None else None
     links = clean.links_removed + clean.labels_removed
@@ -337,8 +338,7 @@ class AnswerStream:
         tail = filt.finish()
         if tail:
             yield tail
-        checked = [replace(c, quote=strip_hidden(c.quote)) for c in seen]
-        text, invalid, links, sentences = check_answer(stream.text, checked, self.embedder, self.gate.query)
+        text, invalid, links, sentences = check_answer(stream.text, seen, self.embedder, self.gate.query)
         self.answer = Answer(
             query=self.gate.query, threshold=self.gate.threshold, refused=False, refusal=None,
             text=text, citations=seen, sentences=sentences, invalid_citations_removed=invalid,

@@ -18,7 +18,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,6 @@ import click
 
 from rag.answer.attribute import DANGLING_RE
 from rag.answer.cite import Citation
-from rag.answer.excerpt import strip_hidden
 from rag.answer.generate import get_default_generator
 from rag.answer.key_passage import KeyPassage, KeySentence, key_passage
 from rag.answer.pipeline import Answer, AnswerFrom, ask, check_answer
@@ -254,8 +253,7 @@ def answer_from_json(d: dict, embedder: Any, rekey: Callable[[str, list[Citation
                reasked=bool(d.get("reasked")), first_text=d.get("first_raw"))
     raw = d.get("raw")
     if raw is not None:
-        checked = [replace(c, quote=strip_hidden(c.quote)) for c in cites]
-        a.text, inv, a.links_removed, a.sentences = check_answer(raw, checked, embedder, d["query"])
+        a.text, inv, a.links_removed, a.sentences = check_answer(raw, cites, embedder, d["query"])
         a.invalid_citations_removed = max(inv, d.get("invalid_citations_removed") or 0)
         a.raw_text = raw
     return a
