@@ -37,9 +37,10 @@ $(VENV)/bin/python:
 
 # torch first, from the CPU wheel on local disk: otherwise a multi-GB CUDA build comes in.
 # llama-cpp-python compiles from source the first time (about 5 minutes); pip caches the wheel.
-$(STAMP): requirements.txt pyproject.toml $(VENV)/bin/python
+$(STAMP): requirements.txt requirements-nodeps.txt pyproject.toml $(VENV)/bin/python
 	$(PIP) install --quiet "torch==2.13.0"
 	$(PIP) install --quiet -r requirements.txt
+	$(PIP) install --quiet --no-deps -r requirements-nodeps.txt
 	$(PIP) install --quiet --no-deps --no-build-isolation --config-settings editable_mode=compat -e .
 	touch $(STAMP)
 

@@ -29,8 +29,10 @@ with st.sidebar:
     min_score = st.slider(
         "Answerability cut", min_value=0.0, max_value=1.0, value=float(services.default_min_score()), step=0.05,
         key="min_score", format="%.2f",
-        help="The gate also scores how well the sources' words cover the question (nearest distance, rare query "
-             "words found or missing, ...): below this cut, NO ANSWER even when chunks are under the threshold. "
+        help="The gate also scores how well the sources answer the question (nearest distance on this store's "
+             "own scale, query words found or missing, ...): below this cut the question is not answered "
+             "outright even when chunks are under the threshold. A little below it the app says the documents "
+             "mention this but may not answer it and shows the passages; further below, NO ANSWER. "
              "Higher refuses more; 0 turns it off.",
     )
     source_tokens = st.slider(
@@ -85,7 +87,8 @@ except RagError as e:
     st.error(md_escape(str(e)))
     st.stop()
 if n_docs == 0:
-    st.info("No document is indexed yet: add PDF, Markdown or text files on the **Documents** page.")
+    st.info("No document is indexed yet: add PDF, Word, PowerPoint, spreadsheet, web page, e-book, image, "
+            "Markdown or text files on the **Documents** page.")
 else:
     st.caption(f"{n_docs} document(s) indexed · answers cite their sources as [n]; click one to open it.")
 

@@ -1,4 +1,4 @@
-"""Documents: upload PDF / Markdown / text files, watch them index, see every document's status, retry, delete.
+"""Documents: upload PDF, Word, PowerPoint, Excel/CSV, HTML, EPUB, image, Markdown or text files, watch them index, see every document's status, retry, delete.
 
 The page calls the store (:class:`rag.index.store.Store`) and nothing else: it
 extracts, chunks (strategy E), embeds and indexes. A bad file shows its reason
@@ -8,8 +8,11 @@ and nothing else is lost; the same bytes again say "already indexed".
 import pandas as pd
 import streamlit as st
 
+from rag.answer.calibrated_gate import store_calibration
 from rag.answer.preview import unpublish
 from rag.errors import RagError
+from rag.ingest.ocr import reporting as ocr_reporting
+from rag.ingest.pdf import pages_read_by_ocr
 from rag.types import DocStatus
 from ui import services
 from ui.format import md_escape
@@ -17,7 +20,7 @@ from ui.format import md_escape
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
 services.init_state()
 MiB = services.MiB
-STAGES = {"extract": (0.0, 0.1), "chunk": (0.1, 0.2), "embed": (0.2, 0.95), "index": (0.95, 1.0)}
+STAGES = {"ocr": (0.0, 0.1), "extract": (0.0, 0.1), "chunk": (0.1, 0.2), "embed": (0.2, 0.95), "index": (0.95, 1.0)}
 
 st.title("Documents")
 limit_mb = services.upload_limit_mb()
@@ -34,7 +37,7 @@ def _progress_callback(bar, i: int, n: int, name: str):
     def cb(stage: str, done: int, total: int) -> None:
         lo, hi = STAGES.get(stage, (0.0, 1.0))
         frac = lo + (hi - lo) * (done / total if total else 1.0)
-        unit = " chunks" if stage == "embed" else ""
+        unit = {"embed": " chunks", "ocr": " scanned pages read by OCR"}.get(stage, "")
         bar.progress(min(1.0, (i + frac) / n), text=f"{name}: {stage} {done}/{total}{unit}  (file {i + 1} of {n})")
 
     return cb
@@ -65,19 +68,31 @@ def ingest_uploads(files) -> None:
         return
     st.session_state.ingest_log = []
     bar = st.progress(0.0, text=f"Indexing {len(new)} file(s)…")
-    for i, f in enumerate(new):
-        st.session_state.ingested_ids.add(f.file_id)
-        if f.size > limit_mb * MiB:
-            st.session_state.ingest_log.append(
-                ("error", f"{f.name}: refused: {f.size / MiB:.1f} MB is over the {limit_mb} MB limit"))
-            continue
-        r = store.ingest_bytes(f.getvalue(), f.name, progress=_progress_callback(bar, i, len(new), f.name))
-        _log_result(r)
+    with store.batch():  # one index update for the whole upload, not one per file (issue 18)
+        for i, f in enumerate(new):
+            st.session_state.ingested_ids.add(f.file_id)
+            if f.size > limit_mb * MiB:
+                st.session_state.ingest_log.append(
+                    ("error", f"{f.name}: refused: {f.size / MiB:.1f} MB is over the {limit_mb} MB limit"))
+                continue
+            cb = _progress_callback(bar, i, len(new), f.name)
+            with ocr_reporting(cb):  # scanned pages: the bar moves page by page while OCR reads them
+                r = store.ingest_bytes(f.getvalue(), f.name, progress=cb)
+            _log_result(r)
+        bar.progress(1.0, text="Updating the search indexes…")
+    if not store.is_empty:
+        bar.progress(1.0, text="Calibrating the answer gate on these documents…")
+        store_calibration(store)  # issue 15: once per batch of uploads, so the first question does not wait for it
     bar.progress(1.0, text="Done.")
 
 
+#: File name endings the uploader offers (the type is then read from the bytes: rag.ingest.sniff).
+UPLOAD_TYPES = ["pdf", "docx", "pptx", "xlsx", "csv", "tsv", "html", "htm", "epub", "png", "jpg", "jpeg", "tif",
+                "tiff", "md", "markdown", "txt"]
+
 files = st.file_uploader(
-    "Add PDF, Markdown or text files", type=["pdf", "md", "markdown", "txt"], accept_multiple_files=True,
+    "Add PDF, DOCX, PPTX, XLSX/CSV, HTML, EPUB, PNG/JPEG/TIFF, Markdown or text files", type=UPLOAD_TYPES,
+    accept_multiple_files=True,
     key="uploader", max_upload_size=limit_mb, help=f"Up to {limit_mb} MB per file (server.maxUploadSize).",
 )
 st.caption(f"Files up to **{limit_mb} MB** each (server.maxUploadSize); bigger files are refused. "
@@ -104,6 +119,7 @@ table = pd.DataFrame({
     "type": [d.media_type or "" for d in docs],
     "size (KB)": [round(d.size_bytes / 1024, 1) for d in docs],
     "embedding model": [f"{d.embed_model} ({d.embed_dim}-d)" for d in docs],
+    "read by OCR (pages)": [", ".join(map(str, pages_read_by_ocr(d.warnings))) for d in docs],
     "warnings": ["; ".join(d.warnings) for d in docs],
     "added (UTC)": [d.created_at for d in docs],
     "id": [d.id[:12] for d in docs],
@@ -115,6 +131,8 @@ left, mid, right = st.columns([0.6, 0.2, 0.2], vertical_alignment="bottom")
 pick = left.selectbox("Document", list(by_id), key="doc_pick",
                       format_func=lambda i: f"{by_id[i].label} · {by_id[i].status}")
 doc = by_id[pick]
+for w in doc.warnings:  # text coverage, OCR'd and unreadable pages, encodings (issue 13)
+    st.warning(md_escape(f"{doc.label}: {w}"))
 if mid.button("Retry", key="retry", disabled=doc.status != DocStatus.FAILED or not doc.has_file,
               help="Index a failed document again from its stored original.", width="stretch"):
     bar = st.progress(0.0, text=f"Retrying {doc.name}…")

@@ -1,19 +1,18 @@
-"""Source: one stored document, with a cited range highlighted and scrolled into view.
+"""Source: one stored document opened at a cited place, in the app, for every format (issue 17).
 
-Where a ``[n]`` of a text or Markdown document leads: ``/Source?doc=<id>&start=S&end=E``
-(0-based code points into the canonical text, end exclusive; design stage 9's
-``#char=S,E``). A PDF's ``[n]`` opens the browser's viewer at
-``/app/static/<id>.pdf#page=N`` instead; picked here, a PDF shows a link to that
-viewer (at ``?page=N``, default 1) and its extracted canonical text. The rendered
-page with the quote highlighted is the chat's Preview dialog (:func:`ui.chat.show_source`).
+Where a ``[n]`` leads: ``/Source?doc=<id>&chunk=<chunk id>&start=S&end=E&n=N`` (0-based code points into the
+canonical text, end exclusive; design stage 9's ``#char=S,E``), plus ``&page=P`` (1-based) for a PDF. The view
+is :func:`ui.viewer.show`, the same as the chat's preview dialog: the PDF.js viewer at the page with the quote
+outlined, the slide, the sheet's rows, the picture's region, or the rendered text with the passage
+highlighted. Without a cited range the document opens at its start.
 """
 
 import streamlit as st
 
-from rag.answer.preview import static_url
+from rag.answer.cite import locator_label
 from rag.errors import RagError
 from rag.types import DocStatus
-from ui import chat, services
+from ui import services, viewer
 from ui.format import md_escape
 
 st.set_page_config(page_title="Source · Document QA", page_icon="📄", layout="wide")
@@ -39,25 +38,29 @@ def _int(name: str) -> int | None:
         return None
 
 
+def _target(doc_id: str) -> viewer.Target:
+    """What the URL asks for: the cited chunk (its locator and quote) when given, else the range, else the start."""
+    doc = ready[doc_id]
+    start, end, n, page, chunk_id = _int("start"), _int("end"), _int("n") or 0, _int("page"), _int("chunk")
+    if doc_id == wanted and chunk_id is not None:
+        try:
+            row = store.chunk(chunk_id)
+        except RagError:
+            row = None
+        if row is not None and row.document_id == doc_id:
+            return viewer.Target.from_chunk(row, n, page, locator_label(row))
+    if doc_id == wanted and start is not None and end is not None:
+        return viewer.Target(doc_id, doc.media_type or "", start, end, page=page, index=n,
+                             label=f"characters {start}–{end}")
+    return viewer.Target(doc_id, doc.media_type or "", 0, 0, page=1)
+
+
 wanted = params.get("doc")
 ids = list(ready)
 doc_id = st.selectbox("Document", ids, index=ids.index(wanted) if wanted in ready else 0, key="source_doc",
                       format_func=lambda i: ready[i].label)
-doc = ready[doc_id]
-st.title(doc.label)
-start, end, n = _int("start"), _int("end"), _int("n")
-canonical = store.canonical_text(doc_id)
-cited = doc_id == wanted and start is not None and end is not None and 0 <= start <= end <= len(canonical)
-if wanted and doc_id == wanted and (start is not None or end is not None) and not cited:
-    st.error(f"The cited range {start}:{end} is outside this document (0:{len(canonical)}).")
-if doc.media_type == "application/pdf":
-    services.publish_pdf(doc_id)
-    page = _int("page") or 1
-    st.markdown(f"[Open the PDF in the browser's viewer at page {page}]({static_url(doc_id, page)})")
-if cited:
-    label = f"\\[{n}\\] " if n else ""
-    st.caption(f"{label}characters {start}–{end} highlighted ({end - start} characters)")
-    chat.render_text_source(canonical, start, end, doc.name, height=700)
-else:
-    st.caption(f"{len(canonical):,} characters of canonical text")
-    chat.render_text_source(canonical, 0, 0, doc.name, height=700)
+st.title(ready[doc_id].label)
+target = _target(doc_id)
+if target.end == 0 and target.start == 0:
+    st.caption(f"{ready[doc_id].media_type} · {ready[doc_id].chunk_count} chunks")
+viewer.show(target, height=760, key="source")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
@@ -66,9 +66,11 @@ class Settings(BaseSettings):
     threshold: float = Field(0.675, ge=0.0, le=2.0, description="Gate: cosine distance cut (design stage 7).")
     max_sources: int = Field(4, ge=1, le=20, description="Gate: at most this many chunks reach the prompt.")
     gate: GateKind = Field(
-        GateKind.LEARNED,
+        GateKind.CALIBRATED,
         description="'distance': the design's gate alone (some chunk under the threshold). 'learned': that AND the "
-                    "answerability score of rag/answer/learned_gate.py (issue 8) at or above min_score.",
+                    "answerability score of rag/answer/learned_gate.py (issue 8) at or above min_score. "
+                    "'calibrated' (issue 15, default): the same two cuts on evidence read against the store's own "
+                    "references, plus a 'mentions' verdict from mention_score up to min_score.",
     )
     min_score: float | None = Field(
         None, ge=0.0, le=1.0,
@@ -77,6 +79,12 @@ class Settings(BaseSettings):
         description="Learned gate: refuse below this answerability score, P(the sources answer it); None = the "
                     "shipped model's recommended cut (GateModel.default_min_score). Higher refuses more. "
                     "Env RAG_MIN_SCORE; CLI --min-score; JSON gate.min_score.",
+    )
+    mention_score: float | None = Field(
+        None, ge=0.0, le=1.0,
+        description="Calibrated gate: from this score up to min_score the verdict is 'the documents mention "
+                    "this but may not answer it' (sources shown with that warning); below it, refused. None = the "
+                    "shipped model's value.",
     )
     candidates_k: int = Field(20, ge=1, le=1000, description="Hits per retrieval leg before fusion.")
     rrf_k: int = Field(60, ge=1, le=1000, description="Reciprocal rank fusion constant (design stage 5).")
@@ -97,7 +105,30 @@ class Settings(BaseSettings):
     )
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
-    embed_batch_size: int = Field(32, ge=1, le=1024, description="Chunks per embedding batch.")
+    embed_batch_size: int | None = Field(
+        None, ge=1, le=1024,
+        description="Chunks per encoder call; unset = the encoder's own (rag.index.embed.ENCODERS): 1 for the int8 "
+                    "encoder (measured fastest per chunk on 2 shared cores: no padding), 32 for the float one (at "
+                    "batch 1 its two PyTorch threads were 6x slower under load). Issue 18, docs/scale.md.",
+    )
+    encoder: Literal["minilm", "minilm-int8"] | None = Field(
+        None,
+        description="Embedding encoder (issue 18): 'minilm' the float all-MiniLM-L6-v2 (PyTorch), 'minilm-int8' the "
+                    "same network as int8 ONNX (faster; vectors at cosine >= 0.997 to the float ones). Unset: an "
+                    "existing store keeps the encoder its stamp names, a new one gets the default "
+                    "(rag.index.embed.DEFAULT_ENCODER). A store refuses an encoder other than its own.",
+    )
+    backend: Literal["local", "milvus"] = Field(
+        "local",
+        description="Where vectors and terms are searched (issue 18): 'local' FAISS + bm25s files next to SQLite, "
+                    "'milvus' a Milvus collection (milvus-lite file or server, see milvus_uri). SQLite stays the "
+                    "source of truth either way.",
+    )
+    milvus_uri: str = Field(
+        "",
+        description="Milvus to use with backend 'milvus': a local file path ending in .db (milvus-lite, embedded), "
+                    "or http://host:19530 for a Milvus server; empty = <store>/milvus.db.",
+    )
     max_upload_mb: int = Field(50, ge=1, le=2048, description="Largest accepted file, MiB (matches server.maxUploadSize).")
 
     @model_validator(mode="before")

@@ -3,13 +3,17 @@
 Records (frozen dataclasses; offsets are 0-based Python code points into the
 stored canonical text, ``end`` exclusive; pages are 1-based physical pages):
 
-* :class:`PageSpan`, :class:`Heading`, :class:`Document` - stage 1 (ingest), what an extractor returns;
+* :class:`PageSpan`, :class:`Heading`, :class:`Part`, :class:`Document` - stage 1 (ingest), what an extractor
+  returns (``Part`` is the locator map of the formats of issue 17: slides, sheet rows, paragraphs, HTML sections,
+  OCR lines);
+* :class:`Locator` - where a chunk is, in the unit of its format (design stage 9, issue 17);
 * :class:`Chunk` - stage 2 (ingest), ``canonical[start:end] == content``;
 * :class:`Hit` - stages 4-6 (index), one retrieved chunk with its ranks and cosine distance;
+* :class:`QueryPlan` - stages 4-5 (index), how the question was searched (issue 19);
 * :class:`Citation` - stages 8-9 (answer), one numbered source as the server attaches it.
 
-Named choices: :class:`DocStatus`, :class:`GateKind`, :class:`RetrievalMode`,
-:class:`ChunkStrategy`, :class:`MediaType`. Each is a ``StrEnum``, so it
+Named choices: :class:`DocStatus`, :class:`GateKind`, :class:`Verdict`, :class:`RetrievalMode`,
+:class:`ChunkStrategy`, :class:`MediaType`, :class:`LocatorKind`. Each is a ``StrEnum``, so it
 compares equal to (and serialises as) its plain string value: ``"ready" ==
 DocStatus.READY`` and JSON contracts are unchanged.
 """
@@ -31,10 +35,24 @@ class DocStatus(StrEnum):
 
 
 class GateKind(StrEnum):
-    """Which refusal gate decides (design stage 7; issue 8's learned gate)."""
+    """Which refusal gate decides (design stage 7; issue 8's learned gate; issue 15's calibrated gate, the default)."""
 
     DISTANCE = "distance"
     LEARNED = "learned"
+    CALIBRATED = "calibrated"
+
+
+class Verdict(StrEnum):
+    """What the gate tells the user (issue 15).
+
+    ``answered``: the sources seem to answer it; ``mentions``: the documents
+    mention this but may not answer it (the sources are shown with that
+    warning); ``refused``: no answer, and the model is not called.
+    """
+
+    ANSWERED = "answered"
+    MENTIONS = "mentions"
+    REFUSED = "refused"
 
 
 class RetrievalMode(StrEnum):
@@ -62,6 +80,35 @@ class MediaType(StrEnum):
     PDF = "application/pdf"
     MARKDOWN = "text/markdown"
     TEXT = "text/plain"
+    DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+    XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    CSV = "text/csv"
+    HTML = "text/html"
+    EPUB = "application/epub+zip"
+    PNG = "image/png"
+    JPEG = "image/jpeg"
+    TIFF = "image/tiff"
+
+
+class LocatorKind(StrEnum):
+    """The unit a citation points at, by format (design stage 9; issue 17).
+
+    ``page`` PDF, 1-based physical page; ``chars`` text and Markdown, code-point
+    range; ``slide`` PPTX, 1-based slide; ``rows`` CSV/XLSX, sheet + 1-based
+    sheet rows (A1 numbering); ``paragraph`` DOCX (counted within the innermost
+    heading's section) and EPUB (counted within the chapter), 1-based;
+    ``section`` HTML, the section's heading anchor (``id``); ``region`` images,
+    OCR lines and their pixel box.
+    """
+
+    PAGE = "page"
+    CHARS = "chars"
+    SLIDE = "slide"
+    ROWS = "rows"
+    PARAGRAPH = "paragraph"
+    SECTION = "section"
+    REGION = "region"
 
 
 MEDIA_PDF = MediaType.PDF.value
@@ -100,6 +147,87 @@ class Heading:
     end: int
 
 
+Box = tuple[int, int, int, int]
+"""A pixel rectangle ``(x0, y0, x1, y1)`` of an image, origin top-left, ``x1``/``y1`` exclusive."""
+
+
+def union_box(boxes) -> Box | None:
+    """The smallest :data:`Box` holding every box of ``boxes`` (``None`` ones skipped); ``None`` when none."""
+    got = [b for b in boxes if b is not None]
+    if not got:
+        return None
+    return (min(b[0] for b in got), min(b[1] for b in got), max(b[2] for b in got), max(b[3] for b in got))
+
+
+@dataclass(frozen=True)
+class Part:
+    """One addressable unit of a document inside the canonical text: the locator map of issue 17's formats.
+
+    ``kind`` what it is (:class:`LocatorKind`: a slide, a sheet row, a
+    paragraph, an HTML section, an OCR line); ``number`` 1-based within
+    ``scope`` (slide N of the deck; row N of the sheet as in A1; paragraph N
+    of its section or chapter; line N of the image or TIFF frame; section N of
+    the page); ``start``/``end`` 0-based code-point offsets into
+    ``Document.canonical`` (``end`` exclusive); ``scope`` the sheet name or
+    chapter title it counts within (empty when none); ``scope_number`` the
+    1-based chapter (EPUB) or image frame (TIFF), else ``None``; ``anchor`` the
+    HTML ``id`` of a section, or the used columns of a sheet row as ``"A:D"``;
+    ``box`` the pixel box of an OCR line. Parts of one document do not
+    overlap and are sorted by ``start``.
+    """
+
+    kind: LocatorKind
+    number: int
+    start: int
+    end: int
+    scope: str = ""
+    scope_number: int | None = None
+    anchor: str = ""
+    box: Box | None = None
+
+
+@dataclass(frozen=True)
+class Locator:
+    """Where a chunk is, in its format's own unit (design stage 9, issue 17); stored with the chunk.
+
+    ``kind`` :class:`LocatorKind`; ``first``/``last`` 1-based numbers of the
+    first and last unit the chunk touches (pages, slides, sheet rows,
+    paragraphs, OCR lines; ``None`` for ``chars`` and ``section``); ``scope``
+    the sheet name or chapter title; ``scope_number`` the 1-based chapter or
+    image frame; ``anchor`` the HTML section id, or ``"A:D"`` the used columns
+    of a sheet; ``box`` the union pixel box of the chunk's OCR lines.
+    :mod:`rag.answer.cite` turns it into a label and a URL fragment.
+    """
+
+    kind: LocatorKind
+    first: int | None = None
+    last: int | None = None
+    scope: str = ""
+    scope_number: int | None = None
+    anchor: str = ""
+    box: Box | None = None
+
+    def to_json(self) -> dict:
+        """A plain dict for JSON (``kind`` as its string, ``box`` as a list or ``None``)."""
+        return {"kind": str(self.kind), "first": self.first, "last": self.last, "scope": self.scope,
+                "scope_number": self.scope_number, "anchor": self.anchor,
+                "box": list(self.box) if self.box is not None else None}
+
+    @classmethod
+    def from_json(cls, d: dict | None) -> "Locator | None":
+        """The inverse of :meth:`to_json`; ``None`` for ``None`` or an unknown kind (a newer store)."""
+        if not d:
+            return None
+        try:
+            kind = LocatorKind(d["kind"])
+        except (KeyError, ValueError):
+            return None
+        box = d.get("box")
+        return cls(kind=kind, first=d.get("first"), last=d.get("last"), scope=d.get("scope") or "",
+                   scope_number=d.get("scope_number"), anchor=d.get("anchor") or "",
+                   box=tuple(int(v) for v in box) if box else None)
+
+
 @dataclass(frozen=True)
 class Document:
     """An extracted document.
@@ -112,7 +240,17 @@ class Document:
     :class:`PageSpan` per physical page (PDF only, empty otherwise);
     ``headings`` in order of offset; ``warnings`` human-readable (e.g. pages
     with no text layer, a repaired file); ``image_only_pages`` the 1-based
-    physical pages with no text layer.
+    physical pages with no text layer (scanned; read by OCR or not).
+
+    Extraction report (issue 13; the store persists what matters of it through ``warnings``):
+    ``page_coverage`` per page the share (0..1) of PyMuPDF's own words kept in the canonical text
+    (:mod:`rag.ingest.audit`); ``ocr_pages`` pages read by OCR; ``flagged_pages`` pages whose text
+    layer is unreadable (wrong glyph mapping); ``blank_pages`` empty pages; ``tables`` tables kept as
+    Markdown rows; ``hyphen_joins`` every line-end hyphen removed (``"cli-mate -> climate"``);
+    ``metadata`` front-matter fields of a Markdown file (``(key, value)``); ``encoding`` the text
+    encoding a text file was decoded from; ``stats`` other named figures (OCR ms, reading orders used).
+    ``parts`` the locator map of the formats of issue 17 (slides, sheet rows, paragraphs, HTML
+    sections, OCR lines; empty for PDF and text).
     """
 
     id: str
@@ -127,6 +265,16 @@ class Document:
     headings: tuple[Heading, ...] = ()
     warnings: tuple[str, ...] = ()
     image_only_pages: tuple[int, ...] = ()
+    page_coverage: tuple[float, ...] = ()
+    ocr_pages: tuple[int, ...] = ()
+    flagged_pages: tuple[int, ...] = ()
+    blank_pages: tuple[int, ...] = ()
+    tables: int = 0
+    hyphen_joins: tuple[str, ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
+    encoding: str = "utf-8"
+    stats: tuple[tuple[str, float], ...] = ()
+    parts: tuple[Part, ...] = ()
 
     @property
     def page_count(self) -> int:
@@ -144,6 +292,35 @@ class Document:
             i -= 1
         return self.pages[i].page
 
+    def parts_in(self, start: int, end: int) -> list[Part]:
+        """The :class:`Part` s overlapping ``[start, end)`` (0-based code points, ``end`` exclusive), in order."""
+        if not self.parts:
+            return []
+        starts = [p.start for p in self.parts]
+        out = []
+        for p in self.parts[max(0, bisect.bisect_right(starts, start) - 1):]:
+            if p.start >= end:
+                break
+            if p.end > start:
+                out.append(p)
+        return out
+
+    def locator_at(self, start: int, end: int) -> Locator:
+        """The :class:`Locator` of canonical range ``[start, end)``: pages for a PDF, the parts it touches
+        for issue 17's formats (first and last number, scope of the first, union of boxes), else ``chars``."""
+        if self.pages:
+            return Locator(LocatorKind.PAGE, self.page_at(start), self.page_at(max(start, end - 1)))
+        touched = self.parts_in(start, end)
+        if not touched:
+            return Locator(LocatorKind.CHARS)
+        head = touched[0]
+        same = [p for p in touched if p.kind == head.kind and p.scope == head.scope
+                and p.scope_number == head.scope_number]
+        if head.kind == LocatorKind.SECTION:
+            return Locator(head.kind, scope=head.scope, anchor=head.anchor)
+        return Locator(head.kind, head.number, same[-1].number, scope=head.scope, scope_number=head.scope_number,
+                       anchor=head.anchor, box=union_box(p.box for p in same))
+
 
 @dataclass(frozen=True)
 class Chunk:
@@ -156,7 +333,8 @@ class Chunk:
     ``page_end`` the 1-based physical pages of ``start`` and of ``end - 1``
     (``None`` for text documents); ``index`` the 0-based position in the
     document; ``token_split`` whether the encoder window (256 word-pieces)
-    forced a split beyond the character budget.
+    forced a split beyond the character budget; ``locator`` where it is in its
+    format's unit (:class:`Locator`; ``None`` in stores written before issue 17).
     """
 
     doc_id: str
@@ -169,6 +347,7 @@ class Chunk:
     page: int | None = None
     page_end: int | None = None
     token_split: bool = False
+    locator: Locator | None = None
 
 
 @dataclass(frozen=True)
@@ -196,21 +375,50 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class QueryPlan:
+    """How one question was searched (issue 19): what ``search --json`` and ``ask --json`` report as ``retrieval``.
+
+    ``query`` the question as asked; ``language`` the ISO 639-1 code its BM25
+    terms were stemmed in (chosen among the indexed documents' languages);
+    ``bm25_weight`` the BM25 list's weight in the fusion, in [0, 1] (1.0 = the
+    design's plain RRF; lower when its best chunk covers little of the
+    question); ``rewritten`` the query the local model rewrote it into, or
+    ``None`` when the question was searched as asked.
+    """
+
+    query: str
+    language: str = "en"
+    bm25_weight: float = 1.0
+    rewritten: str | None = None
+
+    def to_json(self) -> dict:
+        """``{"query", "language", "bm25_weight", "rewritten_query"}`` (weight rounded to 4 places)."""
+        return {"query": self.query, "language": self.language, "bm25_weight": round(self.bm25_weight, 4),
+                "rewritten_query": self.rewritten}
+
+
+@dataclass(frozen=True)
 class Citation:
     """One numbered source, as the server attaches it after generation.
 
     ``index`` is the ``n`` of ``[n]`` (1-based); ``document_id`` the content
     hash; ``document_name`` the user's file name (display only);
-    ``locator_label`` e.g. ``"paper.pdf, p. 5"`` or ``"guide.md > Install > Linux"``;
-    ``fragment`` ``"#page=N"`` (1-based physical page) for PDFs or
+    ``locator_label`` e.g. ``"paper.pdf, p. 5"``, ``"guide.md > Install > Linux"``,
+    ``"deck.pptx, slide 3"``, ``"sales.xlsx, Q1!A2:D9"``;
+    ``fragment`` ``"#page=N"`` (1-based physical page) for PDFs,
     ``"#char=START,END"`` (0-based code points into the canonical text) for
-    text; ``quote`` the chunk's ``content`` (never its embedded ``text``);
+    text, DOCX and EPUB, and the format's own for the others (see
+    :func:`rag.answer.cite.fragment`); ``quote`` the chunk's ``content`` (never its embedded ``text``);
     ``cosine_distance`` in ``[0, 2]``; ``fused_rank`` 1-based rank after
     reciprocal rank fusion; ``page`` 1-based or ``None``; ``start``/``end``
     canonical offsets; ``media_type`` of the document; ``chunk_id`` the
     store's chunk row id; ``section`` the heading path; ``document_label``
     the name as shown (the name plus a short id when another stored document
-    has the same name; empty means ``document_name``).
+    has the same name; empty means ``document_name``); ``locator`` the chunk's
+    :class:`Locator` (``None`` for chunks stored before issue 17); ``also_in``
+    the locator labels of other chunks with exactly the same content, collapsed
+    into this source before gating and citing (issue 15: the same text
+    uploaded twice is cited once and says where else it is).
     """
 
     index: int
@@ -228,3 +436,5 @@ class Citation:
     chunk_id: int
     section: tuple[str, ...] = ()
     document_label: str = ""
+    locator: Locator | None = None
+    also_in: tuple[str, ...] = ()

@@ -74,6 +74,7 @@ def test_require_model_rejects_non_gguf(tmp_path):
         m.gguf_info(p)
 
 
+@pytest.mark.slow  # reads the real 491 MB GGUF
 def test_shipped_default_model_is_valid_and_has_metadata(gguf_path):
     assert gguf_path.stat().st_size == m.QWEN_05B.size_bytes
     info = m.gguf_info(gguf_path)

@@ -13,20 +13,17 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import altair as alt
 import pandas as pd
 import streamlit as st
-import streamlit.components.v1 as components
 
 from rag.answer.cite import citations, locator_label
 from rag.answer.gate import apply_gate, regate
 from rag.answer.pipeline import Answer, AnswerFrom, AnswerStream, search_and_gate
-from rag.answer.preview import best_page, highlight_html, render_pdf_page, scrolling_document
 from rag.errors import RagError
-from ui import services
+from ui import services, viewer
 from ui.format import (
     answer_markdown,
     blockquote,
@@ -36,6 +33,7 @@ from ui.format import (
     key_passage_markdown,
     marker_link,
     md_escape,
+    pdf_url,
     removed_markdown,
 )
 
@@ -122,26 +120,10 @@ def _escaped(stream: AnswerStream) -> Iterator[str]:
         yield md_escape(piece)
 
 
-@st.cache_data(show_spinner=False, max_entries=512)
-def _cited_page(doc_id: str, chunk_id: int, page: int) -> int:
-    """The page a PDF citation opens at: where most of the chunk's words are when it spans a page break."""
-    store = services.store()
-    row = store.chunk(chunk_id)
-    if row.page_end is None or row.page_end == page:
-        return page
-    return best_page(store.original_path(doc_id), row.content, page, row.page_end)[0]
-
-
 def cited_pages(cites: list[Any]) -> dict[int, int]:
-    """``{n: page}`` for the PDF citations (1-based physical pages their links and previews use)."""
-    pages = {}
-    for c in cites:
-        if is_pdf(c):
-            try:
-                pages[c.index] = _cited_page(c.document_id, c.chunk_id, c.page)
-            except (RagError, OSError):  # deleted since the answer was given: keep the citation's own page
-                pages[c.index] = c.page
-    return pages
+    """``{n: page}`` for the PDF citations: the 1-based physical page holding the cited sentence, which
+    :func:`rag.answer.cite.citations` already put in ``page`` (issue 13)."""
+    return {c.index: c.page for c in cites if is_pdf(c)}
 
 
 def _publish(cites: list[Any]) -> None:
@@ -157,11 +139,13 @@ def render_turn_body(turn: Turn, key: str) -> None:
     a = turn.answer
     if a is None:
         return
+    render_search_note(turn.gate)
     if a.refused:
         render_refusal(a, turn.candidates, getattr(turn.gate, "why", None))
         return
     _publish(a.citations)
     pages = cited_pages(a.citations)
+    render_notice(a, getattr(turn.gate, "why", None))
     render_answer(a, pages)
     removed = a.removed_sentences
     notes = []
@@ -199,6 +183,23 @@ def render_answer(a: Answer, pages: dict[int, int]) -> None:
             st.markdown(removed_markdown(removed))
 
 
+def render_notice(a: Answer, why: str | None = None) -> None:
+    """The 'mentions' verdict (issue 15) above the answer: the documents mention this but may not answer it."""
+    notice = getattr(a, "notice", None)
+    if not notice:
+        return
+    st.warning(md_escape(notice) + "  \nThe passages below mention it; read them before trusting the answer.")
+    if why:
+        st.caption("Why: " + md_escape(why))
+
+
+def render_search_note(gate: Any) -> None:
+    """"Searched as: ..." when the question was rewritten before the search (issue 19); nothing otherwise."""
+    plan = getattr(gate, "plan", None)
+    if plan is not None and plan.rewritten:
+        st.caption("Searched as: " + md_escape(plan.rewritten))
+
+
 def render_refusal(a: Answer, candidates: list[Candidate], why: str | None = None) -> None:
     """The NO ANSWER line (the model was not called), the gate's evidence, and the nearest distances it saw."""
     st.error(md_escape(a.refusal or "NO ANSWER"))
@@ -232,45 +233,24 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
                    "sources without bold were read whole.")
     for c in cites:
         left, right = st.columns([0.82, 0.18])
+        original = pdf_url(c, pages.get(c.index))
+        secondary = f" · [PDF at page {pages.get(c.index) or c.page} ↗]({original})" if original else ""
         left.markdown(
             f"{marker_link(c.index, citation_url(c, pages.get(c.index)))} **{md_escape(c.locator_label)}** · "
-            f"cosine distance `{distance_label(c.cosine_distance)}`"
+            f"cosine distance `{distance_label(c.cosine_distance)}`{secondary}"
         )
         if right.button("Preview", key=f"preview-{key}-{c.index}", help="Show the cited place here"):
             show_source(c, pages.get(c.index))
         st.markdown(blockquote(c.quote, read.get(c.index, ())))
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _page_png(path: str, mtime: float, page: int, quote: str, focus: bool) -> tuple[bytes, float]:
-    pv = render_pdf_page(Path(path), page, quote, dpi=110, focus_margin=90.0 if focus else None)
-    return pv.png, pv.coverage
+        if getattr(c, "also_in", ()):
+            st.caption("The same text is also in " + md_escape(", ".join(c.also_in))
+                       + " (identical copies are cited once).")
 
 
 @st.dialog("Cited source", width="large")
 def show_source(c: Any, page: int | None = None) -> None:
-    """In-app view of a citation: the PDF page with the quote highlighted, or the text with the range marked."""
-    store = services.store()
-    st.markdown(f"**\\[{c.index}\\] {md_escape(c.locator_label)}**")
-    if store.get_document(c.document_id) is None:
-        st.warning("This document has been deleted since the answer was given.")
-        return
-    if is_pdf(c):
-        page = page or c.page
-        path = store.original_path(c.document_id)
-        png, coverage = _page_png(str(path), path.stat().st_mtime, page, c.quote, True)
-        st.image(png, caption=f"page {page}; {coverage:.0%} of the quote located on this page", width="stretch")
-        st.markdown(f"[Open the PDF at page {page}]({citation_url(c, page)})")
-        with st.expander(f"Whole page {page}"):
-            st.image(_page_png(str(path), path.stat().st_mtime, page, c.quote, False)[0], width="stretch")
-    else:
-        render_text_source(store.canonical_text(c.document_id), c.start, c.end, c.document_name)
-
-
-def render_text_source(canonical: str, start: int, end: int, name: str, height: int = 520) -> None:
-    """The canonical text, escaped, with ``[start:end]`` highlighted and scrolled into view (an iframe)."""
-    components.html(scrolling_document(highlight_html(canonical, start, end), title=name),
-                    height=height, scrolling=True)
+    """In-app view of a citation (issue 17): the same viewer as the Source page (:func:`ui.viewer.show`)."""
+    viewer.show(viewer.Target.from_citation(c, page), key="dialog")
 
 
 #: Bar colours of :func:`distance_chart`, by the gate's verdict on each candidate.
@@ -321,9 +301,18 @@ def distance_chart(candidates: list[Candidate], threshold: float, source_ranks: 
 def what_if(g) -> str:
     """What the gate says at its threshold (a :class:`rag.answer.gate.GateResult` from :func:`gate_at`), as Markdown."""
     why = f"\n\n{md_escape(g.why)}" if getattr(g, "why", None) else ""
+    lang = getattr(g, "language", None) or {}
+    if lang.get("differs") and getattr(g, "verdict", "") != "answered":
+        why += (f"\n\nThe question seems to be in {md_escape(str(lang.get('question')))}, the documents in "
+                f"{md_escape(', '.join(lang.get('documents') or []))}.")
     if g.refused:
         if g.score is not None and g.nearest_distance is not None and g.nearest_distance < g.threshold:
+            low = min(g.min_score, g.mention_score) if getattr(g, "mention_score", None) is not None else g.min_score
             return (f"At {g.threshold:g} this question is **refused**: answerability score {g.score:.2f} "
-                    f"under the cut {g.min_score:.2f}.{why}")
+                    f"under the cut {low:.2f}.{why}")
         return f"At {g.threshold:g} this question is **refused**: no chunk under the threshold.{why}"
+    if getattr(g, "verdict", "") == "mentions":
+        return (f"At {g.threshold:g} the documents **mention this but may not answer it**: answerability score "
+                f"{g.score:.2f} under the cut {g.min_score:.2f}, {len(g.sources)} source(s) shown with that "
+                f"warning.{why}")
     return f"At {g.threshold:g} this question is **answered** from {len(g.sources)} source(s).{why}"

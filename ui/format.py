@@ -4,9 +4,10 @@ Everything the user, a document or the model wrote goes through
 :func:`md_escape` before it reaches ``st.markdown`` (which never renders raw
 HTML here: no ``unsafe_allow_html`` with such text). The only links on the
 page are the ones built here from citation records: a ``[n]`` becomes a link
-to its source at its place (design stage 9): ``/app/static/<id>.pdf#page=N``
-for a PDF, the in-app source view ``/Source?doc=<id>&start=S&end=E`` for text
-and Markdown.
+to its source at its place (design stage 9, issue 17): the in-app viewer
+``/Source?doc=<id>&chunk=<chunk id>&start=S&end=E&n=N`` (plus ``&page=P`` for a
+PDF, 1-based), for every format; a PDF's ``/app/static/<id>.pdf#page=N`` (the
+browser's own viewer) is the secondary link, :func:`pdf_url`.
 """
 
 from __future__ import annotations
@@ -66,15 +67,26 @@ def is_pdf(citation: Any) -> bool:
 
 
 def citation_url(citation: Any, page: int | None = None) -> str:
-    """Where ``[n]`` leads: the stored PDF at its 1-based page, or the in-app view of the cited range.
+    """Where ``[n]`` leads: the in-app viewer (the Source page) at the cited place, for every format.
 
     ``page`` overrides ``citation.page`` for a chunk that runs over a page
-    break (:func:`rag.answer.preview.best_page` says where most of its words are).
+    break (:func:`rag.answer.cite.evidence_page` says where the cited sentence is).
     """
+    params = {"doc": citation.document_id, "chunk": getattr(citation, "chunk_id", None), "start": citation.start,
+              "end": citation.end, "n": citation.index}
+    if params["chunk"] is None:
+        del params["chunk"]
     if is_pdf(citation):
-        return static_url(citation.document_id, page or citation.page)
-    query = urlencode({"doc": citation.document_id, "start": citation.start, "end": citation.end, "n": citation.index})
-    return f"{SOURCE_PAGE}?{query}"
+        params["page"] = page or citation.page
+    return f"{SOURCE_PAGE}?{urlencode(params)}"
+
+
+def pdf_url(citation: Any, page: int | None = None) -> str | None:
+    """The secondary link of a PDF citation: the stored PDF in the browser's own viewer at its 1-based page
+    (``/app/static/<id>.pdf#page=N``, PDF Open Parameters); ``None`` for other formats."""
+    if not is_pdf(citation):
+        return None
+    return static_url(citation.document_id, page or citation.page)
 
 
 def marker_link(n: int, url: str) -> str:

@@ -14,14 +14,15 @@ from typing import Any
 
 import streamlit as st
 
+from rag.answer.calibrated_gate import calibrated_model
 from rag.answer.generate import get_generator
 from rag.answer.learned_gate import default_model
 from rag.answer.preview import publish_original
 from rag.errors import ModelError
-from rag.index.embed import get_embedder
 from rag.index.store import Store
 from rag.models import gguf_info, list_gguf
 from rag.settings import Settings, get_settings
+from rag.types import GateKind
 
 MiB = 1024 * 1024
 
@@ -47,7 +48,7 @@ def settings() -> Settings:
 
 @st.cache_resource(show_spinner="Opening the document store…")
 def _store(path: str):
-    return Store(Path(path), get_settings(), embedder=embedder())
+    return Store(Path(path), get_settings())  # the store picks the encoder its stamp names (issue 18)
 
 
 def default_min_score() -> float:
@@ -55,7 +56,7 @@ def default_min_score() -> float:
     cfg = settings()
     if cfg.min_score is not None:
         return float(cfg.min_score)
-    return float(default_model().default_min_score)
+    return float((calibrated_model() if cfg.gate == GateKind.CALIBRATED else default_model()).default_min_score)
 
 
 def store():
@@ -65,8 +66,8 @@ def store():
 
 @st.cache_resource(show_spinner="Loading the embedding model…")
 def embedder():
-    """The shared all-MiniLM-L6-v2 (``rag.index.embed.get_embedder``), loaded once per process."""
-    return get_embedder(settings().embed_batch_size)
+    """The store's encoder (the one its stamp names, :func:`rag.index.embed.encoder_for_store`), loaded once."""
+    return store().embedder
 
 
 @st.cache_resource(show_spinner="Loading the language model…", max_entries=2)

@@ -13,7 +13,7 @@ Pure functions on real strings, no model here:
   (lexical share of those words, or MiniLM cosine computed by the caller with part of them), and every
   number, date, version or name it adds (:func:`specifics`) must occur in that source (:func:`holds`).
   A sentence that only restates the question (or asks one), or ends in a bare ``[n]`` after a copula,
-  is no claim and never carries a citation. Each sentence gets a :class:`Verdict`: supported, inferred
+  is no claim and never carries a citation. Each sentence gets a :class:`ClaimVerdict`: supported, inferred
   (the server attaches the source that supports it), unsupported, echo, dangling, declines, no claim.
 """
 
@@ -264,7 +264,7 @@ def is_decline(sentence: str) -> bool:
     return bool(DECLINE_RE.search(sentence))
 
 
-class Verdict(StrEnum):
+class ClaimVerdict(StrEnum):
     """The claim check's verdict on one answer sentence (issue 14); ``ask --json`` shows it per sentence.
 
     Only ``supported`` and ``inferred`` sentences carry a citation on screen.
@@ -281,7 +281,7 @@ class Verdict(StrEnum):
 
 
 #: Verdicts that carry a citation on screen.
-CITED_VERDICTS = (Verdict.SUPPORTED, Verdict.INFERRED)
+CITED_VERDICTS = (ClaimVerdict.SUPPORTED, ClaimVerdict.INFERRED)
 
 
 @dataclass(frozen=True)
@@ -298,7 +298,7 @@ class SentenceAttribution:
     ``echo``: restates the question, adding no word of its own, or is a question;
     ``claim``: has at least :data:`MIN_CLAIM_WORDS` content words, does not
     decline, dangle or echo (a bare ``[1] [2]`` or ``59.2s`` is no claim,
-    and its markers cite nothing); ``verdict`` (:class:`Verdict`) sums these up, ``reason`` says why in
+    and its markers cite nothing); ``verdict`` (:class:`ClaimVerdict`) sums these up, ``reason`` says why in
     words; ``missing`` the numbers / names of the sentence (not in the question) that the source it would
     cite lacks.
     """
@@ -313,24 +313,24 @@ class SentenceAttribution:
     claim: bool = True
     dangling: bool = False
     echo: bool = False
-    verdict: Verdict | None = None
+    verdict: ClaimVerdict | None = None
     reason: str = ""
     missing: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.verdict is None:  # built from the flags alone (older callers, tests): derive it
-            v = (Verdict.DECLINES if self.declines else Verdict.DANGLING if self.dangling else Verdict.ECHO
-                 if self.echo else Verdict.NO_CLAIM if not self.claim else Verdict.UNSUPPORTED if self.unsupported
-                 else Verdict.INFERRED if self.inferred else Verdict.SUPPORTED)
+            v = (ClaimVerdict.DECLINES if self.declines else ClaimVerdict.DANGLING if self.dangling else ClaimVerdict.ECHO
+                 if self.echo else ClaimVerdict.NO_CLAIM if not self.claim else ClaimVerdict.UNSUPPORTED if self.unsupported
+                 else ClaimVerdict.INFERRED if self.inferred else ClaimVerdict.SUPPORTED)
             object.__setattr__(self, "verdict", v)
 
     @property
     def shown_cites(self) -> tuple[int, ...]:
         """The source numbers shown after this sentence: the cited sources that support it (``supported``),
         the attached one (``inferred``), none otherwise (an echo or a dangling sentence never carries one)."""
-        if self.verdict == Verdict.SUPPORTED:
+        if self.verdict == ClaimVerdict.SUPPORTED:
             return tuple(n for n in self.cited if n in self.supported_by) or self.supported_by[:1]
-        if self.verdict == Verdict.INFERRED:
+        if self.verdict == ClaimVerdict.INFERRED:
             return self.supported_by[:1]
         return ()
 
@@ -462,22 +462,22 @@ def support_matrix(lexical: np.ndarray, cosine: np.ndarray | None, *, lex_min: f
     return sup
 
 
-def _reason(v: Verdict, cited: Sequence[int], supported: Sequence[int], missing: Sequence[str], lacking_at: int | None) -> str:
-    if v == Verdict.SUPPORTED:
+def _reason(v: ClaimVerdict, cited: Sequence[int], supported: Sequence[int], missing: Sequence[str], lacking_at: int | None) -> str:
+    if v == ClaimVerdict.SUPPORTED:
         return "its source holds the words it adds to the question"
-    if v == Verdict.INFERRED:
+    if v == ClaimVerdict.INFERRED:
         was = f"cited {list(cited)}, which does not hold it; " if cited else "no citation written; "
         return was + f"[{supported[0]}] holds it"
-    if v == Verdict.UNSUPPORTED:
+    if v == ClaimVerdict.UNSUPPORTED:
         if missing:
             where = f"[{lacking_at}]" if lacking_at is not None else "no source"
             return f"{where} does not hold {', '.join(missing)}"
         return "no source holds the words it adds to the question"
     return {
-        Verdict.ECHO: "restates the question: adds no word of its own",
-        Verdict.DANGLING: "points at a source without saying what it says",
-        Verdict.DECLINES: "says the sources do not contain the answer",
-        Verdict.NO_CLAIM: "too short to claim anything",
+        ClaimVerdict.ECHO: "restates the question: adds no word of its own",
+        ClaimVerdict.DANGLING: "points at a source without saying what it says",
+        ClaimVerdict.DECLINES: "says the sources do not contain the answer",
+        ClaimVerdict.NO_CLAIM: "too short to claim anything",
     }[v]
 
 
@@ -530,21 +530,21 @@ def attribute(
         order = np.argsort(-rank[i], kind="stable") if len(source_indices) else []
         supported = tuple(source_indices[j] for j in order if row[j])
         if not claim:
-            v = (Verdict.DECLINES if declines else Verdict.DANGLING if dangling else Verdict.ECHO if echo
-                 else Verdict.NO_CLAIM)
+            v = (ClaimVerdict.DECLINES if declines else ClaimVerdict.DANGLING if dangling else ClaimVerdict.ECHO if echo
+                 else ClaimVerdict.NO_CLAIM)
         elif set(cited) & set(supported):
-            v = Verdict.SUPPORTED
+            v = ClaimVerdict.SUPPORTED
         elif supported:
-            v = Verdict.INFERRED
+            v = ClaimVerdict.INFERRED
         else:
-            v = Verdict.UNSUPPORTED
-        shown_sup = supported[:1] if v == Verdict.INFERRED else supported if claim else ()
+            v = ClaimVerdict.UNSUPPORTED
+        shown_sup = supported[:1] if v == ClaimVerdict.INFERRED else supported if claim else ()
         out.append(SentenceAttribution(
-            text=s, cited=cited, supported_by=shown_sup, unsupported=v == Verdict.UNSUPPORTED,
-            inferred=v == Verdict.INFERRED, miscited=bool(v == Verdict.INFERRED and cited), declines=declines,
+            text=s, cited=cited, supported_by=shown_sup, unsupported=v == ClaimVerdict.UNSUPPORTED,
+            inferred=v == ClaimVerdict.INFERRED, miscited=bool(v == ClaimVerdict.INFERRED and cited), declines=declines,
             claim=claim, dangling=dangling, echo=echo, verdict=v,
             reason=_reason(v, cited, supported, missing, lacking_at),
-            missing=missing if v == Verdict.UNSUPPORTED else (),
+            missing=missing if v == ClaimVerdict.UNSUPPORTED else (),
         ))
     return out
 

@@ -1,6 +1,6 @@
 """Design stages 8/9: numbered sources, locators and URL fragments (server-side citations).
 
-PUBLIC API: :class:`Citation` (record), :func:`locator_label`, :func:`fragment`,
+PUBLIC API: :class:`Citation` (record), :func:`row_locator`, :func:`locator_label`, :func:`fragment`,
 :func:`citations` (gate result + store -> numbered citations),
 :func:`citations_from_rows` (the same without a store), :func:`format_sources_for_prompt`
 (the prompt block of stage 8: numbers, short headings and quotes, never a link) and
@@ -8,19 +8,34 @@ PUBLIC API: :class:`Citation` (record), :func:`locator_label`, :func:`fragment`,
 
 The model only ever writes ``[n]``; the server maps each ``n`` to the document
 id, name, locator label, fragment and quote built here.
+
+Page locators (issue 13, item 3): a PDF citation's page is the page holding the cited sentence, not the
+page the chunk starts on. For a chunk that runs over a page break, :func:`evidence_span` picks the
+sentence(s) of the quote sharing most terms with the question, and :func:`evidence_page` finds the page
+holding them (:func:`rag.answer.preview.best_page` on the stored original, or the document's page map
+when it is at hand). The chunk keeps its range: the label reads ``p. 2 (pp. 1-2)``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, replace
 from typing import Any, Protocol
+from urllib.parse import quote
 
-from rag.types import Citation
+from rag.answer.preview import best_page
+from rag.ingest.chunk import units
+from rag.ingest.pptx import NOTES_HEADING
+from rag.text import tokenize
+from rag.types import Citation, Locator, LocatorKind
 
 
 class ChunkLike(Protocol):
-    """What a citation needs from a stored chunk (``rag.index.store.ChunkRow`` provides it)."""
+    """What a citation needs from a stored chunk (``rag.index.store.ChunkRow`` provides it).
+
+    ``locator`` may be missing or ``None`` (PDF, text, chunks stored before issue 17).
+    """
 
     chunk_id: int
     document_id: str
@@ -35,64 +50,218 @@ class ChunkLike(Protocol):
     page_end: int | None
 
 
-def _pages(row: ChunkLike) -> str:
+def row_locator(row: ChunkLike) -> Locator:
+    """The chunk's :class:`rag.types.Locator`: the stored one (issue 17's formats), else ``page`` from
+    ``page``/``page_end`` (PDF, 1-based physical pages), else ``chars`` (text and Markdown)."""
+    loc = getattr(row, "locator", None)
+    if loc is not None:
+        return loc
+    if row.page is not None:
+        return Locator(LocatorKind.PAGE, row.page, row.page_end if row.page_end is not None else row.page)
+    return Locator(LocatorKind.CHARS)
+
+
+def _span(first: int | None, last: int | None) -> str:
+    """``3`` or ``3–5`` (en dash)."""
+    return f"{first}" if last is None or last == first else f"{first}\u2013{last}"
+
+
+def _pages(row: ChunkLike, page: int | None = None) -> str:
     if row.page_end is not None and row.page_end != row.page:
-        return f"pp. {row.page}-{row.page_end}"
-    return f"p. {row.page}"
+        span = f"pp. {row.page}-{row.page_end}"
+        return span if page is None else f"p. {page} ({span})"
+    return f"p. {row.page if page is None else page}"
 
 
-def locator(row: ChunkLike) -> str:
-    """The place inside the document: ``p. 5`` for PDFs (1-based physical page), else the
-    section path ``Install > Linux``, else ``chars START-END`` (0-based code points)."""
-    if row.page is not None:
-        return _pages(row)
-    if row.section:
-        return " > ".join(row.section)
-    return f"chars {row.start}-{row.end}"
+_PLAIN_SHEET = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
 
-def locator_label(row: ChunkLike) -> str:
-    """``paper.pdf, p. 5`` for PDFs, ``guide.md > Install > Linux`` for text (design stage 9)."""
+def a1_range(loc: Locator) -> str:
+    """The A1 reference of a ``rows`` locator: ``Q1!A2:E9``, ``'Q1 sales'!A2:E9`` (quoted as Excel does
+    when the name has spaces or punctuation), ``A2:E9`` without a sheet name (CSV)."""
+    first_col, _, last_col = (loc.anchor or "A:A").partition(":")
+    ref = f"{first_col}{loc.first}:{last_col or first_col}{loc.last}"
+    if not loc.scope:
+        return ref
+    sheet = loc.scope if _PLAIN_SHEET.match(loc.scope) else "'" + loc.scope.replace("'", "''") + "'"
+    return f"{sheet}!{ref}"
+
+
+def _path(name: str, section: tuple[str, ...]) -> str:
+    return " > ".join([name, *section])
+
+
+def locator(row: ChunkLike, page: int | None = None) -> str:
+    """The place inside the document, without the document's name (see :func:`locator_label`)."""
+    label = locator_label(row, page)
     name = row.document_label or row.document_name
-    if row.page is not None:
-        return f"{name}, {_pages(row)}"
-    return " > ".join([name, *row.section])
+    return label[len(name):].lstrip(" ,>") if label.startswith(name) else label
 
 
-def fragment(row: ChunkLike) -> str:
-    """URL fragment: ``#page=N`` (1-based physical page, PDF Open Parameters) for PDFs,
-    ``#char=START,END`` (0-based code points into the canonical text) otherwise."""
-    if row.page is not None:
-        return f"#page={row.page}"
+def locator_label(row: ChunkLike, page: int | None = None) -> str:
+    """Where a citation points, as a person reads it (design stage 9, issue 17), by locator kind:
+
+    * page: ``paper.pdf, p. 5`` / ``pp. 5-6`` (1-based physical pages); ``p. 2 (pp. 1-2)`` for a chunk
+      over a page break whose evidence (``page``, issue 13) is on page 2;
+    * chars: ``guide.md > Install > Linux`` (the heading path);
+    * slide: ``deck.pptx, slide 3 (Safety)``, ``..., speaker notes`` for a chunk of the notes;
+    * rows: ``sales.xlsx, 'Q1 sales'!A2:E9``; ``data.csv, rows 2–9`` (A1 row numbers);
+    * paragraph: ``report.docx > Install > Wiring, ¶ 2–3`` (DOCX: counted within the innermost section);
+      ``book.epub, chapter 2: Calm, ¶ 5`` (EPUB: counted within the chapter);
+    * section: ``page.html > Install > On Linux (#on-linux)`` (the heading's anchor);
+    * region: ``scan.png, lines 3–7``; ``fax.tiff, page 2, lines 1–4`` (OCR lines).
+    """
+    name = row.document_label or row.document_name
+    loc = row_locator(row)
+    kind = loc.kind
+    if kind == LocatorKind.PAGE:
+        return f"{name}, {_pages(row, page)}" if row.page is not None else name
+    if kind == LocatorKind.SLIDE:
+        scope = f" ({loc.scope})" if loc.scope else ""
+        notes = ", speaker notes" if row.section and row.section[-1] == NOTES_HEADING else ""
+        return f"{name}, slide {_span(loc.first, loc.last)}{scope}{notes}"
+    if kind == LocatorKind.ROWS:
+        if loc.scope:
+            return f"{name}, {a1_range(loc)}"
+        return f"{name}, rows {_span(loc.first, loc.last)}"
+    if kind == LocatorKind.PARAGRAPH:
+        if loc.scope_number is not None:
+            return f"{name}, chapter {loc.scope_number}: {loc.scope}, \u00b6 {_span(loc.first, loc.last)}"
+        return f"{_path(name, row.section)}, \u00b6 {_span(loc.first, loc.last)}"
+    if kind == LocatorKind.SECTION:
+        anchor = f" (#{loc.anchor})" if loc.anchor else ""
+        return f"{_path(name, row.section)}{anchor}"
+    if kind == LocatorKind.REGION:
+        page = f"page {loc.scope_number}, " if loc.scope_number and loc.scope_number > 1 else ""
+        return f"{name}, {page}lines {_span(loc.first, loc.last)}"
+    return _path(name, row.section)
+
+
+def fragment(row: ChunkLike, page: int | None = None) -> str:
+    """URL fragment of a citation, by locator kind (design stage 9, issue 17).
+
+    ``#page=N`` PDF (1-based physical page, PDF Open Parameters; ``page`` the evidence page when given);
+    ``#char=START,END`` text, Markdown, DOCX and EPUB (0-based code points into the canonical text);
+    ``#slide=N`` PPTX; ``#'Sheet'!A2:E9`` XLSX (as an Excel hyperlink, percent-encoded);
+    ``#row=2-9`` CSV (RFC 7111); ``#<id>`` HTML (the section heading's anchor);
+    ``#xywh=x,y,w,h`` images (W3C Media Fragments, pixels; ``#page=N&xywh=...`` for a TIFF's later pages).
+    """
+    loc = row_locator(row)
+    kind = loc.kind
+    if kind == LocatorKind.PAGE and row.page is not None:
+        return f"#page={row.page if page is None else page}"
+    if kind == LocatorKind.SLIDE:
+        return f"#slide={loc.first}"
+    if kind == LocatorKind.ROWS:
+        if loc.scope:
+            return "#" + quote(a1_range(loc), safe="!:'$")
+        return f"#row={loc.first}" + (f"-{loc.last}" if loc.last != loc.first else "")
+    if kind == LocatorKind.SECTION and loc.anchor:
+        return "#" + quote(loc.anchor, safe="-_.~:")
+    if kind == LocatorKind.REGION and loc.box is not None:
+        x0, y0, x1, y1 = loc.box
+        page = f"page={loc.scope_number}&" if loc.scope_number and loc.scope_number > 1 else ""
+        return f"#{page}xywh={x0},{y0},{x1 - x0},{y1 - y0}"
     return f"#char={row.start},{row.end}"
 
 
-def citations_from_rows(hits: Sequence[Any], rows: Sequence[ChunkLike]) -> list[Citation]:
+def evidence_span(quote: str, query: str) -> tuple[int, int]:
+    """``(start, end)`` character offsets into ``quote`` of its sentence sharing the most distinct terms
+    with ``query`` (:func:`rag.text.tokenize`; the earliest on a tie); the whole quote when no sentence
+    shares a term. Sentences are the chunker's units (:func:`rag.ingest.chunk.units`)."""
+    terms = set(tokenize(query))
+    best, best_n = (0, len(quote)), 0
+    for a, b in units(quote) if terms else ():
+        n = len(terms & set(tokenize(quote[a:b])))
+        if n > best_n:
+            best, best_n = (a, b), n
+    return best
+
+
+def evidence_page(row: ChunkLike, query: str, locate: Callable[[str, int, int], int] | None = None,
+                  page_at: Callable[[int], int | None] | None = None) -> int | None:
+    """The 1-based page holding the cited sentence of ``row`` for ``query`` (module doc).
+
+    ``row.page`` when the chunk sits on one page or is not a PDF's. Otherwise the sentence from
+    :func:`evidence_span` is placed with ``page_at`` (canonical offset -> page, e.g.
+    ``Document.page_at``; its middle character decides) when given, else with ``locate(text, first,
+    last)`` (e.g. :func:`rag.answer.preview.best_page` on the stored PDF), else ``row.page``.
+    """
+    if row.page is None or row.page_end is None or row.page_end == row.page:
+        return row.page
+    a, b = evidence_span(row.content, query)
+    if page_at is not None:
+        return page_at(row.start + (a + b) // 2) or row.page
+    if locate is not None:
+        return locate(row.content[a:b], row.page, row.page_end)
+    return row.page
+
+
+def citations_from_rows(hits: Sequence[Any], rows: Sequence[ChunkLike],
+                        pages: Sequence[int | None] | None = None) -> list[Citation]:
     """Number ``hits`` (``rag.types.Hit``, in order) 1..n with their chunk ``rows`` (same order).
 
-    The quote is the chunk's ``content`` (never the embedded ``text``).
+    The quote is the chunk's ``content`` (never the embedded ``text``). ``pages`` optionally gives each
+    row's evidence page (:func:`evidence_page`); default the chunk's first page.
     """
     if len(hits) != len(rows):
         raise ValueError(f"{len(hits)} hits for {len(rows)} chunk rows")
+    pages = list(pages) if pages is not None else [r.page for r in rows]
     return [
         Citation(index=i, document_id=r.document_id, document_name=r.document_name,
-                 locator_label=locator_label(r), fragment=fragment(r), quote=r.content,
-                 cosine_distance=float(h.cosine_distance), fused_rank=int(h.fused_rank), page=r.page,
+                 locator_label=locator_label(r, p), fragment=fragment(r, p), quote=r.content,
+                 cosine_distance=float(h.cosine_distance), fused_rank=int(h.fused_rank), page=p,
                  start=r.start, end=r.end, media_type=r.media_type, chunk_id=int(r.chunk_id),
-                 section=tuple(r.section), document_label=r.document_label or r.document_name)
-        for i, (h, r) in enumerate(zip(hits, rows), start=1)
+                 section=tuple(r.section), document_label=r.document_label or r.document_name,
+                 locator=row_locator(r))
+        for i, (h, r, p) in enumerate(zip(hits, rows, pages), start=1)
     ]
+
+
+def stored_pdf_locator(store: Any) -> Callable[[ChunkLike], Callable[[str, int, int], int] | None]:
+    """For a row, a ``locate(text, first, last) -> page`` over the store's original PDF
+    (:func:`rag.answer.preview.best_page`), or ``None`` when the store kept no file for it."""
+
+    def for_row(row: ChunkLike):
+        try:
+            path = store.original_path(row.document_id)
+        except Exception:  # noqa: BLE001 - no original kept: the chunk's own page
+            return None
+        if not path.is_file():
+            return None
+
+        return lambda text, first, last: best_page(path, text, first, last)[0]
+
+    return for_row
+
+
+def evidence_pages(rows: Sequence[ChunkLike], query: str, store: Any = None) -> list[int | None]:
+    """:func:`evidence_page` of each row, located in the store's original PDFs (when ``store`` is given)."""
+    locate_for = stored_pdf_locator(store) if store is not None else (lambda row: None)
+    out = []
+    for r in rows:
+        crosses = r.page is not None and r.page_end is not None and r.page_end != r.page
+        out.append(evidence_page(r, query, locate_for(r)) if crosses else r.page)
+    return out
 
 
 def citations(gate_result: Any, store: Any) -> list[Citation]:
     """Numbered citations for the sources the gate kept (``rag.answer.gate.GateResult``), via ``store.chunks(ids)``.
 
-    A refused gate result gives ``[]``.
+    Each PDF citation opens at its evidence page for the gate's query (:func:`evidence_page`). A refused
+    gate result gives ``[]``. Chunks the gate collapsed into a source as identical copies
+    (``gate_result.duplicates``) are named in that citation's ``also_in``.
     """
     hits = list(gate_result.sources)
     if not hits:
         return []
-    return citations_from_rows(hits, store.chunks([h.chunk_id for h in hits]))
+    rows = store.chunks([h.chunk_id for h in hits])
+    cites = citations_from_rows(hits, rows, evidence_pages(rows, gate_result.query, store))
+    dups = getattr(gate_result, "duplicates", None) or {}
+    if not dups:
+        return cites
+    return [replace(c, also_in=tuple(locator_label(r) for r in store.chunks(dups[c.chunk_id])))
+            if c.chunk_id in dups else c for c in cites]
 
 
 def prompt_heading(c: Citation) -> str:
@@ -119,6 +288,7 @@ def citation_json(c: Citation) -> dict[str, Any]:
     """The JSON object of one citation in the CLI contract (plus the extra fields, after the pinned ones)."""
     d = asdict(c)
     d["section"] = list(c.section)
+    d["locator"] = c.locator.to_json() if c.locator is not None else None
     pinned = ["index", "document_id", "document_name", "locator_label", "fragment", "quote", "cosine_distance"]
     return {**{k: d[k] for k in pinned}, **{k: v for k, v in d.items() if k not in pinned}}
 

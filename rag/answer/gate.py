@@ -1,7 +1,7 @@
 """Stage 7 of the design: the distance gate (a comparison of two numbers, not a prompt).
 
 PUBLIC API: :class:`GateResult`, :func:`apply_gate`, :func:`refusal_text`,
-:func:`score_refusal_text`, :func:`regate`. Keep at most ``max_sources`` (4)
+:func:`score_refusal_text`, the verdict texts of issue 15 (:func:`verdict_for`, :func:`verdict_messages`), :func:`regate`. Keep at most ``max_sources`` (4)
 fused hits whose cosine distance is under the threshold (0.675); if none pass,
 refuse with ``NO ANSWER: nothing under cosine distance 0.675 for "<query>"``
 and never call the model. The learned gate (issue 8,
@@ -12,10 +12,11 @@ same sources AND an answerability score; :func:`regate` re-applies either.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
-from rag.types import GateKind, Hit
+from rag.answer.language import language_name
+from rag.types import GateKind, Hit, QueryPlan, Verdict
 
 
 def refusal_text(query: str, threshold: float) -> str:
@@ -44,6 +45,18 @@ class GateResult:
     (``"distance"`` or ``"learned"``); for the learned gate ``score`` is P(the sources answer the
     question) in [0, 1], ``min_score`` the cut it was compared with, and
     ``why`` one line of evidence (nearest distance, lexical coverage, score).
+
+    The calibrated gate (issue 15, ``kind`` ``"calibrated"``) adds:
+    ``verdict`` one of :class:`rag.types.Verdict` (``answered``, ``mentions``,
+    ``refused``; the other gates give ``answered`` or ``refused``);
+    ``mention_score`` the cut of the ``mentions`` band; ``notice`` the
+    ``mentions`` line shown above the answer; ``reason`` why it is not
+    answered (``threshold``, ``score``, ``language``); ``evidence`` the
+    calibrated features, score and the store's references; ``language`` the
+    question's and the documents' languages; ``duplicates`` kept chunk id ->
+    ids of chunks with identical content collapsed into it.
+    ``plan`` how the question was searched (:class:`rag.types.QueryPlan`,
+    issue 19), when the store's search produced the hits.
     """
 
     query: str
@@ -58,6 +71,18 @@ class GateResult:
     score: float | None = None
     min_score: float | None = None
     why: str | None = None
+    verdict: str = ""
+    mention_score: float | None = None
+    notice: str | None = None
+    reason: str | None = None
+    evidence: dict | None = None
+    language: dict | None = None
+    duplicates: dict = field(default_factory=dict)
+    plan: QueryPlan | None = None
+
+    def __post_init__(self):
+        if not self.verdict:
+            object.__setattr__(self, "verdict", "refused" if self.refused else "answered")
 
 
 def apply_gate(query: str, hits: Sequence[Hit], threshold: float = 0.675, max_sources: int = 4) -> GateResult:
@@ -81,6 +106,65 @@ def apply_gate(query: str, hits: Sequence[Hit], threshold: float = 0.675, max_so
     )
 
 
+# --------------------------------------------------------------------------- verdicts (issue 15)
+
+
+def verdict_for(score: float, min_score: float, mention_score: float) -> Verdict:
+    """``answered`` when ``score >= min_score``; ``mentions`` when ``score >= mention_score``; else ``refused``.
+
+    A ``mention_score`` at or above ``min_score`` leaves no ``mentions`` band.
+    """
+    if score >= min_score:
+        return Verdict.ANSWERED
+    if score >= min(mention_score, min_score):
+        return Verdict.MENTIONS
+    return Verdict.REFUSED
+
+
+def mention_text(query: str, score: float, min_score: float) -> str:
+    """The ``mentions`` line: ``MAY NOT ANSWER: the documents mention "<query>" but may not answer it (score 0.31 < 0.55)``."""
+    return (f'MAY NOT ANSWER: the documents mention "{query}" but may not answer it '
+            f"(score {score:.2f} < {min_score:.2f})")
+
+
+def language_refusal_text(query: str, question_lang: str, doc_langs: Sequence[str]) -> str:
+    """The refusal when the question's language is not the documents': says so, never "nothing under the threshold"."""
+    docs = " and ".join(language_name(c) for c in doc_langs) or "another language"
+    q = language_name(question_lang)
+    return (f'NO ANSWER: "{query}" seems to be in {q}, and the documents are in {docs}. This search matches words '
+            f"and meanings within one language, so the answer may be there all the same: ask again in {docs}.")
+
+
+def verdict_messages(query: str, verdict: str, score: float, min_score: float, mention_score: float,
+                     distance_refusal: str | None, language: Mapping | None) -> tuple[str | None, str | None, str | None]:
+    """``(reason, refusal, notice)`` for a verdict: why it is not answered, the NO ANSWER line, the mentions line.
+
+    ``distance_refusal`` the distance gate's line when no chunk was under the
+    threshold (else ``None``); ``language`` the gate's language record. When
+    the question's language differs from the documents', the reason is
+    ``"language"`` and the lines say so instead of "nothing under the threshold".
+    """
+    reason = refusal = notice = None
+    if verdict == Verdict.REFUSED:
+        reason = "threshold" if distance_refusal else "score"
+        refusal = distance_refusal or score_refusal_text(query, score, min(mention_score, min_score))
+    elif verdict == Verdict.MENTIONS:
+        notice = mention_text(query, score, min_score)
+    lang = language or {}
+    if lang.get("differs") and verdict != Verdict.ANSWERED:
+        reason = "language"
+        docs = lang.get("documents") or []
+        if verdict == Verdict.REFUSED:
+            refusal = language_refusal_text(query, lang["question"], docs)
+        else:
+            notice = (f"{notice}. The question seems to be in {language_name(lang['question'])} and the documents "
+                      f"are in {' and '.join(language_name(c) for c in docs)}: asking in their language may find more.")
+    return reason, refusal, notice
+
+
+# --------------------------------------------------------------------------- re-gating
+
+
 def regate(result: GateResult, threshold: float, max_sources: int, min_score: float | None = None) -> GateResult:
     """The same question's decision at another threshold / max sources / score cut, without searching again.
 
@@ -90,11 +174,27 @@ def regate(result: GateResult, threshold: float, max_sources: int, min_score: fl
     user move the slider and watch a question flip between answered and
     refused. Raises ``ValueError`` like :func:`apply_gate`.
     """
-    dist = apply_gate(result.query, result.candidates, threshold, max_sources)
+    if result.kind == GateKind.CALIBRATED:
+        return _recalibrate(result, threshold, max_sources, min_score)
+    dist = replace(apply_gate(result.query, result.candidates, threshold, max_sources), plan=result.plan)
     if result.kind != GateKind.LEARNED or result.score is None:
         return dist
     cut = result.min_score if min_score is None else min_score
     refused = dist.refused or result.score < cut
     refusal = dist.refusal if dist.refused else (score_refusal_text(result.query, result.score, cut) if refused else None)
     return replace(dist, kind=GateKind.LEARNED, refused=refused, refusal=refusal, sources=() if refused else dist.sources,
-                   score=result.score, min_score=cut, why=result.why)
+                   score=result.score, min_score=cut, why=result.why, verdict="")
+
+
+def _recalibrate(result: GateResult, threshold: float, max_sources: int, min_score: float | None) -> GateResult:
+    """:func:`regate` for the calibrated gate: duplicates stay collapsed, the score is kept, the verdict recomputed."""
+    dropped = {i for ids in result.duplicates.values() for i in ids}
+    dist = apply_gate(result.query, [h for h in result.candidates if h.chunk_id not in dropped], threshold, max_sources)
+    cut = result.min_score if min_score is None else min_score
+    mention = result.mention_score if result.mention_score is not None else cut
+    verdict = "refused" if dist.refused else str(verdict_for(result.score or 0.0, cut, mention))
+    reason, refusal, notice = verdict_messages(result.query, verdict, result.score or 0.0, cut, mention,
+                                               dist.refusal if dist.refused else None, result.language)
+    return replace(result, threshold=threshold, max_sources=max_sources, refused=verdict == "refused",
+                   refusal=refusal, sources=() if verdict == "refused" else dist.sources, min_score=cut,
+                   verdict=verdict, notice=notice, reason=reason, nearest_distance=dist.nearest_distance)

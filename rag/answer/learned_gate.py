@@ -99,6 +99,35 @@ def gate_features(query: str, hits: Sequence, texts: Mapping[int, str] | callabl
     }
 
 
+#: The calibrated gate's features (issue 15): each one means the same on any store.
+CALIBRATED_FEATURES = ("relative_distance", "relative_gap", "missing_specificity", "unknown_terms", "coverage",
+                       "best_chunk_coverage", "leg_overlap", "bm25_norm")
+
+
+def calibrated_features(query: str, hits: Sequence, texts: Mapping[int, str] | callable, stats: TermStats,
+                        calibration, top: int = 4) -> dict[str, float]:
+    """:func:`gate_features` re-expressed against the store's own references (issue 15).
+
+    ``calibration`` is the store's :class:`rag.answer.calibration.Calibration`.
+    ``relative_distance``: the nearest cosine distance on the store's scale (0
+    = like its own sentences, 1 = like unrelated questions);
+    ``relative_gap``: the 1st-to-5th distance gap over the same span;
+    ``missing_specificity``: the IDF of the rarest query term missing from the
+    top chunks over the IDF of a term in no chunk (in [0, 1], so it does not
+    grow with the store's size). The lexical shares (``unknown_terms``,
+    ``coverage``, ``best_chunk_coverage``, ``leg_overlap``, ``bm25_norm``) are
+    ratios already and are kept as they are. Keys: :data:`CALIBRATED_FEATURES`.
+    """
+    f = gate_features(query, hits, texts, stats, top=top)
+    absent = stats.idf("\x00 no such term")
+    return {
+        "relative_distance": calibration.relative_distance(f["nearest_distance"]),
+        "relative_gap": f["gap_1_5"] / calibration.span,
+        "missing_specificity": f["missing_idf"] / absent if absent > 0 else 0.0,
+        **{k: f[k] for k in ("unknown_terms", "coverage", "best_chunk_coverage", "leg_overlap", "bm25_norm")},
+    }
+
+
 def feature_matrix(rows: Sequence[Mapping[str, float]], names: Sequence[str] = FEATURES) -> np.ndarray:
     """``(len(rows), len(names))`` float64 matrix of the named features."""
     return np.array([[float(r[n]) for n in names] for r in rows], dtype=np.float64).reshape(len(rows), len(names))
@@ -134,7 +163,9 @@ class GateDecision:
 class GateModel:
     """Standardised logistic regression over :data:`FEATURES`: ``p = sigmoid(b + sum w_i (x_i - mean_i) / scale_i)``.
 
-    ``default_min_score`` the recommended ``min_score``; ``max_distance`` a
+    ``default_min_score`` the recommended ``min_score``; ``default_mention_score``
+    the calibrated gate's lower cut (the ``mentions`` band, issue 15; ``None``
+    for models without one); ``max_distance`` a
     hard ceiling: hits at or above it are never sources (2.0 = none dropped);
     ``info`` provenance (training set, cross-validated figures). Files written
     before issue 12 name the cut ``default_cut``; :meth:`load` reads both.
@@ -147,6 +178,7 @@ class GateModel:
     intercept: float
     default_min_score: float = 0.5
     max_distance: float = 2.0
+    default_mention_score: float | None = None
     info: dict = field(default_factory=dict)
 
     def probability(self, feats: Mapping[str, float] | np.ndarray) -> np.ndarray | float:
@@ -276,4 +308,4 @@ def apply_learned_gate(query: str, hits: Sequence[Hit], texts, stats, threshold:
         query, decision.probability, decision.min_score)) if refused else None
     return replace(dist, kind=GateKind.LEARNED, refused=refused, refusal=refusal,
                    sources=() if refused else dist.sources, score=decision.probability, min_score=decision.min_score,
-                   why=decision.why)
+                   why=decision.why, verdict="")

@@ -28,13 +28,14 @@ import numpy as np
 
 from rag.answer.attribute import (
     CitationStreamFilter,
+    ClaimVerdict,
     SentenceAttribution,
-    Verdict,
     attribute,
     clean_citations,
     lexical_support,
     split_sentences,
 )
+from rag.answer.calibrated_gate import apply_calibrated_gate, store_calibration, store_gate_stats
 from rag.answer.cite import Citation, citation_json, citations, format_sources_for_prompt
 from rag.answer.excerpt import prompt_excerpts, strip_hidden
 from rag.answer.gate import GateResult, apply_gate
@@ -120,6 +121,17 @@ class Answer:
         return self.text is not None
 
     @property
+    def verdict(self) -> str:
+        """The gate's verdict (:class:`rag.types.Verdict`): ``answered``, ``mentions`` or ``refused``."""
+        v = getattr(self.gate, "verdict", None)
+        return v or ("refused" if self.refused else "answered")
+
+    @property
+    def notice(self) -> str | None:
+        """The ``mentions`` line ("the documents mention this but may not answer it"), else ``None``."""
+        return getattr(self.gate, "notice", None)
+
+    @property
     def declined(self) -> bool:
         """The model said the sources do not contain the answer (and made no claim that passed the check)."""
         return bool(self.sentences) and any(s.declines for s in self.sentences) and not self.passed
@@ -145,7 +157,7 @@ class Answer:
         if not self.passed:
             return []
         return [s for s in self.sentences
-                if s.passed or (s.verdict == Verdict.NO_CLAIM and not s.cited and any(ch.isalnum() for ch in s.text))]
+                if s.passed or (s.verdict == ClaimVerdict.NO_CLAIM and not s.cited and any(ch.isalnum() for ch in s.text))]
 
     @property
     def removed_sentences(self) -> list[SentenceAttribution]:
@@ -215,9 +227,16 @@ class Answer:
         }
         g = self.gate
         if g is not None:
-            d["gate"] = {"kind": str(getattr(g, "kind", GateKind.DISTANCE)), "nearest_distance": _r4(g.nearest_distance),
+            d["verdict"] = getattr(g, "verdict", None) or ("refused" if self.refused else "answered")
+            d["notice"] = getattr(g, "notice", None)
+            d["gate"] = {"kind": str(getattr(g, "kind", GateKind.DISTANCE)), "verdict": d["verdict"],
+                         "reason": getattr(g, "reason", None), "nearest_distance": _r4(g.nearest_distance),
                          "score": _r4(getattr(g, "score", None)), "min_score": getattr(g, "min_score", None),
-                         "why": getattr(g, "why", None)}
+                         "mention_score": getattr(g, "mention_score", None), "why": getattr(g, "why", None),
+                         "evidence": getattr(g, "evidence", None), "language": getattr(g, "language", None),
+                         "duplicates_collapsed": sum(len(v) for v in (getattr(g, "duplicates", None) or {}).values())}
+            if getattr(g, "plan", None) is not None:
+                d["retrieval"] = g.plan.to_json()
         if self.key_passage is not None and not self.refused:
             d["key_passage"] = self.key_passage.to_json()
         if self.generated:
@@ -399,30 +418,40 @@ def no_generation_answer(gate: Any, cites: Sequence[Citation], retrieval_ms: flo
 
 def search_and_gate(store: Any, query: str, threshold: float | None = None, max_sources: int | None = None, *,
                     k: int | None = None, mode: str = "hybrid", gate: str | None = None,
-                    min_score: float | None = None) -> GateResult:
-    """Search ``store`` (a :class:`rag.index.store.Store`) then gate (design stage 7, issue 8).
+                    min_score: float | None = None, mention_score: float | None = None) -> GateResult:
+    """Search ``store`` (a :class:`rag.index.store.Store`) then gate (design stage 7, issues 8 and 15).
 
-    ``gate`` ``"learned"`` (default from settings): the distance gate AND
-    the answerability score (:func:`rag.answer.learned_gate.apply_learned_gate`,
-    with the store's :meth:`~rag.index.store.Store.term_stats`);
-    ``"distance"``: the design's distance gate alone. Other defaults from the
-    store's settings (threshold 0.675, max_sources 4, k = candidates_k,
-    min_score = the shipped model's cut). Raises ``ValueError`` for an
-    unknown gate or mode.
+    ``gate`` ``"calibrated"`` (default from settings, issue 15): three
+    verdicts from evidence read on this store's own scale
+    (:func:`rag.answer.calibrated_gate.apply_calibrated_gate`, with the
+    store's calibration and gate statistics, and ``mention_score`` the lower
+    cut); ``"learned"``: the distance gate AND issue 8's answerability score
+    (:func:`rag.answer.learned_gate.apply_learned_gate`, with the store's
+    :meth:`~rag.index.store.Store.term_stats`); ``"distance"``: the design's
+    distance gate alone. Other defaults from the store's settings (threshold
+    0.675, max_sources 4, k = candidates_k, min_score / mention_score = the
+    shipped model's cuts). Raises ``ValueError`` for an unknown gate or mode.
     """
     s = store.settings
     kind = gate or s.gate
     if kind not in tuple(GateKind):
-        raise ValueError(f"unknown gate {kind!r}; allowed: learned, distance")
+        raise ValueError(f"unknown gate {kind!r}; allowed: {', '.join(GateKind)}")
     threshold = s.threshold if threshold is None else threshold
     max_sources = max_sources or s.max_sources
-    hits = store.search(query, k=k or s.candidates_k, mode=mode)
+    hits, plan = store.search_planned(query, k=k or s.candidates_k, mode=mode)
     if kind == GateKind.DISTANCE:
-        return apply_gate(query, hits, threshold, max_sources)
+        return replace(apply_gate(query, hits, threshold, max_sources), plan=plan)
+    if kind == GateKind.CALIBRATED:
+        rows = store.chunks([h.chunk_id for h in hits]) if hits else []
+        return replace(apply_calibrated_gate(
+            query, hits, {r.chunk_id: r.text for r in rows}, {r.chunk_id: r.content for r in rows},
+            store_gate_stats(store), store_calibration(store), threshold=threshold, max_sources=max_sources,
+            min_score=s.min_score if min_score is None else min_score,
+            mention_score=s.mention_score if mention_score is None else mention_score), plan=plan)
     head = hits[:max_sources]
     texts = {c.chunk_id: c.text for c in store.chunks([h.chunk_id for h in head])} if head else {}
-    return apply_learned_gate(query, hits, texts, store.term_stats(), threshold, max_sources,
-                              s.min_score if min_score is None else min_score)
+    return replace(apply_learned_gate(query, hits, texts, store.term_stats(), threshold, max_sources,
+                                      s.min_score if min_score is None else min_score), plan=plan)
 
 
 def ask(

@@ -48,7 +48,10 @@ def sources_table(cites: list) -> str:
         rows.append((f"[{c.index}]", name, (loc or "before the first heading") + f"  {c.fragment}",
                      f"{c.cosine_distance:.3f}"))
     w = [max(len(r[i]) for r in rows) for i in range(4)]
-    return "\n".join(f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:>{w[3]}}" for r in rows)
+    lines = [f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:>{w[3]}}" for r in rows]
+    lines += [f"[{c.index}] the same text is also in {', '.join(c.also_in)} (identical copies are cited once)"
+              for c in cites if getattr(c, "also_in", ())]
+    return "\n".join(lines)
 
 
 def _notes(a: Any) -> list[str]:
@@ -99,9 +102,13 @@ def checked_lines(a: Any) -> list[str]:
 @click.option("--max-sources", type=click.IntRange(1, 20), default=None, help="Gate: at most this many sources (default 4).")
 @click.option("--model", default=None, help="GGUF file in models/ (or a path) to answer with.")
 @click.option("--gate", type=click.Choice([g.value for g in GateKind]), default=None,
-              help="learned (default): distance cut AND answerability score; distance: the design's gate alone.")
+              help="calibrated (default): answered / mentions / refused on the store's own scale; learned: issue 8's "
+                   "distance cut AND score; distance: the design's gate alone.")
 @click.option("--min-score", type=click.FloatRange(0.0, 1.0), default=None,
-              help="Learned gate: refuse below this answerability score (default: the shipped model's cut, 0.35).")
+              help="Answerability score from which the sources are taken to answer (default: the shipped model's).")
+@click.option("--mention-score", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Calibrated gate: from this score up to --min-score the verdict is 'the documents mention this "
+                   "but may not answer it'; below it, refused (default: the shipped model's).")
 @click.option("--source-tokens", type=click.IntRange(0, 8192), default=None,
               help="Tokens of source text the model reads, shared by the sources (default 160; 0 = whole chunks).")
 @click.option("--reask/--no-reask", default=None,
@@ -109,8 +116,8 @@ def checked_lines(a: Any) -> list[str]:
 @click.option("--no-generate", is_flag=True, help="Only retrieve, gate and pick the key passage; no model is loaded.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the contract of issues 4, 5 and 14).")
 def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_sources: int | None,
-            model: str | None, gate: str | None, min_score: float | None, source_tokens: int | None,
-            reask: bool | None, no_generate: bool, as_json: bool) -> None:
+            model: str | None, gate: str | None, min_score: float | None, mention_score: float | None,
+            source_tokens: int | None, reask: bool | None, no_generate: bool, as_json: bool) -> None:
     """Answer QUESTION from the store with [n] citations, or refuse without calling the model.
 
     The key passage (the source sentences that best match the question, verbatim) is printed first; the
@@ -119,9 +126,15 @@ def ask_cmd(question: str, store_dir: str | None, threshold: float | None, max_s
     no claim passes the key passage stands as the answer.
     """
     s = _settings(store_dir, threshold, max_sources, model, gate=gate, min_score=min_score,
-                  source_tokens=source_tokens, reask=reask)
+                  mention_score=mention_score, source_tokens=source_tokens, reask=reask)
     store = _open_store(s)
     stream = ask(store, question, s)
+    notice = getattr(stream.gate, "notice", None)
+    if notice and not as_json:
+        click.echo(notice)
+        if getattr(stream.gate, "why", None):
+            click.echo(f"why: {stream.gate.why}", err=True)
+        click.echo("The passages below mention it; the answer, if any, comes from them only:\n")
     if no_generate:
         a = no_generation_answer(stream.gate, stream.cites, stream.retrieval_ms)
         a.key_passage = stream.key_passage

@@ -30,9 +30,11 @@ from rag.answer.generate import get_default_generator
 from rag.answer.key_passage import KeyPassage, KeySentence, key_passage
 from rag.answer.pipeline import Answer, AnswerFrom, ask, check_answer
 from rag.cli import common
+from rag.cli.answer import _settings
 from rag.errors import ModelError
 from rag.evaluation.answers import AnswerKey, contains_answer, load_answer_keys
 from rag.evaluation.data import EvalQuery, Wording, expand_queries, load_ood, load_questions
+from rag.index.embed import get_embedder
 from rag.models import QWEN_05B, QWEN_15B
 from rag.settings import get_settings
 from rag.text import content_words
@@ -262,8 +264,6 @@ def answer_from_json(d: dict, embedder: Any, rekey: Callable[[str, list[Citation
 def rescore_file(path: Path, stores: dict[str, Any]) -> dict[str, list[Row]]:
     """``{title: rows}`` rebuilt from a ``--json-out`` file with today's checks; the key passage is recomputed
     with the term statistics of ``stores[corpus]`` (the corpus is the title's first word) when there is one."""
-    from rag.index.embed import get_embedder
-
     emb = get_embedder()
     out = {}
     for run in json.loads(Path(path).read_text(encoding="utf-8")):
@@ -318,8 +318,6 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
                       max_answer_tokens: int | None, source_tokens: int | None, json_out: str | None,
                       rescore: str | None) -> None:
     """Answer correctness against the answer keys, per wording, for each model (issue 14)."""
-    from rag.cli.answer import _settings
-
     click.echo(common.header("bench answers"))
     if questions is not None:
         sets = [(questions.stem, questions, ood, docs)]

@@ -21,6 +21,7 @@ from rag.cli import answer as answer_cli
 from rag.cli import bench_answers as bench_answers_cli
 from rag.cli import bench_extract as bench_extract_cli
 from rag.cli import bench_retrieval as bench_retrieval_cli
+from rag.cli import bench_scale as bench_scale_cli
 from rag.cli import doctor as doctor_cli
 from rag.cli import eval as eval_cli
 from rag.cli import store as store_cli
@@ -98,4 +99,5 @@ main.add_command(answer_cli.ask_cmd, "ask")
 main.add_command(eval_cli.eval_cmd, "eval")
 bench.add_command(bench_extract_cli.bench_extract_cmd, "extract")
 bench.add_command(bench_retrieval_cli.bench_retrieval_cmd, "retrieval")
+bench.add_command(bench_scale_cli.bench_scale_cmd, "scale")
 bench.add_command(bench_answers_cli.bench_answers_cmd, "answers")

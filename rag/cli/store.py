@@ -2,16 +2,18 @@
 
 JSON contracts (pinned by ``tests/test_cli_store.py``):
 
-* ``search --json`` -> ``{"query", "mode", "hits": [{"rank", "chunk_id", "document_id",
+* ``search --json`` -> ``{"query", "mode", "retrieval", "hits": [{"rank", "chunk_id", "document_id",
   "document_name", "page", "start", "end", "section", "content", "cosine_distance"}]}``, best first
-  (``page`` 1-based or null; ``start``/``end`` code points into the canonical text;
-  ``section`` a list of heading titles).
+  (``page`` 1-based or null: the page holding the chunk's sentence that best matches the query; ``start``/``end``
+  code points into the canonical text; ``section`` a list of heading titles; ``retrieval`` how the question was
+  searched, :meth:`rag.types.QueryPlan.to_json`: ``{"query", "language", "bm25_weight", "rewritten_query"}``, issue 19).
 * ``status --json`` -> ``{"store", "embed_model", "embed_dim", "chunks", "documents": [{"id", "name",
   "label", "media_type", "size_bytes", "status", "reason", "chunk_count", "pages", "embed_model",
   "embed_dim", "pipeline_version", "extractor", "extractor_version", "warnings", "created_at",
   "updated_at"}]}``.
 * ``ingest --json`` -> one JSON object per line per file: ``{"path", "document_id", "name", "status",
-  "reason", "chunk_count", "elapsed_ms"}``.
+  "reason", "chunk_count", "elapsed_ms", "warnings"}`` (``warnings``: the extractor's, e.g. pages
+  under 99 % text coverage or read by OCR; issue 13).
 
 Exit status: ``ingest`` 1 if any file failed (the others are indexed anyway);
 domain errors print ``error: ...`` and exit 1.
@@ -21,13 +23,15 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import click
 
-from rag.answer.cite import locator_label
+from rag.answer.calibrated_gate import store_calibration
+from rag.answer.cite import evidence_pages, fragment, locator_label, row_locator
 from rag.errors import StoreError
 from rag.index.store import Store
 from rag.settings import get_settings
@@ -80,24 +84,50 @@ def ingest_cmd(store_dir: str | None, paths: tuple[str, ...], retry_ids: tuple[s
     if retry_failed:
         jobs += [(f"retry {d.name}", ("retry", d.id)) for d in store.documents() if d.status == DocStatus.FAILED and d.has_file]
     failed = 0
-    bar = tqdm(total=len(jobs), unit="file", file=sys.stderr, disable=None, dynamic_ncols=True)
+    sizes = [_job_bytes(store, job) for _, job in jobs]
+    # the bar counts bytes, so its ETA weighs a 300-page PDF as such, not as one file among many (issue 18)
+    bar = tqdm(total=sum(sizes), unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, disable=None,
+               dynamic_ncols=True, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {postfix}]")
 
     def progress(stage: str, done: int, total: int) -> None:
         bar.set_postfix_str(f"{stage} {done}/{total}", refresh=True)
 
-    for label, job in jobs:
-        bar.set_description(Path(label).name[:30])
-        r = store.retry(job[1], progress) if isinstance(job, tuple) else store.ingest_path(job, progress)
-        failed += r.status == "failed"
-        line = json.dumps({"path": label, "document_id": r.document_id, "name": r.name, "status": r.status,
-                           "reason": r.reason, "chunk_count": r.chunk_count,
-                           "elapsed_ms": round(r.elapsed_ms, 1)}, ensure_ascii=False) if as_json else r.message
-        bar.write(line, file=sys.stdout)
-        bar.update(1)
+    t0, chunks = time.perf_counter(), 0
+    with store.batch():  # FAISS and BM25 updated once for the whole run, not per document
+        for (label, job), size in zip(jobs, sizes):
+            bar.set_description(Path(label).name[:30])
+            r = store.retry(job[1], progress) if isinstance(job, tuple) else store.ingest_path(job, progress)
+            failed += r.status == "failed"
+            chunks += r.chunk_count if r.status == "ready" else 0
+            line = json.dumps({"path": label, "document_id": r.document_id, "name": r.name, "status": r.status,
+                               "reason": r.reason, "chunk_count": r.chunk_count,
+                               "elapsed_ms": round(r.elapsed_ms, 1), "warnings": list(r.warnings)},
+                              ensure_ascii=False) if as_json else r.message
+            if not as_json and r.warnings:  # coverage, OCR'd pages, encodings (issue 13)
+                line += "".join(f"\n           warning: {w}" for w in r.warnings)
+            bar.write(line, file=sys.stdout)
+            bar.update(size)
+        bar.set_postfix_str("updating the indexes", refresh=True)
     bar.close()
+    took = time.perf_counter() - t0
+    if len(jobs) > failed and not store.is_empty:
+        store_calibration(store)  # the gate's references for the new contents (issue 15), once per batch, not per file
     if not as_json:
-        click.echo(f"{len(jobs) - failed} ok, {failed} failed; store {store.path}: {store.chunk_count} chunks")
+        rate = f", {took * 1000 / chunks:.0f} ms per new chunk" if chunks else ""
+        click.echo(f"{len(jobs) - failed} ok, {failed} failed in {took:.1f} s{rate}; store {store.path}: "
+                   f"{store.chunk_count} chunks")
     sys.exit(1 if failed else 0)
+
+
+def _job_bytes(store: Store, job) -> int:
+    """Bytes a job will read: the file's size, or the stored original's for a retry (1 when unknown)."""
+    try:
+        if isinstance(job, tuple):
+            doc = store.find_document(job[1])
+            return max(1, doc.size_bytes) if doc else 1
+        return max(1, Path(job).stat().st_size)
+    except OSError:
+        return 1
 
 
 def _doc_json(d) -> dict[str, Any]:
@@ -124,6 +154,8 @@ def status_cmd(store_dir: str | None, as_json: bool) -> None:
         extra = f"  {d.reason}" if d.reason else ""
         pages = f" {d.pages}p" if d.pages else ""
         click.echo(f"{d.id[:12]}  {d.status:<8} {d.chunk_count:>5} chunks{pages}  {d.label}{extra}")
+        for w in d.warnings:  # text coverage, OCR'd pages, encodings (issue 13)
+            click.echo(f"{'':14}warning: {w}")
 
 
 @click.command()
@@ -136,20 +168,26 @@ def status_cmd(store_dir: str | None, as_json: bool) -> None:
 def search_cmd(store_dir: str | None, k: int, mode: str, as_json: bool, query: str) -> None:
     """Retrieve the top K chunks for QUERY (no gate, no generation), best first."""
     store = _open(store_dir, must_exist=True)
-    hits = store.search(query, k=k, mode=mode)
+    hits, plan = store.search_planned(query, k=k, mode=mode)
     rows = store.chunks([h.chunk_id for h in hits])
+    pages = evidence_pages(rows, query, store)  # issue 13: the page holding the sentence that matches
     out = [{"rank": h.rank, "chunk_id": h.chunk_id, "document_id": r.document_id, "document_name": r.document_name,
-            "page": r.page, "start": r.start, "end": r.end, "section": list(r.section), "content": r.content,
-            "cosine_distance": round(h.cosine_distance, 6)} for h, r in zip(hits, rows)]
+            "page": p, "start": r.start, "end": r.end, "section": list(r.section), "content": r.content,
+            "cosine_distance": round(h.cosine_distance, 6), "media_type": r.media_type,
+            "locator_label": locator_label(r, p), "fragment": fragment(r, p), "locator": row_locator(r).to_json()}
+           for h, r, p in zip(hits, rows, pages)]
     if as_json:
-        click.echo(json.dumps({"query": query, "mode": mode, "hits": out}, ensure_ascii=False, indent=2))
+        click.echo(json.dumps({"query": query, "mode": mode, "retrieval": plan.to_json(), "hits": out},
+                              ensure_ascii=False, indent=2))
         return
+    if plan.rewritten:
+        click.echo(f"searched as: {plan.rewritten}")
     if not out:
         click.echo("no hits")
 
-    for h, r in zip(hits, rows):
+    for h, r, p in zip(hits, rows, pages):
         snippet = " ".join(r.content.split())[:100]
-        click.echo(f"{h.rank:>3}  d={h.cosine_distance:.3f}  {locator_label(r)}\n     {snippet}")
+        click.echo(f"{h.rank:>3}  d={h.cosine_distance:.3f}  {locator_label(r, p)}\n     {snippet}")
 
 
 @click.command()

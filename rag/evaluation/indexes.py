@@ -60,7 +60,7 @@ def build_strategy_index(documents: Sequence, strategy: str, embedder, cache: Em
     return StrategyIndex(
         strategy=strategy, chunks=chunks, vectors=vecs,
         dense=DenseIndex.build(ids, vecs, dim=vecs.shape[1] if len(vecs) else 384),
-        bm25=BM25Index.build(texts, ids, k1=k1, b=b),
+        bm25=BM25Index.build(texts, ids, k1=k1, b=b, groups=[c.doc_id for c in chunks]),  # stemmed per document
         text_tokens=embedder.count_tokens_batch(texts),
         content_tokens=embedder.count_tokens_batch([c.content for c in chunks]),
     )

@@ -11,12 +11,13 @@
 Ranks are 1-based; ``None`` is a miss (no correct chunk in the ranked list).
 A chunk is correct only when its ``content`` holds the whole needle, compared
 with runs of whitespace collapsed on both sides (:func:`holds_needle`: PDF
-line breaks fall where the needle has a space). Pure functions, no project imports.
+line breaks fall where the needle has a space; a table row's cells read as words). Pure functions, no project imports.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -95,13 +96,27 @@ def collapse_whitespace(text: str) -> str:
     return " ".join(text.split())
 
 
+_TABLE_RULE = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*$", re.M)
+
+
+def table_as_read(text: str) -> str:
+    """``text`` with Markdown table syntax read as a person reads the table: the ``|---|`` rule lines dropped and
+    every cell separator ``|`` made a space (issue 13 writes PDF tables as Markdown rows; a needle copied from
+    the PDF's plain text has the cells separated by spaces)."""
+    return _TABLE_RULE.sub(" ", text).replace("|", " ")
+
+
 def holds_needle(content: str, needle: str) -> bool:
     """Does ``content`` contain the whole ``needle``, runs of whitespace collapsed on both sides?
 
     The shared corpora say to compare needles this way (``pdf-dev/README.md``):
     a needle written with one space may cross a line break of the extracted text.
+    A needle made of table cells also matches the same cells in a Markdown table row
+    (:func:`table_as_read`), in the same order.
     """
-    return needle in content or collapse_whitespace(needle) in collapse_whitespace(content)
+    if needle in content or collapse_whitespace(needle) in collapse_whitespace(content):
+        return True
+    return "|" in content and collapse_whitespace(table_as_read(needle)) in collapse_whitespace(table_as_read(content))
 
 
 def first_hit_rank(contents: Sequence[str], needle: str) -> int | None:

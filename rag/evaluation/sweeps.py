@@ -112,7 +112,7 @@ def distance_sweep(index: StrategyIndex, run: dict[str, list], queries: Sequence
 
 # --------------------------------------------------------------------------- the learned gate (issue 8)
 
-#: Probability cuts swept for the learned gate (``min_probability``; higher refuses more).
+#: Probability cuts swept for the learned gate (``min_score``; higher refuses more).
 CUT_THRESHOLDS = tuple(round(0.05 + 0.025 * i, 3) for i in range(37))
 #: Regularisation of the learned gate's logistic regression (chosen on dev among 0.03 / 0.1 / 0.3: all alike).
 GATE_C = 0.1

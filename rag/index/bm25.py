@@ -1,17 +1,20 @@
-"""Stage 4 of the design, lexical leg: BM25 (``bm25s``, k1 1.2, b 0.75) over :func:`rag.text.tokenize` tokens.
+"""Stage 4 of the design, lexical leg: BM25 (``bm25s``, k1 1.2, b 0.75) over :mod:`rag.index.analyzer` terms.
 
-A stopword-only or empty query has no tokens and so no hits.
+Terms are :func:`rag.text.tokenize` tokens stemmed in each document's language
+(issue 19); the query goes through the same analyzer. A stopword-only or empty
+query has no terms and so no hits.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from rag.text import tokenize
+from rag.index.analyzer import Analyzer, document_languages
 
 
 class BM25Index:
@@ -19,28 +22,60 @@ class BM25Index:
 
     Built in one go from ``texts`` and their ``ids`` (bm25s has no incremental
     add: the store rebuilds it after each change, about 0.1 s per 1k chunks).
-    Tokens come from :func:`tokenize`.
+    Terms come from :attr:`analyzer` (:class:`rag.index.analyzer.Analyzer`).
     """
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75):
+    def __init__(self, k1: float = 1.2, b: float = 0.75, analyzer: Analyzer | None = None):
         self.k1, self.b = k1, b
+        self.analyzer = analyzer or Analyzer(stem=False)
         self._ids = np.zeros(0, np.int64)
         self._bm25 = None
 
     @classmethod
-    def build(cls, texts: Sequence[str], ids: Sequence[int] | np.ndarray, *, k1: float = 1.2, b: float = 0.75) -> "BM25Index":
-        """Index ``texts[i]`` under ``ids[i]``. Raises ``ValueError`` if the lengths differ."""
+    def build(cls, texts: Sequence[str], ids: Sequence[int] | np.ndarray, *, k1: float = 1.2, b: float = 0.75,
+              groups: Sequence[object] | None = None, stem: bool = True) -> "BM25Index":
+        """Index ``texts[i]`` under ``ids[i]``, stemmed in its language (issue 19) unless ``stem`` is False.
+
+        ``groups[i]`` names the document of ``texts[i]``: its language is detected
+        once per document (``None``: all texts are taken as one document). Raises ``ValueError`` if the lengths differ.
+        """
+        if len(texts) != len(ids) or (groups is not None and len(groups) != len(texts)):
+            raise ValueError(f"{len(ids)} ids and {len(groups) if groups is not None else len(texts)} groups "
+                             f"for {len(texts)} texts")
+        langs = document_languages(texts, groups) if stem and len(texts) else []
+        analyzer = Analyzer(stem=stem, languages=tuple(sorted(set(langs))) or Analyzer().languages)
+        # every document gets at least the empty token, so bm25s keeps the row
+        tokens = [analyzer.terms(t, langs[i] if stem else None) or [""] for i, t in enumerate(texts)]
+        return cls.from_tokens(tokens, ids, k1=k1, b=b, analyzer=analyzer)
+
+    @classmethod
+    def from_tokens(cls, tokens: Sequence[list[str]], ids: Sequence[int] | np.ndarray, *, k1: float = 1.2,
+                    b: float = 0.75, analyzer: Analyzer | None = None) -> "BM25Index":
+        """Index already analysed documents (term lists, none empty) under ``ids``; queries go through ``analyzer``
+        (default: plain :func:`rag.text.tokenize` tokens, no stemming), which must be the one that made ``tokens``.
+
+        Terms become ids once per distinct list object, so a corpus replicated
+        by reference (the 1M-chunk benchmark, issue 18) costs one copy of its
+        term ids, not one per replica. Raises ``ValueError`` if the lengths differ.
+        """
         import bm25s
 
-        if len(texts) != len(ids):
-            raise ValueError(f"{len(ids)} ids for {len(texts)} texts")
-        idx = cls(k1, b)
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets DEBUG: "Building index from IDs" on stderr
+        if len(tokens) != len(ids):
+            raise ValueError(f"{len(ids)} ids for {len(tokens)} token lists")
+        idx = cls(k1, b, analyzer)
         idx._ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-        if len(texts):
-            # every document gets at least the empty token, so bm25s keeps the row
-            tokens = [tokenize(t) or [""] for t in texts]
+        if len(tokens):
+            vocab: dict[str, int] = {}
+            seen: dict[int, list[int]] = {}  # id(list) -> its term ids; every list stays alive in ``tokens``
+            doc_ids = []
+            for t in tokens:
+                got = seen.get(id(t))
+                if got is None:
+                    got = seen[id(t)] = [vocab.setdefault(w, len(vocab)) for w in t]
+                doc_ids.append(got)
             idx._bm25 = bm25s.BM25(k1=k1, b=b, method="lucene")
-            idx._bm25.index(tokens, show_progress=False)
+            idx._bm25.index((doc_ids, vocab), show_progress=False)
         return idx
 
     def __len__(self) -> int:
@@ -59,7 +94,7 @@ class BM25Index:
         empty = (np.zeros(0, np.int64), np.zeros(0, np.float32))
         if self._bm25 is None or k <= 0:
             return empty
-        q = [t for t in tokenize(query) if t in self._bm25.vocab_dict]
+        q = [t for t in self.analyzer.terms(query) if t in self._bm25.vocab_dict]
         if not q:
             return empty
         scores = np.asarray(self._bm25.get_scores(q), dtype=np.float32)
@@ -70,12 +105,44 @@ class BM25Index:
         top = top[np.lexsort((top, -scores[top]))]  # score desc, then position: deterministic ties
         return self._ids[top], scores[top]
 
+    def coverage(self, query: str, chunk_id: int) -> float | None:
+        """IDF-weighted share of the query's known terms that chunk ``chunk_id`` contains, in [0, 1] (issue 19).
+
+        ``sum(idf(t) for t in q if t in chunk) / sum(idf(t) for t in q)`` over the
+        query's distinct terms found in the index (IDF as BM25's Lucene variant).
+        1.0 when the chunk holds every specific word of the question (the
+        documents' own wording), low when the best lexical match shares only a
+        few common words with it (a user's wording). ``None`` when the query has
+        no indexed term or ``chunk_id`` is not in the index.
+        """
+        if self._bm25 is None:
+            return None
+        pos = np.flatnonzero(self._ids == int(chunk_id))
+        vocab = self._bm25.vocab_dict
+        terms = [t for t in dict.fromkeys(self.analyzer.terms(query)) if t in vocab]
+        if not terms or not pos.size:
+            return None
+        csc = self._bm25.scores
+        n = int(csc["num_docs"])
+        row = int(pos[0])
+        total = held = 0.0
+        for t in terms:
+            j = vocab[t]
+            docs = csc["indices"][csc["indptr"][j]:csc["indptr"][j + 1]]
+            idf = float(np.log(1.0 + (n - docs.size + 0.5) / (docs.size + 0.5)))
+            total += idf
+            if np.any(docs == row):
+                held += idf
+        return held / total if total > 0 else None
+
     def save(self, folder: Path) -> None:
         """Write to ``folder`` (created): bm25s files + ``ids.npy`` + ``params.json``."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         np.save(folder / "ids.npy", self._ids)
-        (folder / "params.json").write_text(json.dumps({"k1": self.k1, "b": self.b, "empty": self._bm25 is None}))
+        (folder / "params.json").write_text(json.dumps({
+            "k1": self.k1, "b": self.b, "empty": self._bm25 is None,
+            "stem": self.analyzer.stem, "languages": list(self.analyzer.languages)}))
         if self._bm25 is not None:
             self._bm25.save(str(folder / "bm25s"))
 
@@ -86,7 +153,9 @@ class BM25Index:
 
         folder = Path(folder)
         p = json.loads((folder / "params.json").read_text())
-        idx = cls(p["k1"], p["b"])
+        # an index written before issue 19 has no "stem": it holds plain tokens, and its queries must too
+        idx = cls(p["k1"], p["b"], Analyzer(stem=bool(p.get("stem", False)),
+                                             languages=tuple(p.get("languages") or Analyzer().languages)))
         idx._ids = np.load(folder / "ids.npy")
         if not p["empty"]:
             idx._bm25 = bm25s.BM25.load(str(folder / "bm25s"))

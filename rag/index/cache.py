@@ -4,7 +4,8 @@ SQLite is the source of truth (every chunk row holds its text and float32
 vector). Every change to the chunks is one transaction that bumps
 ``meta.generation``; the indexes are caches of generation ``N``:
 
-    index/dense.g<N>.faiss   FAISS IndexIDMap2(IndexFlatIP) over the chunk vectors (ids = chunk row ids)
+    index/dense.g<N>.faiss   FAISS over the chunk vectors (ids = chunk row ids): exact IndexFlatIP below
+                             20k chunks, IVF-Flat from there (rag.index.dense.choose_kind, issue 18)
     index/bm25.g<N>/         bm25s index over the chunk texts (:class:`rag.index.bm25.BM25Index`)
 
 written through a temporary name and an atomic rename by the one writer that
@@ -23,7 +24,10 @@ with ``+``), so a batch of documents can be committed with one
 The term statistics (:class:`rag.text.TermStats`, document frequencies over
 the chunk texts, for the learned gate's and the excerpts' IDF) are computed on
 first use and kept with the generation's indexes, so they are recomputed only
-after the store changed.
+after the store changed. So is anything a layer above derives from the chunk
+rows (:meth:`IndexCache.memo`), optionally kept on disk with the generation
+(:meth:`IndexCache.artifact`: ``index/<name>.g<N>.json``, e.g. the calibrated
+gate's ``calibration-v1``, issue 15).
 """
 
 from __future__ import annotations
@@ -32,16 +36,20 @@ import os
 import shutil
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 from rag.index.bm25 import BM25Index
-from rag.index.dense import DenseIndex
+from rag.index.dense import DenseIndex, choose_kind
 from rag.index.locks import StoreLocks
 from rag.index.schema import get_meta, set_meta
 from rag.text import TermStats
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -81,11 +89,18 @@ class IndexDelta:
 @dataclass(frozen=True)
 class ChunkTable:
     """Every chunk row, ordered by id: ``ids`` ``(n,)`` int64, ``texts`` the embedded texts,
-    ``vectors`` ``(n, dim)`` float32 (``None`` when not read)."""
+    ``vectors`` ``(n, dim)`` float32 (``None`` when not read), ``contents`` the quoted texts (``None`` when not
+    read), ``doc_ids`` each chunk's document (BM25 stems a document's chunks in its language, issue 19)."""
 
     ids: np.ndarray
     texts: list[str]
     vectors: np.ndarray | None
+    contents: list[str] | None = None
+    doc_ids: list[str] | None = None
+
+    def bm25(self, k1: float, b: float) -> BM25Index:
+        """The BM25 index over :attr:`texts`, stemmed per document (:meth:`rag.index.bm25.BM25Index.build`)."""
+        return BM25Index.build(self.texts, self.ids, k1=k1, b=b, groups=self.doc_ids)
 
 
 @dataclass
@@ -96,6 +111,26 @@ class Indexes:
     dense: DenseIndex
     bm25: BM25Index
     term_stats: TermStats | None = None
+    derived: dict = field(default_factory=dict)
+
+
+@dataclass
+class _Batch:
+    """The writes of one batch: generation before it (``base``), after its last write (``last``), their summed
+    delta, and whether every generation step in between was one of its own (``own_only``)."""
+
+    base: int | None = None
+    last: int | None = None
+    delta: IndexDelta = field(default_factory=IndexDelta)
+    own_only: bool = True
+
+    def add(self, old: int, gen: int, delta: IndexDelta) -> None:
+        if self.base is None:
+            self.base = old
+        elif old != self.last:
+            self.own_only = False
+        self.last = gen
+        self.delta = self.delta + delta
 
 
 class IndexCache:
@@ -112,6 +147,7 @@ class IndexCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.conn, self.locks, self.dim, self.k1, self.b = conn, locks, int(dim), k1, b
         self._idx: Indexes | None = None
+        self._batch: _Batch | None = None
 
     # ------------------------------------------------------------------ reads
 
@@ -129,17 +165,19 @@ class IndexCache:
         with self.locks.thread:
             return int(get_meta(self.conn, "generation") or 0)
 
-    def rows(self, *, vectors: bool = True) -> ChunkTable:
-        """Every chunk row (id, text and, with ``vectors``, the stored vector), read in the caller's transaction."""
+    def rows(self, *, vectors: bool = True, contents: bool = False) -> ChunkTable:
+        """Every chunk row (id, text and, with ``vectors``, the stored vector; with ``contents``, the quoted
+        content), read in the caller's transaction."""
         with self.locks.thread:
-            cols = "id, text, vector" if vectors else "id, text"
+            cols = "id, text, doc_id" + (", vector" if vectors else "") + (", content" if contents else "")
             rows = self.conn.execute(f"SELECT {cols} FROM chunks ORDER BY id").fetchall()
         ids = np.array([r[0] for r in rows], dtype=np.int64)
-        vecs = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), self.dim)
+        vecs = (np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32).reshape(len(rows), self.dim)
                 if vectors else None)
-        return ChunkTable(ids, [r[1] for r in rows], vecs)
+        return ChunkTable(ids, [r[1] for r in rows], vecs, [r[-1] for r in rows] if contents else None,
+                          [r[2] for r in rows])
 
-    def _snapshot(self, *, vectors: bool = True) -> tuple[int, ChunkTable]:
+    def _snapshot(self, *, vectors: bool = True, contents: bool = False) -> tuple[int, ChunkTable]:
         """The generation and the chunk rows, consistent with each other.
 
         Inside the caller's transaction when one is open (a writer), else in a
@@ -150,7 +188,7 @@ class IndexCache:
             if own:
                 self.conn.execute("BEGIN")
             try:
-                return int(get_meta(self.conn, "generation") or 0), self.rows(vectors=vectors)
+                return int(get_meta(self.conn, "generation") or 0), self.rows(vectors=vectors, contents=contents)
             finally:
                 if own:
                     self.conn.execute("COMMIT")
@@ -159,7 +197,7 @@ class IndexCache:
         """Both indexes built from SQLite for its current generation (the one rebuild path)."""
         gen, table = self._snapshot()
         return Indexes(gen, DenseIndex.build(table.ids, table.vectors, dim=self.dim),
-                       BM25Index.build(table.texts, table.ids, k1=self.k1, b=self.b))
+                       table.bm25(self.k1, self.b))
 
     def _load(self, gen: int) -> Indexes | None:
         dpath, bpath = self.paths(gen)
@@ -175,8 +213,8 @@ class IndexCache:
         """
         gen = self.generation()
         with self.locks.thread:
-            if self._idx is not None and self._idx.generation == gen:
-                return self._idx
+            if self._idx is not None and (self._idx.generation == gen or self._batch is not None):
+                return self._idx  # during this process's batch: the indexes as they were before it
         idx = self._load(gen)
         if idx is None:
             idx = self.rebuild()
@@ -201,6 +239,52 @@ class IndexCache:
             idx.term_stats = stats
         return idx.term_stats
 
+    def memo(self, name: str, compute: Callable[[ChunkTable], T]) -> T:
+        """A value derived from the current generation's chunk rows, computed once and kept with its indexes.
+
+        ``compute`` gets every row with vectors and contents. The layers above
+        keep what they derive here (the answer layer's gate statistics, issue
+        15) without the index layer knowing what it is.
+        """
+        idx = self.current()
+        if name not in idx.derived:
+            gen, table = self._snapshot(contents=True)
+            value = compute(table)
+            if gen != idx.generation:
+                return value
+            idx.derived[name] = value
+        return idx.derived[name]
+
+    def artifact(self, name: str, compute: Callable[[ChunkTable], str], parse: Callable[[str], T]) -> T:
+        """Like :meth:`memo`, and also kept on disk as ``index/<name>.g<N>.json`` next to the generation's indexes.
+
+        ``compute`` returns the text to store, ``parse`` reads it back (a
+        ``ValueError`` from it, e.g. an older format, means: compute again).
+        The file goes with the generation's other files when the store changes
+        (issue 15: the gate's calibration, re-run when the documents change).
+        """
+        def load_or_compute(table: ChunkTable) -> T:
+            gen = self.generation()
+            path = self.folder / f"{name}.g{gen}.json"
+            try:
+                return parse(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                pass
+            text = compute(table)
+            tmp = path.with_name(f"{path.name}.tmp{os.getpid()}.{threading.get_ident()}")
+            try:
+                tmp.write_text(text, encoding="utf-8")
+                with self.locks.write():
+                    if self.generation() == gen:
+                        os.replace(tmp, path)
+            except OSError:  # a read-only store still answers from memory
+                pass
+            finally:
+                tmp.unlink(missing_ok=True)
+            return parse(text)
+
+        return self.memo(name, load_or_compute)
+
     # ------------------------------------------------------------------ writes
 
     def commit(self, delta: IndexDelta) -> int:
@@ -216,6 +300,14 @@ class IndexCache:
         old = int(get_meta(self.conn, "generation") or 0)
         gen = old + 1
         set_meta(self.conn, "generation", gen)
+        if self._batch is not None:  # rows and generation move now; the indexes once, at end_batch()
+            self._batch.add(old, gen, delta)
+            return gen
+        return self._apply(old, gen, delta)
+
+    def _apply(self, old: int, gen: int, delta: IndexDelta) -> int:
+        """Indexes of generation ``old`` (in memory or on disk) plus ``delta`` become generation ``gen``, saved;
+        a rebuild from SQLite when ``old``'s are gone."""
         try:
             cur = self._idx if self._idx is not None and self._idx.generation == old else self._load(old)
             if cur is not None:
@@ -223,8 +315,13 @@ class IndexCache:
                     cur.dense.remove(delta.removed_ids)
                 if delta.added_vectors is not None and len(delta.added_ids):
                     cur.dense.add(delta.added_ids, delta.added_vectors)
-                table = self.rows(vectors=False)
-                idx = Indexes(gen, cur.dense, BM25Index.build(table.texts, table.ids, k1=self.k1, b=self.b))
+                dense = cur.dense
+                if choose_kind(len(dense)) != dense.kind or dense.stale:  # crossed the flat/IVF size, or outgrew it
+                    table = self.rows(vectors=True)
+                    dense = DenseIndex.build(table.ids, table.vectors, dim=self.dim)
+                else:
+                    table = self.rows(vectors=False)
+                idx = Indexes(gen, dense, table.bm25(self.k1, self.b))
             else:
                 idx = self.rebuild()
             self._idx = idx
@@ -233,6 +330,33 @@ class IndexCache:
             self._idx = None
             raise
         return gen
+
+    def begin_batch(self) -> None:
+        """Start deferring index updates (issue 18): until :meth:`end_batch`, :meth:`commit` moves the generation
+        with each write but leaves the indexes alone, and this process searches the indexes as they were."""
+        with self.locks.thread:
+            if self._batch is None:
+                self._batch = _Batch()
+
+    def end_batch(self) -> int | None:
+        """Apply the batch's writes to the indexes at once: the dense index updated in place, BM25 rebuilt once.
+
+        Call inside :meth:`rag.index.locks.StoreLocks.write` (with the connection). When another writer
+        committed in between, or this process's indexes are not the batch's starting ones, rebuilds from
+        SQLite instead. Returns the generation the indexes now hold (``None`` if the batch wrote nothing).
+        """
+        with self.locks.thread:
+            batch, self._batch = self._batch, None
+        if batch is None or batch.base is None:
+            return None
+        gen = int(get_meta(self.conn, "generation") or 0)
+        if batch.own_only and gen == batch.last:
+            return self._apply(batch.base, gen, batch.delta)
+        self._idx = None
+        idx = self.rebuild()
+        self._idx = idx
+        self._save(idx)
+        return idx.generation
 
     def _write_back(self, idx: Indexes) -> None:
         """Persist a rebuilt generation if it is still the committed one and its files are missing."""

@@ -123,7 +123,7 @@ class Prepared:
 def prepare(data: bytes, name: str, settings: Any, embedder: Any, dim: int, progress: Progress = _no_progress) -> Prepared:
     """Extract, chunk (strategy E, the settings' budget and encoder window) and embed one file's bytes.
 
-    Embeds in batches of ``settings.embed_batch_size`` and reports progress
+    Embeds in batches of ``settings.embed_batch_size`` (unset: the encoder's own) and reports progress
     per batch. Raises :class:`rag.errors.ExtractionError` for a file that
     cannot be read, :class:`rag.errors.StoreError` when the embedder returns
     the wrong shape.
@@ -136,7 +136,7 @@ def prepare(data: bytes, name: str, settings: Any, embedder: Any, dim: int, prog
     chunks = chunk_document(doc, "E", budget_chars=s.chunk_budget_chars, overlap_chars=s.overlap_chars,
                             window_tokens=s.encoder_window_tokens, count_tokens=getattr(embedder, "count_tokens", None))
     progress("chunk", 1, 1)
-    bs = max(1, s.embed_batch_size)
+    bs = max(1, s.embed_batch_size or getattr(embedder, "batch_size", None) or 32)
     parts = []
     progress("embed", 0, len(chunks))
     for i in range(0, len(chunks), bs):
@@ -160,9 +160,10 @@ def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, mode
     for c, v in zip(prepared.chunks, prepared.vectors):
         cur = conn.execute(
             'INSERT INTO chunks(doc_id, idx, text, content, section, start, "end", page, page_end, '
-            "token_split, vector) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            "token_split, vector, locator) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (doc_id, c.index, c.text, c.content, json.dumps(list(c.section), ensure_ascii=False), c.start,
-             c.end, c.page, c.page_end, int(c.token_split), v.tobytes()))
+             c.end, c.page, c.page_end, int(c.token_split), v.tobytes(),
+             json.dumps(c.locator.to_json(), ensure_ascii=False) if c.locator else None))
         ids.append(cur.lastrowid)
     n = conn.execute("SELECT COUNT(*) FROM chunks WHERE doc_id=?", (doc_id,)).fetchone()[0]
     doc = prepared.document

@@ -86,8 +86,14 @@ def m001_initial(conn: sqlite3.Connection) -> None:
         conn.execute(ddl)
 
 
+def m002_chunk_locator(conn: sqlite3.Connection) -> None:
+    """Version 2 (issue 17): ``chunks.locator``, the chunk's :class:`rag.types.Locator` as JSON
+    (slide, sheet rows, paragraph, HTML section, image region); NULL for PDF, text and older chunks."""
+    conn.execute("ALTER TABLE chunks ADD COLUMN locator TEXT")
+
+
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
-MIGRATIONS: tuple[Migration, ...] = (m001_initial,)
+MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator)
 
 #: The version a store has after :func:`migrate` with this code.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -5,6 +5,8 @@ PUBLIC API (stable; the app, the CLI and generation build on it)::
     store = Store(path, settings=None, embedder=None)   # opens, creates or migrates; ModelMismatchError on another embedder
     r = store.ingest_bytes(data, name, progress=None)   # -> IngestResult(status "ready" | "duplicate" | "failed" | "busy")
     r = store.ingest_path(path, progress=None)
+    rs = store.ingest_paths(paths, progress=None)       # one index update for the whole batch (issue 18)
+    with store.batch(): ...                              # same, around any ingest_bytes / ingest_path / delete calls
     store.documents() -> list[DocumentRow]; store.get_document(id) -> DocumentRow | None
     store.find_document(id_or_prefix) -> DocumentRow | None
     store.canonical_text(id) -> str; store.original_path(id) -> Path
@@ -43,25 +45,28 @@ generations before each search.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sqlite3
+import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rag.errors import ModelMismatchError, StoreError
 from rag.index.cache import IndexCache, IndexDelta
-from rag.index.embed import EMBED_DIM, EMBED_MODEL_NAME, get_embedder
-from rag.index.fusion import MODES, retrieve
+from rag.index.embed import EMBED_DIM, encoder_for_store, get_embedder
+from rag.index.fusion import MODES, retrieve_planned
 from rag.index.indexer import Indexer, IngestResult, IngestStatus, Progress, clean_name
 from rag.index.locks import StoreLocks
+from rag.index.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
 from rag.index.rerank import default_reranker
 from rag.index.schema import connect, get_meta, migrate, now_iso, schema_version, set_meta
 from rag.settings import get_settings
 from rag.text import TermStats
-from rag.types import DocStatus, Hit
+from rag.types import DocStatus, Hit, Locator, QueryPlan
 
 __all__ = ["INTERRUPTED", "ChunkRow", "ConsistencyReport", "DocumentRow", "IngestResult", "IngestStatus", "Progress",
            "Store", "clean_name"]
@@ -112,7 +117,9 @@ class ChunkRow:
 
     ``text`` is what was embedded; ``content`` what gets quoted
     (``canonical[start:end] == content``, 0-based code points); ``page`` /
-    ``page_end`` 1-based physical pages or ``None`` for text documents.
+    ``page_end`` 1-based physical pages or ``None`` for text documents;
+    ``locator`` the chunk's :class:`rag.types.Locator` (issue 17's formats;
+    ``None`` for PDF, text and chunks stored before migration 2).
     """
 
     chunk_id: int
@@ -129,6 +136,7 @@ class ChunkRow:
     page: int | None
     page_end: int | None
     token_split: bool = False
+    locator: Locator | None = None
 
 
 @dataclass(frozen=True)
@@ -176,7 +184,8 @@ class Store:
 
     ``settings`` default :func:`rag.settings.get_settings`; ``embedder`` any
     object with ``name``, ``dim``, ``encode(texts)`` and ``encode_query(q)``
-    (default: the shared all-MiniLM-L6-v2, loaded on first use). Opening
+    (default: the encoder the store's stamp names, or settings ``encoder`` / the default for a new store,
+    :func:`rag.index.embed.encoder_for_store`; loaded on first use). Opening
     applies the schema migrations the store lacks (:mod:`rag.index.schema`).
     Raises :class:`ModelMismatchError` when the store was indexed with
     another model name or dimension (``stale`` lists the documents to
@@ -189,7 +198,6 @@ class Store:
         self.settings = settings or get_settings()
         self.path = Path(path).resolve()
         self._embedder = embedder
-        self.model_name = getattr(embedder, "name", None) or EMBED_MODEL_NAME
         self.model_dim = int(getattr(embedder, "dim", None) or EMBED_DIM)
         try:
             (self.path / "files").mkdir(parents=True, exist_ok=True)
@@ -200,21 +208,43 @@ class Store:
             if applied:
                 logger.info("store %s: schema migrated to version %d", self.path, applied[-1])
             with self._locks.write(self._db):
+                self.encoder = None if embedder is not None else encoder_for_store(
+                    self.settings.encoder, get_meta(self._db, "embed_model"))
+                self.model_name = getattr(embedder, "name", None) or self.encoder.name
                 self._stamp_model()
         except sqlite3.Error as e:
             raise StoreError(f"cannot open the store at {self.path}: {e}") from e
         #: The index cache (:class:`rag.index.cache.IndexCache`): read it (``current()``, ``rows()``), never write it.
-        self.index_cache = IndexCache(self.path / "index", self._db, self._locks, dim=self.model_dim,
-                                      k1=self.settings.bm25_k1, b=self.settings.bm25_b)
+        self.index_cache = self._open_index_cache()
         self._indexer = Indexer(self.path, self._db, self._locks, self.index_cache, self.settings,
                                 lambda: self.embedder, self.model_name, self.model_dim)
         self._reap_stale()
+
+    def _open_index_cache(self) -> IndexCache:
+        """The local FAISS + BM25 files, or a Milvus collection with settings ``backend = "milvus"`` (issue 18).
+
+        The collection's name is kept in the store's meta (``milvus_collection``) so every process opening this
+        store uses the same one, also on a shared Milvus server.
+        """
+        s = self.settings
+        if s.backend != "milvus":
+            return IndexCache(self.path / "index", self._db, self._locks, dim=self.model_dim, k1=s.bm25_k1, b=s.bm25_b)
+
+        with self._locks.write(self._db):
+            name = get_meta(self._db, "milvus_collection")
+            if name is None:
+                name = f"rag_{uuid.uuid4().hex[:16]}"
+                set_meta(self._db, "milvus_collection", name)
+        backend = MilvusBackend(resolve_uri(s.milvus_uri, self.path), encoder=self.model_name, dim=self.model_dim,
+                                collection=name, k1=s.bm25_k1, b=s.bm25_b)
+        return MilvusIndexCache(self.path / "index", self._db, self._locks, backend=backend, dim=self.model_dim,
+                                k1=s.bm25_k1, b=s.bm25_b)
 
     @property
     def embedder(self):
         """The embedder (loaded on first use)."""
         if self._embedder is None:
-            self._embedder = get_embedder(self.settings.embed_batch_size)
+            self._embedder = get_embedder(self.settings.embed_batch_size, encoder=self.encoder.key)
         return self._embedder
 
     def _stamp_model(self) -> None:
@@ -273,6 +303,33 @@ class Store:
         except OSError as e:
             return IngestResult("", clean_name(p.name), IngestStatus.FAILED, reason=f"cannot read file: {e.strerror}")
         return self.ingest_bytes(data, p.name, progress)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator["Store"]:
+        """Ingest many files with ONE index update (issue 18): inside ``with store.batch():`` every document is
+        written to SQLite (and its generation moved) as it is done, and FAISS and BM25 are updated once when the
+        block exits, also on an exception. Searches in this process meanwhile see the store as it was."""
+        self.index_cache.begin_batch()
+        try:
+            yield self
+        finally:
+            with self._locks.write(self._db):
+                self.index_cache.end_batch()
+
+    def ingest_paths(self, paths: Sequence[str | Path], progress: Progress | None = None,
+                     on_result: Callable[[Path, IngestResult], None] | None = None) -> list[IngestResult]:
+        """:meth:`ingest_path` for every file in one :meth:`batch`; ``on_result(path, result)`` after each file.
+
+        Returns one result per path, in order; never raises for bad input.
+        """
+        out = []
+        with self.batch():
+            for path in paths:
+                r = self.ingest_path(path, progress)
+                out.append(r)
+                if on_result is not None:
+                    on_result(Path(path), r)
+        return out
 
     def retry(self, doc_id: str, progress: Progress | None = None) -> IngestResult:
         """Index a failed (or interrupted) document again from its stored original.
@@ -378,13 +435,14 @@ class Store:
             for i in range(0, len(ids), 500):
                 part = ids[i:i + 500]
                 q = ('SELECT c.id, c.doc_id, d.name, d.media_type, c.idx, c.text, c.content, c.section, c.start, '
-                     'c."end", c.page, c.page_end, c.token_split FROM chunks c JOIN documents d ON d.id = c.doc_id '
-                     f"WHERE c.id IN ({','.join('?' * len(part))})")
+                     'c."end", c.page, c.page_end, c.token_split, c.locator FROM chunks c JOIN documents d '
+                     f"ON d.id = c.doc_id WHERE c.id IN ({','.join('?' * len(part))})")
                 for r in self._db.execute(q, part):
                     got[r[0]] = ChunkRow(chunk_id=r[0], document_id=r[1], document_name=r[2],
                                          document_label=labels.get(r[1], r[2]), media_type=r[3] or "", index=r[4],
                                          text=r[5], content=r[6], section=tuple(json.loads(r[7])), start=r[8],
-                                         end=r[9], page=r[10], page_end=r[11], token_split=bool(r[12]))
+                                         end=r[9], page=r[10], page_end=r[11], token_split=bool(r[12]),
+                                         locator=Locator.from_json(json.loads(r[13])) if r[13] else None)
         missing = [i for i in ids if i not in got]
         if missing:
             raise StoreError(f"unknown chunk id(s): {missing[:5]} (deleted meanwhile?)")
@@ -426,16 +484,21 @@ class Store:
         never. An empty store or a query matching nothing gives ``[]``.
         Raises ``ValueError`` for an unknown mode.
         """
+        return self.search_planned(query, k, mode, rerank=rerank)[0]
+
+    def search_planned(self, query: str, k: int = 20, mode: str = "hybrid", *,
+                       rerank: bool | None = None) -> tuple[list[Hit], QueryPlan]:
+        """:meth:`search`, and how the question was searched (:class:`rag.types.QueryPlan`, issue 19)."""
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}")
         idx = self.index_cache.current()
         if len(idx.dense) == 0:
-            return []
+            return [], QueryPlan(query)
         q_vec = self.embedder.encode_query(query)
         rr = default_reranker(self.settings.models_dir) if rerank is not False else None
-        return retrieve(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
-                        depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
-                        reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top)
+        return retrieve_planned(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
+                                depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
+                                reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top)
 
     def term_stats(self) -> TermStats:
         """Document frequencies over every chunk text (:class:`rag.text.TermStats`) of the current index generation.
@@ -502,7 +565,10 @@ class Store:
             problems=tuple(problems))
 
     def close(self) -> None:
-        """Close the SQLite connection."""
+        """Close the SQLite connection (and the Milvus client with backend ``milvus``)."""
+        backend = getattr(self.index_cache, "backend", None)
+        if backend is not None:
+            backend.close()
         with self._locks.thread:
             self._db.close()
 

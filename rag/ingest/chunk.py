@@ -27,6 +27,12 @@ in any chunk's content: they are in the header of every chunk below them.
 *Header*: ``[Doc title > Section > Subsection]\\n``, prepended to ``text``
 (what is embedded), never to ``content`` (what is quoted).
 
+*Tables* (issue 13, item 5; case c34): a Markdown table (lines starting with ``|``, PDF tables
+included: the PDF reader writes them as Markdown rows) is cut only between rows, and every chunk of
+a table that does not hold the table's header row carries it in ``text``, after the section header
+(:func:`table_header`), so a row cut off from its header can still be read and found by its column
+names. ``content`` stays the chunk's own rows.
+
 *Token-aware* (boundary strategies C-F): all-MiniLM-L6-v2 reads 256
 word-pieces and silently drops the rest, so no chunk's ``text`` (header
 included) may exceed ``window_tokens``; a chunk that does is re-split with a
@@ -186,6 +192,46 @@ def split_span(text: str, start: int, end: int, budget: int) -> list[Span]:
     return pack(units, budget)
 
 
+# --------------------------------------------------------------------------- tables
+
+_ROW = re.compile(r"^[ \t]*\|")
+_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
+
+
+def table_header(text: str, start: int) -> tuple[str, int] | None:
+    """The header of the Markdown table holding offset ``start`` of ``text``: ``(header_lines, end)``
+    where ``header_lines`` is the header row and its ``|---|`` rule (``\\n``-terminated) and ``end`` the
+    offset just after them (cells trimmed, the rule shortened: padding would eat the chunk's
+    word-pieces); ``None`` when ``start`` is not on a table row or the table has no rule line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not _ROW.match(text[line_start:line_start + 200]):
+        return None
+    top = line_start
+    while top > 0:
+        prev = text.rfind("\n", 0, top - 1) + 1
+        if not _ROW.match(text[prev:top]):
+            break
+        top = prev
+    first_end = text.find("\n", top)
+    if first_end == -1:
+        return None
+    rule_end = text.find("\n", first_end + 1)
+    rule_end = len(text) if rule_end == -1 else rule_end
+    if not _RULE.match(text[first_end + 1:rule_end]):
+        return None
+    cells = [c.strip() for c in text[top:first_end].strip().strip("|").split("|")]
+    return "| " + " | ".join(cells) + " |\n|" + "---|" * len(cells) + "\n", rule_end
+
+
+def table_extra(text: str, start: int) -> str:
+    """The header lines of the table a chunk starting at ``start`` sits in (when it begins after them), else ``""``.
+
+    Added to the chunk's embedded header, so every chunk of a table carries the header row (issue 13, case c34).
+    """
+    th = table_header(text, start)
+    return th[0] if th is not None and start >= th[1] else ""
+
+
 # --------------------------------------------------------------------------- sections
 
 
@@ -245,28 +291,32 @@ def _batch_counter(count_tokens: Callable[[str], int] | None) -> Callable[[list[
 
 
 def _fit_window(text: str, items: list[tuple[int, int, str]], budget: int, window: int,
-                count: Callable[[list[str]], list[int]]) -> list[tuple[int, int, str, bool]]:
+                count: Callable[[list[str]], list[int]],
+                extra: Callable[[int], str] | None = None) -> list[tuple[int, int, str, bool]]:
     """Re-split every ``(start, end, header)`` whose ``header + content`` exceeds ``window`` word-pieces.
 
-    Returns ``(start, end, header, token_split)`` in order. One tokenizer call per round for all
-    sections together; a chunk of n characters has at most n + 2 word-pieces, so short ones are
-    never tokenized.
+    ``extra(start)`` adds to the header of the chunk starting at ``start`` (a table's header row),
+    recomputed for every piece a re-split makes. Returns ``(start, end, header, token_split)`` in order.
+    One tokenizer call per round for all sections together; a chunk of n characters has at most n + 2
+    word-pieces, so short ones are never tokenized.
     """
+    extra = extra or (lambda _start: "")
     result: list[tuple[int, int, str, bool]] = []
     todo = [(s, e, h, False, budget) for s, e, h in items]
     head_n: dict[str, int] = {}
     while todo:
-        long_ix = [i for i, (s, e, h, _, _) in enumerate(todo) if len(h) + (e - s) + 2 > window]
-        counts = dict(zip(long_ix, count([todo[i][2] + text[todo[i][0]:todo[i][1]] for i in long_ix])))
+        heads = [h + extra(s) for s, _, h, _, _ in todo]
+        long_ix = [i for i, (s, e, _, _, _) in enumerate(todo) if len(heads[i]) + (e - s) + 2 > window]
+        counts = dict(zip(long_ix, count([heads[i] + text[todo[i][0]:todo[i][1]] for i in long_ix])))
         nxt = []
         for i, (s, e, h, flagged, b) in enumerate(todo):
             n = counts.get(i, 0)
             if n <= window or e - s <= 1:
-                result.append((s, e, h, flagged))
+                result.append((s, e, heads[i], flagged))
                 continue
-            if h not in head_n:
-                head_n[h] = count([h])[0] if h else 2
-            room = max(window - head_n[h], 8)
+            if heads[i] not in head_n:
+                head_n[heads[i]] = count([heads[i]])[0] if heads[i] else 2
+            room = max(window - head_n[heads[i]], 8)
             new_b = max(1, min(b - 1, int((e - s) * room / n * 0.9)))
             nxt.extend((x, z, h, True, new_b) for x, z in split_span(text, s, e, new_b))
         todo = nxt
@@ -309,7 +359,8 @@ def _boundaries(doc, strategy: ChunkStrategy, budget: int, overlap: int, window:
         for s, e in split_span(text, sec.start, sec.end, budget):
             items.append((s, e, header))
             path_of[s] = sec.path
-    fitted = _fit_window(text, items, budget, window, count)
+    # every piece (re-split ones too) of a table after its header rows carries them (issue 13, case c34)
+    fitted = _fit_window(text, items, budget, window, count, (lambda s: table_extra(text, s)) if use_header else None)
     paths = sorted(path_of.items())
     starts = [p[0] for p in paths]
     out = [(s, e, paths[bisect.bisect_right(starts, s) - 1][1], flag, h) for s, e, h, flag in fitted]
@@ -363,5 +414,6 @@ def chunk_document(doc, strategy: ChunkStrategy | str = ChunkStrategy.E, *, budg
         chunks.append(Chunk(
             doc_id=doc.id, index=i, text=header + content, content=content, section=path,
             start=s, end=e, page=doc.page_at(s), page_end=doc.page_at(e - 1), token_split=flag,
+            locator=doc.locator_at(s, e) if doc.parts else None,
         ))
     return chunks

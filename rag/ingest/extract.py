@@ -5,8 +5,15 @@ One entry point, :func:`extract_bytes` (bytes + the user's file name ->
 type is sniffed from the bytes, never trusted from the name:
 
 * ``%PDF-`` in the first KiB -> PDF, extracted by :mod:`rag.ingest.pdf` (PyMuPDF);
-* bytes that decode as strict UTF-8 -> ``text/markdown`` when the name ends
-  ``.md``/``.markdown`` or the text has ``#`` headings, else ``text/plain``;
+* the formats of issue 17, recognised by :func:`rag.ingest.sniff.sniff`
+  (ZIP containers by their entries, images by magic numbers, HTML and CSV
+  by their text): DOCX (:mod:`rag.ingest.docx`), PPTX (:mod:`rag.ingest.pptx`),
+  XLSX and CSV (:mod:`rag.ingest.sheets`), HTML (:mod:`rag.ingest.html`),
+  EPUB (:mod:`rag.ingest.epub`), PNG/JPEG/TIFF by OCR (:mod:`rag.ingest.image`);
+  other archives, images and legacy Office files are refused naming what they are;
+* text (a BOM, strict UTF-8, or an encoding ``charset-normalizer`` finds; :mod:`rag.ingest.textfile`)
+  -> ``text/markdown`` when the name ends ``.md``/``.markdown`` or the text has ``#`` headings, else
+  ``text/plain``;
 * anything else is refused with a reason.
 
 Text is normalised ONCE, before any offset is taken: BOM stripped, ``\\r\\n``
@@ -25,9 +32,16 @@ import re
 import unicodedata
 
 from rag.errors import ExtractionError
-from rag.ingest import EXTRACTOR_VERSION
+from rag.ingest import EXTRACTOR_VERSION, textfile
+from rag.ingest.docx import extract_docx
+from rag.ingest.epub import extract_epub
+from rag.ingest.html import extract_html
+from rag.ingest.image import IMAGE_TYPES, extract_image
 from rag.ingest.pdf import extract_pdf
-from rag.types import MEDIA_MARKDOWN, MEDIA_PDF, MEDIA_TEXT, Document, Heading, PageSpan  # noqa: F401  (re-exported)
+from rag.ingest.pptx import extract_pptx
+from rag.ingest.sheets import extract_csv, extract_xlsx
+from rag.ingest.sniff import OLE2, ZIP, sniff
+from rag.types import MEDIA_MARKDOWN, MEDIA_PDF, MEDIA_TEXT, Document, Heading, MediaType, PageSpan  # noqa: F401
 
 # --------------------------------------------------------------------------- text
 
@@ -99,17 +113,31 @@ def _stem(name: str) -> str:
 def extract_text(data: bytes, name: str) -> Document:
     """Markdown / plain text bytes -> :class:`Document` (design stage 1, text branch).
 
-    Raises ``ExtractionError`` for invalid UTF-8 and for empty or blank-looking files.
+    Decoding, front matter and comments follow :mod:`rag.ingest.textfile`: a BOM names the encoding,
+    other non-UTF-8 text is decoded by ``charset-normalizer`` with a warning naming the encoding; in
+    Markdown, YAML/TOML front matter becomes ``metadata`` (its ``title`` the title) and HTML comments
+    are dropped, both before any offset is taken. Raises ``ExtractionError`` for bytes that are not
+    text and for empty or blank-looking files.
     """
-    canonical = normalise_text(decode_utf8(data, name))
+    try:
+        decoded = textfile.decode(data)
+    except ValueError as e:
+        raise ExtractionError(name, str(e)) from e
+    canonical = normalise_text(decoded.text)
+    warnings = [decoded.warning] if decoded.warning else []
+    is_md = name.lower().endswith((".md", ".markdown")) or bool(markdown_headings(canonical))
+    meta: dict = {}
+    if is_md:
+        meta, canonical, problem = textfile.split_front_matter(canonical)
+        if problem:
+            warnings.append(problem)
+        canonical = textfile.strip_html_comments(canonical)
     if is_blank(canonical):
         raise ExtractionError(name, "empty or blank-looking file (only whitespace or invisible characters)")
-    headings = markdown_headings(canonical)
-    is_md = name.lower().endswith((".md", ".markdown")) or bool(headings)
-    if not is_md:
-        headings = ()
+    headings = markdown_headings(canonical) if is_md else ()
     level1 = [h.title for h in headings if h.level == 1]
-    title = level1[0] if level1 else (headings[0].title if headings else _stem(name))
+    fm_title = " ".join(str(meta.get("title") or "").split())
+    title = fm_title or (level1[0] if level1 else (headings[0].title if headings else _stem(name)))
     return Document(
         id=hashlib.sha256(data).hexdigest(),
         name=name,
@@ -120,10 +148,46 @@ def extract_text(data: bytes, name: str) -> Document:
         extractor="text",
         extractor_version=EXTRACTOR_VERSION,
         headings=headings,
+        warnings=tuple(warnings),
+        metadata=textfile.metadata_pairs(meta),
+        encoding=decoded.encoding,
     )
 
 
 # --------------------------------------------------------------------------- sniffing
+
+#: What the refusals list as readable.
+SUPPORTED = "PDF, DOCX, PPTX, XLSX, CSV, HTML, EPUB, PNG/JPEG/TIFF images, Markdown or text"
+
+
+def _csv(data: bytes, name: str) -> Document:
+    try:
+        return extract_csv(data, name, data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return extract_csv(data, name, data.decode("cp1252", errors="replace"),
+                           warnings=("not UTF-8: read as Windows-1252",))
+
+
+#: Issue 17's readers by sniffed media type: ``(bytes, name) -> Document``.
+READERS = {
+    MediaType.DOCX.value: extract_docx,
+    MediaType.PPTX.value: extract_pptx,
+    MediaType.XLSX.value: extract_xlsx,
+    MediaType.CSV.value: _csv,
+    MediaType.HTML.value: extract_html,
+    MediaType.EPUB.value: extract_epub,
+    **{t: (lambda data, name, _t=t: extract_image(data, name, _t)) for t in IMAGE_TYPES},
+}
+
+
+def _refuse_unsupported(kind: str, name: str) -> None:
+    """Raise the refusal for a recognised but unsupported type."""
+    if kind == OLE2:
+        raise ExtractionError(name, "legacy Office file (.doc/.xls/.ppt); save it as DOCX, XLSX or PPTX")
+    if kind == ZIP:
+        raise ExtractionError(name, f"unsupported file type (a ZIP archive that is not DOCX, PPTX, XLSX or EPUB); "
+                                    f"expected {SUPPORTED}")
+    raise ExtractionError(name, f"unsupported file type ({kind}); expected {SUPPORTED}")
 
 
 def is_pdf_bytes(data: bytes) -> bool:
@@ -157,7 +221,8 @@ def extract_bytes(data: bytes, name: str) -> Document:
     Raises ``ExtractionError(name, reason)`` for every failure: empty file,
     not a PDF although named ``.pdf``, password-protected, damaged beyond
     repair, zero pages, no text layer, invalid UTF-8, blank-looking text,
-    unsupported binary type.
+    unsupported binary type, and each reader's own (damaged DOCX, no text
+    found by OCR, ...).
     """
     if not data:
         raise ExtractionError(name, "empty file (0 bytes)")
@@ -166,14 +231,19 @@ def extract_bytes(data: bytes, name: str) -> Document:
         return extract_pdf(data, name)
     if name.lower().endswith(".pdf"):
         raise ExtractionError(name, f"not a PDF although named .pdf (the bytes look like {_describe_bytes(data)})")
-    if b"\x00" in data[:8192]:
-        raise ExtractionError(name, f"unsupported file type ({_describe_bytes(data)}); expected PDF, Markdown or text")
+    kind = sniff(data, name)
+    if kind in READERS:
+        return READERS[kind](data, name)
+    if kind is not None:
+        _refuse_unsupported(kind, name)
+    if b"\x00" in data[:8192] and textfile.bom_encoding(data) is None and textfile.decode_probe(data) is None:
+        raise ExtractionError(name, f"unsupported file type ({_describe_bytes(data)}); expected {SUPPORTED}")
     try:
         return extract_text(data, name)
     except ExtractionError as e:
         kind = _describe_bytes(data)
-        if e.reason.startswith("not valid UTF-8") and kind not in ("text", "binary data"):
-            raise ExtractionError(name, f"unsupported file type ({kind}); expected PDF, Markdown or text") from e
+        if e.reason.startswith(("not valid UTF-8", "binary data")) and kind not in ("text", "binary data"):
+            raise ExtractionError(name, f"unsupported file type ({kind}); expected {SUPPORTED}") from e
         raise
 
 

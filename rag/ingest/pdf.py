@@ -1,91 +1,65 @@
 """PDF branch of stage 1: PDF bytes -> canonical text + page map + headings, through PyMuPDF.
 
-Reading a page (:func:`page_lines`, :func:`order_lines`, :func:`paragraphs_of`):
+One page (:func:`read_page`): lines from ``get_text("dict")`` (MuPDF's ligature expansion on, U+FB00..
+U+FB06 expanded again by hand, soft hyphens removed), form widgets as ``label: value`` and FreeText
+annotations (:mod:`rag.ingest.forms`), ruled tables as Markdown rows (:mod:`rag.ingest.tables`), the
+text layer judged (:mod:`rag.ingest.quality`: blank, scanned, unreadable) and read by OCR where it has
+no usable text (:mod:`rag.ingest.ocr`), lines put in reading order (:mod:`rag.ingest.layout`: PyMuPDF's
+``sort=True`` order unless the column order measurably reads more continuous text).
 
-* text comes from ``page.get_text("dict")`` with MuPDF's ligature expansion on
-  (and U+FB00..U+FB06 expanded again by hand, in case a font maps them raw);
-  soft hyphens (U+00AD) are removed everywhere;
-* the reading frame follows the page's dominant writing direction, so a page
-  whose text runs sideways (rotated scans, landscape tables) is read in line
-  order; lines in a minority direction (a rotated axis label) come after;
-* two columns are detected per page (enough lines wholly left and wholly
-  right of the middle, each filling most of its column): left column, then
-  right column, with full-width lines (title, wide figures) cutting the page
-  into bands read top to bottom;
-* lines are joined into paragraphs (one MuPDF block, no vertical gap, same
-  font size); paragraphs are separated by a blank line in the canonical text,
-  pages too;
-* a line-end hyphen is removed only between two lower-case word parts and
-  only when the first part is a plain word of 2+ letters and the hyphenated
-  compound does not occur elsewhere in the file: ``cli-/mate`` -> ``climate``
-  but ``state-of-the-/art``, ``10-/20`` and ``n-/tridecanal`` keep their
-  hyphen (MuPDF's own dehyphenate flag removes every one of them);
-* running headers and footers (lines in the top or bottom 12 % of the page
-  whose text, digits ignored, repeats on at least half of the pages, 3 pages
-  or more) are dropped.
+The document (:func:`extract_pdf`):
 
-Sections (:func:`find_headings`): the font-size rule, with the outline (TOC)
-preferred when it has 2+ entries that can be found in the text. Why: of the
-6 corpus PDFs none has a useful outline (01 has none, 02 only its title), so
-an outline-only rule would give no sections; ``pymupdf4llm`` finds headings
-by font size too but costs far more per page (it runs its own layout pass
-and Tesseract: 3240 ms per page on the 13-page DPR paper against 36 ms for
-this module, same machine, load ~10, ``python -m rag bench extract
---pymupdf4llm``) for the same signal. On that paper the rule finds all 26
-numbered sections and appendices and the title. The font-size rule:
-a short paragraph (1-2 lines, <= 120 chars, no final period) in a font at
-least 1 pt larger than the body font, or bold and numbered (``3.1 Method``),
-is a heading; its level is the rank of its size among heading sizes.
+* running headers and footers (lines in the top or bottom 12 % of the page whose text, digits ignored,
+  repeats on at least half of the pages, 3 pages or more; counted over all pages and again over odd and
+  over even pages, for books whose headers alternate) are dropped, and the audit knows it;
+* lines are joined into paragraphs (one MuPDF block, no vertical gap, same font size), paragraphs and
+  pages separated by a blank line; line-end hyphens follow :mod:`rag.ingest.hyphen` (joined only when
+  the document attests the word), also across a column or page end;
+* sections: the outline (TOC) when 2+ of its titles match a short heading-sized paragraph (never a
+  line inside body text: a title matching a body line would have swallowed that paragraph), else the
+  font-size rule (a 1-2 line paragraph, <= 120 chars, no final period, at least 1 pt above the body
+  size or bold and numbered); form and annotation text is never a heading;
+* the title: the metadata title when its words are on page 1, it is not a placeholder ("untitled",
+  "none", a file name) and, when page 1 has a title line (largest font, 1 pt above the body), it
+  shares most of the shorter one's words with that line (a series or file name does not), else a one-entry outline's title, else the largest-font line(s) of page 1 (at
+  least 1 pt above the body size), else the first level-1 heading of the first two pages with text,
+  else the file name;
+* the audit (:mod:`rag.ingest.audit`): the share of PyMuPDF's own words of each page kept in the
+  canonical text; pages under 99 % are named in a warning.
 
-Failures raise :class:`rag.errors.ExtractionError` naming the file: cannot be
-opened (damaged), password-protected (user password), zero pages, no text
-layer (scanned?), nothing extractable from a repaired file. A file MuPDF had
-to repair is ingested with a warning; pages without a text layer are listed
-in ``Document.image_only_pages`` and in a warning. Pages are 1-based
-physical page numbers everywhere in this module's output.
+Failures raise :class:`rag.errors.ExtractionError` naming the file: cannot be opened (damaged),
+password-protected (user password), zero pages, no text at all (a scan without OCR, or OCR found
+nothing), nothing extractable from a repaired file. Pages are 1-based physical page numbers everywhere.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-import statistics
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from rag.errors import ExtractionError
 from rag.ingest import EXTRACTOR_VERSION
+from rag.ingest import audit as audit_mod
+from rag.ingest import ocr as ocr_engine
+from rag.ingest.forms import annotation_lines, form_lines
+from rag.ingest.hyphen import Lexicon, join_lines
+from rag.ingest.layout import _LIGATURES, Line, merge_fragments, order_blocks, page_lines, paragraphs_of
+from rag.ingest.quality import classify_page
+from rag.ingest.tables import table_lines
 from rag.types import MEDIA_PDF, Document, Heading, PageSpan
 
-_LIGATURES = str.maketrans({
-    "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
-    "\ufb05": "st", "\ufb06": "st", "\x00": None,
-})
-_HYPHENS = ("-", "\u2010")
 _HEADER_ZONE = 0.12
+_NUMBERED_PREFIX = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+")
 _NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+\S")
-_HYPHEN_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
+_JUNK_TITLE = re.compile(r"^(untitled|none|null|unknown|title|document\d*|microsoft word\b.*|slide \d+)$|"
+                         r"\.(docx?|pdf|tex|dvi|pptx?|odt|indd|qxd)$", re.I)
 
-
-@dataclass
-class Line:
-    """One visual line in the page's reading frame (points; y grows downwards)."""
-
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    size: float
-    bold: bool
-    block: int
-    page_h: float
-    sideways: bool = False
-
-    @property
-    def height(self) -> float:
-        return max(self.y1 - self.y0, 1.0)
+#: ``progress(stage, done, total)``: the OCR stage reports ``("ocr", pages done, pages to read)``.
+Progress = Callable[[str, int, int], None]
 
 
 # --------------------------------------------------------------------------- opening
@@ -116,157 +90,129 @@ def open_pdf(data: bytes, name: str):
 # --------------------------------------------------------------------------- one page
 
 
-def _frame(direction: tuple[float, float]):
-    dx, dy = direction
+@dataclass
+class PageRead:
+    """One page as read: ``lines`` in reading order (all kinds); ``reference`` PyMuPDF's plain text
+    (the audit's reference); ``kind`` the text-layer class (:func:`rag.ingest.quality.classify_page`);
+    ``order`` the reading order that won; ``ocr_ms`` OCR time (0 when not read by OCR); ``tables``
+    tables found; ``dropped`` texts removed on purpose (running headers), filled in later."""
 
-    def tf(x0, y0, x1, y1):
-        xs = [x * dx + y * dy for x in (x0, x1) for y in (y0, y1)]
-        ys = [-x * dy + y * dx for x in (x0, x1) for y in (y0, y1)]
-        return min(xs), min(ys), max(xs), max(ys)
+    lines: list[Line]
+    reference: str
+    kind: str
+    order: str = "sort"
+    ocr_ms: float = 0.0
+    ocr: bool = False
+    tables: int = 0
+    dropped: list[str] = field(default_factory=list)
 
-    return tf
+
+def _ocr_lines(page, page_h: float, block_base: int) -> tuple[list[Line], float]:
+    """OCR'd lines of ``page`` (kind ``ocr``), grouped into blocks by vertical gaps; and the OCR time (ms)."""
+
+    res = ocr_engine.ocr_page(page)
+    out: list[Line] = []
+    block = block_base
+    for ln in res.lines:
+        h = max(ln.y1 - ln.y0, 1.0)
+        if out:
+            prev = out[-1]
+            if not (0 <= ln.y0 - prev.y1 < 0.8 * h and min(ln.x1, prev.x1) > max(ln.x0, prev.x0)):
+                block += 1
+        out.append(Line(ln.text, ln.x0, ln.y0, ln.x1, ln.y1, round(h * 0.75 * 2) / 2, False, block, page_h, kind="ocr"))
+    return out, res.ms
 
 
-def page_lines(page) -> tuple[list[Line], list[Line]]:
-    """Lines of ``page`` as ``(main, other)``: those in the dominant direction, mapped into its
-    reading frame, and those in any other direction (each in its own frame)."""
+def _overlaps(a: Line, lines: list[Line]) -> bool:
+    return any(min(a.x1, b.x1) > max(a.x0, b.x0) and min(a.y1, b.y1) > max(a.y0, b.y0) for b in lines)
+
+
+def read_page(page, *, use_ocr: bool = True, find_tables: bool = True) -> PageRead:
+    """Read one PyMuPDF page (rules in the module doc). Never raises for a page MuPDF can parse."""
     import pymupdf
 
     flags = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE
-    raw = []
-    for b_no, block in enumerate(page.get_text("dict", flags=flags)["blocks"]):
-        for line in block.get("lines", ()):
-            spans = line["spans"]
-            text = "".join(s["text"] for s in spans).translate(_LIGATURES)
-            if not text.strip():
-                continue
-            main_span = max(spans, key=lambda s: len(s["text"]))
-            size = round(main_span["size"] * 2) / 2
-            bold = bool(main_span["flags"] & 16) or "Bold" in main_span["font"]
-            d = (round(line["dir"][0]), round(line["dir"][1]))
-            raw.append((d, text, line["bbox"], size, bold, b_no))
-    if not raw:
-        return [], []
-    main_dir = Counter(r[0] for r in raw).most_common(1)[0][0]
-    tf_main = _frame(main_dir)
-    r = page.rect
-    fx0, fy0, fx1, fy1 = tf_main(r.x0, r.y0, r.x1, r.y1)
-    main, other = [], []
-    for d, text, bbox, size, bold, b_no in raw:
-        tf = tf_main if d == main_dir else _frame(d)
-        x0, y0, x1, y1 = tf(*bbox)
-        if d == main_dir:
-            main.append(Line(text.strip(), x0 - fx0, y0 - fy0, x1 - fx0, y1 - fy0, size, bold, b_no, fy1 - fy0))
-        else:
-            other.append(Line(text.strip(), x0, y0, x1, y1, size, bold, b_no, fy1 - fy0, True))
-    main_w = fx1 - fx0
-    return order_lines(merge_fragments(main), main_w), sorted(other, key=lambda ln: (ln.block, ln.y0, ln.x0))
+    tp = page.get_textpage(flags=flags)
+    page_dict = tp.extractDICT()
+    reference = tp.extractText()
+    main, other, _width = page_lines(page, page_dict)
+    page_h = page.rect.height
+    upright = page.rotation == 0 and all(not ln.sideways for ln in main)
+    n_blocks = len(page_dict["blocks"])
+    added: list[Line] = []
+    dropped: list[str] = []
+    if upright:
+        before = main
+        main, added = form_lines(page, main, page_h, n_blocks)
+        if len(main) != len(before):
+            kept = {id(ln) for ln in main}
+            dropped = [ln.text for ln in before if id(ln) not in kept]
+        added += annotation_lines(page, main + added, page_h, n_blocks + len(added) + 100)
+    tables = 0
+    if find_tables and upright and main:
+
+        main, table_ls = table_lines(page, main, page_h, n_blocks + 1000)
+        added += table_ls
+        tables = len(table_ls)
+    kind = classify_page(page, reference)
+    read = PageRead([], reference, kind, tables=tables, dropped=dropped)
+    if kind in ("scanned", "sparse-image", "unreadable") and use_ocr:
+
+        if ocr_engine.available():
+            ocr_ls, read.ocr_ms = _ocr_lines(page, page_h, n_blocks + 2000)
+            if kind == "sparse-image":
+                ocr_ls = [ln for ln in ocr_ls if not _overlaps(ln, main)]
+                read.lines = order_blocks(merge_fragments(main + added))[0] + ocr_ls + other
+                read.ocr = bool(ocr_ls)
+                return read
+            read.lines, read.ocr = ocr_ls + added, bool(ocr_ls)
+            return read
+    if main or added:
+        read.lines, read.order = order_blocks(merge_fragments(main + added))
+    read.lines += other
+    return read
 
 
-def merge_fragments(lines: list[Line]) -> list[Line]:
-    """Join pieces MuPDF split off one visual line (same baseline, small horizontal gap)."""
-    lines = sorted(lines, key=lambda ln: (round(ln.y1), ln.x0))
-    out: list[Line] = []
-    for ln in lines:
-        prev = out[-1] if out else None
-        if (prev is not None and abs(prev.y1 - ln.y1) < 0.4 * min(prev.height, ln.height)
-                and 0 <= ln.x0 - prev.x1 < 1.5 * max(prev.size, ln.size) and prev.block == ln.block):
-            sep = "" if ln.x0 - prev.x1 < 0.15 * ln.size else " "
-            out[-1] = Line(prev.text + sep + ln.text, prev.x0, min(prev.y0, ln.y0), ln.x1, max(prev.y1, ln.y1),
-                           prev.size, prev.bold and ln.bold, prev.block, prev.page_h)
-        else:
-            out.append(ln)
-    return out
-
-
-def _two_columns(lines: list[Line], width: float) -> bool:
-    mid = width / 2
-    left = [ln for ln in lines if ln.x1 <= mid + 2]
-    right = [ln for ln in lines if ln.x0 >= mid - 2]
-    if len(left) < 3 or len(right) < 3:
-        return False
-    left_w = mid - min(ln.x0 for ln in left)
-    right_w = max(ln.x1 for ln in right) - mid
-    return (statistics.median(ln.x1 - ln.x0 for ln in left) >= 0.55 * left_w
-            and statistics.median(ln.x1 - ln.x0 for ln in right) >= 0.55 * right_w)
-
-
-def order_lines(lines: list[Line], width: float) -> list[Line]:
-    """Reading order: top to bottom; on a two-column page, left column then right column within
-    each band between full-width lines."""
-    lines = sorted(lines, key=lambda ln: (ln.y0, ln.x0))
-    if not _two_columns(lines, width):
-        return lines
-    mid = width / 2
-    out: list[Line] = []
-    left: list[Line] = []
-    right: list[Line] = []
-    for ln in lines:
-        if ln.x1 <= mid + 2:
-            left.append(ln)
-        elif ln.x0 >= mid - 2:
-            right.append(ln)
-        else:
-            out += left + right + [ln]
-            left, right = [], []
-    return out + left + right
-
-
-def paragraphs_of(lines: list[Line]) -> list[list[Line]]:
-    """Group ordered lines into paragraphs: a new one at a block change, a vertical gap, a jump
-    back up (next column), or a font-size change."""
-    paras: list[list[Line]] = []
-    for ln in lines:
-        prev = paras[-1][-1] if paras else None
-        if (prev is None or ln.block != prev.block or ln.y0 - prev.y1 > 0.6 * prev.height
-                or ln.y0 < prev.y0 - 1 or abs(ln.size - prev.size) > 0.6):
-            paras.append([ln])
-        else:
-            paras[-1].append(ln)
-    return paras
-
-
-# --------------------------------------------------------------------------- text
-
-
-def join_lines(texts: list[str], compounds: set[str]) -> str:
-    """Join a paragraph's lines with spaces, undoing end-of-line hyphenation (rule in the module doc)."""
-    out = texts[0] if texts else ""
-    for nxt in texts[1:]:
-        if out.endswith("\u00ad"):
-            out = out[:-1] + nxt
-        elif out.endswith(_HYPHENS) and nxt[:1].isalpha():
-            frag = re.split(r"\s", out)[-1][:-1]
-            word = re.match(r"[A-Za-z]+", nxt)
-            keep = (len(frag) < 2 or not frag.isalpha() or not nxt[:1].islower()
-                    or (word is not None and f"{frag}-{word.group(0)}".lower() in compounds))
-            out = (out if keep else out[:-1]) + nxt
-        elif out.endswith(_HYPHENS) and nxt[:1].isdigit():
-            out = out + nxt
-        else:
-            out = out + " " + nxt
-    return out
+# --------------------------------------------------------------------------- running headers
 
 
 def _key(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text)).strip().lower()
 
 
-def running_lines(pages: list[list[Line]]) -> set[str]:
-    """Keys (digits -> ``#``) of header/footer lines repeating on >= half the pages (3+ pages)."""
-    if len(pages) < 3:
+def _is_margin(ln: Line) -> bool:
+    return ln.y1 <= _HEADER_ZONE * ln.page_h or ln.y0 >= (1 - _HEADER_ZONE) * ln.page_h
+
+
+def _repeated(pages: list[list[Line]], min_pages: int) -> set[str]:
+    if len(pages) < min_pages:
         return set()
     counts: Counter = Counter()
     for lines in pages:
-        keys = {_key(ln.text) for ln in lines
-                if ln.y1 <= _HEADER_ZONE * ln.page_h or ln.y0 >= (1 - _HEADER_ZONE) * ln.page_h}
-        counts.update(keys)
-    need = max(3, (len(pages) + 1) // 2)
+        counts.update({_key(ln.text) for ln in lines if _is_margin(ln) and ln.kind == "text"})
+    need = max(min_pages, (len(pages) + 1) // 2)
     return {k for k, n in counts.items() if n >= need}
 
 
-def _is_margin(ln: Line) -> bool:
-    return ln.y1 <= _HEADER_ZONE * ln.page_h or ln.y0 >= (1 - _HEADER_ZONE) * ln.page_h
+def running_lines(pages: list[list[Line]]) -> tuple[set[str], set[str], set[str]]:
+    """Keys (digits -> ``#``) of header/footer lines repeating on >= half the pages (3+ pages): over all
+    pages, over odd pages and over even pages (1-based), as ``(all, odd, even)``."""
+    odd, even = pages[0::2], pages[1::2]
+    return _repeated(pages, 3), _repeated(odd, 3), _repeated(even, 3)
+
+
+def drop_running(reads: list[PageRead]) -> None:
+    """Remove running header/footer lines from ``reads`` in place, recording them in ``dropped``."""
+    every, odd, even = running_lines([r.lines for r in reads])
+    for i, r in enumerate(reads):
+        keys = every | (odd if i % 2 == 0 else even)
+        keep = []
+        for ln in r.lines:
+            if ln.kind == "text" and _is_margin(ln) and _key(ln.text) in keys:
+                r.dropped.append(ln.text)
+            else:
+                keep.append(ln)
+        r.lines = keep
 
 
 # --------------------------------------------------------------------------- headings
@@ -283,9 +229,13 @@ def body_size(pages: list[list[Line]]) -> float:
 
 def heading_size(para: list[Line], text: str, body: float) -> float | None:
     """The font size if paragraph ``para`` (joined ``text``) looks like a heading, else None."""
-    if len(para) > 2 or len(text) > 120 or len(text) < 2 or text.endswith((".", ",", ";", ":")):
+    if len(para) > 2 or len(text) > 120 or len(text) < 2 or text.endswith((".", ",", ";", ":", "-", "\u2010")):
         return None
-    if not text[0].isalnum() or any(ln.sideways for ln in para) or "@" in text or "://" in text:
+    if re.search(r"[.!?] \S", _NUMBERED_PREFIX.sub("", text)):
+        return None  # a sentence ends inside: body text in a large font (a call-out), not a heading
+    if any(ln.kind != "text" or ln.sideways for ln in para):
+        return None
+    if not text[0].isalnum() or "@" in text or "://" in text:
         return None
     size = para[0].size
     if size >= body + 1 and sum(ch.isalpha() for ch in text) >= 3:
@@ -295,17 +245,127 @@ def heading_size(para: list[Line], text: str, body: float) -> float | None:
     return None
 
 
+# --------------------------------------------------------------------------- paragraphs
+
+
+@dataclass
+class Para:
+    """One paragraph of the canonical text: ``text``; ``size`` heading font size or ``None``; ``lines``
+    how many visual lines; ``kind`` of its first line; ``start``/``end`` canonical offsets once placed."""
+
+    text: str
+    size: float | None
+    lines: int
+    kind: str
+    start: int = 0
+    end: int = 0
+
+
+def _hyphen_end(text: str) -> bool:
+    return text.endswith(("-", "\u2010")) and text[-2:-1].isalpha()
+
+
+def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float) -> list[Para]:
+    """A page's paragraphs, NFC; a paragraph cut by a column break (no final punctuation, next one starts
+    lower-case, or ends in a hyphen the lexicon joins) is joined back; a short paragraph (a margin note)
+    that falls between the two halves of a hyphenated word is moved before the joined paragraph."""
+    out: list[Para] = []
+    for para in paragraphs_of(lines):
+        kind = para[0].kind
+        if kind == "table":
+            text = para[0].text
+        else:
+            text = join_lines([ln.text for ln in para], lexicon).replace("\u00ad", "")
+        text = unicodedata.normalize("NFC", text).strip()
+        if not text:
+            continue
+        size = heading_size(para, text, body)
+        prev = out[-1] if out else None
+        aside = out[-2] if len(out) > 1 else None
+        if (aside is not None and aside.kind == kind == prev.kind == "text" and _hyphen_end(aside.text)
+                and prev.lines <= 2 and len(prev.text) <= 60 and text[:1].islower()
+                and lexicon.join(aside.text, text)):
+            # ``For for-`` | margin note ``splncs04.bst`` | ``matting``: the word goes on past the note
+            aside.text = aside.text[:-1] + text
+            aside.lines += len(para)
+            out[-2], out[-1] = out[-1], aside
+            continue
+        if (prev is not None and kind == prev.kind == "text" and text[:1].islower()
+                and (size == prev.size or prev.text.endswith(("-", "\u2010")))
+                and not prev.text.endswith((".", "!", "?", ":", ";"))
+                and not (_hyphen_end(prev.text) and re.match(r"\S*\d", text))):
+            # a paragraph cut by a column break, or a call-out / heading set one line per block
+            prev.text = join_lines([prev.text, text], lexicon)
+            prev.lines += len(para)
+            if prev.size != size or (prev.size is not None and (prev.lines > 2 or len(prev.text) > 120)):
+                prev.size = None  # too long for a heading: body text, so it stays in the chunks
+        else:
+            out.append(Para(text, size, len(para), kind))
+    return out
+
+
+def join_across_pages(pages: list[list[Para]], lexicon: Lexicon) -> None:
+    """A word hyphenated over a page end (``Mög-`` | ``lichkeit``) is completed on the earlier page when
+    the lexicon joins it; the rest of the paragraph stays on its page. In place."""
+    prev_last: Para | None = None
+    for paras in pages:
+        if not paras:
+            continue
+        first = paras[0]
+        if (prev_last is not None and prev_last.kind == first.kind == "text" and prev_last.size is None
+                and prev_last.text.endswith(("-", "\u2010")) and first.text[:1].islower()
+                and lexicon.join(prev_last.text, first.text)):
+            word, _, rest = first.text.partition(" ")
+            prev_last.text = prev_last.text[:-1] + word
+            first.text = rest.strip()
+            if not first.text:
+                paras.pop(0)
+        prev_last = paras[-1] if paras else prev_last
+
+
 # --------------------------------------------------------------------------- document
 
 
-def extract_pdf(data: bytes, name: str) -> Document:
-    """PDF bytes -> :class:`rag.ingest.extract.Document` (design stage 1, PDF branch; rules in the module doc).
+@dataclass
+class _Built:
+    canonical: str
+    spans: list[PageSpan]
+    paras: list[Para]
 
-    Raises ``ExtractionError(name, reason)``.
+
+def _assemble(pages: list[list[Para]], labels: list[str | None]) -> _Built:
+    parts: list[str] = []
+    spans: list[PageSpan] = []
+    all_paras: list[Para] = []
+    pos = 0
+    for i, paras in enumerate(pages):
+        if not paras:
+            spans.append(PageSpan(i + 1, labels[i], pos, pos))
+            continue
+        page_start = pos + 2 if parts else 0
+        off = page_start
+        for j, p in enumerate(paras):
+            if j:
+                off += 2
+            p.start, p.end = off, off + len(p.text)
+            off = p.end
+            all_paras.append(p)
+        parts.append("\n\n".join(p.text for p in paras))
+        pos = page_start + len(parts[-1])
+        spans.append(PageSpan(i + 1, labels[i], page_start, pos))
+    return _Built("\n\n".join(parts), spans, all_paras)
+
+
+def extract_pdf(data: bytes, name: str, *, progress: Progress | None = None, use_ocr: bool = True) -> Document:
+    """PDF bytes -> :class:`rag.types.Document` (design stage 1, PDF branch; rules in the module doc).
+
+    ``progress(stage, done, total)`` is called with stage ``"ocr"`` before and after each page read by
+    OCR (pages, 1-based counts). ``use_ocr=False`` leaves scanned pages unread (reported). Raises
+    ``ExtractionError(name, reason)``.
     """
     doc, warnings = open_pdf(data, name)
     try:
-        return _extract(doc, data, name, warnings)
+        return _extract(doc, data, name, warnings, progress, use_ocr)
     except ExtractionError:
         raise
     except Exception as e:  # noqa: BLE001 - a damaged file must fail with a reason, never a traceback
@@ -314,16 +374,37 @@ def extract_pdf(data: bytes, name: str) -> Document:
         doc.close()
 
 
-def _read_pages(doc, warnings: list[str]) -> list[list[Line]]:
-    pages = []
+def _needs_ocr(page) -> bool:
+    """Whether ``page`` will be read by OCR (for the progress total): only pages with images are
+    looked at, so counting costs nothing on born-digital text pages."""
+    import pymupdf
+
+    if not page.get_images():
+        return False
+    text = page.get_text(flags=pymupdf.TEXT_MEDIABOX_CLIP)
+    return classify_page(page, text) in ("scanned", "sparse-image", "unreadable")
+
+
+def _read_pages(doc, warnings: list[str], progress: Progress | None, use_ocr: bool) -> list[PageRead]:
+
+    progress = progress or ocr_engine.current_progress()
+    ocr_on = use_ocr and ocr_engine.available()
+    todo = [i for i in range(doc.page_count) if _needs_ocr(doc.load_page(i))] if ocr_on and progress else []
+    done = 0
+    if todo and progress:
+        progress("ocr", 0, len(todo))
+    reads = []
     for i in range(doc.page_count):
         try:
-            main, other = page_lines(doc.load_page(i))
+            r = read_page(doc.load_page(i), use_ocr=ocr_on)
         except Exception as e:  # noqa: BLE001 - one unreadable page must not lose the others
             warnings.append(f"page {i + 1}: unreadable ({e or type(e).__name__})")
-            main, other = [], []
-        pages.append(main + other)
-    return pages
+            r = PageRead([], "", "blank")
+        if r.ocr_ms and progress and todo:
+            done = min(done + 1, len(todo))
+            progress("ocr", done, len(todo))
+        reads.append(r)
+    return reads
 
 
 def _page_labels(doc) -> list[str | None]:
@@ -335,69 +416,79 @@ def _page_labels(doc) -> list[str | None]:
         return [None] * doc.page_count
 
 
-def page_paragraphs(lines: list[Line], compounds: set[str], body: float) -> list[tuple[str, float | None]]:
-    """A page's paragraphs as ``(text, heading font size or None)``, NFC; a paragraph cut by a column
-    break (no final punctuation, next one starts lower-case) is joined back."""
-    out: list[tuple[str, float | None]] = []
-    for para in paragraphs_of(lines):
-        text = join_lines([ln.text for ln in para], compounds).replace("\u00ad", "")
-        text = unicodedata.normalize("NFC", text).strip()
-        if not text:
-            continue
-        size = heading_size(para, text, body)
-        if (out and size is None and out[-1][1] is None and text[:1].islower()
-                and not out[-1][0].endswith((".", "!", "?", ":", ";"))):
-            out[-1] = (join_lines([out[-1][0], text], compounds), None)
-        else:
-            out.append((text, size))
-    return out
+def _pages_list(nums: list[int]) -> str:
+    return ", ".join(map(str, nums))
 
 
-def _extract(doc, data: bytes, name: str, warnings: list[str]) -> Document:
-    pages = _read_pages(doc, warnings)
-    repeated = running_lines(pages)
-    pages = [[ln for ln in lines if not (_is_margin(ln) and _key(ln.text) in repeated)] for lines in pages]
-    compounds = {m.group(0).lower() for lines in pages for ln in lines for m in _HYPHEN_WORD.finditer(ln.text)}
-    body = body_size(pages)
-    labels = _page_labels(doc)
+_OCR_WARNING = re.compile(r"^page\(s\) ([\d, ]+) read by OCR")
 
-    parts: list[str] = []
-    spans: list[PageSpan] = []
-    cand: list[tuple[float, str, int, int]] = []  # (size, title, start, end) of heading-looking paragraphs
-    empty: list[int] = []
-    pos = 0  # length of the canonical text built so far
-    for i, lines in enumerate(pages):
-        page_start = pos + 2 if parts else 0
-        off = page_start
-        texts = []
-        for text, size in page_paragraphs(lines, compounds, body):
-            if texts:
-                off += 2
-            if size is not None:
-                cand.append((size, text, off, off + len(text)))
-            texts.append(text)
-            off += len(text)
-        if not texts:
-            empty.append(i + 1)
-            spans.append(PageSpan(i + 1, labels[i], pos, pos))
-            continue
-        parts.append("\n\n".join(texts))
-        pos = page_start + len(parts[-1])
-        spans.append(PageSpan(i + 1, labels[i], page_start, pos))
-    canonical = "\n\n".join(parts)
+
+def pages_read_by_ocr(warnings) -> tuple[int, ...]:
+    """The 1-based pages a stored document's warnings say were read by OCR (the store keeps the
+    warnings, so the Documents page and ``status`` can show them without a column of their own)."""
+    for w in warnings:
+        m = _OCR_WARNING.match(w)
+        if m:
+            return tuple(int(x) for x in m.group(1).split(",") if x.strip())
+    return ()
+
+
+def _warn(reads: list[PageRead], cov, warnings: list[str]) -> None:
+
+    scanned = [i + 1 for i, r in enumerate(reads) if r.kind == "scanned" and not r.ocr]
+    ocr = [i + 1 for i, r in enumerate(reads) if r.ocr]
+    bad = [i + 1 for i, r in enumerate(reads) if r.kind == "unreadable"]
+    if ocr:
+        warnings.append(f"page(s) {_pages_list(ocr)} read by OCR ({ocr_engine.ENGINE}); check quotes against the page")
+    if scanned:
+        warnings.append(f"no text layer on page(s) {_pages_list(scanned)} (scanned, not read: OCR is not "
+                        "installed or found no text); not searchable")
+    if bad:
+        warnings.append(f"unreadable text layer on page(s) {_pages_list(bad)} (glyphs map to wrong letters)"
+                        + ("; read by OCR instead" if all(reads[p - 1].ocr for p in bad) else ""))
+    low = [c for c in audit_mod.low_pages(cov) if reads[c.page - 1].kind not in ("unreadable",)]
+    if low:
+        listed = ", ".join(f"{c.page} ({100 * c.share:.1f} %)" for c in low[:10])
+        more = f" and {len(low) - 10} more" if len(low) > 10 else ""
+        warnings.append(f"text coverage under {100 * audit_mod.MIN_PAGE_COVERAGE:.0f} % of PyMuPDF's words on "
+                        f"page(s) {listed}{more}")
+
+
+def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progress | None,
+             use_ocr: bool) -> Document:
+    reads = _read_pages(doc, warnings, progress, use_ocr)
+    drop_running(reads)
+    lexicon = Lexicon.of(ln.text for r in reads for ln in r.lines if ln.kind != "table")
+    body = body_size([[ln for ln in r.lines if ln.kind == "text"] for r in reads])
+    pages = [page_paragraphs(r.lines, lexicon, body) for r in reads]
+    join_across_pages(pages, lexicon)
+    built = _assemble(pages, _page_labels(doc))
+    canonical = built.canonical
     if not canonical.strip():
         if doc.is_repaired:
             raise ExtractionError(name, "damaged PDF: nothing extractable after repair")
+        if any(r.kind == "scanned" and r.ocr_ms for r in reads):
+            raise ExtractionError(name, "no text layer (scanned?) and OCR read nothing")
         raise ExtractionError(name, "no text layer (scanned?)")
-    if empty:
-        warnings.append(f"no text layer on page(s) {', '.join(map(str, empty))} (scanned?); not searchable")
-    headings = find_headings(doc, canonical, spans, cand)
-    title = _title(doc, headings, name, next((sp.end for sp in spans if sp.end > sp.start), 0))
+    texts = [canonical[s.start:s.end] for s in built.spans]
+    cov = audit_mod.page_coverage([r.reference for r in reads], texts, [r.dropped for r in reads])
+    _warn(reads, cov, warnings)
+    headings = find_headings(doc, built.spans, built.paras)
+    title = _title(doc, reads, headings, name, built.spans, body)
     return Document(
         id=hashlib.sha256(data).hexdigest(), name=name, media_type=MEDIA_PDF, canonical=canonical,
         title=title, size_bytes=len(data), extractor=f"pymupdf {_version()}",
-        extractor_version=EXTRACTOR_VERSION, pages=tuple(spans), headings=headings,
-        warnings=tuple(warnings), image_only_pages=tuple(empty),
+        extractor_version=EXTRACTOR_VERSION, pages=tuple(built.spans), headings=headings,
+        warnings=tuple(warnings),
+        image_only_pages=tuple(i + 1 for i, r in enumerate(reads) if r.kind == "scanned"),
+        page_coverage=tuple(round(c.share, 4) for c in cov),
+        ocr_pages=tuple(i + 1 for i, r in enumerate(reads) if r.ocr),
+        flagged_pages=tuple(i + 1 for i, r in enumerate(reads) if r.kind == "unreadable"),
+        blank_pages=tuple(i + 1 for i, r in enumerate(reads) if r.kind == "blank"),
+        tables=sum(r.tables for r in reads),
+        hyphen_joins=tuple(f"{a} -> {b}" for a, b in lexicon.joins),
+        stats=(("ocr_ms", round(sum(r.ocr_ms for r in reads), 1)),
+               *Counter(r.order for r in reads if r.lines).items()),
     )
 
 
@@ -407,50 +498,102 @@ def _version() -> str:
     return str(pymupdf.VersionBind)
 
 
-def _toc_headings(doc, canonical: str, spans: list[PageSpan]) -> list[Heading]:
+def _norm_title(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", text.translate(_LIGATURES)).split())
+
+
+def _toc_match(title: str, paras: list[Para]) -> Para | None:
+    """The paragraph an outline title names: a short (1-3 line) paragraph equal to the title, or the title
+    with a section number or a few characters around it. Never a line inside body text."""
+    low = title.lower()
+    for p in paras:
+        t = p.text.lower()
+        if p.kind != "text" or p.lines > 3 or len(t) > len(low) + 12:
+            continue
+        if t == low or (low in t and len(t) <= len(low) + 12):
+            return p
+    return None
+
+
+def _toc_headings(doc, spans: list[PageSpan], paras: list[Para]) -> list[Heading]:
     try:
         toc = doc.get_toc(simple=True)
     except Exception:  # noqa: BLE001
         return []
     found = []
-    for level, title, page in toc:
-        title = " ".join(unicodedata.normalize("NFC", title.translate(_LIGATURES)).split())
+    for level, raw, page in toc:
+        title = _norm_title(raw)
         if not title or not 1 <= page <= len(spans):
             continue
         sp = spans[page - 1]
-        i = canonical.find(title, sp.start, sp.end)
-        if i >= 0:
-            line_end = canonical.find("\n", i)
-            line_end = len(canonical) if line_end == -1 else line_end
-            line_start = canonical.rfind("\n", 0, i) + 1
-            found.append(Heading(level, title, line_start, line_end))
+        p = _toc_match(title, [q for q in paras if sp.start <= q.start < max(sp.end, sp.start + 1)])
+        if p is not None:
+            found.append(Heading(level, title, p.start, p.end))
     return found
 
 
-def find_headings(doc, canonical: str, spans: list[PageSpan], cand) -> tuple[Heading, ...]:
-    """Section headings of the PDF: from the outline when 2+ of its entries are found in the text,
-    else from font sizes (``cand``: (size, text, start, end) of heading-looking paragraphs)."""
-    toc = _toc_headings(doc, canonical, spans)
+def find_headings(doc, spans: list[PageSpan], paras: list[Para]) -> tuple[Heading, ...]:
+    """Section headings of the PDF: from the outline when 2+ of its entries match heading paragraphs
+    (:func:`_toc_match`), else from font sizes (paragraphs with a heading ``size``)."""
+    toc = _toc_headings(doc, spans, paras)
     if len(toc) >= 2:
-        uniq = {(h.start): h for h in toc}
+        uniq = {h.start: h for h in toc}
         return tuple(sorted(uniq.values(), key=lambda h: h.start))
-    sizes = sorted({c[0] for c in cand}, reverse=True)
+    cand = [p for p in paras if p.size is not None and "\n" not in p.text]
+    sizes = sorted({p.size for p in cand}, reverse=True)
     rank = {s: i + 1 for i, s in enumerate(sizes)}
-    return tuple(Heading(min(rank[s], 6), t, a, b) for s, t, a, b in cand)
+    return tuple(Heading(min(rank[p.size], 6), p.text, p.start, p.end) for p in cand)
 
 
-def _title(doc, headings: tuple[Heading, ...], name: str, first_page_end: int) -> str:
-    meta = (doc.metadata or {}).get("title") or ""
-    meta = " ".join(meta.split())
-    if len(meta) >= 4 and not re.search(r"\.(docx?|pdf|tex|dvi)$|^untitled", meta, re.I):
-        return meta
+def _largest_lines(lines: list[Line], body: float) -> str:
+    """The largest-font text of a page: consecutive lines in the largest size (up to 3), joined; empty
+    when that size is not at least 1 pt above the body size."""
+    cand = [ln for ln in lines if ln.kind == "text" and not ln.sideways and sum(c.isalpha() for c in ln.text) >= 3]
+    if not cand:
+        return ""
+    top = max(ln.size for ln in cand)
+    if top < body + 1:
+        return ""
+    out: list[str] = []
+    started = False
+    for ln in lines:
+        if ln in cand and ln.size == top and len(out) < 3:
+            out.append(ln.text)
+            started = True
+        elif started:
+            break
+    return " ".join(" ".join(out).split())
+
+
+def _shares_most(a: list[str], b: set[str]) -> bool:
+    """Whether word lists ``a`` and ``b`` share more than half of the shorter one's words."""
+    common = sum(w in b for w in set(a))
+    return common > 0.5 * min(len(set(a)), len(b))
+
+
+def _title(doc, reads: list[PageRead], headings: tuple[Heading, ...], name: str, spans: list[PageSpan],
+           body: float) -> str:
+    first_text = " ".join(ln.text for ln in reads[0].lines) if reads else ""
+    first_words = set(audit_mod.words(first_text))
+    meta = _norm_title((doc.metadata or {}).get("title") or "")
+    meta_words = audit_mod.words(meta)
+    big = _largest_lines(reads[0].lines, body) if reads else ""
+    big_words = set(audit_mod.words(big))
+    if (len(meta) >= 4 and not _JUNK_TITLE.search(meta) and meta_words
+            and sum(w in first_words for w in meta_words) >= 0.75 * len(meta_words)
+            and (len(big) < 4 or _shares_most(meta_words, big_words))):
+        return meta  # on page 1, and (when page 1 has a title line) saying what that line says
     try:
         toc = doc.get_toc(simple=True)
     except Exception:  # noqa: BLE001
         toc = []
-    if len(toc) == 1 and len(toc[0][1].strip()) >= 4:
-        return " ".join(toc[0][1].translate(_LIGATURES).split())
-    first = [h for h in headings if h.level == 1 and h.start < first_page_end]
+    if len(toc) == 1 and len(_norm_title(toc[0][1])) >= 4:  # a one-entry outline names the document
+        return _norm_title(toc[0][1])
+    if len(big) >= 4:
+        return big[:200]
+    text_pages = [sp for sp in spans if sp.end > sp.start][:2]
+    first_end = text_pages[-1].end if text_pages else 0
+    first = [h for h in headings if h.level == 1 and h.start < first_end]
     if first:
         return first[0].title
     base = re.split(r"[\\/]", name)[-1]

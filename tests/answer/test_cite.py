@@ -15,7 +15,7 @@ from rag.answer.cite import (
 )
 from rag.answer.gate import apply_gate
 from rag.index.store import ChunkRow
-from rag.types import Hit
+from rag.types import Hit, Locator, LocatorKind
 
 
 def _row(**kw):
@@ -86,3 +86,65 @@ def test_citation_json_and_no_generation_payload():
 
 def test_citations_from_a_refused_gate_is_empty():
     assert citations(apply_gate("q", [], 0.675, 4), store=None) == []
+
+
+def test_evidence_span_picks_the_sentence_sharing_most_question_terms():
+    from rag.answer.cite import evidence_span
+
+    quote = "The lifts are inspected often. The east stairwell door opens with access code 7316. Staff book rooms."
+    a, b = evidence_span(quote, "What is the access code for the east stairwell door?")
+    assert quote[a:b] == "The east stairwell door opens with access code 7316."
+    assert evidence_span(quote, "zebra crossing") == (0, len(quote))  # nothing shared: the whole quote
+
+
+# --------------------------------------------------------------------------- issue 17: one locator per format
+
+def _loc_row(locator, **kw):
+    return _row(**{"locator": locator, **kw})
+
+
+def _named(name, **kw):
+    return {"document_name": name, "document_label": name, **kw}
+
+
+_L = Locator
+_K = LocatorKind
+
+
+@pytest.mark.parametrize("loc,kw,label,frag", [
+    (_L(_K.SLIDE, 3, 3, "Safety"), _named("deck.pptx", section=("Safety",)), "deck.pptx, slide 3 (Safety)",
+     "#slide=3"),
+    (_L(_K.SLIDE, 3, 3, "Safety"), _named("deck.pptx", section=("Safety", "Speaker notes")),
+     "deck.pptx, slide 3 (Safety), speaker notes", "#slide=3"),
+    (_L(_K.ROWS, 2, 9, "Q1 sales", anchor="A:E"), _named("s.xlsx"), "s.xlsx, 'Q1 sales'!A2:E9",
+     "#'Q1%20sales'!A2:E9"),
+    (_L(_K.ROWS, 2, 9, "Q1", anchor="B:C"), _named("s.xlsx"), "s.xlsx, Q1!B2:C9", "#Q1!B2:C9"),
+    (_L(_K.ROWS, 4, 4, "", anchor="A:C"), _named("d.csv"), "d.csv, rows 4", "#row=4"),
+    (_L(_K.ROWS, 4, 6, "", anchor="A:C"), _named("d.csv"), "d.csv, rows 4\u20136", "#row=4-6"),
+    (_L(_K.PARAGRAPH, 2, 3, "Linux"), _named("r.docx"), "r.docx > Install > Linux, \u00b6 2\u20133", "#char=120,129"),
+    (_L(_K.PARAGRAPH, 5, 5, "Calm", 2, "c2.xhtml"), _named("b.epub"), "b.epub, chapter 2: Calm, \u00b6 5",
+     "#char=120,129"),
+    (_L(_K.SECTION, scope="Linux", anchor="on-linux"), _named("p.html"), "p.html > Install > Linux (#on-linux)",
+     "#on-linux"),
+    (_L(_K.REGION, 3, 7, scope_number=1, box=(10, 20, 110, 70)), _named("s.png"), "s.png, lines 3\u20137",
+     "#xywh=10,20,100,50"),
+    (_L(_K.REGION, 1, 4, scope_number=2, box=(0, 0, 5, 5)), _named("f.tiff"), "f.tiff, page 2, lines 1\u20134",
+     "#page=2&xywh=0,0,5,5"),
+])
+def test_locator_label_and_fragment_per_format(loc, kw, label, frag):
+    r = _loc_row(loc, **kw)
+    assert locator_label(r) == label
+    assert fragment(r) == frag
+
+
+def test_citation_json_carries_the_locator_for_every_format():
+    hits = [Hit(1, 1, 1, 0.03, 0.31), Hit(2, 2, 2, 0.02, 0.42), Hit(3, 3, 3, 0.01, 0.5)]
+    rows = [_row(), _pdf_row(chunk_id=2, page_end=6),
+            _loc_row(Locator(LocatorKind.SLIDE, 4, 4, "Plan"), chunk_id=3, **_named("d.pptx", section=("Plan",)))]
+    got = [citation_json(c) for c in citations_from_rows(hits, rows)]
+    assert got[0]["locator"]["kind"] == "chars" and got[0]["fragment"] == "#char=120,129"
+    assert got[1]["locator"] == {"kind": "page", "first": 5, "last": 6, "scope": "", "scope_number": None,
+                                 "anchor": "", "box": None}
+    assert got[2]["locator"]["kind"] == "slide" and got[2]["locator"]["first"] == 4
+    assert got[2]["locator_label"] == "d.pptx, slide 4 (Plan)" and got[2]["page"] is None
+    assert Locator.from_json(got[2]["locator"]) == rows[2].locator

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import io
+import re
 
 import pymupdf
 import pytest
@@ -159,3 +161,84 @@ def test_focused_render_is_cropped_around_the_quote(dpr):
     a, b = pymupdf.Pixmap(full.png), pymupdf.Pixmap(focused.png)
     assert b.width == a.width and b.height < a.height / 3
     assert focused.highlights == full.highlights == 5
+
+
+def test_quote_on_a_scanned_page_is_highlighted_from_ocr_words(cases_dir):
+    from rag.ingest.ocr import available
+
+    if not available():
+        pytest.skip("OCR engine not installed")
+    pv = render_pdf_page(cases_dir / "c07_scanned_mixed.pdf", 2, "Page 2 is only a picture: due date 14 March.")
+    assert pv.highlights == 1 and pv.coverage > 0.9
+
+
+# --------------------------------------------------------------------------- issue 17: the in-app viewer's views
+
+
+def test_pdf_view_slices_pages_around_the_cited_one_and_outlines_the_quote(dpr):
+    from rag.answer.preview import pdf_view
+
+    v = pdf_view(dpr, 1, ABSTRACT)
+    assert (v.first_page, v.page_count, v.page, v.coverage) == (1, 4, 1, 1.0)
+    assert len(v.annotations) == 5 and {a["page"] for a in v.annotations} == {1}
+    with pymupdf.open(stream=v.pdf, filetype="pdf") as sliced, pymupdf.open(dpr) as doc:
+        assert sliced.page_count == 4 and sliced[0].get_text() == doc[0].get_text()
+        first = locate_quote(doc[0], ABSTRACT)[0][0]
+    a = v.annotations[0]
+    assert a["x"] == pytest.approx(first.x0 - 1) and a["y"] == pytest.approx(first.y0 - 1)  # PDF points, top-left
+    v = pdf_view(dpr, 9, "")
+    assert (v.first_page, v.page_count, v.page, v.annotations) == (6, 7, 4, [])
+    with pytest.raises(ValueError, match="page 99 is outside 1..13"):
+        pdf_view(dpr, 99, "")
+
+
+def test_render_blocks_marks_the_range_across_blocks_and_escapes():
+    from rag.answer.preview import render_blocks
+
+    text = "# Title <b>\n\nFirst para <x>.\n\n| a | b |\n| --- | --- |\n| 1 \\| 2 | 3 |\n| 4 | 5 |\n\nLast."
+    start = text.index("para")
+    end = text.index("| 4") - 1
+    out = render_blocks(text, start, end)
+    assert out.startswith("<h1>Title &lt;b&gt;</h1><p>First <mark class=\"cited\" id=\"cited\">para &lt;x&gt;.</mark></p>")
+    assert '<tr class="cited"><td><mark class="cited">1 | 2</mark></td><td><mark class="cited">3</mark></td></tr>' in out
+    assert "<tr><td>4</td><td>5</td></tr>" in out and out.endswith("<p>Last.</p>")
+    assert out.count('id="cited"') == 1
+    with pytest.raises(ValueError):
+        render_blocks(text, 5, 999)
+
+
+def test_slide_and_sheet_views():
+    from rag.answer.preview import parts_of_kind, sheet_html, slide_html
+    from rag.ingest.extract import extract_bytes
+    from rag.types import LocatorKind
+
+    rows = "\n".join(f"{i},item {i}" for i in range(1, 80))
+    doc = extract_bytes(("id,name\n" + rows).encode(), "items.csv")
+    start = doc.canonical.index("| 40 |")
+    sheet = parts_of_kind(doc.parts, LocatorKind.ROWS, start)
+    out = sheet_html(doc.canonical, sheet, start, start + 5, context_rows=3)
+    numbers = [int(n) for n in re.findall(r'<td class="rownum">(\d+)</td>', out)]
+    assert numbers == [1, 38, 39, 40, 41, 42, 43, 44]  # header, 3 rows either side of row 41 (id 40)
+    assert '<tr class="cited"' in out and "\u22ee" in out
+    import samples
+
+    deck = extract_bytes(samples.pptx_bytes(), "d.pptx")
+    start = deck.canonical.index("collision")
+    out = slide_html(deck.canonical, deck.parts[1], start, start + 9, 3)
+    assert "Slide 2 of 3" in out and '<div class="rag-notes"><h2>Speaker notes</h2><p>Tell the story of the 2023 ' \
+        '<mark class="cited" id="cited">collision</mark>' in out
+
+
+def test_image_region_is_outlined():
+    from PIL import Image
+
+    from rag.answer.preview import image_region_png
+
+    png = image_region_png(Image.new("RGB", (400, 200), "white"), (100, 50, 300, 150))
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    assert img.size == (400, 200)
+    assert img.getpixel((10, 10)) == (255, 255, 255)  # outside: untouched
+    r, g, b = img.getpixel((200, 100))  # inside: tinted yellow
+    assert r > 240 and g > 230 and b < 230
+    r, g, b = img.getpixel((100, 100))  # on the outline: orange
+    assert r > 200 and g < 180 and b < 60

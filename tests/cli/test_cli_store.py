@@ -11,6 +11,8 @@ from rag.cli.main import main
 
 SEARCH_KEYS = ["rank", "chunk_id", "document_id", "document_name", "page", "start", "end", "section", "content",
                "cosine_distance"]
+#: Added by issue 17 after the pinned keys (fields are added, never removed).
+SEARCH_KEYS_ADDED = ["media_type", "locator_label", "fragment", "locator"]
 
 
 def _run(*args):
@@ -57,10 +59,15 @@ def test_search_json_contract(small_store):
     code, out = _run("search", "--store", str(d), "--k", "3", "--mode", "hybrid", "--json", "layout parser table")
     assert code == 0
     j = json.loads(out)
-    assert list(j) == ["query", "mode", "hits"] and j["mode"] == "hybrid"
+    assert list(j) == ["query", "mode", "retrieval", "hits"] and j["mode"] == "hybrid"
+    # issue 19: how the question was searched; no model rewrite by default
+    assert list(j["retrieval"]) == ["query", "language", "bm25_weight", "rewritten_query"]
+    assert j["retrieval"]["query"] == "layout parser table" and j["retrieval"]["rewritten_query"] is None
+    assert j["retrieval"]["language"] == "en" and 0.0 <= j["retrieval"]["bm25_weight"] <= 1.0
     assert 1 <= len(j["hits"]) <= 3
     for i, h in enumerate(j["hits"], start=1):
-        assert list(h) == SEARCH_KEYS and h["rank"] == i and 0.0 <= h["cosine_distance"] <= 2.0
+        assert list(h) == SEARCH_KEYS + SEARCH_KEYS_ADDED and h["rank"] == i and 0.0 <= h["cosine_distance"] <= 2.0
+        assert h["locator"]["kind"] in ("page", "chars") and h["fragment"].startswith(("#page=", "#char="))
     for mode in ("dense", "bm25"):
         assert json.loads(_run("search", "--store", str(d), "--mode", mode, "--json", "table")[1])["mode"] == mode
 
@@ -101,8 +108,15 @@ def test_whole_corpus(tmp_path, embedder, corpus_dir):
     for f in (corpus_dir / "docs").glob("*.md"):
         assert status[f.name]["status"] == "ready", status[f.name]
     assert status["01-dpr-paper-two-column-13p.pdf"]["status"] == "ready"
-    for bad in ("04-scanned-image-only.pdf", "05-encrypted-doclaynet-p3.pdf"):
-        assert status[bad]["status"] == "failed" and status[bad]["reason"]
+    bad = "05-encrypted-doclaynet-p3.pdf"
+    assert status[bad]["status"] == "failed" and status[bad]["reason"]
+    scan = status["04-scanned-image-only.pdf"]  # issue 13: read by OCR, and said so
+    from rag.ingest.ocr import available
+
+    if available():
+        assert scan["status"] == "ready" and any("read by OCR" in w for w in scan["warnings"]), scan
+    else:
+        assert scan["status"] == "failed" and "no text layer" in scan["reason"]
     qs = [json.loads(x) for x in (corpus_dir / "dev_questions.jsonl").read_text().splitlines() if x.strip()]
     found = 0
     for q in qs:
@@ -120,3 +134,14 @@ def test_whole_corpus(tmp_path, embedder, corpus_dir):
     p = no_generation_payload(g, citations(g, s))
     assert p["refused"] and p["citations"] == []
     assert p["refusal"] == 'NO ANSWER: nothing under cosine distance 0.675 for "how do I renew my passport"'
+
+
+def test_ingest_and_status_json_carry_extraction_warnings(tmp_path, cases_dir):
+    """Issue 13: what the extractor warns about (here: a non-UTF-8 encoding) is in ``ingest --json`` and ``status``."""
+    d = tmp_path / "s"
+    code, out = _run("ingest", "--store", str(d), "--json", str(cases_dir / "c23_utf16le_bom.txt"))
+    assert code == 0
+    line = json.loads(out.strip().splitlines()[-1])
+    assert line["status"] == "ready" and any("UTF-16-LE" in w for w in line["warnings"])
+    doc = json.loads(_run("status", "--store", str(d), "--json")[1])["documents"][0]
+    assert any("UTF-16-LE" in w for w in doc["warnings"])

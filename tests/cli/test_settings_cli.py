@@ -67,6 +67,7 @@ def test_help_for_every_command(cmd):
     assert "Usage:" in r.output
 
 
+@pytest.mark.slow  # loads both models and hashes the GGUF
 def test_doctor_reports_versions_models_and_store():
     r = subprocess.run([sys.executable, "-m", "rag", "doctor"], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr

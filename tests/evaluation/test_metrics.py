@@ -107,3 +107,13 @@ def test_summarize_ranks():
     assert s.mrr == pytest.approx((1 + 1 / 3 + 0.1) / 4)
     empty = mt.summarize_ranks([])
     assert empty.n_queries == 0 and empty.recall[20].value == 0.0 and empty.mrr == 0.0
+
+
+def test_a_needle_of_table_cells_matches_the_markdown_row_it_became():
+    from rag.evaluation.metrics import holds_needle
+
+    table = ("| ID | Name | C type | Python |\n|---|---|---|---|\n| 0x14 | INT32 | int32_t | int |\n"
+             "| 0x24 | FLOAT | float | float |\n| 0x28 | DOUBLE | double | float |")
+    assert holds_needle(table, "0x14 INT32 int32_t int 0x24 FLOAT float float 0x28 DOUBLE double float")
+    assert not holds_needle(table, "0x14 INT32 int32_t int 0x28 DOUBLE")  # cells out of order: no match
+    assert not holds_needle(table, "INT64")

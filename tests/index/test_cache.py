@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from rag.index.cache import IndexDelta
@@ -57,3 +59,36 @@ def test_term_stats_are_kept_with_the_generation(tmp_path, hash_embedder):
     second = s.term_stats()
     assert second is not first and second.n_chunks == s.chunk_count and second.df["alpha"] == first.n_chunks
     s.close()
+
+
+def test_derived_values_and_artifacts_follow_the_generation(tmp_path, hash_embedder):
+    """Issue 15: what the answer layer derives from the chunk rows is kept per generation, on disk for artifacts."""
+    s = Store(tmp_path / "s", embedder=hash_embedder)
+    s.ingest_bytes(_md("Alpha"), "a.md")
+    calls = []
+
+    def compute(table):
+        calls.append(len(table.ids))
+        assert table.contents is not None and table.vectors is not None and len(table.contents) == len(table.ids)
+        return f'{{"n": {len(table.ids)}}}'
+
+    parse = json.loads
+    cache = s.index_cache
+    first = cache.artifact("thing", compute, parse)
+    assert first == {"n": s.chunk_count} and cache.artifact("thing", compute, parse) is first and len(calls) == 1
+    gen = cache.generation()
+    assert (s.path / "index" / f"thing.g{gen}.json").is_file()
+    # another store object (another process) reads the file instead of computing again
+    other = Store(tmp_path / "s", embedder=hash_embedder)
+    assert other.index_cache.artifact("thing", compute, parse) == first and len(calls) == 1
+    # a file it cannot parse (an older format) is computed again
+    (s.path / "index" / f"thing.g{gen}.json").write_text("not json")
+    third = Store(tmp_path / "s", embedder=hash_embedder)
+    assert third.index_cache.artifact("thing", compute, parse) == first and len(calls) == 2
+    # a change of documents: the old file goes with its generation, the value is derived again
+    s.ingest_bytes(_md("Beta"), "b.md")
+    assert not (s.path / "index" / f"thing.g{gen}.json").exists()
+    assert cache.artifact("thing", compute, parse) == {"n": s.chunk_count} and len(calls) == 3
+    assert cache.memo("m", lambda t: len(t.ids)) == s.chunk_count
+    for x in (s, other, third):
+        x.close()

@@ -81,7 +81,9 @@ def test_a_store_made_before_versions_opens_migrated_reads_and_searches(tmp_path
         assert s.delete(DOC_ID) and s.check().ok
     conn = connect(path / "store.sqlite3")
     assert schema_version(conn) == SCHEMA_VERSION
-    assert conn.execute("SELECT version, name FROM migrations ORDER BY version").fetchall() == [(1, "m001_initial")]
+    assert conn.execute("SELECT version, name FROM migrations ORDER BY version").fetchall() == [
+        (1, "m001_initial"), (2, "m002_chunk_locator")]
+    assert "locator" in _columns(conn, "chunks")  # issue 17: the old chunks read back with locator None
 
 
 def test_migration_1_is_the_old_schema_exactly(tmp_path):

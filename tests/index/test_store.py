@@ -14,6 +14,7 @@ import pytest
 
 from rag.answer.pipeline import search_and_gate
 from rag.errors import ModelMismatchError, StoreError
+from rag.index.embed import DEFAULT_ENCODER, ENCODERS
 from rag.index.store import INTERRUPTED, Store, clean_name
 from rag.settings import get_settings
 
@@ -45,7 +46,7 @@ def test_ingest_markdown_offsets_and_metadata(store, cases_dir):
     assert r.status == "ready" and r.chunk_count > 0, r.message
     d = store.get_document(r.document_id)
     assert d.name == "c14_long_paragraph_needle.md" and d.status == "ready" and d.chunk_count == r.chunk_count
-    assert d.embed_model == "sentence-transformers/all-MiniLM-L6-v2" and d.embed_dim == 384
+    assert d.embed_model == ENCODERS[DEFAULT_ENCODER].name and d.embed_dim == 384  # the stamp names the encoder
     assert d.pipeline_version and d.extractor_version and d.created_at and d.media_type.startswith("text/")
     canonical = store.canonical_text(d.id)
     for c in store.document_chunks(d.id):
@@ -285,3 +286,31 @@ def test_check_after_the_index_files_are_lost_rebuilds_and_writes_them_back(tmp_
     assert report.ok and report.index_files and report.dense_ids == report.chunks > 0
     assert sorted(p.name for p in (tmp_path / "s" / "index").iterdir()) == ["bm25.g1", "dense.g1.faiss"]
     s2.close()
+
+
+def _tiny_pptx() -> bytes:
+    import io
+
+    import pptx
+
+    deck = pptx.Presentation()
+    for title, body in (("Yard rules", "Helmets are worn on the yard at all times."),
+                        ("Speed", "The speed limit on the yard is 15 km/h.")):
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = title
+        slide.placeholders[1].text_frame.text = body
+    buf = io.BytesIO()
+    deck.save(buf)
+    return buf.getvalue()
+
+
+def test_chunk_locator_round_trips_through_the_store(tmp_path, hash_embedder):
+    """Issue 17: each chunk's Locator is stored (chunks.locator, migration 2) and comes back with the chunk."""
+    path = tmp_path / "store"
+    with Store(path, settings=get_settings(store=path), embedder=hash_embedder) as s:
+        r = s.ingest_bytes(_tiny_pptx(), "rules.pptx")
+        assert r.status == "ready", r.message
+        rows = s.document_chunks(r.document_id)
+        assert [(c.locator.kind, c.locator.first) for c in rows] == [("slide", 1), ("slide", 2)]
+        assert rows[1].locator.scope == "Speed" and rows[1].page is None
+        assert s.canonical_text(r.document_id)[rows[1].start:rows[1].end] == rows[1].content

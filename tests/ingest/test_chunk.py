@@ -205,8 +205,10 @@ def test_pdf_chunks_have_pages(corpus_dir, name):
         assert span.start <= c.start < max(span.end, span.start + 1)
 
 
-def test_mixed_scanned_pdf_chunks_on_page_1(cases_dir):
-    doc = extract_path(cases_dir / "c07_scanned_mixed.pdf")
+def test_mixed_scanned_pdf_chunks_on_page_1_without_ocr(cases_dir):
+    from rag.ingest.pdf import extract_pdf
+
+    doc = extract_pdf((cases_dir / "c07_scanned_mixed.pdf").read_bytes(), "mixed.pdf", use_ocr=False)
     (c,) = chunk_document(doc)
     assert (c.page, c.page_end) == (1, 1)
 

@@ -16,7 +16,6 @@ from rag.ingest.extract import Document, extract_bytes, extract_path
 # --------------------------------------------------------------------------- failures, each with its reason
 
 REFUSED = {
-    "c07_scanned_only.pdf": r"c07_scanned_only\.pdf: no text layer \(scanned\?\)",
     "c08_encrypted_userpw.pdf": r"password-protected \(a user password is set\)",
     "c09_not_a_pdf.pdf": r"not a PDF although named \.pdf \(the bytes look like HTML\)",
     "c09_zero_bytes.pdf": r"empty file \(0 bytes\)",
@@ -33,22 +32,45 @@ def test_case_refused_with_reason(cases_dir, name, reason):
     assert info.value.name == name
 
 
-def test_corpus_scanned_and_encrypted_pdfs_refused(corpus_dir):
-    with pytest.raises(ExtractionError, match=r"no text layer \(scanned\?\)"):
-        extract_path(corpus_dir / "pdfs" / "04-scanned-image-only.pdf")
+def test_scanned_pdf_without_ocr_refused(cases_dir):
+    from rag.ingest.pdf import extract_pdf
+
+    data = (cases_dir / "c07_scanned_only.pdf").read_bytes()
+    with pytest.raises(ExtractionError, match=r"c07_scanned_only\.pdf: no text layer \(scanned\?\)"):
+        extract_pdf(data, "c07_scanned_only.pdf", use_ocr=False)
+
+
+def test_corpus_encrypted_pdf_refused(corpus_dir):
     # 05 has a user password (MuPDF cannot open it with an empty one): refused, not guessed
     with pytest.raises(ExtractionError, match=r"05-encrypted-doclaynet-p3\.pdf: password-protected"):
         extract_path(corpus_dir / "pdfs" / "05-encrypted-doclaynet-p3.pdf")
 
 
-def test_invalid_utf8_names_byte_offset():
-    with pytest.raises(ExtractionError, match=r"notes\.md: not valid UTF-8 text \(byte offset 6\)"):
-        extract_bytes(b"hello \xff\xfe world", "notes.md")
+def test_legacy_encodings_decoded_with_a_warning_naming_them():
+    doc = extract_bytes("Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e and na\u00efve r\u00e9sum\u00e9".encode("cp1252"), "menu.txt")
+    assert doc.canonical == "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e and na\u00efve r\u00e9sum\u00e9"
+    assert doc.encoding == "cp1252" and any("decoded as cp1252" in w for w in doc.warnings)
+    ru = "Привет, как дела? Это тестовый файл для проверки кодировки."
+    assert extract_bytes(ru.encode("cp1251"), "ru.txt").canonical == ru
+    for codec in ("utf-16-le", "utf-16-be"):  # no BOM: told by the NUL bytes' places
+        doc = extract_bytes("Gr\u00fc\u00dfe aus M\u00fcnchen, the backup".encode(codec), "g.txt")
+        assert doc.canonical.startswith("Gr\u00fc\u00dfe") and codec.upper() in doc.warnings[0]
+
+
+def test_utf8_with_bom_has_no_warning():
+    doc = extract_bytes("\ufeffplain notes".encode(), "n.txt")
+    assert doc.canonical == "plain notes" and doc.warnings == ()
 
 
 def test_binary_file_refused_as_unsupported():
+    gif = b"GIF89a" + b"\x00" * 64
+    with pytest.raises(ExtractionError, match=r"photo\.md: unsupported file type \(image/gif\); expected PDF, DOCX"):
+        extract_bytes(gif, "photo.md")
+
+
+def test_damaged_png_named_as_markdown_is_read_as_an_image_and_refused_as_damaged():
     png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
-    with pytest.raises(ExtractionError, match=r"unsupported file type \(image/png\)"):
+    with pytest.raises(ExtractionError, match=r"photo\.md: damaged image \(the picture data cannot be decoded\)"):
         extract_bytes(png, "photo.md")
 
 
@@ -95,9 +117,11 @@ def test_running_headers_and_footers_dropped(cases_dir):
         assert doc.page_at(span.start) == n
 
 
-def test_mixed_scanned_pdf_lists_image_only_page(cases_dir):
-    doc = _pdf(cases_dir, "c07_scanned_mixed.pdf")
-    assert doc.image_only_pages == (2,)
+def test_mixed_scanned_pdf_without_ocr_lists_image_only_page(cases_dir):
+    from rag.ingest.pdf import extract_pdf
+
+    doc = extract_pdf((cases_dir / "c07_scanned_mixed.pdf").read_bytes(), "mixed.pdf", use_ocr=False)
+    assert doc.image_only_pages == (2,) and doc.ocr_pages == ()
     assert any("no text layer on page(s) 2" in w for w in doc.warnings)
     assert doc.pages[1].start == doc.pages[1].end
     assert "invoice total 420 EUR" in doc.canonical
@@ -194,13 +218,19 @@ def test_rotated_page_read_in_order():
 
 
 def test_line_joining_rules():
-    from rag.ingest.pdf import join_lines
+    from rag.ingest.hyphen import Lexicon, join_lines
 
-    assert join_lines(["Main\u00ad", "tenance is due."], set()) == "Maintenance is due."
-    assert join_lines(["accelerating cli-", "mate change"], set()) == "accelerating climate change"
-    assert join_lines(["a well-", "known fact"], {"well-known"}) == "a well-known fact"
-    assert join_lines(["the Open-", "Domain task"], set()) == "the Open-Domain task"
-    assert join_lines(["up to 10-", "20 years"], set()) == "up to 10-20 years"
+    lex = Lexicon.of(["a well-known fact", "the self service desk", "managed by us", "it was selfmade"])
+    assert join_lines(["Main\u00ad", "tenance is due."], lex) == "Maintenance is due."
+    assert join_lines(["accelerating cli-", "mate change"], lex) == "accelerating climate change"
+    assert join_lines(["a well-", "known fact"], lex) == "a well-known fact"
+    assert join_lines(["the Open-", "Domain task"], lex) == "the Open-Domain task"
+    assert join_lines(["up to 10-", "20 years"], lex) == "up to 10-20 years"
+    assert join_lines(["HPC-", "related jobs"], lex) == "HPC-related jobs"  # upper-case part: kept
+    assert join_lines(["is self-", "managed"], lex) == "is self-managed"  # both parts are words: a compound
+    assert join_lines(["was self-", "made"], lex) == "was selfmade"  # the joined word is attested
+    assert join_lines(["For for-", "splncs04.bst matting"], lex) == "For for-splncs04.bst matting"
+    assert lex.joins == [("cli-mate", "climate"), ("self-made", "selfmade")]
 
 
 def test_page_labels_kept():

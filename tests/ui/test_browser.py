@@ -1,11 +1,14 @@
 """End to end in a real browser: Playwright drives Debian's chromium against `streamlit run app.py`.
 
 Upload the DPR paper and a Markdown chapter through the Documents page, ask a
-question answered in the PDF, click [1] in the answer, and check that the tab
-that opens shows the cited page: a screenshot of Chromium's PDF viewer is read
-by tesseract and matched against every page's own words (PyMuPDF). Then the
-in-app preview of that page, and a Markdown citation opening the Source view
-with the quote highlighted. Screenshots go to test-artifacts/browser/.
+question answered in the PDF, click [1] in the answer: the in-app viewer
+(PDF.js) opens at the cited page with the quote outlined, which a screenshot
+read by tesseract confirms against every page's own words (PyMuPDF); the
+secondary link opens Chromium's own PDF viewer at ``#page=N``, checked the same
+way. Then the in-app preview dialog, a Markdown citation opening the Source
+view with the quote highlighted, and (issue 17) a DOCX and a PPTX uploaded,
+asked about, and their citations opened at the highlighted paragraph and on the
+right slide. Screenshots go to test-artifacts/browser/.
 
 Skips (with the reason) when chromium, tesseract, Playwright, llama-cpp-python
 or ../shared are missing; `make test` installs chromium and tesseract first.
@@ -51,6 +54,19 @@ def _words(text: str) -> set[str]:
 
 def _ocr(png: Path) -> str:
     out = subprocess.run(["tesseract", str(png), "-", "--psm", "3"], capture_output=True, text=True, timeout=120)
+    return out.stdout
+
+
+def _ocr_element(locator, name: str) -> str:
+    """OCR of one element's screenshot, binarised first (tesseract skips dark text on the yellow highlight)."""
+    from PIL import Image
+
+    shot = ARTIFACTS / name
+    locator.screenshot(path=shot)
+    img = Image.open(shot).convert("L")
+    img = img.resize((img.width * 2, img.height * 2)).point(lambda v: 255 if v > 120 else 0)
+    img.save(shot)
+    out = subprocess.run(["tesseract", str(shot), "-", "--psm", "6"], capture_output=True, text=True, timeout=120)
     return out.stdout
 
 
@@ -136,6 +152,23 @@ def browser_context(server):
             browser.close()
 
 
+def _ocr_page_check(tab, pdf: Path, cited_page: int, quote_words: set[str], shot_name: str) -> None:
+    """Screenshots of ``tab`` read by tesseract until they match ``cited_page`` best; most quote words visible."""
+    best, scores, seen_text = 0, [], ""
+    for _attempt in range(20):
+        time.sleep(1.0)
+        shot = ARTIFACTS / shot_name
+        tab.screenshot(path=shot)
+        seen_text = _ocr(shot)
+        best, scores = _best_page(seen_text, pdf)
+        if best == cited_page and scores[best - 1] > 0.2:
+            break
+    assert best == cited_page, f"the tab shows page {best}, [1] cites page {cited_page}; scores {scores}"
+    assert scores[best - 1] > 0.2, scores
+    found = len(quote_words & _words(seen_text)) / max(1, len(quote_words))
+    assert found > 0.5, f"only {found:.0%} of the quote's words are on the opened page {cited_page}"
+
+
 def _ask(page, question: str):
     """Type a question in the chat input; return the last assistant message once its sources are shown."""
     from playwright.sync_api import expect
@@ -179,7 +212,7 @@ def _pdf_flow(page, browser_context, server, corpus, pdf):
     time.sleep(1.0)  # let the data grid paint its cells before the screenshot
     page.screenshot(path=ARTIFACTS / "01-documents.png", full_page=True)
 
-    # 2. Chat: a question answered in the PDF; [1] links to the stored PDF at the cited page.
+    # 2. Chat: a question answered in the PDF; [1] links to the in-app viewer at the cited page.
     page.goto(server)
     answer = _ask(page, PDF_QUESTION)
     expect(page.get_by_test_id("stSidebar").get_by_test_id("stVegaLiteChart")).to_be_visible()
@@ -188,36 +221,38 @@ def _pdf_flow(page, browser_context, server, corpus, pdf):
     quote_words = _words(answer.locator("blockquote").first.inner_text())  # source [1]'s verbatim quote
     link = answer.locator("a", has_text="[1]").first
     href = link.get_attribute("href")
-    m = re.search(r"/app/static/([0-9a-f]{64})\.pdf#page=(\d+)$", href or "")
-    assert m, f"[1] does not link to a stored PDF page: {href!r}"
+    m = re.search(r"/Source\?doc=([0-9a-f]{64})&chunk=\d+&start=\d+&end=\d+&n=1&page=(\d+)$", href or "")
+    assert m, f"[1] does not link to the in-app viewer at a PDF page: {href!r}"
     cited_page = int(m.group(2))
 
-    # 3. Clicking [1] opens a new tab with Chromium's PDF viewer at that page: read it back by OCR.
+    # 3. Clicking [1] opens the app's Source view: PDF.js at that page, the quote's lines outlined, in view.
     with browser_context.expect_page() as info:
         link.click()
     tab = info.value
     tab.wait_for_load_state()
-    best, scores, seen_text = 0, [], ""
-    for _attempt in range(20):
-        time.sleep(1.0)
-        shot = ARTIFACTS / "03-pdf-tab.png"
-        tab.screenshot(path=shot)
-        seen_text = _ocr(shot)
-        best, scores = _best_page(seen_text, pdf)
-        if best == cited_page and scores[best - 1] > 0.2:
-            break
-    assert best == cited_page, f"the tab shows page {best}, [1] cites page {cited_page}; scores {scores}"
-    assert scores[best - 1] > 0.2, scores
-    # and the page is where the quote is: most of [1]'s quoted words are on the screen that opened
-    found = len(quote_words & _words(seen_text)) / max(1, len(quote_words))
-    assert found > 0.5, f"only {found:.0%} of the quote's words are on the opened page {cited_page}"
+    expect(tab.get_by_text(f"Page {cited_page} of 13")).to_be_visible(timeout=120_000)
+    viewer = tab.frame_locator('iframe[title*="streamlit_pdf_viewer"]')
+    outline = viewer.locator('[id^="annotation-"]').first
+    expect(outline).to_be_visible(timeout=120_000)
+    expect(outline).to_be_in_viewport()
+    _ocr_page_check(tab, pdf, cited_page, quote_words, "03-viewer-pdf.png")
     tab.close()
 
-    # 4. In-app preview of the same citation: the page rendered with the quote highlighted, in a dialog.
+    # 4. The secondary action: the browser's own PDF viewer at #page=N in a new tab, read back by OCR.
+    secondary = answer.locator(f'a[href$="#page={cited_page}"]', has_text="PDF at page").first
+    assert re.search(r"/app/static/[0-9a-f]{64}\.pdf#page=\d+$", secondary.get_attribute("href") or "")
+    with browser_context.expect_page() as info:
+        secondary.click()
+    tab = info.value
+    tab.wait_for_load_state()
+    _ocr_page_check(tab, pdf, cited_page, quote_words, "03-pdf-tab.png")
+    tab.close()
+
+    # 5. In-app preview of the same citation: the same viewer in a dialog.
     answer.get_by_role("button", name="Preview").first.click()
     dialog = page.get_by_role("dialog")
-    expect(dialog.locator("img").first).to_be_visible(timeout=60_000)
-    expect(dialog).to_contain_text(f"page {cited_page}")
+    expect(dialog.get_by_text(f"Page {cited_page} of 13")).to_be_visible(timeout=60_000)
+    expect(dialog.frame_locator("iframe").first.locator('[id^="annotation-"]').first).to_be_visible(timeout=60_000)
     page.screenshot(path=ARTIFACTS / "04-preview.png")
     page.keyboard.press("Escape")
 
@@ -234,13 +269,16 @@ def test_markdown_citation_opens_highlighted_range(server, browser_context, requ
     except Exception:
         page.screenshot(path=ARTIFACTS / "failure-md-flow.png", full_page=True)
         raise
-    links = answer.locator('a[href*="/Source?"]')
-    expect(links.first).to_be_visible()
-    href = links.first.get_attribute("href")
+    # the [n] of the chapter's source row (PDF citations lead to /Source too, since issue 17)
+    row = answer.locator('[data-testid="stMarkdownContainer"]', has_text=MD_NAME).filter(
+        has=page.locator('a[href*="/Source?"]')).first
+    link = row.locator('a[href*="/Source?"]').first
+    expect(link).to_be_visible()
+    href = link.get_attribute("href")
     m = re.search(r"start=(\d+)&end=(\d+)", href)
-    assert m, href
+    assert m and "page=" not in href, href
     with browser_context.expect_page() as info:
-        links.first.click()
+        link.click()
     tab = info.value
     frame = tab.frame_locator("iframe").first
     mark = frame.locator("mark#cited")
@@ -251,3 +289,73 @@ def test_markdown_citation_opens_highlighted_range(server, browser_context, requ
     assert " ".join(mark.inner_text().split()) == " ".join(cited.split())
     tab.screenshot(path=ARTIFACTS / "05-markdown-source.png")
     tab.close()
+
+
+def _open_source_of(answer, browser_context, name: str):
+    """Click the [n] of the source row naming ``name`` (the citation link); return the tab that opens."""
+    from playwright.sync_api import expect
+
+    row = answer.locator('[data-testid="stMarkdownContainer"]', has_text=name).filter(
+        has=answer.page.locator('a[href*="/Source?"]')).first
+    expect(row).to_be_visible()
+    link = row.locator('a[href*="/Source?"]').first
+    with browser_context.expect_page() as info:
+        link.click()
+    tab = info.value
+    tab.wait_for_load_state()
+    return tab
+
+
+def test_docx_and_pptx_citations_open_at_the_passage(server, browser_context, requirements):
+    """Issue 17: a Word file and a slide deck uploaded, asked about; each citation opens in the app's viewer
+    at the highlighted paragraph (DOCX) and on the right slide (PPTX)."""
+    import sys
+
+    from playwright.sync_api import expect
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import samples
+
+    page = browser_context.new_page()
+    try:
+        page.goto(f"{server}/Documents")
+        page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files([
+            {"name": "manual.docx", "mimeType": "application/octet-stream", "buffer": samples.docx_bytes()},
+            {"name": "induction.pptx", "mimeType": "application/octet-stream", "buffer": samples.pptx_bytes()}])
+        expect(page.get_by_text("manual.docx: indexed")).to_be_visible(timeout=SLOW_MS)
+        expect(page.get_by_text("induction.pptx: indexed")).to_be_visible(timeout=SLOW_MS)
+
+        page.goto(server)
+        answer = _ask(page, samples.DOCX_QUESTION)
+        page.screenshot(path=ARTIFACTS / "06-docx-answer.png", full_page=True)
+        tab = _open_source_of(answer, browser_context, "manual.docx")
+        expect(tab.get_by_text("manual.docx > Cranes > Inspections, ¶")).to_be_visible(timeout=120_000)
+        frame = tab.frame_locator("iframe").first
+        mark = frame.locator("mark#cited")
+        expect(mark).to_be_visible(timeout=120_000)
+        expect(mark).to_be_in_viewport()
+        marked = " ".join(frame.locator("mark.cited").all_inner_texts())
+        assert samples.DOCX_NEEDLE in " ".join(marked.split())
+        expect(frame.locator("h2", has_text="Inspections")).to_be_visible()
+        tab.screenshot(path=ARTIFACTS / "07-docx-source.png")
+        tab.close()
+
+        answer = _ask(page, samples.PPTX_QUESTION)
+        page.screenshot(path=ARTIFACTS / "08-pptx-answer.png", full_page=True)
+        tab = _open_source_of(answer, browser_context, "induction.pptx")
+        expect(tab.get_by_text("induction.pptx, slide 2 (Driving in the cold store)")).to_be_visible(timeout=120_000)
+        frame = tab.frame_locator("iframe").first
+        expect(frame.get_by_text("Slide 2 of 3")).to_be_visible(timeout=120_000)
+        slide = frame.locator(".rag-slide")
+        expect(slide.locator("h1")).to_have_text("Driving in the cold store")
+        mark = slide.locator("mark#cited")
+        expect(mark).to_be_in_viewport()
+        assert samples.PPTX_NEEDLE in " ".join(slide.locator("mark.cited").all_inner_texts())
+        tab.screenshot(path=ARTIFACTS / "09-pptx-source.png")
+        # the slide on screen shows the cited words (read back from its pixels by OCR, not only from the DOM)
+        seen = _words(_ocr_element(slide, "10-pptx-slide-binarised.png"))
+        assert {"forklifts", "cold", "store", "drive", "driving"} <= seen, seen
+        tab.close()
+    except Exception:
+        page.screenshot(path=ARTIFACTS / "failure-formats-flow.png", full_page=True)
+        raise

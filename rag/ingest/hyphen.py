@@ -1,0 +1,107 @@
+"""Line-end hyphens (stage 1, PDF branch; issue 13, item 4): join a split word only when the document
+says it is one word.
+
+A line ``... word-`` followed by a line starting with a letter is decided by :meth:`Lexicon.join`:
+
+1. the joined word (``cli`` + ``mate`` -> ``climate``) occurs elsewhere in the document: join;
+2. the hyphenated form (``state-of-the-art``, ``self-managed``) occurs elsewhere: keep the hyphen;
+3. both parts occur elsewhere as words of their own (``self`` and ``managed``), or the second part
+   does and both have 4+ letters (``paddle-`` / ``shaped``, ``thirteen-`` / ``segment``): a
+   compound, keep;
+4. the split part is prose (2+ letters, not all capitals) and the continuation is 2+ lower-case
+   letters: join (the usual typographic split, ``Mög-`` / ``lichkeit``, ``cli-`` / ``mate``);
+5. otherwise keep: ``state-of-the-`` / ``art`` (a part of a compound), ``HPC-related``, ``Open-Domain``, ``10-20``, ``n-tridecanal``, ``for-`` before
+   ``splncs04.bst``.
+
+Soft hyphens (U+00AD) always join. Every join made is recorded (``Lexicon.joins``) so ``bench extract``
+can list them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+_HYPHENS = ("-", "\u2010")
+_WORD = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)*")
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+@dataclass
+class Lexicon:
+    """The words of one document, lower-cased: ``words`` whole words (hyphenated forms split into their
+    parts too), ``compounds`` hyphenated forms. ``joins`` the ``(split, joined)`` pairs joined so far."""
+
+    words: set[str] = field(default_factory=set)
+    compounds: set[str] = field(default_factory=set)
+    joins: list[tuple[str, str]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> Lexicon:
+        """The lexicon of ``texts`` (the lines of a document). A word split at a line end counts only
+        through its parts' other occurrences: the line-final fragment (``cli-``) is left out."""
+        lex = cls()
+        after_hyphen = False
+        for text in texts:
+            body = text
+            if after_hyphen:  # the line continues a split word: its first word is a fragment
+                body = body.split(None, 1)[1] if " " in body.strip() else ""
+            after_hyphen = text.endswith(_HYPHENS) and text[-2:-1].isalpha()
+            if after_hyphen:  # the line-final fragment (``cli-``) is no word either
+                body = body.rsplit(None, 1)[0] if " " in body.strip() else ""
+            for m in _WORD.finditer(body):
+                w = m.group(0).lower()
+                if "-" in w or "\u2010" in w:
+                    lex.compounds.add(w.replace("\u2010", "-"))
+                    lex.words.update(re.split(r"[-\u2010]", w))
+                else:
+                    lex.words.add(w)
+        return lex
+
+    def join(self, left: str, right: str) -> bool:
+        """Whether ``left`` (a line ending in a hyphen) and ``right`` (the next line) join into one word.
+
+        Rules 1-5 of the module doc; records the join when it returns True.
+        """
+        frag_m = re.search(r"([^\W\d_]+)[-\u2010]$", left)
+        cont_m = re.match(r"[^\W\d_]+", right)
+        if not frag_m or not cont_m:
+            return False
+        frag, cont = frag_m.group(1), cont_m.group(0)
+        rest = right[cont_m.end():cont_m.end() + 1]
+        if rest and (rest.isdigit() or rest == "_"):
+            return False  # ``for-`` + ``splncs04.bst``: the next token is no word
+        joined = (frag + cont).lower()
+        decision = None
+        if joined in self.words:
+            decision = True  # ``CC-Va-`` / ``riante``: ``Variante`` is a word of the document
+        elif left[:frag_m.start()].endswith(_HYPHENS):
+            decision = False  # ``state-of-the-`` / ``art``: the split falls inside a hyphenated compound
+        elif f"{frag}-{cont}".lower() in self.compounds:
+            decision = False
+        elif len(frag) > 1 and len(cont) > 1 and frag.lower() in self.words and cont.lower() in self.words:
+            decision = False
+        elif len(frag) >= 4 and len(cont) >= 4 and cont.lower() in self.words:
+            decision = False  # ``paddle-`` / ``shaped``: the second part is a word of its own, a compound
+        elif len(frag) >= 2 and len(cont) >= 2 and not frag.isupper() and cont.islower():
+            decision = True
+        if decision:
+            self.joins.append((f"{frag}-{cont}", frag + cont))
+        return bool(decision)
+
+
+def join_lines(texts: list[str], lexicon: Lexicon) -> str:
+    """Join a paragraph's lines with spaces, undoing line-end hyphenation where :meth:`Lexicon.join` says
+    so; a hyphen before a digit (``10-`` / ``20``) joins without a space, keeping the hyphen."""
+    out = texts[0] if texts else ""
+    for nxt in texts[1:]:
+        if out.endswith("\u00ad"):
+            out = out[:-1] + nxt
+        elif out.endswith(_HYPHENS) and nxt[:1].isalpha():
+            out = (out[:-1] if lexicon.join(out, nxt) else out) + nxt
+        elif out.endswith(_HYPHENS) and nxt[:1].isdigit() and out[-2:-1].isdigit():
+            out = out + nxt
+        else:
+            out = out + " " + nxt
+    return out

@@ -1,0 +1,278 @@
+"""Lines of a PDF page and their reading order (stage 1, PDF branch; issue 13, item 2).
+
+:func:`page_lines` reads ``page.get_text("dict")`` into :class:`Line` records (points, y down, in the
+reading frame of the page's dominant writing direction: a page whose text runs sideways is read in line
+order; lines in a minority direction, e.g. a rotated axis label or an arXiv side stamp, come after the
+main text, each read in its own frame, never dropped).
+
+Reading order (:func:`order_blocks`): three candidate orders of MuPDF's text blocks are built,
+
+* ``sort``: PyMuPDF's own ``sort=True`` order (blocks by bottom edge, then left edge);
+* ``native``: the order of the content stream (right for boxes a generator wrote column by column);
+* ``columns``: a recursive column cut (split at a vertical gap that narrow blocks leave free; blocks that
+  span the gap cut the region into bands read top to bottom), which reads two and three columns;
+
+and each is scored by :func:`flow_breaks`: the number of line-to-line steps that are not "the next line
+below, overlapping horizontally" nor "further right on the same baseline". The order with the fewest
+breaks wins; ties go to ``sort`` (PyMuPDF's order), then ``native``. So the column logic is used only
+where it measurably reads more continuous text than PyMuPDF's order. ``bench extract`` prints how often
+each order won.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+
+_LIGATURES = str.maketrans({
+    "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
+    "\ufb05": "st", "\ufb06": "st", "\x00": None,
+})
+
+#: Order names, in tie-break preference.
+ORDERS = ("sort", "native", "columns")
+
+
+@dataclass
+class Line:
+    """One visual line in the page's reading frame (points; y grows downwards).
+
+    ``block`` the MuPDF block number (lines of one block form paragraphs); ``kind`` where the text came
+    from: ``text`` (text layer), ``form`` (a widget's ``label: value``), ``annot`` (FreeText annotation),
+    ``table`` (a Markdown table row block), ``ocr`` (read by OCR).
+    """
+
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    size: float
+    bold: bool
+    block: int
+    page_h: float
+    sideways: bool = False
+    kind: str = "text"
+
+    @property
+    def height(self) -> float:
+        return max(self.y1 - self.y0, 1.0)
+
+
+@dataclass
+class Block:
+    """Lines MuPDF grouped together, with their bounding box (reading frame)."""
+
+    lines: list[Line] = field(default_factory=list)
+
+    @cached_property
+    def x0(self) -> float:
+        return min(ln.x0 for ln in self.lines)
+
+    @cached_property
+    def x1(self) -> float:
+        return max(ln.x1 for ln in self.lines)
+
+    @cached_property
+    def y0(self) -> float:
+        return min(ln.y0 for ln in self.lines)
+
+    @cached_property
+    def y1(self) -> float:
+        return max(ln.y1 for ln in self.lines)
+
+
+def _frame(direction: tuple[float, float]):
+    dx, dy = direction
+
+    def tf(x0, y0, x1, y1):
+        xs = [x * dx + y * dy for x in (x0, x1) for y in (y0, y1)]
+        ys = [-x * dy + y * dx for x in (x0, x1) for y in (y0, y1)]
+        return min(xs), min(ys), max(xs), max(ys)
+
+    return tf
+
+
+def raw_lines(page_dict: dict) -> list[tuple]:
+    """``(direction, text, bbox, size, bold, block_no)`` of every non-blank line of a ``get_text("dict")``."""
+    raw = []
+    for b_no, block in enumerate(page_dict["blocks"]):
+        for line in block.get("lines", ()):
+            spans = line["spans"]
+            text = "".join(s["text"] for s in spans).translate(_LIGATURES)
+            if not text.strip():
+                continue
+            main_span = max(spans, key=lambda s: len(s["text"].strip()))
+            size = round(main_span["size"] * 2) / 2
+            bold = bool(main_span["flags"] & 16) or "Bold" in main_span["font"]
+            d = (round(line["dir"][0]), round(line["dir"][1]))
+            raw.append((d, text, line["bbox"], size, bold, b_no))
+    return raw
+
+
+def page_lines(page, page_dict: dict | None = None) -> tuple[list[Line], list[Line], float]:
+    """Lines of ``page`` as ``(main, other, frame_width)``: those in the dominant direction mapped into its
+    reading frame (unordered), those in any other direction (each in its own frame, sorted), and the
+    frame's width in points."""
+    import pymupdf
+
+    if page_dict is None:
+        flags = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE
+        page_dict = page.get_text("dict", flags=flags)
+    raw = raw_lines(page_dict)
+    r = page.rect
+    if not raw:
+        return [], [], r.width
+    main_dir = Counter(x[0] for x in raw).most_common(1)[0][0]
+    tf_main = _frame(main_dir)
+    fx0, fy0, fx1, fy1 = tf_main(r.x0, r.y0, r.x1, r.y1)
+    main, other = [], []
+    for d, text, bbox, size, bold, b_no in raw:
+        if d == main_dir:
+            x0, y0, x1, y1 = tf_main(*bbox)
+            main.append(Line(text.strip(), x0 - fx0, y0 - fy0, x1 - fx0, y1 - fy0, size, bold, b_no, fy1 - fy0))
+        else:
+            x0, y0, x1, y1 = _frame(d)(*bbox)
+            other.append(Line(text.strip(), x0, y0, x1, y1, size, bold, b_no, fy1 - fy0, True))
+    return main, sorted(other, key=lambda ln: (ln.block, ln.y0, ln.x0)), fx1 - fx0
+
+
+def merge_fragments(lines: list[Line]) -> list[Line]:
+    """Join pieces MuPDF split off one visual line (same block, same baseline, small horizontal gap)."""
+    lines = sorted(lines, key=lambda ln: (ln.block, round(ln.y1), ln.x0))
+    out: list[Line] = []
+    for ln in lines:
+        prev = out[-1] if out else None
+        if (prev is not None and prev.block == ln.block and abs(prev.y1 - ln.y1) < 0.4 * min(prev.height, ln.height)
+                and 0 <= ln.x0 - prev.x1 < 1.5 * max(prev.size, ln.size) and prev.kind == ln.kind):
+            sep = "" if ln.x0 - prev.x1 < 0.15 * ln.size else " "
+            out[-1] = Line(prev.text + sep + ln.text, prev.x0, min(prev.y0, ln.y0), ln.x1, max(prev.y1, ln.y1),
+                           prev.size, prev.bold and ln.bold, prev.block, prev.page_h, prev.sideways, prev.kind)
+        else:
+            out.append(ln)
+    return out
+
+
+def _prose(lines: list[Line]) -> bool:
+    """Lines that read as prose: 3 or more, of 20+ characters at the median, most filling their width."""
+    if len(lines) < 3:
+        return False
+    width = max(ln.x1 for ln in lines) - min(ln.x0 for ln in lines)
+    return (statistics.median(len(ln.text) for ln in lines) >= 20
+            and statistics.median(ln.x1 - ln.x0 for ln in lines) >= 0.55 * width)
+
+
+def split_columns(block: Block) -> list[Block]:
+    """A block whose lines fall on both sides of a vertical gap that no line crosses, both sides prose
+    (:func:`_prose`), is two blocks: MuPDF sometimes puts two columns' lines in one block, interleaved.
+    Table cells (short lines) are never split this way."""
+    ivs = sorted(block.lines, key=lambda ln: ln.x0)
+    reach = ivs[0].x1
+    for i, ln in enumerate(ivs[1:], 1):
+        if ln.x0 - reach >= 6:
+            left, right = ivs[:i], ivs[i:]
+            if _prose(left) and _prose(right):
+                blocks = [Block(sorted(side, key=lambda q: (round(q.y0, 1), q.x0))) for side in (left, right)]
+                return [x for b in blocks for x in split_columns(b)]
+            return [block]
+        reach = max(reach, ln.x1)
+    return [block]
+
+
+def blocks_of(lines: list[Line]) -> list[Block]:
+    """Group lines by MuPDF block, in the order blocks first appear (the content stream's order);
+    lines inside a block top to bottom, left to right; a block holding two prose columns is split
+    (:func:`split_columns`)."""
+    by: dict[int, Block] = {}
+    for ln in lines:
+        by.setdefault(ln.block, Block()).lines.append(ln)
+    for b in by.values():
+        b.lines.sort(key=lambda ln: (round(ln.y0, 1), ln.x0))
+    return [x for k in sorted(by) for x in split_columns(by[k])]
+
+
+# --------------------------------------------------------------------------- candidate orders
+
+
+def sort_order(blocks: list[Block]) -> list[Block]:
+    """PyMuPDF's ``sort=True``: blocks by bottom edge, then left edge."""
+    return sorted(blocks, key=lambda b: (round(b.y1, 1), b.x0))
+
+
+def _vertical_gap(blocks: list[Block], width: float) -> float | None:
+    """An x where no narrow block lies, with narrow blocks on both sides: the widest such gap's middle."""
+    narrow = [b for b in blocks if b.x1 - b.x0 < 0.6 * width]
+    if len(narrow) < 2:
+        return None
+    ivs = sorted((b.x0, b.x1) for b in narrow)
+    best, reach = None, ivs[0][1]
+    for x0, x1 in ivs[1:]:
+        if x0 - reach >= 6 and (best is None or x0 - reach > best[1] - best[0]):
+            best = (reach, x0)
+        reach = max(reach, x1)
+    return None if best is None else (best[0] + best[1]) / 2
+
+
+def column_order(blocks: list[Block], depth: int = 0) -> list[Block]:
+    """Recursive column cut (see the module doc)."""
+    if len(blocks) <= 1 or depth > 8:
+        return sort_order(blocks)
+    x_lo, x_hi = min(b.x0 for b in blocks), max(b.x1 for b in blocks)
+    cut = _vertical_gap(blocks, x_hi - x_lo)
+    if cut is None:
+        return sort_order(blocks)
+    spanners = sorted((b for b in blocks if b.x0 < cut < b.x1), key=lambda b: b.y0)
+    if not spanners:
+        left = [b for b in blocks if b.x1 <= cut]
+        right = [b for b in blocks if b.x0 >= cut]
+        return column_order(left, depth + 1) + column_order(right, depth + 1)
+    out: list[Block] = []
+    rest = [b for b in blocks if not (b.x0 < cut < b.x1)]
+    for sp in spanners:
+        above = [b for b in rest if (b.y0 + b.y1) / 2 < (sp.y0 + sp.y1) / 2]
+        rest = [b for b in rest if b not in above]
+        out += column_order(above, depth + 1) + [sp]
+    return out + column_order(rest, depth + 1)
+
+
+def flow_breaks(lines: list[Line]) -> int:
+    """Steps between consecutive lines that do not continue the text: neither the next line below
+    (horizontal overlap, gap under 1.5 line heights) nor further right on the same baseline."""
+    breaks = 0
+    for a, b in zip(lines, lines[1:]):
+        overlap = min(a.x1, b.x1) - max(a.x0, b.x0)
+        below = b.y0 >= a.y0 + 0.3 * a.height and b.y0 - a.y1 < 1.5 * a.height and overlap > 0
+        same_row = abs(b.y1 - a.y1) < 0.5 * a.height and b.x0 >= a.x1 - 1
+        breaks += not (below or same_row)
+    return breaks
+
+
+def order_blocks(lines: list[Line]) -> tuple[list[Line], str]:
+    """The page's main lines in reading order, and the name of the order that won (module doc)."""
+    blocks = blocks_of(lines)
+    cands = {"sort": sort_order(blocks), "native": blocks, "columns": column_order(blocks)}
+    flat = {k: [ln for b in v for ln in b.lines] for k, v in cands.items()}
+    score = {k: flow_breaks(v) for k, v in flat.items()}
+    best = min(ORDERS, key=lambda k: (score[k], ORDERS.index(k)))
+    return flat[best], best
+
+
+def paragraphs_of(lines: list[Line]) -> list[list[Line]]:
+    """Group ordered lines into paragraphs: a new one at a block change, a kind change, a vertical gap,
+    a jump back up (next column), or a font-size change."""
+    paras: list[list[Line]] = []
+    for ln in lines:
+        prev = paras[-1][-1] if paras else None
+        if (prev is None or ln.block != prev.block or ln.kind != prev.kind or ln.kind == "table"
+                or ln.y0 - prev.y1 > 0.6 * prev.height or ln.y0 < prev.y0 - 1 or abs(ln.size - prev.size) > 0.6):
+            paras.append([ln])
+        else:
+            paras[-1].append(ln)
+    return paras
+
+
+def median_size(lines: list[Line]) -> float:
+    """Median font size of ``lines`` (10 when empty)."""
+    return statistics.median(ln.size for ln in lines) if lines else 10.0

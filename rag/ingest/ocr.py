@@ -1,0 +1,236 @@
+"""Optical character recognition for pages and images with no usable text layer (issue 13, item 7).
+
+One small public surface, shared by the PDF reader and the image readers (issue 17):
+
+* :func:`ocr_image` - image bytes (PNG/JPEG/...), a PyMuPDF ``Pixmap`` or an ``HxWxC`` uint8 array
+  -> :class:`OcrResult` (lines and words with boxes, plus the text in reading order);
+* :func:`ocr_page` - a PyMuPDF page rendered at ``dpi`` and read, boxes in PDF points;
+* :func:`available` / :data:`ENGINE` - whether the engine is installed, and its name.
+
+Engine: RapidOCR (``rapidocr-onnxruntime``, PP-OCRv4 detection + recognition on ONNX Runtime). Its models
+ship inside the wheel, so ``pip install -r requirements.txt`` is the whole setup (no system package, no
+download at run time). Measured against Debian's ``tesseract-ocr`` (5, ``eng``) on the five scanned
+inputs (``docs/extraction.md``): the same word recall on the English pages (1.00, 1.00, 1.00, and 0.95
+against 0.94 on a key-figure table), 0.96-1.00 against 0.19 on a Chinese page, but 2-5 times slower on
+2 busy cores; it wins because it installs from PyPI alone (tesseract is a system package, which
+``make run`` must not need) and reads more than one script. The engine is loaded once per process, on
+first use (about 0.6 s).
+
+Boxes: ``(x0, y0, x1, y1)`` in the coordinates of the input scaled by ``scale`` (pixels when ``scale`` is
+1; :func:`ocr_page` passes ``72 / dpi`` so boxes are PDF points, y growing downwards). RapidOCR gives one
+box per text line; word boxes are cut from the line box in proportion to character positions (good enough
+to highlight a quote, which is what they are for).
+
+Errors: :class:`rag.errors.ExtractionError` is not raised here; a missing engine raises ``ImportError``
+with the pip command, an unreadable image ``ValueError``. Callers decide what a failure means.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+#: The engine's name as reported in warnings, ``bench extract`` and the Documents page.
+ENGINE = "rapidocr-onnxruntime"
+
+#: Rendering resolution for PDF pages (dots per inch): 150 dpi read the scanned inputs as well as 200 dpi
+#: (same word recall on all five, docs/extraction.md) in about 60 % of the time.
+DEFAULT_DPI = 150
+
+#: Recognised lines below this confidence (0..1) are dropped as noise.
+MIN_CONFIDENCE = 0.5
+
+_LOCK = threading.Lock()
+_ENGINE = None
+
+#: ``progress(stage, done, total)`` for OCR while :func:`reporting` is active (the Documents page's bar).
+_PROGRESS: ContextVar[Callable[[str, int, int], None] | None] = ContextVar("ocr_progress", default=None)
+
+
+@contextlib.contextmanager
+def reporting(progress: Callable[[str, int, int], None]) -> Iterator[None]:
+    """Within the ``with`` block, PDF extraction reports OCR progress to ``progress("ocr", done, total)``
+    (pages) even when the caller (the store) does not pass a callback through."""
+    token = _PROGRESS.set(progress)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+def current_progress() -> Callable[[str, int, int], None] | None:
+    """The callback set by :func:`reporting`, or ``None``."""
+    return _PROGRESS.get()
+
+
+@dataclass(frozen=True)
+class OcrWord:
+    """One recognised word: ``text`` and its box ``(x0, y0, x1, y1)`` (see the module doc for units);
+    ``line`` the 0-based index of its line in :attr:`OcrResult.lines`; ``confidence`` 0..1 (the line's)."""
+
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    line: int
+    confidence: float
+
+
+@dataclass(frozen=True)
+class OcrLine:
+    """One recognised text line: ``text``, box ``(x0, y0, x1, y1)``, ``confidence`` 0..1."""
+
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    confidence: float
+
+
+@dataclass(frozen=True)
+class OcrResult:
+    """What OCR read from one image: ``lines`` in reading order (top to bottom, left to right within a row),
+    ``words`` with boxes, ``text`` the lines joined by ``\\n``, ``engine`` its name, ``ms`` wall time."""
+
+    lines: tuple[OcrLine, ...]
+    words: tuple[OcrWord, ...]
+    engine: str
+    ms: float
+
+    @property
+    def text(self) -> str:
+        return "\n".join(ln.text for ln in self.lines)
+
+
+def available() -> bool:
+    """True when the OCR engine can be imported (``pip install rapidocr-onnxruntime``)."""
+    try:
+        import rapidocr_onnxruntime  # noqa: F401
+    except Exception:  # noqa: BLE001 - a broken install (e.g. no libGL for OpenCV) counts as missing
+        return False
+    return True
+
+
+def _engine():
+    global _ENGINE
+    with _LOCK:
+        if _ENGINE is None:
+            try:
+                from rapidocr_onnxruntime import RapidOCR
+            except ImportError as e:
+                raise ImportError("OCR needs the RapidOCR engine: pip install rapidocr-onnxruntime==1.4.4") from e
+            _ENGINE = RapidOCR()
+        return _ENGINE
+
+
+def _as_array(image):
+    """``HxWx3`` uint8 RGB array from image bytes, a PyMuPDF ``Pixmap`` or an array."""
+    import numpy as np
+
+    if isinstance(image, (bytes, bytearray, memoryview)):
+        import pymupdf
+
+        try:
+            image = pymupdf.Pixmap(bytes(image))
+        except Exception as e:  # noqa: BLE001 - MuPDF raises several types for bad images
+            raise ValueError(f"not a readable image ({e or type(e).__name__})") from e
+    if hasattr(image, "samples") and hasattr(image, "n"):
+        import pymupdf
+
+        pix = image
+        if pix.alpha or pix.n != 3:
+            pix = pymupdf.Pixmap(pymupdf.csRGB, pix) if pix.n - pix.alpha != 3 else pix
+            if pix.alpha:
+                pix = pymupdf.Pixmap(pix, 0)
+        arr = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.w, pix.n)
+        return np.ascontiguousarray(arr[:, :, :3])
+    arr = np.asarray(image)
+    if arr.ndim == 2:
+        arr = np.stack([arr] * 3, axis=-1)
+    if arr.ndim != 3 or arr.dtype != np.uint8:
+        raise ValueError(f"expected an HxWx3 uint8 image, got shape {arr.shape} dtype {arr.dtype}")
+    return np.ascontiguousarray(arr[:, :, :3])
+
+
+def _words_of(line: OcrLine, index: int) -> list[OcrWord]:
+    """Word boxes cut from the line box in proportion to character positions."""
+    text = line.text
+    n = max(len(text), 1)
+    width = line.x1 - line.x0
+    out, pos = [], 0
+    for word in text.split():
+        at = text.find(word, pos)
+        pos = at + len(word)
+        out.append(OcrWord(word, line.x0 + width * at / n, line.y0, line.x0 + width * pos / n, line.y1,
+                           index, line.confidence))
+    return out
+
+
+def reading_order(lines: list[OcrLine]) -> list[OcrLine]:
+    """Top to bottom; lines whose vertical centres lie within half a line height form one row, read left
+    to right (the engine's own order is by box corner and can put a row's right half first)."""
+    lines = sorted(lines, key=lambda ln: (ln.y0 + ln.y1) / 2)
+    rows: list[list[OcrLine]] = []
+    for ln in lines:
+        mid = (ln.y0 + ln.y1) / 2
+        if rows:
+            last = rows[-1][-1]
+            if abs(mid - (last.y0 + last.y1) / 2) < 0.5 * min(ln.y1 - ln.y0, last.y1 - last.y0):
+                rows[-1].append(ln)
+                continue
+        rows.append([ln])
+    return [ln for row in rows for ln in sorted(row, key=lambda r: r.x0)]
+
+
+def ocr_image(image, *, scale: float = 1.0, min_confidence: float = MIN_CONFIDENCE) -> OcrResult:
+    """Read ``image`` (encoded bytes, a PyMuPDF ``Pixmap`` or an ``HxWx3`` uint8 array).
+
+    Boxes are multiplied by ``scale``. Lines under ``min_confidence`` (0..1) are dropped. Returns an
+    empty result for an image with no text. Raises ``ImportError`` when the engine is not installed and
+    ``ValueError`` for an unreadable image.
+    """
+    arr = _as_array(image)
+    engine = _engine()
+    t0 = time.perf_counter()
+    raw, _ = engine(arr)
+    ms = (time.perf_counter() - t0) * 1000.0
+    lines = []
+    for box, text, conf in raw or ():
+        text = " ".join(str(text).split())
+        if not text or float(conf) < min_confidence:
+            continue
+        xs = [float(p[0]) * scale for p in box]
+        ys = [float(p[1]) * scale for p in box]
+        lines.append(OcrLine(text, min(xs), min(ys), max(xs), max(ys), float(conf)))
+    lines = reading_order(lines)
+    words = [w for i, ln in enumerate(lines) for w in _words_of(ln, i)]
+    return OcrResult(tuple(lines), tuple(words), ENGINE, ms)
+
+
+def ocr_page(page, *, dpi: int = DEFAULT_DPI) -> OcrResult:
+    """Render PyMuPDF ``page`` at ``dpi`` and read it; boxes in PDF points (page coordinates, y down).
+
+    The page's rotation is honoured by the rendering, and the boxes are mapped back through the page's
+    derotation matrix, so they match ``page.get_text("words")`` coordinates.
+    """
+    import pymupdf
+
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csRGB, alpha=False)
+    res = ocr_image(pix, scale=72.0 / dpi)
+    if not page.rotation:
+        return res
+    m = page.derotation_matrix
+
+    def mapped(x0, y0, x1, y1):
+        r = pymupdf.Rect(x0, y0, x1, y1) * m
+        return r.x0, r.y0, r.x1, r.y1
+
+    lines = tuple(OcrLine(ln.text, *mapped(ln.x0, ln.y0, ln.x1, ln.y1), ln.confidence) for ln in res.lines)
+    words = tuple(OcrWord(w.text, *mapped(w.x0, w.y0, w.x1, w.y1), w.line, w.confidence) for w in res.words)
+    return OcrResult(lines, words, res.engine, res.ms)

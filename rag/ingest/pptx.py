@@ -1,0 +1,151 @@
+"""Slide decks (PPTX) -> canonical text + slide locators (design stage 1; issue 17), with python-pptx.
+
+* One section per slide: a level-1 heading with the slide's title (its title
+  placeholder, else its first line of text, else ``Slide N``), then the
+  slide's text in reading order (shapes top to bottom, then left to right;
+  groups opened): each text frame one block, one line per paragraph, indented
+  bullets as ``- ``; tables as Markdown rows with their header.
+* Speaker notes are kept, under a level-2 ``Speaker notes`` heading inside the
+  slide's section, so a chunk from the notes says so in its path.
+* Locator: the whole slide (heading, text, notes) is one
+  :class:`rag.types.Part` of kind ``slide``, ``number`` = the 1-based slide
+  number as PowerPoint shows it, ``scope`` = the slide title.
+* Hidden slides are read too, and listed in the warnings.
+
+A file python-pptx cannot open raises ``ExtractionError(name, "damaged PPTX (...)")``.
+"""
+
+from __future__ import annotations
+
+import io
+
+from rag.errors import ExtractionError
+from rag.ingest.canonical import (
+    CanonicalBuilder,
+    Unit,
+    clean_inline,
+    file_stem,
+    markdown_row,
+    markdown_separator,
+    table_cell,
+)
+from rag.types import Document, LocatorKind, MediaType
+
+NOTES_HEADING = "Speaker notes"
+
+
+def _shapes_in_order(shapes) -> list:
+    """Shapes top to bottom, then left to right; group shapes replaced by their members (same order)."""
+    out = []
+    for shape in sorted(shapes, key=lambda s: ((s.top or 0), (s.left or 0))):
+        if shape.shape_type is not None and int(shape.shape_type) == 6:  # MSO_SHAPE_TYPE.GROUP
+            out.extend(_shapes_in_order(shape.shapes))
+        else:
+            out.append(shape)
+    return out
+
+
+def _frame_lines(frame) -> list[str]:
+    """One line per non-empty paragraph of a text frame; a paragraph of level > 0 as an indented ``- `` item."""
+    lines = []
+    for para in frame.paragraphs:
+        text = clean_inline("".join(r.text for r in para.runs) or para.text, keep_newlines=False)
+        if text:
+            lines.append(("  " * (para.level - 1) + "- " + text) if para.level > 0 else text)
+    return lines
+
+
+def _table_lines(table) -> list[str]:
+    rows = [[table_cell(c.text) for c in row.cells] for row in table.rows]
+    rows = [r for r in rows if any(r)]
+    if not rows:
+        return []
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    return [markdown_row(rows[0]), markdown_separator(width)] + [markdown_row(r) for r in rows[1:]]
+
+
+def _slide_title(slide) -> tuple[str, object]:
+    """The slide's title text and its shape (``None`` when the title comes from elsewhere or is missing)."""
+    try:
+        shape = slide.shapes.title
+    except (KeyError, AttributeError):
+        shape = None
+    if shape is not None and shape.has_text_frame:
+        title = clean_inline(shape.text_frame.text, keep_newlines=False)
+        if title:
+            return title, shape
+    return "", None
+
+
+def _write_slide(b: CanonicalBuilder, slide, number: int) -> tuple[str, bool]:
+    """Write one slide's section; returns its title and whether the slide holds any text."""
+    title, title_shape = _slide_title(slide)
+    blocks: list[list[str]] = []
+    for shape in _shapes_in_order(slide.shapes):
+        if title_shape is not None and shape.shape_id == title_shape.shape_id:
+            continue
+        if getattr(shape, "has_table", False) and shape.has_table:
+            blocks.append(_table_lines(shape.table))
+        elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
+            blocks.append(_frame_lines(shape.text_frame))
+    blocks = [bl for bl in blocks if bl]
+    if not title and blocks:
+        title = blocks[0][0].lstrip("- ").strip()[:120]
+        if len(blocks[0]) == 1 and len(title) == len(blocks[0][0]):
+            blocks = blocks[1:]
+    has_text = bool(title or blocks)
+    title = title or f"Slide {number}"
+    start = b.heading(1, title).start
+    for lines in blocks:
+        b.lines([(line, None) for line in lines])
+    notes = _notes_text(slide)
+    if notes:
+        b.heading(2, NOTES_HEADING)
+        b.block(notes)
+    b.add_part(Unit(LocatorKind.SLIDE, number, scope=title), start, b.length)
+    return title, has_text or bool(notes)
+
+
+def _notes_text(slide) -> str:
+    if not slide.has_notes_slide:
+        return ""
+    frame = slide.notes_slide.notes_text_frame
+    return clean_inline(frame.text) if frame is not None else ""
+
+
+def extract_pptx(data: bytes, name: str) -> Document:
+    """PPTX bytes -> :class:`rag.types.Document`, one section and one ``slide`` part per slide.
+
+    Raises ``ExtractionError(name, reason)`` when python-pptx cannot read the
+    file (``damaged PPTX (...)``) or no slide holds text.
+    """
+    import pptx  # python-pptx: imported here so `python -m rag --help` stays fast
+
+    b = CanonicalBuilder()
+    warnings: list[str] = []
+    try:
+        deck = pptx.Presentation(io.BytesIO(data))
+        titles, hidden, any_text = [], [], False
+        for number, slide in enumerate(deck.slides, start=1):
+            title, has_text = _write_slide(b, slide, number)
+            titles.append(title)
+            any_text = any_text or has_text
+            if slide._element.get("show") == "0":
+                hidden.append(number)
+        core = (deck.core_properties.title or "").strip()
+    except ExtractionError:
+        raise
+    except Exception as e:  # noqa: BLE001 - zip, XML and python-pptx errors all mean the same to the user
+        raise ExtractionError(name, f"damaged PPTX ({type(e).__name__}: {str(e)[:120]})") from e
+    if not titles:
+        raise ExtractionError(name, "no slides in this PPTX")
+    if not any_text:
+        raise ExtractionError(name, f"no text on any of the {len(titles)} slides (pictures only?)")
+    if hidden:
+        warnings.append("hidden slides read too: " + ", ".join(map(str, hidden)))
+    title = core if core and core.lower() not in ("none", "powerpoint presentation") else titles[0]
+    if title == "Slide 1":
+        title = file_stem(name)
+    return b.document(data, name, MediaType.PPTX.value, title=title, extractor="pptx", warnings=tuple(warnings),
+                      empty_reason="no text on any slide")

@@ -1,0 +1,208 @@
+"""Spreadsheets (XLSX with openpyxl, CSV with the csv module) -> canonical text + sheet-row locators (issue 17).
+
+Layout: each sheet is a section (a level-1 heading with the sheet's name;
+a CSV file has one sheet and no heading), its used rows a Markdown table: the
+first non-empty row is the header, then the ``| --- |`` separator, then one
+line per non-empty row. Every row line is a :class:`rag.types.Part` of kind
+``rows``: ``number`` is the row's own 1-based number in the sheet (as in A1:
+row 7 is row 7 even when rows 3-6 are empty), ``scope`` the sheet name,
+``anchor`` the used columns (``"A:D"``). So a chunk's locator is sheet + A1
+row range, e.g. ``Q1!A12:D19``. The chunker repeats the header row in every
+chunk's embedded text (:func:`rag.ingest.chunk.table_header`).
+
+Numbers are kept as written: CSV cells are the file's own characters; XLSX
+cells are shown as Excel shows them for the common number formats (fixed
+decimals, thousands separators, percentages, currency symbols, scientific;
+General as up to 15 significant digits, so ``0.1 + 0.2`` reads ``0.3``),
+dates as ISO 8601. Formulas read their cached result (what Excel last
+computed); a workbook saved without cached results shows those cells empty.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import re
+
+from rag.errors import ExtractionError
+from rag.ingest.canonical import CanonicalBuilder, Unit, file_stem, markdown_row, markdown_separator, table_cell
+from rag.types import Document, LocatorKind, MediaType
+
+#: Delimiters tried when sniffing a CSV dialect (``|`` is left out: that is a Markdown table).
+CSV_DELIMITERS = ",;\t"
+
+_BRACKET = re.compile(r"\[\$([^\]-]*)[^\]]*\]|\[[^\]]*\]")
+_NUMBER = re.compile(r"[0#?][0#?,]*(?:\.([0#?]+))?(?:[eE][+-]?0+)?|\.([0#?]+)")
+
+
+def column_letter(n: int) -> str:
+    """1-based column number -> A1 letters (1 -> ``A``, 27 -> ``AA``)."""
+    out = ""
+    while n > 0:
+        n, r = divmod(n - 1, 26)
+        out = chr(65 + r) + out
+    return out
+
+
+def _literal(text: str) -> str:
+    """The literal characters of a number-format fragment (quotes, escapes, padding and spacing marks removed)."""
+    text = re.sub(r'"([^"]*)"', r"\1", text)
+    text = re.sub(r"\\(.)", r"\1", text)
+    text = re.sub(r"[_*].", "", text)
+    return text.replace("%", "")
+
+
+def format_number(value: float | int, fmt: str | None) -> str:
+    """A number as Excel displays it under number format ``fmt`` (the common formats; General otherwise)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        general = str(value)
+    else:
+        general = str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:.15g}"
+    fmt = (fmt or "General").split(";")[0]
+    if fmt in ("General", "@", ""):
+        return general
+    fmt = _BRACKET.sub(lambda m: m.group(1) or "", fmt)
+    m = _NUMBER.search(fmt)
+    if not m:
+        return general
+    spec = m.group(0)
+    decimals = len(m.group(1) or m.group(2) or "")
+    x = float(value) * (100 if "%" in fmt else 1)
+    if "e" in spec.lower():
+        body = f"{abs(x):.{decimals}E}"
+    elif "," in spec:
+        body = f"{abs(x):,.{decimals}f}"
+    else:
+        body = f"{abs(x):.{decimals}f}"
+    sign = "-" if x < 0 and float(body.replace(",", "").replace("E", "e")) != 0 else ""
+    suffix = _literal(fmt[m.end():]) + ("%" if "%" in fmt else "")
+    return sign + _literal(fmt[: m.start()]) + body + suffix
+
+
+def format_cell(value, fmt: str | None = None) -> str:
+    """An XLSX cell value as text: numbers by :func:`format_number`, dates ISO 8601, booleans ``TRUE``/``FALSE``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, float)):
+        return format_number(value, fmt)
+    if isinstance(value, dt.datetime):
+        if value.time() == dt.time(0, 0):
+            return value.date().isoformat()
+        return value.isoformat(sep=" ", timespec="seconds" if value.second else "minutes")
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return str(value)
+    return str(value)
+
+
+def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]]], *, heading: bool) -> bool:
+    """Write one sheet: optional heading, then its rows as a Markdown table, one ``rows`` part per row.
+
+    ``rows`` are ``(1-based row number, cells)`` with cells already text;
+    empty rows and empty outer columns are dropped. Returns whether anything was written.
+    """
+    rows = [(n, [table_cell(c) for c in cells]) for n, cells in rows]
+    rows = [(n, cells) for n, cells in rows if any(cells)]
+    if not rows:
+        return False
+    first = min(next(i for i, c in enumerate(cells) if c) for _, cells in rows)
+    last = max(max(i for i, c in enumerate(cells) if c) for _, cells in rows)
+    width = last - first + 1
+    rows = [(n, (cells + [""] * (last + 1 - len(cells)))[first:last + 1]) for n, cells in rows]
+    span = f"{column_letter(first + 1)}:{column_letter(last + 1)}"
+    if heading:
+        b.heading(1, sheet)
+    head_n, head = rows[0]
+    lines = [(markdown_row(head), Unit(LocatorKind.ROWS, head_n, scope=sheet, anchor=span)),
+             (markdown_separator(width), None)]
+    lines += [(markdown_row(cells), Unit(LocatorKind.ROWS, n, scope=sheet, anchor=span)) for n, cells in rows[1:]]
+    b.lines(lines)
+    return True
+
+
+def extract_xlsx(data: bytes, name: str) -> Document:
+    """XLSX bytes -> :class:`rag.types.Document`, one section per non-empty worksheet (see the module docstring).
+
+    Raises ``ExtractionError(name, reason)`` when openpyxl cannot read the file
+    (``damaged XLSX (...)``) or every sheet is empty.
+    """
+    import openpyxl  # imported here so `python -m rag --help` stays fast
+
+    b = CanonicalBuilder()
+    try:
+        wb = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except Exception as e:  # noqa: BLE001 - zip, XML and openpyxl errors all mean the same to the user
+        raise ExtractionError(name, f"damaged XLSX ({type(e).__name__}: {str(e)[:120]})") from e
+    try:
+        title = (wb.properties.title or "").strip() if wb.properties else ""
+        written = 0
+        for ws in wb.worksheets:
+            rows = []
+            for row in ws.iter_rows():
+                cells = [c for c in row if getattr(c, "row", None) is not None]
+                if not cells:
+                    continue
+                texts = [""] * max(c.column for c in cells)
+                for c in cells:
+                    texts[c.column - 1] = format_cell(c.value, getattr(c, "number_format", None))
+                rows.append((cells[0].row, texts))
+            written += write_sheet(b, ws.title, rows, heading=True)
+    except ExtractionError:
+        raise
+    except Exception as e:  # noqa: BLE001
+        raise ExtractionError(name, f"damaged XLSX ({type(e).__name__}: {str(e)[:120]})") from e
+    finally:
+        wb.close()
+    if not written:
+        raise ExtractionError(name, "every sheet of this XLSX is empty")
+    return b.document(data, name, MediaType.XLSX.value, title=title or file_stem(name), extractor="xlsx")
+
+
+def sniff_dialect(text: str) -> type[csv.Dialect] | csv.Dialect:
+    """The CSV dialect of ``text`` (delimiter among :data:`CSV_DELIMITERS`), ``csv.excel`` when unsure."""
+    try:
+        return csv.Sniffer().sniff(text[:20000], delimiters=CSV_DELIMITERS)
+    except csv.Error:
+        return csv.excel
+
+
+def looks_like_csv(text: str, *, named_csv: bool = False) -> bool:
+    """Whether decoded ``text`` is a delimited table: its first records (up to 50) mostly share one field
+    count of at least 2. A file named ``.csv``/``.tsv`` needs 1 such record, others 3 (plain prose with
+    commas has varying counts)."""
+    dialect = sniff_dialect(text)
+    try:
+        records = []
+        for rec in csv.reader(io.StringIO(text[:200000]), dialect):
+            if any(cell.strip() for cell in rec):
+                records.append(len(rec))
+            if len(records) >= 50:
+                break
+    except csv.Error:
+        return False
+    if not records:
+        return False
+    width = max(set(records), key=records.count)
+    agree = sum(1 for n in records if n == width)
+    return width >= 2 and agree >= (1 if named_csv else 3) and agree >= 0.9 * len(records)
+
+
+def extract_csv(data: bytes, name: str, text: str, *, warnings: tuple[str, ...] = ()) -> Document:
+    """CSV text (already decoded from ``data``) -> :class:`rag.types.Document`, one sheet without a heading.
+
+    Row numbers count the file's records from 1 (RFC 7111), the header
+    included, blank records too. Raises ``ExtractionError(name, reason)`` for a
+    malformed file or one without any cell.
+    """
+    b = CanonicalBuilder()
+    try:
+        rows = list(enumerate(csv.reader(io.StringIO(text, newline=""), sniff_dialect(text)), start=1))
+    except csv.Error as e:
+        raise ExtractionError(name, f"malformed CSV ({e})") from e
+    if not write_sheet(b, "", rows, heading=False):
+        raise ExtractionError(name, "empty CSV (no cell holds text)")
+    return b.document(data, name, MediaType.CSV.value, title=file_stem(name), extractor="csv", warnings=warnings)

@@ -1,0 +1,100 @@
+"""What a file is, from its bytes (issue 17): the formats beyond PDF and text, never trusted from the name.
+
+:func:`sniff` looks at the bytes in this order:
+
+1. a ZIP container (``PK\\x03\\x04``) is opened and its entries decide
+   (OOXML by its main part: ``word/document.xml`` -> DOCX,
+   ``ppt/presentation.xml`` -> PPTX, ``xl/workbook.xml`` -> XLSX; EPUB by its
+   ``mimetype`` entry or ``META-INF/container.xml`` with an OPF package);
+   any other archive is refused by :func:`rag.ingest.extract.extract_bytes`;
+2. magic numbers through ``filetype`` (a well-kept pure-Python sniffing
+   library): PNG, JPEG, TIFF are read by OCR; other images, and legacy
+   Office (OLE2) files, are named so the refusal can say what they are;
+3. text: an HTML document (doctype or ``<html>``/``<head>``/``<body>`` at the
+   start, read as Latin-1 so any ASCII-compatible charset is seen), then a
+   delimited table (:func:`rag.ingest.sheets.looks_like_csv`) unless the file
+   is named as text or Markdown.
+
+It returns ``None`` for everything else: the PDF and text branches of
+:mod:`rag.ingest.extract` take it from there, unchanged.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+from rag.ingest.html import looks_like_html
+from rag.ingest.sheets import looks_like_csv
+from rag.types import MediaType
+
+#: Not supported, but named in the refusal: legacy binary Office files (OLE2 compound documents).
+OLE2 = "application/x-ole-storage"
+
+#: Any ZIP archive that is not one of the formats read here.
+ZIP = "application/zip"
+
+_OOXML_MAIN = {
+    "word/document.xml": MediaType.DOCX.value,
+    "ppt/presentation.xml": MediaType.PPTX.value,
+    "xl/workbook.xml": MediaType.XLSX.value,
+}
+_TEXT_NAMES = (".txt", ".md", ".markdown", ".text")
+_CSV_NAMES = (".csv", ".tsv")
+
+
+def sniff_zip(data: bytes) -> str:
+    """The media type of a ZIP container from its entries (:data:`ZIP` when none of ours, or unreadable)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            names = set(zf.namelist())
+            if "mimetype" in names:
+                try:
+                    if zf.read("mimetype").strip() == b"application/epub+zip":
+                        return MediaType.EPUB.value
+                except (KeyError, zipfile.BadZipFile, OSError, RuntimeError):
+                    pass
+    except (zipfile.BadZipFile, OSError, ValueError, RuntimeError):
+        return ZIP
+    for part, media in _OOXML_MAIN.items():
+        if part in names:
+            return media
+    if "META-INF/container.xml" in names and any(n.endswith(".opf") for n in names):
+        return MediaType.EPUB.value
+    return ZIP
+
+
+def sniff(data: bytes, name: str) -> str | None:
+    """The media type of ``data`` when it is one of issue 17's formats (or a named unsupported one), else ``None``.
+
+    ``name`` only separates text flavours (a file named ``.txt``/``.md`` is
+    never read as CSV); it never decides a binary type.
+    """
+    if data.startswith(b"PK\x03\x04") or data.startswith(b"PK\x05\x06"):
+        return sniff_zip(data)
+    import filetype  # imported here so `python -m rag --help` stays fast
+
+    kind = filetype.guess(data[:8192])
+    if kind is not None:
+        if kind.mime in (MediaType.PNG.value, MediaType.JPEG.value, MediaType.TIFF.value):
+            return kind.mime
+        if kind.mime.startswith("image/"):
+            return kind.mime
+    if data.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
+        return OLE2
+    if b"\x00" in data[:8192]:
+        return None
+    if looks_like_html(data[:8192].decode("latin-1")):
+        return MediaType.HTML.value
+    lower = name.lower()
+    if lower.endswith(_TEXT_NAMES):
+        return None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        if not lower.endswith(_CSV_NAMES):
+            return None
+        text = data.decode("cp1252", errors="replace")
+    if looks_like_csv(text, named_csv=lower.endswith(_CSV_NAMES)):
+        return MediaType.CSV.value
+    return None

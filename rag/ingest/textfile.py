@@ -1,0 +1,181 @@
+"""Text and Markdown files: bytes -> decoded text, front matter, comments (stage 1, text branch; issue 13,
+items 11-12; cases c23, c24).
+
+* :func:`decode` - a byte-order mark names the encoding (UTF-8, UTF-16 LE/BE, UTF-32 LE/BE); otherwise
+  strict UTF-8; otherwise ``charset-normalizer`` guesses (Windows-1252, Latin-1, Shift-JIS, UTF-16
+  without a BOM ...) and the document gets a warning naming the encoding; bytes no detector reads as
+  text are refused with the reason.
+* :func:`split_front_matter` - a YAML (``---``) or TOML (``+++``) block at the very start of a Markdown
+  file is metadata (``title``, ``tags`` ...), not text: it is parsed and left out of the canonical text.
+* :func:`strip_html_comments` - ``<!-- ... -->`` outside fenced code blocks is not shown by any Markdown
+  renderer, so it is not indexed either (c24: an outdated value hidden in a comment was quoted as the
+  answer). Comments are removed before any offset is taken, so every offset stays exact in the stored
+  canonical text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_BOMS = (
+    (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"),
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.M)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """Decoded text: ``text`` (not yet normalised), ``encoding`` (Python codec name), ``warning`` a
+    sentence for ``Document.warnings`` when the text was not UTF-8 (``None`` otherwise)."""
+
+    text: str
+    encoding: str
+    warning: str | None = None
+
+
+def bom_encoding(data: bytes) -> str | None:
+    """The codec a byte-order mark at the start of ``data`` names, or ``None``."""
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            return enc
+    return None
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    head = data[:4096]
+    if len(head) < 8:
+        return None
+    odd_zero = head[1::2].count(0) / (len(head) // 2)
+    even_zero = head[0::2].count(0) / (len(head) // 2)
+    if odd_zero > 0.4 and even_zero < 0.05:
+        return "utf-16-le"
+    if even_zero > 0.4 and odd_zero < 0.05:
+        return "utf-16-be"
+    return None
+
+
+#: Among candidates the detector scores equal, the most common legacy encodings of Western text win.
+_PREFERRED = ("cp1252", "iso8859_15", "iso8859_1")
+
+
+def _pick(results):
+    """The detector's best match; among candidates tied with it (same chaos and coherence), Windows-1252
+    or Latin-1 first: on short files the detector cannot tell them from rarer code pages (measured:
+    ``Café crème`` came out as cp1250 ``crčme``, ``\xff\xfe`` as cp1006)."""
+    best = results.best()
+    if best is None:
+        return None
+    tied = [m for m in results if m.chaos == best.chaos and m.coherence == best.coherence]
+    for enc in _PREFERRED:
+        for m in tied:
+            if m.encoding == enc:
+                return m
+    return best
+
+
+def decode_probe(data: bytes) -> str | None:
+    """The encoding of text that holds NUL bytes by nature (UTF-16/32 without a BOM), else ``None``."""
+    return _utf16_without_bom(data)
+
+
+def decode(data: bytes) -> Decoded:
+    """Decode text bytes (module doc). Raises ``ValueError`` with the reason when they are not text."""
+    enc = bom_encoding(data)
+    if enc is not None:
+        try:
+            text = data.decode(enc)
+        except UnicodeDecodeError as e:
+            raise ValueError(f"not valid {enc} text although it starts with a {enc} byte-order mark "
+                             f"(byte offset {e.start})") from e
+        warn = None if enc == "utf-8-sig" else f"decoded as {enc.upper()} (byte-order mark)"
+        return Decoded(text, enc, warn)
+    try:
+        return Decoded(data.decode("utf-8"), "utf-8")
+    except UnicodeDecodeError as e:
+        first_bad = e.start
+    enc = _utf16_without_bom(data)
+    if enc is not None:
+        try:
+            return Decoded(data.decode(enc), enc, f"decoded as {enc.upper()} without a byte-order mark (guessed)")
+        except UnicodeDecodeError:
+            pass
+    if b"\x00" in data[:8192]:
+        raise ValueError("binary data (NUL bytes), not text")
+    from charset_normalizer import from_bytes
+
+    best = _pick(from_bytes(data))
+    if best is None or best.encoding is None:
+        raise ValueError(f"not valid UTF-8 text (byte offset {first_bad}) and no text encoding fits")
+    text = str(best)
+    if _CONTROL.search(text):
+        raise ValueError(f"not valid UTF-8 text (byte offset {first_bad}); as {best.encoding} it holds "
+                         "control characters, so it is not text")
+    return Decoded(text, best.encoding,
+                   f"not UTF-8: decoded as {best.encoding} (guessed by charset-normalizer; check accents)")
+
+
+def split_front_matter(text: str) -> tuple[dict, str, str | None]:
+    """``(metadata, rest, problem)``: a YAML (``---``) or TOML (``+++``) front-matter block at the very
+    start of ``text`` (``\\n`` line ends) parsed into a dict and cut off. ``problem`` names a block that
+    could not be parsed (it is still cut off: it is metadata, not prose). No block: ``({}, text, None)``."""
+    m = re.match(r"(---|\+\+\+)[ \t]*\n(.*?\n)?\1[ \t]*(?:\n|$)", text, re.S)
+    if not m:
+        return {}, text, None
+    body = m.group(2) or ""
+    rest = text[m.end():]
+    try:
+        if m.group(1) == "---":
+            import yaml
+
+            meta = yaml.safe_load(body) if body.strip() else {}
+        else:
+            import tomllib
+
+            meta = tomllib.loads(body)
+    except Exception as e:  # noqa: BLE001 - YAML and TOML raise their own error types
+        return {}, rest, f"front matter not parsed ({type(e).__name__}); left out of the text"
+    if not isinstance(meta, dict):
+        return {}, rest, "front matter is not a mapping; left out of the text"
+    return meta, rest, None
+
+
+def strip_html_comments(text: str) -> str:
+    """``text`` without ``<!-- ... -->`` outside fenced code blocks; a comment alone on its line(s)
+    takes its line break with it."""
+    out, pos, fence = [], 0, None
+    spans = []  # (start, end) of fenced blocks
+    for m in _FENCE.finditer(text):
+        if fence is None:
+            fence = m
+        elif m.group(1)[0] == fence.group(1)[0] and len(m.group(1)) >= len(fence.group(1)):
+            spans.append((fence.start(), m.end()))
+            fence = None
+    if fence is not None:
+        spans.append((fence.start(), len(text)))
+    for m in _COMMENT.finditer(text):
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        start, end = m.start(), m.end()
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end == -1 else line_end
+        if not text[line_start:start].strip() and not text[end:line_end].strip():
+            start, end = line_start, min(len(text), line_end + 1)
+        out.append(text[pos:start])
+        pos = max(pos, end)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def metadata_pairs(meta: dict) -> tuple[tuple[str, str], ...]:
+    """Front matter as ``(key, value)`` strings (lists joined with ``", "``), in the file's order."""
+    pairs = []
+    for k, v in meta.items():
+        if isinstance(v, (list, tuple)):
+            v = ", ".join(map(str, v))
+        pairs.append((str(k), str(v)))
+    return tuple(pairs)

@@ -1,0 +1,109 @@
+"""The calibrated gate (issue 15): duplicates collapsed, three verdicts, honest language refusals, regate."""
+
+import pytest
+
+from rag.answer.calibrated_gate import (
+    apply_calibrated_gate,
+    calibrated_model,
+    collapse_duplicates,
+    language_refusal_text,
+    verdict_for,
+)
+from rag.answer.calibration import Calibration
+from rag.answer.gate import regate
+from rag.answer.learned_gate import CALIBRATED_FEATURES, GateModel
+from rag.text import TermStats
+from rag.types import Hit, Verdict
+
+CAL = Calibration(n_chunks=3, n_distinct=3, n_pseudo=3, self_distance_raw=0.3, self_distance=0.3,
+                  far_distance=0.8, far_low=0.7, languages={"en": 1.0})
+TEXTS = {1: "[Guide > Parking]\nParking permits are renewed every January at the front desk.",
+         2: "[Guide > Bicycles]\nEmployees who cycle to work can use the showers in building B.",
+         3: "[Copy > Parking]\nParking permits are renewed every January at the front desk."}
+CONTENTS = {i: t.split("\n", 1)[1] for i, t in TEXTS.items()}
+STATS = TermStats.from_texts([TEXTS[1], TEXTS[2]])
+
+
+def hit(cid, rank, d):
+    return Hit(chunk_id=cid, rank=rank, fused_rank=rank, rrf_score=1 / (60 + rank), cosine_distance=d,
+               dense_rank=rank, bm25_rank=rank, bm25_score=1.0)
+
+
+def distance_model(cut=0.6, mention=0.3):
+    """Score falls with the relative distance only: sigmoid(-4 * relative_distance + 1)."""
+    names = list(CALIBRATED_FEATURES)
+    coef = [-4.0 if n == "relative_distance" else 0.0 for n in names]
+    return GateModel(names, [0.0] * len(names), [1.0] * len(names), coef, 1.0, default_min_score=cut,
+                     default_mention_score=mention)
+
+
+def test_identical_contents_collapse_to_the_best_ranked():
+    kept, dups = collapse_duplicates([hit(3, 1, 0.2), hit(2, 2, 0.5), hit(1, 3, 0.2)], CONTENTS)
+    assert [h.chunk_id for h in kept] == [3, 2]
+    assert dups == {3: (1,)}
+
+
+def test_verdict_bands():
+    assert verdict_for(0.7, 0.6, 0.3) is Verdict.ANSWERED
+    assert verdict_for(0.4, 0.6, 0.3) is Verdict.MENTIONS
+    assert verdict_for(0.2, 0.6, 0.3) is Verdict.REFUSED
+    assert verdict_for(0.4, 0.35, 0.5) is Verdict.ANSWERED  # mention cut above the answer cut: no band
+    assert verdict_for(0.3, 0.35, 0.5) is Verdict.REFUSED
+
+
+@pytest.mark.parametrize("d, verdict", [(0.30, "answered"), (0.45, "mentions"), (0.66, "refused")])
+def test_three_verdicts_from_the_relative_distance(d, verdict):
+    g = apply_calibrated_gate("When are parking permits renewed?", [hit(1, 1, d), hit(2, 2, 0.67)], TEXTS,
+                              CONTENTS, STATS, CAL, model=distance_model(), question_lang=None)
+    assert g.verdict == verdict and g.kind == "calibrated"
+    assert g.refused == (verdict == "refused")
+    assert bool(g.sources) == (verdict != "refused")
+    assert (g.notice is not None) == (verdict == "mentions")
+    assert g.evidence["relative_distance"] == pytest.approx((d - 0.3) / 0.5, abs=1e-3)
+    assert "this store's scale" in g.why
+
+
+def test_duplicates_are_cited_once_and_counted():
+    g = apply_calibrated_gate("When are parking permits renewed?", [hit(1, 1, 0.3), hit(3, 2, 0.3), hit(2, 3, 0.6)],
+                              TEXTS, CONTENTS, STATS, CAL, model=distance_model(), question_lang=None)
+    assert [h.chunk_id for h in g.sources] == [1, 2]
+    assert g.duplicates == {1: (3,)}
+
+
+def test_other_language_is_said_plainly_never_nothing_under_the_threshold():
+    q = "Wann werden die Parkausweise erneuert?"
+    g = apply_calibrated_gate(q, [hit(1, 1, 0.9)], TEXTS, CONTENTS, STATS, CAL, model=distance_model(),
+                              question_lang=("de", 0.99))
+    assert g.refused and g.reason == "language"
+    assert "German" in g.refusal and "English" in g.refusal and "nothing under" not in g.refusal
+    assert g.language == {"question": "de", "probability": 0.99, "documents": ["en"], "differs": True}
+    same = apply_calibrated_gate(q, [hit(1, 1, 0.9)], TEXTS, CONTENTS, STATS,
+                                 Calibration(3, 3, 3, 0.3, 0.3, 0.8, 0.7, {"en": 0.8, "de": 0.2}),
+                                 model=distance_model(), question_lang=("de", 0.99))
+    assert same.reason == "threshold" and "nothing under" in same.refusal
+    assert language_refusal_text("q", "fr", ["en"]).startswith('NO ANSWER: "q" seems to be in French')
+
+
+def test_regate_moves_between_the_three_verdicts_without_searching():
+    g = apply_calibrated_gate("When are parking permits renewed?", [hit(1, 1, 0.3), hit(3, 2, 0.3)], TEXTS,
+                              CONTENTS, STATS, CAL, model=distance_model(), question_lang=None)
+    assert g.verdict == "answered"
+    assert regate(g, 0.675, 4, min_score=0.9).verdict == "mentions"
+    assert regate(g, 0.675, 4, min_score=0.99).notice.startswith("MAY NOT ANSWER")
+    low = regate(g, 0.25, 4)
+    assert low.verdict == "refused" and low.reason == "threshold" and "nothing under cosine distance 0.25" in low.refusal
+    back = regate(low, 0.675, 4)
+    assert back.verdict == "answered" and [h.chunk_id for h in back.sources] == [1]  # the copy stays collapsed
+
+
+def test_bad_cuts_raise():
+    with pytest.raises(ValueError, match="min_score"):
+        apply_calibrated_gate("q", [], TEXTS, CONTENTS, STATS, CAL, model=distance_model(), min_score=1.5,
+                              question_lang=None)
+
+
+def test_the_shipped_model_reads_the_calibrated_features():
+    m = calibrated_model()
+    assert set(m.features) <= set(CALIBRATED_FEATURES)
+    assert m.default_mention_score is not None and 0.0 <= m.default_mention_score <= m.default_min_score <= 1.0
+    assert "loco" in m.info

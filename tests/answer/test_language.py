@@ -1,0 +1,31 @@
+"""Question and document languages (issue 15): the detector on a bank of questions in seven languages."""
+
+import json
+from pathlib import Path
+
+from rag.answer import language
+
+BANK = Path(__file__).parent / "fixtures" / "lang_questions.jsonl"
+
+
+def test_bank_questions_get_their_language_or_none_never_a_wrong_one():
+    items = [json.loads(line) for line in BANK.read_text(encoding="utf-8").splitlines()]
+    got = [(i["lang"], language.question_language(i["text"])) for i in items]
+    wrong = [(want, g, i["text"]) for (want, g), i in zip(got, items) if g is not None and g[0] != want]
+    assert wrong == []
+    foreign = [g for want, g in got if want != "en"]
+    assert sum(g is not None for g in foreign) >= 0.9 * len(foreign)
+
+
+def test_short_or_unsure_questions_get_no_language():
+    assert language.question_language("LoRA rank?") is None
+    assert language.question_language("Wann werden die Parkausweise erneuert?")[0] == "de"
+
+
+def test_differs_only_when_both_sides_are_known():
+    assert language.differs("de", {"en": 1.0})
+    assert not language.differs("de", {"en": 0.8, "de": 0.2})
+    assert not language.differs(None, {"en": 1.0})
+    assert not language.differs("de", {})
+    assert language.document_languages({"en": 0.97, "fr": 0.03}) == ["en"]
+    assert language.language_name("de") == "German" and language.language_name("xx") == "xx"
