@@ -280,9 +280,8 @@ def rescore_file(path: Path, stores: dict[str, Any]) -> dict[str, list[Row]]:
 
 
 def _store_dir(corpus_name: str, questions: Path | None) -> Path:
-    if questions is not None:
-        return Path("data") / f"bench-answers-{questions.stem}"
-    return Path("data/bench-answers" if corpus_name == "course" else f"data/bench-answers-{corpus_name}")
+    """The default store of a run: ``data/ba-<corpus>`` (``data/ba-<questions file stem>`` with ``--questions``)."""
+    return Path("data") / f"ba-{questions.stem if questions is not None else corpus_name}"
 
 
 @click.command()
@@ -298,7 +297,7 @@ def _store_dir(corpus_name: str, questions: Path | None) -> Path:
 @click.option("--docs", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="Folder of documents to ingest into the store (with --questions).")
 @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Store holding the documents (default data/bench-answers[-CORPUS]; ingested there if missing).")
+              help="Store holding the documents (default data/ba-CORPUS; ingested there if missing).")
 @common.shared_option
 @click.option("--model", "models", multiple=True, help="GGUF(s) to compare (default: the 0.5B and, if present, the 1.5B).")
 @click.option("--wording", type=click.Choice(["doc", "user", "both"]), default="both", show_default=True)
@@ -326,6 +325,8 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
         for name in corpus_names or ("course",):
             c = common.corpus(name, shared)
             sets.append((name, c.questions, c.ood if c.ood.is_file() else None, c.docs))
+    if store_dir is not None and len(sets) > 1:
+        raise click.UsageError("--store names one store: give one --corpus (or --questions) with it")
     if rescore:
         stores = {}
         for name, _q, _o, _d in sets:
