@@ -302,6 +302,7 @@ def _store_dir(corpus_name: str, questions: Path | None) -> Path:
 @click.option("--model", "models", multiple=True, help="GGUF(s) to compare (default: the 0.5B and, if present, the 1.5B).")
 @click.option("--wording", type=click.Choice(["doc", "user", "both"]), default="both", show_default=True)
 @click.option("--limit", type=int, default=None, help="Only the first N questions (and N OOD queries).")
+@click.option("--no-ood", is_flag=True, help="Skip the out-of-domain queries.")
 @click.option("--no-generate", is_flag=True, help="Score the key passage alone: no model is loaded.")
 @click.option("--reask/--no-reask", default=None, help="Re-ask once after a failed claim check (default: settings).")
 @click.option("--max-answer-tokens", "--max-tokens", "max_answer_tokens", type=click.IntRange(16, 4096), default=None,
@@ -313,7 +314,7 @@ def _store_dir(corpus_name: str, questions: Path | None) -> Path:
               help="Do not generate: re-run today's claim check and key passage on answers saved by --json-out.")
 def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood: Path | None, keys: Path | None,
                       docs: Path | None, store_dir: Path | None, shared: Path | None, models: tuple[str, ...],
-                      wording: str, limit: int | None, no_generate: bool, reask: bool | None,
+                      wording: str, limit: int | None, no_ood: bool, no_generate: bool, reask: bool | None,
                       max_answer_tokens: int | None, source_tokens: int | None, json_out: str | None,
                       rescore: str | None) -> None:
     """Answer correctness against the answer keys, per wording, for each model (issue 14)."""
@@ -346,7 +347,7 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
         if wording != "both":
             qs = [q for q in qs if str(q.wording) == wording]
         ak = load_answer_keys(qpath, keys)
-        oods = load_ood(opath)[:limit] if opath else []
+        oods = load_ood(opath)[:limit] if opath and not no_ood else []
         click.echo(f"{name}: {len(qs)} queries, {len(oods)} out-of-domain, {len(ak)} answer keys; threshold "
                    f"{base.threshold}, max_sources {base.max_sources}, source_tokens {base.source_tokens}, "
                    f"max_answer_tokens {base.max_answer_tokens}, reask {base.reask}, threads {base.threads}")
