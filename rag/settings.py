@@ -98,6 +98,11 @@ class Settings(BaseSettings):
         description="Prompt: tokens of source text the model reads, shared by all sources (the sentences closest "
                     "to the question, rag/answer/excerpt.py); 0 = every chunk whole, as design stage 8.",
     )
+    reask: bool = Field(
+        False,
+        description="Ask the model once more, told to quote the source sentence that answers, when its first answer "
+                    "has no claim that passes the claim check (issue 14); the key passage stands otherwise.",
+    )
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
     embed_batch_size: int | None = Field(

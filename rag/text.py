@@ -45,7 +45,9 @@ CLAIM_STOPWORDS = STOPWORDS | frozenset(
     he her here his how i its just many may me might more most much must my nor one only onto other our
     over same shall she should so some than them those two under us use used using very we were what
     when where which who whom whose why would you your
-    source sources answer question according""".split()
+    source sources answer question according
+    called known mentioned described defined provided given explained discussed stated following
+    refer refers referred text passage information""".split()
 )
 
 

@@ -22,11 +22,22 @@ import streamlit as st
 from rag.answer.cite import citations, locator_label
 from rag.answer.gate import apply_gate, regate
 from rag.answer.history import turn_from_record, turn_record
-from rag.answer.pipeline import Answer, AnswerStream, search_and_gate
+from rag.answer.pipeline import Answer, AnswerFrom, AnswerStream, search_and_gate
 from rag.collections import DEFAULT
 from rag.errors import RagError
 from ui import services, viewer
-from ui.format import answer_markdown, blockquote, citation_url, distance_label, is_pdf, marker_link, md_escape, pdf_url
+from ui.format import (
+    answer_markdown,
+    blockquote,
+    citation_url,
+    distance_label,
+    is_pdf,
+    key_passage_markdown,
+    marker_link,
+    md_escape,
+    pdf_url,
+    removed_markdown,
+)
 
 
 @dataclass(frozen=True)
@@ -105,15 +116,19 @@ def ask(question: str, threshold: float, max_sources: int, model_file: str, min_
         render_turn_body(turn, key="live")
         return turn
     _publish(cites)
+    # the key passage first (issue 14): verbatim cited evidence on screen before the model is even loaded
+    early = st.empty()
+    early.markdown(key_passage_markdown(stream.key_passage, cites, cited_pages(cites)))
     placeholder = st.empty()
     try:
-        with st.spinner("Reading the sources…"):
+        with st.spinner("Writing the answer…"):
             placeholder.write_stream(_escaped(stream))
     except RagError as e:
         turn.error = str(e)
         placeholder.error(md_escape(turn.error))
         return turn
     turn.answer = stream.answer
+    early.empty()
     placeholder.empty()
     render_turn_body(turn, key="live")
     return turn
@@ -190,11 +205,11 @@ def render_turn_body(turn: Turn, key: str) -> None:
     _publish(a.citations)
     pages = cited_pages(a.citations)
     render_notice(a, getattr(turn.gate or a.gate, "why", None))
-    st.markdown(answer_markdown(a.text or "", a.sentences, a.citations, pages, _collection()))
-    unsupported = sum(1 for s in a.sentences if s.unsupported)
+    render_answer(a, pages)
+    removed = a.removed_sentences
     notes = []
-    if unsupported:
-        notes.append(f"⚠️ {unsupported} sentence(s) not supported by any source")
+    if removed:
+        notes.append(f"{len(removed)} sentence(s) of the model left out by the claim check")
     if a.invalid_citations_removed:
         notes.append(f"{a.invalid_citations_removed} invalid citation(s) removed")
     if a.model:
@@ -204,6 +219,27 @@ def render_turn_body(turn: Turn, key: str) -> None:
     if notes:
         st.caption(" · ".join(notes))
     render_sources(a.citations, key, pages, getattr(a, "read_spans", None) or {})
+
+
+def render_answer(a: Answer, pages: dict[int, int]) -> None:
+    """The checked answer (issue 14): the key passage, then the model's claims that passed the claim check,
+    each linked to the source that supports it; or, when none passed, a plain note and the key passage
+    standing as the answer. The sentences the check left out are listed, with why, in an expander."""
+    kp = key_passage_markdown(a.key_passage, a.citations, pages, _collection())
+    if a.answer_from == AnswerFrom.KEY_PASSAGE:
+        st.info(md_escape(a.note or ""))
+        st.markdown(kp)
+    else:
+        if kp:
+            st.markdown(kp)
+        if a.answer_from == AnswerFrom.MODEL:
+            st.markdown("**Answer**\n\n" + answer_markdown(a.text or "", a.shown_sentences, a.citations, pages, _collection()))
+        elif a.generated:
+            st.warning("The model wrote no answer the sources support.")
+    removed = a.removed_sentences
+    if removed:
+        with st.expander(f"Left out by the claim check ({len(removed)})"):
+            st.markdown(removed_markdown(removed))
 
 
 def render_notice(a: Answer, why: str | None = None) -> None:

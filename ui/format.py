@@ -116,24 +116,58 @@ def link_markers(text: str, urls: Mapping[int, str]) -> str:
 
 
 def sentence_markdown(sentence: Any, urls: Mapping[int, str]) -> str:
-    """One attributed answer sentence as Markdown.
+    """One checked answer sentence as Markdown.
 
     ``sentence`` has ``text``, ``cited``, ``supported_by``, ``unsupported``,
-    ``inferred`` (:class:`rag.answer.attribute.SentenceAttribution`). Unsupported:
-    orange background, a warning sign and "(unsupported)" after it; inferred:
-    the attached source's link followed by "(inferred)".
+    ``inferred`` and, from the claim check of issue 14, ``shown_cites`` and ``verdict``
+    (:class:`rag.answer.attribute.SentenceAttribution`). Unsupported: orange background, a warning sign and
+    "(unsupported)" after it, no citation; an echo of the question or a sentence pointing at a source
+    without saying what it says: grey note, no citation; otherwise its words with the links of the sources
+    that support it (``shown_cites``), "(inferred)" when the server attached the source.
     """
+    body = md_escape(strip_markers(sentence.text))
     if sentence.unsupported:
-        body = md_escape(strip_markers(sentence.text)) or "…"
-        links = "".join(marker_link(n, urls[n]) for n in sentence.cited if n in urls)
-        return f":orange-background[⚠️ {body}]{links} :orange[*(unsupported: no source says this)*]"
-    md = link_markers(sentence.text, urls)
+        return f":orange-background[⚠️ {body or '…'}] :orange[*(unsupported: no source says this)*]"
+    if getattr(sentence, "echo", False):
+        return f"{body} :gray[*(restates the question; not a claim)*]"
     if getattr(sentence, "dangling", False):
-        return f"{md} :gray[*(points at a source without saying what it says)*]"
-    if sentence.inferred and sentence.supported_by and sentence.supported_by[0] in urls:
-        n = sentence.supported_by[0]
-        md = f"{md.rstrip()} {marker_link(n, urls[n])} :gray[*(inferred)*]"
+        return f"{body} :gray[*(points at a source without saying what it says)*]"
+    cites = getattr(sentence, "shown_cites", None)
+    if cites is None:  # an object without the claim check's fields: its own markers, inferred source after
+        md = link_markers(sentence.text, urls)
+        if sentence.inferred and sentence.supported_by and sentence.supported_by[0] in urls:
+            n = sentence.supported_by[0]
+            md = f"{md.rstrip()} {marker_link(n, urls[n])} :gray[*(inferred)*]"
+        return md
+    links = "".join(marker_link(n, urls[n]) for n in cites if n in urls)
+    plain = strip_markers(sentence.text)
+    end = len(plain.rstrip(".!?:;"))
+    md = md_escape(plain[:end]) + (f" {links}" if links else "") + md_escape(plain[end:])
+    if sentence.inferred and links:
+        md += " :gray[*(inferred)*]"
     return md
+
+
+def key_passage_markdown(passage: Any, citations: Iterable[Any], pages: Mapping[int, int] | None = None,
+                         collection: str | None = None) -> str:
+    """The key passage (:class:`rag.answer.key_passage.KeyPassage`) as Markdown: a heading line with its
+    ``[n]`` link and locator (``collection`` as in :func:`citation_url`), then the verbatim words as a block
+    quote. Empty string when there is none."""
+    if passage is None or not passage.sentences:
+        return ""
+    pages = pages or {}
+    c = next((c for c in citations if c.index == passage.index), None)
+    if c is None:
+        return ""
+    link = marker_link(c.index, citation_url(c, pages.get(c.index), collection))
+    return f"**Key passage** {link} {md_escape(c.locator_label)}\n\n{blockquote(passage.body or passage.text)}"
+
+
+def removed_markdown(sentences: Sequence[Any]) -> str:
+    """The model's sentences the claim check left out, one list item each: the words (escaped, no marker)
+    and, in grey, why (``verdict``: ``reason``)."""
+    return "\n".join(f"- {md_escape(strip_markers(s.text)) or '…'} :gray[*({md_escape(str(s.verdict))}: "
+                     f"{md_escape(s.reason)})*]" for s in sentences)
 
 
 def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Iterable[Any],

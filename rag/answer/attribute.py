@@ -8,11 +8,13 @@ Pure functions on real strings, no model here:
   token stream so an invalid marker is never shown, not even for a moment;
 * :func:`split_sentences` cuts an answer into sentences (lines, then
   :func:`rag.text.sentence_spans`), each keeping the markers written after it;
-* :func:`lexical_support` / :func:`attribute` decide, per sentence, which
-  sources support it (lexical overlap of :func:`rag.text.content_words`, optionally combined
-  with MiniLM cosine similarity computed by the caller), mark unsupported
-  sentences, report sentences cited to the wrong source, and attach the
-  best-supporting source, marked *inferred*, where the model cited nothing.
+* :func:`lexical_support` / :func:`attribute` are the claim check (issue 14): what a sentence ADDS to
+  the question (:func:`novel_roots`, its claim words the question lacks) must be in the source it cites
+  (lexical share of those words, or MiniLM cosine computed by the caller with part of them), and every
+  number, date, version or name it adds (:func:`specifics`) must occur in that source (:func:`holds`).
+  A sentence that only restates the question (or asks one), or ends in a bare ``[n]`` after a copula,
+  is no claim and never carries a citation. Each sentence gets a :class:`ClaimVerdict`: supported, inferred
+  (the server attaches the source that supports it), unsupported, echo, dangling, declines, no claim.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
-from rag.text import MARKER_RE, content_words, sentence_spans
+from rag.text import MARKER_RE, content_words, sentence_spans, strip_markers
 
 MD_LINK_RE = re.compile(r"!?\[([^\]\n]{0,300})\]\(([^)\s]{0,500})(?:\s+\"[^\"]*\")?\)")
 URL_RE = re.compile(r"(?:(?:https?|ftp|file)://|\bwww\.)[^\s<>\]\)]*[^\s<>\]\).,;:!?'\"]", re.I)
@@ -34,8 +37,10 @@ _NUM_RE = re.compile(r"\d+")
 LEX_MIN = 0.5
 #: MiniLM cosine similarity (sentence vs source quote) at or above which the source supports it (semantic leg).
 COS_MIN = 0.6
+#: With the question known, the MiniLM leg needs at least this share of the sentence's new words in the source.
+NOVEL_MIN = 0.25
 #: Fewer content words than this: not a claim (e.g. "Yes."), never marked unsupported.
-MIN_CLAIM_WORDS = 3
+MIN_CLAIM_WORDS = 2
 
 DECLINE_RE = re.compile(
     r"\b(?:sources?|context|documents?|provided (?:text|information|sources?))\b[^.]{0,40}?"
@@ -254,26 +259,29 @@ def split_sentences(text: str) -> list[str]:
     return pieces
 
 
-def lexical_support(sentences: Sequence[str], quotes: Sequence[str]) -> np.ndarray:
-    """``(n_sentences, n_sources)`` float32: share of each sentence's content words found in each quote.
-
-    1.0 means every content word of the sentence occurs in the source; a
-    sentence with no content words scores 0 everywhere.
-    """
-    qsets = [content_words(q) for q in quotes]
-    out = np.zeros((len(sentences), len(quotes)), dtype=np.float32)
-    for i, s in enumerate(sentences):
-        words = content_words(s)
-        if not words:
-            continue
-        for j, qs in enumerate(qsets):
-            out[i, j] = len(words & qs) / len(words)
-    return out
-
-
 def is_decline(sentence: str) -> bool:
     """Whether ``sentence`` says the sources do not contain the answer (never marked unsupported)."""
     return bool(DECLINE_RE.search(sentence))
+
+
+class ClaimVerdict(StrEnum):
+    """The claim check's verdict on one answer sentence (issue 14); ``ask --json`` shows it per sentence.
+
+    Only ``supported`` and ``inferred`` sentences carry a citation on screen.
+    """
+
+    SUPPORTED = "supported"      # a claim its cited source supports (words the question lacks, numbers, names)
+    INFERRED = "inferred"        # a claim the model cited to no source or to one that lacks it; the server
+                                 # attaches the source that supports it
+    UNSUPPORTED = "unsupported"  # a claim no source supports, or whose number / name no source holds
+    ECHO = "echo"                # restates the question (adds no word of its own) or asks one: not a claim
+    DANGLING = "dangling"        # points at a source instead of saying what it says ("X is [3].")
+    DECLINES = "declines"        # says the sources do not contain the answer
+    NO_CLAIM = "no_claim"        # too few words to claim anything ("Yes.", a bare "[1] [2]")
+
+
+#: Verdicts that carry a citation on screen.
+CITED_VERDICTS = (ClaimVerdict.SUPPORTED, ClaimVerdict.INFERRED)
 
 
 @dataclass(frozen=True)
@@ -282,14 +290,17 @@ class SentenceAttribution:
 
     ``cited``: valid source numbers the model wrote; ``supported_by``: sources
     that support it, best first (for an *inferred* sentence, the one attached);
-    ``unsupported``: a claim no source supports; ``inferred``: the model cited
-    nothing and the server attached ``supported_by[0]``; ``miscited``: cited,
+    ``unsupported``: a claim no source supports; ``inferred``: the server attached
+    ``supported_by[0]`` because the model cited nothing that supports it; ``miscited``: cited,
     but only to sources that do not support it while another one does;
     ``declines``: says the sources lack the answer; ``dangling``: points at a
     source instead of saying what it says (:data:`DANGLING_RE`, "X is [3].");
+    ``echo``: restates the question, adding no word of its own, or is a question;
     ``claim``: has at least :data:`MIN_CLAIM_WORDS` content words, does not
-    decline and does not dangle (a bare ``[1] [2]`` or ``59.2s`` is no claim,
-    and its markers cite nothing).
+    decline, dangle or echo (a bare ``[1] [2]`` or ``59.2s`` is no claim,
+    and its markers cite nothing); ``verdict`` (:class:`ClaimVerdict`) sums these up, ``reason`` says why in
+    words; ``missing`` the numbers / names of the sentence (not in the question) that the source it would
+    cite lacks.
     """
 
     text: str
@@ -301,27 +312,173 @@ class SentenceAttribution:
     declines: bool = False
     claim: bool = True
     dangling: bool = False
+    echo: bool = False
+    verdict: ClaimVerdict | None = None
+    reason: str = ""
+    missing: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.verdict is None:  # built from the flags alone (older callers, tests): derive it
+            v = (ClaimVerdict.DECLINES if self.declines else ClaimVerdict.DANGLING if self.dangling else ClaimVerdict.ECHO
+                 if self.echo else ClaimVerdict.NO_CLAIM if not self.claim else ClaimVerdict.UNSUPPORTED if self.unsupported
+                 else ClaimVerdict.INFERRED if self.inferred else ClaimVerdict.SUPPORTED)
+            object.__setattr__(self, "verdict", v)
+
+    @property
+    def shown_cites(self) -> tuple[int, ...]:
+        """The source numbers shown after this sentence: the cited sources that support it (``supported``),
+        the attached one (``inferred``), none otherwise (an echo or a dangling sentence never carries one)."""
+        if self.verdict == ClaimVerdict.SUPPORTED:
+            return tuple(n for n in self.cited if n in self.supported_by) or self.supported_by[:1]
+        if self.verdict == ClaimVerdict.INFERRED:
+            return self.supported_by[:1]
+        return ()
+
+    @property
+    def body(self) -> str:
+        """The sentence without its ``[n]`` markers."""
+        return strip_markers(self.text)
+
+    @property
+    def passed(self) -> bool:
+        """A claim that passed the check (its sentence is shown with a citation)."""
+        return self.verdict in CITED_VERDICTS
+
+    def shown(self) -> str:
+        """The sentence as the checked answer shows it: its words, then its :attr:`shown_cites` as ``[n]``."""
+        body = self.body
+        cites = "".join(f"[{n}]" for n in self.shown_cites)
+        if not cites:
+            return body
+        end = len(body.rstrip(".!?:;"))
+        return f"{body[:end]} {cites}{body[end:]}"
 
     def to_json(self) -> dict:
-        """The JSON shape pinned by the CLI contract (``text, cited, supported_by, unsupported, inferred``)."""
+        """The JSON shape of ``ask --json``'s ``answer_sentences``: ``text, cited, supported_by, unsupported,
+        inferred`` (pinned by issue 5) then ``verdict, reason, cites`` (issue 14; ``cites`` = :attr:`shown_cites`)."""
         return {
             "text": self.text,
             "cited": list(self.cited),
             "supported_by": list(self.supported_by),
             "unsupported": self.unsupported,
             "inferred": self.inferred,
+            "verdict": str(self.verdict),
+            "reason": self.reason,
+            "cites": list(self.shown_cites),
         }
 
 
-def support_matrix(lexical: np.ndarray, cosine: np.ndarray | None, *, lex_min: float = LEX_MIN, cos_min: float = COS_MIN) -> np.ndarray:
-    """Boolean ``(n_sentences, n_sources)``: supported if lexical share >= ``lex_min`` or cosine >= ``cos_min``.
+# --------------------------------------------------------------------------- what a sentence adds
+
+#: A word of this many letters or more matches another with the same first :data:`ROOT_LEN` letters
+#: ("tokenization" / "tokenizer", "efficient" / "efficiency"): a light stem for the claim check only.
+ROOT_MIN = 7
+ROOT_LEN = 6
+
+#: A token that names a specific: it holds a digit (a number, date, version: ``0.1``, ``2026``, ``v2.1``,
+#: ``GPT-2``) or a capital after its first letter, or is capitalised inside a sentence (a name: ``Alpaca``,
+#: ``HBM``, ``FlashAttention``).
+_TOKEN_RE = re.compile(r"[^\W_](?:[\w.,\-/]*[^\W_])?")
+
+
+def _root(word: str) -> str:
+    return word[:ROOT_LEN] if len(word) >= ROOT_MIN else word
+
+
+def roots(text: str) -> set[str]:
+    """The claim words of ``text`` (:func:`rag.text.content_words`) reduced to their roots (:data:`ROOT_LEN`)."""
+    return {_root(w) for w in content_words(text)}
+
+
+def novel_roots(sentence: str, question: str | None) -> set[str]:
+    """The roots of ``sentence``'s claim words that the question does not have: what the sentence adds.
+
+    ``question=None`` counts every word as new (a check without the question).
+    """
+    words = roots(sentence)
+    return words - roots(question) if question else words
+
+
+def specifics(text: str) -> set[str]:
+    """The numbers, dates, versions and names in ``text`` (markers removed), case-folded, thousands
+    separators dropped: ``"GPT-2 scored 1,200 on MMLU in 2023 [1]."`` -> ``{"gpt-2", "1200", "mmlu", "2023"}``.
+
+    A name is a word with a capital letter that does not open the sentence (or one with a capital after
+    its first letter, anywhere); a number is any token holding a digit.
+    """
+    out = set()
+    body = strip_markers(text)
+    for k, m in enumerate(_TOKEN_RE.finditer(body)):
+        tok = m.group(0).rstrip(".,")
+        if not tok:
+            continue
+        opens = k == 0 or body[: m.start()].rstrip().endswith((".", ":", "!", "?", "\n", "-", "*"))
+        if any(ch.isdigit() for ch in tok):
+            out.add(re.sub(r"(?<=\d),(?=\d{3})", "", tok).casefold())
+        elif any(ch.isupper() for ch in tok[1:]) or (tok[0].isupper() and not opens):
+            out.add(tok.casefold())
+    return out
+
+
+def holds(source: str, specific: str) -> bool:
+    """Whether ``source`` contains ``specific`` (from :func:`specifics`) as a whole token, case-insensitive,
+    thousands separators ignored (``1200`` is found in ``1,200``, ``6`` is not found in ``805`` or ``6.5``)."""
+    text = re.sub(r"(?<=\d),(?=\d{3})", "", source).casefold()
+    pat = r"(?<![\w.])" + re.escape(specific) + r"(?![\w]|\.\d)"
+    if re.search(pat, text):
+        return True
+    # a name's plural or possessive ("Transformers", "BERT's") still names it
+    return not any(ch.isdigit() for ch in specific) and re.search(r"(?<![\w])" + re.escape(specific) + r"(?:s|'s|’s)?(?!\w)", text) is not None
+
+
+def lexical_support(sentences: Sequence[str], quotes: Sequence[str], question: str | None = None) -> np.ndarray:
+    """``(n_sentences, n_sources)`` float32: share of each sentence's NEW claim roots (:func:`novel_roots`:
+    its words the question lacks; all its words without ``question``) found in each quote.
+
+    1.0 means every new word occurs in the source; a sentence with no new word scores 0 everywhere.
+    """
+    qsets = [roots(q) for q in quotes]
+    out = np.zeros((len(sentences), len(quotes)), dtype=np.float32)
+    for i, s in enumerate(sentences):
+        words = novel_roots(s, question)
+        if not words:
+            continue
+        for j, qs in enumerate(qsets):
+            out[i, j] = len(words & qs) / len(words)
+    return out
+
+
+def support_matrix(lexical: np.ndarray, cosine: np.ndarray | None, *, lex_min: float = LEX_MIN, cos_min: float = COS_MIN,
+                   novel_min: float = 0.0) -> np.ndarray:
+    """Boolean ``(n_sentences, n_sources)``: supported if lexical share >= ``lex_min``, or cosine >= ``cos_min``
+    with a lexical share of at least ``novel_min`` (the MiniLM leg accepts a paraphrase, not a sentence none
+    of whose new words the source has: a restated question is close to every source on its topic).
 
     With ``cosine=None`` only the lexical leg decides.
     """
     sup = lexical >= lex_min
     if cosine is not None:
-        sup = sup | (cosine >= cos_min)
+        sup = sup | ((cosine >= cos_min) & (lexical >= novel_min))
     return sup
+
+
+def _reason(v: ClaimVerdict, cited: Sequence[int], supported: Sequence[int], missing: Sequence[str], lacking_at: int | None) -> str:
+    if v == ClaimVerdict.SUPPORTED:
+        return "its source holds the words it adds to the question"
+    if v == ClaimVerdict.INFERRED:
+        was = f"cited {list(cited)}, which does not hold it; " if cited else "no citation written; "
+        return was + f"[{supported[0]}] holds it"
+    if v == ClaimVerdict.UNSUPPORTED:
+        if missing:
+            where = f"[{lacking_at}]" if lacking_at is not None else "no source"
+            return f"{where} does not hold {', '.join(missing)}"
+        return "no source holds the words it adds to the question"
+    return {
+        ClaimVerdict.ECHO: "restates the question: adds no word of its own",
+        ClaimVerdict.DANGLING: "points at a source without saying what it says",
+        ClaimVerdict.DECLINES: "says the sources do not contain the answer",
+        ClaimVerdict.NO_CLAIM: "too short to claim anything",
+    }[v]
 
 
 def attribute(
@@ -332,39 +489,62 @@ def attribute(
     *,
     lex_min: float = LEX_MIN,
     cos_min: float = COS_MIN,
+    question: str | None = None,
+    quotes: Sequence[str] | None = None,
 ) -> list[SentenceAttribution]:
-    """Attribute each sentence to the sources (``source_indices[j]`` is the ``n`` of column ``j``).
+    """The claim check (design stage 8, issue 14): a :class:`SentenceAttribution` per sentence.
 
-    ``lexical`` (and optional ``cosine``) are ``(n_sentences, n_sources)``
-    scores from :func:`lexical_support` / the embedder. Ranking of supporting
-    sources: lexical share plus cosine (when given), descending.
+    ``source_indices[j]`` is the ``n`` of column ``j`` of ``lexical`` (from :func:`lexical_support`, given the
+    same ``question``) and ``cosine`` (MiniLM, optional). With ``question``, a sentence that adds no claim
+    word to it, or asks a question, is an echo (no claim, never cited). With ``quotes`` (the sources' text,
+    same order), a source supports a sentence only if it also holds every number, date, version and name
+    of the sentence that the question lacks (:func:`specifics`, :func:`holds`). Supporting sources are
+    ranked by lexical share plus cosine, descending. A claim its cited source does not support gets the
+    best supporting source instead (``inferred``; ``miscited`` when the model had cited another).
     """
-    sup = support_matrix(lexical, cosine, lex_min=lex_min, cos_min=cos_min)
+    sup = support_matrix(lexical, cosine, lex_min=lex_min, cos_min=cos_min, novel_min=NOVEL_MIN if question else 0.0)
     rank = lexical + (cosine if cosine is not None else 0.0)
     valid = set(source_indices)
+    asked = specifics(question) if question else set()
     out = []
     for i, s in enumerate(sentences):
         cited = tuple(n for n in markers(s) if n in valid)
         declines = is_decline(s)
         dangling = bool(DANGLING_RE.search(s))
-        claim = len(content_words(s)) >= MIN_CLAIM_WORDS and not declines and not dangling
+        worded = len(content_words(s)) >= MIN_CLAIM_WORDS
+        echo = bool(worded and not declines and not dangling and (
+            strip_markers(s).rstrip(" *_").endswith("?") or (question is not None and not novel_roots(s, question))))
+        claim = worded and not declines and not dangling and not echo
+        row = sup[i].copy()
+        missing: tuple[str, ...] = ()
+        lacking_at = None
+        if quotes is not None and claim:
+            spec = sorted(specifics(s) - asked)
+            lacks = [[x for x in spec if not holds(quotes[j], x)] for j in range(len(source_indices))]
+            # report what the source the sentence leans on (cited, else best supporting) lacks
+            lean = [j for j in range(len(source_indices)) if source_indices[j] in cited and row[j]] or \
+                   [j for j in np.argsort(-rank[i], kind="stable") if row[j]]
+            if lean and lacks[lean[0]]:
+                missing, lacking_at = tuple(lacks[lean[0]]), source_indices[lean[0]]
+            row &= np.array([not x for x in lacks], dtype=bool)
         order = np.argsort(-rank[i], kind="stable") if len(source_indices) else []
-        supported = tuple(source_indices[j] for j in order if sup[i, j])
-        inferred = bool(claim and not cited and supported)
-        miscited = bool(cited and supported and not set(cited) & set(supported))
-        if inferred:
-            supported = supported[:1]
-        out.append(
-            SentenceAttribution(
-                text=s,
-                cited=cited,
-                supported_by=supported if claim else (),
-                unsupported=bool(claim and not supported),
-                inferred=inferred,
-                miscited=miscited,
-                declines=declines,
-                claim=claim,
-                dangling=dangling,
-            )
-        )
+        supported = tuple(source_indices[j] for j in order if row[j])
+        if not claim:
+            v = (ClaimVerdict.DECLINES if declines else ClaimVerdict.DANGLING if dangling else ClaimVerdict.ECHO if echo
+                 else ClaimVerdict.NO_CLAIM)
+        elif set(cited) & set(supported):
+            v = ClaimVerdict.SUPPORTED
+        elif supported:
+            v = ClaimVerdict.INFERRED
+        else:
+            v = ClaimVerdict.UNSUPPORTED
+        shown_sup = supported[:1] if v == ClaimVerdict.INFERRED else supported if claim else ()
+        out.append(SentenceAttribution(
+            text=s, cited=cited, supported_by=shown_sup, unsupported=v == ClaimVerdict.UNSUPPORTED,
+            inferred=v == ClaimVerdict.INFERRED, miscited=bool(v == ClaimVerdict.INFERRED and cited), declines=declines,
+            claim=claim, dangling=dangling, echo=echo, verdict=v,
+            reason=_reason(v, cited, supported, missing, lacking_at),
+            missing=missing if v == ClaimVerdict.UNSUPPORTED else (),
+        ))
     return out
+

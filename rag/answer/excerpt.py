@@ -29,6 +29,68 @@ from rag.text import TermStats, tokenize
 #: Joins two pieces of an excerpt that are not adjacent in the chunk.
 GAP = " … "
 
+#: Text the source format hides from its readers: an HTML comment in Markdown (``<!-- ... -->``; unclosed at the
+#: end of a chunk, or closed at its start when the chunk begins inside one). The extractor may already drop
+#: them; this guard keeps them out of the prompt and the key passage for any chunk stored before it did.
+HIDDEN_RE = re.compile(r"<!--.*?(?:-->|\Z)|\A(?:(?!<!--).)*?-->", re.S)
+
+#: A sentence of a document that gives orders to the model reading it (a prompt injection): "ignore all
+#: previous instructions", "note to the AI assistant", "reply only with ...". Document text is data: such
+#: a unit is never read by the model, never chosen as the key passage and never counts as support for a
+#: claim (issue 14). Narrow on purpose: a course on LLMs that says "the model can answer questions" or
+#: "the system prompt sets the tone" is not matched.
+INSTRUCTION_RE = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:instructions?|rules|guidelines|prompts?)\b"
+    r"|\b(?:note|message|instructions?|notice)\s+(?:to|for)\s+(?:the\s+|any\s+)?(?:AI|assistant|language model|LLM|chatbot|bot)s?\b"
+    r"|\b(?:AI|assistant|chatbot|language model|LLM)s?\s+reading\s+this\b"
+    r"|\b(?:reply|respond|answer)\s+only\s+with\b|\bdo\s+not\s+answer\s+the\s+(?:user|question)\b"
+    r"|\byou\s+are\s+now\b|\bnew\s+instructions?\s*:",
+    re.I,
+)
+
+
+def hidden_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` character ranges of ``text`` the model must never read: HTML comments (:data:`HIDDEN_RE`)
+    and the units (:func:`rag.ingest.chunk.units`) that give the model orders (:data:`INSTRUCTION_RE`); sorted."""
+    spans = [m.span() for m in HIDDEN_RE.finditer(text)]
+    masked = _mask(text, spans)
+    spans += [(a, b) for a, b in units(masked) if INSTRUCTION_RE.search(masked, a, b)]
+    return sorted(spans)
+
+
+def _mask(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    if not spans:
+        return text
+    chars = list(text)
+    for a, b in spans:
+        chars[a:b] = " " * (b - a)
+    return "".join(chars)
+
+
+def visible(text: str) -> str:
+    """``text`` with its hidden parts (:func:`hidden_spans`) replaced by as many spaces: offsets are unchanged,
+    so spans found in the result are spans of ``text``."""
+    return _mask(text, hidden_spans(text))
+
+
+def readable(text: str, start: int = 0, end: int | None = None) -> str:
+    """``text[start:end]`` without its hidden parts (:func:`hidden_spans`, found on the whole ``text``): what
+    the model may read of it, and what a claim may lean on (issue 14)."""
+    end = len(text) if end is None else end
+    out, pos = [], start
+    for a, b in hidden_spans(text):
+        if b <= pos or a >= end:
+            continue
+        out.append(text[pos:max(pos, a)])
+        pos = max(pos, b)
+    out.append(text[pos:end] if pos < end else "")
+    return "".join(out)
+
+
+def strip_hidden(text: str) -> str:
+    """``text`` without its hidden parts: :func:`readable` over the whole of it."""
+    return readable(text)
+
 
 @dataclass(frozen=True)
 class Excerpt:
@@ -155,11 +217,16 @@ def prompt_excerpts(
     """The excerpts the model reads for ``query``: :func:`excerpts` with its BM25 terms (:func:`rag.text.tokenize`),
     each weighted by its IDF over the store's chunks (:meth:`rag.text.TermStats.idf`; weight 1 without ``term_stats``).
 
-    Lexical scoring only. On the 36 dev queries (course and ticket wording) whose needle reached the
+    Hidden text (HTML comments) and sentences giving the model orders (:func:`hidden_spans`) are never
+    scored and never read by the model. Lexical
+    scoring only. On the 36 dev queries (course and ticket wording) whose needle reached the
     sources, a shared budget of 160 Qwen tokens kept the whole needle in the excerpts 29 times (30
     before the colon rule); adding MiniLM cosine kept it 30 times but took about 240 ms instead of
     30 ms on 2 cores (2026-11-30). Issue 12 replaced this module's own IDF (``ln((N+1)/(df+1)) + 1``)
     with BM25's: on the same 48 queries the needle result and the excerpt tokens stayed the same for every one.
     """
     terms = set(tokenize(query))
-    return excerpts(terms, contents, budget, count, term_stats.weights(terms) if term_stats is not None else None)
+    shown = [visible(c) for c in contents]
+    ex = excerpts(terms, shown, budget, count, term_stats.weights(terms) if term_stats is not None else None)
+    # scored and cut on the visible text; the model reads the original's words with hidden parts removed
+    return [Excerpt(GAP.join(readable(c, a, b) for a, b in e.spans), e.spans, e.whole) for c, e in zip(contents, ex)]

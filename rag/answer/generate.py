@@ -84,11 +84,12 @@ EXAMPLE_QUESTION = "How often should tomatoes be watered, and when?"
 EXAMPLE_ANSWER = "Tomato plants need deep watering two or three times a week [1]. Water them at the base in the morning [1]."
 
 
-def _user_message(question: str, sources: Sequence[Citation]) -> str:
-    return f"<sources>\n{format_sources_for_prompt(sources)}\n</sources>\n\nQuestion: {question.strip()}"
+def _user_message(question: str, sources: Sequence[Citation], hint: str | None = None) -> str:
+    tail = f"\n{hint.strip()}" if hint else ""
+    return f"<sources>\n{format_sources_for_prompt(sources)}\n</sources>\n\nQuestion: {question.strip()}{tail}"
 
 
-def build_messages(question: str, sources: Sequence[Citation]) -> list[dict[str, str]]:
+def build_messages(question: str, sources: Sequence[Citation], hint: str | None = None) -> list[dict[str, str]]:
     """Chat messages for ``question`` over ``sources`` (best first): system, one worked exchange, the question.
 
     The sources block is :func:`rag.answer.cite.format_sources_for_prompt` (``[n] heading`` + text, never a
@@ -105,12 +106,14 @@ def build_messages(question: str, sources: Sequence[Citation]) -> list[dict[str,
     and 24/24 at 2.5 s. Without the exchange the 0.5B wrote bare lists (``[1] 164 [2] 12,500``),
     declined answerable questions or copied the source headings. An example written inside the system
     text (earlier tries) was copied verbatim, so it is a separate exchange.
+
+    ``hint``: one line added after the question (issue 14's re-ask, :data:`rag.answer.pipeline.REASK_HINT`).
     """
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": _user_message(EXAMPLE_QUESTION, _example_sources())},
         {"role": "assistant", "content": EXAMPLE_ANSWER},
-        {"role": "user", "content": _user_message(question, sources)},
+        {"role": "user", "content": _user_message(question, sources, hint)},
     ]
 
 
@@ -257,14 +260,15 @@ class Generator:
             cut = cut[:space]
         return cut.rstrip() + " …"
 
-    def fit(self, question: str, sources: Sequence[Citation], max_answer_tokens: int) -> FittedPrompt:
+    def fit(self, question: str, sources: Sequence[Citation], max_answer_tokens: int, *,
+            hint: str | None = None) -> FittedPrompt:
         """Build the prompt for ``question`` over ``sources`` (best first) so that prompt + answer fit ``n_ctx``.
 
         Over budget, the lowest-ranked source is trimmed (token-exact, with the
         model's tokenizer) or, if it would keep fewer than
         :data:`MIN_SOURCE_TOKENS`, dropped; repeated until it fits. With no
         sources left, the question itself is trimmed. Raises :class:`ModelError`
-        if even the bare instructions do not fit (``n_ctx`` far too small).
+        if even the bare instructions do not fit (``n_ctx`` far too small). ``hint``: see :func:`build_messages`.
         """
         budget = self.n_ctx - max_answer_tokens
         srcs = list(sources)
@@ -272,7 +276,7 @@ class Generator:
         trimmed: list[int] = []
         q = question
         while True:
-            text, toks = self.prompt_tokens(build_messages(q, srcs))
+            text, toks = self.prompt_tokens(build_messages(q, srcs, hint))
             over = len(toks) - budget
             if over <= 0:
                 return FittedPrompt(text, toks, tuple(srcs), tuple(dropped), tuple(trimmed))

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from rag.answer.attribute import SentenceAttribution
+from rag.answer.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.cite import citation_json
+from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.pipeline import Answer
 from rag.types import Citation, Locator
 
@@ -63,6 +64,8 @@ def turn_record(question: str, standalone: str, answer: Answer | None, *, method
             why=getattr(g, "why", None) if g is not None else None,
             notice=getattr(g, "notice", None) if g is not None else None,
             read_spans={str(n): [list(sp) for sp in spans] for n, spans in answer.read_spans.items()},
+            key_passage=answer.key_passage.to_json() if answer.key_passage is not None else None,
+            reasked=answer.reasked, first_text=answer.first_text,
         )
     return rec
 
@@ -82,7 +85,18 @@ def sentence_from_json(d: dict[str, Any]) -> SentenceAttribution:
     """A :class:`rag.answer.attribute.SentenceAttribution` from its ``asdict`` (unknown keys ignored)."""
     kw = _known(SentenceAttribution, d)
     kw["cited"], kw["supported_by"] = tuple(kw.get("cited") or ()), tuple(kw.get("supported_by") or ())
+    kw["missing"] = tuple(kw.get("missing") or ())
+    if kw.get("verdict") is not None:
+        kw["verdict"] = ClaimVerdict(kw["verdict"])
     return SentenceAttribution(**kw)
+
+
+def key_passage_from_json(d: dict[str, Any] | None) -> KeyPassage | None:
+    """A :class:`rag.answer.key_passage.KeyPassage` from its ``to_json`` (``None`` for ``None``)."""
+    if not d:
+        return None
+    return KeyPassage(sentences=tuple(KeySentence(**_known(KeySentence, s)) for s in d.get("sentences") or []),
+                      ms=float(d.get("ms") or 0.0), body=d.get("body") or "")
 
 
 @dataclass(frozen=True)
@@ -107,6 +121,8 @@ def answer_from_record(rec: dict[str, Any]) -> Answer | None:
         raw_text=rec.get("raw_text"), nearest_distance=rec.get("nearest_distance"),
         gate=_SavedGate(rec.get("why"), rec.get("notice")),
         read_spans={int(n): tuple(tuple(sp) for sp in spans) for n, spans in (rec.get("read_spans") or {}).items()},
+        key_passage=key_passage_from_json(rec.get("key_passage")), reasked=bool(rec.get("reasked")),
+        first_text=rec.get("first_text"),
     )
 
 
@@ -159,7 +175,8 @@ def _locator(c: Citation) -> str:
 
 
 def turn_markdown(n: int, t: HistoryTurn) -> str:
-    """One turn as Markdown: the question (and the question searched), the answer or refusal, its sources."""
+    """One turn as Markdown: the question (and the question searched), the key passage and the checked answer
+    (issue 14: what the claim check left out is listed with why) or the refusal, then its sources."""
     out = [f"## {n}. {t.question}"]
     if t.standalone != t.question:
         out.append(f"*Standalone question:* {t.standalone}")
@@ -173,7 +190,19 @@ def turn_markdown(n: int, t: HistoryTurn) -> str:
     elif a.refused:
         out.append(f"**{a.refusal}**" + (f"\n\nWhy: {a.gate.why}" if getattr(a.gate, "why", None) else ""))
     else:
-        out.append(a.text or "(no text generated)")
+        kp = a.key_passage
+        if kp is not None and kp.sentences:
+            out.append(f"**Key passage** [{kp.index}] {kp.sentences[0].locator_label}\n\n{_quote(kp.body or kp.text)}")
+        if a.note:
+            out.append(f"*{a.note}*")
+        elif a.shown_text:
+            out.append(a.shown_text)
+        elif not a.generated:
+            out.append("(no text generated)")
+        removed = a.removed_sentences
+        if removed:
+            out.append(f"*Left out by the claim check ({len(removed)}):*\n\n"
+                       + "\n".join(f"- {s.text.strip()} ({s.verdict}: {s.reason})" for s in removed))
     if a is not None and a.citations:
         cited = set(a.cited_indices)
         lines = ["**Sources**", ""]

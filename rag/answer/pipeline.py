@@ -21,12 +21,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
 
 from rag.answer.attribute import (
     CitationStreamFilter,
+    ClaimVerdict,
     SentenceAttribution,
     attribute,
     clean_citations,
@@ -35,12 +37,16 @@ from rag.answer.attribute import (
 )
 from rag.answer.calibrated_gate import apply_calibrated_gate, store_calibration, store_gate_stats
 from rag.answer.cite import Citation, citation_json, citations, format_sources_for_prompt
-from rag.answer.excerpt import prompt_excerpts
+from rag.answer.excerpt import prompt_excerpts, strip_hidden
 from rag.answer.gate import GateResult, apply_gate
 from rag.answer.generate import get_default_generator
+from rag.answer.key_passage import KeyPassage, key_passage
 from rag.answer.learned_gate import apply_learned_gate
 from rag.text import strip_markers
 from rag.types import GateKind
+
+#: Said to the model when its first answer had no claim that passed the claim check (``settings.reask``).
+REASK_HINT = "Answer by copying the sentence of the sources that answers the question, then its [n]."
 
 
 def source_headers(sources: Sequence[Citation]) -> list[str]:
@@ -56,22 +62,35 @@ def source_headers(sources: Sequence[Citation]) -> list[str]:
     return out
 
 
+class AnswerFrom(StrEnum):
+    """Where the shown answer comes from (issue 14): the model's checked sentences, or the key passage
+    standing in for an answer that was empty, declined or failed the claim check."""
+
+    MODEL = "model"
+    KEY_PASSAGE = "key_passage"
+    NONE = "none"
+
+
 @dataclass
 class Answer:
     """The result of one question.
 
     ``refused``/``refusal`` from the gate (then ``text`` is ``None`` and no model
-    ran); ``text`` the answer as shown (invalid markers and links removed),
+    ran); ``text`` the model's answer as streamed (invalid markers and links removed),
     ``None`` when generation was not asked for; ``ttft_ms`` runs from the end of retrieval (excerpts and
     prompt fitting included) to the first token; ``citations`` the numbered
     sources the model saw (all the gate's sources without generation);
-    ``sentences`` the per-sentence attribution; ``invalid_citations_removed``
+    ``sentences`` the claim check's verdict per sentence (:class:`rag.answer.attribute.SentenceAttribution`);
+    ``invalid_citations_removed``
     count of ``[n]`` numbers that referred to no source; ``links_removed`` the
     model's links/URLs and echoed source-header lines removed; ``model`` the GGUF file name; timings in ms;
     ``tokens`` generated tokens; ``dropped_sources`` indices left out of the
     prompt for lack of context; ``raw_text`` the model's own words; ``read_spans`` per source number
     the ``(start, end)`` character ranges of its quote the model read, for sources it read only in
-    part (:mod:`rag.answer.excerpt`; absent = read whole).
+    part (:mod:`rag.answer.excerpt`; absent = read whole); ``key_passage`` the verbatim sentence(s) of
+    the sources that best answer the question (:mod:`rag.answer.key_passage`), shown before the model
+    writes; ``reasked`` whether the model was asked a second time because its first answer failed the
+    claim check (``first_text``: that first answer).
     """
 
     query: str
@@ -93,6 +112,9 @@ class Answer:
     raw_text: str | None = None
     nearest_distance: float | None = None
     read_spans: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    key_passage: KeyPassage | None = None
+    reasked: bool = False
+    first_text: str | None = None
 
     @property
     def generated(self) -> bool:
@@ -111,22 +133,72 @@ class Answer:
 
     @property
     def declined(self) -> bool:
-        """The model said the sources do not contain the answer (and made no other claim)."""
-        return bool(self.sentences) and any(s.declines for s in self.sentences) and not any(
-            s.cited or s.inferred for s in self.sentences
-        )
+        """The model said the sources do not contain the answer (and made no claim that passed the check)."""
+        return bool(self.sentences) and any(s.declines for s in self.sentences) and not self.passed
+
+    @property
+    def passed(self) -> bool:
+        """At least one sentence of the model's answer passed the claim check (a cited claim is shown)."""
+        return any(s.passed for s in self.sentences)
+
+    @property
+    def answer_from(self) -> AnswerFrom:
+        """Whose words the shown answer is: the model's checked claims, else the key passage, else nothing."""
+        if self.passed:
+            return AnswerFrom.MODEL
+        if self.key_passage is not None and self.key_passage.sentences and not self.refused:
+            return AnswerFrom.KEY_PASSAGE
+        return AnswerFrom.NONE
+
+    @property
+    def shown_sentences(self) -> list[SentenceAttribution]:
+        """The model's sentences the checked answer shows: the claims that passed (each with the sources that
+        support it) and short non-claims without markers; none when no claim passed."""
+        if not self.passed:
+            return []
+        return [s for s in self.sentences
+                if s.passed or (s.verdict == ClaimVerdict.NO_CLAIM and not s.cited and any(ch.isalnum() for ch in s.text))]
+
+    @property
+    def removed_sentences(self) -> list[SentenceAttribution]:
+        """The model's sentences the claim check keeps out of the answer (unsupported, echoes, dangling,
+        declines, bare markers), each with its ``verdict`` and ``reason``."""
+        shown = {id(s) for s in self.shown_sentences}
+        return [s for s in self.sentences if id(s) not in shown]
+
+    @property
+    def shown_text(self) -> str | None:
+        """The answer as shown after the claim check: the passing sentences with their ``[n]``, else the key
+        passage; ``None`` for a refusal or when the model did not run."""
+        if self.refused or not self.generated:
+            return None
+        if self.answer_from == AnswerFrom.MODEL:
+            return " ".join(s.shown() for s in self.shown_sentences)
+        if self.answer_from == AnswerFrom.KEY_PASSAGE:
+            return self.key_passage.text
+        return ""
+
+    @property
+    def note(self) -> str | None:
+        """The plain note shown when the key passage stands as the answer (``None`` otherwise)."""
+        if self.answer_from != AnswerFrom.KEY_PASSAGE or not self.generated:
+            return None
+        kp = self.key_passage
+        if not (self.text or "").strip():
+            why = "The model wrote no answer"
+        elif self.declined:
+            why = "The model said the sources do not contain the answer"
+        else:
+            why = "The model's answer did not pass the claim check"
+        return (f"{why}; the passage of [{kp.index}] that best matches the question stands as the answer, "
+                f"verbatim. Check that it answers what you asked.")
 
     @property
     def cited_indices(self) -> list[int]:
-        """Source numbers the answer ends up citing on claim sentences: the model's valid markers and inferred ones."""
-        out: list[int] = []
-        for s in self.sentences:
-            if not s.claim:
-                continue
-            out.extend(s.cited)
-            if s.inferred:
-                out.extend(s.supported_by[:1])
-        return list(dict.fromkeys(out))
+        """Source numbers the shown answer cites: the passing claims' sources, or the key passage's source."""
+        if self.answer_from == AnswerFrom.KEY_PASSAGE and self.generated:
+            return [self.key_passage.index]
+        return list(dict.fromkeys(n for s in self.shown_sentences for n in s.shown_cites))
 
     @property
     def model_cited(self) -> bool:
@@ -135,17 +207,22 @@ class Answer:
 
     @property
     def has_citation(self) -> bool:
-        """At least one valid citation after server-side handling (model's or inferred)."""
+        """At least one citation on the shown answer (a passing claim's, or the key passage's)."""
         return bool(self.cited_indices)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``ask --json`` object of issues 4 and 5 (generation keys only when the model ran)."""
+        """The ``ask --json`` object of issues 4, 5 and 14 (generation keys only when the model ran).
+
+        ``answer`` is the checked answer (:attr:`shown_text`); ``model_answer`` the model's text as streamed;
+        ``answer_from`` ``model`` / ``key_passage`` / ``none``; ``answer_sentences`` every sentence with its
+        ``verdict`` and ``reason``; ``key_passage`` whenever the gate passed.
+        """
         d: dict[str, Any] = {
             "query": self.query,
             "threshold": self.threshold,
             "refused": self.refused,
             "refusal": self.refusal,
-            "answer": self.text,
+            "answer": self.shown_text,
             "citations": [citation_json(c) for c in self.citations],
         }
         g = self.gate
@@ -160,6 +237,8 @@ class Answer:
                          "duplicates_collapsed": sum(len(v) for v in (getattr(g, "duplicates", None) or {}).values())}
             if getattr(g, "plan", None) is not None:
                 d["retrieval"] = g.plan.to_json()
+        if self.key_passage is not None and not self.refused:
+            d["key_passage"] = self.key_passage.to_json()
         if self.generated:
             d.update(
                 answer_sentences=[s.to_json() for s in self.sentences],
@@ -170,6 +249,10 @@ class Answer:
                 generation_ms=_r(self.generation_ms),
                 tokens=self.tokens,
                 read_spans={str(n): [list(sp) for sp in spans] for n, spans in self.read_spans.items()},
+                model_answer=self.text,
+                answer_from=str(self.answer_from),
+                note=self.note,
+                reasked=self.reasked,
             )
         return d
 
@@ -190,21 +273,25 @@ def cosine_support(embedder: Any, sentences: Sequence[str], quotes: Sequence[str
     return vecs[: len(sentences)] @ vecs[len(sentences) :].T
 
 
-def check_answer(text: str, sources: Sequence[Citation], embedder: Any | None = None) -> tuple[str, int, int, list[SentenceAttribution]]:
-    """Server-side handling of a raw model answer over ``sources`` (the citations the model saw).
+def check_answer(text: str, sources: Sequence[Citation], embedder: Any | None = None,
+                 question: str | None = None) -> tuple[str, int, int, list[SentenceAttribution]]:
+    """Server-side handling of a raw model answer over ``sources`` (the citations the model saw, whole quotes).
 
     Returns ``(clean_text, invalid_removed, links_removed, sentences)``;
     ``links_removed`` also counts lines that only echoed a source header. With
-    ``embedder`` (``rag.index.embed.Embedder``) the MiniLM leg joins the lexical one.
+    ``embedder`` (``rag.index.embed.Embedder``) the MiniLM leg joins the lexical one. With ``question``
+    the claim check judges what each sentence adds to it (:func:`rag.answer.attribute.attribute`): an echo
+    of the question is no claim, and its words never count as support. Hidden text and orders to the model
+    inside a source (:func:`rag.answer.excerpt.hidden_spans`) never count as support either.
     """
     valid = [c.index for c in sources]
     clean = clean_citations(text, valid, source_headers(sources))
     sentences = split_sentences(clean.text)
-    quotes = [c.quote for c in sources]
-    lex = lexical_support(sentences, quotes)
+    quotes = [strip_hidden(c.quote) for c in sources]  # hidden text and orders to the model support nothing
+    lex = lexical_support(sentences, quotes, question)
     cos = cosine_support(embedder, sentences, quotes) if embedder is not None else None
     links = clean.links_removed + clean.labels_removed
-    return clean.text, clean.invalid_removed, links, attribute(sentences, valid, lex, cos)
+    return clean.text, clean.invalid_removed, links, attribute(sentences, valid, lex, cos, question=question, quotes=quotes)
 
 
 def refused_answer(gate: Any, retrieval_ms: float | None = None) -> Answer:
@@ -220,9 +307,12 @@ class AnswerStream:
 
     ``gate`` is a ``rag.answer.gate.GateResult``; ``cites`` its numbered citations
     (``rag.answer.cite.citations``). If the gate refused, iteration yields nothing
-    and ``answer`` is the refusal; ``get_generator`` is never called. Raises
-    :class:`rag.errors.ModelError` (from ``get_generator``) when the model is
-    missing or broken.
+    and ``answer`` is the refusal; ``get_generator`` is never called. Otherwise
+    ``key_passage`` (:mod:`rag.answer.key_passage`) is ready as soon as the stream is made, before the model
+    is looked up: show it first. With ``settings.reask`` (issue 14) a first answer with no claim that
+    passes the check is asked once more, told to quote the source sentence that answers (only the
+    second answer is checked and kept; its pieces follow a blank line). Raises
+    :class:`rag.errors.ModelError` (from ``get_generator``) when the model is missing or broken.
     """
 
     def __init__(
@@ -244,15 +334,18 @@ class AnswerStream:
         self.embedder = embedder
         self.term_stats = term_stats
         self.excerpts: list[Any] = []
-        self.answer: Answer | None = refused_answer(gate, retrieval_ms) if gate.refused else None
+        self.key_passage: KeyPassage | None = None
+        if gate.refused:
+            self.answer: Answer | None = refused_answer(gate, retrieval_ms)
+        else:
+            self.answer = None
+            self.key_passage = key_passage(gate.query, self.cites, term_stats)
 
-    def __iter__(self) -> Iterator[str]:
-        if self.gate.refused:
-            return
-
-        gen = (self._get_generator or get_default_generator)(self.settings)
+    def _attempt(self, gen: Any, hint: str | None) -> Iterator[str]:
+        """One generation over the excerpts; yields cleaned pieces; sets ``self.answer`` to the checked result."""
         t0 = time.perf_counter()
-        prompt = gen.fit(self.gate.query, self.prompt_sources(gen.count_tokens), self.settings.max_answer_tokens)
+        prompt = gen.fit(self.gate.query, self.prompt_sources(gen.count_tokens), self.settings.max_answer_tokens,
+                         hint=hint)
         prep_ms = (time.perf_counter() - t0) * 1000.0
         seen = [c for c in self.cites if c.index in {s.index for s in prompt.sources}]
         filt = CitationStreamFilter((c.index for c in seen), source_headers(seen))
@@ -264,7 +357,7 @@ class AnswerStream:
         tail = filt.finish()
         if tail:
             yield tail
-        text, invalid, links, sentences = check_answer(stream.text, seen, self.embedder)
+        text, invalid, links, sentences = check_answer(stream.text, seen, self.embedder, self.gate.query)
         self.answer = Answer(
             query=self.gate.query, threshold=self.gate.threshold, refused=False, refusal=None,
             text=text, citations=seen, sentences=sentences, invalid_citations_removed=invalid,
@@ -275,7 +368,24 @@ class AnswerStream:
             gate=self.gate,
             read_spans={c.index: e.spans for c, e in zip(self.cites, self.excerpts)
                         if not e.whole and c.index in {x.index for x in seen}},
+            key_passage=self.key_passage,
         )
+
+    def __iter__(self) -> Iterator[str]:
+        if self.gate.refused:
+            return
+        gen = (self._get_generator or get_default_generator)(self.settings)
+        yield from self._attempt(gen, None)
+        first = self.answer
+        if not getattr(self.settings, "reask", False) or first.passed or first.declined:
+            return
+        yield "\n\n"
+        yield from self._attempt(gen, REASK_HINT)
+        second = self.answer
+        second.reasked, second.first_text = True, first.text
+        second.ttft_ms = first.ttft_ms
+        second.generation_ms = (first.generation_ms or 0.0) + (second.generation_ms or 0.0)
+        second.tokens += first.tokens
 
     def prompt_sources(self, count: Callable[[str], int]) -> list[Citation]:
         """The citations as the model reads them: each ``quote`` replaced by its excerpt (:mod:`rag.answer.excerpt`).

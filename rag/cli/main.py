@@ -1,7 +1,7 @@
 """The ``python -m rag`` (and ``rag``) command group, with every subcommand registered explicitly.
 
 Each subcommand lives next to the stage it drives (:mod:`rag.cli.store`,
-:mod:`rag.cli.answer`, :mod:`rag.cli.eval`, :mod:`rag.cli.bench_extract`,
+:mod:`rag.cli.answer`, :mod:`rag.cli.bench_answers`, :mod:`rag.cli.eval`, :mod:`rag.cli.bench_extract`,
 :mod:`rag.cli.bench_retrieval`, :mod:`rag.cli.doctor`); this module only lists them. Heavy libraries (torch,
 FAISS, llama.cpp, PyMuPDF) are imported inside the commands, so ``--help``
 stays fast. Domain errors (:class:`rag.errors.RagError`) are printed as one
@@ -18,6 +18,7 @@ import click
 import rag
 from rag import models as model_files
 from rag.cli import answer as answer_cli
+from rag.cli import bench_answers as bench_answers_cli
 from rag.cli import bench_extract as bench_extract_cli
 from rag.cli import bench_retrieval as bench_retrieval_cli
 from rag.cli import bench_scale as bench_scale_cli
@@ -103,5 +104,5 @@ main.add_command(collection_cli.collections_cmd, "collections")
 bench.add_command(bench_extract_cli.bench_extract_cmd, "extract")
 bench.add_command(bench_retrieval_cli.bench_retrieval_cmd, "retrieval")
 bench.add_command(bench_scale_cli.bench_scale_cmd, "scale")
-bench.add_command(answer_cli.bench_answers_cmd, "answers")
+bench.add_command(bench_answers_cli.bench_answers_cmd, "answers")
 bench.add_command(chat_cli.bench_followup_cmd, "followup")

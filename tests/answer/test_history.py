@@ -6,14 +6,16 @@ import json
 
 import pytest
 
-from rag.answer.attribute import SentenceAttribution
+from rag.answer.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.history import (
     answer_from_record,
     chat_markdown,
     previous_questions,
     turn_from_record,
+    turn_markdown,
     turn_record,
 )
+from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.pipeline import Answer
 from rag.types import Citation
 
@@ -79,3 +81,20 @@ def test_history_files_in_every_accepted_shape():
         previous_questions(["ok", 3])
     with pytest.raises(ValueError, match="JSON list"):
         previous_questions({"question": "x"})
+
+
+def test_a_reopened_turn_keeps_the_key_passage_and_the_claim_checks_verdicts():
+    """Issue 14 in a saved chat (issue 16): the reopened turn shows the same checked answer as the live one."""
+    echo = SentenceAttribution("How many days of leave do staff get?", (), (), False, False, claim=False, echo=True,
+                               verdict=ClaimVerdict.ECHO, reason="restates the question")
+    kp = KeyPassage((KeySentence(1, "Full-time staff get 28 days of annual leave.", 0, 44,
+                                 "leave.md > Annual leave", 0.8),), 1.5, "Full-time staff get 28 days of annual leave.")
+    live = Answer(query="q", threshold=0.675, refused=False, refusal=None, text=echo.text, citations=[_cite(1)],
+                  sentences=[echo], model="m.gguf", key_passage=kp)
+    a = answer_from_record(json.loads(json.dumps(turn_record("q", "q", live))))
+    assert a.key_passage == kp and a.sentences[0].verdict is ClaimVerdict.ECHO
+    assert (a.answer_from, a.shown_text, a.note) == (live.answer_from, live.shown_text, live.note)
+    assert a.shown_text == kp.text and a.note
+    md = turn_markdown(1, turn_from_record(json.loads(json.dumps(turn_record("q", "q", live)))))
+    assert "**Key passage** [1] leave.md > Annual leave" in md and "> Full-time staff get 28 days" in md
+    assert "Left out by the claim check (1)" in md and "restates the question" in md

@@ -54,7 +54,7 @@ def test_no_generate_json_contract(runner, store_dir, corpus_dir):
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert list(d) == ["query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "notice", "gate",
-                       "retrieval"]
+                       "retrieval", "key_passage"]
     assert d["retrieval"]["rewritten_query"] is None and 0.0 <= d["retrieval"]["bm25_weight"] <= 1.0
     assert d["answer"] is None and 1 <= len(d["citations"]) <= 2
     # issue 15: the verdict, the calibrated evidence and why
@@ -63,6 +63,10 @@ def test_no_generate_json_contract(runner, store_dir, corpus_dir):
     assert (d["notice"] is not None) == (d["verdict"] == "mentions")
     assert {"relative_distance", "coverage", "score", "self_distance", "far_distance"} <= set(g["evidence"])
     assert g["language"]["documents"] == ["en"] and g["why"].startswith("nearest distance 0.")
+    kp = d["key_passage"]  # issue 14: verbatim sentences of a gated source, with its [n] and locator
+    quote = {c["index"]: c["quote"] for c in d["citations"]}[kp["index"]]
+    assert kp["sentences"] and all(quote[x["start"]:x["end"]] == x["text"] for x in kp["sentences"])
+    assert kp["text"].endswith(f"[{kp['index']}]") and kp["locator_label"].startswith(DOC)
     assert list(d["citations"][0])[:7] == ["index", "document_id", "document_name", "locator_label", "fragment", "quote", "cosine_distance"]
 
 
@@ -73,6 +77,7 @@ def test_streams_answer_then_sources_table(runner, store_dir, corpus_dir, gguf_p
     header = next(i for i, line in enumerate(out.splitlines()) if line.startswith("n ") and "document" in line)
     lines = out.splitlines()
     assert "".join(lines[:header]).strip()  # the answer came first
+    assert lines[0].startswith("Key passage [") and DOC in lines[0]  # ... after the key passage
     row = lines[header + 1]
     assert row.startswith("[1]") and DOC in row and "#char=" in row
     assert float(row.split()[-1]) < 0.675

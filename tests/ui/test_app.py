@@ -199,7 +199,11 @@ def test_slider_flips_the_same_question_from_refused_to_answered(indexed):
     assert any(re.search(r"\[PDF at page \d+ ↗\]\(/app/static/[0-9a-f]{64}\.pdf#page=\d+\)", t) for t in texts), texts
     assert any("cosine distance `0." in t for t in texts), texts
     assert any(t.startswith("> ") for t in texts), texts
-    assert "[\\[" in texts[0], texts[0]  # at least one [n] in the answer is a link (the model's or inferred)
+    # issue 14: the key passage first (verbatim, linked), then the model's checked claims, each linked to the
+    # source that supports it, or the plain note that the key passage stands as the answer
+    assert texts[0].startswith("**Key passage** [\\[") and "\n\n> " in texts[0], texts[0]
+    answer = [t for t in texts if t.startswith("**Answer**")]
+    assert (answer and "[\\[" in answer[0]) or any("stands as the answer" in i.value for i in reply.info), texts
     for doc_id in set(re.findall(r"/app/static/([0-9a-f]{64})\.pdf#page=", "\n".join(texts))):
         assert (ROOT / "static" / f"{doc_id}.pdf").is_file()  # every linked PDF is published for static serving
     _no_raw_html(at)
@@ -289,7 +293,39 @@ def test_unsupported_and_inferred_sentences_are_marked():
     out = answer_markdown("", sents, [_cite(1)])
     assert out.startswith(":orange-background[⚠️ Paris is in France.]")
     assert "(unsupported" in out
-    assert "DPR uses dot products. [\\[1\\]](/Source?doc=" in out and "(inferred)" in out
+    assert "DPR uses dot products [\\[1\\]](/Source?doc=" in out and "(inferred)" in out
+
+
+def test_echoes_never_carry_a_citation_and_left_out_sentences_say_why():
+    """Issue 14: a sentence that restates the question is shown (if at all) without any [n] link."""
+    from rag.answer.attribute import attribute, lexical_support
+    from ui.format import answer_markdown, removed_markdown
+
+    q = "What is the risk of using a lower beta in GRPO?"
+    sents = ["The risk of using a lower beta in GRPO is [1].", "A lower beta in GRPO is risky [1].",
+             "A lower beta lets the policy drift from the reference model [1]."]
+    quotes = ["With a lower beta the policy can drift further from the reference model."]
+    att = attribute(sents, [1], lexical_support(sents, quotes, q), question=q, quotes=quotes)
+    assert [a.verdict for a in att] == ["dangling", "unsupported", "supported"]
+    out = answer_markdown(" ".join(sents), att, [_cite(1)])
+    first, second = out.split("(points at a source without saying what it says)")[0], out
+    assert "[\\[1\\]]" not in first and "The risk of using a lower beta in GRPO is" in first
+    assert second.count("[\\[1\\]]") == 1  # only the supported claim links its source
+    left = removed_markdown(att[:2])
+    assert left.startswith("- The risk of using a lower beta in GRPO is. :gray[*(dangling:")
+    assert "[1]" not in left and "\\[" not in left
+
+
+def test_key_passage_markdown_links_its_source_and_quotes_verbatim():
+    from rag.answer.key_passage import KeyPassage, KeySentence
+    from ui.format import key_passage_markdown
+
+    kp = KeyPassage((KeySentence(1, "Scores use *dot* products.", 0, 26, "p.pdf, p. 3", 1.0),), 0.4,
+                    "Scores use *dot* products.")
+    md = key_passage_markdown(kp, [_cite(1)], {1: 4})
+    assert md.startswith("**Key passage** [\\[1\\]](/Source?doc=" + "ab" * 32) and ") p.pdf, p. 3\n\n> " in md
+    assert md.endswith("> Scores use \\*dot\\* products.")
+    assert key_passage_markdown(KeyPassage(()), [_cite(1)]) == ""
 
 
 def test_blockquote_keeps_lines_and_escapes():

@@ -169,16 +169,32 @@ def _ocr_page_check(tab, pdf: Path, cited_page: int, quote_words: set[str], shot
     assert found > 0.5, f"only {found:.0%} of the quote's words are on the opened page {cited_page}"
 
 
-def _ask(page, question: str):
-    """Type a question in the chat input; return the last assistant message once its sources are shown."""
+def _ask(page, question: str, key_passage_shot: str | None = None):
+    """Type a question in the chat input; return the last assistant message once its sources are shown.
+
+    With ``key_passage_shot``: first wait for the key passage (issue 14), check that it is on screen before
+    the answer is finished (the sources are listed only then), and save a screenshot under that name.
+    """
     from playwright.sync_api import expect
 
     before = page.get_by_test_id("stChatMessage").count()
     page.get_by_test_id("stChatInputTextArea").fill(question)
     page.get_by_test_id("stChatInputTextArea").press("Enter")
     answer = page.get_by_test_id("stChatMessage").nth(before + 1)
+    if key_passage_shot:
+        expect(answer).to_contain_text("Key passage", timeout=SLOW_MS)
+        early = answer.inner_text()
+        page.screenshot(path=ARTIFACTS / key_passage_shot, full_page=True)
+        assert "Sources" not in early, "the key passage came only with the finished answer"
+        kp = answer.get_by_test_id("stMarkdownContainer").filter(has_text="Key passage").first
+        assert re.search(r"\[\d\]", kp.inner_text()) and kp.locator("blockquote").count() == 1
     expect(answer).to_contain_text("Sources", timeout=SLOW_MS)
     return answer
+
+
+def _source_quote(answer):
+    """The verbatim quote of the first source listed under the answer (not the key passage's quote)."""
+    return answer.get_by_test_id("stMarkdownContainer").filter(has_not_text="Key passage").locator("blockquote").first
 
 
 def test_upload_ask_and_open_cited_pdf_page(server, browser_context, requirements):
@@ -214,11 +230,14 @@ def _pdf_flow(page, browser_context, server, corpus, pdf):
 
     # 2. Chat: a question answered in the PDF; [1] links to the in-app viewer at the cited page.
     page.goto(server)
-    answer = _ask(page, PDF_QUESTION)
+    answer = _ask(page, PDF_QUESTION, key_passage_shot="02-key-passage.png")
     expect(page.get_by_test_id("stSidebar").get_by_test_id("stVegaLiteChart")).to_be_visible()
     time.sleep(1.5)  # let Vega draw the bars before the screenshot
     page.screenshot(path=ARTIFACTS / "02-answer.png", full_page=True)
-    quote_words = _words(answer.locator("blockquote").first.inner_text())  # source [1]'s verbatim quote
+    # the finished answer: the key passage, then the model's checked claims or the note that the passage stands
+    text = answer.inner_text()
+    assert "Key passage" in text and ("Answer" in text or "stands as the answer" in text), text[:600]
+    quote_words = _words(_source_quote(answer).inner_text())  # source [1]'s verbatim quote
     link = answer.locator("a", has_text="[1]").first
     href = link.get_attribute("href")
     m = re.search(r"/Source\?doc=([0-9a-f]{64})&chunk=\d+&start=\d+&end=\d+&n=1&page=(\d+)$", href or "")

@@ -1,0 +1,91 @@
+"""The key passage (rag.answer.key_passage, issue 14) on real chapter text: verbatim, cited, and never hidden text."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rag.answer.cite import Citation
+from rag.answer.excerpt import prompt_excerpts, strip_hidden, visible
+from rag.answer.key_passage import MAX_CHARS, key_passage, stretches
+from rag.evaluation.answers import contains_answer
+from rag.ingest.chunk import chunk_document
+from rag.ingest.extract import extract_bytes
+from rag.text import TermStats
+
+
+def _cites(chunks, order=None) -> list[Citation]:
+    order = order or range(len(chunks))
+    return [Citation(index=n, document_id="d", document_name="doc.md", locator_label=f"doc.md > {' > '.join(c.section)}",
+                     fragment=f"#char={c.start},{c.end}", quote=c.content, cosine_distance=0.3, fused_rank=n,
+                     page=None, start=c.start, end=c.end, media_type="text/markdown", chunk_id=n)
+            for n, c in enumerate((chunks[i] for i in order), start=1)]
+
+
+def _chunks(path):
+    return chunk_document(extract_bytes(path.read_bytes(), path.name), "E")
+
+
+@pytest.fixture(scope="module")
+def course(corpus_dir):
+    """Every chunk of the 13 course chapters, by chapter name, and the term statistics over all of them."""
+    chunks = {p.name: _chunks(p) for p in sorted((corpus_dir / "docs").glob("*.md"))}
+    return chunks, TermStats.from_texts([c.text for cs in chunks.values() for c in cs])
+
+
+def test_key_passage_is_verbatim_from_one_source_with_its_number(course, corpus_dir):
+    """For every dev question, over the chunks of its own chapter: spans of one quote, at most 400 characters."""
+    chunks, stats = course
+    for line in (corpus_dir / "dev_questions.jsonl").read_text().splitlines():
+        q = json.loads(line)
+        cites = _cites(chunks[q["doc"]])
+        kp = key_passage(q["query_course"], cites, stats)
+        assert kp.sentences, q["id"]
+        quote = cites[kp.index - 1].quote
+        assert all(quote[s.start:s.end] == s.text and s.index == kp.index for s in kp.sentences)
+        spans = [(s.start, s.end) for s in kp.sentences]
+        assert spans == sorted(spans) and kp.body == quote[spans[0][0]:spans[-1][1]]
+        assert len(kp.sentences) <= 4 and (len(kp.body) <= MAX_CHARS or len(kp.sentences) == 1 or kp.body.rstrip().count(":"))
+        assert kp.text.endswith(f"[{kp.index}]") and kp.to_json()["locator_label"].startswith("doc.md")
+
+
+def test_key_passage_holds_the_answer_of_most_dev_questions(course, corpus_dir):
+    """Documents' wording, each question over its own chapter's chunks (a retrieval-free bound): the key
+    passage holds the answer keys for most of them (measured 2026-11-30: 21 of 24)."""
+    chunks, stats = course
+    keys = {json.loads(x)["id"]: json.loads(x)["answer_keys"] for x in (corpus_dir / "dev_answer_keys.jsonl").read_text().splitlines()}
+    hits = 0
+    for line in (corpus_dir / "dev_questions.jsonl").read_text().splitlines():
+        q = json.loads(line)
+        hits += contains_answer(key_passage(q["query_course"], _cites(chunks[q["doc"]]), stats).text, keys[q["id"]])
+    assert hits >= 16, hits
+
+
+def test_the_better_ranked_source_wins_a_tie(course):
+    chunks, stats = course
+    c = chunks["12-evaluation.md"]
+    i = next(k for k, x in enumerate(c) if "805 carefully curated prompts" in x.content)
+    cites = _cites([c[i], c[i]])  # the same text twice: the first source is taken
+    assert key_passage("How many prompts does Alpaca Eval hold?", cites, stats).index == 1
+
+
+def test_hidden_text_never_reaches_the_key_passage_or_the_prompt(cases_dir):
+    """c24: an HTML comment holds an outdated yard limit (25 km/h); the answer is 15 km/h."""
+    chunks = _chunks(cases_dir / "c24_frontmatter_post.md")
+    cites = _cites(chunks)
+    q = "What is the speed limit on the yard? Is it still 25 km/h as in the internal note?"
+    kp = key_passage(q, cites)
+    assert "15 km/h on the yard" in kp.text and "25" not in kp.text and "internal note" not in kp.text
+    for budget in (0, 40, 160):  # whole chunks or excerpts: the model never reads the comment
+        ex = prompt_excerpts(q, [c.quote for c in cites], budget, lambda t: len(t.split()))
+        assert not any("25 km/h" in e.text or "<!--" in e.text for e in ex), budget
+    # the guard works on any chunk text, also one that begins or ends inside a comment
+    t = "old value --> Kept. <!-- drop this --> Also kept. <!-- unclosed"
+    assert strip_hidden(t) == " Kept.  Also kept. " and len(visible(t)) == len(t)
+    assert [t[a:b] for s in stretches(t) for a, b in s][:1] == ["Kept."]
+
+
+def test_no_sources_give_an_empty_passage():
+    kp = key_passage("anything", [])
+    assert kp.sentences == () and kp.text == "" and kp.index is None

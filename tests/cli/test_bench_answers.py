@@ -1,0 +1,44 @@
+"""``python -m rag bench answers`` on any question file: both schemas, per wording, scored against the keys."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from rag.cli.main import main
+
+DOC = """# Parking
+
+Visitors park in lot B, next to the main entrance. Parking in lot B is free for the first two hours.
+
+## Bicycles
+
+Bicycles are parked in the covered racks behind building C.
+"""
+
+
+def test_key_passage_only_run_on_a_question_file_of_the_pdf_schema(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "parking.md").write_text(DOC, encoding="utf-8")
+    rows = [
+        {"id": "p1", "doc": "parking.md", "needle": "Bicycles are parked in the covered racks behind building C.",
+         "query_doc": "Where are bicycles parked?", "query_user": "where can I leave my bike",
+         "answer_keys": [["covered racks"], ["building C"]]},
+        {"id": "p2", "doc": "parking.md", "needle": "Parking in lot B is free for the first two hours.",
+         "query_doc": "How long is parking in lot B free?", "query_user": "do I pay for the car park",
+         "answer_keys": [["two hours", "2 hours"]]},
+    ]
+    q = tmp_path / "questions.jsonl"
+    q.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "run.json"
+    r = CliRunner().invoke(main, ["bench", "answers", "--questions", str(q), "--docs", str(docs),
+                                  "--store", str(tmp_path / "store"), "--no-generate", "--json-out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "| metric" in r.output and "doc wording" in r.output and "user wording" in r.output
+    line = next(x for x in r.output.splitlines() if x.startswith("| key passage alone correct"))
+    assert line.split("|")[2].strip().startswith("2/2")  # both documents'-wording questions answered by it
+    saved = json.loads(out.read_text())
+    assert [x["key"] for x in saved[0]["rows"]] == ["p1/doc", "p1/user", "p2/doc", "p2/user"]
+    assert all("key_passage" in x for x in saved[0]["rows"] if not x["refused"])
