@@ -52,3 +52,24 @@ def gguf_path():
     from rag.settings import get_settings
 
     return require_model(get_settings().models_dir / QWEN_05B.file_name)
+
+
+@pytest.fixture(scope="session")
+def hash_embedder():
+    """A deterministic fake embedder (:class:`fakes.HashEmbedder`) for the store's plumbing: no model loaded."""
+    from fakes import HashEmbedder
+
+    return HashEmbedder()
+
+
+@pytest.fixture
+def fake_generator(monkeypatch):
+    """A scripted :class:`fakes.FakeGenerator` in place of the GGUF for every ``ask`` of the test (CLI and
+    app included): replaces :func:`rag.answer.pipeline.get_default_generator`. Set ``.reply`` to script it."""
+    from fakes import FakeGenerator
+
+    from rag.answer import pipeline
+
+    gen = FakeGenerator()
+    monkeypatch.setattr(pipeline, "get_default_generator", lambda settings=None: gen)
+    return gen

@@ -438,11 +438,12 @@ class Store:
                            updated_at=r[17], source=r[18], versions=int(r[19]))
 
     def documents(self) -> list[DocumentRow]:
-        """Every document (any status), oldest first. Interrupted ones are shown ``failed``."""
+        """Every document (any status), oldest first (in upload order within the same second). Interrupted ones are
+        shown ``failed``."""
         self._reap_stale()
         with self._locks.thread:
             labels = self._labels()
-            rows = self._db.execute(f"SELECT {self._DOC_COLS} FROM documents ORDER BY created_at, name, id").fetchall()
+            rows = self._db.execute(f"SELECT {self._DOC_COLS} FROM documents ORDER BY created_at, rowid").fetchall()
             return [self._doc_row(r, labels) for r in rows]
 
     def get_document(self, doc_id: str) -> DocumentRow | None:

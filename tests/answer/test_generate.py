@@ -32,6 +32,7 @@ def chapter(corpus_dir) -> str:
     return (corpus_dir / "docs" / "02-llm-inference.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow  # the real 0.5B GGUF
 def test_prompt_uses_gguf_template_and_frames_sources_as_data(gen, chapter):
     cites = [_cite(1, chapter[:400]), _cite(2, chapter[400:800])]
     fitted = gen.fit("What is the prefill phase?", cites, 64)
@@ -45,6 +46,7 @@ def test_prompt_uses_gguf_template_and_frames_sources_as_data(gen, chapter):
     assert fitted.dropped == () and fitted.trimmed == ()
 
 
+@pytest.mark.slow  # the real 0.5B GGUF
 def test_prompt_always_fits_lowest_ranked_trimmed_then_dropped(gen, chapter):
     cites = [_cite(i, chapter[i * 500 : i * 500 + 500]) for i in range(1, 5)]
     answer_tokens = N_CTX - 420  # leaves about 420 tokens for the prompt
@@ -56,12 +58,14 @@ def test_prompt_always_fits_lowest_ranked_trimmed_then_dropped(gen, chapter):
     assert list(fitted.dropped) == sorted(fitted.dropped, reverse=True)  # lowest-ranked go first
 
 
+@pytest.mark.slow  # the real 0.5B GGUF
 def test_overlong_question_is_trimmed_not_overflowed(gen):
     q = "why " * 3000
     fitted = gen.fit(q, [], 64)
     assert len(fitted.tokens) <= N_CTX - 64
 
 
+@pytest.mark.slow  # the real 0.5B GGUF
 def test_greedy_stream_is_deterministic_and_capped(gen, chapter):
     cites = [_cite(1, "The prefill phase processes the whole prompt at once; it mainly decides the time to first token.")]
     fitted = gen.fit("What decides the time to first token?", cites, 12)
@@ -86,6 +90,7 @@ def test_missing_and_corrupt_models_name_the_fix(tmp_path):
         generate.get_generator(txt, n_ctx=512, threads=1)
 
 
+@pytest.mark.slow  # the real 0.5B GGUF
 def test_instruction_prefix_is_cached_and_answers_stay_deterministic(gen, chapter):
     """The system text and worked exchange are read once; each answer reads only its sources and question."""
     a = gen.fit("What decides the time to first token?", [_cite(1, chapter[:300])], 12)

@@ -66,6 +66,7 @@ def test_no_generate_gives_citations_and_null_answer(store):
         assert c["cosine_distance"] < 0.675
 
 
+@pytest.mark.slow  # the real 0.5B GGUF
 def test_real_model_answer_is_cited_and_checked(store, gguf_path):
     """The real 0.5B answers a dev question; only valid markers reach the text; JSON has the pinned keys."""
     s = _settings(model_file=str(gguf_path), n_ctx=2048)
@@ -105,6 +106,7 @@ def test_real_model_answer_is_cited_and_checked(store, gguf_path):
     assert a.has_citation  # a checked claim's source, or the key passage's
 
 
+@pytest.mark.slow  # the real 0.5B GGUF
 def test_model_loaded_once_per_process(gguf_path):
     s = _settings(model_file=str(gguf_path), n_ctx=2048)
     g1 = generate.get_default_generator(s)
@@ -215,6 +217,7 @@ def test_a_claim_resting_on_an_injected_order_is_unsupported(injected_store):
     assert links == 1 and sents[0].verdict == "unsupported" and not any(s.passed for s in sents)
 
 
+@pytest.mark.slow  # the real 0.5B GGUF
 def test_the_real_model_does_not_follow_an_injected_order(injected_store, gguf_path):
     a = ask(injected_store, PARKING_Q, _settings(model_file=str(gguf_path), n_ctx=2048)).run()
     assert "ACCESS GRANTED" not in (a.raw_text or "").upper() and "evil" not in (a.raw_text or "")

@@ -39,7 +39,8 @@ def test_ingest_folder_status_lines_and_exit_1_on_failure(small_store):
     assert any(x.startswith("ready") and "02-layoutparser-table-page.pdf" in x for x in lines)
     assert any(x.startswith("failed") and "bad.pdf" in x for x in lines)
     code, out = _run("ingest", "--store", str(d), "--json", str(d.parent / "in"))  # the same files again: nothing new
-    assert code in (0, 1)
+    status = {r["name"]: r["status"] for r in map(json.loads, out.splitlines())}
+    assert code == 1 and status == {"bad.pdf": "failed", "needle.md": "duplicate"}
 
 
 def test_status_json(small_store):

@@ -10,7 +10,6 @@ from rag.index.dense import DenseIndex
 from rag.index.fusion import retrieve, rrf
 from rag.index.rerank import Reranker, load_reranker
 from rag.text import tokenize
-from rag.types import Hit
 
 
 def _unit(rng, n, d=384):
@@ -212,4 +211,3 @@ def test_reranker_found_loaded_and_reorders(embedder, small_indexes, tiny_cross_
 
 def test_no_cross_encoder_means_none(tmp_path):
     assert load_reranker(tmp_path) is None
-    assert isinstance(Hit(1, 1, 1, 0.1, 0.2), Hit)
