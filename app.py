@@ -14,6 +14,7 @@ import streamlit as st
 from rag.answer.followup import RewriteMethod, rewrite_followup, rewrite_generator
 from rag.collections import DEFAULT
 from rag.errors import RagError
+from rag.models import KNOWN_GGUF
 from rag.types import DocStatus
 from ui import chat, services, sidebar
 from ui.format import md_escape
@@ -75,6 +76,11 @@ with st.sidebar:
             )
     else:
         st.error("No model in models/: run `make models`.")
+    measured = [s for s in KNOWN_GGUF.values() if s.measured]
+    if measured:
+        st.caption("Measured on the dev questions (docs/answers.md):  \n" + "  \n".join(
+            f"**{s.label}**: {s.measured}" + ("" if s.file_name in names else " · not installed: `make models-1.5b`")
+            for s in measured))
 
     rewrite = st.selectbox(
         "Follow-up questions", [m.value for m in RewriteMethod], key="rewrite_method",

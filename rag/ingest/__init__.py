@@ -17,4 +17,4 @@ code point into its ``canonical`` text.
 
 #: Bumped whenever the canonical text of the same bytes could change. 2: issue 13 (reading order,
 #: hyphens, tables, forms, OCR, text encodings, front matter, comments).
-EXTRACTOR_VERSION = "2"
+EXTRACTOR_VERSION = "3"

@@ -1,7 +1,8 @@
 """PDF branch of stage 1: PDF bytes -> canonical text + page map + headings, through PyMuPDF.
 
 One page (:func:`read_page`): lines from ``get_text("dict")`` (MuPDF's ligature expansion on, U+FB00..
-U+FB06 expanded again by hand, soft hyphens removed), form widgets as ``label: value`` and FreeText
+U+FB06 expanded again by hand, soft hyphens removed; text no reader sees, white on white, under 2 pt or
+transparent, removed first: :mod:`rag.ingest.hidden`), form widgets as ``label: value`` and FreeText
 annotations (:mod:`rag.ingest.forms`), ruled tables as Markdown rows (:mod:`rag.ingest.tables`), the
 text layer judged (:mod:`rag.ingest.quality`: blank, scanned, unreadable) and read by OCR where it has
 no usable text (:mod:`rag.ingest.ocr`), lines put in reading order (:mod:`rag.ingest.layout`: PyMuPDF's
@@ -46,6 +47,7 @@ from rag.ingest import EXTRACTOR_VERSION
 from rag.ingest import audit as audit_mod
 from rag.ingest import ocr as ocr_engine
 from rag.ingest.forms import annotation_lines, form_lines
+from rag.ingest.hidden import remove_hidden
 from rag.ingest.hyphen import Lexicon, join_lines
 from rag.ingest.layout import _LIGATURES, Line, merge_fragments, order_blocks, page_lines, paragraphs_of
 from rag.ingest.quality import classify_page
@@ -95,7 +97,8 @@ class PageRead:
     """One page as read: ``lines`` in reading order (all kinds); ``reference`` PyMuPDF's plain text
     (the audit's reference); ``kind`` the text-layer class (:func:`rag.ingest.quality.classify_page`);
     ``order`` the reading order that won; ``ocr_ms`` OCR time (0 when not read by OCR); ``tables``
-    tables found; ``dropped`` texts removed on purpose (running headers), filled in later."""
+    tables found; ``dropped`` texts removed on purpose (hidden text, :mod:`rag.ingest.hidden`; running
+    headers, filled in later); ``hidden`` characters of hidden text removed."""
 
     lines: list[Line]
     reference: str
@@ -105,6 +108,7 @@ class PageRead:
     ocr: bool = False
     tables: int = 0
     dropped: list[str] = field(default_factory=list)
+    hidden: int = 0
 
 
 def _ocr_lines(page, page_h: float, block_base: int) -> tuple[list[Line], float]:
@@ -135,6 +139,7 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True) -> PageRe
     tp = page.get_textpage(flags=flags)
     page_dict = tp.extractDICT()
     reference = tp.extractText()
+    hidden = remove_hidden(page, page_dict)
     main, other, _width = page_lines(page, page_dict)
     page_h = page.rect.height
     upright = page.rotation == 0 and all(not ln.sideways for ln in main)
@@ -155,7 +160,8 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True) -> PageRe
         added += table_ls
         tables = len(table_ls)
     kind = classify_page(page, reference)
-    read = PageRead([], reference, kind, tables=tables, dropped=dropped)
+    read = PageRead([], reference, kind, tables=tables, dropped=dropped + [h.text for h in hidden],
+                    hidden=sum(len(h.text.strip()) for h in hidden))
     if kind in ("scanned", "sparse-image", "unreadable") and use_ocr:
 
         if ocr_engine.available():
@@ -446,6 +452,10 @@ def _warn(reads: list[PageRead], cov, warnings: list[str]) -> None:
     if bad:
         warnings.append(f"unreadable text layer on page(s) {_pages_list(bad)} (glyphs map to wrong letters)"
                         + ("; read by OCR instead" if all(reads[p - 1].ocr for p in bad) else ""))
+    hidden = [i + 1 for i, r in enumerate(reads) if r.hidden]
+    if hidden:
+        warnings.append(f"hidden text left out on page(s) {_pages_list(hidden)} ({sum(r.hidden for r in reads)} "
+                        "characters drawn white on white, under 2 pt or transparent): never indexed or read by the model")
     low = [c for c in audit_mod.low_pages(cov) if reads[c.page - 1].kind not in ("unreadable",)]
     if low:
         listed = ", ".join(f"{c.page} ({100 * c.share:.1f} %)" for c in low[:10])
