@@ -66,6 +66,8 @@ QWEN_05B = GGUFSpec(
     n_parts=6,
     size_bytes=491_400_064,
     sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    label="Qwen2.5-Coder 0.5B (default)",
+    measured="answer right 63 % in the documents' words, 31 % in a user's; first word after 0.75 s",
 )
 QWEN_15B = GGUFSpec(
     file_name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
@@ -75,6 +77,8 @@ QWEN_15B = GGUFSpec(
     n_parts=22,
     size_bytes=1_117_320_768,
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    label="Qwen2.5-Coder 1.5B",
+    measured="answer right 81 % in the documents' words, 46 % in a user's; first word after 1.4 s",
 )
 KNOWN_GGUF: dict[str, GGUFSpec] = {s.file_name: s for s in (QWEN_05B, QWEN_15B)}
 

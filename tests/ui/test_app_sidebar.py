@@ -110,3 +110,15 @@ def test_collections_are_created_switched_renamed_and_deleted_from_the_sidebar(d
     assert at.selectbox(key="collection_pick").value == "default"
     assert not (data / "collections" / "Client B").exists()
     assert any("3 document(s) indexed" in c.value for c in at.caption)
+
+
+def test_sidebar_shows_both_models_measured_figures(data):
+    """Issue 14: the model choice is made on numbers: both shipped models' measured figures sit beside it."""
+    from rag.models import KNOWN_GGUF
+
+    at = _app(APP).run()
+    assert not at.exception, at.exception
+    captions = "\n".join(c.value for c in at.sidebar.caption)
+    for spec in KNOWN_GGUF.values():
+        assert f"**{spec.label}**: {spec.measured}" in captions, captions
+    assert at.sidebar.selectbox(key="model_file").value in KNOWN_GGUF
