@@ -30,7 +30,7 @@ import click
 from rag.answer.cite import evidence_page
 from rag.cli import common
 from rag.errors import ExtractionError
-from rag.index.embed import ENCODER_WINDOW, get_tokenizer
+from rag.index.embed import ENCODER_WINDOW, count_tokens_batch, get_tokenizer
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
 from rag.ingest.pdf import extract_pdf
@@ -51,11 +51,10 @@ def _best(fn, repeat: int):
 def token_stats(chunks) -> dict:
     """Chunk count, token-split count, chunks over 256 word-pieces, header share of embedded word-pieces."""
 
-    tok = get_tokenizer()
     texts = [c.text for c in chunks]
     contents = [c.content for c in chunks]
-    n_text = [len(i) for i in tok(texts, add_special_tokens=True, truncation=False)["input_ids"]] if texts else []
-    n_content = [len(i) for i in tok(contents, add_special_tokens=True, truncation=False)["input_ids"]] if texts else []
+    n_text = count_tokens_batch(texts)
+    n_content = count_tokens_batch(contents)
     total = sum(n_text)
     return {
         "chunks": len(chunks),

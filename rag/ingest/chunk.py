@@ -50,7 +50,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rag.index.embed import get_tokenizer
+from rag.index.embed import count_tokens_batch
 from rag.text import sentence_spans, trim_span
 from rag.types import Chunk, ChunkStrategy
 
@@ -280,14 +280,7 @@ def _batch_counter(count_tokens: Callable[[str], int] | None) -> Callable[[list[
     if count_tokens is not None:
         return lambda texts: [count_tokens(t) for t in texts]
 
-    tok = get_tokenizer()
-
-    def count(texts: list[str]) -> list[int]:
-        if not texts:
-            return []
-        return [len(ids) for ids in tok(texts, add_special_tokens=True, truncation=False)["input_ids"]]
-
-    return count
+    return count_tokens_batch
 
 
 def _fit_window(text: str, items: list[tuple[int, int, str]], budget: int, window: int,
