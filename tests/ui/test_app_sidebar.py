@@ -137,3 +137,11 @@ def test_source_page_says_when_the_cited_document_is_gone(data, cases_dir):
     src.run()
     assert not src.exception, src.exception
     assert src.title[0].value == "leave-policy.md" and not src.warning
+
+
+def test_documents_page_says_leaving_it_stops_the_indexing(data):
+    """Opening the chat page while an upload was indexing stopped it silently: the file under way was left
+    'interrupted', the files after it were never added (tryout 2026-11-30). The page says so before an upload."""
+    at = _app(DOCS_PAGE).run()
+    assert not at.exception, at.exception
+    assert any("Stay on this page" in c.value and "stops the indexing" in c.value for c in at.caption)
