@@ -225,8 +225,8 @@ def answer_notes(a: Any) -> list[str]:
         notes.append(f"{len(a.removed_sentences)} sentence(s) of the model left out by the claim check")
     inferred = sum(1 for s in a.shown_sentences if s.inferred)
     if inferred:
-        notes.append(f"{inferred} sentence(s) marked (inferred): the model cited no source or a wrong one "
-                     "for it; the app attached the source that holds its words")
+        notes.append(f"{inferred} sentence(s) marked (inferred): the model gave no source or a wrong one; "
+                     "the app attached the source that holds the words")
     if a.invalid_citations_removed:
         notes.append(f"{a.invalid_citations_removed} invalid citation(s) removed")
     if a.model:
