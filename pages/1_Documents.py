@@ -143,7 +143,9 @@ files = st.file_uploader(
     key="uploader", max_upload_size=limit_mb, help=f"Up to {limit_mb} MB per file (server.maxUploadSize).",
 )
 st.caption(f"Files up to **{limit_mb} MB** each (server.maxUploadSize); bigger files are refused. "
-           "Each file is extracted, cut into chunks and embedded locally; nothing leaves this machine.")
+           "Each file is extracted, cut into chunks and embedded locally; nothing leaves this machine.  \n"
+           "Stay on this page until the bar says **Done.**: opening another page or closing the tab stops the "
+           "indexing (the file under way is marked failed, to retry; the files after it are not added).")
 if files:
     ingest_uploads(files)
 ask_pending()

@@ -4,7 +4,8 @@ Where a ``[n]`` leads: ``/Source?doc=<id>&chunk=<chunk id>&start=S&end=E&n=N`` (
 canonical text, end exclusive; design stage 9's ``#char=S,E``), plus ``&page=P`` (1-based) for a PDF. The view
 is :func:`ui.viewer.show`, the same as the chat's preview dialog: the PDF.js viewer at the page with the quote
 outlined, the slide, the sheet's rows, the picture's region, or the rendered text with the passage
-highlighted. Without a cited range the document opens at its start.
+highlighted. Without a cited range the document opens at its start; a cited document no longer indexed
+(deleted, or replaced by a newer version) is said so above the document picker.
 """
 
 import streamlit as st
@@ -56,6 +57,9 @@ def _target(doc_id: str) -> viewer.Target:
 
 
 wanted = params.get("doc")
+if wanted and wanted not in ready:  # an old chat's [n] after its document was deleted or replaced (tryout 2026-11-30)
+    st.warning(md_escape(f"The cited document ({wanted[:12]}) is no longer indexed: it was deleted or replaced by a "
+                         "newer version. Pick a document below; ask again to cite the current one."))
 ids = list(ready)
 doc_id = st.selectbox("Document", ids, index=ids.index(wanted) if wanted in ready else 0, key="source_doc",
                       format_func=lambda i: ready[i].label)

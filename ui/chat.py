@@ -28,6 +28,7 @@ from rag.errors import RagError
 from ui import services, viewer
 from ui.format import (
     answer_markdown,
+    answer_notes,
     blockquote,
     citation_url,
     distance_label,
@@ -206,16 +207,7 @@ def render_turn_body(turn: Turn, key: str) -> None:
     pages = cited_pages(a.citations)
     render_notice(a, getattr(turn.gate or a.gate, "why", None))
     render_answer(a, pages)
-    removed = a.removed_sentences
-    notes = []
-    if removed:
-        notes.append(f"{len(removed)} sentence(s) of the model left out by the claim check")
-    if a.invalid_citations_removed:
-        notes.append(f"{a.invalid_citations_removed} invalid citation(s) removed")
-    if a.model:
-        notes.append(f"model {md_escape(a.model)}")
-    if a.ttft_ms is not None:
-        notes.append(f"first token {a.ttft_ms / 1000:.1f} s")
+    notes = answer_notes(a)
     if notes:
         st.caption(" · ".join(notes))
     render_sources(a.citations, key, pages, getattr(a, "read_spans", None) or {})

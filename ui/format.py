@@ -211,6 +211,31 @@ def line_starts(text: str, sentences: Sequence[Any]) -> list[bool]:
     return out
 
 
+def answer_notes(a: Any) -> list[str]:
+    """The caption under a checked answer, as separate notes (joined with " · " on screen).
+
+    ``a`` has ``shown_sentences``, ``removed_sentences``, ``invalid_citations_removed``, ``model`` and
+    ``ttft_ms`` (:class:`rag.answer.pipeline.Answer`). Says how many sentences the claim check left out,
+    what "(inferred)" means when a shown sentence carries it (issue 14: the model cited no source or a
+    wrong one and the server attached the one that holds the words; unexplained, first-time users could not
+    read it: tryout 2026-11-30), invalid citations removed, the model and its first-token time (seconds).
+    """
+    notes = []
+    if a.removed_sentences:
+        notes.append(f"{len(a.removed_sentences)} sentence(s) of the model left out by the claim check")
+    inferred = sum(1 for s in a.shown_sentences if s.inferred)
+    if inferred:
+        notes.append(f"{inferred} sentence(s) marked (inferred): the model gave no source or a wrong one; "
+                     "the app attached the source that holds the words")
+    if a.invalid_citations_removed:
+        notes.append(f"{a.invalid_citations_removed} invalid citation(s) removed")
+    if a.model:
+        notes.append(f"model {md_escape(a.model)}")
+    if a.ttft_ms is not None:
+        notes.append(f"first token {a.ttft_ms / 1000:.1f} s")
+    return notes
+
+
 def distance_label(distance: float | None) -> str:
     """A cosine distance as shown in the UI (3 decimals), ``n/a`` when unknown."""
     return "n/a" if distance is None else f"{distance:.3f}"

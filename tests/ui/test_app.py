@@ -362,3 +362,20 @@ def test_answer_keeps_the_models_lines_and_list_items():
     lines = body.split("  \n")
     assert len(lines) == 3 and lines[1].startswith("- Reduces") and lines[2].startswith("- Improves")
     assert lines[0].startswith("KV caching stores intermediate results") and "This optimization:" in lines[0]
+
+
+def test_answer_notes_explain_inferred_citations():
+    """A first-time user sees "(inferred)" after a sentence with no word of explanation (tryout 2026-11-30):
+    the caption under the answer says what it means whenever a shown sentence carries it."""
+    from types import SimpleNamespace
+
+    from rag.answer.attribute import SentenceAttribution
+    from ui.format import answer_notes
+
+    inferred = SentenceAttribution("DPR uses dot products.", (), (1,), False, True)
+    cited = SentenceAttribution("DPR uses dot products [1].", (1,), (1,), False, False)
+    base = dict(removed_sentences=[], invalid_citations_removed=0, model="m.gguf", ttft_ms=1500.0)
+    notes = answer_notes(SimpleNamespace(shown_sentences=[inferred, cited], **base))
+    assert any("1 sentence(s) marked (inferred)" in n and "the app attached" in n for n in notes)
+    assert notes[-2:] == ["model m.gguf", "first token 1.5 s"]
+    assert not any("inferred" in n for n in answer_notes(SimpleNamespace(shown_sentences=[cited], **base)))

@@ -122,3 +122,26 @@ def test_sidebar_shows_both_models_measured_figures(data):
     for spec in KNOWN_GGUF.values():
         assert f"**{spec.label}**: {spec.measured}" in captions, captions
     assert at.sidebar.selectbox(key="model_file").value in KNOWN_GGUF
+
+
+def test_source_page_says_when_the_cited_document_is_gone(data, cases_dir):
+    """A [n] of an old chat whose document was replaced (or deleted) opened another document without a word
+    (tryout 2026-11-30): the Source page now says the cited one is no longer indexed."""
+    src = _app(str(ROOT / "pages" / "2_Source.py"))
+    src.query_params.update({"doc": _doc_id(cases_dir, "c25_versions/v1/leave-policy.md"), "start": "0", "end": "20"})
+    src.run()
+    assert not src.exception, src.exception
+    assert any("no longer indexed" in w.value for w in src.warning)
+    src = _app(str(ROOT / "pages" / "2_Source.py"))
+    src.query_params.update({"doc": _doc_id(cases_dir, "c25_versions/v2/leave-policy.md"), "start": "0", "end": "20"})
+    src.run()
+    assert not src.exception, src.exception
+    assert src.title[0].value == "leave-policy.md" and not src.warning
+
+
+def test_documents_page_says_leaving_it_stops_the_indexing(data):
+    """Opening the chat page while an upload was indexing stopped it silently: the file under way was left
+    'interrupted', the files after it were never added (tryout 2026-11-30). The page says so before an upload."""
+    at = _app(DOCS_PAGE).run()
+    assert not at.exception, at.exception
+    assert any("Stay on this page" in c.value and "stops the indexing" in c.value for c in at.caption)
