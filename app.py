@@ -142,6 +142,5 @@ if question:
     with st.chat_message("assistant"):
         turn = chat.ask(question, threshold, max_sources, model_file or cfg.model_file, min_score, source_tokens,
                         standalone=standalone, doc_ids=scope, method=rw.method)
-    st.session_state.turns.append(turn)
-    chat.save_turn(turn)
+    chat.keep_turn(turn)
     st.rerun()

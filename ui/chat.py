@@ -128,11 +128,28 @@ def ask(question: str, threshold: float, max_sources: int, model_file: str, min_
         turn.error = str(e)
         placeholder.error(md_escape(turn.error))
         return turn
+    except BaseException:
+        # Streamlit stops this run when a new question is sent or the page is left while the model writes:
+        # the question and its sources are kept (with a note) instead of vanishing from the page and the chat.
+        turn.error = INTERRUPTED
+        keep_turn(turn)
+        raise
     turn.answer = stream.answer
     early.empty()
     placeholder.empty()
     render_turn_body(turn, key="live")
     return turn
+
+
+#: The note of a turn whose answer was stopped by a new question or by leaving the page.
+INTERRUPTED = ("Stopped before the answer was finished (a new question was sent or the page was left); "
+               "ask it again for the answer.")
+
+
+def keep_turn(turn: Turn) -> None:
+    """Add ``turn`` to this session's conversation and to the saved chat (:func:`save_turn`)."""
+    st.session_state.turns.append(turn)
+    save_turn(turn)
 
 
 def save_turn(turn: Turn) -> None:

@@ -145,3 +145,34 @@ def test_documents_page_says_leaving_it_stops_the_indexing(data):
     at = _app(DOCS_PAGE).run()
     assert not at.exception, at.exception
     assert any("Stay on this page" in c.value and "stops the indexing" in c.value for c in at.caption)
+
+
+def test_a_question_cut_off_mid_answer_is_kept_with_a_note(data, monkeypatch):
+    """A new question sent (or the page left) while the model writes stops Streamlit's run: the first question
+    stayed neither on the page nor in the saved chats. Now it is kept, with its sources and a note."""
+    from fakes import FakeGenerator, FakeStream
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    from rag.index.store import Store
+    from rag.settings import get_settings
+    from ui import chat, services
+
+    class CutOff(FakeStream):
+        def __iter__(self):
+            yield "Full-time"
+            raise StopException()  # what Streamlit raises in the run when the user sends another question
+
+    gen = FakeGenerator()
+    gen.stream = lambda prompt, max_tokens: CutOff("Full-time staff get 28 days [1].")
+    monkeypatch.setattr(services, "generator_for", lambda s: gen)
+    at = _app(APP).run()
+    at.chat_input(key="question").set_value("How many days of annual leave do full-time staff get?").run()
+    assert not at.exception, at.exception
+    assert len(gen.prompts) == 1  # the model was asked, then cut off
+    at.run()  # the next run shows the kept turn
+    assert [m.name for m in at.chat_message] == ["user", "assistant"]
+    assert chat.INTERRUPTED in [e.value for e in at.chat_message[1].error]
+    with Store(data, settings=get_settings(store=data)) as s:
+        (saved,) = s.chats.list()
+        (turn,) = s.chats.turns(saved.id)
+    assert turn.record["question"].startswith("How many days") and turn.record["error"] == chat.INTERRUPTED
