@@ -141,6 +141,11 @@ def ask(question: str, threshold: float, max_sources: int, model_file: str, min_
     return turn
 
 
+#: Under a refusal, in plain words: what the user can do next (the evidence line follows it).
+REFUSAL_HINT = ("Your documents do not seem to hold the answer, so no answer was written. If you think they do, "
+                "ask with the words the document would use (names, terms, numbers), choose the document under "
+                "\"Ask within\", or lower the \"Answerability cut\" in the sidebar.")
+
 #: The note of a turn whose answer was stopped by a new question or by leaving the page.
 INTERRUPTED = ("Stopped before the answer was finished (a new question was sent or the page was left); "
                "ask it again for the answer.")
@@ -271,8 +276,10 @@ def render_search_note(gate: Any) -> None:
 def render_refusal(a: Answer, candidates: list[Candidate], why: str | None = None) -> None:
     """The NO ANSWER line (the model was not called), the gate's evidence, and the nearest distances it saw."""
     st.error(md_escape(a.refusal or "NO ANSWER"))
+    if candidates:
+        st.caption(REFUSAL_HINT)
     if why:
-        st.caption("Why: " + md_escape(why))
+        st.caption("Why (the gate's evidence): " + md_escape(why))
     if not candidates:
         st.caption("The store has no indexed chunk: add documents on the Documents page.")
         return

@@ -161,6 +161,9 @@ def test_refusal_shows_no_answer_and_never_calls_the_model(indexed):
     assert reply.error[0].value == f'NO ANSWER: nothing under cosine distance 0.675 for "{OFF_TOPIC}"'
     nearest = reply.dataframe[0].value
     assert len(nearest) > 0 and (nearest["cosine distance"] >= 0.675).all()
+    # in plain words what the user can do, before the gate's evidence
+    assert [c.value for c in reply.caption][0].startswith("Your documents do not seem to hold the answer")
+    assert any(c.value.startswith("Why (the gate's evidence): ") for c in reply.caption)
     assert (generate.STATS.loads, generate.STATS.generations) == (loads, gens)
     # the conversation survives a rerun
     at.run()
