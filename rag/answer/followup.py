@@ -62,6 +62,12 @@ KEYWORDS = 3
 #: Not 3: "When does the bike shed close?" (bike, shed, close) is a new question, not a follow-up.
 SHORT_CONTENT_WORDS = 2
 
+#: A question with a pronoun is still standalone when it names something (a capitalised word after the first) and
+#: has at least this many content words: the pronoun points inside it. The 35 follow-ups of
+#: tests/data/followup_dialogues.jsonl with a pronoun have at most 4 (found trying the app: "What is Time to First
+#: Token and which inference phase affects it?" was searched with the previous question's words).
+SELF_CONTAINED_WORDS = 5
+
 #: Question and auxiliary words that say nothing about the subject (on top of :data:`rag.text.STOPWORDS`).
 QUESTION_WORDS = frozenset(
     "what which who whom whose when where why how does do did is are was were can could should would will may "
@@ -87,16 +93,23 @@ def needs_context(question: str) -> bool:
 
     True when it opens with a connective ("and ...?", "what about ...?"), holds
     a pronoun or demonstrative pointing back ("it", "they", "that one", "for
-    that staining", "there", German "es", "dort", ...), or is short:
+    that staining", "there", German "es", "dort", ...) in a question that does not name
+    its own subject at length (:data:`SELF_CONTAINED_WORDS`), or is short:
     at most :data:`SHORT_CONTENT_WORDS` content words, none of them a name
     ("Up to how many?" is short; "What is FAISS?" names its subject).
     """
     if not question.strip():
         return False
-    if _OPENERS.search(question) or _POINTERS.search(question):
+    if _OPENERS.search(question):
         return True
     content = [t for t in tokenize(question) if t not in QUESTION_WORDS]
-    names = any(re.search(r"[A-Z0-9]", w) for w in re.findall(r"[^\W_]+", question)[1:] if w != "I")
+    words = [w for w in re.findall(r"[^\W_]+", question)[1:] if w != "I"]
+    names = any(re.search(r"[A-Z0-9]", w) for w in words)
+    if _POINTERS.search(question):
+        # "What is Time to First Token and which phase affects it?" names its own subject: the pronoun points
+        # inside the question. A follow-up's pronoun comes with few words ("By how much did it grow in FY 2024?").
+        named = any(re.search(r"[A-Z]", w) for w in words)
+        return not (named and len(content) >= SELF_CONTAINED_WORDS)
     return len(content) <= SHORT_CONTENT_WORDS and not names
 
 

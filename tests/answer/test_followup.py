@@ -25,6 +25,7 @@ DIALOGUES = Path(__file__).resolve().parents[1] / "data" / "followup_dialogues.j
     "And for part-time staff?", "What about the second one?", "How many problems does it contain?",
     "Why is micromotion a problem there?", "Which tissue is recommended as a control for that staining?",
     "Up to how many?", "Which server do I connect to?", "Für wen kann es sinnvoll sein?", "How did he name them?",
+    "By how much did it grow during FY 2024?",
 ])
 def test_cheap_signals_flag_follow_ups(question):
     assert needs_context(question)
@@ -34,6 +35,7 @@ def test_cheap_signals_flag_follow_ups(question):
     "What is the formula for the advantage value in GRPO?", "What is FAISS?",
     "Which models use a sparse version of the attention matrix for long texts?",
     "Is there a model that handles long documents?", "What proportion of breast cancer is HER2 negative?", "",
+    "What is Time to First Token and which inference phase affects it?",  # the pronoun points inside the question
 ])
 def test_cheap_signals_leave_standalone_questions_alone(question):
     assert not needs_context(question)
