@@ -13,6 +13,7 @@ Text hidden in the source format (HTML comments) and sentences giving the model 
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -78,6 +79,31 @@ class KeyPassage:
                 "sentences": [s.to_json() for s in self.sentences], "ms": round(self.ms, 1)}
 
 
+#: A Markdown table's separator row (``|---|:--:|``), the line after its header row.
+_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.MULTILINE)
+
+
+def without_table_headers(text: str) -> str:
+    """``text`` with every Markdown table's header and separator rows replaced by as many spaces (offsets kept).
+
+    The key passage is scored on this: a header row holds the column names a question tends to repeat ("which
+    type code ...?"), so on its own it outscored the row holding the answer (a spreadsheet's header alone, found
+    trying the app). The rows, headers included, are still what the passage quotes.
+    """
+    out = list(text)
+    for m in _SEPARATOR.finditer(text):
+        head_end = m.start() - 1  # the newline ending the header row
+        if head_end <= 0 or text[head_end] != "\n":
+            continue
+        head_start = text.rfind("\n", 0, head_end) + 1
+        if not text[head_start:head_end].lstrip().startswith("|"):
+            continue
+        for i in range(head_start, m.end()):
+            if out[i] != "\n":
+                out[i] = " "
+    return "".join(out)
+
+
 def stretches(quote: str, max_units: int = MAX_UNITS, max_chars: int = MAX_CHARS) -> list[list[tuple[int, int]]]:
     """Every run of 1..``max_units`` consecutive units (:func:`rag.ingest.chunk.units` of the visible text) of
     ``quote`` within ``max_chars`` (a single unit always counts), as lists of ``(start, end)`` offsets."""
@@ -113,9 +139,9 @@ def key_passage(query: str, sources: Sequence[Citation], term_stats: TermStats |
     weights = term_stats.weights(terms) if term_stats is not None else None
     best: tuple[float, int, list[tuple[int, int]]] | None = None
     for j, c in enumerate(sources):
-        shown = visible(c.quote)
+        scored = without_table_headers(visible(c.quote))
         for st in stretches(c.quote, max_units, max_chars):
-            score = lexical_overlap(terms, shown[st[0][0]:st[-1][1]], weights) + RANK_WEIGHT / (j + 1)
+            score = lexical_overlap(terms, scored[st[0][0]:st[-1][1]], weights) + RANK_WEIGHT / (j + 1)
             if best is None or score > best[0] + 1e-9:
                 best = (score, j, st)
     if best is None:

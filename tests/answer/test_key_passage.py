@@ -89,3 +89,17 @@ def test_hidden_text_never_reaches_the_key_passage_or_the_prompt(cases_dir):
 def test_no_sources_give_an_empty_passage():
     kp = key_passage("anything", [])
     assert kp.sentences == () and kp.text == "" and kp.index is None
+
+
+def test_a_table_header_does_not_outscore_the_row_that_answers(cases_dir):
+    """A question repeats the column names; the header row alone used to win (a spreadsheet's header, found
+    trying the app). The row holding the answer is the key passage; the header stays in the quoted source."""
+    text = ("# Data types\n\n"
+            "| Data type | Type code | Size in bytes |\n|---|---|---|\n"
+            "| INT32 | 0x24 | 4 |\n| FLOAT | 0x26 | 4 |\n| DOUBLE | 0x28 | 8 |\n")
+    chunks = {c.start: c for c in chunk_document(extract_bytes(text.encode(), "types.md"), "E")}
+    cites = _cites(list(chunks.values()))
+    kp = key_passage("Which type code does DOUBLE get?", cites)
+    assert "| DOUBLE | 0x28 | 8 |" in kp.text and "Size in bytes" not in kp.text
+    quote = {c.index: c.quote for c in cites}[kp.index]
+    assert all(quote[s.start:s.end] == s.text for s in kp.sentences)
