@@ -73,30 +73,63 @@ def _log_result(r) -> None:
 def ingest_uploads(files) -> None:
     """Index the uploads this session has not handled yet, one progress bar across all of them."""
     new = [f for f in files if f.file_id not in st.session_state.ingested_ids]
-    if not new:
+    for f in new:
+        st.session_state.ingested_ids.add(f.file_id)
+    ingest_items([(f.file_id, f.name, f.size, f.getvalue) for f in new])
+
+
+def ingest_items(items) -> None:
+    """Index ``items`` (``(key, name, size in bytes, () -> bytes)``) with one progress bar and one index update.
+
+    Opening another page or closing the tab stops this run (Streamlit); the file under way and those after it
+    are then kept in the session (``unindexed``) and offered again on this page, never silently lost.
+    """
+    if not items:
         return
     st.session_state.ingest_log = []
-    bar = st.progress(0.0, text=f"Indexing {len(new)} file(s)…")
-    with store.batch():  # one index update for the whole upload, not one per file (issue 18)
-        for i, f in enumerate(new):
-            st.session_state.ingested_ids.add(f.file_id)
-            if f.size > limit_mb * MiB:
-                st.session_state.ingest_log.append(
-                    ("error", f"{f.name}: refused: {f.size / MiB:.1f} MB is over the {limit_mb} MB limit"))
-                continue
-            cb = _progress_callback(bar, i, len(new), f.name)
-            data = f.getvalue()
-            with ocr_reporting(cb):  # scanned pages: the bar moves page by page while OCR reads them
-                r = store.ingest_bytes(data, f.name, progress=cb, on_conflict=OnConflict.ASK)
-            if r.status == "exists":  # other bytes under a name already indexed: the user decides below
-                st.session_state.pending_versions.append((f.file_id, f.name, data, r.existing_id))
-                continue
-            _log_result(r)
-        bar.progress(1.0, text="Updating the search indexes…")
+    bar = st.progress(0.0, text=f"Indexing {len(items)} file(s)…")
+    i = 0
+    try:
+        with store.batch():  # one index update for the whole upload, not one per file (issue 18)
+            for i, (key, name, size, read) in enumerate(items):
+                if size > limit_mb * MiB:
+                    st.session_state.ingest_log.append(
+                        ("error", f"{name}: refused: {size / MiB:.1f} MB is over the {limit_mb} MB limit"))
+                    continue
+                cb = _progress_callback(bar, i, len(items), name)
+                data = read()
+                with ocr_reporting(cb):  # scanned pages: the bar moves page by page while OCR reads them
+                    r = store.ingest_bytes(data, name, progress=cb, on_conflict=OnConflict.ASK)
+                if r.status == "exists":  # other bytes under a name already indexed: the user decides below
+                    st.session_state.pending_versions.append((key, name, data, r.existing_id))
+                    continue
+                _log_result(r)
+            bar.progress(1.0, text="Updating the search indexes…")
+    except BaseException:
+        st.session_state.unindexed = [(key, name, size, read()) for key, name, size, read in items[i:]]
+        raise
     if not store.is_empty:
         bar.progress(1.0, text="Calibrating the answer gate on these documents…")
         store_calibration(store)  # issue 15: once per batch of uploads, so the first question does not wait for it
     bar.progress(1.0, text="Done.")
+
+
+def offer_unindexed() -> None:
+    """Files whose indexing was stopped by leaving the page: say so, and index them again or forget them."""
+    left = st.session_state.get("unindexed") or []
+    if not left:
+        return
+    with st.container(border=True):
+        st.warning(md_escape(f"{len(left)} file(s) were not indexed because the page was left while they were being "
+                             f"indexed: {', '.join(name for _, name, _, _ in left)}."))
+        a, b = st.columns(2)
+        if a.button("Index them now", key="index-unindexed", type="primary"):
+            st.session_state.unindexed = []
+            ingest_items([(key, name, size, (lambda d=data: d)) for key, name, size, data in left])
+            st.rerun()  # the warning above was drawn before the click: draw the page again without it
+        if b.button("Forget them", key="forget-unindexed"):
+            st.session_state.unindexed = []
+            st.rerun()
 
 
 def resolve_pending(i: int, policy: str | None) -> None:
@@ -144,8 +177,10 @@ files = st.file_uploader(
 )
 st.caption(f"Files up to **{limit_mb} MB** each (server.maxUploadSize); bigger files are refused. "
            "Each file is extracted, cut into chunks and embedded locally; nothing leaves this machine.  \n"
-           "Stay on this page until the bar says **Done.**: opening another page or closing the tab stops the "
-           "indexing (the file under way is marked failed, to retry; the files after it are not added).")
+           "Stay on this page until the bar says **Done.**: opening another page stops the indexing, and the files "
+           "not yet indexed are offered again here when you come back; closing the tab loses them (the file "
+           "under way is then marked failed, to retry).")
+offer_unindexed()
 if files:
     ingest_uploads(files)
 ask_pending()
