@@ -11,7 +11,7 @@ collection, the documents to ask within, and a saved chat to reopen or export.
 
 import streamlit as st
 
-from rag.answer.followup import RewriteMethod, rewrite_followup, rewrite_generator
+from rag.answer.followup import RewriteMethod, rewrite_followup, rewrite_generator, store_idf
 from rag.collections import DEFAULT
 from rag.errors import RagError
 from rag.models import KNOWN_GGUF
@@ -128,7 +128,7 @@ if question:
     previous = [t.searched for t in st.session_state.turns]
     try:
         rw = (rewrite_followup(question, [], RewriteMethod.OFF) if pending
-              else rewrite_followup(question, previous, rewrite, idf=lambda t: store.term_stats().idf(t),
+              else rewrite_followup(question, previous, rewrite, idf=store_idf(store.term_stats()),
                                     get_generator=lambda: rewrite_generator(
                   cfg.with_overrides(model_file=model_file or cfg.model_file))))
     except RagError as e:

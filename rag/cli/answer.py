@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from rag.answer.followup import RewriteMethod, rewrite_followup, rewrite_generator
+from rag.answer.followup import RewriteMethod, rewrite_followup, rewrite_generator, store_idf
 from rag.answer.history import previous_questions, turn_record
 from rag.answer.pipeline import ask, no_generation_answer
 from rag.cli.collection import collection_option, store_settings
@@ -169,7 +169,7 @@ def ask_cmd(question: str, store_dir: str | None, collection: str | None, thresh
     store = _open_store(s)
     scope = resolve_docs(store, doc_ids)
     chat_id, saved = _chat(store, chat, question)
-    rw = rewrite_followup(question, previous + saved, rewrite, idf=lambda t: store.term_stats().idf(t),
+    rw = rewrite_followup(question, previous + saved, rewrite, idf=store_idf(store.term_stats()),
                           get_generator=lambda: rewrite_generator(s))
     if rw.rewritten and not as_json:
         click.echo(f"searched as: {rw.standalone}", err=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rag.answer.followup import RewriteMethod, needs_context, rewrite_followup
+from rag.answer.followup import RewriteMethod, needs_context, rewrite_followup, store_idf
 from rag.evaluation.metrics import format_p, sign_test, wilson_interval
 
 #: Where the shared corpus keeps each dialogue corpus's questions (relative to ``shared/corpus``).
@@ -106,7 +106,7 @@ def run_followup(dialogues: Sequence[Dialogue], stores: dict[str, Any], methods:
         for d in dialogues:
             t0 = time.perf_counter()
             base, always = (m[:-len("-always")], True) if m.endswith("-always") else (m, False)
-            r = rewrite_followup(d.turns[1], [d.turns[0]], base, idf=stats[d.corpus].idf, get_generator=get_generator,
+            r = rewrite_followup(d.turns[1], [d.turns[0]], base, idf=store_idf(stats[d.corpus]), get_generator=get_generator,
                                  always=always)
             run.rewrite_ms[m].append((time.perf_counter() - t0) * 1000.0)
             ok = top_k_holds(stores[d.corpus], r.standalone, d.needle, k)
