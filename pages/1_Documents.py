@@ -56,7 +56,7 @@ def _log_result(r) -> None:
         extra = f"; warnings: {'; '.join(r.warnings)}" if r.warnings else ""
         if r.replaced_id:
             extra += f"; replaced the version added {r.replaced_added_at}"
-        st.session_state.ingest_log.append(("success", f"{name}: indexed, {r.chunk_count} chunks{extra}"))
+        st.session_state.ingest_log.append(("success", f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}"))
         doc = store.get_document(r.document_id)
         if doc and doc.media_type == "application/pdf":
             services.publish_pdf(r.document_id)
