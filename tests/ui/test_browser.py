@@ -430,7 +430,8 @@ def _issue16_flow(page, server, cases_dir, tmp_path):
     # 2. The chat answers from the current version only; a follow-up is shown as searched.
     page.goto(server)
     answer = _ask(page, DAYS_QUESTION)
-    sources = " ".join(q.inner_text() for q in answer.locator("blockquote").all())
+    # one snapshot of every quote (the answer is redrawn when it ends: a locator taken before can vanish)
+    sources = " ".join(answer.locator("blockquote").all_inner_texts())
     assert "28 days" in sources and "25 days" not in sources and "abbatical" not in sources, sources
     follow = _ask(page, FOLLOW_UP)
     user = page.get_by_test_id("stChatMessage").nth(2)
