@@ -57,16 +57,6 @@ def bench_retrieval_cmd(store_dir: str | None, corpus_name: str, shared: Path | 
                     echo=click.echo, corpus_name=corpus_name, shared=shared)
 
 
-def _rss_mib() -> float:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
-
-
 def _time_queries(queries, qvecs, dense, bm25, settings, repeat: int) -> dict[str, list[float]]:
     """Per-query ms of each retrieval stage (embedding excluded; measured separately)."""
     t: dict[str, list[float]] = {"bm25": [], "dense": [], "fusion+gate": []}
@@ -191,14 +181,14 @@ def _at_scale(store, texts: list[str], qvecs: list, emb_ms: list[float], sizes: 
     for size in sizes:
         reps = -(-size // len(chunk_texts))
         big_ids = np.arange(reps * len(chunk_texts), dtype=np.int64)
-        rss0 = _rss_mib()
+        rss0 = common.rss_mib()
         t = time.perf_counter()
         dense = DenseIndex.build(big_ids, np.tile(vecs, (reps, 1)))
         t_d = time.perf_counter() - t
         t = time.perf_counter()
         bm25 = BM25Index.build(chunk_texts * reps, big_ids)
         t_b = time.perf_counter() - t
-        rss1 = _rss_mib()
+        rss1 = common.rss_mib()
         m = len(big_ids)
         echo(f"[{m} chunks]  build: dense {t_d * 1000:.0f} ms, BM25 {t_b * 1000:.0f} ms; "
              f"RSS +{rss1 - rss0:.0f} MiB (vectors alone {m * store.model_dim * 4 / 2**20:.0f} MiB), "

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -40,7 +39,7 @@ import numpy as np
 
 from rag.answer.gate import apply_gate
 from rag.answer.learned_gate import TermStats, apply_learned_gate
-from rag.cli.common import machine_summary
+from rag.cli import common
 from rag.errors import ExtractionError, StoreError
 from rag.evaluation.cache import EmbeddingCache
 from rag.evaluation.metrics import sign_test
@@ -54,7 +53,7 @@ from rag.index.milvus import MilvusBackend
 from rag.index.store import Store
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
-from rag.settings import ROOT, get_settings
+from rag.settings import get_settings
 from rag.text import tokenize
 
 Echo = Callable[[str], None]
@@ -62,45 +61,9 @@ Echo = Callable[[str], None]
 
 # --------------------------------------------------------------------------- machine facts
 
-def load_line() -> str:
-    """``load a b c`` from ``/proc/loadavg`` (1, 5, 15-minute averages), or ``load ?``."""
-    try:
-        return "load " + " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "load ?"
-
-
-def rss_mib() -> float:
-    """Resident set size of this process, MiB (``/proc/self/status`` VmRSS)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
-
-
-def peak_rss_mib() -> float:
-    """Peak resident set size of this process so far, MiB (VmHWM)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
-
-
-def pct(xs: Sequence[float], q: float) -> float:
-    """The ``q``-th percentile of ``xs`` (nan for none)."""
-    return float(np.percentile(np.asarray(xs, dtype=float), q)) if len(xs) else float("nan")
-
-
 def header(title: str, echo: Echo) -> None:
-    """Print the title line with the date, the machine and the load."""
-    echo(f"{title}  {datetime.now().astimezone().isoformat(timespec='seconds')}  {load_line()}")
-    echo(f"machine  {machine_summary()}")
+    """Print the title line with the date, the machine and the load (:func:`rag.cli.common.header`)."""
+    echo(common.header(title))
 
 
 # --------------------------------------------------------------------------- the shared corpora
@@ -139,11 +102,6 @@ def _squash(s: str) -> str:
     return re.sub(r"\s+", " ", s).strip()
 
 
-def shared_root() -> Path:
-    """``$RAG_SHARED`` or ``../shared`` next to the repository."""
-    return Path(os.environ.get("RAG_SHARED", ROOT.parent / "shared"))
-
-
 #: (name, documents folder, questions file, the two phrasing fields)
 CORPORA = (
     ("markdown", "corpus/docs", "corpus/dev_questions.jsonl", ("query_course", "query_ticket")),
@@ -158,7 +116,7 @@ def load_corpus(name: str, settings=None) -> BenchCorpus:
         raise ValueError(f"unknown corpus {name!r}; allowed: {', '.join(c[0] for c in CORPORA)}")
     s = settings or get_settings()
     _, docs_dir, qfile, fields = spec
-    root = shared_root()
+    root = common.shared_dir()
     if not (root / docs_dir).is_dir() or not (root / qfile).is_file():
         raise StoreError(f"shared corpus {name} not found under {root}")
     t0 = time.perf_counter()
@@ -228,7 +186,7 @@ def bench_ingest(echo: Echo = print, *, encoder: str | None = None, backend: str
 
     header("bench scale: ingest", echo)
     out: dict = {}
-    root = shared_root()
+    root = common.shared_dir()
     for name, docs_dir, *_ in CORPORA:
         files = sorted(f for f in (root / docs_dir).iterdir() if f.is_file() and not f.name.startswith("."))
         with tempfile.TemporaryDirectory(prefix="rag-ingest-") as tmp:
@@ -242,13 +200,13 @@ def bench_ingest(echo: Echo = print, *, encoder: str | None = None, backend: str
             pages = sum(d.pages for d in store.documents())
             row = {"files": len(files), "chunks": chunks, "pages": pages, "seconds": took,
                    "ms_per_chunk": took * 1000 / max(1, chunks), "pages_per_s": pages / took if pages else None,
-                   "peak_rss_mib": peak_rss_mib(), "encoder": store.encoder.key if store.encoder else None,
-                   "load": load_line()}
+                   "peak_rss_mib": common.peak_rss_mib(), "encoder": store.encoder.key if store.encoder else None,
+                   "load": common.load_average()}
             store.close()
         out[name] = row
         pps = f", {row['pages_per_s']:.2f} pages/s" if pages else ""
         echo(f"{name}: {len(files)} files, {chunks} chunks in {took:.1f} s: {row['ms_per_chunk']:.1f} ms per chunk"
-             f"{pps}; encoder {row['encoder']}, backend {backend}; peak RSS {row['peak_rss_mib']:.0f} MiB ({load_line()})")
+             f"{pps}; encoder {row['encoder']}, backend {backend}; peak RSS {row['peak_rss_mib']:.0f} MiB ({common.load_average()})")
     return out
 
 
@@ -280,14 +238,14 @@ def encoder_speed(embedder, texts: Sequence[str], queries: Sequence[str], *, bat
             embedder.encode(list(texts))
             ms = (time.perf_counter() - t0) * 1000 / len(texts)
             out["chunk_ms"][f"t{t}/b{b}"] = ms
-            echo(f"  {embedder.key:<12} threads {t} batch {b:>3}: {ms:6.2f} ms/chunk   ({load_line()})")
+            echo(f"  {embedder.key:<12} threads {t} batch {b:>3}: {ms:6.2f} ms/chunk   ({common.load_average()})")
         qms = []
         for q in queries:
             t0 = time.perf_counter()
             embedder.encode_query(q)
             qms.append((time.perf_counter() - t0) * 1000)
-        out["query_ms"][f"t{t}"] = (pct(qms, 50), pct(qms, 95))
-        echo(f"  {embedder.key:<12} threads {t} query: p50 {pct(qms, 50):.2f} ms  p95 {pct(qms, 95):.2f} ms")
+        out["query_ms"][f"t{t}"] = (common.percentile(qms, 50), common.percentile(qms, 95))
+        echo(f"  {embedder.key:<12} threads {t} query: p50 {common.percentile(qms, 50):.2f} ms  p95 {common.percentile(qms, 95):.2f} ms")
     return out
 
 
@@ -308,7 +266,7 @@ def bench_encoder_speed(corpora: Sequence[BenchCorpus], echo: Echo = print, *, s
         t0 = time.perf_counter()
         emb = load_embedder(key, batch_size=s.embed_batch_size, threads=s.threads)
         load_s = time.perf_counter() - t0
-        echo(f"{key}: loaded in {load_s:.2f} s, process RSS {rss_mib():.0f} MiB")
+        echo(f"{key}: loaded in {load_s:.2f} s, process RSS {common.rss_mib():.0f} MiB")
         result[key] = {"load_s": load_s, **encoder_speed(emb, sample_texts, all_queries, batches=batches,
                                                           threads=threads, echo=echo)}
         emb = _set_threads(emb, s.threads, s.embed_batch_size or encoder_spec(key).batch)
@@ -318,7 +276,7 @@ def bench_encoder_speed(corpora: Sequence[BenchCorpus], echo: Echo = print, *, s
             ms = (time.perf_counter() - t0) * 1000 / max(1, len(c.chunks))
             result[key][f"embed_{c.name}_ms_per_chunk"] = ms
             echo(f"  {key:<12} {c.name}: {len(c.chunks)} chunks at {ms:.2f} ms/chunk "
-                 f"(threads {s.threads}, batch {emb.batch_size}; {load_line()})")
+                 f"(threads {s.threads}, batch {emb.batch_size}; {common.load_average()})")
         del emb
         gc.collect()
     return result
@@ -350,9 +308,9 @@ def bench_encoders(corpora: Sequence[BenchCorpus], echo: Echo = print) -> dict:
         qa, qb = vecs["minilm"][c.name + "/q"], vecs["minilm-int8"][c.name + "/q"]
         qcos = np.sum(qa * qb, axis=1)
         cr: dict = {"chunks": len(c.chunks), "queries": len(c.queries), "cos_mean": float(cos.mean()),
-                    "cos_min": float(cos.min()), "cos_p01": pct(cos, 1), "query_cos_min": float(qcos.min())}
+                    "cos_min": float(cos.min()), "cos_p01": common.percentile(cos, 1), "query_cos_min": float(qcos.min())}
         echo(f"{c.name}: {len(c.chunks)} chunks, {len(c.queries)} queries; cosine int8 vs float: mean "
-             f"{cos.mean():.5f}, 1st percentile {pct(cos, 1):.5f}, min {cos.min():.5f}; queries min {qcos.min():.5f}")
+             f"{cos.mean():.5f}, 1st percentile {common.percentile(cos, 1):.5f}, min {cos.min():.5f}; queries min {qcos.min():.5f}")
         for mode in ("hybrid", "dense"):
             rf = ranks_for(c, a, qa, mode, settings=s)
             ri = ranks_for(c, b, qb, mode, settings=s)
@@ -428,7 +386,7 @@ def _recall_vs(exact: Sequence[np.ndarray], got: Sequence[np.ndarray], k: int = 
 
 
 def _fmt(ms: Sequence[float]) -> str:
-    return f"p50 {pct(ms, 50):7.2f}  p95 {pct(ms, 95):7.2f}"
+    return f"p50 {common.percentile(ms, 50):7.2f}  p95 {common.percentile(ms, 95):7.2f}"
 
 
 def curve_base(corpora: Sequence[BenchCorpus], encoder: str | None = None):
@@ -468,27 +426,27 @@ def bench_curve(corpora: Sequence[BenchCorpus], sizes: Sequence[int], echo: Echo
          f"{len(base)}; depth {k}; encoder {enc}; faiss threads {faiss.omp_get_max_threads()}")
     echo(f"query embedding ({enc}): {_fmt(emb_ms)} ms")
     out: dict = {"base_chunks": len(base), "queries": len(queries), "encoder": enc,
-                 "embed_ms": (pct(emb_ms, 50), pct(emb_ms, 95)), "sizes": {}}
+                 "embed_ms": (common.percentile(emb_ms, 50), common.percentile(emb_ms, 95)), "sizes": {}}
     for n in sizes:
         gc.collect()
-        row: dict = {"load": load_line()}
-        echo(f"[{n:>8}] {load_line()}; process RSS {rss_mib():.0f} MiB before")
+        row: dict = {"load": common.load_average()}
+        echo(f"[{n:>8}] {common.load_average()}; process RSS {common.rss_mib():.0f} MiB before")
         # BM25
         reps = -(-n // len(tokens))
-        r0, t0 = rss_mib(), time.perf_counter()
+        r0, t0 = common.rss_mib(), time.perf_counter()
         bm25 = BM25Index.from_tokens((tokens * reps)[:n], np.arange(n, dtype=np.int64), k1=s.bm25_k1, b=s.bm25_b)
-        row["bm25_build_s"], row["bm25_mib"] = time.perf_counter() - t0, rss_mib() - r0
+        row["bm25_build_s"], row["bm25_mib"] = time.perf_counter() - t0, common.rss_mib() - r0
         bm_ms, bm_hits = _times(lambda q, ix=bm25: ix.search(q, k)[0], queries)
-        row["bm25_ms"] = (pct(bm_ms, 50), pct(bm_ms, 95))
+        row["bm25_ms"] = (common.percentile(bm_ms, 50), common.percentile(bm_ms, 95))
         echo(f"[{n:>8}] bm25   build {row['bm25_build_s']:7.1f} s  +{row['bm25_mib']:6.0f} MiB   query {_fmt(bm_ms)}")
         # flat (exact): the ground truth
-        r0, t0 = rss_mib(), time.perf_counter()
+        r0, t0 = common.rss_mib(), time.perf_counter()
         flat = DenseIndex(d)
         for ids, v in replicated_blocks(base, n):
             flat.add(ids, v)
-        row["flat_build_s"], row["flat_mib"] = time.perf_counter() - t0, rss_mib() - r0
+        row["flat_build_s"], row["flat_mib"] = time.perf_counter() - t0, common.rss_mib() - r0
         fl_ms, exact = _times(lambda qv, ix=flat: ix.search(qv, k)[0], qvecs)
-        row["flat_ms"] = (pct(fl_ms, 50), pct(fl_ms, 95))
+        row["flat_ms"] = (common.percentile(fl_ms, 50), common.percentile(fl_ms, 95))
         echo(f"[{n:>8}] flat   build {row['flat_build_s']:7.1f} s  +{row['flat_mib']:6.0f} MiB   query {_fmt(fl_ms)}"
              f"   recall 1.000 (exact)")
         auto = choose_kind(n)
@@ -500,13 +458,13 @@ def bench_curve(corpora: Sequence[BenchCorpus], sizes: Sequence[int], echo: Echo
         # IVF-Flat
         nlist = ivf_lists(n)
         if n >= 16 * 40:
-            r0, t0 = rss_mib(), time.perf_counter()
+            r0, t0 = common.rss_mib(), time.perf_counter()
             ivf = DenseIndex.empty_ivf(d, nlist)
             ivf.train(replicated_sample(base, n, min(n, 40 * nlist)))
             t_train = time.perf_counter() - t0
             for ids, v in replicated_blocks(base, n):
                 ivf.add(ids, v)
-            row["ivf_build_s"], row["ivf_train_s"], row["ivf_mib"] = time.perf_counter() - t0, t_train, rss_mib() - r0
+            row["ivf_build_s"], row["ivf_train_s"], row["ivf_mib"] = time.perf_counter() - t0, t_train, common.rss_mib() - r0
             echo(f"[{n:>8}] ivf    build {row['ivf_build_s']:7.1f} s  +{row['ivf_mib']:6.0f} MiB   "
                  f"({nlist} lists, training {t_train:.1f} s)")
             default_probe = ivf.nprobe
@@ -517,7 +475,7 @@ def bench_curve(corpora: Sequence[BenchCorpus], sizes: Sequence[int], echo: Echo
                 ivf.nprobe = p
                 ms, got = _times(lambda qv, ix=ivf: ix.search(qv, k)[0], qvecs)
                 rec = _recall_vs(exact, got, k)
-                row["ivf"][p] = {"ms": (pct(ms, 50), pct(ms, 95)), "recall": rec}
+                row["ivf"][p] = {"ms": (common.percentile(ms, 50), common.percentile(ms, 95)), "recall": rec}
                 mark = "  <- default" if p == default_probe else ""
                 echo(f"[{n:>8}] ivf    nprobe {p:>4}: query {_fmt(ms)}   recall@{k} vs exact {rec:.4f}{mark}")
                 if p == default_probe:
@@ -529,19 +487,19 @@ def bench_curve(corpora: Sequence[BenchCorpus], sizes: Sequence[int], echo: Echo
                 gc.collect()
         # HNSW (measured for comparison only, up to hnsw_max)
         if n <= hnsw_max:
-            r0, t0 = rss_mib(), time.perf_counter()
+            r0, t0 = common.rss_mib(), time.perf_counter()
             h = faiss.IndexHNSWFlat(d, 32, faiss.METRIC_INNER_PRODUCT)
             h.hnsw.efConstruction = 40
             for _, v in replicated_blocks(base, n):
                 h.add(v)
-            row["hnsw_build_s"], row["hnsw_mib"] = time.perf_counter() - t0, rss_mib() - r0
+            row["hnsw_build_s"], row["hnsw_mib"] = time.perf_counter() - t0, common.rss_mib() - r0
             echo(f"[{n:>8}] hnsw   build {row['hnsw_build_s']:7.1f} s  +{row['hnsw_mib']:6.0f} MiB   (M 32, efConstruction 40)")
             row["hnsw"] = {}
             for ef in ef_searches:
                 h.hnsw.efSearch = max(ef, k)
                 ms, got = _times(lambda qv, ix=h: ix.search(qv.reshape(1, -1), k)[1][0], qvecs)
                 rec = _recall_vs(exact, got, k)
-                row["hnsw"][ef] = {"ms": (pct(ms, 50), pct(ms, 95)), "recall": rec}
+                row["hnsw"][ef] = {"ms": (common.percentile(ms, 50), common.percentile(ms, 95)), "recall": rec}
                 echo(f"[{n:>8}] hnsw   efSearch {ef:>4}: query {_fmt(ms)}   recall@{k} vs exact {rec:.4f}")
             h = None
             gc.collect()
@@ -554,8 +512,8 @@ def bench_curve(corpora: Sequence[BenchCorpus], sizes: Sequence[int], echo: Echo
             dense.distances(qv, [c for c, _ in fused])
             fu_ms.append((time.perf_counter() - t0) * 1000)
         whole = [e + a + b + c for e, a, b, c in zip(emb_ms, d_ms, bm_ms, fu_ms)]
-        row.update(auto=auto, fusion_ms=(pct(fu_ms, 50), pct(fu_ms, 95)), whole_ms=(pct(whole, 50), pct(whole, 95)),
-                   rss_mib=rss_mib(), peak_rss_mib=peak_rss_mib())
+        row.update(auto=auto, fusion_ms=(common.percentile(fu_ms, 50), common.percentile(fu_ms, 95)), whole_ms=(common.percentile(whole, 50), common.percentile(whole, 95)),
+                   rss_mib=common.rss_mib(), peak_rss_mib=common.peak_rss_mib())
         echo(f"[{n:>8}] fusion (rrf + distances of the top {k}): {_fmt(fu_ms)}")
         echo(f"[{n:>8}] whole retrieval with {auto}: embed + dense + bm25 + fusion {_fmt(whole)} ms; process RSS "
              f"{row['rss_mib']:.0f} MiB (encoder + {auto} + bm25), peak so far {row['peak_rss_mib']:.0f} MiB")
@@ -636,14 +594,14 @@ def bench_backends(corpora: Sequence[BenchCorpus], echo: Echo = print, *, k: int
             row = {"chunks": len(c.chunks), "queries": n, "local_build_s": t_local, "milvus_open_s": t_open,
                    "milvus_build_s": t_mil, "same_top": same_top, "same_distance_gate_sources": same_gate,
                    "same_learned_gate": same_learned, "server_rrf_same_set": server_same,
-                   "bm25_top_score_ratio": (pct(score_ratio, 5), pct(score_ratio, 50), pct(score_ratio, 95)),
-                   "ms": {kk: (pct(v, 50), pct(v, 95)) for kk, v in ms.items()}}
+                   "bm25_top_score_ratio": (common.percentile(score_ratio, 5), common.percentile(score_ratio, 50), common.percentile(score_ratio, 95)),
+                   "ms": {kk: (common.percentile(v, 50), common.percentile(v, 95)) for kk, v in ms.items()}}
             for kk in (1, 4, 20):
                 row[f"local@{kk}"] = sum(at(ranks["local"], kk))
                 row[f"milvus@{kk}"] = sum(at(ranks["milvus"], kk))
                 row[f"sign@{kk}"] = sign_test_line(at(ranks["milvus"], kk), at(ranks["local"], kk))
             out[c.name] = row
-            echo(f"{c.name}: {len(c.chunks)} chunks, {n} queries ({load_line()})")
+            echo(f"{c.name}: {len(c.chunks)} chunks, {n} queries ({common.load_average()})")
             echo(f"  build: local {t_local:.2f} s; milvus-lite open {t_open:.2f} s + insert {t_mil:.2f} s")
             echo(f"  hybrid recall@1/4/20: local {row['local@1']}/{row['local@4']}/{row['local@20']}, milvus "
                  f"{row['milvus@1']}/{row['milvus@4']}/{row['milvus@20']} of {n}; milvus vs local @1 {row['sign@1']}; "
@@ -678,7 +636,7 @@ def bench_scale_cmd(parts: tuple[str, ...], sizes: str, hnsw_max: int, encoders:
                     json_path: str | None) -> None:
     """Encoder comparison, scale curve to 1M chunks, local vs Milvus backend (issue 18; nothing enforced)."""
     parts = parts or ("ingest", "encoders", "encoder-speed", "curve", "backends")
-    out: dict = {"date": datetime.now().astimezone().isoformat(timespec="seconds"), "machine": machine_summary()}
+    out: dict = {"date": datetime.now().astimezone().isoformat(timespec="seconds"), "machine": common.machine_summary()}
     if "ingest" in parts:
         out["ingest"] = bench_ingest(click.echo)
     corpora = [load_corpus(name) for name, *_ in CORPORA] if set(parts) - {"ingest"} else []

@@ -61,6 +61,27 @@ def header(title: str) -> str:
     return f"{title}  {now}  {machine_summary()}; {load_average()}"
 
 
+def _proc_status_mib(key: str) -> float:
+    """A ``/proc/self/status`` size field (kB) in MiB; NaN where there is no such file (not Linux)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def rss_mib() -> float:
+    """Resident set size of this process now, MiB (VmRSS); NaN where unknown."""
+    return _proc_status_mib("VmRSS")
+
+
+def peak_rss_mib() -> float:
+    """Peak resident set size of this process so far, MiB (VmHWM); NaN where unknown."""
+    return _proc_status_mib("VmHWM")
+
+
 # --------------------------------------------------------------------------- percentiles
 
 
