@@ -24,15 +24,14 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from rag.answer.cite import row_locator
-from rag.answer.preview import (
+from rag.answer.preview import pdf_view, static_url
+from rag.answer.text_view import (
     document_html,
     highlight_html,
     image_region_png,
     parts_of_kind,
-    pdf_view,
     sheet_html,
     slide_html,
-    static_url,
     view_page,
 )
 from rag.errors import RagError

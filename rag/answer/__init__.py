@@ -9,5 +9,5 @@
 * :mod:`rag.answer.pipeline` - retrieve -> gate -> (refuse | generate) -> check;
 * :mod:`rag.answer.followup` - a follow-up question made standalone before retrieval (issue 16);
 * :mod:`rag.answer.history` - a chat's turns as stored records and as Markdown (issue 16);
-* :mod:`rag.answer.preview` - showing a citation at its place (pure helpers for the app).
+* :mod:`rag.answer.preview` - showing a PDF citation at its place, :mod:`rag.answer.text_view` - the other formats (pure helpers for the app).
 """

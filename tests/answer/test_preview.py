@@ -11,14 +11,13 @@ import pytest
 
 from rag.answer.preview import (
     best_page,
-    highlight_html,
     locate_quote,
     publish_original,
     render_pdf_page,
-    scrolling_document,
     static_url,
     unpublish,
 )
+from rag.answer.text_view import highlight_html, scrolling_document
 
 # As the canonical text holds it: "ef-\nﬁcient" joined, the U+FB01 ligature expanded, lines re-flowed.
 ABSTRACT = (
@@ -193,7 +192,7 @@ def test_pdf_view_slices_pages_around_the_cited_one_and_outlines_the_quote(dpr):
 
 
 def test_render_blocks_marks_the_range_across_blocks_and_escapes():
-    from rag.answer.preview import render_blocks
+    from rag.answer.text_view import render_blocks
 
     text = "# Title <b>\n\nFirst para <x>.\n\n| a | b |\n| --- | --- |\n| 1 \\| 2 | 3 |\n| 4 | 5 |\n\nLast."
     start = text.index("para")
@@ -208,7 +207,7 @@ def test_render_blocks_marks_the_range_across_blocks_and_escapes():
 
 
 def test_slide_and_sheet_views():
-    from rag.answer.preview import parts_of_kind, sheet_html, slide_html
+    from rag.answer.text_view import parts_of_kind, sheet_html, slide_html
     from rag.ingest.extract import extract_bytes
     from rag.types import LocatorKind
 
@@ -232,7 +231,7 @@ def test_slide_and_sheet_views():
 def test_image_region_is_outlined():
     from PIL import Image
 
-    from rag.answer.preview import image_region_png
+    from rag.answer.text_view import image_region_png
 
     png = image_region_png(Image.new("RGB", (400, 200), "white"), (100, 50, 300, 150))
     img = Image.open(io.BytesIO(png)).convert("RGB")
