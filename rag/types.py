@@ -12,7 +12,7 @@ stored canonical text, ``end`` exclusive; pages are 1-based physical pages):
 * :class:`QueryPlan` - stages 4-5 (index), how the question was searched (issue 19);
 * :class:`Citation` - stages 8-9 (answer), one numbered source as the server attaches it.
 
-Named choices: :class:`DocStatus`, :class:`GateKind`, :class:`Verdict`, :class:`RetrievalMode`,
+Named choices: :class:`DocStatus`, :class:`GateKind`, :class:`Verdict`, :class:`TextRole`, :class:`RetrievalMode`,
 :class:`ChunkStrategy`, :class:`MediaType`, :class:`LocatorKind`. Each is a ``StrEnum``, so it
 compares equal to (and serialises as) its plain string value: ``"ready" ==
 DocStatus.READY`` and JSON contracts are unchanged.
@@ -53,6 +53,26 @@ class Verdict(StrEnum):
     ANSWERED = "answered"
     MENTIONS = "mentions"
     REFUSED = "refused"
+
+
+class TextRole(StrEnum):
+    """What a piece of a document is to a reader (issues 24 and 28): only ``body`` text answers a question.
+
+    ``body``: running text, list items, table rows; ``heading``: a title or heading line alone;
+    ``furniture``: running headers and footers of pages and slides (author, date, "page x / y", deck
+    title), repeated across pages; ``references``: reference-list / bibliography entries; ``toc``: a
+    table of contents (entries, dot leaders, page numbers); ``navigation``: a web page's or manual's
+    navigation line ("Previous: ... Next: ... [Index]"). Everything but ``body`` stays searchable (or
+    visible in the viewer) but never stands as a key passage or as the support of a claim, and ranks
+    below body text.
+    """
+
+    BODY = "body"
+    HEADING = "heading"
+    FURNITURE = "furniture"
+    REFERENCES = "references"
+    TOC = "toc"
+    NAVIGATION = "navigation"
 
 
 class RetrievalMode(StrEnum):
