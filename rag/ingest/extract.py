@@ -37,7 +37,7 @@ from rag.ingest.docx import extract_docx
 from rag.ingest.epub import extract_epub
 from rag.ingest.html import extract_html
 from rag.ingest.image import IMAGE_TYPES, extract_image
-from rag.ingest.pdf import extract_pdf
+from rag.ingest.pdf import Progress, extract_pdf
 from rag.ingest.pptx import extract_pptx
 from rag.ingest.sheets import extract_csv, extract_xlsx
 from rag.ingest.sniff import OLE2, ZIP, sniff
@@ -213,10 +213,12 @@ def _describe_bytes(data: bytes) -> str:
         return "binary data"
 
 
-def extract_bytes(data: bytes, name: str) -> Document:
+def extract_bytes(data: bytes, name: str, *, progress: Progress | None = None) -> Document:
     """Extract a document from its bytes (design stage 1).
 
-    ``name`` is the user's file name, kept as display metadata only. Returns a
+    ``name`` is the user's file name, kept as display metadata only;
+    ``progress(stage, done, total)`` hears a long reader's progress (a PDF's
+    OCR: ``("ocr", pages done, pages to read)``; the Documents page's bar). Returns a
     :class:`Document` whose ``canonical`` text is the target of every offset.
     Raises ``ExtractionError(name, reason)`` for every failure: empty file,
     not a PDF although named ``.pdf``, password-protected, damaged beyond
@@ -227,8 +229,7 @@ def extract_bytes(data: bytes, name: str) -> Document:
     if not data:
         raise ExtractionError(name, "empty file (0 bytes)")
     if is_pdf_bytes(data):
-
-        return extract_pdf(data, name)
+        return extract_pdf(data, name, progress=progress)
     if name.lower().endswith(".pdf"):
         raise ExtractionError(name, f"not a PDF although named .pdf (the bytes look like {_describe_bytes(data)})")
     kind = sniff(data, name)

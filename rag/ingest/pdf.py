@@ -392,8 +392,6 @@ def _needs_ocr(page) -> bool:
 
 
 def _read_pages(doc, warnings: list[str], progress: Progress | None, use_ocr: bool) -> list[PageRead]:
-
-    progress = progress or ocr_engine.current_progress()
     ocr_on = use_ocr and ocr_engine.available()
     todo = [i for i in range(doc.page_count) if _needs_ocr(doc.load_page(i))] if ocr_on and progress else []
     done = 0
