@@ -419,7 +419,7 @@ def no_generation_answer(gate: Any, cites: Sequence[Citation], retrieval_ms: flo
 def search_and_gate(store: Any, query: str, threshold: float | None = None, max_sources: int | None = None, *,
                     k: int | None = None, mode: str = "hybrid", gate: str | None = None,
                     min_score: float | None = None, mention_score: float | None = None,
-                    doc_ids: Sequence[str] | None = None) -> GateResult:
+                    doc_ids: Sequence[str] | None = None, settings: Any = None) -> GateResult:
     """Search ``store`` (a :class:`rag.index.store.Store`) then gate (design stage 7, issues 8 and 15).
 
     ``doc_ids`` (full ids) restricts the search, and so the gate, to those
@@ -433,11 +433,12 @@ def search_and_gate(store: Any, query: str, threshold: float | None = None, max_
     cut); ``"learned"``: the distance gate AND issue 8's answerability score
     (:func:`rag.answer.learned_gate.apply_learned_gate`, with the store's
     :meth:`~rag.index.store.Store.term_stats`); ``"distance"``: the design's
-    distance gate alone. Other defaults from the store's settings (threshold
-    0.675, max_sources 4, k = candidates_k, min_score / mention_score = the
-    shipped model's cuts). Raises ``ValueError`` for an unknown gate or mode.
+    distance gate alone. Every knob left ``None`` comes from ``settings``
+    (default the store's: threshold 0.675, max_sources 4, k = candidates_k,
+    gate, min_score / mention_score = the shipped model's cuts). Raises
+    ``ValueError`` for an unknown gate or mode.
     """
-    s = store.settings
+    s = settings or store.settings
     kind = gate or s.gate
     if kind not in tuple(GateKind):
         raise ValueError(f"unknown gate {kind!r}; allowed: {', '.join(GateKind)}")
@@ -465,14 +466,15 @@ def ask(
     query: str,
     settings: Any = None,
     *,
-    threshold: float | None = None,
-    max_sources: int | None = None,
     get_generator: Callable[[Any], Any] | None = None,
     doc_ids: Sequence[str] | None = None,
 ) -> AnswerStream:
     """Retrieve, gate and prepare the streamed answer for ``query`` over ``store`` (``rag.index.store.Store``).
 
-    ``doc_ids`` restricts retrieval and the gate to those documents (see :func:`search_and_gate`).
+    Every knob comes from the one ``settings`` (default the store's): the gate's (``gate``, ``threshold``,
+    ``max_sources``, ``min_score``, ``mention_score``, ``candidates_k``) as well as the model's
+    (``model_file``, ``source_tokens``, ``reask``, ...). ``doc_ids`` restricts retrieval and the gate to those
+    documents (see :func:`search_and_gate`).
 
     ``retrieval_ms`` covers embedding, both legs, fusion, the gate and the
     citation lookup. Iterate the returned :class:`AnswerStream` for text (a
@@ -481,7 +483,7 @@ def ask(
 
     s = settings or store.settings
     t0 = time.perf_counter()
-    gate = search_and_gate(store, query, threshold=threshold, max_sources=max_sources, doc_ids=doc_ids)
+    gate = search_and_gate(store, query, doc_ids=doc_ids, settings=s)
     cites = citations(gate, store)
     ms = (time.perf_counter() - t0) * 1000.0
     stats = store.term_stats() if not gate.refused and hasattr(store, "term_stats") else None
