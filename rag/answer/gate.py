@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rag.answer.language import language_name
+from rag.language import language_name
 from rag.types import GateKind, Hit, QueryPlan, Verdict
 
 

@@ -216,7 +216,7 @@ def search_and_gate(store: Any, query: str, threshold: float | None = None, max_
                     k: int | None = None, mode: str = "hybrid", gate: str | None = None,
                     min_score: float | None = None, mention_score: float | None = None,
                     doc_ids: Sequence[str] | None = None, settings: Any = None) -> GateResult:
-    """Search ``store`` (a :class:`rag.index.store.Store`) then gate (design stage 7, issues 8 and 15).
+    """Search ``store`` (a :class:`rag.store.store.Store`) then gate (design stage 7, issues 8 and 15).
 
     ``doc_ids`` (full ids) restricts the search, and so the gate, to those
     documents (issue 16's scope; ``None`` = all): a question about another
@@ -228,7 +228,7 @@ def search_and_gate(store: Any, query: str, threshold: float | None = None, max_
     store's calibration and gate statistics, and ``mention_score`` the lower
     cut); ``"learned"``: the distance gate AND issue 8's answerability score
     (:func:`rag.answer.learned_gate.apply_learned_gate`, with the store's
-    :meth:`~rag.index.store.Store.term_stats`); ``"distance"``: the design's
+    :meth:`~rag.store.store.Store.term_stats`); ``"distance"``: the design's
     distance gate alone. Every knob left ``None`` comes from ``settings``
     (default the store's: threshold 0.675, max_sources 4, k = candidates_k,
     gate, min_score / mention_score = the shipped model's cuts). Raises
@@ -265,7 +265,7 @@ def ask(
     get_generator: Callable[[Any], Any] | None = None,
     doc_ids: Sequence[str] | None = None,
 ) -> AnswerStream:
-    """Retrieve, gate and prepare the streamed answer for ``query`` over ``store`` (``rag.index.store.Store``).
+    """Retrieve, gate and prepare the streamed answer for ``query`` over ``store`` (``rag.store.store.Store``).
 
     Every knob comes from the one ``settings`` (default the store's): the gate's (``gate``, ``threshold``,
     ``max_sources``, ``min_score``, ``mention_score``, ``candidates_k``) as well as the model's

@@ -30,10 +30,10 @@ import click
 from rag.answer.cite import evidence_page
 from rag.cli import common
 from rag.errors import ExtractionError
-from rag.index.embed import ENCODER_WINDOW, count_tokens_batch, get_tokenizer
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
 from rag.ingest.pdf import extract_pdf
+from rag.tokens import ENCODER_WINDOW, count_tokens_batch, get_tokenizer
 
 PDF_DIRS = ("pdfs", "pdf-dev/docs")
 

@@ -33,8 +33,8 @@ from rag.evaluation.metrics import RECALL_KS, first_hit_rank, hits_at, sign_test
 from rag.index.bm25 import BM25Index
 from rag.index.dense import DenseIndex
 from rag.index.fusion import rrf
-from rag.index.store import Store
 from rag.settings import get_settings
+from rag.store.store import Store
 from rag.types import Hit
 
 #: Modes whose recall is measured through ``Store.search``; the first is compared with the others.

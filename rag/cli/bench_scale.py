@@ -43,18 +43,19 @@ from rag.cli import common
 from rag.errors import ExtractionError, StoreError
 from rag.evaluation.cache import EmbeddingCache
 from rag.evaluation.metrics import sign_test
-from rag.index.backend import LocalBackend
-from rag.index.backend import search as backend_search
 from rag.index.bm25 import BM25Index
 from rag.index.dense import DenseIndex, choose_kind, ivf_lists
-from rag.index.embed import count_tokens, encoder_spec, load_embedder
+from rag.index.embed import encoder_spec, load_embedder
 from rag.index.fusion import retrieve, rrf
-from rag.index.milvus import MilvusBackend
-from rag.index.store import Store
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
 from rag.settings import get_settings
+from rag.store.backend import LocalBackend
+from rag.store.backend import search as backend_search
+from rag.store.milvus import MilvusBackend
+from rag.store.store import Store
 from rag.text import tokenize
+from rag.tokens import count_tokens
 
 Echo = Callable[[str], None]
 
@@ -178,7 +179,7 @@ def sign_test_line(a: Sequence[bool], b: Sequence[bool]) -> str:
 # --------------------------------------------------------------------------- part 0: ingest
 
 def bench_ingest(echo: Echo = print, *, encoder: str | None = None, backend: str = "local") -> dict:
-    """Part ``ingest``: each shared corpus ingested with one batch (:meth:`rag.index.store.Store.ingest_paths`)
+    """Part ``ingest``: each shared corpus ingested with one batch (:meth:`rag.store.store.Store.ingest_paths`)
     into a new temporary store: ms per chunk end to end, pages per second (PDF), the final index update's
     share, and the process's peak resident memory (model loading included)."""
     import tempfile

@@ -1,6 +1,6 @@
 """``python -m rag chats list|show|export|rename|delete`` and ``python -m rag bench followup`` (issue 16).
 
-Chats are kept with each store (:mod:`rag.index.chats`); ``ask --chat ID|new``
+Chats are kept with each store (:mod:`rag.store.chats`); ``ask --chat ID|new``
 adds to them. ``chats export`` writes one as Markdown with its citations and
 locators (:func:`rag.answer.history.chat_markdown`), the same file as the
 app's download button.
@@ -22,8 +22,8 @@ from rag.cli import common
 from rag.cli.collection import collection_option, store_settings
 from rag.errors import StoreError
 from rag.evaluation.followup import METHODS, load_dialogues, run_followup, summary_lines
-from rag.index.store import Store
 from rag.settings import ROOT, get_settings
+from rag.store.store import Store
 
 #: The dialogues written for issue 16 (two turns each, over both shared corpora).
 DIALOGUES = ROOT / "tests" / "data" / "followup_dialogues.jsonl"

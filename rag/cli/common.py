@@ -19,8 +19,8 @@ from pathlib import Path
 import click
 import numpy as np
 
-from rag.index.store import Store
 from rag.settings import ROOT
+from rag.store.store import Store
 
 #: The shared corpora (``<shared>/corpus``): the 13 Markdown course chapters and the 8 real PDFs of ``pdf-dev``.
 CORPORA = ("course", "pdf-dev")

@@ -21,9 +21,9 @@ from rag.evaluation.data import load_ood, load_questions, store_documents
 from rag.evaluation.report import headline, write_report
 from rag.evaluation.runner import run_evaluation
 from rag.index.rerank import load_reranker
-from rag.index.store import Store
 from rag.ingest.extract import extract_path
 from rag.settings import get_settings
+from rag.store.store import Store
 
 #: File types the evaluation extracts from a folder given with --docs.
 DOC_SUFFIXES = (".md", ".markdown", ".txt", ".pdf")

@@ -162,7 +162,7 @@ def by_wording(queries: Sequence[EvalQuery]) -> dict[Wording, list[EvalQuery]]:
 
 
 def store_documents(store) -> tuple[list, dict[str, str]]:
-    """The ready documents of a ``rag.index.store.Store``, re-extracted from their stored original bytes.
+    """The ready documents of a ``rag.store.store.Store``, re-extracted from their stored original bytes.
 
     Returns ``(documents, failed)`` where ``failed`` maps a document label to
     the reason it is left out (not ready, original missing, extraction error);

@@ -95,7 +95,7 @@ def run_followup(dialogues: Sequence[Dialogue], stores: dict[str, Any], methods:
     A method name ending in ``-always`` (``context-always``) rewrites every second turn, flagged by
     :func:`rag.answer.followup.needs_context` or not.
 
-    ``stores`` maps a corpus name to a :class:`rag.index.store.Store` holding it.
+    ``stores`` maps a corpus name to a :class:`rag.store.store.Store` holding it.
     """
     run = FollowupRun(list(dialogues))
     stats = {c: s.term_stats() for c, s in stores.items()}

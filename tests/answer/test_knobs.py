@@ -10,7 +10,7 @@ import pytest
 from fakes import FakeGenerator, HashEmbedder
 
 from rag.answer.pipeline import ask
-from rag.index.store import Store
+from rag.store.store import Store
 from rag.settings import get_settings
 from rag.types import GateKind
 
