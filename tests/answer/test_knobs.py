@@ -10,8 +10,8 @@ import pytest
 from fakes import FakeGenerator, HashEmbedder
 
 from rag.answer.pipeline import ask
-from rag.store.store import Store
 from rag.settings import get_settings
+from rag.store.store import Store
 from rag.types import GateKind
 
 PARKING = b"""# Parking
