@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from rag.cli import store as cli_store
 from rag.cli.main import main
-from rag.index.store import Store
 from rag.settings import get_settings
+from rag.store.store import Store
 from rag.types import DocStatus
 
 GiB = 1024 ** 3
