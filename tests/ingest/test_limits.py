@@ -42,7 +42,9 @@ def _refused_in_child(path: Path, name: str) -> dict:
         except ExtractionError as e:
             out = {{"error": type(e).__name__, "reason": e.reason, "limit": getattr(e, "limit", None)}}
         out["seconds"] = time.perf_counter() - t0
-        out["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so it would count the forked pytest process
+        hwm = [ln for ln in open("/proc/self/status") if ln.startswith("VmHWM:")]
+        out["peak_mib"] = int(hwm[0].split()[1]) / 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(out))
     """)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
