@@ -292,6 +292,14 @@ def citation_json(c: Citation) -> dict[str, Any]:
     return {**{k: d[k] for k in pinned}, **{k: v for k, v in d.items() if k not in pinned}}
 
 
+def citation_from_json(d: dict[str, Any]) -> Citation:
+    """The inverse of :func:`citation_json`: a :class:`rag.types.Citation` (unknown keys ignored, JSON lists
+    back to the tuples the record holds, the locator through :meth:`rag.types.Locator.from_json`)."""
+    fields = Citation.__dataclass_fields__
+    kw = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k in fields}
+    return Citation(**{**kw, "locator": Locator.from_json(d.get("locator"))})
+
+
 def no_generation_payload(gate_result: Any, cites: Sequence[Citation]) -> dict[str, Any]:
     """The ``ask --no-generate --json`` object:
     ``{"query", "threshold", "refused", "refusal", "answer": null, "citations": [...]}``."""
