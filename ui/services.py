@@ -14,7 +14,6 @@ new tab) opens that collection.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +46,7 @@ def init_state() -> None:
         if key not in st.session_state:
             st.session_state[key] = value.copy() if hasattr(value, "copy") else value
     if "collection" not in st.session_state:
-        st.session_state.collection = os.environ.get("RAG_COLLECTION") or DEFAULT
+        st.session_state.collection = get_settings().collection or DEFAULT
     wanted = st.query_params.get("collection")
     if wanted and wanted != st.session_state.collection:
         try:

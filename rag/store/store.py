@@ -64,10 +64,11 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.errors import ModelMismatchError, StoreError
+from rag.errors import LimitExceeded, ModelMismatchError, StoreError
 from rag.index.embed import EMBED_DIM, encoder_for_store, get_embedder
 from rag.index.fusion import MODES, retrieve_planned
 from rag.index.rerank import default_reranker
+from rag.ingest.limits import Limits, check_size
 from rag.settings import get_settings
 from rag.store.cache import IndexCache, IndexDelta
 from rag.store.chats import ChatLog
@@ -344,7 +345,10 @@ class Store:
         """:meth:`ingest_bytes` on a file read from disk, named by its base name, its absolute path as ``source``."""
         p = Path(path)
         try:
+            check_size(p.stat().st_size, p.name, Limits.from_settings(self.settings))
             data = p.read_bytes()
+        except LimitExceeded as e:  # measured from the file system: a 3 GiB file is never read into memory
+            return self._writer.refuse_unread(p, p.name, p.stat().st_size, e.reason, str(p.resolve()))
         except OSError as e:
             return IngestResult("", clean_name(p.name), IngestStatus.FAILED, reason=f"cannot read file: {e.strerror}")
         return self.ingest_bytes(data, p.name, progress, on_conflict=on_conflict, source=str(p.resolve()))
