@@ -21,12 +21,12 @@ import streamlit as st
 
 from rag.answer.gates import GATES
 from rag.answer.generate import get_generator
-from rag.answer.preview import publish_original
 from rag.collections import DEFAULT, Collections
 from rag.errors import ModelError, StoreError
 from rag.models import gguf_info, list_gguf
 from rag.settings import Settings, get_settings
 from rag.store.store import Store
+from ui.view.pdf import publish_original
 
 MiB = 1024 * 1024
 
