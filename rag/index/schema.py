@@ -134,8 +134,15 @@ def m004_chats(conn: sqlite3.Connection) -> None:
     created_at TEXT NOT NULL, UNIQUE (chat_id, idx))""")
 
 
+def m005_chunk_role(conn: sqlite3.Connection) -> None:
+    """Version 5 (issue 28): ``chunks.role``, the chunk's :class:`rag.types.TextRole` (``body``, ``heading``,
+    ``furniture``, ``references``, ``toc``, ``navigation``); NULL for chunks stored before it, read as ``body``."""
+    conn.execute("ALTER TABLE chunks ADD COLUMN role TEXT")
+
+
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
-MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats)
+MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats,
+                                     m005_chunk_role)
 
 #: The version a store has after :func:`migrate` with this code.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -68,7 +68,7 @@ from rag.errors import ModelMismatchError, StoreError
 from rag.index.cache import IndexCache, IndexDelta
 from rag.index.chats import ChatLog
 from rag.index.embed import EMBED_DIM, encoder_for_store, get_embedder
-from rag.index.fusion import MODES, retrieve_planned
+from rag.index.fusion import MODES, body_first, retrieve_planned
 from rag.index.indexer import Indexer, IngestResult, IngestStatus, OnConflict, Progress, clean_name
 from rag.index.locks import StoreLocks
 from rag.index.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
@@ -76,7 +76,7 @@ from rag.index.rerank import default_reranker
 from rag.index.schema import connect, get_meta, migrate, now_iso, schema_version, set_meta
 from rag.settings import get_settings
 from rag.text import TermStats
-from rag.types import DocStatus, Hit, Locator, QueryPlan
+from rag.types import DocStatus, Hit, Locator, QueryPlan, TextRole, role_of
 
 __all__ = ["INTERRUPTED", "ChunkRow", "ConsistencyReport", "DocumentRow", "IngestResult", "IngestStatus", "OnConflict",
            "Progress", "Store", "VersionRow", "clean_name"]
@@ -151,7 +151,8 @@ class ChunkRow:
     (``canonical[start:end] == content``, 0-based code points); ``page`` /
     ``page_end`` 1-based physical pages or ``None`` for text documents;
     ``locator`` the chunk's :class:`rag.types.Locator` (issue 17's formats;
-    ``None`` for PDF, text and chunks stored before migration 2).
+    ``None`` for PDF, text and chunks stored before migration 2); ``role`` its
+    :class:`rag.types.TextRole` (issue 28; ``body`` for chunks stored before migration 5).
     """
 
     chunk_id: int
@@ -169,6 +170,7 @@ class ChunkRow:
     page_end: int | None
     token_split: bool = False
     locator: Locator | None = None
+    role: TextRole = TextRole.BODY
 
 
 @dataclass(frozen=True)
@@ -512,14 +514,15 @@ class Store:
             for i in range(0, len(ids), 500):
                 part = ids[i:i + 500]
                 q = ('SELECT c.id, c.doc_id, d.name, d.media_type, c.idx, c.text, c.content, c.section, c.start, '
-                     'c."end", c.page, c.page_end, c.token_split, c.locator FROM chunks c JOIN documents d '
+                     'c."end", c.page, c.page_end, c.token_split, c.locator, c.role FROM chunks c JOIN documents d '
                      f"ON d.id = c.doc_id WHERE c.id IN ({','.join('?' * len(part))})")
                 for r in self._db.execute(q, part):
                     got[r[0]] = ChunkRow(chunk_id=r[0], document_id=r[1], document_name=r[2],
                                          document_label=labels.get(r[1], r[2]), media_type=r[3] or "", index=r[4],
                                          text=r[5], content=r[6], section=tuple(json.loads(r[7])), start=r[8],
                                          end=r[9], page=r[10], page_end=r[11], token_split=bool(r[12]),
-                                         locator=Locator.from_json(json.loads(r[13])) if r[13] else None)
+                                         locator=Locator.from_json(json.loads(r[13])) if r[13] else None,
+                                         role=role_of(r[14]))
         missing = [i for i in ids if i not in got]
         if missing:
             raise StoreError(f"unknown chunk id(s): {missing[:5]} (deleted meanwhile?)")
@@ -587,9 +590,24 @@ class Store:
             return [], QueryPlan(query)
         q_vec = self.embedder.encode_query(query)
         rr = default_reranker(self.settings.models_dir) if rerank is not False else None
-        return retrieve_planned(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
-                                depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
-                                reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top, allowed=allowed)
+        hits, plan = retrieve_planned(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
+                                      depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
+                                      reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top,
+                                      allowed=allowed)
+        return body_first(hits, self.not_body([h.chunk_id for h in hits])), plan
+
+    def not_body(self, ids: Sequence[int]) -> set[int]:
+        """The chunk ids among ``ids`` whose role is not ``body`` (:class:`rag.types.TextRole`, issue 28)."""
+        if not ids:
+            return set()
+        with self._locks.thread:
+            out: set[int] = set()
+            for i in range(0, len(ids), 500):
+                part = [int(x) for x in ids[i:i + 500]]
+                out |= {r[0] for r in self._db.execute(
+                    f"SELECT id FROM chunks WHERE id IN ({','.join('?' * len(part))}) "
+                    f"AND role IS NOT NULL AND role != '{TextRole.BODY.value}'", part)}
+        return out
 
     def term_stats(self) -> TermStats:
         """Document frequencies over every chunk text (:class:`rag.text.TermStats`) of the current index generation.
