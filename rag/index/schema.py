@@ -136,8 +136,10 @@ def m004_chats(conn: sqlite3.Connection) -> None:
 
 def m005_chunk_role(conn: sqlite3.Connection) -> None:
     """Version 5 (issue 28): ``chunks.role``, the chunk's :class:`rag.types.TextRole` (``body``, ``heading``,
-    ``furniture``, ``references``, ``toc``, ``navigation``); NULL for chunks stored before it, read as ``body``."""
-    conn.execute("ALTER TABLE chunks ADD COLUMN role TEXT")
+    ``furniture``, ``references``, ``toc``, ``navigation``); NULL for chunks stored before it, read as ``body``.
+    A store whose ledger was rolled back past it keeps the column (nothing to add)."""
+    if "role" not in {r[1] for r in conn.execute("PRAGMA table_info(chunks)")}:
+        conn.execute("ALTER TABLE chunks ADD COLUMN role TEXT")
 
 
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.

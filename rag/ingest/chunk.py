@@ -75,7 +75,8 @@ Span = tuple[int, int]
 # --------------------------------------------------------------------------- finding units
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_STRUCTURED_LINE = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s|<|>|\$\$)")
+_STRUCTURED_LINE = re.compile(r"^\s*(?:\||[-*+\u2013\u2014]\s|\d+[.)]\s|<|>|\$\$|"
+                              "[\u2022\u00b7\u25aa\u25b8\u25b6\u25ba\u2023\u25e6\u25cb\u25cf\u25a0\u25a1\u27a2\u27a4\u2043])")
 _WORD = re.compile(r"\S+")
 _LINE = re.compile(r"[^\n]+")
 

@@ -26,7 +26,7 @@ from rag.errors import ExtractionError
 from rag.ingest import EXTRACTOR_VERSION
 from rag.ingest import audit as audit_mod
 from rag.ingest import ocr as ocr_engine
-from rag.ingest.furniture import drop_running
+from rag.ingest.furniture import drop_overlay_steps, drop_running, is_slide_deck, title_slide
 from rag.ingest.hyphen import Lexicon
 from rag.ingest.pdf_page import PageRead, read_page
 from rag.ingest.pdf_text import assemble, body_size, join_across_pages, page_paragraphs
@@ -174,9 +174,10 @@ def _warn(reads: list[PageRead], cov, warnings: list[str]) -> None:
     if layer:
         warnings.append(f"searchable scan: the invisible OCR text laid over the page image is kept on page(s) "
                         f"{_pages_list(layer)} (the scanner's reading; check quotes against the page)")
-    hidden = [i + 1 for i, r in enumerate(reads) if r.hidden]
+    shown = " ".join(" ".join(ln.text for ln in r.lines) for r in reads)
+    hidden = {i + 1: n for i, r in enumerate(reads) if (n := _unseen(r.hidden_texts, shown))}
     if hidden:
-        warnings.append(f"hidden text left out on page(s) {_pages_list(hidden)} ({sum(r.hidden for r in reads)} "
+        warnings.append(f"hidden text left out on page(s) {_pages_list(list(hidden))} ({sum(hidden.values())} "
                         "characters invisible, painted over, white on white or under 2 pt): never indexed or read "
                         "by the model")
     low = [c for c in audit_mod.low_pages(cov) if reads[c.page - 1].kind not in ("unreadable",)]
@@ -185,6 +186,13 @@ def _warn(reads: list[PageRead], cov, warnings: list[str]) -> None:
         more = f" and {len(low) - 10} more" if len(low) > 10 else ""
         warnings.append(f"text coverage under {100 * audit_mod.MIN_PAGE_COVERAGE:.0f} % of PyMuPDF's words on "
                         f"page(s) {listed}{more}")
+
+
+def _unseen(texts: list[str], shown: str) -> int:
+    """Characters of the hidden ``texts`` of a page that no page shows: a slide's overlay items not yet
+    uncovered (drawn transparent, shown on a later page) are hidden on their page but no secret."""
+    flat = " ".join(shown.split())
+    return sum(len(t.strip()) for t in texts if " ".join(t.split()) not in flat)
 
 
 def _refuse_empty(doc, reads: list[PageRead], name: str) -> None:
@@ -211,6 +219,10 @@ def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progres
              use_ocr: bool) -> Document:
     reads = _read_pages(doc, warnings, progress, use_ocr)
     drop_running(reads)
+    deck = is_slide_deck(reads)
+    if deck and (steps := drop_overlay_steps(reads)):
+        warnings.append(f"slide deck: overlay step(s) on page(s) {_pages_list(steps)} read on the completed slide "
+                        "that follows each")
     lexicon = Lexicon.of(ln.text for r in reads for ln in r.lines if ln.kind != "table")
     body = body_size([[ln for ln in r.lines if ln.kind == "text"] for r in reads])
     pages = [page_paragraphs(r.lines, lexicon, body) for r in reads]
@@ -225,6 +237,7 @@ def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progres
     cov = audit_mod.page_coverage([r.reference for r in reads], texts, [r.dropped for r in reads])
     _warn(reads, cov, warnings)
     headings = find_headings(doc, built.spans, built.paras)
+    roles = tuple(title_slide(canonical, built.spans)) if deck else ()
     title = document_title(doc, reads, headings, name, built.spans, body)
     return Document(
         id=hashlib.sha256(data).hexdigest(), name=name, media_type=MEDIA_PDF, canonical=canonical,
@@ -236,7 +249,7 @@ def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progres
         ocr_pages=tuple(i + 1 for i, r in enumerate(reads) if r.ocr),
         flagged_pages=tuple(i + 1 for i, r in enumerate(reads) if r.kind == "unreadable"),
         blank_pages=tuple(i + 1 for i, r in enumerate(reads) if r.kind == "blank"),
-        tables=sum(r.tables for r in reads),
+        tables=sum(r.tables for r in reads), roles=roles,
         hyphen_joins=tuple(f"{a} -> {b}" for a, b in lexicon.joins),
         stats=(("ocr_ms", round(sum(r.ocr_ms for r in reads), 1)),
                *Counter(r.order for r in reads if r.lines).items()),

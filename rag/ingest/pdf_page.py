@@ -45,6 +45,9 @@ class PageRead:
     too_large: bool = False
     kept_layer: bool = False
     garbled: int = 0
+    hidden_texts: list[str] = field(default_factory=list)
+    width: float = 0.0
+    height: float = 0.0
 
 
 #: Pages needing OCR whose render at the OCR resolution would pass this many pixels are not rendered (a
@@ -116,7 +119,8 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True) -> PageRe
     kind = classify_page(page, visible)
     read = PageRead([], reference, kind, tables=tables, dropped=dropped + [h.text for h in hidden],
                     hidden=sum(len(h.text.strip()) for h in hidden), ocr_layer=hidden.ocr_layer,
-                    garbled=garbled_chars(visible))
+                    garbled=garbled_chars(visible), hidden_texts=[h.text for h in hidden],
+                    width=page.rect.width, height=page.rect.height)
     if kind in ("scanned", "sparse-image", "unreadable") and use_ocr and too_large_to_render(page):
         read.too_large = True
     elif kind in ("scanned", "sparse-image", "unreadable") and use_ocr:

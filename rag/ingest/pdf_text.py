@@ -23,6 +23,11 @@ from rag.ingest.hyphen import Lexicon, join_lines
 from rag.ingest.layout import Line, paragraphs_of
 from rag.types import PageSpan
 
+#: Item markers of bulleted lists as PDFs draw them (Beamer's triangle and ball, Word's and PowerPoint's dots).
+BULLETS = "\u2022\u00b7\u25aa\u25b8\u25b6\u25ba\u2023\u25e6\u25cb\u25cf\u25a0\u25a1\u27a2\u27a4\u2043"
+#: Dashes and asterisks count as markers only when a space follows them.
+_SPACED_MARKERS = "\u2013\u2014*-"
+_ITEM = re.compile(f"^(?:[{BULLETS}]\\s*\\S|[{_SPACED_MARKERS}]\\s+\\S)")
 _NUMBERED_PREFIX = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+")
 _NUMBERED = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVX]+\.)\s+\S")
 
@@ -110,6 +115,30 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float) -> list[Pa
                 prev.size = None  # too long for a heading: body text, so it stays in the chunks
         else:
             out.append(Para(text, size, len(para), kind))
+    return join_items(out)
+
+
+def is_item(text: str) -> bool:
+    """Whether a paragraph is a list item: a bullet marker first (:data:`BULLETS`), or a dash or ``*`` and a space."""
+    return bool(_ITEM.match(text))
+
+
+def join_items(paras: list[Para]) -> list[Para]:
+    """A page's list items as lists (issue 28: a slide's bullets are a list): a marker drawn alone (Beamer and
+    PowerPoint draw the marker apart from its text) is joined to the paragraph after it, and consecutive
+    items become one paragraph, one item per line, so the chunker keeps them as list lines."""
+    out: list[Para] = []
+    for p in paras:
+        prev = out[-1] if out else None
+        if (prev is not None and prev.kind == p.kind == "text" and len(prev.text) <= 2
+                and prev.text.strip() and prev.text.strip() in BULLETS + _SPACED_MARKERS):
+            prev.text, prev.size, prev.lines = prev.text.strip() + " " + p.text, None, prev.lines + p.lines
+            p = out.pop()
+        prev = out[-1] if out else None
+        if prev is not None and prev.kind == p.kind == "text" and is_item(p.text) and is_item(prev.text.split("\n")[0]):
+            prev.text, prev.size, prev.lines = prev.text + "\n" + p.text, None, prev.lines + p.lines
+            continue
+        out.append(p)
     return out
 
 
