@@ -22,12 +22,13 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from rag.errors import ExtractionError
+from rag.errors import ExtractionError, LimitExceeded
 from rag.ingest import EXTRACTOR_VERSION
 from rag.ingest import audit as audit_mod
 from rag.ingest import ocr as ocr_engine
 from rag.ingest.furniture import drop_overlay_steps, drop_running, is_slide_deck, title_slide
 from rag.ingest.hyphen import Lexicon
+from rag.ingest.limits import Limits, OcrBudget, resolve
 from rag.ingest.pdf_page import PageRead, read_page
 from rag.ingest.pdf_text import assemble, body_size, join_across_pages, page_paragraphs
 from rag.ingest.pdf_title import document_title, find_headings
@@ -67,16 +68,23 @@ def open_pdf(data: bytes, name: str):
 
 
 
-def extract_pdf(data: bytes, name: str, *, progress: Progress | None = None, use_ocr: bool = True) -> Document:
+def extract_pdf(data: bytes, name: str, *, progress: Progress | None = None, use_ocr: bool = True,
+                limits: Limits | None = None) -> Document:
     """PDF bytes -> :class:`rag.types.Document` (design stage 1, PDF branch; rules in the module doc).
 
-    ``progress(stage, done, total)`` is called with stage ``"ocr"`` before and after each page read by
-    OCR (pages, 1-based counts). ``use_ocr=False`` leaves scanned pages unread (reported). Raises
-    ``ExtractionError(name, reason)``.
+    ``progress(stage, done, total)``: ``("extract", page, pages)`` after every page, ``("ocr", done, to do)``
+    around each page read by OCR (pages, 1-based counts). ``use_ocr=False`` leaves scanned pages unread
+    (reported). ``limits`` (issue 26): pages (``max_pages``) checked on opening, pages to read by OCR
+    (``max_ocr_pages``) counted before OCR starts, OCR time (``max_ocr_seconds``) after each page, and a page
+    is rendered for OCR at most at ``max_image_megapixels``. Raises ``ExtractionError(name, reason)``;
+    :class:`rag.errors.LimitExceeded` over a limit.
     """
+    limits = resolve(limits)
     doc, warnings = open_pdf(data, name)
     try:
-        return _extract(doc, data, name, warnings, progress, use_ocr)
+        if doc.page_count > limits.max_pages:
+            raise LimitExceeded(name, "max_pages", "the PDF has", doc.page_count, limits.max_pages, "pages")
+        return _extract(doc, data, name, warnings, progress, use_ocr, limits)
     except ExtractionError:
         raise
     except Exception as e:  # noqa: BLE001 - a damaged file must fail with a reason, never a traceback
@@ -96,21 +104,27 @@ def _needs_ocr(page) -> bool:
     return classify_page(page, text) in ("scanned", "sparse-image", "unreadable")
 
 
-def _read_pages(doc, warnings: list[str], progress: Progress | None, use_ocr: bool) -> list[PageRead]:
-
+def _read_pages(doc, name: str, warnings: list[str], progress: Progress | None, use_ocr: bool,
+                limits: Limits) -> list[PageRead]:
     progress = progress or ocr_engine.current_progress()
-    ocr_on = use_ocr and ocr_engine.available()
-    todo = [i for i in range(doc.page_count) if _needs_ocr(doc.load_page(i))] if ocr_on and progress else []
+    ocr_on = use_ocr and ocr_engine.available() and limits.max_ocr_pages > 0
+    todo = [i for i in range(doc.page_count) if _needs_ocr(doc.load_page(i))] if ocr_on else []
+    budget = OcrBudget(name, limits)
+    budget.plan(len(todo))  # issue 26: refused before the first page is read by OCR
     done = 0
     if todo and progress:
         progress("ocr", 0, len(todo))
     reads = []
     for i in range(doc.page_count):
         try:
-            r = read_page(doc.load_page(i), use_ocr=ocr_on)
+            r = read_page(doc.load_page(i), use_ocr=ocr_on, max_pixels=limits.max_image_pixels)
         except Exception as e:  # noqa: BLE001 - one unreadable page must not lose the others
             warnings.append(f"page {i + 1}: unreadable ({e or type(e).__name__})")
             r = PageRead([], "", "blank")
+        if r.too_large:
+            warnings.append(f"page {i + 1}: {r.too_large}")
+        if r.ocr_ms:
+            budget.spend(r.ocr_ms)
         if r.ocr_ms and progress and todo:
             done = min(done + 1, len(todo))
             progress("ocr", done, len(todo))
@@ -167,9 +181,6 @@ def _warn(reads: list[PageRead], cov, warnings: list[str]) -> None:
     if garbled:
         warnings.append(f"unmapped glyphs on page(s) {_pages_list(garbled)} ({sum(reads[p - 1].garbled for p in garbled)} "
                         "characters with no Unicode mapping, shown as \ufffd): words there may be incomplete")
-    large = [i + 1 for i, r in enumerate(reads) if r.too_large]
-    if large:
-        warnings.append(f"page(s) {_pages_list(large)} too large to render for OCR: not read")
     layer = [i + 1 for i, r in enumerate(reads) if r.ocr_layer]
     if layer:
         warnings.append(f"searchable scan: the invisible OCR text laid over the page image is kept on page(s) "
@@ -195,15 +206,14 @@ def _unseen(texts: list[str], shown: str) -> int:
     return sum(len(t.strip()) for t in texts if " ".join(t.split()) not in flat)
 
 
-def _refuse_empty(doc, reads: list[PageRead], name: str) -> None:
+def _refuse_empty(reads: list[PageRead], name: str, limits: Limits) -> None:
     """Raise the true reason a document gave no text (issue 28, item 5)."""
-    large = [i for i, r in enumerate(reads) if r.too_large]
-    if large:
-        r = doc.load_page(large[0]).rect
-        raise ExtractionError(name, f"page(s) {_pages_list([i + 1 for i in large])} too large to render for OCR "
-                                    f"({r.width:.0f} x {r.height:.0f} pt) and no text layer")
     if any(r.kind == "scanned" and r.ocr_ms for r in reads):
         raise ExtractionError(name, "no text layer (scanned?) and OCR read nothing")
+    large = [f"page {i + 1} {r.too_large}" for i, r in enumerate(reads) if r.too_large]
+    if large:
+        raise LimitExceeded(name, "max_image_megapixels", "; ".join(large[:3]) + ", over", limits.max_image_megapixels,
+                            limits.max_image_megapixels, "megapixels", over=False)
     hidden = sum(r.hidden for r in reads)
     if hidden:
         raise ExtractionError(name, f"no visible text: its only text ({hidden} characters) is hidden from a reader "
@@ -216,8 +226,8 @@ def _refuse_empty(doc, reads: list[PageRead], name: str) -> None:
 
 
 def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progress | None,
-             use_ocr: bool) -> Document:
-    reads = _read_pages(doc, warnings, progress, use_ocr)
+             use_ocr: bool, limits: Limits) -> Document:
+    reads = _read_pages(doc, name, warnings, progress, use_ocr, limits)
     drop_running(reads)
     deck = is_slide_deck(reads)
     if deck and (steps := drop_overlay_steps(reads)):
@@ -232,7 +242,7 @@ def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progres
     if not canonical.strip():
         if doc.is_repaired:
             raise ExtractionError(name, "damaged PDF: nothing extractable after repair")
-        _refuse_empty(doc, reads, name)
+        _refuse_empty(reads, name, limits)
     texts = [canonical[s.start:s.end] for s in built.spans]
     cov = audit_mod.page_coverage([r.reference for r in reads], texts, [r.dropped for r in reads])
     _warn(reads, cov, warnings)

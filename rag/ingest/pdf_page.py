@@ -27,8 +27,8 @@ class PageRead:
     ``order`` the reading order that won; ``ocr_ms`` OCR time (0 when not read by OCR); ``tables``
     tables found; ``dropped`` texts removed on purpose (hidden text, :mod:`rag.ingest.hidden`; running
     headers, filled in later); ``hidden`` characters of hidden text removed; ``ocr_layer`` characters of
-    a searchable scan's invisible OCR layer kept; ``too_large`` the page needed OCR but is too large to
-    render (:data:`MAX_OCR_PIXELS`); ``kept_layer`` an unreadable-looking layer kept because OCR read its
+    a searchable scan's invisible OCR layer kept; ``too_large`` why a page that needed OCR is too large to
+    render for it (:func:`ocr_dpi`; empty otherwise); ``kept_layer`` an unreadable-looking layer kept because OCR read its
     script worse (:func:`rag.ingest.quality.ocr_reads_worse`); ``garbled`` U+FFFD / private-use
     characters left in the page's text (unmapped glyphs)."""
 
@@ -42,7 +42,7 @@ class PageRead:
     dropped: list[str] = field(default_factory=list)
     hidden: int = 0
     ocr_layer: int = 0
-    too_large: bool = False
+    too_large: str = ""
     kept_layer: bool = False
     garbled: int = 0
     hidden_texts: list[str] = field(default_factory=list)
@@ -50,15 +50,26 @@ class PageRead:
     height: float = 0.0
 
 
-#: Pages needing OCR whose render at the OCR resolution would pass this many pixels are not rendered (a
-#: 14,400 pt page at 150 dpi is 30,000 x 30,000 pixels, 2.7 GB): the page is named as too large instead.
-MAX_OCR_PIXELS = 60_000_000
+#: Below this resolution (dots per inch) a page rendered for OCR is too coarse to read (12 pt text = 12 pixels).
+MIN_OCR_DPI = 72
 
 
-def too_large_to_render(page, dpi: int | None = None) -> bool:
-    """Whether ``page`` rendered at ``dpi`` (default: the OCR resolution) passes :data:`MAX_OCR_PIXELS`."""
-    scale = (dpi or ocr_engine.DEFAULT_DPI) / 72.0
-    return page.rect.width * scale * page.rect.height * scale > MAX_OCR_PIXELS
+def ocr_dpi(page, max_pixels: int | None) -> int | None:
+    """The resolution to render ``page`` at for OCR: :data:`rag.ingest.ocr.DEFAULT_DPI`, lowered so the render
+    stays within ``max_pixels``; ``None`` when even :data:`MIN_OCR_DPI` would exceed it (issue 26)."""
+    dpi = ocr_engine.DEFAULT_DPI
+    if not max_pixels:
+        return dpi
+    area_in2 = max(page.rect.width * page.rect.height, 1.0) / 72.0 ** 2
+    fit = int((max_pixels / area_in2) ** 0.5)
+    return min(dpi, fit) if fit >= MIN_OCR_DPI else None
+
+
+def _too_large(page) -> str:
+    w, h = page.rect.width, page.rect.height
+    mp = w * h / 72.0 ** 2 * MIN_OCR_DPI ** 2 / 1e6
+    return (f"is {w:,.0f} x {h:,.0f} pt ({w / 72 * 2.54:,.0f} x {h / 72 * 2.54:,.0f} cm), {mp:,.0f} megapixels even at "
+            f"{MIN_OCR_DPI} dpi: too large to read by OCR")
 
 
 def _visible_text(page_dict: dict) -> str:
@@ -67,10 +78,10 @@ def _visible_text(page_dict: dict) -> str:
                      for b in page_dict.get("blocks", ()) for ln in b.get("lines", ()))
 
 
-def _ocr_lines(page, page_h: float, block_base: int) -> tuple[list[Line], float]:
+def _ocr_lines(page, page_h: float, block_base: int, dpi: int = ocr_engine.DEFAULT_DPI) -> tuple[list[Line], float]:
     """OCR'd lines of ``page`` (kind ``ocr``), grouped into blocks by vertical gaps; and the OCR time (ms)."""
 
-    res = ocr_engine.ocr_page(page)
+    res = ocr_engine.ocr_page(page, dpi=dpi)
     out: list[Line] = []
     block = block_base
     for ln in res.lines:
@@ -87,8 +98,11 @@ def _overlaps(a: Line, lines: list[Line]) -> bool:
     return any(min(a.x1, b.x1) > max(a.x0, b.x0) and min(a.y1, b.y1) > max(a.y0, b.y0) for b in lines)
 
 
-def read_page(page, *, use_ocr: bool = True, find_tables: bool = True) -> PageRead:
-    """Read one PyMuPDF page (rules in the module doc). Never raises for a page MuPDF can parse."""
+def read_page(page, *, use_ocr: bool = True, find_tables: bool = True, max_pixels: int | None = None) -> PageRead:
+    """Read one PyMuPDF page (rules in the module doc). Never raises for a page MuPDF can parse.
+
+    ``max_pixels`` bounds the render for OCR (:func:`ocr_dpi`); a page too large even at
+    :data:`MIN_OCR_DPI` is not read by OCR and says why in ``too_large``."""
     import pymupdf
 
     flags = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE
@@ -121,11 +135,12 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True) -> PageRe
                     hidden=sum(len(h.text.strip()) for h in hidden), ocr_layer=hidden.ocr_layer,
                     garbled=garbled_chars(visible), hidden_texts=[h.text for h in hidden],
                     width=page.rect.width, height=page.rect.height)
-    if kind in ("scanned", "sparse-image", "unreadable") and use_ocr and too_large_to_render(page):
-        read.too_large = True
-    elif kind in ("scanned", "sparse-image", "unreadable") and use_ocr:
+    dpi = ocr_dpi(page, max_pixels) if kind in ("scanned", "sparse-image", "unreadable") and use_ocr else None
+    if dpi is None and kind in ("scanned", "sparse-image", "unreadable") and use_ocr:
+        read.too_large = _too_large(page)
+    if dpi is not None:
         if ocr_engine.available():
-            ocr_ls, read.ocr_ms = _ocr_lines(page, page_h, n_blocks + 2000)
+            ocr_ls, read.ocr_ms = _ocr_lines(page, page_h, n_blocks + 2000, dpi)
             if kind == "unreadable" and ocr_reads_worse(visible, " ".join(ln.text for ln in ocr_ls)):
                 read.kept_layer = True  # OCR read this script worse than the layer it would replace
                 ocr_ls = []
