@@ -114,7 +114,7 @@ def test_body_hits_rank_before_other_roles():
 
 @pytest.fixture()
 def store(tmp_path, hash_embedder):
-    from rag.index.store import Store
+    from rag.store.store import Store
     from rag.settings import get_settings
 
     s = Store(tmp_path / "store", settings=get_settings(store=tmp_path / "store"), embedder=hash_embedder)
