@@ -118,6 +118,13 @@ class MediaType(StrEnum):
     PNG = "image/png"
     JPEG = "image/jpeg"
     TIFF = "image/tiff"
+    ODT = "application/vnd.oasis.opendocument.text"
+    ODS = "application/vnd.oasis.opendocument.spreadsheet"
+    ODP = "application/vnd.oasis.opendocument.presentation"
+    XPS = "application/vnd.ms-xpsdocument"
+    FB2 = "application/x-fictionbook+xml"
+    MOBI = "application/x-mobipocket-ebook"
+    CBZ = "application/vnd.comicbook+zip"
 
 
 class LocatorKind(StrEnum):

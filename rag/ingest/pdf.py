@@ -33,7 +33,7 @@ from rag.ingest.pdf_page import PageRead, read_page
 from rag.ingest.pdf_text import assemble, body_size, join_across_pages, page_paragraphs
 from rag.ingest.pdf_title import document_title, find_headings
 from rag.ingest.quality import classify_page
-from rag.types import MEDIA_PDF, Document
+from rag.types import MEDIA_PDF, Document, MediaType
 
 #: ``progress(stage, done, total)``: ``("extract", pages read, pages)`` after every page (so a long document
 #: moves the bar page by page, issue 28), and ``("ocr", pages done, pages to read)`` for pages read by OCR.
@@ -43,7 +43,17 @@ Progress = Callable[[str, int, int], None]
 # --------------------------------------------------------------------------- opening
 
 
-def open_pdf(data: bytes, name: str):
+#: The paged formats PyMuPDF opens besides PDF (issue 28, item 4), by media type: ``(filetype, label)``.
+#: Each is read page by page like a PDF (its pages laid out by MuPDF for FB2 and MOBI), with page locators.
+PAGED = {
+    MediaType.XPS.value: ("xps", "XPS"),
+    MediaType.FB2.value: ("fb2", "FB2 e-book"),
+    MediaType.MOBI.value: ("mobi", "MOBI e-book"),
+    MediaType.CBZ.value: ("cbz", "CBZ comic book"),
+}
+
+
+def open_pdf(data: bytes, name: str, filetype: str = "pdf", label: str = "PDF"):
     """Open ``data`` with PyMuPDF; returns ``(document, warnings)``.
 
     Raises ``ExtractionError`` for a file MuPDF cannot open, a user password,
@@ -52,16 +62,16 @@ def open_pdf(data: bytes, name: str):
     import pymupdf
 
     try:
-        doc = pymupdf.open(stream=data, filetype="pdf")
+        doc = pymupdf.open(stream=data, filetype=filetype)
     except Exception as e:  # noqa: BLE001 - MuPDF raises several types for damaged files
-        raise ExtractionError(name, f"damaged PDF: cannot be opened ({e or type(e).__name__})") from e
+        raise ExtractionError(name, f"damaged {label}: cannot be opened ({e or type(e).__name__})") from e
     if doc.needs_pass and not doc.authenticate(""):
         raise ExtractionError(name, "password-protected (a user password is set)")
     warnings = []
     if doc.is_repaired:
-        warnings.append("damaged PDF: MuPDF repaired it; some text may be missing")
+        warnings.append(f"damaged {label}: MuPDF repaired it; some text may be missing")
     if doc.page_count == 0:
-        raise ExtractionError(name, "PDF has zero pages")
+        raise ExtractionError(name, f"{label} has zero pages")
     return doc, warnings
 
 
@@ -69,7 +79,7 @@ def open_pdf(data: bytes, name: str):
 
 
 def extract_pdf(data: bytes, name: str, *, progress: Progress | None = None, use_ocr: bool = True,
-                limits: Limits | None = None) -> Document:
+                limits: Limits | None = None, media_type: str = MEDIA_PDF) -> Document:
     """PDF bytes -> :class:`rag.types.Document` (design stage 1, PDF branch; rules in the module doc).
 
     ``progress(stage, done, total)``: ``("extract", page, pages)`` after every page, ``("ocr", done, to do)``
@@ -77,18 +87,20 @@ def extract_pdf(data: bytes, name: str, *, progress: Progress | None = None, use
     (reported). ``limits`` (issue 26): pages (``max_pages``) checked on opening, pages to read by OCR
     (``max_ocr_pages``) counted before OCR starts, OCR time (``max_ocr_seconds``) after each page, and a page
     is rendered for OCR at most at ``max_image_megapixels``. Raises ``ExtractionError(name, reason)``;
-    :class:`rag.errors.LimitExceeded` over a limit.
+    :class:`rag.errors.LimitExceeded` over a limit. ``media_type`` one of :data:`PAGED` reads that format
+    through the same rules (XPS, FB2, MOBI, CBZ: issue 28).
     """
     limits = resolve(limits)
-    doc, warnings = open_pdf(data, name)
+    filetype, label = PAGED.get(media_type, ("pdf", "PDF"))
+    doc, warnings = open_pdf(data, name, filetype, label)
     try:
         if doc.page_count > limits.max_pages:
-            raise LimitExceeded(name, "max_pages", "the PDF has", doc.page_count, limits.max_pages, "pages")
-        return _extract(doc, data, name, warnings, progress, use_ocr, limits)
+            raise LimitExceeded(name, "max_pages", f"the {label} has", doc.page_count, limits.max_pages, "pages")
+        return _extract(doc, data, name, warnings, progress, use_ocr, limits, media_type)
     except ExtractionError:
         raise
     except Exception as e:  # noqa: BLE001 - a damaged file must fail with a reason, never a traceback
-        raise ExtractionError(name, f"damaged PDF: {e or type(e).__name__}") from e
+        raise ExtractionError(name, f"damaged {label}: {e or type(e).__name__}") from e
     finally:
         doc.close()
 
@@ -226,7 +238,7 @@ def _refuse_empty(reads: list[PageRead], name: str, limits: Limits) -> None:
 
 
 def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progress | None,
-             use_ocr: bool, limits: Limits) -> Document:
+             use_ocr: bool, limits: Limits, media_type: str = MEDIA_PDF) -> Document:
     reads = _read_pages(doc, name, warnings, progress, use_ocr, limits)
     drop_running(reads)
     deck = is_slide_deck(reads)
@@ -250,7 +262,7 @@ def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progres
     roles = tuple(title_slide(canonical, built.spans)) if deck else ()
     title = document_title(doc, reads, headings, name, built.spans, body)
     return Document(
-        id=hashlib.sha256(data).hexdigest(), name=name, media_type=MEDIA_PDF, canonical=canonical,
+        id=hashlib.sha256(data).hexdigest(), name=name, media_type=media_type, canonical=canonical,
         title=title, size_bytes=len(data), extractor=f"pymupdf {_version()}",
         extractor_version=EXTRACTOR_VERSION, pages=tuple(built.spans), headings=headings,
         warnings=tuple(warnings),

@@ -114,8 +114,8 @@ def test_body_hits_rank_before_other_roles():
 
 @pytest.fixture()
 def store(tmp_path, hash_embedder):
-    from rag.store.store import Store
     from rag.settings import get_settings
+    from rag.store.store import Store
 
     s = Store(tmp_path / "store", settings=get_settings(store=tmp_path / "store"), embedder=hash_embedder)
     yield s
