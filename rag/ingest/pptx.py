@@ -4,7 +4,8 @@
   placeholder, else its first line of text, else ``Slide N``), then the
   slide's text in reading order (shapes top to bottom, then left to right;
   groups opened): each text frame one block, one line per paragraph, indented
-  bullets as ``- ``; tables as Markdown rows with their header.
+  bullets as ``- ``; tables as Markdown rows with their header; a chart's title, series and
+  categories (issue 28). Footer, date and slide-number placeholders are page furniture, left out.
 * Speaker notes are kept, under a level-2 ``Speaker notes`` heading inside the
   slide's section, so a chunk from the notes says so in its path.
 * Locator: the whole slide (heading, text, notes) is one
@@ -30,6 +31,7 @@ from rag.ingest.canonical import (
     table_cell,
 )
 from rag.ingest.limits import Limits, check_zip
+from rag.ingest.ooxml import transitional
 from rag.types import Document, LocatorKind, MediaType
 
 NOTES_HEADING = "Speaker notes"
@@ -54,6 +56,38 @@ def _frame_lines(frame) -> list[str]:
         if text:
             lines.append(("  " * (para.level - 1) + "- " + text) if para.level > 0 else text)
     return lines
+
+
+#: Placeholders that hold page furniture (footer, date, slide number: ``PP_PLACEHOLDER`` 15, 16, 13), left out.
+FURNITURE_PLACEHOLDERS = {13, 15, 16}
+
+
+def _is_furniture(shape) -> bool:
+    try:
+        return bool(shape.is_placeholder) and int(shape.placeholder_format.type) in FURNITURE_PLACEHOLDERS
+    except (AttributeError, ValueError, TypeError):
+        return False
+
+
+def _chart_lines(chart) -> list[str]:
+    """A chart's title, series names and category labels (issue 28: charts' titles and labels, where cheap)."""
+    out = []
+    try:
+        if chart.has_title and chart.chart_title.has_text_frame:
+            title = clean_inline(chart.chart_title.text_frame.text, keep_newlines=False)
+            if title:
+                out.append(f"Chart: {title}")
+        plot = chart.plots[0] if len(chart.plots) else None
+        if plot is not None:
+            series = [clean_inline(str(s.name or ""), keep_newlines=False) for s in plot.series][:50]
+            cats = [clean_inline(str(c), keep_newlines=False) for c in plot.categories][:100]
+            if any(series):
+                out.append("Series: " + "; ".join(x for x in series if x))
+            if any(cats):
+                out.append("Categories: " + "; ".join(x for x in cats if x))
+    except Exception:  # noqa: BLE001 - a chart python-pptx cannot read adds nothing, and loses nothing else
+        return out
+    return out
 
 
 def _table_lines(table) -> list[str]:
@@ -84,9 +118,11 @@ def _write_slide(b: CanonicalBuilder, slide, number: int) -> tuple[str, bool]:
     title, title_shape = _slide_title(slide)
     blocks: list[list[str]] = []
     for shape in _shapes_in_order(slide.shapes):
-        if title_shape is not None and shape.shape_id == title_shape.shape_id:
+        if title_shape is not None and shape.shape_id == title_shape.shape_id or _is_furniture(shape):
             continue
-        if getattr(shape, "has_table", False) and shape.has_table:
+        if getattr(shape, "has_chart", False) and shape.has_chart:
+            blocks.append(_chart_lines(shape.chart))
+        elif getattr(shape, "has_table", False) and shape.has_table:
             blocks.append(_table_lines(shape.table))
         elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
             blocks.append(_frame_lines(shape.text_frame))
@@ -127,14 +163,17 @@ def extract_pptx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     b = CanonicalBuilder()
     warnings: list[str] = []
     try:
-        deck = pptx.Presentation(io.BytesIO(data))
-        titles, hidden, any_text = [], [], False
+        deck = pptx.Presentation(io.BytesIO(transitional(data)[0]))  # Strict OOXML too
+        titles, hidden, any_text, shapes, pictures = [], [], False, 0, 0
         for number, slide in enumerate(deck.slides, start=1):
             title, has_text = _write_slide(b, slide, number)
             titles.append(title)
             any_text = any_text or has_text
             if slide._element.get("show") == "0":
                 hidden.append(number)
+            members = _shapes_in_order(slide.shapes)
+            shapes += len(members)
+            pictures += sum(getattr(m, "shape_type", None) is not None and int(m.shape_type) == 13 for m in members)
         core = (deck.core_properties.title or "").strip()
     except ExtractionError:
         raise
@@ -143,7 +182,8 @@ def extract_pptx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     if not titles:
         raise ExtractionError(name, "no slides in this PPTX")
     if not any_text:
-        raise ExtractionError(name, f"no text on any of the {len(titles)} slides (pictures only?)")
+        raise ExtractionError(name, f"no text on any of the {len(titles)} slide(s): they hold {shapes} shape(s), "
+                                    f"{pictures} of them pictures, and none holds text")
     if hidden:
         warnings.append("hidden slides read too: " + ", ".join(map(str, hidden)))
     title = core if core and core.lower() not in ("none", "powerpoint presentation") else titles[0]
