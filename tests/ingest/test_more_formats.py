@@ -156,3 +156,17 @@ def test_an_encrypted_office_file_is_password_protected_not_legacy(cases_dir):
     if path.exists():
         with pytest.raises(ExtractionError, match="password-protected"):
             extract_bytes(path.read_bytes(), path.name)
+
+
+def test_a_billion_laughs_epub_is_refused_for_what_it_is():
+    lol = ('<?xml version="1.0"?><!DOCTYPE package [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>'
+           '<package xmlns="http://www.idpf.org/2007/opf" version="2.0"><metadata>&b;</metadata></package>')
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("mimetype", "application/epub+zip")
+        zf.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" '
+                    'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+                    '<rootfile full-path="content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>')
+        zf.writestr("content.opf", lol)
+    with pytest.raises(ExtractionError, match=r"content.opf declares XML entities .*billion laughs"):
+        extract_bytes(buf.getvalue(), "lol.epub")
