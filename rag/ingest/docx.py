@@ -14,6 +14,9 @@
 * Text boxes (``w:txbxContent``) are read after the paragraph they are anchored in, and a table nested
   in a cell is read inside that cell (issue 28: every text container).
 * Page headers and footers and comments are left out (page furniture, or not part of the running text).
+* Hidden text is left out and counted in a warning (issue 26,
+  :func:`rag.ingest.office_hidden.strip_hidden_runs`): ``w:vanish`` runs, white
+  runs on an unshaded white page, runs under 2 pt.
 
 A file python-docx cannot open raises ``ExtractionError(name, "damaged DOCX (...)")``.
 """
@@ -34,6 +37,7 @@ from rag.ingest.canonical import (
     table_cell,
 )
 from rag.ingest.limits import Limits, check_zip
+from rag.ingest.office_hidden import strip_hidden_runs
 from rag.ingest.ooxml import transitional
 from rag.types import Document, LocatorKind, MediaType
 
@@ -268,6 +272,7 @@ def extract_docx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     check_zip(data, name, limits)  # issue 26: members and ratios before python-docx inflates anything
     try:
         doc = docx.Document(io.BytesIO(transitional(data)[0]))  # Strict OOXML too
+        hidden = strip_hidden_runs(doc)  # issue 26: text no reader sees never reaches the canonical text
         writer = _Writer(_numbering_formats(doc))
         for item in doc.iter_inner_content():
             if hasattr(item, "rows"):
@@ -281,5 +286,7 @@ def extract_docx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
         raise
     except Exception as e:  # noqa: BLE001 - zip, XML and python-docx errors all mean the same to the user
         raise ExtractionError(name, f"damaged DOCX ({type(e).__name__}: {str(e)[:120]})") from e
-    return writer.b.document(data, name, MediaType.DOCX.value, title=title, extractor="docx",
-                             empty_reason=reason or "no text in this DOCX (empty document?)")
+    warnings = (hidden.warning(),) if hidden.total else ()
+    return writer.b.document(data, name, MediaType.DOCX.value, title=title, extractor="docx", warnings=warnings,
+                             empty_reason="no visible text in this DOCX" if hidden.total
+                             else reason or "no text in this DOCX (empty document?)")
