@@ -182,6 +182,12 @@ class Settings(BaseSettings):
                     "'rag eval' read; never copied into the repository), relative to the working directory. "
                     "Env RAG_SHARED; CLI --shared.",
     )
+    static_dir: Path = Field(
+        Path("static"),
+        description="Where the app publishes the PDFs it links to, for Streamlit's static serving "
+                    "(/app/static/<id>.pdf#page=N). Streamlit serves <folder of app.py>/static: the default is "
+                    "relative to the working directory, which 'make run' makes the repository. Env RAG_STATIC_DIR.",
+    )
     embed_cache: Path | None = Field(
         None,
         description="The evaluation's embedding cache (every chunk text embedded once, ever; safe to delete); "

@@ -38,7 +38,7 @@ from rag.ingest.epub import extract_epub
 from rag.ingest.html import extract_html
 from rag.ingest.image import IMAGE_TYPES, extract_image
 from rag.ingest.limits import Limits, check_size, check_zip, resolve
-from rag.ingest.pdf import extract_pdf
+from rag.ingest.pdf import Progress, extract_pdf
 from rag.ingest.pptx import extract_pptx
 from rag.ingest.sheets import extract_csv, extract_xlsx
 from rag.ingest.sniff import OLE2, ZIP, sniff
@@ -221,10 +221,13 @@ def _describe_bytes(data: bytes) -> str:
         return "binary data"
 
 
-def extract_bytes(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
+def extract_bytes(data: bytes, name: str, *, limits: Limits | None = None,
+                  progress: Progress | None = None) -> Document:
     """Extract a document from its bytes (design stage 1).
 
-    ``name`` is the user's file name, kept as display metadata only. Returns a
+    ``name`` is the user's file name, kept as display metadata only;
+    ``progress(stage, done, total)`` hears a long reader's progress (a PDF's
+    OCR: ``("ocr", pages done, pages to read)``; the Documents page's bar). Returns a
     :class:`Document` whose ``canonical`` text is the target of every offset.
     ``limits`` (default: the settings') bound the work (issue 26,
     :mod:`rag.ingest.limits`): a ZIP container is checked by
@@ -241,7 +244,7 @@ def extract_bytes(data: bytes, name: str, *, limits: Limits | None = None) -> Do
     limits = resolve(limits)
     check_size(len(data), name, limits)
     if is_pdf_bytes(data):
-        return extract_pdf(data, name, limits=limits)
+        return extract_pdf(data, name, limits=limits, progress=progress)
     if name.lower().endswith(".pdf"):
         raise ExtractionError(name, f"not a PDF although named .pdf (the bytes look like {_describe_bytes(data)})")
     if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
