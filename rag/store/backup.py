@@ -11,7 +11,7 @@ checked, and a repair that restores or rebuilds it.
 * :func:`repair` - ``rag repair``: a database that fails the check is moved aside to ``<store>/damaged/<time>/``
   and the newest backup that passes it is restored (``--rebuild``: none, a new empty database); the index files
   are dropped (rebuilt from SQLite on opening); then every original kept in ``files/`` that the database does not
-  hold as a ready document is indexed again under the name recorded beside it (``files/<sha256>.name``).
+  hold as a ready document is indexed again under the name recorded for it (``names/<sha256>``).
 
 What a backup does not hold (documents added after it) comes back from the originals; chats after it do not.
 """
@@ -32,6 +32,8 @@ BACKUP_DIR = "backups"
 #: Sub-folder of the store where a damaged database is moved by :func:`repair`.
 DAMAGED_DIR = "damaged"
 DB_NAME = "store.sqlite3"
+#: Sub-folder of the store recording each kept original's name (``names/<sha256>``).
+NAMES_DIR = "names"
 
 
 def _stamp() -> str:
@@ -98,24 +100,26 @@ def due(store: Path, hours: float, now: float | None = None) -> bool:
 
 
 def write_name(store: Path, doc_id: str, name: str) -> None:
-    """Record the user's name of original ``files/<doc_id>`` beside it (``files/<doc_id>.name``), for a rebuild."""
-    path = Path(store) / "files" / f"{doc_id}.name"
+    """Record the user's name of original ``files/<doc_id>`` as ``names/<doc_id>``, for a rebuild (``files/``
+    holds nothing but originals named by content)."""
+    folder = Path(store) / NAMES_DIR
     with contextlib.suppress(OSError):
-        path.write_text(name, encoding="utf-8")
+        folder.mkdir(exist_ok=True)
+        (folder / doc_id).write_text(name, encoding="utf-8")
 
 
 def read_name(store: Path, doc_id: str) -> str | None:
     """The name recorded by :func:`write_name`, or ``None``."""
     try:
-        return (Path(store) / "files" / f"{doc_id}.name").read_text(encoding="utf-8").strip() or None
+        return (Path(store) / NAMES_DIR / doc_id).read_text(encoding="utf-8").strip() or None
     except OSError:
         return None
 
 
 def remove_original(store: Path, doc_id: str) -> None:
     """Remove a kept original and its recorded name."""
-    for suffix in ("", ".name"):
-        (Path(store) / "files" / f"{doc_id}{suffix}").unlink(missing_ok=True)
+    (Path(store) / "files" / doc_id).unlink(missing_ok=True)
+    (Path(store) / NAMES_DIR / doc_id).unlink(missing_ok=True)
 
 
 @dataclass
