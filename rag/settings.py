@@ -130,6 +130,23 @@ class Settings(BaseSettings):
                     "or http://host:19530 for a Milvus server; empty = <store>/milvus.db.",
     )
     max_upload_mb: int = Field(50, ge=1, le=2048, description="Largest accepted file, MiB (matches server.maxUploadSize).")
+    collection: str | None = Field(
+        None, max_length=200,
+        description="The named collection the CLI and the app open first (a store of its own under the data "
+                    "folder, rag/collections.py); unset or empty = 'default', the data folder's own store. Env RAG_COLLECTION; "
+                    "CLI --collection.",
+    )
+    shared: Path = Field(
+        Path("../shared"),
+        description="The shared folder holding corpus/ and cases/ (the development corpora the benchmarks and "
+                    "'rag eval' read; never copied into the repository), relative to the working directory. "
+                    "Env RAG_SHARED; CLI --shared.",
+    )
+    embed_cache: Path | None = Field(
+        None,
+        description="The evaluation's embedding cache (every chunk text embedded once, ever; safe to delete); "
+                    "unset = $XDG_CACHE_HOME/rag/embeddings.sqlite (~/.cache/rag/...). Env RAG_EMBED_CACHE.",
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -22,8 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.ingest.chunk import units
-from rag.text import content_words, strip_markers
+from rag.text import content_words, strip_markers, units
 
 #: A word of this many letters or more matches another with the same first :data:`ROOT_LEN` letters
 #: ("tokenization" / "tokenizer", "efficient" / "efficiency"): a light stem for the claim check only.
@@ -165,7 +164,7 @@ def _table_like_lines(text: str, a: int, b: int) -> list[tuple[int, int]] | None
 
 
 def statements(text: str) -> list[Statement]:
-    """The statements of ``text`` (:func:`rag.ingest.chunk.units`, blank ones dropped), each with its
+    """The statements of ``text`` (:func:`rag.text.units`, blank ones dropped), each with its
     :attr:`Statement.context`; a unit that is a table written as plain lines gives one statement per line,
     read after the block's first line (its header)."""
     out = []

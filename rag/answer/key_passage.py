@@ -4,7 +4,7 @@ Shown right after retrieval, before the model writes a word, so a user sees cite
 it stands as the answer (with a plain note) when the model's answer is empty, declines, or fails the
 claim check. Pure and fast (about 1 ms): no model, only the excerpt scorer's IDF-weighted term overlap
 (:func:`rag.answer.excerpt.lexical_overlap`) over short runs of the chunker's own units
-(:func:`rag.ingest.chunk.units`: sentences; lines of tables, lists and code).
+(:func:`rag.text.units`: sentences; lines of tables, lists and code).
 
 Every sentence is a span of its source's ``quote`` (the chunk ``content``): ``quote[start:end] == text``.
 Text hidden in the source format (HTML comments) and sentences giving the model orders
@@ -21,8 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.answer.excerpt import citation_views, lexical_overlap, readable, visible
-from rag.ingest.chunk import units
-from rag.text import TermStats, tokenize
+from rag.text import TermStats, tokenize, units
 from rag.types import Citation
 
 #: At most this many characters of key passage (about two or three sentences of prose).
@@ -121,7 +120,7 @@ def _runs(quote: str, view: str) -> list[list[tuple[int, int]]]:
 
 def stretches(quote: str, max_units: int = MAX_UNITS, max_chars: int = MAX_CHARS, view: str | None = None,
               ) -> list[list[tuple[int, int]]]:
-    """Every run of 1..``max_units`` consecutive units (:func:`rag.ingest.chunk.units`) of ``view`` (default:
+    """Every run of 1..``max_units`` consecutive units (:func:`rag.text.units`) of ``view`` (default:
     the visible text of ``quote``, :func:`rag.answer.excerpt.visible`) within ``max_chars`` (a single unit
     always counts), as lists of ``(start, end)`` offsets; a stretch never runs across a skipped unit."""
     view = visible(quote) if view is None else view

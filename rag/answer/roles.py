@@ -1,7 +1,7 @@
 """Which units of a source may answer (issue 24, item 2): body text, never page furniture, references or a TOC.
 
 A source (the chunk ``content`` the gate passed) is cut into the chunker's units (sentences; lines of tables,
-lists and code: :func:`rag.ingest.chunk.units`). Each unit gets a :class:`rag.types.TextRole` here, at answer
+lists and code: :func:`rag.text.units`). Each unit gets a :class:`rag.types.TextRole` here, at answer
 time, from its own text and from the other sources of the same answer:
 
 * ``navigation``: a manual's or web page's navigation line (``Next: Install, Previous: Intro, Up: Top
@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rag.ingest.chunk import units
+from rag.text import units
 from rag.types import TextRole
 
 Span = tuple[int, int]
@@ -312,7 +312,7 @@ def _line_roles(quote: str, repeated: frozenset[str]) -> dict[Span, TextRole]:
 def source_units(quote: str, *, role: TextRole | str | None = None, section: Sequence[str] = (),
                  repeated: frozenset[str] = frozenset()) -> list[Unit]:
     """Every unit of ``quote`` with its role, in order: first the lines that are a non-body thing on their own
-    (:func:`_line_roles`), then the chunker's units (:func:`rag.ingest.chunk.units`) of the rest, each judged
+    (:func:`_line_roles`), then the chunker's units (:func:`rag.text.units`) of the rest, each judged
     by :func:`unit_role`.
 
     ``role``: the chunk's stored role (issue 28), when ingest recorded one: every unit of a chunk that is not

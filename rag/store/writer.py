@@ -1,6 +1,6 @@
 """The ingest path of the store (design stages 1-4): bytes -> extract -> chunk -> embed -> rows -> indexes.
 
-:class:`Indexer` is what :meth:`rag.index.store.Store.ingest_bytes` (and
+:class:`Writer` is what :meth:`rag.store.store.Store.ingest_bytes` (and
 ``ingest_path``, ``retry``) call. For one file it
 
 1. names it by content (``sha256``) and returns ``duplicate`` when those bytes are already ``ready``; with
@@ -12,7 +12,7 @@
    (``text_sha``, "same text as X"); else writes the chunk rows with their vectors, sets the row ``ready``
    with its chunk count, with ``replace`` retires the version it replaces (:func:`pick_replaced`,
    :func:`retire_version`: its chunks leave, its row goes to ``document_versions``), and commits the one
-   index delta of both (:meth:`rag.index.cache.IndexCache.commit`): one generation, so no search ever sees
+   index delta of both (:meth:`rag.store.cache.IndexCache.commit`): one generation, so no search ever sees
    both versions or neither.
 
 Any failure sets the row ``failed`` with a one-line reason (kept visible and
@@ -21,7 +21,7 @@ retryable; other documents are never affected) and is logged through
 (``logger.exception``), a file that cannot be extracted as one ``info`` line (the
 user already gets the reason; a bad file is not an operator's problem).
 Step 5 is separate from the rest (:func:`write_chunks` returns an
-:class:`rag.index.cache.IndexDelta`), so a batch of documents can later be
+:class:`rag.store.cache.IndexDelta`), so a batch of documents can later be
 written and committed to the indexes once.
 """
 
@@ -44,12 +44,12 @@ from typing import Any
 import numpy as np
 
 from rag.errors import ExtractionError, StoreError
-from rag.index.cache import IndexCache, IndexDelta
-from rag.index.locks import StoreLocks
-from rag.index.schema import now_iso
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
 from rag.settings import PIPELINE_VERSION
+from rag.store.cache import IndexCache, IndexDelta
+from rag.store.locks import StoreLocks
+from rag.store.schema import now_iso
 from rag.types import Chunk, DocStatus, Document
 
 logger = logging.getLogger(__name__)
@@ -189,7 +189,7 @@ def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, mode
     """Replace ``doc_id``'s chunk rows by ``prepared``'s and mark the document ``ready`` (caller's transaction).
 
     Returns the chunk rows now stored (the count written into the document
-    row) and the :class:`rag.index.cache.IndexDelta` for the indexes.
+    row) and the :class:`rag.store.cache.IndexDelta` for the indexes.
     """
     old = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE doc_id=?", (doc_id,))]
     conn.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
@@ -276,7 +276,7 @@ def retire_version(conn: sqlite3.Connection, old_id: str, new_id: str) -> IndexD
     return IndexDelta.remove(ids)
 
 
-class Indexer:
+class Writer:
     """Ingests files into one store (see the module docstring for the steps and promises).
 
     ``root`` the store directory (``files/`` is written here); ``conn``,
@@ -292,7 +292,7 @@ class Indexer:
 
     def ingest(self, data: bytes, name: str, progress: Progress | None = None, *,
                on_conflict: str = OnConflict.REPLACE, source: str | None = None) -> IngestResult:
-        """Index one file's bytes; never raises for bad input (see :meth:`rag.index.store.Store.ingest_bytes`).
+        """Index one file's bytes; never raises for bad input (see :meth:`rag.store.store.Store.ingest_bytes`).
 
         ``on_conflict`` (:class:`OnConflict`) decides what other bytes under a name already
         indexed do; ``source`` the absolute path the bytes were read from (``None`` for an upload).
