@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from rag.answer.preview import static_url
 from rag.text import MARKER_RE, strip_markers
+from ui.view.pdf import static_url
 
 #: Characters with a meaning in Streamlit Markdown: CommonMark, ``$`` (LaTeX), ``:`` directives, ``~``.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>$~|#{}!])")

@@ -22,13 +22,13 @@ import streamlit as st
 from rag.answer.calibrated_gate import calibrated_model
 from rag.answer.generate import get_generator
 from rag.answer.learned_gate import default_model
-from rag.answer.preview import publish_original
 from rag.collections import DEFAULT, Collections
 from rag.errors import ModelError, StoreError
 from rag.models import gguf_info, list_gguf
 from rag.settings import Settings, get_settings
 from rag.store.store import Store
 from rag.types import GateKind
+from ui.view.pdf import publish_original
 
 MiB = 1024 * 1024
 

@@ -30,7 +30,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from rag import language as _language
 from rag.answer.calibration import CALIBRATION_VERSION, Calibration, calibrate, distinct_indices, gate_term_stats
 from rag.answer.gate import (  # noqa: F401  (verdict texts re-exported)
     GateResult,
@@ -66,12 +65,12 @@ def store_calibration(store) -> Calibration:
     Kept by the store's index cache with the current generation, on disk as
     ``index/calibration-v<version>.g<N>.json``, so it is re-run only after
     the documents change: about 1-2 s on a quiet 2-core machine for 1k chunks
-    (one batched encode of at most 200 sentences), plus 1.4 s once per
-    process to load the language detector.
+    (one batched encode of at most 200 sentences); the documents' languages are
+    the ones the store recorded (no detector is loaded for it).
     """
     def compute(table) -> str:
         return calibrate(table.contents, table.vectors, store.embedder.encode, encoder_key=store.model_name,
-                         detect=_language.detect).to_json()
+                         languages=table.languages).to_json()
 
     return store.index_cache.artifact(f"calibration-v{CALIBRATION_VERSION}", compute, Calibration.from_json)
 

@@ -12,8 +12,8 @@ id, name, locator label, fragment and quote built here.
 Page locators (issue 13, item 3): a PDF citation's page is the page holding the cited sentence, not the
 page the chunk starts on. For a chunk that runs over a page break, :func:`evidence_span` picks the
 sentence(s) of the quote sharing most terms with the question, and :func:`evidence_page` finds the page
-holding them (:func:`rag.answer.preview.best_page` on the stored original, or the document's page map
-when it is at hand). The chunk keeps its range: the label reads ``p. 2 (pp. 1-2)``.
+holding them in the document's page map (the store keeps it, issue 23: nothing here opens the PDF).
+The chunk keeps its range: the label reads ``p. 2 (pp. 1-2)``.
 """
 
 from __future__ import annotations
@@ -24,10 +24,9 @@ from dataclasses import asdict, replace
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from rag.answer.preview import best_page
 from rag.ingest.pptx import NOTES_HEADING
 from rag.text import tokenize, units
-from rag.types import Citation, Locator, LocatorKind
+from rag.types import Citation, Locator, LocatorKind, page_at
 
 
 class ChunkLike(Protocol):
@@ -183,8 +182,9 @@ def evidence_page(row: ChunkLike, query: str, locate: Callable[[str, int, int], 
 
     ``row.page`` when the chunk sits on one page or is not a PDF's. Otherwise the sentence from
     :func:`evidence_span` is placed with ``page_at`` (canonical offset -> page, e.g.
-    ``Document.page_at``; its middle character decides) when given, else with ``locate(text, first,
-    last)`` (e.g. :func:`rag.answer.preview.best_page` on the stored PDF), else ``row.page``.
+    ``Document.page_at`` or :func:`rag.types.page_at` over the store's page map; its middle character
+    decides) when given, else with ``locate(text, first, last)`` (e.g. the viewer's
+    :func:`ui.view.pdf.best_page` on the PDF itself), else ``row.page``.
     """
     if row.page is None or row.page_end is None or row.page_end == row.page:
         return row.page
@@ -217,30 +217,17 @@ def citations_from_rows(hits: Sequence[Any], rows: Sequence[ChunkLike],
     ]
 
 
-def stored_pdf_locator(store: Any) -> Callable[[ChunkLike], Callable[[str, int, int], int] | None]:
-    """For a row, a ``locate(text, first, last) -> page`` over the store's original PDF
-    (:func:`rag.answer.preview.best_page`), or ``None`` when the store kept no file for it."""
-
-    def for_row(row: ChunkLike):
-        try:
-            path = store.original_path(row.document_id)
-        except Exception:  # noqa: BLE001 - no original kept: the chunk's own page
-            return None
-        if not path.is_file():
-            return None
-
-        return lambda text, first, last: best_page(path, text, first, last)[0]
-
-    return for_row
-
-
 def evidence_pages(rows: Sequence[ChunkLike], query: str, store: Any = None) -> list[int | None]:
-    """:func:`evidence_page` of each row, located in the store's original PDFs (when ``store`` is given)."""
-    locate_for = stored_pdf_locator(store) if store is not None else (lambda row: None)
+    """:func:`evidence_page` of each row, placed with the store's page map of its document
+    (:meth:`rag.store.store.Store.page_map`) when ``store`` is given, else the chunk's first page."""
     out = []
     for r in rows:
         crosses = r.page is not None and r.page_end is not None and r.page_end != r.page
-        out.append(evidence_page(r, query, locate_for(r)) if crosses else r.page)
+        if not crosses or store is None:
+            out.append(r.page)
+            continue
+        pages = store.page_map(r.document_id)
+        out.append(evidence_page(r, query, page_at=lambda offset, p=pages: page_at(p, offset)) if pages else r.page)
     return out
 
 
@@ -290,6 +277,14 @@ def citation_json(c: Citation) -> dict[str, Any]:
     d["locator"] = c.locator.to_json() if c.locator is not None else None
     pinned = ["index", "document_id", "document_name", "locator_label", "fragment", "quote", "cosine_distance"]
     return {**{k: d[k] for k in pinned}, **{k: v for k, v in d.items() if k not in pinned}}
+
+
+def citation_from_json(d: dict[str, Any]) -> Citation:
+    """The inverse of :func:`citation_json`: a :class:`rag.types.Citation` (unknown keys ignored, JSON lists
+    back to the tuples the record holds, the locator through :meth:`rag.types.Locator.from_json`)."""
+    fields = Citation.__dataclass_fields__
+    kw = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k in fields}
+    return Citation(**{**kw, "locator": Locator.from_json(d.get("locator"))})
 
 
 def no_generation_payload(gate_result: Any, cites: Sequence[Citation]) -> dict[str, Any]:

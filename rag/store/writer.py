@@ -43,9 +43,11 @@ from typing import Any
 
 import numpy as np
 
-from rag.errors import ExtractionError, StoreError
+from rag.errors import ExtractionError, LimitExceeded, StoreError
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
+from rag.ingest.limits import Limits, check_size
+from rag.language import text_language
 from rag.settings import PIPELINE_VERSION
 from rag.store.cache import IndexCache, IndexDelta
 from rag.store.locks import StoreLocks
@@ -167,7 +169,7 @@ def prepare(data: bytes, name: str, settings: Any, embedder: Any, dim: int, prog
     """
     s = settings
     progress("extract", 0, 1)
-    doc = extract_bytes(data, name)
+    doc = extract_bytes(data, name, limits=Limits.from_settings(s), progress=progress)
     progress("extract", 1, 1)
     progress("chunk", 0, 1)
     chunks = chunk_document(doc, "E", budget_chars=s.chunk_budget_chars, overlap_chars=s.overlap_chars,
@@ -211,7 +213,18 @@ def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, mode
         (DocStatus.READY, n, doc.media_type, doc.page_count, doc.title, doc.extractor, doc.extractor_version,
          json.dumps(list(doc.warnings), ensure_ascii=False), doc.canonical, text_sha(doc.canonical), model_name,
          model_dim, now_iso(), doc_id))
+    write_facts(conn, doc_id, doc, text_language([c.text for c in prepared.chunks]) if prepared.chunks else None)
     return n, IndexDelta.remove(old) + IndexDelta.add(ids, prepared.vectors)
+
+
+def write_facts(conn: sqlite3.Connection, doc_id: str, doc: Document, language: str | None) -> None:
+    """Keep what extraction learned about ``doc`` (migration 5, issue 23), inside the caller's transaction: its
+    page spans, locator parts, OCR pages and ``language`` (ISO 639-1 of its chunk texts), so that answering,
+    the viewer, the Documents page and BM25 never extract or detect again."""
+    conn.execute("UPDATE documents SET page_spans=?, parts=?, ocr_pages=?, language=? WHERE id=?",
+                 (json.dumps([p.to_json() for p in doc.pages], ensure_ascii=False),
+                  json.dumps([p.to_json() for p in doc.parts], ensure_ascii=False),
+                  json.dumps(list(doc.ocr_pages)), language, doc_id))
 
 
 def text_sha(canonical: str) -> str:
@@ -326,13 +339,16 @@ class Writer:
             if existing is not None:
                 return result(IngestStatus.DUPLICATE, chunk_count=existing[1], existing_name=existing[0],
                               existing_id=doc_id)
-            limit_mb = self.settings.max_upload_mb
-            too_big = len(data) > limit_mb * 1024 * 1024
+            try:
+                check_size(len(data), name, Limits.from_settings(self.settings))
+                too_big = None
+            except LimitExceeded as e:
+                too_big = e.reason
             if not too_big:
                 self._save_original(doc_id, data)
             self._begin(doc_id, name, len(data), has_file=not too_big, source=source)
             if too_big:
-                return failed(f"file too large ({len(data) / 2**20:.1f} MiB > {limit_mb} MiB)")
+                return failed(too_big)
             try:
                 prepared = prepare(data, name, self.settings, self.embedder(), self.model_dim, progress)
                 if not prepared.chunks:
@@ -430,6 +446,22 @@ class Writer:
                 "updated_at=excluded.updated_at",
                 (doc_id, name, size, DocStatus.INDEXING, self.model_name, self.model_dim, PIPELINE_VERSION,
                  int(has_file), source, now, now))
+
+    def refuse_unread(self, path: Path, name: str, size: int, reason: str, source: str | None) -> IngestResult:
+        """Record a file refused before it was read (too large on disk, issue 26) as a ``failed`` document with
+        ``reason``, without its original; the id is the sha256 of the file, streamed (bounded memory)."""
+        t0 = time.perf_counter()
+        name = clean_name(name)
+        try:
+            with open(path, "rb") as fh:
+                doc_id = hashlib.file_digest(fh, "sha256").hexdigest()
+        except OSError as e:
+            return IngestResult("", name, IngestStatus.FAILED, reason=f"cannot read file: {e.strerror}")
+        if self._ready(doc_id) is None:
+            self._begin(doc_id, name, size, has_file=False, source=source)
+            self._set_failed(doc_id, reason)
+        return IngestResult(doc_id, name, IngestStatus.FAILED, reason=reason,
+                            elapsed_ms=(time.perf_counter() - t0) * 1000)
 
     def _set_failed(self, doc_id: str, reason: str) -> None:
         with self.locks.write(self.conn):
