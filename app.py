@@ -17,10 +17,12 @@ from rag.errors import RagError
 from rag.models import KNOWN_GGUF
 from rag.types import DocStatus
 from ui import chat, services, sidebar
+from ui.access import require_access
 from ui.format import md_escape
 
 st.set_page_config(page_title="Document QA", page_icon="📄", layout="wide")
 services.init_state()
+require_access()  # issue 26: a password first when served beyond this machine
 cfg = services.settings()
 
 # ---------------------------------------------------------------- sidebar
