@@ -16,11 +16,13 @@ from rag.errors import RagError
 from rag.store.writer import IngestStatus, OnConflict
 from rag.types import DocStatus, MediaType
 from ui import services, sidebar
+from ui.access import require_access
 from ui.format import md_escape
 from ui.view.pdf import unpublish
 
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
 services.init_state()
+require_access()  # issue 26: a password first when served beyond this machine
 MiB = services.MiB
 STAGES = {"ocr": (0.0, 0.1), "extract": (0.0, 0.1), "chunk": (0.1, 0.2), "embed": (0.2, 0.95), "index": (0.95, 1.0)}
 
@@ -167,11 +169,35 @@ def ask_pending() -> None:
 UPLOAD_TYPES = ["pdf", "docx", "pptx", "xlsx", "csv", "tsv", "html", "htm", "epub", "png", "jpg", "jpeg", "tif",
                 "tiff", "md", "markdown", "txt"]
 
-files = st.file_uploader(
-    "Add PDF, DOCX, PPTX, XLSX/CSV, HTML, EPUB, PNG/JPEG/TIFF, Markdown or text files", type=UPLOAD_TYPES,
-    accept_multiple_files=True,
-    key="uploader", max_upload_size=limit_mb, help=f"Up to {limit_mb} MB per file (server.maxUploadSize).",
-)
+def uploader():
+    """The file uploader. No ``type=`` filter: Streamlit would check the names on the server and raise, before this
+    page runs, for a name holding a NUL byte (issue 26: the user saw Streamlit's exception). The type is read from
+    the bytes anyway (rag.ingest.sniff) and unsupported files are refused by name with a reason; names are checked
+    by :func:`usable_uploads`."""
+    return st.file_uploader(
+        "Add PDF, DOCX, PPTX, XLSX/CSV, HTML, EPUB, PNG/JPEG/TIFF, Markdown or text files",
+        accept_multiple_files=True, key="uploader", max_upload_size=limit_mb,
+        help=f"Up to {limit_mb} MB per file (server.maxUploadSize). {', '.join(UPLOAD_TYPES)}.",
+    )
+
+
+def usable_uploads(files) -> list:
+    """The uploads whose names can be stored; a name with a NUL byte or another control character is refused
+    with a message (nothing of that file is read)."""
+    ok = []
+    for f in files or []:
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in f.name):
+            if f.file_id not in st.session_state.ingested_ids:
+                st.session_state.ingested_ids.add(f.file_id)
+                st.session_state.setdefault("name_refusals", []).append(
+                    f"{f.name.encode('unicode_escape').decode('ascii')}: refused: the file name holds a NUL byte or "
+                    "another control character, which no file name may contain; rename the file and add it again")
+            continue
+        ok.append(f)
+    return ok
+
+
+files = usable_uploads(uploader())
 st.caption(f"Files up to **{limit_mb} MB** each (server.maxUploadSize); bigger files are refused. "
            "Each file is extracted, cut into chunks and embedded locally; nothing leaves this machine.  \n"
            "Stay on this page until the bar says **Done.**: opening another page stops the indexing, and the files "
@@ -184,6 +210,8 @@ ask_pending()
 
 for level, msg in st.session_state.ingest_log:
     getattr(st, level)(md_escape(msg))
+for msg in st.session_state.get("name_refusals", []):
+    st.error(md_escape(msg))
 
 # ---------------------------------------------------------------- the documents
 docs = store.documents()

@@ -161,6 +161,17 @@ class Settings(BaseSettings):
         200000, ge=1, le=100000000,
         description="Spreadsheets and CSV: most rows with content in one file (all sheets), counted as they are read; "
                     "the sheet's declared dimension is never trusted.")
+    require_login: bool = Field(
+        False,
+        description="Ask for the password (python -m rag access set-password) even when the app is served on "
+                    "127.0.0.1 (behind a reverse proxy on this machine). Served on any other address, the app asks "
+                    "for it anyway and shows nothing until one is set (issue 26, rag/access.py).")
+    backup_hours: float = Field(
+        24.0, ge=0.0, le=24.0 * 365,
+        description="A consistent backup of the store's SQLite file (SQLite's online backup) when the newest is "
+                    "older than this, hours, checked on opening and after each change; 0 = only before migrations "
+                    "and with 'rag backup'. 'rag repair' restores the newest good one (issue 26).")
+    backups_kept: int = Field(3, ge=1, le=100, description="Backups kept of each kind (scheduled, before-migration-N, manual).")
     max_sheet_cells: int = Field(
         2000000, ge=1, le=1000000000,
         description="Spreadsheets and CSV: most cells written (rows x used columns, all sheets) in one file.")

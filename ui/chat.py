@@ -1,8 +1,7 @@
 """The chat page's widgets: one turn (question, streamed answer, sources), the refusal, the source dialog, the chart.
 
-Pages hold no retrieval logic: :func:`rag.answer.pipeline.search_and_gate` searches
-the store and gates, :func:`rag.answer.cite.citations` numbers the
-sources, :class:`rag.answer.pipeline.AnswerStream` generates and checks the answer.
+Pages hold no retrieval logic: :class:`rag.answer.conversation.Conversation` takes the turn (follow-up,
+search and gate, citations, the checked answer's stream, saving); this module only renders it.
 Everything user-supplied (question, file names, quotes, the model's words) is
 shown through :mod:`ui.format`'s escaping or as plain data (dataframes).
 """
@@ -10,7 +9,6 @@ shown through :mod:`ui.format`'s escaping or as plain data (dataframes).
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,12 +17,15 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from rag.answer.cite import citations, locator_label
-from rag.answer.gate import apply_gate, regate
-from rag.answer.history import turn_from_record, turn_record
-from rag.answer.pipeline import Answer, AnswerFrom, AnswerStream, search_and_gate
+from rag.answer.conversation import INTERRUPTED, Candidate, Conversation, TurnStream  # noqa: F401  (re-exported)
+from rag.answer.gate import GateKnobs, GateResult
+from rag.answer.gates import regate_with
+from rag.answer.history import turn_from_record
+from rag.answer.record import Answer, AnswerFrom
 from rag.collections import DEFAULT
 from rag.errors import RagError
+from rag.settings import Settings
+from rag.types import Verdict
 from ui import services, viewer
 from ui.format import (
     answer_markdown,
@@ -41,34 +42,22 @@ from ui.format import (
 )
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """One retrieved chunk the gate saw: fused ``rank`` (1-based), ``cosine_distance``, where it is (``label``)."""
-
-    rank: int
-    cosine_distance: float
-    label: str
-
-
 @dataclass
 class Turn:
     """One question and what the app answered (kept in ``st.session_state.turns``, so it survives reruns).
 
-    ``answer`` is ``None`` only when ``error`` says why; ``hits`` the gate's
-    candidates (``rag.types.Hit``), kept so the sidebar can re-apply the
-    gate at another threshold without searching again (a turn reopened from
-    a saved chat has none). ``standalone`` the question as searched (a
-    follow-up made standalone, issue 16; ``""`` = as typed); ``scope`` the
-    document ids it was asked within (``None`` = all).
+    ``answer`` is ``None`` only when ``error`` says why; ``gate`` the gate's decision with its candidates
+    (:class:`rag.answer.gate.GateResult`), kept so the sidebar can re-apply the gate at another threshold
+    without searching again (a turn reopened from a saved chat has none). ``standalone`` the question as
+    searched (a follow-up made standalone, issue 16; ``""`` = as typed); ``scope`` the document ids it was
+    asked within (``None`` = all).
     """
 
     question: str
     answer: Answer | None
-    hits: tuple[Any, ...] = ()
     candidates: list[Candidate] = field(default_factory=list)
-    max_sources: int = 4
     error: str | None = None
-    gate: Any = None
+    gate: GateResult | None = None
     standalone: str = ""
     scope: tuple[str, ...] | None = None
     method: str = ""
@@ -78,44 +67,34 @@ class Turn:
         """The question as searched (the standalone form when it was rewritten)."""
         return self.standalone or self.question
 
-
-def _candidates(store: Any, hits: tuple[Any, ...]) -> list[Candidate]:
-    if not hits:
-        return []
-
-    rows = store.chunks([h.chunk_id for h in hits])
-    return [Candidate(h.fused_rank, float(h.cosine_distance), locator_label(r)) for h, r in zip(hits, rows)]
+    @classmethod
+    def of(cls, stream: TurnStream) -> Turn:
+        """The turn a :class:`rag.answer.conversation.TurnStream` took (its answer once it has one, or its error)."""
+        return cls(stream.question, None if stream.error else stream.answer, stream.candidates, stream.error,
+                   stream.gate, stream.standalone if stream.followup.rewritten else "", stream.scope, stream.method)
 
 
-def ask(question: str, threshold: float, max_sources: int, model_file: str, min_score: float | None = None,
-        source_tokens: int | None = None, *, standalone: str = "", doc_ids: list[str] | None = None,
-        method: str = "") -> Turn:
-    """Gate the question, then stream the answer into the current container; returns the finished :class:`Turn`.
-
-    ``standalone`` is what gets searched and answered when the question was a
-    follow-up (:func:`rag.answer.followup.rewrite_followup`); ``doc_ids``
-    restricts retrieval and the gate to those documents (issue 16).
-    A refusal shows the NO ANSWER line and never loads or calls the model
-    (:class:`rag.answer.pipeline.AnswerStream` does not touch it when the gate refused).
-    """
+def conversation(cfg: Settings) -> Conversation:
+    """This session's chat over the collection's store, with the sidebar's knobs in ``cfg``; a saved chat deleted
+    meanwhile is started afresh."""
     store = services.store()
-    asked = standalone or question
-    t0 = time.perf_counter()
-    gate = search_and_gate(store, asked, threshold=threshold, max_sources=max_sources, min_score=min_score,
-                           doc_ids=doc_ids)
-    cites = citations(gate, store)
-    retrieval_ms = (time.perf_counter() - t0) * 1000.0
-    turn = Turn(question, None, tuple(gate.candidates), _candidates(store, tuple(gate.candidates)), max_sources,
-                gate=gate, standalone=standalone if standalone != question else "",
-                scope=tuple(doc_ids) if doc_ids is not None else None, method=method)
-    cfg = services.settings().with_overrides(model_file=model_file, threshold=threshold, max_sources=max_sources,
-                                             source_tokens=source_tokens)
-    stream = AnswerStream(gate, cites, cfg, retrieval_ms=retrieval_ms, get_generator=services.generator_for,
-                          embedder=store.embedder, term_stats=None if gate.refused else store.term_stats())
-    if gate.refused:
-        turn.answer = stream.run()
+    chat_id = st.session_state.get("chat_id")
+    return Conversation(store, cfg, chat_id if chat_id is not None and store.chats.get(chat_id) else None)
+
+
+def show(stream: TurnStream, conv: Conversation) -> Turn:
+    """Stream one turn into the current container (the key passage first); returns the finished :class:`Turn`.
+
+    A refusal shows the NO ANSWER line and never loads or calls the model. The conversation saves the turn;
+    when Streamlit stops the run (a new question sent, the page left while the model writes) the turn is kept
+    with a note, on the page and in the saved chat, instead of vanishing.
+    """
+    if stream.gate.refused:
+        stream.run()
+        turn = Turn.of(stream)
         render_turn_body(turn, key="live")
         return turn
+    cites = stream.cites
     _publish(cites)
     # the key passage first (issue 14): verbatim cited evidence on screen before the model is even loaded
     early = st.empty()
@@ -124,19 +103,17 @@ def ask(question: str, threshold: float, max_sources: int, model_file: str, min_
     try:
         with st.spinner("Writing the answer…"):
             placeholder.write_stream(_escaped(stream))
-    except RagError as e:
-        turn.error = str(e)
-        placeholder.error(md_escape(turn.error))
+    except RagError:
+        turn = Turn.of(stream)
+        placeholder.error(md_escape(turn.error or ""))
         return turn
     except BaseException:
-        # Streamlit stops this run when a new question is sent or the page is left while the model writes:
-        # the question and its sources are kept (with a note) instead of vanishing from the page and the chat.
-        turn.error = INTERRUPTED
-        keep_turn(turn)
+        stream.interrupt()
+        keep_turn(Turn.of(stream), conv)
         raise
-    turn.answer = stream.answer
     early.empty()
     placeholder.empty()
+    turn = Turn.of(stream)
     render_turn_body(turn, key="live")
     return turn
 
@@ -146,26 +123,10 @@ REFUSAL_HINT = ("Your documents do not seem to hold the answer, so no answer was
                 "ask with the words the document would use (names, terms, numbers), choose the document under "
                 "\"Ask within\", or lower the \"Answerability cut\" in the sidebar.")
 
-#: The note of a turn whose answer was stopped by a new question or by leaving the page.
-INTERRUPTED = ("Stopped before the answer was finished (a new question was sent or the page was left); "
-               "ask it again for the answer.")
-
-
-def keep_turn(turn: Turn) -> None:
-    """Add ``turn`` to this session's conversation and to the saved chat (:func:`save_turn`)."""
+def keep_turn(turn: Turn, conv: Conversation) -> None:
+    """Add ``turn`` to this session's conversation; the saved chat it went to becomes the session's."""
     st.session_state.turns.append(turn)
-    save_turn(turn)
-
-
-def save_turn(turn: Turn) -> None:
-    """Keep ``turn`` in this collection's chats (a new chat, titled by its first question, on the first turn)."""
-    store = services.store()
-    if st.session_state.get("chat_id") is None or store.chats.get(st.session_state.chat_id) is None:
-        st.session_state.chat_id = store.chats.create(turn.question)
-    cands = [(c.rank, c.cosine_distance, c.label) for c in turn.candidates]
-    store.chats.append(st.session_state.chat_id, turn.question, turn.searched,
-                       turn_record(turn.question, turn.searched, turn.answer, method=turn.method, error=turn.error,
-                                   candidates=cands, scope=turn.scope))
+    st.session_state.chat_id = conv.chat_id
 
 
 def open_chat(chat_id: int) -> None:
@@ -174,7 +135,7 @@ def open_chat(chat_id: int) -> None:
     turns = []
     for row in store.chats.turns(chat_id):
         h = turn_from_record(row.record, row.created_at)
-        turns.append(Turn(h.question, h.answer, (), [Candidate(r, d, label) for r, d, label in h.candidates],
+        turns.append(Turn(h.question, h.answer, [Candidate(r, d, label) for r, d, label in h.candidates],
                           error=h.error, standalone=h.standalone if h.standalone != h.question else "",
                           scope=h.scope, method=h.method))
     st.session_state.turns = turns
@@ -196,7 +157,7 @@ def _collection() -> str | None:
     return None if name == DEFAULT else name
 
 
-def _escaped(stream: AnswerStream) -> Iterator[str]:
+def _escaped(stream: TurnStream) -> Iterator[str]:
     """The answer stream, escaped piece by piece (escaping is per character, so pieces can be split anywhere)."""
     for piece in stream:
         yield md_escape(piece)
@@ -221,18 +182,18 @@ def render_turn_body(turn: Turn, key: str) -> None:
     a = turn.answer
     if a is None:
         return
-    render_search_note(turn.gate)
+    render_search_note(a.gate)
     if a.refused:
-        render_refusal(a, turn.candidates, getattr(turn.gate or a.gate, "why", None))
+        render_refusal(a, turn.candidates, a.why)
         return
     _publish(a.citations)
     pages = cited_pages(a.citations)
-    render_notice(a, getattr(turn.gate or a.gate, "why", None))
+    render_notice(a, a.why)
     render_answer(a, pages)
     notes = answer_notes(a)
     if notes:
         st.caption(" · ".join(notes))
-    render_sources(a.citations, key, pages, getattr(a, "read_spans", None) or {})
+    render_sources(a.citations, key, pages, a.read_spans)
 
 
 def render_answer(a: Answer, pages: dict[int, int]) -> None:
@@ -258,17 +219,16 @@ def render_answer(a: Answer, pages: dict[int, int]) -> None:
 
 def render_notice(a: Answer, why: str | None = None) -> None:
     """The 'mentions' verdict (issue 15) above the answer: the documents mention this but may not answer it."""
-    notice = getattr(a, "notice", None)
-    if not notice:
+    if not a.notice:
         return
-    st.warning(md_escape(notice) + "  \nThe passages below mention it; read them before trusting the answer.")
+    st.warning(md_escape(a.notice) + "  \nThe passages below mention it; read them before trusting the answer.")
     if why:
         st.caption("Why: " + md_escape(why))
 
 
-def render_search_note(gate: Any) -> None:
+def render_search_note(gate: GateResult | None) -> None:
     """"Searched as: ..." when the question was rewritten before the search (issue 19); nothing otherwise."""
-    plan = getattr(gate, "plan", None)
+    plan = gate.plan if gate is not None else None
     if plan is not None and plan.rewritten:
         st.caption("Searched as: " + md_escape(plan.rewritten))
 
@@ -317,7 +277,7 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
         if right.button("Preview", key=f"preview-{key}-{c.index}", help="Show the cited place here"):
             show_source(c, pages.get(c.index))
         st.markdown(blockquote(c.quote, read.get(c.index, ())))
-        if getattr(c, "also_in", ()):
+        if c.also_in:
             st.caption("The same text is also in " + md_escape(", ".join(c.also_in))
                        + " (identical copies are cited once).")
 
@@ -332,15 +292,14 @@ def show_source(c: Any, page: int | None = None) -> None:
 VERDICTS = {"source": "#2b8a3e", "under threshold, over max sources": "#8ce99a", "over threshold": "#adb5bd"}
 
 
-def gate_at(turn: Turn, threshold: float, max_sources: int, min_score: float | None = None):
+def gate_at(turn: Turn, threshold: float, max_sources: int, min_score: float | None = None) -> GateResult:
     """The gate re-applied to ``turn``'s candidates at other knob values: no new search, no embedding.
 
-    :func:`rag.answer.gate.regate` keeps the learned gate's score (the default gate);
-    turns without a stored gate result fall back to the distance gate.
+    The gate that decided (:func:`rag.answer.gates.regate_with`) keeps the score it computed. Only for a turn
+    asked in this session (``turn.gate`` set; a reopened one has no candidates' hits).
     """
-    if turn.gate is not None:
-        return regate(turn.gate, threshold, max_sources, min_score)
-    return apply_gate(turn.question, list(turn.hits), threshold, max_sources)
+    assert turn.gate is not None, "a reopened turn has no gate to re-apply"
+    return regate_with(turn.gate, GateKnobs(threshold, max_sources, min_score))
 
 
 def distance_chart(candidates: list[Candidate], threshold: float, source_ranks: set[int] | None = None) -> alt.Chart:
@@ -373,20 +332,20 @@ def distance_chart(candidates: list[Candidate], threshold: float, source_ranks: 
     return alt.layer(bars, rule)
 
 
-def what_if(g) -> str:
+def what_if(g: GateResult) -> str:
     """What the gate says at its threshold (a :class:`rag.answer.gate.GateResult` from :func:`gate_at`), as Markdown."""
-    why = f"\n\n{md_escape(g.why)}" if getattr(g, "why", None) else ""
-    lang = getattr(g, "language", None) or {}
-    if lang.get("differs") and getattr(g, "verdict", "") != "answered":
-        why += (f"\n\nThe question seems to be in {md_escape(str(lang.get('question')))}, the documents in "
-                f"{md_escape(', '.join(lang.get('documents') or []))}.")
+    why = f"\n\n{md_escape(g.why)}" if g.why else ""
+    lang = g.language
+    if lang is not None and lang.differs and g.verdict != Verdict.ANSWERED:
+        why += (f"\n\nThe question seems to be in {md_escape(str(lang.question))}, the documents in "
+                f"{md_escape(', '.join(lang.documents))}.")
     if g.refused:
         if g.score is not None and g.nearest_distance is not None and g.nearest_distance < g.threshold:
-            low = min(g.min_score, g.mention_score) if getattr(g, "mention_score", None) is not None else g.min_score
+            low = min(g.min_score, g.mention_score) if g.mention_score is not None else g.min_score
             return (f"At {g.threshold:g} this question is **refused**: answerability score {g.score:.2f} "
                     f"under the cut {low:.2f}.{why}")
         return f"At {g.threshold:g} this question is **refused**: no chunk under the threshold.{why}"
-    if getattr(g, "verdict", "") == "mentions":
+    if g.verdict == Verdict.MENTIONS:
         return (f"At {g.threshold:g} the documents **mention this but may not answer it**: answerability score "
                 f"{g.score:.2f} under the cut {g.min_score:.2f}, {len(g.sources)} source(s) shown with that "
                 f"warning.{why}")

@@ -2,8 +2,10 @@
 
 Resources live in ``st.cache_resource`` (one per process, shared by every
 browser tab and every rerun): the store of each collection (thread-safe within a
-process, see :class:`rag.store.store.Store`) with its embedder, and the GGUF
-generator. Nothing is re-embedded on a rerun: ingest happens only when a new
+process, see :class:`rag.store.store.Store`) with its embedder. The GGUF
+generator is the answer layer's own process-wide one
+(:func:`rag.answer.pipeline.get_default_generator`, the one seam the test fakes
+replace). Nothing is re-embedded on a rerun: ingest happens only when a new
 upload arrives, and the chat only embeds the new question.
 
 The collection (issue 16, :mod:`rag.collections`) is per browser session
@@ -19,15 +21,12 @@ from typing import Any
 
 import streamlit as st
 
-from rag.answer.calibrated_gate import calibrated_model
-from rag.answer.generate import get_generator
-from rag.answer.learned_gate import default_model
+from rag.answer.gates import GATES
 from rag.collections import DEFAULT, Collections
 from rag.errors import ModelError, StoreError
 from rag.models import gguf_info, list_gguf
 from rag.settings import Settings, get_settings
 from rag.store.store import Store
-from rag.types import GateKind
 from ui.view.pdf import publish_original
 
 MiB = 1024 * 1024
@@ -104,11 +103,12 @@ def _store(path: str):
 
 
 def default_min_score() -> float:
-    """The answerability cut to start the slider at: ``min_score`` from settings, else the shipped model's."""
+    """The answerability cut to start the slider at: ``min_score`` from settings, else the gate's own
+    (the shipped model's cut; 0.0 for the distance gate, which has no score)."""
     cfg = settings()
     if cfg.min_score is not None:
         return float(cfg.min_score)
-    return float((calibrated_model() if cfg.gate == GateKind.CALIBRATED else default_model()).default_min_score)
+    return GATES[cfg.gate].default_min_score()
 
 
 def store():
@@ -120,16 +120,6 @@ def store():
 def embedder():
     """The store's encoder (the one its stamp names, :func:`rag.index.embed.encoder_for_store`), loaded once."""
     return store().embedder
-
-
-@st.cache_resource(show_spinner="Loading the language model…", max_entries=2)
-def _generator(path: str, n_ctx: int, threads: int):
-    return get_generator(Path(path), n_ctx=n_ctx, threads=threads)
-
-
-def generator_for(s: Settings):
-    """The GGUF generator of ``s`` (``model_path``, ``n_ctx``, ``threads``), loaded once per process."""
-    return _generator(str(s.model_path), s.n_ctx, s.threads)
 
 
 def upload_limit_mb() -> int:

@@ -3,8 +3,8 @@
 PUBLIC API: :class:`Citation` (record), :func:`row_locator`, :func:`locator_label`, :func:`fragment`,
 :func:`citations` (gate result + store -> numbered citations),
 :func:`citations_from_rows` (the same without a store), :func:`format_sources_for_prompt`
-(the prompt block of stage 8: numbers, short headings and quotes, never a link) and
-:func:`no_generation_payload` (the JSON of ``ask --no-generate --json``).
+(the prompt block of stage 8: numbers, short headings and quotes, never a link), and a citation's JSON
+(:func:`citation_json` / :func:`citation_from_json`).
 
 The model only ever writes ``[n]``; the server maps each ``n`` to the document
 id, name, locator label, fragment and quote built here.
@@ -21,12 +21,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 from rag.ingest.pptx import NOTES_HEADING
 from rag.text import tokenize, units
-from rag.types import Citation, Locator, LocatorKind, page_at
+from rag.types import Citation, Locator, LocatorKind, page_at, role_of
+
+if TYPE_CHECKING:
+    from rag.answer.gate import GateResult
 
 
 class ChunkLike(Protocol):
@@ -212,7 +215,7 @@ def citations_from_rows(hits: Sequence[Any], rows: Sequence[ChunkLike],
                  cosine_distance=float(h.cosine_distance), fused_rank=int(h.fused_rank), page=p,
                  start=r.start, end=r.end, media_type=r.media_type, chunk_id=int(r.chunk_id),
                  section=tuple(r.section), document_label=r.document_label or r.document_name,
-                 locator=row_locator(r))
+                 locator=row_locator(r), role=role_of(getattr(r, "role", None)))
         for i, (h, r, p) in enumerate(zip(hits, rows, pages), start=1)
     ]
 
@@ -231,7 +234,7 @@ def evidence_pages(rows: Sequence[ChunkLike], query: str, store: Any = None) -> 
     return out
 
 
-def citations(gate_result: Any, store: Any) -> list[Citation]:
+def citations(gate_result: GateResult, store: Any) -> list[Citation]:
     """Numbered citations for the sources the gate kept (``rag.answer.gate.GateResult``), via ``store.chunks(ids)``.
 
     Each PDF citation opens at its evidence page for the gate's query (:func:`evidence_page`). A refused
@@ -243,7 +246,7 @@ def citations(gate_result: Any, store: Any) -> list[Citation]:
         return []
     rows = store.chunks([h.chunk_id for h in hits])
     cites = citations_from_rows(hits, rows, evidence_pages(rows, gate_result.query, store))
-    dups = getattr(gate_result, "duplicates", None) or {}
+    dups = gate_result.duplicates
     if not dups:
         return cites
     return [replace(c, also_in=tuple(locator_label(r) for r in store.chunks(dups[c.chunk_id])))
@@ -281,20 +284,8 @@ def citation_json(c: Citation) -> dict[str, Any]:
 
 def citation_from_json(d: dict[str, Any]) -> Citation:
     """The inverse of :func:`citation_json`: a :class:`rag.types.Citation` (unknown keys ignored, JSON lists
-    back to the tuples the record holds, the locator through :meth:`rag.types.Locator.from_json`)."""
+    back to the tuples the record holds, the locator through :meth:`rag.types.Locator.from_json`, the role
+    through :func:`rag.types.role_of`: ``body`` for a citation saved before roles)."""
     fields = Citation.__dataclass_fields__
     kw = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k in fields}
-    return Citation(**{**kw, "locator": Locator.from_json(d.get("locator"))})
-
-
-def no_generation_payload(gate_result: Any, cites: Sequence[Citation]) -> dict[str, Any]:
-    """The ``ask --no-generate --json`` object:
-    ``{"query", "threshold", "refused", "refusal", "answer": null, "citations": [...]}``."""
-    return {
-        "query": gate_result.query,
-        "threshold": gate_result.threshold,
-        "refused": gate_result.refused,
-        "refusal": gate_result.refusal,
-        "answer": None,
-        "citations": [citation_json(c) for c in cites],
-    }
+    return Citation(**{**kw, "locator": Locator.from_json(d.get("locator")), "role": role_of(d.get("role"))})

@@ -83,9 +83,48 @@ def models(large: bool, verify: bool) -> None:
 
 
 @main.command()
-def doctor() -> None:
-    """Print versions, model files (size, hash status), CPU threads and the store location."""
+@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None, help="Store directory to check.")
+def doctor(store_dir: str | None) -> None:
+    """Print versions, model files (size, hash status), CPU threads, the store and its check; exit 1 when the
+    store fails its check (issue 26)."""
     click.echo(doctor_cli.report())
+    s = get_settings(store=store_dir)
+    ok, lines = doctor_cli.store_health(s.store.resolve(), s)
+    click.echo("\n".join(lines))
+    if not ok:
+        sys.exit(1)
+
+
+@main.group()
+def access() -> None:
+    """The app's password, asked when it is served beyond this machine (issue 26; rag/access.py)."""
+
+
+@access.command("set-password")
+@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None, help="Data folder.")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input (scripts) instead of asking.")
+def access_set(store_dir: str | None, password_stdin: bool) -> None:
+    """Set (or change) the password; kept as a salted scrypt hash in <data folder>/access.json."""
+    from rag import access as access_mod
+
+    root = get_settings(store=store_dir).store
+    pw = sys.stdin.readline().rstrip("\n") if password_stdin else click.prompt(
+        "Password", hide_input=True, confirmation_prompt=True)
+    try:
+        path = access_mod.set_password(root, pw)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from e
+    click.echo(f"password set ({path}); the app asks for it when served beyond this machine")
+
+
+@access.command("clear")
+@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None, help="Data folder.")
+def access_clear(store_dir: str | None) -> None:
+    """Remove the password: served beyond this machine, the app then shows nothing until one is set."""
+    from rag import access as access_mod
+
+    done = access_mod.clear_password(get_settings(store=store_dir).store)
+    click.echo("password removed" if done else "no password was set")
 
 
 @main.group()
@@ -97,6 +136,8 @@ main.add_command(store_cli.ingest_cmd, "ingest")
 main.add_command(store_cli.status_cmd, "status")
 main.add_command(store_cli.search_cmd, "search")
 main.add_command(store_cli.delete_cmd, "delete")
+main.add_command(doctor_cli.repair_cmd, "repair")
+main.add_command(doctor_cli.backup_cmd, "backup")
 main.add_command(answer_cli.ask_cmd, "ask")
 main.add_command(eval_cli.eval_cmd, "eval")
 main.add_command(chat_cli.chats_cmd, "chats")

@@ -174,9 +174,17 @@ def m005_extraction_facts(conn: sqlite3.Connection) -> None:
                       doc_id))
 
 
+def m006_chunk_role(conn: sqlite3.Connection) -> None:
+    """Version 6 (issue 28): ``chunks.role``, the chunk's :class:`rag.types.TextRole` (``body``, ``heading``,
+    ``furniture``, ``references``, ``toc``, ``navigation``); NULL for chunks stored before it, read as ``body``.
+    A store whose ledger was rolled back past it keeps the column (nothing to add)."""
+    if "role" not in {r[1] for r in conn.execute("PRAGMA table_info(chunks)")}:
+        conn.execute("ALTER TABLE chunks ADD COLUMN role TEXT")
+
+
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
 MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats,
-                                     m005_extraction_facts)
+                                     m005_extraction_facts, m006_chunk_role)
 
 #: The version a store has after :func:`migrate` with this code.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -65,11 +65,13 @@ import numpy as np
 
 from rag.errors import LimitExceeded, ModelMismatchError, StoreError
 from rag.index.embed import EMBED_DIM, encoder_for_store, get_embedder
-from rag.index.fusion import MODES, retrieve_planned
+from rag.index.fusion import MODES, body_first, retrieve_planned
 from rag.index.rerank import default_reranker
 from rag.ingest.limits import Limits, check_size
 from rag.settings import get_settings
 from rag.store import facts
+from rag.store.backup import backup, remove_original
+from rag.store.backup import due as backup_due
 from rag.store.cache import IndexCache, IndexDelta
 from rag.store.chats import ChatLog
 from rag.store.check import check
@@ -77,10 +79,10 @@ from rag.store.facts import Facts
 from rag.store.locks import StoreLocks
 from rag.store.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
 from rag.store.records import ChunkRow, ConsistencyReport, DocumentRow, VersionRow, status_of
-from rag.store.schema import connect, get_meta, migrate, now_iso, set_meta
+from rag.store.schema import SCHEMA_VERSION, connect, get_meta, migrate, now_iso, schema_version, set_meta
 from rag.store.writer import IngestResult, IngestStatus, OnConflict, Progress, Writer, clean_name
 from rag.text import TermStats
-from rag.types import DocStatus, Hit, Locator, PageSpan, Part, QueryPlan
+from rag.types import DocStatus, Hit, Locator, PageSpan, Part, QueryPlan, TextRole, role_of
 
 __all__ = ["INTERRUPTED", "ChunkRow", "ConsistencyReport", "DocumentRow", "IngestResult", "IngestStatus", "OnConflict",
            "Progress", "Store", "VersionRow", "clean_name"]
@@ -116,6 +118,9 @@ class Store:
             self._locks = StoreLocks(self.path / "locks")
             self._db = connect(self.path / "store.sqlite3")
             with self._locks.write():
+                have = schema_version(self._db)
+                if 0 < have < SCHEMA_VERSION:  # issue 26: a consistent copy before the schema changes
+                    backup(self._db, self.path, f"before-migration-{have + 1}", keep=self.settings.backups_kept)
                 applied = migrate(self._db)
             if applied:
                 logger.info("store %s: schema migrated to version %d", self.path, applied[-1])
@@ -133,6 +138,22 @@ class Store:
         #: The chats kept with this store (:class:`rag.store.chats.ChatLog`, issue 16).
         self.chats = ChatLog(self._db, self._locks)
         self._reap_stale()
+        self.backup_if_due()
+
+    def backup_if_due(self) -> Path | None:
+        """A scheduled backup (:mod:`rag.store.backup`) when the newest is older than settings ``backup_hours``
+        and the store holds documents; called on opening and after each change. Returns it, or ``None``. A
+        backup that cannot be written is logged, never raised (the store itself is fine)."""
+        if not backup_due(self.path, self.settings.backup_hours):
+            return None
+        try:
+            with self._locks.thread:
+                if not self._db.execute("SELECT 1 FROM documents LIMIT 1").fetchone():
+                    return None
+                return backup(self._db, self.path, "scheduled", keep=self.settings.backups_kept)
+        except (sqlite3.Error, OSError) as e:
+            logger.warning("store %s: scheduled backup failed: %s", self.path, e)
+            return None
 
     def _open_index_cache(self) -> IndexCache:
         """The local FAISS + BM25 files, or a Milvus collection with settings ``backend = "milvus"`` (issue 18).
@@ -217,7 +238,9 @@ class Store:
         unexpected error is logged with its traceback and reported ``failed``.
         Raises ``ValueError`` for an unknown ``on_conflict``.
         """
-        return self._writer.ingest(data, name, progress, on_conflict=on_conflict, source=source)
+        result = self._writer.ingest(data, name, progress, on_conflict=on_conflict, source=source)
+        self.backup_if_due()
+        return result
 
     def ingest_path(self, path: str | Path, progress: Progress | None = None, *,
                     on_conflict: str = OnConflict.REPLACE) -> IngestResult:
@@ -298,7 +321,7 @@ class Store:
                 self._db.execute("DELETE FROM chunks WHERE doc_id=?", (doc.id,))
                 self._db.execute("DELETE FROM documents WHERE id=?", (doc.id,))
                 self.index_cache.commit(IndexDelta.remove(ids))
-                (self.path / "files" / doc.id).unlink(missing_ok=True)
+                remove_original(self.path, doc.id)
         self._locks.discard_document(doc.id)
         return True
 
@@ -415,14 +438,15 @@ class Store:
             for i in range(0, len(ids), 500):
                 part = ids[i:i + 500]
                 q = ('SELECT c.id, c.doc_id, d.name, d.media_type, c.idx, c.text, c.content, c.section, c.start, '
-                     'c."end", c.page, c.page_end, c.token_split, c.locator FROM chunks c JOIN documents d '
+                     'c."end", c.page, c.page_end, c.token_split, c.locator, c.role FROM chunks c JOIN documents d '
                      f"ON d.id = c.doc_id WHERE c.id IN ({','.join('?' * len(part))})")
                 for r in self._db.execute(q, part):
                     got[r[0]] = ChunkRow(chunk_id=r[0], document_id=r[1], document_name=r[2],
                                          document_label=labels.get(r[1], r[2]), media_type=r[3] or "", index=r[4],
                                          text=r[5], content=r[6], section=tuple(json.loads(r[7])), start=r[8],
                                          end=r[9], page=r[10], page_end=r[11], token_split=bool(r[12]),
-                                         locator=Locator.from_json(json.loads(r[13])) if r[13] else None)
+                                         locator=Locator.from_json(json.loads(r[13])) if r[13] else None,
+                                         role=role_of(r[14]))
         missing = [i for i in ids if i not in got]
         if missing:
             raise StoreError(f"unknown chunk id(s): {missing[:5]} (deleted meanwhile?)")
@@ -490,9 +514,24 @@ class Store:
             return [], QueryPlan(query)
         q_vec = self.embedder.encode_query(query)
         rr = default_reranker(self.settings.models_dir) if rerank is not False else None
-        return retrieve_planned(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
-                                depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
-                                reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top, allowed=allowed)
+        hits, plan = retrieve_planned(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
+                                      depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
+                                      reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top,
+                                      allowed=allowed)
+        return body_first(hits, self.not_body([h.chunk_id for h in hits])), plan
+
+    def not_body(self, ids: Sequence[int]) -> set[int]:
+        """The chunk ids among ``ids`` whose role is not ``body`` (:class:`rag.types.TextRole`, issue 28)."""
+        if not ids:
+            return set()
+        with self._locks.thread:
+            out: set[int] = set()
+            for i in range(0, len(ids), 500):
+                part = [int(x) for x in ids[i:i + 500]]
+                out |= {r[0] for r in self._db.execute(
+                    f"SELECT id FROM chunks WHERE id IN ({','.join('?' * len(part))}) "
+                    f"AND role IS NOT NULL AND role != '{TextRole.BODY.value}'", part)}
+        return out
 
     def term_stats(self) -> TermStats:
         """Document frequencies over every chunk text (:class:`rag.text.TermStats`) of the current index generation.

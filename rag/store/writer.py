@@ -49,6 +49,7 @@ from rag.ingest.extract import extract_bytes
 from rag.ingest.limits import Limits, check_size
 from rag.language import text_language
 from rag.settings import PIPELINE_VERSION
+from rag.store.backup import remove_original, write_name
 from rag.store.cache import IndexCache, IndexDelta
 from rag.store.locks import StoreLocks
 from rag.store.schema import now_iso
@@ -199,10 +200,10 @@ def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, mode
     for c, v in zip(prepared.chunks, prepared.vectors):
         cur = conn.execute(
             'INSERT INTO chunks(doc_id, idx, text, content, section, start, "end", page, page_end, '
-            "token_split, vector, locator) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            "token_split, vector, locator, role) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (doc_id, c.index, c.text, c.content, json.dumps(list(c.section), ensure_ascii=False), c.start,
              c.end, c.page, c.page_end, int(c.token_split), v.tobytes(),
-             json.dumps(c.locator.to_json(), ensure_ascii=False) if c.locator else None))
+             json.dumps(c.locator.to_json(), ensure_ascii=False) if c.locator else None, str(c.role)))
         ids.append(cur.lastrowid)
     n = conn.execute("SELECT COUNT(*) FROM chunks WHERE doc_id=?", (doc_id,)).fetchone()[0]
     doc = prepared.document
@@ -346,6 +347,7 @@ class Writer:
                 too_big = e.reason
             if not too_big:
                 self._save_original(doc_id, data)
+                write_name(self.root, doc_id, name)  # issue 26: what a rebuild from the originals calls it
             self._begin(doc_id, name, len(data), has_file=not too_big, source=source)
             if too_big:
                 return failed(too_big)
@@ -386,7 +388,7 @@ class Writer:
                                      "ORDER BY created_at LIMIT 1", (sha, DocStatus.READY, doc_id)).fetchone()
             if twin is not None:
                 self.conn.execute("DELETE FROM documents WHERE id=?", (doc_id,))
-                (self.root / "files" / doc_id).unlink(missing_ok=True)
+                remove_original(self.root, doc_id)
                 return Twin(twin[0], twin[1])
             n, delta = write_chunks(self.conn, doc_id, prepared, self.model_name, self.model_dim)
             replaced = None
@@ -397,7 +399,7 @@ class Writer:
                     replaced = Replaced(old[0], name, old[2])
             self.cache.commit(delta)
         if replaced is not None:
-            (self.root / "files" / replaced.id).unlink(missing_ok=True)
+            remove_original(self.root, replaced.id)
             self.locks.discard_document(replaced.id)
         return n, replaced
 
