@@ -140,6 +140,25 @@ def units(text: str) -> list[Span]:
     return out
 
 
+#: Units of fewer words get no vector of their own (issue 27: a lone "Yes." or a page number is close to anything).
+UNIT_MIN_WORDS = 3
+
+
+def chunk_units(chunk: Chunk, min_words: int = UNIT_MIN_WORDS) -> list[Span]:
+    """The units of ``chunk.content`` (:func:`units`) that get a vector of their own beside the chunk's (issue 27,
+    item 1): spans into the canonical text (0-based code points, end exclusive), those of ``min_words`` words or
+    more, in order; ``[]`` when fewer than two are left (the chunk's own vector is then its unit's)."""
+    spans = [(a, b) for a, b in units(chunk.content) if len(chunk.content[a:b].split()) >= min_words]
+    return [(chunk.start + a, chunk.start + b) for a, b in spans] if len(spans) > 1 else []
+
+
+def unit_text(chunk: Chunk, start: int, end: int) -> str:
+    """What a unit's vector embeds: the chunk's header (``text`` before ``content``: the section path and, in a
+    table, its header row) followed by the unit ``canonical[start:end]`` taken from ``chunk.content``."""
+    head = chunk.text[: len(chunk.text) - len(chunk.content)] if chunk.text.endswith(chunk.content) else ""
+    return head + chunk.content[start - chunk.start:end - chunk.start]
+
+
 def pack(units: Sequence[Span], budget: int) -> list[Span]:
     """Greedily join consecutive unit spans while the joined span stays within ``budget`` characters."""
     out: list[Span] = []
@@ -156,11 +175,42 @@ def pack(units: Sequence[Span], budget: int) -> list[Span]:
     return out
 
 
+def balanced_pack(units: Sequence[Span], budget: int) -> list[Span]:
+    """:func:`pack` into as few spans as it makes, but as even as possible (issue 27, item 4).
+
+    Greedy packing fills each span to the budget and leaves the remainder, often
+    one sentence, as the last span: a paragraph of 550 characters became 480 + 70,
+    the 70 a sentence cut off from the words it shares with its paragraph. Here
+    the number of spans is greedy's (the fewest possible) and the cap is the
+    smallest one that still gives that number (binary search over characters),
+    so 550 becomes about 275 + 275. Every span stays within ``budget`` (a single
+    unit over it stays alone, as in :func:`pack`).
+    """
+    greedy = pack(units, budget)
+    if len(greedy) <= 1:
+        return greedy
+    lo = max(1, max(e - s for s, e in units))
+    lo = min(lo, budget)
+    hi = budget
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if len(pack(units, mid)) <= len(greedy):
+            hi = mid
+        else:
+            lo = mid + 1
+    return pack(units, lo)
+
+
+#: Issue 27, item 4: a paragraph over the budget is cut into even pieces (:func:`balanced_pack`), not greedy ones.
+BALANCED_SPLIT = True
+
+
 def split_unit(text: str, start: int, end: int, budget: int, level: str) -> list[Span]:
     """Split one over-budget unit: ``lines`` -> ``sentences`` -> ``words`` -> hard cut.
 
     Returns spans each at most ``budget`` characters, in order, covering every
-    non-space character of ``text[start:end]``.
+    non-space character of ``text[start:end]``; with :data:`BALANCED_SPLIT` the
+    pieces of one unit are as even as their count allows (:func:`balanced_pack`).
     """
     if end - start <= budget:
         return [(start, end)]
@@ -177,7 +227,7 @@ def split_unit(text: str, start: int, end: int, budget: int, level: str) -> list
     pieces: list[Span] = []
     for a, b in units:
         pieces.extend(split_unit(text, a, b, budget, nxt))
-    return pack(pieces, budget)
+    return balanced_pack(pieces, budget) if BALANCED_SPLIT else pack(pieces, budget)
 
 
 def split_span(text: str, start: int, end: int, budget: int) -> list[Span]:
