@@ -1,6 +1,6 @@
 """Documents: upload PDF, Word, PowerPoint, Excel/CSV, HTML, EPUB, image, Markdown or text files, watch them index, see every document's status, retry, delete.
 
-The page calls the store (:class:`rag.index.store.Store`) and nothing else: it
+The page calls the store (:class:`rag.store.store.Store`) and nothing else: it
 extracts, chunks (strategy E), embeds and indexes. A bad file shows its reason
 and nothing else is lost; the same bytes (or the same text) again say "already
 indexed". Other bytes under a name already indexed wait for the user: replace
@@ -14,9 +14,9 @@ import streamlit as st
 from rag.answer.calibrated_gate import store_calibration
 from rag.answer.preview import unpublish
 from rag.errors import RagError
-from rag.index.indexer import OnConflict
 from rag.ingest.ocr import reporting as ocr_reporting
 from rag.ingest.pdf import pages_read_by_ocr
+from rag.store.writer import OnConflict
 from rag.types import DocStatus
 from ui import services, sidebar
 from ui.format import md_escape

@@ -25,14 +25,13 @@ from typing import Any, Protocol
 from urllib.parse import quote
 
 from rag.answer.preview import best_page
-from rag.ingest.chunk import units
 from rag.ingest.pptx import NOTES_HEADING
-from rag.text import tokenize
+from rag.text import tokenize, units
 from rag.types import Citation, Locator, LocatorKind
 
 
 class ChunkLike(Protocol):
-    """What a citation needs from a stored chunk (``rag.index.store.ChunkRow`` provides it).
+    """What a citation needs from a stored chunk (``rag.store.store.ChunkRow`` provides it).
 
     ``locator`` may be missing or ``None`` (PDF, text, chunks stored before issue 17).
     """
@@ -168,7 +167,7 @@ def fragment(row: ChunkLike, page: int | None = None) -> str:
 def evidence_span(quote: str, query: str) -> tuple[int, int]:
     """``(start, end)`` character offsets into ``quote`` of its sentence sharing the most distinct terms
     with ``query`` (:func:`rag.text.tokenize`; the earliest on a tie); the whole quote when no sentence
-    shares a term. Sentences are the chunker's units (:func:`rag.ingest.chunk.units`)."""
+    shares a term. Sentences are the chunker's units (:func:`rag.text.units`)."""
     terms = set(tokenize(query))
     best, best_n = (0, len(quote)), 0
     for a, b in units(quote) if terms else ():

@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from rag.answer.language import language_name
+from rag.language import language_name
 from rag.types import GateKind, Hit, QueryPlan, Verdict
 
 

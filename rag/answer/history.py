@@ -1,4 +1,4 @@
-"""A chat's turns as records (saved with the store, :mod:`rag.index.chats`) and as Markdown (issue 16).
+"""A chat's turns as records (saved with the store, :mod:`rag.store.chats`) and as Markdown (issue 16).
 
 :func:`turn_record` turns one answered question into the JSON the store keeps
 (the question as typed and as searched, the answer or refusal, every

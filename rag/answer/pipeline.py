@@ -420,7 +420,7 @@ def search_and_gate(store: Any, query: str, threshold: float | None = None, max_
                     k: int | None = None, mode: str = "hybrid", gate: str | None = None,
                     min_score: float | None = None, mention_score: float | None = None,
                     doc_ids: Sequence[str] | None = None) -> GateResult:
-    """Search ``store`` (a :class:`rag.index.store.Store`) then gate (design stage 7, issues 8 and 15).
+    """Search ``store`` (a :class:`rag.store.store.Store`) then gate (design stage 7, issues 8 and 15).
 
     ``doc_ids`` (full ids) restricts the search, and so the gate, to those
     documents (issue 16's scope; ``None`` = all): a question about another
@@ -432,7 +432,7 @@ def search_and_gate(store: Any, query: str, threshold: float | None = None, max_
     store's calibration and gate statistics, and ``mention_score`` the lower
     cut); ``"learned"``: the distance gate AND issue 8's answerability score
     (:func:`rag.answer.learned_gate.apply_learned_gate`, with the store's
-    :meth:`~rag.index.store.Store.term_stats`); ``"distance"``: the design's
+    :meth:`~rag.store.store.Store.term_stats`); ``"distance"``: the design's
     distance gate alone. Other defaults from the store's settings (threshold
     0.675, max_sources 4, k = candidates_k, min_score / mention_score = the
     shipped model's cuts). Raises ``ValueError`` for an unknown gate or mode.
@@ -470,7 +470,7 @@ def ask(
     get_generator: Callable[[Any], Any] | None = None,
     doc_ids: Sequence[str] | None = None,
 ) -> AnswerStream:
-    """Retrieve, gate and prepare the streamed answer for ``query`` over ``store`` (``rag.index.store.Store``).
+    """Retrieve, gate and prepare the streamed answer for ``query`` over ``store`` (``rag.store.store.Store``).
 
     ``doc_ids`` restricts retrieval and the gate to those documents (see :func:`search_and_gate`).
 

@@ -33,6 +33,8 @@ from rag.cli import common
 from rag.cli.answer import _settings
 from rag.errors import ModelError
 from rag.evaluation.answers import AnswerKey, contains_answer, load_answer_keys
+from rag.evaluation.bench.corpora import CORPORA, corpus, ensure_corpus_store
+from rag.evaluation.bench.machine import header, percentile
 from rag.evaluation.data import EvalQuery, Wording, expand_queries, load_ood, load_questions
 from rag.index.embed import get_embedder
 from rag.models import QWEN_05B, QWEN_15B
@@ -142,7 +144,7 @@ def _f(k: int, m: int) -> str:
 
 
 def _pct(values: list[float], q: float) -> str:
-    return f"{common.percentile(values, q):.0f}" if values else "-"
+    return f"{percentile(values, q):.0f}" if values else "-"
 
 
 def summary(rows: Sequence[Row], generate: bool) -> list[tuple[str, str]]:
@@ -285,7 +287,7 @@ def _store_dir(corpus_name: str, questions: Path | None) -> Path:
 
 
 @click.command()
-@click.option("--corpus", "corpus_names", type=click.Choice(list(common.CORPORA)), multiple=True,
+@click.option("--corpus", "corpus_names", type=click.Choice(list(CORPORA)), multiple=True,
               help="Shared corpus (repeat for both; default course). Ignored with --questions.")
 @click.option("--questions", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Any questions JSONL (query_course/query_ticket or query_doc/query_user).")
@@ -318,13 +320,13 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
                       max_answer_tokens: int | None, source_tokens: int | None, json_out: str | None,
                       rescore: str | None) -> None:
     """Answer correctness against the answer keys, per wording, for each model (issue 14)."""
-    click.echo(common.header("bench answers"))
+    click.echo(header("bench answers"))
     if questions is not None:
         sets = [(questions.stem, questions, ood, docs)]
     else:
         sets = []
         for name in corpus_names or ("course",):
-            c = common.corpus(name, shared)
+            c = corpus(name, shared)
             sets.append((name, c.questions, c.ood if c.ood.is_file() else None, c.docs))
     if store_dir is not None and len(sets) > 1:
         raise click.UsageError("--store names one store: give one --corpus (or --questions) with it")
@@ -333,7 +335,7 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
         for name, _q, _o, _d in sets:
             sd = store_dir or _store_dir(name, questions)
             if sd.is_dir():
-                stores[name] = common.ensure_corpus_store(sd, [], get_settings(store=sd))
+                stores[name] = ensure_corpus_store(sd, [], get_settings(store=sd))
         for title, rows in rescore_file(Path(rescore), stores).items():
             report(rows, f"{title} (rescored)", True)
         return
@@ -342,7 +344,7 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
         sd = store_dir or _store_dir(name, questions)
         base = get_settings(store=sd, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens, reask=reask)
         files = sorted(p for p in ddir.iterdir() if p.suffix.lower() in (".md", ".txt", ".pdf")) if ddir else []
-        store = common.ensure_corpus_store(sd, files, base, lambda x: click.echo(x, err=True))
+        store = ensure_corpus_store(sd, files, base, lambda x: click.echo(x, err=True))
         qs = expand_queries(load_questions(qpath)[:limit])
         if wording != "both":
             qs = [q for q in qs if str(q.wording) == wording]
@@ -366,7 +368,7 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
             click.echo(f"\n== {name} / {m} (loaded in {(time.perf_counter() - t0) * 1000:.0f} ms)", err=True)
             rows = run_queries(store, s, qs, oods, ak, True, lambda x: click.echo(x, err=True))
             runs.append((f"{name}, {m}", rows, True))
-    click.echo(common.header("bench answers (end)"))
+    click.echo(header("bench answers (end)"))
     for title, rows, gen in runs:
         report(rows, title, gen)
     if json_out:

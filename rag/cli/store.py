@@ -39,8 +39,8 @@ from rag.answer.calibrated_gate import store_calibration
 from rag.answer.cite import evidence_pages, fragment, locator_label, row_locator
 from rag.cli.collection import collection_option, store_settings
 from rag.errors import StoreError
-from rag.index.indexer import OnConflict
-from rag.index.store import Store
+from rag.store.store import Store
+from rag.store.writer import OnConflict
 from rag.types import DocStatus, RetrievalMode
 
 _store_option = click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,

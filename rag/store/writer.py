@@ -1,6 +1,6 @@
 """The ingest path of the store (design stages 1-4): bytes -> extract -> chunk -> embed -> rows -> indexes.
 
-:class:`Indexer` is what :meth:`rag.index.store.Store.ingest_bytes` (and
+:class:`Writer` is what :meth:`rag.store.store.Store.ingest_bytes` (and
 ``ingest_path``, ``retry``) call. For one file it
 
 1. names it by content (``sha256``) and returns ``duplicate`` when those bytes are already ``ready``; with
@@ -12,7 +12,7 @@
    (``text_sha``, "same text as X"); else writes the chunk rows with their vectors, sets the row ``ready``
    with its chunk count, with ``replace`` retires the version it replaces (:func:`pick_replaced`,
    :func:`retire_version`: its chunks leave, its row goes to ``document_versions``), and commits the one
-   index delta of both (:meth:`rag.index.cache.IndexCache.commit`): one generation, so no search ever sees
+   index delta of both (:meth:`rag.store.cache.IndexCache.commit`): one generation, so no search ever sees
    both versions or neither.
 
 Any failure sets the row ``failed`` with a one-line reason (kept visible and
@@ -21,7 +21,7 @@ retryable; other documents are never affected) and is logged through
 (``logger.exception``), a file that cannot be extracted as one ``info`` line (the
 user already gets the reason; a bad file is not an operator's problem).
 Step 5 is separate from the rest (:func:`write_chunks` returns an
-:class:`rag.index.cache.IndexDelta`), so a batch of documents can later be
+:class:`rag.store.cache.IndexDelta`), so a batch of documents can later be
 written and committed to the indexes once.
 """
 
@@ -43,13 +43,14 @@ from typing import Any
 
 import numpy as np
 
-from rag.errors import ExtractionError, StoreError
-from rag.index.cache import IndexCache, IndexDelta
-from rag.index.locks import StoreLocks
-from rag.index.schema import now_iso
+from rag.errors import ExtractionError, LimitExceeded, StoreError
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
+from rag.ingest.limits import Limits, check_size
 from rag.settings import PIPELINE_VERSION
+from rag.store.cache import IndexCache, IndexDelta
+from rag.store.locks import StoreLocks
+from rag.store.schema import now_iso
 from rag.types import Chunk, DocStatus, Document
 
 logger = logging.getLogger(__name__)
@@ -167,7 +168,7 @@ def prepare(data: bytes, name: str, settings: Any, embedder: Any, dim: int, prog
     """
     s = settings
     progress("extract", 0, 1)
-    doc = extract_bytes(data, name)
+    doc = extract_bytes(data, name, limits=Limits.from_settings(s))
     progress("extract", 1, 1)
     progress("chunk", 0, 1)
     chunks = chunk_document(doc, "E", budget_chars=s.chunk_budget_chars, overlap_chars=s.overlap_chars,
@@ -189,7 +190,7 @@ def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, mode
     """Replace ``doc_id``'s chunk rows by ``prepared``'s and mark the document ``ready`` (caller's transaction).
 
     Returns the chunk rows now stored (the count written into the document
-    row) and the :class:`rag.index.cache.IndexDelta` for the indexes.
+    row) and the :class:`rag.store.cache.IndexDelta` for the indexes.
     """
     old = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE doc_id=?", (doc_id,))]
     conn.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
@@ -276,7 +277,7 @@ def retire_version(conn: sqlite3.Connection, old_id: str, new_id: str) -> IndexD
     return IndexDelta.remove(ids)
 
 
-class Indexer:
+class Writer:
     """Ingests files into one store (see the module docstring for the steps and promises).
 
     ``root`` the store directory (``files/`` is written here); ``conn``,
@@ -292,7 +293,7 @@ class Indexer:
 
     def ingest(self, data: bytes, name: str, progress: Progress | None = None, *,
                on_conflict: str = OnConflict.REPLACE, source: str | None = None) -> IngestResult:
-        """Index one file's bytes; never raises for bad input (see :meth:`rag.index.store.Store.ingest_bytes`).
+        """Index one file's bytes; never raises for bad input (see :meth:`rag.store.store.Store.ingest_bytes`).
 
         ``on_conflict`` (:class:`OnConflict`) decides what other bytes under a name already
         indexed do; ``source`` the absolute path the bytes were read from (``None`` for an upload).
@@ -326,13 +327,16 @@ class Indexer:
             if existing is not None:
                 return result(IngestStatus.DUPLICATE, chunk_count=existing[1], existing_name=existing[0],
                               existing_id=doc_id)
-            limit_mb = self.settings.max_upload_mb
-            too_big = len(data) > limit_mb * 1024 * 1024
+            try:
+                check_size(len(data), name, Limits.from_settings(self.settings))
+                too_big = None
+            except LimitExceeded as e:
+                too_big = e.reason
             if not too_big:
                 self._save_original(doc_id, data)
             self._begin(doc_id, name, len(data), has_file=not too_big, source=source)
             if too_big:
-                return failed(f"file too large ({len(data) / 2**20:.1f} MiB > {limit_mb} MiB)")
+                return failed(too_big)
             try:
                 prepared = prepare(data, name, self.settings, self.embedder(), self.model_dim, progress)
                 if not prepared.chunks:
@@ -430,6 +434,22 @@ class Indexer:
                 "updated_at=excluded.updated_at",
                 (doc_id, name, size, DocStatus.INDEXING, self.model_name, self.model_dim, PIPELINE_VERSION,
                  int(has_file), source, now, now))
+
+    def refuse_unread(self, path: Path, name: str, size: int, reason: str, source: str | None) -> IngestResult:
+        """Record a file refused before it was read (too large on disk, issue 26) as a ``failed`` document with
+        ``reason``, without its original; the id is the sha256 of the file, streamed (bounded memory)."""
+        t0 = time.perf_counter()
+        name = clean_name(name)
+        try:
+            with open(path, "rb") as fh:
+                doc_id = hashlib.file_digest(fh, "sha256").hexdigest()
+        except OSError as e:
+            return IngestResult("", name, IngestStatus.FAILED, reason=f"cannot read file: {e.strerror}")
+        if self._ready(doc_id) is None:
+            self._begin(doc_id, name, size, has_file=False, source=source)
+            self._set_failed(doc_id, reason)
+        return IngestResult(doc_id, name, IngestStatus.FAILED, reason=reason,
+                            elapsed_ms=(time.perf_counter() - t0) * 1000)
 
     def _set_failed(self, doc_id: str, reason: str) -> None:
         with self.locks.write(self.conn):

@@ -1,0 +1,16 @@
+"""The persistent store (design "What the store must promise"): documents, chunks, their index files, chats.
+
+* :mod:`rag.store.store` - :class:`rag.store.store.Store`, the facade the app, the CLI and the answer layer use
+  (SQLite is the source of truth);
+* :mod:`rag.store.schema` - the SQLite file, its schema version and numbered migrations;
+* :mod:`rag.store.locks` - the write lock and the per-document locks (several processes may share a store);
+* :mod:`rag.store.writer` - the ingest path: bytes -> :mod:`rag.ingest` (extract, chunk) -> :mod:`rag.index`
+  (embed) -> rows -> index delta, and the versions of a document;
+* :mod:`rag.store.cache` - the search indexes of each generation (one rebuild path, term statistics, what the
+  layers above derive from the rows), held by a search backend: :mod:`rag.store.backend` (the interface and the
+  local FAISS + bm25s files) or :mod:`rag.store.milvus` (a Milvus collection, issue 18);
+* :mod:`rag.store.chats` - the chats kept with the store (issue 16).
+
+Layer: above :mod:`rag.ingest` and :mod:`rag.index` (it calls both, downwards), below :mod:`rag.answer`;
+``tests/test_layers.py`` pins it.
+"""
