@@ -34,8 +34,11 @@ import retrieval_experiments as rx  # noqa: E402
 from rag.index.bm25 import BM25Index  # noqa: E402
 from rag.index.dense import DenseIndex  # noqa: E402
 from rag.index.fusion import bm25_weight, rrf  # noqa: E402
-from rag.ingest.chunk import paragraphs, units  # noqa: E402
-from rag.text import sentence_spans  # noqa: E402
+from rag.text import (  # noqa: E402
+    paragraphs,
+    sentence_spans,  # noqa: E402
+    units,
+)
 
 DEPTH = rx.DEPTH
 
@@ -239,7 +242,7 @@ def with_lead(doc, chunks: list, window: int = 256) -> list:
     import bisect
     from dataclasses import replace
 
-    from rag.index.embed import count_tokens_batch
+    from rag.tokens import count_tokens_batch
 
     canon = doc.canonical
     paras = paragraphs(canon, 0, len(canon))

@@ -50,7 +50,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rag.text import Span, lines, matches_as_spans, paragraphs, sentences
+from rag.text import Span, lines, matches_as_spans, paragraphs, sentences, units
 from rag.tokens import count_tokens_batch
 from rag.types import Chunk, ChunkStrategy
 

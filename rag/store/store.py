@@ -593,7 +593,8 @@ class Store:
         rr = default_reranker(self.settings.models_dir) if rerank is not False else None
         return retrieve_planned(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
                                 depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
-                                reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top, allowed=allowed)
+                                reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top, allowed=allowed,
+                                units=self.index_cache.units() if self.settings.unit_vectors else None)
 
     def term_stats(self) -> TermStats:
         """Document frequencies over every chunk text (:class:`rag.text.TermStats`) of the current index generation.
