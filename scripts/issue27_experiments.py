@@ -171,7 +171,9 @@ CANDIDATES = {
     "units head, RRF 3rd list w.5": units_rrf("head", 0.5),
     "units head, max, unit depth 20": units_max_opts(unit_depth=20),
     "units head, max, unit depth 100": units_max_opts(unit_depth=100),
+    "units head, max - .01": units_max_opts(margin=0.01),
     "units head, max - .02": units_max_opts(margin=0.02),
+    "units head, max - .03": units_max_opts(margin=0.03),
     "units head, max - .05": units_max_opts(margin=0.05),
     "units head, max + chunk list w.5": units_max_opts(chunk_list_w=0.5),
     "units head, max + chunk list w1": units_max_opts(chunk_list_w=1.0),
@@ -274,10 +276,11 @@ def load_variant(chunker: str) -> list[rx.Corpus]:
             ("md", rx.SHARED / "docs", rx.SHARED / "dev_questions.jsonl", ("query_course", "query_ticket")),
             ("pdf", rx.SHARED / "pdf-dev" / "docs", rx.SHARED / "pdf-dev" / "questions.jsonl", ("query_doc", "query_user"))):
         chunk_mod.BALANCED_SPLIT = chunker.startswith("balanced")
+        chunk_mod.CARRY_LEAD = chunker.endswith("lead")  # the product's carry_lead (" \u2026\n" after the lead)
         chunks, doc_of, canon = [], [], {}
         for fname, d in load_documents(name, ddir):
             cs = chunk_mod.chunk_document(d, "E")
-            if chunker.endswith("lead"):
+            if chunker.endswith("lead (space)"):  # the first measurement's format: lead + " \u2026 " + content
                 cs = with_lead(d, cs)
             chunks += cs
             doc_of += [fname] * len(cs)
@@ -296,7 +299,7 @@ def load_variant(chunker: str) -> list[rx.Corpus]:
         c.contents = [rx.norm(ch.content) for ch in chunks]
         c.extra["docs"] = canon
         out.append(c)
-    chunk_mod.BALANCED_SPLIT = True
+    chunk_mod.BALANCED_SPLIT = chunk_mod.CARRY_LEAD = True
     return out
 
 
@@ -331,6 +334,10 @@ def main(argv=None) -> int:
                 for n in a.only:
                     runs.append(rx.run_candidate(f"{ck} + {n}", CANDIDATES[n], cs))
         print(rx.summary(runs, runs[0], [c.name for c in corpora]))
+        for r in runs[1:]:
+            if r.name in a.chunkers:  # each chunker's own runs against it (what the units add to that chunker)
+                print(f"\nagainst {r.name}:")
+                print(rx.summary([x for x in runs if x.name.startswith(r.name)], r, [c.name for c in corpora]))
         if a.full:
             print(rx.report(runs, runs[0], [c.name for c in corpora]))
         if a.misses:
@@ -393,8 +400,14 @@ def crosslang(corpora, gen: bool) -> None:
     needles = {q.qid: q.needle for q in md.queries}
     rows = [json.loads(x) for x in (HERE.parent / "tests/evaluation/fixtures/crosslang_course.jsonl").read_text().splitlines()
             if x.strip()]
+    if not gen:  # only the questions whose translation is cached (the model took 40-180 s each at load 17-22)
+        import json as _json
+
+        path = rx.CACHE / "llm-translate-qwen2.5-coder-0.5b-instruct-q4_k_m.json"
+        done = _json.loads(path.read_text()) if path.exists() else {}
+        rows = [r for r in rows if r["query"] in done]
     texts = [r["query"] for r in rows]
-    outs = rx.llm_outputs("translate", texts) if gen else {}
+    outs = rx.llm_outputs("translate", texts) if texts else {}
     vecs = rx.embed(texts)
     tv = rx.embed([outs[t]["out"] for t in texts]) if outs else None
     bm = product_bm25(md)

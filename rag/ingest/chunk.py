@@ -294,6 +294,42 @@ def _fit_window(text: str, items: list[tuple[int, int, str]], budget: int, windo
     return result
 
 
+# --------------------------------------------------------------------------- a split paragraph's lead
+
+#: Issue 27, item 4: a chunk that begins inside a paragraph carries the paragraph's first sentence in ``text``.
+CARRY_LEAD = True
+#: Between the carried lead and the chunk's own words in ``text`` (the lead is not at that place in the document).
+LEAD_MARK = " \u2026\n"
+
+
+def carry_lead(text: str, items: list[tuple[int, int, str, bool]], window: int,
+               count: Callable[[list[str]], list[int]]) -> list[tuple[int, int, str, bool]]:
+    """Give every ``(start, end, header, token_split)`` that begins inside a prose paragraph an earlier chunk
+    started the paragraph's first sentence, after its header: ``header + lead + LEAD_MARK`` (issue 27, item 4).
+
+    A paragraph cut at the budget leaves its later sentences away from the words the question shares with its
+    opening (what the paragraph is about); the lead puts them back in what is embedded and searched, never in
+    ``content`` (what is quoted). Kept only where the chunk still fits ``window`` word-pieces. Lists, tables and
+    code (line-structured paragraphs) are left alone: a table's pieces carry its header row instead.
+    """
+    paras = [(a, b) for a, b, structured in paragraphs(text, 0, len(text)) if not structured]
+    starts = [a for a, _ in paras]
+    todo: list[tuple[int, str]] = []
+    for i, (s, _e, h, _flag) in enumerate(items):
+        j = bisect.bisect_right(starts, s) - 1
+        if j >= 0 and paras[j][0] < s < paras[j][1]:
+            lead = sentences(text, paras[j][0], s)
+            if lead:
+                todo.append((i, h + text[lead[0][0]:lead[0][1]] + LEAD_MARK))
+    out = list(items)
+    counts = count([head + text[items[i][0]:items[i][1]] for i, head in todo]) if todo else []
+    for (i, head), n in zip(todo, counts):
+        if n <= window:
+            s, e, _h, flag = items[i]
+            out[i] = (s, e, head, flag)
+    return out
+
+
 # --------------------------------------------------------------------------- strategies
 
 
@@ -331,6 +367,8 @@ def _boundaries(doc, strategy: ChunkStrategy, budget: int, overlap: int, window:
             path_of[s] = sec.path
     # every piece (re-split ones too) of a table after its header rows carries them (issue 13, case c34)
     fitted = _fit_window(text, items, budget, window, count, (lambda s: table_extra(text, s)) if use_header else None)
+    if use_header and CARRY_LEAD:
+        fitted = carry_lead(text, fitted, window, count)
     paths = sorted(path_of.items())
     starts = [p[0] for p in paths]
     out = [(s, e, paths[bisect.bisect_right(starts, s) - 1][1], flag, h) for s, e, h, flag in fitted]

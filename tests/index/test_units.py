@@ -14,11 +14,11 @@ def _unit(rng, n, d=384):
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def _brute(q, chunk_vecs, unit_vecs, owner, depth):
+def _brute(q, chunk_vecs, unit_vecs, owner, depth, margin=0.02):
     sims = chunk_vecs @ q
     best = {c: float(s) for c, s in enumerate(sims)}
     for u, c in enumerate(owner):
-        best[c] = max(best[c], float(unit_vecs[u] @ q))
+        best[c] = max(best[c], float(unit_vecs[u] @ q) - margin)
     order = sorted(best, key=lambda c: (-best[c], c))[:depth]
     return order, [1.0 - best[c] for c in order]
 
@@ -47,7 +47,7 @@ def test_a_chunk_found_only_by_its_unit_rises():
     plain, _ = dense_leg(q, dense, None, depth=5)
     ui = UnitIndex([7], [29], unit[None, :])
     ids, dist = dense_leg(q, dense, ui, depth=5)
-    assert 29 not in plain.tolist() and ids[0] == 29 and dist[0] < 0.01
+    assert 29 not in plain.tolist() and ids[0] == 29 and dist[0] < 0.03
 
 
 def test_scope_keeps_only_allowed_chunks_units():

@@ -57,3 +57,19 @@ def test_chunk_units_are_canonical_spans_of_three_words_or_more():
     assert unit_text(park, s, e) == "[Guide > Parking]\nA permit costs 40 euros per year."
     bikes = next(c for c in chunks if "Showers" in c.content)
     assert chunk_units(bikes) == []  # one unit: the chunk's own vector is its unit's
+
+
+def test_a_split_paragraphs_later_chunk_carries_its_lead_in_text_not_in_content():
+    lead = "Lichens grow slowly on the north side of old stone walls in the valley."
+    rest = " ".join(f"Sentence {i} says more about the walls and the moss and the rain." for i in range(12))
+    md = f"# Walls\n\n## Lichens\n\n{lead} {rest}\n\n## Other\n\nA short note.\n".encode()
+    doc = extract_bytes(md, "walls.md")
+    chunks = chunk_document(doc, "E")
+    walls = [c for c in chunks if "walls" in c.content]
+    assert len(walls) >= 2
+    assert lead not in walls[0].text.replace(walls[0].content, "")  # the first piece holds the lead itself
+    for c in walls[1:]:
+        assert lead not in c.content and c.text == f"[Walls > Lichens]\n{lead} \u2026\n{c.content}"
+        assert doc.canonical[c.start:c.end] == c.content
+    note = next(c for c in chunks if c.content == "A short note.")
+    assert note.text == "[Walls > Other]\nA short note."
