@@ -12,14 +12,12 @@ import pandas as pd
 import streamlit as st
 
 from rag.answer.calibrated_gate import store_calibration
-from rag.answer.preview import unpublish
 from rag.errors import RagError
-from rag.ingest.ocr import reporting as ocr_reporting
-from rag.ingest.pdf import pages_read_by_ocr
-from rag.store.writer import OnConflict
-from rag.types import DocStatus
+from rag.store.writer import IngestStatus, OnConflict
+from rag.types import DocStatus, MediaType
 from ui import services, sidebar
 from ui.format import md_escape
+from ui.view.pdf import unpublish
 
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
 services.init_state()
@@ -52,19 +50,19 @@ def _progress_callback(bar, i: int, n: int, name: str):
 def _log_result(r) -> None:
     """One line per file in the session's ingest log (kept across reruns)."""
     name = r.name
-    if r.status == "ready":
+    if r.status == IngestStatus.READY:
         extra = f"; warnings: {'; '.join(r.warnings)}" if r.warnings else ""
         if r.replaced_id:
             extra += f"; replaced the version added {r.replaced_added_at}"
         st.session_state.ingest_log.append(("success", f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}"))
         doc = store.get_document(r.document_id)
-        if doc and doc.media_type == "application/pdf":
+        if doc and doc.media_type == MediaType.PDF:
             services.publish_pdf(r.document_id)
-    elif r.status == "duplicate":
+    elif r.status == IngestStatus.DUPLICATE:
         other = r.existing_name and (r.existing_name != name or r.same_text)
         same = f" (same text as {r.existing_name})" if other else ""
         st.session_state.ingest_log.append(("info", f"{name}: already indexed{same}; nothing done"))
-    elif r.status == "busy":
+    elif r.status == IngestStatus.BUSY:
         st.session_state.ingest_log.append(("warning", f"{name}: being indexed by another process right now"))
     else:
         st.session_state.ingest_log.append(("error", f"{name}: failed: {r.reason}"))
@@ -98,9 +96,9 @@ def ingest_items(items) -> None:
                     continue
                 cb = _progress_callback(bar, i, len(items), name)
                 data = read()
-                with ocr_reporting(cb):  # scanned pages: the bar moves page by page while OCR reads them
-                    r = store.ingest_bytes(data, name, progress=cb, on_conflict=OnConflict.ASK)
-                if r.status == "exists":  # other bytes under a name already indexed: the user decides below
+                # scanned pages: the bar moves page by page while OCR reads them (extraction's progress)
+                r = store.ingest_bytes(data, name, progress=cb, on_conflict=OnConflict.ASK)
+                if r.status == IngestStatus.EXISTS:  # other bytes under a name already indexed: the user decides below
                     st.session_state.pending_versions.append((key, name, data, r.existing_id))
                     continue
                 _log_result(r)
@@ -141,8 +139,7 @@ def resolve_pending(i: int, policy: str | None) -> None:
     st.session_state.ingest_log = []
     bar = st.progress(0.0, text=f"Indexing {name}…")
     cb = _progress_callback(bar, 0, 1, name)
-    with ocr_reporting(cb):
-        _log_result(store.ingest_bytes(data, name, progress=cb, on_conflict=policy))
+    _log_result(store.ingest_bytes(data, name, progress=cb, on_conflict=policy))
 
 
 def ask_pending() -> None:
@@ -170,11 +167,35 @@ def ask_pending() -> None:
 UPLOAD_TYPES = ["pdf", "docx", "pptx", "xlsx", "csv", "tsv", "html", "htm", "epub", "png", "jpg", "jpeg", "tif",
                 "tiff", "md", "markdown", "txt"]
 
-files = st.file_uploader(
-    "Add PDF, DOCX, PPTX, XLSX/CSV, HTML, EPUB, PNG/JPEG/TIFF, Markdown or text files", type=UPLOAD_TYPES,
-    accept_multiple_files=True,
-    key="uploader", max_upload_size=limit_mb, help=f"Up to {limit_mb} MB per file (server.maxUploadSize).",
-)
+def uploader():
+    """The file uploader. No ``type=`` filter: Streamlit would check the names on the server and raise, before this
+    page runs, for a name holding a NUL byte (issue 26: the user saw Streamlit's exception). The type is read from
+    the bytes anyway (rag.ingest.sniff) and unsupported files are refused by name with a reason; names are checked
+    by :func:`usable_uploads`."""
+    return st.file_uploader(
+        "Add PDF, DOCX, PPTX, XLSX/CSV, HTML, EPUB, PNG/JPEG/TIFF, Markdown or text files",
+        accept_multiple_files=True, key="uploader", max_upload_size=limit_mb,
+        help=f"Up to {limit_mb} MB per file (server.maxUploadSize). {', '.join(UPLOAD_TYPES)}.",
+    )
+
+
+def usable_uploads(files) -> list:
+    """The uploads whose names can be stored; a name with a NUL byte or another control character is refused
+    with a message (nothing of that file is read)."""
+    ok = []
+    for f in files or []:
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in f.name):
+            if f.file_id not in st.session_state.ingested_ids:
+                st.session_state.ingested_ids.add(f.file_id)
+                st.session_state.setdefault("name_refusals", []).append(
+                    f"{f.name.encode('unicode_escape').decode('ascii')}: refused: the file name holds a NUL byte or "
+                    "another control character, which no file name may contain; rename the file and add it again")
+            continue
+        ok.append(f)
+    return ok
+
+
+files = usable_uploads(uploader())
 st.caption(f"Files up to **{limit_mb} MB** each (server.maxUploadSize); bigger files are refused. "
            "Each file is extracted, cut into chunks and embedded locally; nothing leaves this machine.  \n"
            "Stay on this page until the bar says **Done.**: opening another page stops the indexing, and the files "
@@ -187,6 +208,8 @@ ask_pending()
 
 for level, msg in st.session_state.ingest_log:
     getattr(st, level)(md_escape(msg))
+for msg in st.session_state.get("name_refusals", []):
+    st.error(md_escape(msg))
 
 # ---------------------------------------------------------------- the documents
 docs = store.documents()
@@ -208,7 +231,7 @@ table = pd.DataFrame({
     "type": [d.media_type or "" for d in docs],
     "size (KB)": [round(d.size_bytes / 1024, 1) for d in docs],
     "embedding model": [f"{d.embed_model} ({d.embed_dim}-d)" for d in docs],
-    "read by OCR (pages)": [", ".join(map(str, pages_read_by_ocr(d.warnings))) for d in docs],
+    "read by OCR (pages)": [", ".join(map(str, d.ocr_pages)) for d in docs],
     "warnings": ["; ".join(d.warnings) for d in docs],
     "id": [d.id[:12] for d in docs],
 })

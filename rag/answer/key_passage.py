@@ -77,6 +77,15 @@ class KeyPassage:
                 "locator_label": self.sentences[0].locator_label if self.sentences else None,
                 "sentences": [s.to_json() for s in self.sentences], "ms": round(self.ms, 1)}
 
+    @classmethod
+    def from_json(cls, d: dict | None) -> KeyPassage | None:
+        """The inverse of :meth:`to_json` (``None`` for ``None`` or ``{}``; derived keys such as ``text`` ignored)."""
+        if not d:
+            return None
+        keys = KeySentence.__dataclass_fields__
+        return cls(sentences=tuple(KeySentence(**{k: v for k, v in s.items() if k in keys}) for s in d.get("sentences") or []),
+                   ms=float(d.get("ms") or 0.0), body=d.get("body") or "")
+
 
 #: A Markdown table's separator row (``|---|:--:|``), the line after its header row.
 _SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.MULTILINE)

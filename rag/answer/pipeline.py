@@ -20,30 +20,31 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rag.answer.attribute import (
     CitationStreamFilter,
-    ClaimVerdict,
     SentenceAttribution,
     attribute,
     clean_citations,
     lexical_support,
     split_sentences,
 )
-from rag.answer.calibrated_gate import apply_calibrated_gate, store_calibration, store_gate_stats
-from rag.answer.cite import Citation, citation_json, citations, format_sources_for_prompt
+from rag.answer.cite import Citation, citations, format_sources_for_prompt
 from rag.answer.excerpt import prompt_excerpts, strip_hidden
-from rag.answer.gate import GateResult, apply_gate
+from rag.answer.gate import GateKnobs, GateResult
+from rag.answer.gates import StoreContext, gate_for
 from rag.answer.generate import get_default_generator
 from rag.answer.key_passage import KeyPassage, key_passage
-from rag.answer.learned_gate import apply_learned_gate
-from rag.text import strip_markers
-from rag.types import GateKind
+from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
+from rag.settings import Settings
+from rag.text import TermStats, strip_markers
+
+if TYPE_CHECKING:
+    from rag.store.store import Store
 
 #: Said to the model when its first answer had no claim that passed the claim check (``settings.reask``).
 REASK_HINT = "Answer by copying the sentence of the sources that answers the question, then its [n]."
@@ -60,209 +61,6 @@ def source_headers(sources: Sequence[Citation]) -> list[str]:
         head = format_sources_for_prompt([c]).split("\n", 1)[0]
         out += [head, head.split("] ", 1)[-1]]
     return out
-
-
-class AnswerFrom(StrEnum):
-    """Where the shown answer comes from (issue 14): the model's checked sentences, or the key passage
-    standing in for an answer that was empty, declined or failed the claim check."""
-
-    MODEL = "model"
-    KEY_PASSAGE = "key_passage"
-    NONE = "none"
-
-
-@dataclass
-class Answer:
-    """The result of one question.
-
-    ``refused``/``refusal`` from the gate (then ``text`` is ``None`` and no model
-    ran); ``text`` the model's answer as streamed (invalid markers and links removed),
-    ``None`` when generation was not asked for; ``ttft_ms`` runs from the end of retrieval (excerpts and
-    prompt fitting included) to the first token; ``citations`` the numbered
-    sources the model saw (all the gate's sources without generation);
-    ``sentences`` the claim check's verdict per sentence (:class:`rag.answer.attribute.SentenceAttribution`);
-    ``invalid_citations_removed``
-    count of ``[n]`` numbers that referred to no source; ``links_removed`` the
-    model's links/URLs and echoed source-header lines removed; ``model`` the GGUF file name; timings in ms;
-    ``tokens`` generated tokens; ``dropped_sources`` indices left out of the
-    prompt for lack of context; ``raw_text`` the model's own words; ``read_spans`` per source number
-    the ``(start, end)`` character ranges of its quote the model read, for sources it read only in
-    part (:mod:`rag.answer.excerpt`; absent = read whole); ``key_passage`` the verbatim sentence(s) of
-    the sources that best answer the question (:mod:`rag.answer.key_passage`), shown before the model
-    writes; ``reasked`` whether the model was asked a second time because its first answer failed the
-    claim check (``first_text``: that first answer).
-    """
-
-    query: str
-    threshold: float
-    refused: bool
-    refusal: str | None
-    text: str | None = None
-    citations: list[Citation] = field(default_factory=list)
-    sentences: list[SentenceAttribution] = field(default_factory=list)
-    invalid_citations_removed: int = 0
-    links_removed: int = 0
-    model: str | None = None
-    retrieval_ms: float | None = None
-    ttft_ms: float | None = None
-    generation_ms: float | None = None
-    tokens: int = 0
-    dropped_sources: tuple[int, ...] = ()
-    gate: Any = field(default=None, repr=False)
-    raw_text: str | None = None
-    nearest_distance: float | None = None
-    read_spans: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
-    key_passage: KeyPassage | None = None
-    reasked: bool = False
-    first_text: str | None = None
-
-    @property
-    def generated(self) -> bool:
-        return self.text is not None
-
-    @property
-    def verdict(self) -> str:
-        """The gate's verdict (:class:`rag.types.Verdict`): ``answered``, ``mentions`` or ``refused``."""
-        v = getattr(self.gate, "verdict", None)
-        return v or ("refused" if self.refused else "answered")
-
-    @property
-    def notice(self) -> str | None:
-        """The ``mentions`` line ("the documents mention this but may not answer it"), else ``None``."""
-        return getattr(self.gate, "notice", None)
-
-    @property
-    def declined(self) -> bool:
-        """The model said the sources do not contain the answer (and made no claim that passed the check)."""
-        return bool(self.sentences) and any(s.declines for s in self.sentences) and not self.passed
-
-    @property
-    def passed(self) -> bool:
-        """At least one sentence of the model's answer passed the claim check (a cited claim is shown)."""
-        return any(s.passed for s in self.sentences)
-
-    @property
-    def answer_from(self) -> AnswerFrom:
-        """Whose words the shown answer is: the model's checked claims, else the key passage, else nothing."""
-        if self.passed:
-            return AnswerFrom.MODEL
-        if self.key_passage is not None and self.key_passage.sentences and not self.refused:
-            return AnswerFrom.KEY_PASSAGE
-        return AnswerFrom.NONE
-
-    @property
-    def shown_sentences(self) -> list[SentenceAttribution]:
-        """The model's sentences the checked answer shows: the claims that passed (each with the sources that
-        support it) and short non-claims without markers; none when no claim passed."""
-        if not self.passed:
-            return []
-        return [s for s in self.sentences
-                if s.passed or (s.verdict == ClaimVerdict.NO_CLAIM and not s.cited and any(ch.isalnum() for ch in s.text))]
-
-    @property
-    def removed_sentences(self) -> list[SentenceAttribution]:
-        """The model's sentences the claim check keeps out of the answer (unsupported, echoes, dangling,
-        declines, bare markers), each with its ``verdict`` and ``reason``."""
-        shown = {id(s) for s in self.shown_sentences}
-        return [s for s in self.sentences if id(s) not in shown]
-
-    @property
-    def shown_text(self) -> str | None:
-        """The answer as shown after the claim check: the passing sentences with their ``[n]``, else the key
-        passage; ``None`` for a refusal or when the model did not run."""
-        if self.refused or not self.generated:
-            return None
-        if self.answer_from == AnswerFrom.MODEL:
-            return " ".join(s.shown() for s in self.shown_sentences)
-        if self.answer_from == AnswerFrom.KEY_PASSAGE:
-            return self.key_passage.text
-        return ""
-
-    @property
-    def note(self) -> str | None:
-        """The plain note shown when the key passage stands as the answer (``None`` otherwise)."""
-        if self.answer_from != AnswerFrom.KEY_PASSAGE or not self.generated:
-            return None
-        kp = self.key_passage
-        if not (self.text or "").strip():
-            why = "The model wrote no answer"
-        elif self.declined:
-            why = "The model said the sources do not contain the answer"
-        else:
-            why = "The model's answer did not pass the claim check"
-        return (f"{why}; the passage of [{kp.index}] that best matches the question stands as the answer, "
-                f"verbatim. Check that it answers what you asked.")
-
-    @property
-    def cited_indices(self) -> list[int]:
-        """Source numbers the shown answer cites: the passing claims' sources, or the key passage's source."""
-        if self.answer_from == AnswerFrom.KEY_PASSAGE and self.generated:
-            return [self.key_passage.index]
-        return list(dict.fromkeys(n for s in self.shown_sentences for n in s.shown_cites))
-
-    @property
-    def model_cited(self) -> bool:
-        """At least one valid ``[n]`` written by the model itself on a claim (not on a bare list of markers)."""
-        return any(s.cited and s.claim for s in self.sentences)
-
-    @property
-    def has_citation(self) -> bool:
-        """At least one citation on the shown answer (a passing claim's, or the key passage's)."""
-        return bool(self.cited_indices)
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``ask --json`` object of issues 4, 5 and 14 (generation keys only when the model ran).
-
-        ``answer`` is the checked answer (:attr:`shown_text`); ``model_answer`` the model's text as streamed;
-        ``answer_from`` ``model`` / ``key_passage`` / ``none``; ``answer_sentences`` every sentence with its
-        ``verdict`` and ``reason``; ``key_passage`` whenever the gate passed.
-        """
-        d: dict[str, Any] = {
-            "query": self.query,
-            "threshold": self.threshold,
-            "refused": self.refused,
-            "refusal": self.refusal,
-            "answer": self.shown_text,
-            "citations": [citation_json(c) for c in self.citations],
-        }
-        g = self.gate
-        if g is not None:
-            d["verdict"] = getattr(g, "verdict", None) or ("refused" if self.refused else "answered")
-            d["notice"] = getattr(g, "notice", None)
-            d["gate"] = {"kind": str(getattr(g, "kind", GateKind.DISTANCE)), "verdict": d["verdict"],
-                         "reason": getattr(g, "reason", None), "nearest_distance": _r4(g.nearest_distance),
-                         "score": _r4(getattr(g, "score", None)), "min_score": getattr(g, "min_score", None),
-                         "mention_score": getattr(g, "mention_score", None), "why": getattr(g, "why", None),
-                         "evidence": getattr(g, "evidence", None), "language": getattr(g, "language", None),
-                         "duplicates_collapsed": sum(len(v) for v in (getattr(g, "duplicates", None) or {}).values())}
-            if getattr(g, "plan", None) is not None:
-                d["retrieval"] = g.plan.to_json()
-        if self.key_passage is not None and not self.refused:
-            d["key_passage"] = self.key_passage.to_json()
-        if self.generated:
-            d.update(
-                answer_sentences=[s.to_json() for s in self.sentences],
-                invalid_citations_removed=self.invalid_citations_removed,
-                model=self.model,
-                retrieval_ms=_r(self.retrieval_ms),
-                ttft_ms=_r(self.ttft_ms),
-                generation_ms=_r(self.generation_ms),
-                tokens=self.tokens,
-                read_spans={str(n): [list(sp) for sp in spans] for n, spans in self.read_spans.items()},
-                model_answer=self.text,
-                answer_from=str(self.answer_from),
-                note=self.note,
-                reasked=self.reasked,
-            )
-        return d
-
-
-def _r4(x: float | None) -> float | None:
-    return None if x is None else round(float(x), 4)
-
-
-def _r(x: float | None) -> float | None:
-    return None if x is None else round(float(x), 1)
 
 
 def cosine_support(embedder: Any, sentences: Sequence[str], quotes: Sequence[str]) -> np.ndarray:
@@ -294,7 +92,7 @@ def check_answer(text: str, sources: Sequence[Citation], embedder: Any | None = 
     return clean.text, clean.invalid_removed, links, attribute(sentences, valid, lex, cos, question=question, quotes=quotes)
 
 
-def refused_answer(gate: Any, retrieval_ms: float | None = None) -> Answer:
+def refused_answer(gate: GateResult, retrieval_ms: float | None = None) -> Answer:
     """The gate's refusal as an :class:`Answer` (no model involved)."""
     return Answer(
         query=gate.query, threshold=gate.threshold, refused=True, refusal=gate.refusal,
@@ -317,14 +115,14 @@ class AnswerStream:
 
     def __init__(
         self,
-        gate: Any,
+        gate: GateResult,
         cites: Sequence[Citation],
-        settings: Any,
+        settings: Settings,
         *,
         retrieval_ms: float | None = None,
         get_generator: Callable[[Any], Any] | None = None,
         embedder: Any | None = None,
-        term_stats: Any | None = None,
+        term_stats: TermStats | None = None,
     ):
         self.gate = gate
         self.cites = list(cites)
@@ -377,7 +175,7 @@ class AnswerStream:
         gen = (self._get_generator or get_default_generator)(self.settings)
         yield from self._attempt(gen, None)
         first = self.answer
-        if not getattr(self.settings, "reask", False) or first.passed or first.declined:
+        if not self.settings.reask or first.passed or first.declined:
             return
         yield "\n\n"
         yield from self._attempt(gen, REASK_HINT)
@@ -393,7 +191,7 @@ class AnswerStream:
         ``settings.source_tokens`` (counted by ``count``, the generator's tokenizer) is shared by all
         sources; 0 keeps every chunk whole. The citations shown to the user keep the whole chunk.
         """
-        budget = int(getattr(self.settings, "source_tokens", 0) or 0)
+        budget = int(self.settings.source_tokens)
         ex = prompt_excerpts(self.gate.query, [c.quote for c in self.cites], budget, count, term_stats=self.term_stats)
         self.excerpts = ex
         return [replace(c, quote=e.text) for c, e in zip(self.cites, ex)]
@@ -406,7 +204,7 @@ class AnswerStream:
         return self.answer
 
 
-def no_generation_answer(gate: Any, cites: Sequence[Citation], retrieval_ms: float | None = None) -> Answer:
+def no_generation_answer(gate: GateResult, cites: Sequence[Citation], retrieval_ms: float | None = None) -> Answer:
     """``--no-generate``: the gate's decision and citations, ``text`` ``None``, no model loaded."""
     if gate.refused:
         return refused_answer(gate, retrieval_ms)
@@ -416,63 +214,47 @@ def no_generation_answer(gate: Any, cites: Sequence[Citation], retrieval_ms: flo
     )
 
 
-def search_and_gate(store: Any, query: str, threshold: float | None = None, max_sources: int | None = None, *,
+def search_and_gate(store: Store, query: str, threshold: float | None = None, max_sources: int | None = None, *,
                     k: int | None = None, mode: str = "hybrid", gate: str | None = None,
                     min_score: float | None = None, mention_score: float | None = None,
-                    doc_ids: Sequence[str] | None = None) -> GateResult:
+                    doc_ids: Sequence[str] | None = None, settings: Settings | None = None) -> GateResult:
     """Search ``store`` (a :class:`rag.store.store.Store`) then gate (design stage 7, issues 8 and 15).
 
     ``doc_ids`` (full ids) restricts the search, and so the gate, to those
     documents (issue 16's scope; ``None`` = all): a question about another
     document is refused, never answered from outside the scope.
 
-    ``gate`` ``"calibrated"`` (default from settings, issue 15): three
-    verdicts from evidence read on this store's own scale
-    (:func:`rag.answer.calibrated_gate.apply_calibrated_gate`, with the
-    store's calibration and gate statistics, and ``mention_score`` the lower
-    cut); ``"learned"``: the distance gate AND issue 8's answerability score
-    (:func:`rag.answer.learned_gate.apply_learned_gate`, with the store's
-    :meth:`~rag.store.store.Store.term_stats`); ``"distance"``: the design's
-    distance gate alone. Other defaults from the store's settings (threshold
-    0.675, max_sources 4, k = candidates_k, min_score / mention_score = the
-    shipped model's cuts). Raises ``ValueError`` for an unknown gate or mode.
+    ``gate`` a :class:`rag.types.GateKind`, looked up once in :data:`rag.answer.gates.GATES`: ``calibrated``
+    (default from settings, issue 15) gives three verdicts from evidence read on this store's own scale;
+    ``learned`` the distance gate AND issue 8's answerability score; ``distance`` the design's gate alone.
+    Every knob left ``None`` comes from ``settings`` (default the store's: threshold 0.675, max_sources 4,
+    k = candidates_k, gate, min_score / mention_score = the shipped model's cuts). Raises ``ValueError``
+    for an unknown gate or mode.
     """
-    s = store.settings
-    kind = gate or s.gate
-    if kind not in tuple(GateKind):
-        raise ValueError(f"unknown gate {kind!r}; allowed: {', '.join(GateKind)}")
-    threshold = s.threshold if threshold is None else threshold
-    max_sources = max_sources or s.max_sources
-    hits, plan = (store.search_planned(query, k=k or s.candidates_k, mode=mode) if doc_ids is None
-                  else store.search_planned(query, k=k or s.candidates_k, mode=mode, doc_ids=list(doc_ids)))
-    if kind == GateKind.DISTANCE:
-        return replace(apply_gate(query, hits, threshold, max_sources), plan=plan)
-    if kind == GateKind.CALIBRATED:
-        rows = store.chunks([h.chunk_id for h in hits]) if hits else []
-        return replace(apply_calibrated_gate(
-            query, hits, {r.chunk_id: r.text for r in rows}, {r.chunk_id: r.content for r in rows},
-            store_gate_stats(store), store_calibration(store), threshold=threshold, max_sources=max_sources,
-            min_score=s.min_score if min_score is None else min_score,
-            mention_score=s.mention_score if mention_score is None else mention_score), plan=plan)
-    head = hits[:max_sources]
-    texts = {c.chunk_id: c.text for c in store.chunks([h.chunk_id for h in head])} if head else {}
-    return replace(apply_learned_gate(query, hits, texts, store.term_stats(), threshold, max_sources,
-                                      s.min_score if min_score is None else min_score), plan=plan)
+    s = settings or store.settings
+    strategy = gate_for(gate or s.gate)
+    knobs = GateKnobs(s.threshold if threshold is None else threshold, max_sources or s.max_sources,
+                      s.min_score if min_score is None else min_score,
+                      s.mention_score if mention_score is None else mention_score)
+    scope = {} if doc_ids is None else {"doc_ids": list(doc_ids)}
+    hits, plan = store.search_planned(query, k=k or s.candidates_k, mode=mode, **scope)
+    return replace(strategy.decide(query, hits, knobs, StoreContext(store)), plan=plan)
 
 
 def ask(
-    store: Any,
+    store: Store,
     query: str,
-    settings: Any = None,
+    settings: Settings | None = None,
     *,
-    threshold: float | None = None,
-    max_sources: int | None = None,
     get_generator: Callable[[Any], Any] | None = None,
     doc_ids: Sequence[str] | None = None,
 ) -> AnswerStream:
     """Retrieve, gate and prepare the streamed answer for ``query`` over ``store`` (``rag.store.store.Store``).
 
-    ``doc_ids`` restricts retrieval and the gate to those documents (see :func:`search_and_gate`).
+    Every knob comes from the one ``settings`` (default the store's): the gate's (``gate``, ``threshold``,
+    ``max_sources``, ``min_score``, ``mention_score``, ``candidates_k``) as well as the model's
+    (``model_file``, ``source_tokens``, ``reask``, ...). ``doc_ids`` restricts retrieval and the gate to those
+    documents (see :func:`search_and_gate`).
 
     ``retrieval_ms`` covers embedding, both legs, fusion, the gate and the
     citation lookup. Iterate the returned :class:`AnswerStream` for text (a
@@ -481,9 +263,9 @@ def ask(
 
     s = settings or store.settings
     t0 = time.perf_counter()
-    gate = search_and_gate(store, query, threshold=threshold, max_sources=max_sources, doc_ids=doc_ids)
+    gate = search_and_gate(store, query, doc_ids=doc_ids, settings=s)
     cites = citations(gate, store)
     ms = (time.perf_counter() - t0) * 1000.0
-    stats = store.term_stats() if not gate.refused and hasattr(store, "term_stats") else None
+    stats = store.term_stats() if not gate.refused else None
     return AnswerStream(gate, cites, s, retrieval_ms=ms, get_generator=get_generator, embedder=store.embedder,
                         term_stats=stats)

@@ -27,7 +27,7 @@ import click
 from rag.answer.attribute import DANGLING_RE
 from rag.answer.cite import Citation
 from rag.answer.generate import get_default_generator
-from rag.answer.key_passage import KeyPassage, KeySentence, key_passage
+from rag.answer.key_passage import KeyPassage, key_passage
 from rag.answer.pipeline import Answer, AnswerFrom, ask, check_answer
 from rag.cli import common
 from rag.cli.answer import _settings
@@ -231,35 +231,21 @@ def report(rows: Sequence[Row], title: str, generate: bool) -> None:
 
 
 def rows_json(rows: Sequence[Row]) -> list[dict]:
-    """The ``--json-out`` rows: the ``ask --json`` object plus the query's key, wording, needle and key."""
-    return [dict(key=r.key, wording=r.wording, needle=r.needle, answer_keys=r.answer_key, raw=r.a.raw_text,
-                 first_raw=r.a.first_text, **{**r.a.to_json(), "retrieval_ms": r.a.retrieval_ms})
+    """The ``--json-out`` rows: the query's key, wording, needle and answer keys, then the answer in
+    :meth:`rag.answer.record.Answer.to_json`'s full form (the ``ask --json`` object plus the model's raw words)."""
+    return [dict(key=r.key, wording=r.wording, needle=r.needle, answer_keys=r.answer_key, **r.a.to_json(full=True))
             for r in rows]
 
 
-def _key_passage_from_json(d: dict | None) -> KeyPassage | None:
-    if not d:
-        return None
-    return KeyPassage(tuple(KeySentence(s["index"], s["text"], s["start"], s["end"], s["locator_label"], s["score"])
-                            for s in d.get("sentences", [])), d.get("ms", 0.0), d.get("body", ""))
-
-
-def answer_from_json(d: dict, embedder: Any, rekey: Callable[[str, list[Citation]], KeyPassage] | None = None) -> Answer:
-    """Rebuild an :class:`Answer` from a saved row and re-run today's claim check (and key passage, with
-    ``rekey(query, citations)``) on it: the model's raw words are kept, the server's verdicts recomputed."""
-    fields = set(Citation.__dataclass_fields__)
-    cites = [Citation(**{**{k: v for k, v in c.items() if k in fields}, "section": tuple(c.get("section") or ())})
-             for c in d.get("citations", [])]
-    kp = rekey(d["query"], cites) if rekey and not d["refused"] else _key_passage_from_json(d.get("key_passage"))
-    a = Answer(query=d["query"], threshold=d["threshold"], refused=d["refused"], refusal=d["refusal"],
-               citations=cites, model=d.get("model"), retrieval_ms=d.get("retrieval_ms"), ttft_ms=d.get("ttft_ms"),
-               generation_ms=d.get("generation_ms"), tokens=d.get("tokens") or 0, key_passage=kp,
-               reasked=bool(d.get("reasked")), first_text=d.get("first_raw"))
-    raw = d.get("raw")
-    if raw is not None:
-        a.text, inv, a.links_removed, a.sentences = check_answer(raw, cites, embedder, d["query"])
-        a.invalid_citations_removed = max(inv, d.get("invalid_citations_removed") or 0)
-        a.raw_text = raw
+def rescored(d: dict, embedder: Any, rekey: Callable[[str, list[Citation]], KeyPassage] | None = None) -> Answer:
+    """A saved row's :class:`Answer` (:meth:`rag.answer.record.Answer.from_json`, any format) with today's claim
+    check re-run on the model's raw words (and the key passage re-chosen with ``rekey(query, citations)``)."""
+    a = Answer.from_json(d)
+    if rekey is not None and not a.refused:
+        a.key_passage = rekey(a.query, a.citations)
+    if a.raw_text is not None:
+        a.text, invalid, a.links_removed, a.sentences = check_answer(a.raw_text, a.citations, embedder, a.query)
+        a.invalid_citations_removed = max(invalid, a.invalid_citations_removed)
     return a
 
 
@@ -274,7 +260,7 @@ def rescore_file(path: Path, stores: dict[str, Any]) -> dict[str, list[Row]]:
         rekey = (lambda q, cites, st=stats: key_passage(q, cites, st)) if store is not None else None
         out[run["title"]] = [Row(x["key"], x["wording"], x["query"], x.get("needle"),
                                  tuple(tuple(g) for g in x["answer_keys"]) if x.get("answer_keys") else None,
-                                 answer_from_json(x, emb, rekey)) for x in run["rows"]]
+                                 rescored(x, emb, rekey)) for x in run["rows"]]
     return out
 
 

@@ -14,6 +14,7 @@ PUBLIC API (stable; the app, the CLI and generation build on it)::
     store.sourced_under(folder) -> list[DocumentRow]    # documents read from files under a folder (ingest --sync)
     store.find_document(id_or_prefix) -> DocumentRow | None
     store.canonical_text(id) -> str; store.original_path(id) -> Path
+    store.page_map(id) -> tuple[PageSpan, ...]; store.parts(id) -> tuple[Part, ...]   # what extraction learned
     store.chunk(chunk_id) -> ChunkRow; store.chunks(ids) -> list[ChunkRow]  (same order as ids)
     store.delete(id) -> bool; store.retry(id) -> IngestResult; store.retry_failed() -> list[IngestResult]
     store.search(query, k=20, mode="hybrid", doc_ids=None) -> list[rag.types.Hit]   # doc_ids: the scope
@@ -57,9 +58,7 @@ import json
 import logging
 import sqlite3
 import uuid
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -70,14 +69,20 @@ from rag.index.fusion import MODES, retrieve_planned
 from rag.index.rerank import default_reranker
 from rag.ingest.limits import Limits, check_size
 from rag.settings import get_settings
+from rag.store import facts
+from rag.store.backup import backup, remove_original
+from rag.store.backup import due as backup_due
 from rag.store.cache import IndexCache, IndexDelta
 from rag.store.chats import ChatLog
+from rag.store.check import check
+from rag.store.facts import Facts
 from rag.store.locks import StoreLocks
 from rag.store.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
-from rag.store.schema import connect, get_meta, migrate, now_iso, schema_version, set_meta
+from rag.store.records import ChunkRow, ConsistencyReport, DocumentRow, VersionRow, status_of
+from rag.store.schema import SCHEMA_VERSION, connect, get_meta, migrate, now_iso, schema_version, set_meta
 from rag.store.writer import IngestResult, IngestStatus, OnConflict, Progress, Writer, clean_name
 from rag.text import TermStats
-from rag.types import DocStatus, Hit, Locator, QueryPlan
+from rag.types import DocStatus, Hit, Locator, PageSpan, Part, QueryPlan
 
 __all__ = ["INTERRUPTED", "ChunkRow", "ConsistencyReport", "DocumentRow", "IngestResult", "IngestStatus", "OnConflict",
            "Progress", "Store", "VersionRow", "clean_name"]
@@ -86,130 +91,6 @@ logger = logging.getLogger(__name__)
 
 #: The reason shown for a document whose indexing process stopped (its lock is free, its row still ``indexing``).
 INTERRUPTED = "interrupted while indexing (the process stopped); retry"
-
-
-@dataclass(frozen=True)
-class DocumentRow:
-    """One document as stored.
-
-    ``id`` hex sha256 of the bytes; ``name`` the user's file name (display
-    only); ``label`` the name shown in citations (the name plus ``(<8 hex>)``
-    when another stored document has the same name); ``status`` a
-    :class:`rag.types.DocStatus` (``queued``/``indexing``/``ready``/``failed``);
-    ``reason`` why it failed; ``chunk_count`` the chunk rows really stored
-    (written by the server after indexing); ``pages`` physical pages (PDF) or
-    0; timestamps ISO 8601 UTC.
-    """
-
-    id: str
-    name: str
-    label: str
-    media_type: str | None
-    size_bytes: int
-    status: DocStatus
-    reason: str | None
-    chunk_count: int
-    pages: int
-    title: str | None
-    embed_model: str
-    embed_dim: int
-    pipeline_version: str
-    extractor: str | None
-    extractor_version: str | None
-    warnings: tuple[str, ...]
-    has_file: bool
-    created_at: str
-    updated_at: str
-    source: str | None = None
-    versions: int = 0
-
-
-@dataclass(frozen=True)
-class VersionRow:
-    """One earlier version of a document, replaced by a newer one under the same name (issue 16).
-
-    ``id`` the sha256 of that version's bytes (no longer indexed, its file no
-    longer kept); ``added_at`` when it was added, ``replaced_at`` when it was
-    replaced (ISO 8601 UTC); ``current_id`` the document in its place now.
-    """
-
-    id: str
-    name: str
-    media_type: str | None
-    size_bytes: int
-    chunk_count: int
-    pages: int
-    added_at: str
-    replaced_at: str
-    current_id: str
-
-
-@dataclass(frozen=True)
-class ChunkRow:
-    """One stored chunk joined with its document (what citations and the CLI need).
-
-    ``text`` is what was embedded; ``content`` what gets quoted
-    (``canonical[start:end] == content``, 0-based code points); ``page`` /
-    ``page_end`` 1-based physical pages or ``None`` for text documents;
-    ``locator`` the chunk's :class:`rag.types.Locator` (issue 17's formats;
-    ``None`` for PDF, text and chunks stored before migration 2).
-    """
-
-    chunk_id: int
-    document_id: str
-    document_name: str
-    document_label: str
-    media_type: str
-    index: int
-    text: str
-    content: str
-    section: tuple[str, ...]
-    start: int
-    end: int
-    page: int | None
-    page_end: int | None
-    token_split: bool = False
-    locator: Locator | None = None
-
-
-@dataclass(frozen=True)
-class ConsistencyReport:
-    """What :meth:`Store.check` found: the store's promises checked against its files (issue 12).
-
-    ``generation`` the index generation checked; ``schema_version`` the
-    store's migration level; ``documents`` rows per :class:`rag.types.DocStatus`
-    value; ``chunks`` chunk rows in SQLite; ``dense_ids``/``bm25_ids`` ids held
-    by the FAISS and BM25 indexes of that generation; ``index_files`` whether
-    that generation's files are on disk; ``orphan_files`` stored originals
-    with no document row (harmless: reused if the same bytes come again).
-    ``problems`` one line per broken promise (chunk rows missing from an
-    index or the reverse, a chunk count that differs from the rows, chunks of
-    a document that is not ready, a vector of the wrong size, a kept original
-    that is missing, an unknown status, missing index files); ``ok`` when none.
-    """
-
-    generation: int
-    schema_version: int
-    documents: dict[str, int]
-    chunks: int
-    dense_ids: int
-    bm25_ids: int
-    index_files: bool
-    orphan_files: tuple[str, ...]
-    problems: tuple[str, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-def _id_diff(what: str, rows: set[int], held: set[int]) -> list[str]:
-    out = []
-    if rows - held:
-        out.append(f"{len(rows - held)} chunk row(s) missing from the {what} index, e.g. {sorted(rows - held)[:5]}")
-    if held - rows:
-        out.append(f"{len(held - rows)} {what} id(s) with no chunk row, e.g. {sorted(held - rows)[:5]}")
-    return out
 
 
 class Store:
@@ -237,6 +118,9 @@ class Store:
             self._locks = StoreLocks(self.path / "locks")
             self._db = connect(self.path / "store.sqlite3")
             with self._locks.write():
+                have = schema_version(self._db)
+                if 0 < have < SCHEMA_VERSION:  # issue 26: a consistent copy before the schema changes
+                    backup(self._db, self.path, f"before-migration-{have + 1}", keep=self.settings.backups_kept)
                 applied = migrate(self._db)
             if applied:
                 logger.info("store %s: schema migrated to version %d", self.path, applied[-1])
@@ -254,6 +138,22 @@ class Store:
         #: The chats kept with this store (:class:`rag.store.chats.ChatLog`, issue 16).
         self.chats = ChatLog(self._db, self._locks)
         self._reap_stale()
+        self.backup_if_due()
+
+    def backup_if_due(self) -> Path | None:
+        """A scheduled backup (:mod:`rag.store.backup`) when the newest is older than settings ``backup_hours``
+        and the store holds documents; called on opening and after each change. Returns it, or ``None``. A
+        backup that cannot be written is logged, never raised (the store itself is fine)."""
+        if not backup_due(self.path, self.settings.backup_hours):
+            return None
+        try:
+            with self._locks.thread:
+                if not self._db.execute("SELECT 1 FROM documents LIMIT 1").fetchone():
+                    return None
+                return backup(self._db, self.path, "scheduled", keep=self.settings.backups_kept)
+        except (sqlite3.Error, OSError) as e:
+            logger.warning("store %s: scheduled backup failed: %s", self.path, e)
+            return None
 
     def _open_index_cache(self) -> IndexCache:
         """The local FAISS + BM25 files, or a Milvus collection with settings ``backend = "milvus"`` (issue 18).
@@ -338,7 +238,9 @@ class Store:
         unexpected error is logged with its traceback and reported ``failed``.
         Raises ``ValueError`` for an unknown ``on_conflict``.
         """
-        return self._writer.ingest(data, name, progress, on_conflict=on_conflict, source=source)
+        result = self._writer.ingest(data, name, progress, on_conflict=on_conflict, source=source)
+        self.backup_if_due()
+        return result
 
     def ingest_path(self, path: str | Path, progress: Progress | None = None, *,
                     on_conflict: str = OnConflict.REPLACE) -> IngestResult:
@@ -419,7 +321,7 @@ class Store:
                 self._db.execute("DELETE FROM chunks WHERE doc_id=?", (doc.id,))
                 self._db.execute("DELETE FROM documents WHERE id=?", (doc.id,))
                 self.index_cache.commit(IndexDelta.remove(ids))
-                (self.path / "files" / doc.id).unlink(missing_ok=True)
+                remove_original(self.path, doc.id)
         self._locks.discard_document(doc.id)
         return True
 
@@ -432,14 +334,15 @@ class Store:
 
     _DOC_COLS = ("id, name, media_type, size_bytes, status, reason, chunk_count, pages, title, embed_model, embed_dim, "
                  "pipeline_version, extractor, extractor_version, warnings, has_file, created_at, updated_at, source, "
-                 "(SELECT COUNT(*) FROM document_versions v WHERE v.current_id = documents.id)")
+                 "(SELECT COUNT(*) FROM document_versions v WHERE v.current_id = documents.id), ocr_pages, language")
 
     def _doc_row(self, r, labels: dict[str, str]) -> DocumentRow:
         return DocumentRow(id=r[0], name=r[1], label=labels.get(r[0], r[1]), media_type=r[2], size_bytes=r[3],
-                           status=_status(r[4]), reason=r[5], chunk_count=r[6], pages=r[7], title=r[8], embed_model=r[9],
-                           embed_dim=r[10], pipeline_version=r[11], extractor=r[12], extractor_version=r[13],
-                           warnings=tuple(json.loads(r[14] or "[]")), has_file=bool(r[15]), created_at=r[16],
-                           updated_at=r[17], source=r[18], versions=int(r[19]))
+                           status=status_of(r[4]), reason=r[5], chunk_count=r[6], pages=r[7], title=r[8],
+                           embed_model=r[9], embed_dim=r[10], pipeline_version=r[11], extractor=r[12],
+                           extractor_version=r[13], warnings=tuple(json.loads(r[14] or "[]")), has_file=bool(r[15]),
+                           created_at=r[16], updated_at=r[17], source=r[18], versions=int(r[19]),
+                           ocr_pages=tuple(json.loads(r[20] or "[]")), language=r[21])
 
     def documents(self) -> list[DocumentRow]:
         """Every document (any status), oldest first (in upload order within the same second). Interrupted ones are
@@ -498,6 +401,25 @@ class Store:
         if not r or r[0] is None:
             raise StoreError(f"no canonical text for document {doc_id}")
         return r[0]
+
+    def page_map(self, doc_id: str) -> tuple[PageSpan, ...]:
+        """The PDF's pages in the stored canonical text (:class:`rag.types.PageSpan`, by offset; migration 5), so a
+        citation's page is read here and never from the PDF; ``()`` for other formats and unknown ids.
+        A document stored before migration 5 has its page map read once from the kept original
+        (:func:`rag.store.facts.backfill`)."""
+        return self._facts(doc_id).pages or ()
+
+    def parts(self, doc_id: str) -> tuple[Part, ...]:
+        """The locator map of issue 17's formats (slides, sheet rows, paragraphs, HTML sections, OCR lines;
+        :class:`rag.types.Part`, by offset), as extraction found it; ``()`` for PDF, text and unknown ids."""
+        return self._facts(doc_id).parts or ()
+
+    def _facts(self, doc_id: str) -> Facts:
+        with self._locks.thread:
+            got, name, _ = facts.read(self._db, doc_id)
+        if name is not None and (got.pages is None or got.parts is None):
+            return facts.backfill(self._db, self._locks, self.path / "files", doc_id)
+        return got
 
     def original_path(self, doc_id: str) -> Path:
         """Path of the original bytes (``files/<sha256>``); it may not exist for unknown ids or too-large files."""
@@ -608,57 +530,13 @@ class Store:
     # ------------------------------------------------------------------ consistency
 
     def check(self) -> ConsistencyReport:
-        """Check the store's promises against its files; never repairs anything (see :class:`ConsistencyReport`).
+        """Check the store's promises against its files; never repairs anything (:func:`rag.store.check.check`).
 
         Reads SQLite and the indexes of the same generation (retried when
         another writer moves it meanwhile). Loads or rebuilds the indexes like
         a search does; costs one pass over the chunk rows.
         """
-        for _ in range(5):
-            idx = self.index_cache.current()
-            with self._locks.thread:
-                self._db.execute("BEGIN")
-                try:
-                    gen = self.index_cache.generation()
-                    docs = self._db.execute("SELECT id, name, status, chunk_count, has_file FROM documents").fetchall()
-                    per_doc = dict(self._db.execute("SELECT doc_id, COUNT(*) FROM chunks GROUP BY doc_id").fetchall())
-                    rows = {r[0] for r in self._db.execute("SELECT id FROM chunks")}
-                    bad_vectors = self._db.execute("SELECT COUNT(*) FROM chunks WHERE length(vector) != ?",
-                                                   (4 * self.model_dim,)).fetchone()[0]
-                    version = schema_version(self._db)
-                finally:
-                    self._db.execute("COMMIT")
-            if gen == idx.generation:
-                break
-        problems = _id_diff("dense", rows, set(idx.dense.ids().tolist()))
-        problems += _id_diff("BM25", rows, set(idx.bm25.ids().tolist()))
-        if bad_vectors:
-            problems.append(f"{bad_vectors} chunk vector(s) are not {self.model_dim} float32 values")
-        if gen != idx.generation:
-            problems.append(f"the indexes are at generation {idx.generation}, SQLite at {gen} (a writer kept moving it)")
-        known = {d[0] for d in docs}
-        if set(per_doc) - known:
-            problems.append(f"chunk rows of unknown document(s): {sorted(set(per_doc) - known)[:5]}")
-        files = {p.name for p in (self.path / "files").iterdir() if p.is_file()}
-        for doc_id, name, status, count, has_file in docs:
-            n = per_doc.get(doc_id, 0)
-            if status not in {s.value for s in DocStatus}:
-                problems.append(f"{name} ({doc_id[:8]}): unknown status {status!r}")
-            if n != count:
-                problems.append(f"{name} ({doc_id[:8]}): chunk_count {count} but {n} chunk row(s)")
-            if n and status != DocStatus.READY:
-                problems.append(f"{name} ({doc_id[:8]}): {status} but holds {n} chunk row(s)")
-            if has_file and doc_id not in files:
-                problems.append(f"{name} ({doc_id[:8]}): the kept original files/{doc_id} is missing")
-        present = self.index_cache.files_present(idx.generation)
-        if not present:
-            problems.append(f"the index files of generation {idx.generation} are missing")
-        return ConsistencyReport(
-            generation=idx.generation, schema_version=version,
-            documents=dict(Counter(d[2] for d in docs)), chunks=len(rows), dense_ids=len(idx.dense),
-            bm25_ids=len(idx.bm25), index_files=present,
-            orphan_files=tuple(sorted(f for f in files if f not in known and len(f) == 64)),
-            problems=tuple(problems))
+        return check(self._db, self._locks, self.index_cache, self.model_dim, self.path / "files")
 
     def close(self) -> None:
         """Close the SQLite connection (and the Milvus client with backend ``milvus``)."""
@@ -673,11 +551,3 @@ class Store:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def _status(value: str) -> DocStatus | str:
-    """``value`` as a :class:`rag.types.DocStatus` (an unknown one stays a string; :meth:`Store.check` reports it)."""
-    try:
-        return DocStatus(value)
-    except ValueError:
-        return value

@@ -47,7 +47,9 @@ from rag.errors import ExtractionError, LimitExceeded, StoreError
 from rag.ingest.chunk import chunk_document, chunk_units, unit_text
 from rag.ingest.extract import extract_bytes
 from rag.ingest.limits import Limits, check_size
+from rag.language import text_language
 from rag.settings import PIPELINE_VERSION
+from rag.store.backup import remove_original, write_name
 from rag.store.cache import IndexCache, IndexDelta
 from rag.store.locks import StoreLocks
 from rag.store.schema import now_iso
@@ -172,7 +174,7 @@ def prepare(data: bytes, name: str, settings: Any, embedder: Any, dim: int, prog
     """
     s = settings
     progress("extract", 0, 1)
-    doc = extract_bytes(data, name, limits=Limits.from_settings(s))
+    doc = extract_bytes(data, name, limits=Limits.from_settings(s), progress=progress)
     progress("extract", 1, 1)
     progress("chunk", 0, 1)
     chunks = chunk_document(doc, "E", budget_chars=s.chunk_budget_chars, overlap_chars=s.overlap_chars,
@@ -222,7 +224,18 @@ def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, mode
         (DocStatus.READY, n, doc.media_type, doc.page_count, doc.title, doc.extractor, doc.extractor_version,
          json.dumps(list(doc.warnings), ensure_ascii=False), doc.canonical, text_sha(doc.canonical), model_name,
          model_dim, now_iso(), doc_id))
+    write_facts(conn, doc_id, doc, text_language([c.text for c in prepared.chunks]) if prepared.chunks else None)
     return n, IndexDelta.remove(old) + IndexDelta.add(ids, prepared.vectors)
+
+
+def write_facts(conn: sqlite3.Connection, doc_id: str, doc: Document, language: str | None) -> None:
+    """Keep what extraction learned about ``doc`` (migration 5, issue 23), inside the caller's transaction: its
+    page spans, locator parts, OCR pages and ``language`` (ISO 639-1 of its chunk texts), so that answering,
+    the viewer, the Documents page and BM25 never extract or detect again."""
+    conn.execute("UPDATE documents SET page_spans=?, parts=?, ocr_pages=?, language=? WHERE id=?",
+                 (json.dumps([p.to_json() for p in doc.pages], ensure_ascii=False),
+                  json.dumps([p.to_json() for p in doc.parts], ensure_ascii=False),
+                  json.dumps(list(doc.ocr_pages)), language, doc_id))
 
 
 def text_sha(canonical: str) -> str:
@@ -344,6 +357,7 @@ class Writer:
                 too_big = e.reason
             if not too_big:
                 self._save_original(doc_id, data)
+                write_name(self.root, doc_id, name)  # issue 26: what a rebuild from the originals calls it
             self._begin(doc_id, name, len(data), has_file=not too_big, source=source)
             if too_big:
                 return failed(too_big)
@@ -384,7 +398,7 @@ class Writer:
                                      "ORDER BY created_at LIMIT 1", (sha, DocStatus.READY, doc_id)).fetchone()
             if twin is not None:
                 self.conn.execute("DELETE FROM documents WHERE id=?", (doc_id,))
-                (self.root / "files" / doc_id).unlink(missing_ok=True)
+                remove_original(self.root, doc_id)
                 return Twin(twin[0], twin[1])
             n, delta = write_chunks(self.conn, doc_id, prepared, self.model_name, self.model_dim)
             replaced = None
@@ -395,7 +409,7 @@ class Writer:
                     replaced = Replaced(old[0], name, old[2])
             self.cache.commit(delta)
         if replaced is not None:
-            (self.root / "files" / replaced.id).unlink(missing_ok=True)
+            remove_original(self.root, replaced.id)
             self.locks.discard_document(replaced.id)
         return n, replaced
 
