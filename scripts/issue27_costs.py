@@ -41,6 +41,44 @@ def best_units(store: Store, chunk_id: int, q_vec: np.ndarray, n: int = 2) -> st
     return " ".join(ch.content[rows[i][0] - ch.start:rows[i][1] - ch.start] for i in keep)
 
 
+def ingest_cost(store_dir: str, sample: int = 200) -> int:
+    """What unit vectors add to indexing: texts and word-pieces embedded, and embedding time for a sample of
+    chunk texts and unit texts, alternated batch by batch so both see the same machine load."""
+    from rag.ingest.chunk import unit_text
+    from rag.tokens import count_tokens_batch
+    from rag.types import Chunk
+
+    store = Store(store_dir)
+    with store._locks.thread:
+        chunks = store._db.execute('SELECT id, text, content, start, "end" FROM chunks ORDER BY id').fetchall()
+        units = store._db.execute('SELECT chunk_id, start, "end" FROM chunk_units ORDER BY id').fetchall()
+    by_id = {r[0]: Chunk(doc_id="", index=0, text=r[1], content=r[2], section=(), start=r[3], end=r[4], page=None,
+                         page_end=None) for r in chunks}
+    c_texts = [r[1] for r in chunks]
+    u_texts = [unit_text(by_id[c], a, b) for c, a, b in units]
+    c_wp, u_wp = sum(count_tokens_batch(c_texts)), sum(count_tokens_batch(u_texts))
+    print(f"{len(c_texts)} chunks ({c_wp} word-pieces), {len(u_texts)} units ({u_wp} word-pieces): "
+          f"{len(u_texts) / len(c_texts):.2f} units per chunk, word-pieces x{(c_wp + u_wp) / c_wp:.2f}")
+    emb = store.embedder
+    rng = np.random.default_rng(0)
+    cs = [c_texts[i] for i in rng.choice(len(c_texts), min(sample, len(c_texts)), replace=False)]
+    us = [u_texts[i] for i in rng.choice(len(u_texts), min(sample, len(u_texts)), replace=False)]
+    emb.encode(cs[:4])
+    tc = tu = 0.0
+    for i in range(0, sample, 20):
+        t0 = time.perf_counter()
+        emb.encode(cs[i:i + 20])
+        tc += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        emb.encode(us[i:i + 20])
+        tu += time.perf_counter() - t0
+    per_c, per_u = tc / len(cs) * 1000, tu / len(us) * 1000
+    extra = per_u * len(u_texts) / (per_c * len(c_texts))
+    print(f"embedding ({emb.name}): {per_c:.1f} ms per chunk text, {per_u:.1f} ms per unit text; the units add "
+          f"{extra:.0%} to the chunks' embedding time; {os.popen('uptime').read().strip()}")
+    return 0
+
+
 def search_timing(store_dir: str, questions: str, repeat: int = 3) -> int:
     """p50 / p95 of ``Store.search`` (k 20, the query embedding cached, so the search alone) with and without units."""
     from rag.settings import get_settings
@@ -72,7 +110,10 @@ def main() -> int:
     ap.add_argument("--time", type=int, default=3, help="prompts to time (prefill to the first token)")
     ap.add_argument("--d2q", type=int, default=4, help="chunks to run doc2query on (timed)")
     ap.add_argument("--search-timing", action="store_true", help="only time Store.search with and without units")
+    ap.add_argument("--ingest-cost", action="store_true", help="only: word-pieces and embedding time, chunks vs units")
     a = ap.parse_args()
+    if a.ingest_cost:
+        return ingest_cost(a.store)
     if a.search_timing:
         return search_timing(a.store, a.questions)
     from llama_cpp import Llama
@@ -99,7 +140,7 @@ def main() -> int:
     for m in prompts[: a.time]:
         llm.reset()
         t0 = time.perf_counter()
-        llm.create_chat_completion(m, max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=10)
+        llm.create_chat_completion(m, max_tokens=1, temperature=0.0)
         ms.append((time.perf_counter() - t0) * 1000)
     print(f"first token (prefill + 1 token), {len(ms)} prompts: {', '.join(f'{x:.0f}' for x in ms)} ms; "
           f"{os.popen('uptime').read().strip()}")
