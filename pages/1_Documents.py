@@ -16,11 +16,13 @@ from rag.errors import RagError
 from rag.store.writer import IngestStatus, OnConflict
 from rag.types import DocStatus, MediaType
 from ui import services, sidebar
+from ui.access import require_access
 from ui.format import md_escape
 from ui.view.pdf import unpublish
 
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
 services.init_state()
+require_access()  # issue 26: a password first when served beyond this machine
 MiB = services.MiB
 STAGES = {"ocr": (0.0, 0.1), "extract": (0.0, 0.1), "chunk": (0.1, 0.2), "embed": (0.2, 0.95), "index": (0.95, 1.0)}
 

@@ -174,8 +174,16 @@ def m005_extraction_facts(conn: sqlite3.Connection) -> None:
                       doc_id))
 
 
-def m006_chunk_units(conn: sqlite3.Connection) -> None:
-    """Version 6 (issue 27, item 1): ``chunk_units``, one float32 vector per unit (sentence, list item, table row)
+def m006_chunk_role(conn: sqlite3.Connection) -> None:
+    """Version 6 (issue 28): ``chunks.role``, the chunk's :class:`rag.types.TextRole` (``body``, ``heading``,
+    ``furniture``, ``references``, ``toc``, ``navigation``); NULL for chunks stored before it, read as ``body``.
+    A store whose ledger was rolled back past it keeps the column (nothing to add)."""
+    if "role" not in {r[1] for r in conn.execute("PRAGMA table_info(chunks)")}:
+        conn.execute("ALTER TABLE chunks ADD COLUMN role TEXT")
+
+
+def m007_chunk_units(conn: sqlite3.Connection) -> None:
+    """Version 7 (issue 27, item 1): ``chunk_units``, one float32 vector per unit (sentence, list item, table row)
     of a chunk of more than one unit (:func:`rag.ingest.chunk.chunk_units`), with the unit's span in the canonical
     text (0-based code points, end exclusive). Deleting a chunk deletes its units. Older chunks have none (their
     own vector alone, as before) until their document is indexed again."""
@@ -187,7 +195,7 @@ def m006_chunk_units(conn: sqlite3.Connection) -> None:
 
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
 MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats,
-                                     m005_extraction_facts, m006_chunk_units)
+                                     m005_extraction_facts, m006_chunk_role, m007_chunk_units)
 
 #: The version a store has after :func:`migrate` with this code.
 SCHEMA_VERSION = len(MIGRATIONS)
