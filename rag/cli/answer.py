@@ -104,9 +104,15 @@ def key_passage_lines(kp: Any) -> list[str]:
     return [f"Key passage [{kp.index}] {kp.sentences[0].locator_label}:", f"  {body}", ""]
 
 
+def verdict_line(a: Any) -> str:
+    """The answer's verdict as the CLI prints it (issue 24): ``Verdict: Partly supported: <reason>``."""
+    return f"Verdict: {a.judged.line()}"
+
+
 def checked_lines(a: Any) -> list[str]:
     """What the claim check did to the streamed answer: the checked answer when it differs, the note when
-    the key passage stands as the answer, and every sentence left out with its verdict and reason."""
+    the key passage stands as the answer, every sentence left out with its verdict and reason, then the
+    answer's verdict (:func:`verdict_line`)."""
     out = []
     if a.note:
         out += ["", f"Note: {a.note}", f"Answer: {a.shown_text}"]
@@ -116,7 +122,7 @@ def checked_lines(a: Any) -> list[str]:
     if removed:
         out.append(f"Left out by the claim check ({len(removed)}):")
         out += [f"  - {s.body} ({s.verdict}: {s.reason})" for s in removed]
-    return out
+    return [*out, "", verdict_line(a)]
 
 
 @click.command()
@@ -210,6 +216,7 @@ def ask_cmd(question: str, store_dir: str | None, collection: str | None, thresh
         click.echo(f"chat {chat_id}: turn saved", err=True)
     if a.refused:
         click.echo(a.refusal)
+        click.echo(verdict_line(a))
         if a.why:
             click.echo(f"why: {a.why}", err=True)
         return
@@ -217,6 +224,7 @@ def ask_cmd(question: str, store_dir: str | None, collection: str | None, thresh
         for line in key_passage_lines(a.key_passage):
             click.echo(line)
         click.echo("(generation skipped: --no-generate)")
+        click.echo(verdict_line(a))
     click.echo()
     click.echo(sources_table(a.citations))
     for n in _notes(a) if a.generated else []:
