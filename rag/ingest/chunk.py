@@ -43,7 +43,8 @@ strategies A/B are left blind on purpose (they are the baselines).
 (:mod:`rag.ingest.roles`, plus what the reader tagged in ``doc.roles``) are
 cut off from the body text around them, like a section; each chunk carries
 the :class:`rag.types.TextRole` of its text. A chunk with no letter or digit
-(a form's rules, an empty table row) is left out: it says nothing.
+outside markup tags (a form's rules, an empty table row, ``</hfoption>``
+closers) is left out: it says nothing.
 
 Offsets: every chunk is a span FOUND in ``doc.canonical`` (0-based code
 points, end exclusive), and ``doc.canonical[start:end] == content`` always.
@@ -72,6 +73,8 @@ MAX_HEADER_CHARS = 160
 # --------------------------------------------------------------------------- packing units (found by rag.text.units)
 
 _WORD = re.compile(r"\S+")
+#: An HTML/XML tag as written in Markdown (``</hfoption>``): a chunk of tags alone is never made.
+_MARKUP = re.compile(r"<[^<>\n]*>")
 
 
 def pack(units: Sequence[Span], budget: int) -> list[Span]:
@@ -352,8 +355,8 @@ def chunk_document(doc, strategy: ChunkStrategy | str = ChunkStrategy.E, *, budg
     chunks = []
     for s, e, path, flag, header in raw:
         content = text[s:e]
-        if not any(ch.isalnum() for ch in content):
-            continue  # punctuation alone (a form's rules, an empty table row) says nothing (issue 28)
+        if not any(ch.isalnum() for ch in _MARKUP.sub("", content)):
+            continue  # punctuation or markup alone (a form's rules, `</hfoption>` closers) says nothing (issue 28)
         chunks.append(Chunk(
             doc_id=doc.id, index=len(chunks), text=header + content, content=content, section=path,
             start=s, end=e, page=doc.page_at(s), page_end=doc.page_at(e - 1), token_split=flag,
