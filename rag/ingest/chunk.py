@@ -69,6 +69,10 @@ _OVERLAP = (ChunkStrategy.B, ChunkStrategy.D, ChunkStrategy.F)
 _HEADER = (ChunkStrategy.E, ChunkStrategy.F)
 #: Longest header (characters) before the title/section path is shortened.
 MAX_HEADER_CHARS = 160
+#: Longest table header row (characters) repeated in a table chunk's embedded text: a wide table's full header
+#: took most of the 256 word-pieces, so every chunk held one row (issue 28: 150 of 151 chunks of a workbook
+#: under 120 characters).
+MAX_TABLE_HEADER_CHARS = 240
 
 # --------------------------------------------------------------------------- packing units (found by rag.text.units)
 
@@ -157,7 +161,10 @@ def table_header(text: str, start: int) -> tuple[str, int] | None:
     if not _RULE.match(text[first_end + 1:rule_end]):
         return None
     cells = [c.strip() for c in text[top:first_end].strip().strip("|").split("|")]
-    return "| " + " | ".join(cells) + " |\n|" + "---|" * len(cells) + "\n", rule_end
+    row = "| " + " | ".join(cells) + " |"
+    if len(row) > MAX_TABLE_HEADER_CHARS:  # a wide table's header would leave no room for its rows (issue 28)
+        row = row[:MAX_TABLE_HEADER_CHARS - 1].rstrip() + "\u2026"
+    return row + "\n|" + "---|" * min(len(cells), 8) + "\n", rule_end
 
 
 def table_extra(text: str, start: int) -> str:
