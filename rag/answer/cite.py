@@ -284,7 +284,8 @@ def citation_json(c: Citation) -> dict[str, Any]:
 
 def citation_from_json(d: dict[str, Any]) -> Citation:
     """The inverse of :func:`citation_json`: a :class:`rag.types.Citation` (unknown keys ignored, JSON lists
-    back to the tuples the record holds, the locator through :meth:`rag.types.Locator.from_json`)."""
+    back to the tuples the record holds, the locator through :meth:`rag.types.Locator.from_json`, the role
+    through :func:`rag.types.role_of`: ``body`` for a citation saved before roles)."""
     fields = Citation.__dataclass_fields__
     kw = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k in fields}
-    return Citation(**{**kw, "locator": Locator.from_json(d.get("locator"))})
+    return Citation(**{**kw, "locator": Locator.from_json(d.get("locator")), "role": role_of(d.get("role"))})

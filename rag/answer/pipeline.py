@@ -250,6 +250,17 @@ def search_and_gate(store: Store, query: str, threshold: float | None = None, ma
     return replace(strategy.decide(query, hits, knobs, StoreContext(store)), plan=plan)
 
 
+def gated_sources(store: Store, query: str, settings: Settings | None = None,
+                  doc_ids: Sequence[str] | None = None) -> tuple[GateResult, list[Citation], float]:
+    """:func:`search_and_gate` with every knob from ``settings`` (default the store's), then the numbered
+    citations of what it kept (:func:`rag.answer.cite.citations`); returns ``(gate, citations, ms)``, ``ms``
+    covering embedding, both legs, fusion, the gate and the citation lookup."""
+    t0 = time.perf_counter()
+    gate = search_and_gate(store, query, doc_ids=doc_ids, settings=settings or store.settings)
+    cites = citations(gate, store)
+    return gate, cites, (time.perf_counter() - t0) * 1000.0
+
+
 def ask(
     store: Store,
     query: str,
@@ -263,18 +274,13 @@ def ask(
     Every knob comes from the one ``settings`` (default the store's): the gate's (``gate``, ``threshold``,
     ``max_sources``, ``min_score``, ``mention_score``, ``candidates_k``) as well as the model's
     (``model_file``, ``source_tokens``, ``reask``, ...). ``doc_ids`` restricts retrieval and the gate to those
-    documents (see :func:`search_and_gate`).
+    documents (see :func:`search_and_gate`). A whole chat turn (follow-up, save) is
+    :meth:`rag.answer.conversation.Conversation.ask`.
 
-    ``retrieval_ms`` covers embedding, both legs, fusion, the gate and the
-    citation lookup. Iterate the returned :class:`AnswerStream` for text (a
-    refusal yields nothing and never touches the model), then read ``.answer``.
+    Iterate the returned :class:`AnswerStream` for text (a refusal yields nothing and never touches the
+    model), then read ``.answer``.
     """
-
     s = settings or store.settings
-    t0 = time.perf_counter()
-    gate = search_and_gate(store, query, doc_ids=doc_ids, settings=s)
-    cites = citations(gate, store)
-    ms = (time.perf_counter() - t0) * 1000.0
-    stats = store.term_stats() if not gate.refused else None
+    gate, cites, ms = gated_sources(store, query, s, doc_ids)
     return AnswerStream(gate, cites, s, retrieval_ms=ms, get_generator=get_generator, embedder=store.embedder,
-                        term_stats=stats)
+                        term_stats=None if gate.refused else store.term_stats())
