@@ -28,6 +28,7 @@ from rag.settings import Settings
 from rag.types import Verdict
 from ui import services, viewer
 from ui.format import (
+    VERDICT_STYLE,
     answer_markdown,
     answer_notes,
     blockquote,
@@ -39,6 +40,7 @@ from ui.format import (
     md_escape,
     pdf_url,
     removed_markdown,
+    verdict_markdown,
 )
 
 
@@ -181,7 +183,7 @@ def render_turn_body(turn: Turn, key: str) -> None:
         render_refusal(a, turn.candidates, a.why)
         return
     pages = cited_pages(a.citations)
-    render_notice(a, a.why)
+    render_verdict(a, a.why)
     render_answer(a, pages)
     notes = answer_notes(a)
     if notes:
@@ -210,12 +212,16 @@ def render_answer(a: Answer, pages: dict[int, int]) -> None:
             st.markdown(removed_markdown(removed))
 
 
-def render_notice(a: Answer, why: str | None = None) -> None:
-    """The 'mentions' verdict (issue 15) above the answer: the documents mention this but may not answer it."""
-    if not a.notice:
-        return
-    st.warning(md_escape(a.notice) + "  \nThe passages below mention it; read them before trusting the answer.")
-    if why:
+def render_verdict(a: Answer, why: str | None = None) -> None:
+    """The answer's one verdict (issue 24) above it: supported (green), partly supported or may not answer
+    (yellow), with why in plain words; when the gate says the documents only mention the subject, its
+    evidence follows. The same verdict as ``ask`` prints and the chat export writes."""
+    box, icon = VERDICT_STYLE[str(a.verdict)]
+    text = verdict_markdown(a.judged)
+    if a.notice:
+        text += "  \nThe passages below mention it; read them before trusting the answer."
+    getattr(st, box)(text, icon=icon)
+    if a.notice and why:
         st.caption("Why: " + md_escape(why))
 
 
@@ -228,11 +234,12 @@ def render_search_note(gate: GateResult | None) -> None:
 
 def render_refusal(a: Answer, candidates: list[Candidate], why: str | None = None) -> None:
     """The NO ANSWER line (the model was not called), the gate's evidence, and the nearest distances it saw."""
-    st.error(md_escape(a.refusal or "NO ANSWER"))
+    st.error(md_escape(a.refusal or "NO ANSWER"), icon=VERDICT_STYLE["refused"][1])
     if candidates:
         st.caption(REFUSAL_HINT)
     if why:
         st.caption("Why (the gate's evidence): " + md_escape(why))
+    st.caption("Verdict: " + verdict_markdown(a.judged))
     if not candidates:
         st.caption("The store has no indexed chunk: add documents on the Documents page.")
         return

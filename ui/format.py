@@ -210,6 +210,22 @@ def line_starts(text: str, sentences: Sequence[Any]) -> list[bool]:
     return out
 
 
+#: How each answer verdict (issue 24) is shown above the answer: the Streamlit box and its icon.
+VERDICT_STYLE = {
+    "supported": ("success", "✅"),
+    "partly_supported": ("warning", "◐"),
+    "may_not_answer": ("warning", "⚠️"),
+    "refused": ("error", "⛔"),
+}
+
+
+def verdict_markdown(judged: Any) -> str:
+    """The answer's verdict (a :class:`rag.answer.verdict.VerdictResult`) as one line of Markdown: the label in
+    bold, then why in plain words (escaped): ``**Partly supported**: the model's answer did not pass ...``."""
+    reason = judged.reason[:1].upper() + judged.reason[1:] if judged.reason else ""
+    return f"**{md_escape(judged.label)}**" + (f" · {md_escape(reason)}." if reason else "")
+
+
 def answer_notes(a: Any) -> list[str]:
     """The caption under a checked answer, as separate notes (joined with " · " on screen).
 
