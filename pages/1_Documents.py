@@ -14,11 +14,10 @@ import streamlit as st
 from rag.answer.calibrated_gate import store_calibration
 from rag.errors import RagError
 from rag.store.writer import IngestStatus, OnConflict
-from rag.types import DocStatus, MediaType
+from rag.types import DocStatus
 from ui import services, sidebar
 from ui.access import require_access
 from ui.format import md_escape
-from ui.view.pdf import unpublish
 
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
 services.init_state()
@@ -57,9 +56,6 @@ def _log_result(r) -> None:
         if r.replaced_id:
             extra += f"; replaced the version added {r.replaced_added_at}"
         st.session_state.ingest_log.append(("success", f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}"))
-        doc = store.get_document(r.document_id)
-        if doc and doc.media_type == MediaType.PDF:
-            services.publish_pdf(r.document_id)
     elif r.status == IngestStatus.DUPLICATE:
         other = r.existing_name and (r.existing_name != name or r.same_text)
         same = f" (same text as {r.existing_name})" if other else ""
@@ -258,8 +254,7 @@ if right.button("Delete", key="delete", type="primary", width="stretch",
                 help="Remove the document, its chunks, vectors and stored file."):
 
     try:
-        store.delete(doc.id)
-        unpublish(doc.id)
+        store.delete(doc.id)  # its served copy goes with it (rag.served, issue 26)
         st.session_state.ingest_log = [("info", f"{doc.name}: deleted")]
     except RagError as e:
         st.session_state.ingest_log = [("error", str(e))]
