@@ -163,7 +163,7 @@ def ask_pending() -> None:
 
 #: File name endings the uploader offers (the type is then read from the bytes: rag.ingest.sniff).
 UPLOAD_TYPES = ["pdf", "docx", "pptx", "xlsx", "csv", "tsv", "html", "htm", "epub", "png", "jpg", "jpeg", "tif",
-                "tiff", "md", "markdown", "txt"]
+                "tiff", "md", "markdown", "txt", "odt", "ods", "odp", "xps", "oxps", "fb2", "mobi", "cbz"]
 
 def uploader():
     """The file uploader. No ``type=`` filter: Streamlit would check the names on the server and raise, before this
