@@ -40,7 +40,7 @@ from rag.answer.cite import evidence_pages, fragment, locator_label, row_locator
 from rag.cli.collection import collection_option, store_settings
 from rag.errors import StoreError
 from rag.store.store import Store
-from rag.store.writer import OnConflict
+from rag.store.writer import IngestStatus, OnConflict
 from rag.types import DocStatus, RetrievalMode
 
 _store_option = click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
@@ -164,9 +164,9 @@ def ingest_cmd(store_dir: str | None, collection: str | None, paths: tuple[str, 
             bar.set_description(Path(label).name[:30])
             r = (store.retry(job[1], progress) if isinstance(job, tuple)
                  else store.ingest_path(job, progress, on_conflict=policies[job]))
-            failed += r.status == "failed"
+            failed += r.status == IngestStatus.FAILED
             replaced += bool(r.replaced_id)
-            chunks += r.chunk_count if r.status == "ready" else 0
+            chunks += r.chunk_count if r.status == IngestStatus.READY else 0
             line = json.dumps({"path": label, "document_id": r.document_id, "name": r.name, "status": r.status,
                                "reason": r.reason, "chunk_count": r.chunk_count,
                                "elapsed_ms": round(r.elapsed_ms, 1), "warnings": list(r.warnings),

@@ -9,6 +9,10 @@
 * :mod:`rag.store.cache` - the search indexes of each generation (one rebuild path, term statistics, what the
   layers above derive from the rows), held by a search backend: :mod:`rag.store.backend` (the interface and the
   local FAISS + bm25s files) or :mod:`rag.store.milvus` (a Milvus collection, issue 18);
+* :mod:`rag.store.facts` - what extraction learned, kept per document (page spans, locator parts, OCR pages,
+  language; issue 23);
+* :mod:`rag.store.records` - the records the reads return; :mod:`rag.store.check` - the promises checked;
+* :mod:`rag.store.backup` - consistent copies of the SQLite file (issue 26);
 * :mod:`rag.store.chats` - the chats kept with the store (issue 16).
 
 Layer: above :mod:`rag.ingest` and :mod:`rag.index` (it calls both, downwards), below :mod:`rag.answer`;
