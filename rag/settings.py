@@ -194,9 +194,11 @@ class Settings(BaseSettings):
     )
     static_dir: Path = Field(
         Path("static"),
-        description="Where the app publishes the PDFs it links to, for Streamlit's static serving "
-                    "(/app/static/<id>.pdf#page=N). Streamlit serves <folder of app.py>/static: the default is "
-                    "relative to the working directory, which 'make run' makes the repository. Env RAG_STATIC_DIR.",
+        description="Where the app publishes the PDFs it links to, for Streamlit's static serving: "
+                    "<static_dir>/<key>/<token>.pdf at /app/static/<key>/<token>.pdf#page=N, a random key per "
+                    "collection and token per publication, removed with the document (rag/served.py). Streamlit "
+                    "serves <folder of app.py>/static: the default is relative to the working directory, which "
+                    "'make run' makes the repository. Env RAG_STATIC_DIR.",
     )
     embed_cache: Path | None = Field(
         None,

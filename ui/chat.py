@@ -97,7 +97,6 @@ def show(stream: TurnStream, conv: Conversation) -> Turn:
         render_turn_body(turn, key="live")
         return turn
     cites = stream.cites
-    _publish(cites)
     # the key passage first (issue 14): verbatim cited evidence on screen before the model is even loaded
     early = st.empty()
     early.markdown(key_passage_markdown(stream.key_passage, cites, cited_pages(cites)))
@@ -171,11 +170,6 @@ def cited_pages(cites: list[Any]) -> dict[int, int]:
     return {c.index: c.page for c in cites if is_pdf(c)}
 
 
-def _publish(cites: list[Any]) -> None:
-    for doc_id in {c.document_id for c in cites if is_pdf(c)}:
-        services.publish_pdf(doc_id)
-
-
 def render_turn_body(turn: Turn, key: str) -> None:
     """The assistant's side of a turn: refusal, error, or answer + sources."""
     if turn.error:
@@ -188,7 +182,6 @@ def render_turn_body(turn: Turn, key: str) -> None:
     if a.refused:
         render_refusal(a, turn.candidates, a.why)
         return
-    _publish(a.citations)
     pages = cited_pages(a.citations)
     render_verdict(a, a.why)
     render_answer(a, pages)
@@ -275,7 +268,7 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
                    "sources without bold were read whole.")
     for c in cites:
         left, right = st.columns([0.82, 0.18])
-        original = pdf_url(c, pages.get(c.index))
+        original = pdf_url(c, services.publish_pdf(c.document_id) if is_pdf(c) else None, pages.get(c.index))
         secondary = f" · [PDF at page {pages.get(c.index) or c.page} ↗]({original})" if original else ""
         left.markdown(
             f"{marker_link(c.index, citation_url(c, pages.get(c.index), _collection()))} "
