@@ -16,7 +16,7 @@ from rag.collections import DEFAULT
 from rag.errors import RagError
 from rag.models import KNOWN_GGUF
 from rag.types import DocStatus
-from ui import chat, services, sidebar
+from ui import chat, jobs, services, sidebar
 from ui.format import md_escape
 
 st.set_page_config(page_title="Document QA", page_icon="📄", layout="wide")
@@ -31,6 +31,7 @@ with st.sidebar:
     except RagError as e:
         st.error(md_escape(str(e)))
         st.stop()
+    jobs.progress_panel(store)
     scope = sidebar.scope_picker(store)
     sidebar.chat_list(store)
     st.header("Answering")

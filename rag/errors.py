@@ -25,6 +25,23 @@ class ExtractionError(RagError):
         super().__init__(f"{name}: {reason}")
 
 
+class LimitExceeded(ExtractionError):
+    """A file needs more than a limit allows (issue 26): refused, never retried as it is.
+
+    ``limit`` names the setting (e.g. ``"extract_memory_mb"``), ``figure`` what the file needed or held
+    when it was stopped, in the setting's unit; ``reason`` says both in words.
+    """
+
+    def __init__(self, name: str, reason: str, *, limit: str, figure: float | int | str):
+        self.limit = limit
+        self.figure = figure
+        super().__init__(name, reason)
+
+
+class Cancelled(RagError):
+    """Work stopped because the user cancelled it (a job of the queue, issue 25)."""
+
+
 class ModelError(RagError):
     """A model file is missing, corrupt, or cannot be loaded; the message names the fixing command."""
 

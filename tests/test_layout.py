@@ -52,7 +52,7 @@ def test_library_never_imports_streamlit():
 
 def test_subpackages_name_the_pipeline_stages():
     subpackages = sorted(p.name for p in (ROOT / "rag").iterdir() if (p / "__init__.py").is_file())
-    assert subpackages == ["answer", "cli", "evaluation", "index", "ingest"]
+    assert subpackages == ["answer", "cli", "evaluation", "index", "ingest", "store"]
     for name in subpackages:
         doc = (ROOT / "rag" / name / "__init__.py").read_text()
         assert doc.lstrip().startswith('"""'), f"rag/{name}/__init__.py has no docstring describing the stage"

@@ -69,7 +69,16 @@ from rag.index.cache import IndexCache, IndexDelta
 from rag.index.chats import ChatLog
 from rag.index.embed import EMBED_DIM, encoder_for_store, get_embedder
 from rag.index.fusion import MODES, retrieve_planned
-from rag.index.indexer import Indexer, IngestResult, IngestStatus, OnConflict, Progress, clean_name
+from rag.index.indexer import (
+    INTERRUPTED,
+    Extract,
+    Indexer,
+    IngestResult,
+    IngestStatus,
+    OnConflict,
+    Progress,
+    clean_name,
+)
 from rag.index.locks import StoreLocks
 from rag.index.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
 from rag.index.rerank import default_reranker
@@ -83,10 +92,6 @@ __all__ = ["INTERRUPTED", "ChunkRow", "ConsistencyReport", "DocumentRow", "Inges
 
 logger = logging.getLogger(__name__)
 
-#: The reason shown for a document whose indexing process stopped (its lock is free, its row still ``indexing``).
-INTERRUPTED = "interrupted while indexing (the process stopped); retry"
-
-
 @dataclass(frozen=True)
 class DocumentRow:
     """One document as stored.
@@ -97,7 +102,8 @@ class DocumentRow:
     :class:`rag.types.DocStatus` (``queued``/``indexing``/``ready``/``failed``);
     ``reason`` why it failed; ``chunk_count`` the chunk rows really stored
     (written by the server after indexing); ``pages`` physical pages (PDF) or
-    0; timestamps ISO 8601 UTC.
+    0; timestamps ISO 8601 UTC; ``retryable`` (failed only) whether a retry can help (issue 25: a transient
+    fault) or not (a damaged, refused or too large file, a limit hit); ``None`` when not failed.
     """
 
     id: str
@@ -121,6 +127,7 @@ class DocumentRow:
     updated_at: str
     source: str | None = None
     versions: int = 0
+    retryable: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -226,7 +233,7 @@ class Store:
     processes may share one directory.
     """
 
-    def __init__(self, path: str | Path, settings=None, embedder=None):
+    def __init__(self, path: str | Path, settings=None, embedder=None, *, extract: Extract | None = None):
         self.settings = settings or get_settings()
         self.path = Path(path).resolve()
         self._embedder = embedder
@@ -249,7 +256,10 @@ class Store:
         #: The index cache (:class:`rag.index.cache.IndexCache`): read it (``current()``, ``rows()``), never write it.
         self.index_cache = self._open_index_cache()
         self._indexer = Indexer(self.path, self._db, self._locks, self.index_cache, self.settings,
-                                lambda: self.embedder, self.model_name, self.model_dim)
+                                lambda: self.embedder, self.model_name, self.model_dim,
+                                **({"extract": extract} if extract is not None else {}))
+        #: The job queue kept in this store (:class:`rag.store.jobs.JobQueue`, issue 25).
+        self.jobs = self._indexer.jobs
         #: The chats kept with this store (:class:`rag.index.chats.ChatLog`, issue 16).
         self.chats = ChatLog(self._db, self._locks)
         self._reap_stale()
@@ -273,6 +283,11 @@ class Store:
                                 collection=name, k1=s.bm25_k1, b=s.bm25_b)
         return MilvusIndexCache(self.path / "index", self._db, self._locks, backend=backend, dim=self.model_dim,
                                 k1=s.bm25_k1, b=s.bm25_b)
+
+    @property
+    def locks(self) -> StoreLocks:
+        """The store's locks (:class:`rag.index.locks.StoreLocks`): a worker holds a document's while it runs its job."""
+        return self._locks
 
     @property
     def embedder(self):
@@ -302,18 +317,13 @@ class Store:
                 f"({self.model_dim}-d); vectors are never mixed. Re-index into a new store: {listed}", stale)
 
     def _reap_stale(self) -> None:
-        """Mark ``queued``/``indexing`` documents whose indexing process is gone as failed (retryable)."""
-        busy = (DocStatus.QUEUED, DocStatus.INDEXING)
+        """``queued``/``indexing`` documents whose process is gone: back to ``queued`` when their job will resume,
+        else ``failed`` (retryable); see :meth:`rag.index.indexer.Indexer.reap`."""
         with self._locks.thread:
-            rows = self._db.execute("SELECT id FROM documents WHERE status IN (?, ?)", busy).fetchall()
-        dead = [r[0] for r in rows if self._locks.document_free(r[0])]
-        if not dead:
-            return
-        with self._locks.write(self._db):
-            for doc_id in dead:
-                self._db.execute("UPDATE documents SET status=?, reason=?, updated_at=? WHERE id=? AND status IN (?, ?)",
-                                 (DocStatus.FAILED, INTERRUPTED, now_iso(), doc_id, *busy))
-                logger.warning("store %s: %s was interrupted while indexing; marked failed", self.path, doc_id[:8])
+            rows = self._db.execute("SELECT id FROM documents WHERE status IN (?, ?)",
+                                    (DocStatus.QUEUED, DocStatus.INDEXING)).fetchall()
+        if rows:
+            self._indexer.reap([r[0] for r in rows])
 
     # ------------------------------------------------------------------ ingest (rag.index.indexer)
 
@@ -380,6 +390,48 @@ class Store:
                     on_result(Path(path), r)
         return out
 
+    # ------------------------------------------------------------------ the queue (issue 25)
+
+    def enqueue_bytes(self, data: bytes, name: str, *, on_conflict: str = OnConflict.REPLACE,
+                      source: str | None = None) -> IngestResult:
+        """Accept a file for indexing by a worker: the original and a job row are kept, nothing is extracted
+        here (:meth:`rag.index.indexer.Indexer.accept`). ``queued`` with ``job_id``, or ``duplicate`` /
+        ``exists`` / ``failed`` (too large) at once."""
+        return self._indexer.accept(data, name, on_conflict=on_conflict, source=source)
+
+    def enqueue_path(self, path: str | Path, *, on_conflict: str = OnConflict.REPLACE) -> IngestResult:
+        """:meth:`enqueue_bytes` on a file read from disk (its size checked before it is read), named by its
+        base name, its absolute path as ``source``."""
+        p = Path(path)
+        limit = self.settings.max_upload_mb
+        try:
+            size = p.stat().st_size
+            if size > limit * 2**20:  # never read a huge file into memory to refuse it
+                return IngestResult("", clean_name(p.name), IngestStatus.FAILED, retryable=False,
+                                    reason=f"file too large ({size / 2**20:.1f} MiB > {limit} MiB)")
+            data = p.read_bytes()
+        except OSError as e:
+            return IngestResult("", clean_name(p.name), IngestStatus.FAILED, reason=f"cannot read file: {e.strerror}")
+        return self.enqueue_bytes(data, p.name, on_conflict=on_conflict, source=str(p.resolve()))
+
+    def enqueue_retry(self, doc_id: str) -> IngestResult:
+        """Queue a failed document again from its kept original (``doc_id`` full or a unique prefix).
+        Raises :class:`StoreError` if unknown or its original was not kept."""
+        doc = self.find_document(doc_id)
+        if doc is None:
+            raise StoreError(f"no document with id {doc_id}")
+        return self._indexer.accept_retry(doc.id)
+
+    def cancel_job(self, job_id: int):
+        """Cancel job ``job_id`` (:meth:`rag.index.indexer.Indexer.cancel`); returns it as it is now, or ``None``."""
+        return self._indexer.cancel(job_id)
+
+    def run_job(self, job, owner: str, progress: Progress | None = None, should_stop=None, *,
+                extract: Extract | None = None) -> IngestResult:
+        """Index the document of a job taken by ``owner`` (a worker, holding the document's lock):
+        :meth:`rag.index.indexer.Indexer.run`."""
+        return self._indexer.run(job, owner, progress, should_stop, extract=extract)
+
     def retry(self, doc_id: str, progress: Progress | None = None) -> IngestResult:
         """Index a failed (or interrupted) document again from its stored original.
 
@@ -395,8 +447,10 @@ class Store:
                                  on_conflict=OnConflict.KEEP_BOTH)
 
     def retry_failed(self, progress: Progress | None = None) -> list[IngestResult]:
-        """:meth:`retry` every failed document that has its original; returns one result each."""
-        return [self.retry(d.id, progress) for d in self.documents() if d.status == DocStatus.FAILED and d.has_file]
+        """:meth:`retry` every failed document a retry can help (``retryable``, issue 25) that has its original;
+        returns one result each. A damaged, refused or too large file is left as it is."""
+        return [self.retry(d.id, progress) for d in self.documents()
+                if d.status == DocStatus.FAILED and d.has_file and d.retryable is not False]
 
     def delete(self, doc_id: str) -> bool:
         """Remove a document: its row, chunks, vectors, BM25 entries, stored file and earlier versions. False if unknown.
@@ -414,6 +468,9 @@ class Store:
                 ids = [r[0] for r in self._db.execute("SELECT id FROM chunks WHERE doc_id=?", (doc.id,))]
                 self._db.execute("DELETE FROM chunks WHERE doc_id=?", (doc.id,))
                 self._db.execute("DELETE FROM documents WHERE id=?", (doc.id,))
+                self._db.execute("UPDATE jobs SET state='cancelled', reason='the document was deleted', owner=NULL, "
+                                 "finished_at=?, updated_at=? WHERE doc_id=? AND state IN ('queued', 'running')",
+                                 (now_iso(), now_iso(), doc.id))
                 self.index_cache.commit(IndexDelta.remove(ids))
                 (self.path / "files" / doc.id).unlink(missing_ok=True)
         self._locks.discard_document(doc.id)
@@ -428,14 +485,15 @@ class Store:
 
     _DOC_COLS = ("id, name, media_type, size_bytes, status, reason, chunk_count, pages, title, embed_model, embed_dim, "
                  "pipeline_version, extractor, extractor_version, warnings, has_file, created_at, updated_at, source, "
-                 "(SELECT COUNT(*) FROM document_versions v WHERE v.current_id = documents.id)")
+                 "(SELECT COUNT(*) FROM document_versions v WHERE v.current_id = documents.id), retryable")
 
     def _doc_row(self, r, labels: dict[str, str]) -> DocumentRow:
         return DocumentRow(id=r[0], name=r[1], label=labels.get(r[0], r[1]), media_type=r[2], size_bytes=r[3],
                            status=_status(r[4]), reason=r[5], chunk_count=r[6], pages=r[7], title=r[8], embed_model=r[9],
                            embed_dim=r[10], pipeline_version=r[11], extractor=r[12], extractor_version=r[13],
                            warnings=tuple(json.loads(r[14] or "[]")), has_file=bool(r[15]), created_at=r[16],
-                           updated_at=r[17], source=r[18], versions=int(r[19]))
+                           updated_at=r[17], source=r[18], versions=int(r[19]),
+                           retryable=None if r[4] != DocStatus.FAILED or r[20] is None else bool(r[20]))
 
     def documents(self) -> list[DocumentRow]:
         """Every document (any status), oldest first (in upload order within the same second). Interrupted ones are
