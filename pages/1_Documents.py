@@ -2,7 +2,7 @@
 indexing, see every document's status, retry, cancel, delete.
 
 An upload is accepted at once (issue 25): its bytes and a job are kept in the store
-(:meth:`rag.index.store.Store.enqueue_bytes`) and the store's worker, a separate process started for the
+(:meth:`rag.store.store.Store.enqueue_bytes`) and the store's worker, a separate process started for the
 user (:mod:`ui.jobs`), extracts, chunks, embeds and indexes it. Leaving the page, closing the tab or
 restarting the app loses nothing; the sidebar's "Indexing" box on every page shows the progress. A bad
 file shows its reason and whether a retry can help, and nothing else is lost; the same bytes (or the same
@@ -16,9 +16,9 @@ import streamlit as st
 
 from rag.answer.preview import unpublish
 from rag.errors import RagError
-from rag.index.indexer import OnConflict
 from rag.ingest.pdf import pages_read_by_ocr
 from rag.store.jobs import result_of
+from rag.store.results import OnConflict
 from rag.types import DocStatus
 from ui import jobs, services, sidebar
 from ui.format import md_escape

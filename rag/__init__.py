@@ -1,10 +1,13 @@
 """Local document QA with honest citations: the library (never imports streamlit).
 
-The subpackages are the pipeline's stages (see ``DESIGN.md``): :mod:`rag.ingest` (extract, chunk),
-:mod:`rag.index` (embed, dense, BM25, fusion, rerank, the store), :mod:`rag.answer` (gate, cite,
-excerpt, generate, check), :mod:`rag.evaluation` (recall, MRR, sweeps, reports) and :mod:`rag.cli`
-(the command line). Shared records in :mod:`rag.types`, the one vocabulary in :mod:`rag.text`; plus
-:mod:`rag.settings`, :mod:`rag.models` and :mod:`rag.errors`.
+The subpackages are the pipeline's stages (see ``DESIGN.md``), lowest first: :mod:`rag.ingest` (extract,
+chunk) and :mod:`rag.index` (embed, dense, BM25, fusion, rerank) side by side, :mod:`rag.store` (the
+persistent store and the ingest path), :mod:`rag.answer` (gate, cite, excerpt, generate, check),
+:mod:`rag.evaluation` (recall, MRR, sweeps, reports, benchmarks) and :mod:`rag.cli` (the command line); a
+package imports only the ground floor and the packages below it (``tests/test_layers.py``). The ground floor:
+shared records in :mod:`rag.types`, the one vocabulary in :mod:`rag.text`, word-pieces in :mod:`rag.tokens`,
+the one language detector in :mod:`rag.language`; plus :mod:`rag.settings`, :mod:`rag.models`,
+:mod:`rag.collections` and :mod:`rag.errors`.
 """
 
 __version__ = "0.2.0"

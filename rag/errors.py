@@ -26,16 +26,30 @@ class ExtractionError(RagError):
 
 
 class LimitExceeded(ExtractionError):
-    """A file needs more than a limit allows (issue 26): refused, never retried as it is.
+    """A file is over one of the reader limits (issue 26): refused before the work that limit bounds.
 
-    ``limit`` names the setting (e.g. ``"extract_memory_mb"``), ``figure`` what the file needed or held
-    when it was stopped, in the setting's unit; ``reason`` says both in words.
+    ``limit`` is the :class:`rag.settings.Settings` field that sets it (``max_zip_member_mb`` ...),
+    ``figure`` what this file has and ``maximum`` the setting's value, both in ``unit``; ``what`` says
+    what was measured (``"member word/document.xml inflates to"``). The reason reads
+    ``"<what> 1.2 GB, over the limit of 100 MB (setting max_zip_member_mb)"``.
     """
 
-    def __init__(self, name: str, reason: str, *, limit: str, figure: float | int | str):
-        self.limit = limit
-        self.figure = figure
-        super().__init__(name, reason)
+    def __init__(self, name: str, limit: str, what: str, figure: float, maximum: float, unit: str = "", *,
+                 over: bool = True):
+        self.limit, self.figure, self.maximum, self.unit, self.what = limit, figure, maximum, unit, what
+        lead = f"{what} {_figure(figure, unit)}, over" if over else what
+        super().__init__(name, f"{lead} the limit of {_figure(maximum, unit)} (setting {limit})")
+
+
+def _figure(value: float, unit: str) -> str:
+    """A figure as a person reads it: bytes as KB/MB/GB (``unit`` ``"bytes"``), else ``12,345 unit``."""
+    if unit == "bytes":
+        for size, suffix in ((2**30, "GB"), (2**20, "MB"), (2**10, "KB")):
+            if value >= size:
+                return f"{value / size:.1f}".removesuffix(".0") + f" {suffix}"
+        return f"{int(value)} bytes"
+    text = f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+    return f"{text} {unit}".strip()
 
 
 class Cancelled(RagError):

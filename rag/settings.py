@@ -129,19 +129,70 @@ class Settings(BaseSettings):
         description="Milvus to use with backend 'milvus': a local file path ending in .db (milvus-lite, embedded), "
                     "or http://host:19530 for a Milvus server; empty = <store>/milvus.db.",
     )
-    max_upload_mb: int = Field(50, ge=1, le=2048, description="Largest accepted file, MiB (matches server.maxUploadSize).")
+    max_upload_mb: int = Field(50, ge=1, le=2048, description="Largest accepted file, MiB (matches server.maxUploadSize); "
+                               "a file on disk is measured from the file system before it is read.")
+    # Reader limits (issue 26): each is checked BEFORE the work it bounds; a file over one fails with a reason naming
+    # the setting and the figure (rag.errors.LimitExceeded). Defaults in docs/security.md, with what each one bounds.
+    max_zip_member_mb: int = Field(
+        100, ge=1, le=8192,
+        description="ZIP-based files (DOCX, PPTX, XLSX, EPUB, ODF): largest inflated size of one member, MiB, read from "
+                    "the archive's directory before anything is inflated (an XML part becomes a tree 5-10x its size).")
+    max_zip_total_mb: int = Field(300, ge=1, le=16384, description="ZIP-based files: all members inflated together, MiB.")
+    max_zip_ratio: int = Field(
+        100, ge=2, le=100000,
+        description="ZIP-based files: largest inflated/compressed size ratio of a member over 1 MiB (office XML "
+                    "compresses 5-20x; a decompression bomb 300-1000x).")
+    max_zip_members: int = Field(10000, ge=1, le=1000000, description="ZIP-based files: most members (entries) in the archive.")
+    max_image_megapixels: int = Field(
+        50, ge=1, le=2000,
+        description="Largest image frame or rendered page decoded, megapixels (Pillow's own bomb limit is set to "
+                    "it); a 50-megapixel frame takes 150 MB as RGB.")
+    max_image_total_megapixels: int = Field(
+        1000, ge=1, le=100000,
+        description="Pixels x frames of one image file (every frame of a multi-page TIFF), megapixels, counted from "
+                    "the frame headers before any frame is decoded.")
+    max_pages: int = Field(5000, ge=1, le=1000000, description="Most pages of a PDF or frames of an image file.")
+    max_ocr_pages: int = Field(
+        300, ge=0, le=100000,
+        description="Most pages (or image frames) of one document read by OCR, counted before OCR starts (about "
+                    "3-5 s a page on 2 cores).")
+    max_ocr_seconds: int = Field(1800, ge=1, le=86400, description="OCR time of one document, seconds; checked after each page.")
+    max_sheet_rows: int = Field(
+        200000, ge=1, le=100000000,
+        description="Spreadsheets and CSV: most rows with content in one file (all sheets), counted as they are read; "
+                    "the sheet's declared dimension is never trusted.")
+    max_sheet_cells: int = Field(
+        2000000, ge=1, le=1000000000,
+        description="Spreadsheets and CSV: most cells written (rows x used columns, all sheets) in one file.")
+    collection: str | None = Field(
+        None, max_length=200,
+        description="The named collection the CLI and the app open first (a store of its own under the data "
+                    "folder, rag/collections.py); unset or empty = 'default', the data folder's own store. Env RAG_COLLECTION; "
+                    "CLI --collection.",
+    )
+    shared: Path = Field(
+        Path("../shared"),
+        description="The shared folder holding corpus/ and cases/ (the development corpora the benchmarks and "
+                    "'rag eval' read; never copied into the repository), relative to the working directory. "
+                    "Env RAG_SHARED; CLI --shared.",
+    )
+    embed_cache: Path | None = Field(
+        None,
+        description="The evaluation's embedding cache (every chunk text embedded once, ever; safe to delete); "
+                    "unset = $XDG_CACHE_HOME/rag/embeddings.sqlite (~/.cache/rag/...). Env RAG_EMBED_CACHE.",
+    )
     extract_memory_mb: int = Field(
         1536, ge=128, le=65536,
         description="Most resident memory, MiB, that extracting one file may use (issue 26): the worker reads each "
-                    "file in a child process and stops it past this, failing that file alone ('extraction needed more "
-                    "than N MB'). Measured on the pdf-dev corpus: 400 MB with the readers loaded, 500-1000 MB for PDFs "
+                    "file in a child process and stops it past this, failing that file alone ('extraction needed N MB, "
+                    "over the limit'); a backstop behind the readers' own limits. Measured on the pdf-dev corpus: 400 MB with the readers loaded, 500-1000 MB for PDFs "
                     "with pages read by OCR (docs/jobs.md).",
     )
     extract_seconds: int = Field(
-        1800, ge=5, le=86400,
+        3600, ge=5, le=86400,
         description="Most wall time, seconds, that extracting one file may take in the worker (issue 26); past it the "
-                    "file fails ('extraction took longer than N s'). OCR of a 300-page scan takes 10-15 minutes on 2 "
-                    "cores, so the default leaves room for that.",
+                    "child is stopped and the file fails ('extraction took longer than the limit of N s'). A backstop "
+                    "above the readers' own limits (max_ocr_seconds): it also stops a reader stuck in a loop.",
     )
     worker_idle_exit_s: int = Field(
         120, ge=0, le=86400,

@@ -1,18 +1,22 @@
 """One vocabulary for every stage: words, stop lists, sentences, citation markers and IDF.
 
-Used by BM25 (:mod:`rag.index.bm25`), the chunker (:mod:`rag.ingest.chunk`),
+Used by BM25 (:mod:`rag.index.analyzer`), the chunker (:mod:`rag.ingest.chunk`),
 the excerpts (:mod:`rag.answer.excerpt`), the claim check
 (:mod:`rag.answer.attribute`), the refusal gate (:mod:`rag.answer.learned_gate`)
 and the app (:mod:`ui.format`), so that a "term", a "sentence" and a "marker"
 mean the same everywhere (issue 12).
 
 * :func:`tokenize` - NFKC, case-folded Unicode words (any script), CJK runs as
-  character bigrams, :data:`STOPWORDS` dropped: the terms of BM25, the excerpts
-  and the gate;
+  character bigrams, :data:`STOPWORDS` dropped: the terms of the excerpts, the gate and the term
+  statistics; BM25 indexes these tokens stemmed in each document's language
+  (:class:`rag.index.analyzer.Analyzer`, issue 19);
 * :func:`content_words` - the same words as a set, :data:`CLAIM_STOPWORDS`
   dropped and a final plural ``s`` stripped: what the claim check compares;
 * :func:`sentence_spans` - sentences as ``(start, end)`` offsets (one rule for
   source text and answers); :func:`trim_span` shrinks a span past whitespace;
+* :func:`units` - the smallest pieces strategy E keeps whole (the lines of a table, list or code block, the
+  sentences of any other paragraph), built from :func:`paragraphs`, :func:`lines` and :func:`sentences`:
+  what the chunker packs and what the excerpts, key passages and evidence sentences are made of;
 * :data:`MARKER_RE`, :func:`strip_markers` - the ``[n]`` citation markers;
 * :class:`TermStats` - document frequencies over chunk texts and BM25's IDF
   (:meth:`TermStats.idf`, :meth:`TermStats.weights`).
@@ -142,6 +146,85 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     if a < b:
         out.append((a, b))
     return out
+
+
+# --------------------------------------------------------------------------- units (paragraphs, lines, sentences)
+
+#: ``(start, end)``: 0-based code point offsets into a text, ``end`` exclusive.
+Span = tuple[int, int]
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_STRUCTURED_LINE = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s|<|>|\$\$)")
+_LINE = re.compile(r"[^\n]+")
+
+
+def paragraphs(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
+    """Paragraphs of ``text[start:end]`` as ``(start, end, line_structured)``.
+
+    Paragraphs are separated by blank lines, except inside a fenced code block
+    (one paragraph however many blank lines it holds). ``line_structured`` is
+    True for code blocks, tables and lists, which split at line ends first.
+    """
+    out: list[tuple[int, int, bool]] = []
+    para_start = None
+    para_end = start
+    fence = None
+    structured = 0
+    lines = 0
+    pos = start
+    while pos < end:
+        nl = text.find("\n", pos, end)
+        line_end = end if nl == -1 else nl
+        line = text[pos:line_end]
+        m = _FENCE.match(line)
+        blank = not line.strip()
+        if blank and fence is None:
+            if para_start is not None:
+                out.append((para_start, para_end, structured * 2 >= lines))
+                para_start = None
+        else:
+            if para_start is None:
+                para_start, structured, lines = pos, 0, 0
+            lines += 1
+            if m or fence is not None or _STRUCTURED_LINE.match(line):
+                structured += 1
+            if m:
+                if fence is None:
+                    fence = m.group(1)
+                elif m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                    fence = None
+            para_end = line_end
+        pos = line_end + 1
+    if para_start is not None:
+        out.append((para_start, para_end, structured * 2 >= lines))
+    trimmed = [(*trim_span(text, s, e), st) for s, e, st in out]
+    return [(a, b, st) for a, b, st in trimmed if a < b]
+
+
+def matches_as_spans(pattern: re.Pattern, text: str, start: int, end: int) -> list[Span]:
+    """``(start, end)`` of every match of ``pattern`` in ``text[start:end]`` (offsets into ``text``)."""
+    return [(m.start(), m.end()) for m in pattern.finditer(text, start, end)]
+
+
+def sentences(text: str, start: int, end: int) -> list[Span]:
+    """Sentence spans of ``text[start:end]`` (:func:`sentence_spans`, the project's one sentence rule)."""
+    return sentence_spans(text, start, end)
+
+
+def lines(text: str, start: int, end: int) -> list[Span]:
+    """Non-blank line spans of ``text[start:end]``, whitespace trimmed."""
+    spans = (trim_span(text, a, b) for a, b in matches_as_spans(_LINE, text, start, end))
+    return [u for u in spans if u[0] < u[1]]
+
+
+def units(text: str) -> list[Span]:
+    """The smallest units strategy E keeps whole, in order: the lines of a code block, table or list, and the
+    sentences of any other paragraph (a hard-wrapped sentence stays one unit)."""
+    out: list[Span] = []
+    for s, e, structured in paragraphs(text, 0, len(text)):
+        out.extend(lines(text, s, e) if structured else sentences(text, s, e))
+    return out
+
 
 
 # --------------------------------------------------------------------------- citation markers

@@ -416,6 +416,14 @@ class QueryPlan:
         return {"query": self.query, "language": self.language, "bm25_weight": round(self.bm25_weight, 4),
                 "rewritten_query": self.rewritten}
 
+    @classmethod
+    def from_json(cls, d: dict | None) -> "QueryPlan | None":
+        """The inverse of :meth:`to_json`; ``None`` for ``None``."""
+        if not d:
+            return None
+        return cls(query=d["query"], language=d.get("language") or "en", bm25_weight=float(d.get("bm25_weight", 1.0)),
+                   rewritten=d.get("rewritten_query"))
+
 
 @dataclass(frozen=True)
 class Citation:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.index.store import Store
+from rag.store.store import Store
 
 
 def main(store_dir: str, questions: str, ood: str, out: str) -> None:

@@ -17,7 +17,6 @@ import numpy as np
 
 from rag.answer import learned_gate as lg
 from rag.answer.calibration import calibrate, distinct_indices, gate_term_stats
-from rag.answer.language import detect
 from rag.evaluation.loco import (
     THRESHOLD,
     C,
@@ -29,6 +28,7 @@ from rag.evaluation.loco import (
     verdict_table,
     verdicts,
 )
+from rag.language import detect
 
 
 def ws(s: str) -> str:

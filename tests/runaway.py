@@ -11,7 +11,7 @@ import time
 from rag.ingest.extract import extract_bytes
 
 
-def behave(data: bytes, name: str):
+def behave(data: bytes, name: str, limits=None):
     """By the file's text: ``eat N`` holds N MiB more every 20 ms, ``sleep`` never returns, ``crash`` dies on
     SIGSEGV, ``raise`` raises a plain error; anything else is extracted normally."""
     text = data[:64].decode("utf-8", "replace")
@@ -22,11 +22,11 @@ def behave(data: bytes, name: str):
             for i in range(0, len(held[-1]), 4096):  # touch every page: resident, not only reserved
                 held[-1][i] = 1
             time.sleep(0.02)
-        return extract_bytes(b"# Ate\n\nall of it.", name)
+        return extract_bytes(b"# Ate\n\nall of it.", name, limits=limits)
     if text.startswith("sleep"):
         time.sleep(3600)
     if text.startswith("crash"):
         os.kill(os.getpid(), signal.SIGSEGV)
     if text.startswith("raise"):
         raise RuntimeError("a reader bug")
-    return extract_bytes(data, name)
+    return extract_bytes(data, name, limits=limits)

@@ -35,7 +35,7 @@ def test_unit_norm_check_rejects_unnormalised():
 
 
 def test_count_tokens_counts_word_pieces(embedder):
-    from rag.index.embed import count_tokens
+    from rag.tokens import count_tokens
 
     n = count_tokens("hello world")
     assert n == embedder.count_tokens("hello world") == 4  # [CLS] hello world [SEP]

@@ -2,7 +2,7 @@
 
 Resources live in ``st.cache_resource`` (one per process, shared by every
 browser tab and every rerun): the store of each collection (thread-safe within a
-process, see :class:`rag.index.store.Store`) with its embedder, and the GGUF
+process, see :class:`rag.store.store.Store`) with its embedder, and the GGUF
 generator. Nothing is re-embedded on a rerun: ingest happens only when a new
 upload arrives, and the chat only embeds the new question.
 
@@ -14,7 +14,6 @@ new tab) opens that collection.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +25,9 @@ from rag.answer.learned_gate import default_model
 from rag.answer.preview import publish_original
 from rag.collections import DEFAULT, Collections
 from rag.errors import ModelError, StoreError
-from rag.index.store import Store
 from rag.models import gguf_info, list_gguf
 from rag.settings import Settings, get_settings
+from rag.store.store import Store
 from rag.types import GateKind
 
 MiB = 1024 * 1024
@@ -38,7 +37,7 @@ STATE_DEFAULTS: dict[str, Any] = {
     "turns": [],            # chat history: list of ui.chat.Turn, oldest first
     "ingest_log": [],       # Documents page: (level, message) lines of the last uploads
     "ingested_ids": set(),  # Documents page: uploader file ids already handled in this session
-    "chat_id": None,        # the saved chat the turns belong to (rag.index.chats), None before the first question
+    "chat_id": None,        # the saved chat the turns belong to (rag.store.chats), None before the first question
     "pending_versions": [],  # Documents page: uploads under a name already indexed, waiting for replace / keep both
     "my_jobs": {},          # Documents page: job id -> file name of the files this session queued (issue 25)
 }
@@ -50,7 +49,7 @@ def init_state() -> None:
         if key not in st.session_state:
             st.session_state[key] = value.copy() if hasattr(value, "copy") else value
     if "collection" not in st.session_state:
-        st.session_state.collection = os.environ.get("RAG_COLLECTION") or DEFAULT
+        st.session_state.collection = get_settings().collection or DEFAULT
     wanted = st.query_params.get("collection")
     if wanted and wanted != st.session_state.collection:
         try:
@@ -114,7 +113,7 @@ def default_min_score() -> float:
 
 
 def store():
-    """The process-wide :class:`rag.index.store.Store` of this session's collection (cached per resolved path)."""
+    """The process-wide :class:`rag.store.store.Store` of this session's collection (cached per resolved path)."""
     return _store(str(collections().path(collection_name()).resolve()))
 
 

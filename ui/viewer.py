@@ -71,7 +71,7 @@ class Target:
 
     @classmethod
     def from_chunk(cls, row: Any, index: int = 0, page: int | None = None, label: str = "") -> "Target":
-        """From a stored chunk (``rag.index.store.ChunkRow``)."""
+        """From a stored chunk (``rag.store.store.ChunkRow``)."""
         return cls(row.document_id, row.media_type, row.start, row.end, row.content, page or row.page,
                    row_locator(row), index, label)
 

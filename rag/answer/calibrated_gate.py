@@ -13,7 +13,7 @@ Steps, for one question and its fused hits (cost about 1-2 ms, no model):
 4. the verdict (:class:`rag.types.Verdict`): ``answered`` at or above
    ``min_score``; ``mentions`` ("the documents mention this but may not
    answer it") from ``mention_score`` up; ``refused`` below it;
-5. the question's language against the documents' (:mod:`rag.answer.language`):
+5. the question's language against the documents' (:mod:`rag.language`):
    when they differ and the verdict is not ``answered``, the message says so
    instead of "nothing under the threshold" (``reason`` ``"language"``).
 
@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from rag.answer import language as _language
+from rag import language as _language
 from rag.answer.calibration import CALIBRATION_VERSION, Calibration, calibrate, distinct_indices, gate_term_stats
 from rag.answer.gate import (  # noqa: F401  (verdict texts re-exported)
     GateResult,
@@ -41,8 +41,8 @@ from rag.answer.gate import (  # noqa: F401  (verdict texts re-exported)
     verdict_for,
     verdict_messages,
 )
-from rag.answer.language import differs, document_languages, question_language
 from rag.answer.learned_gate import GateModel, calibrated_features
+from rag.language import differs, main_languages, question_language
 from rag.text import TermStats
 from rag.types import Hit, Verdict
 
@@ -61,7 +61,7 @@ def calibrated_model() -> GateModel:
 
 
 def store_calibration(store) -> Calibration:
-    """The gate's references for ``store`` (a :class:`rag.index.store.Store`), computed when its documents changed.
+    """The gate's references for ``store`` (a :class:`rag.store.store.Store`), computed when its documents changed.
 
     Kept by the store's index cache with the current generation, on disk as
     ``index/calibration-v<version>.g<N>.json``, so it is re-run only after
@@ -148,7 +148,7 @@ def apply_calibrated_gate(query: str, hits: Sequence[Hit], texts: Mapping[int, s
     score = float(model.probability(f)) if kept else 0.0
     verdict = Verdict.REFUSED if dist.refused else verdict_for(score, cut, mention)
     lang = question_language(query) if question_lang is True else (question_lang or None)
-    doc_langs = document_languages(calibration.languages)
+    doc_langs = main_languages(calibration.languages)
     mismatch = differs(lang[0] if lang else None, calibration.languages)
     language = {"question": lang[0] if lang else None, "probability": round(lang[1], 3) if lang else None,
                 "documents": doc_langs, "differs": mismatch}

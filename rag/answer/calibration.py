@@ -20,7 +20,7 @@ towards :data:`PRIOR_SELF_DISTANCE` (the two dev corpora's value) with the
 weight of :data:`PRIOR_WEIGHT` pseudo-queries, so a one-chunk store still
 gets a usable scale. Identical chunk contents count once. The calibration
 also records the documents' languages (share of distinct chunks per ISO
-639-1 code, :mod:`rag.answer.language`), so a question in another language
+639-1 code, :mod:`rag.language`), so a question in another language
 can be told apart from a question the documents do not answer.
 
 Everything here is a pure function of the chunks, their vectors and an

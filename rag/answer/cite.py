@@ -25,14 +25,13 @@ from typing import Any, Protocol
 from urllib.parse import quote
 
 from rag.answer.preview import best_page
-from rag.ingest.chunk import units
 from rag.ingest.pptx import NOTES_HEADING
-from rag.text import tokenize
+from rag.text import tokenize, units
 from rag.types import Citation, Locator, LocatorKind
 
 
 class ChunkLike(Protocol):
-    """What a citation needs from a stored chunk (``rag.index.store.ChunkRow`` provides it).
+    """What a citation needs from a stored chunk (``rag.store.store.ChunkRow`` provides it).
 
     ``locator`` may be missing or ``None`` (PDF, text, chunks stored before issue 17).
     """
@@ -168,7 +167,7 @@ def fragment(row: ChunkLike, page: int | None = None) -> str:
 def evidence_span(quote: str, query: str) -> tuple[int, int]:
     """``(start, end)`` character offsets into ``quote`` of its sentence sharing the most distinct terms
     with ``query`` (:func:`rag.text.tokenize`; the earliest on a tie); the whole quote when no sentence
-    shares a term. Sentences are the chunker's units (:func:`rag.ingest.chunk.units`)."""
+    shares a term. Sentences are the chunker's units (:func:`rag.text.units`)."""
     terms = set(tokenize(query))
     best, best_n = (0, len(quote)), 0
     for a, b in units(quote) if terms else ():
@@ -291,6 +290,14 @@ def citation_json(c: Citation) -> dict[str, Any]:
     d["locator"] = c.locator.to_json() if c.locator is not None else None
     pinned = ["index", "document_id", "document_name", "locator_label", "fragment", "quote", "cosine_distance"]
     return {**{k: d[k] for k in pinned}, **{k: v for k, v in d.items() if k not in pinned}}
+
+
+def citation_from_json(d: dict[str, Any]) -> Citation:
+    """The inverse of :func:`citation_json`: a :class:`rag.types.Citation` (unknown keys ignored, JSON lists
+    back to the tuples the record holds, the locator through :meth:`rag.types.Locator.from_json`)."""
+    fields = Citation.__dataclass_fields__
+    kw = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k in fields}
+    return Citation(**{**kw, "locator": Locator.from_json(d.get("locator"))})
 
 
 def no_generation_payload(gate_result: Any, cites: Sequence[Citation]) -> dict[str, Any]:

@@ -23,8 +23,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from rag.ingest.chunk import units
-from rag.text import TermStats, tokenize
+from rag.text import TermStats, tokenize, units
 
 #: Joins two pieces of an excerpt that are not adjacent in the chunk.
 GAP = " … "
@@ -51,7 +50,7 @@ INSTRUCTION_RE = re.compile(
 
 def hidden_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` character ranges of ``text`` the model must never read: HTML comments (:data:`HIDDEN_RE`)
-    and the units (:func:`rag.ingest.chunk.units`) that give the model orders (:data:`INSTRUCTION_RE`); sorted."""
+    and the units (:func:`rag.text.units`) that give the model orders (:data:`INSTRUCTION_RE`); sorted."""
     spans = [m.span() for m in HIDDEN_RE.finditer(text)]
     masked = _mask(text, spans)
     spans += [(a, b) for a, b in units(masked) if INSTRUCTION_RE.search(masked, a, b)]

@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
-from rag.answer.language import language_name
+from rag.language import language_name
 from rag.types import GateKind, Hit, QueryPlan, Verdict
 
 
@@ -83,6 +84,35 @@ class GateResult:
     def __post_init__(self):
         if not self.verdict:
             object.__setattr__(self, "verdict", "refused" if self.refused else "answered")
+
+    def to_json(self) -> dict[str, Any]:
+        """``ask --json``'s ``gate`` object: ``kind, verdict, reason, nearest_distance, score, min_score,
+        mention_score, why, evidence, language, duplicates_collapsed, max_sources`` (distance and score rounded
+        to 4 places; ``duplicates_collapsed`` counts the chunks collapsed into a kept one)."""
+        return {"kind": str(self.kind), "verdict": str(self.verdict), "reason": self.reason,
+                "nearest_distance": _r4(self.nearest_distance), "score": _r4(self.score), "min_score": self.min_score,
+                "mention_score": self.mention_score, "why": self.why, "evidence": self.evidence,
+                "language": self.language, "duplicates_collapsed": sum(len(v) for v in self.duplicates.values()),
+                "max_sources": self.max_sources}
+
+    @classmethod
+    def from_json(cls, g: Mapping[str, Any], *, query: str, threshold: float, refused: bool, refusal: str | None,
+                  notice: str | None = None, verdict: str | None = None, plan: Mapping | None = None) -> GateResult:
+        """The decision a :meth:`to_json` object describes, without its hits (``sources`` and ``candidates``
+        empty: what a reopened answer shows). The answer's own keys (``query``, ``threshold``, ``refused``,
+        ``refusal``, ``notice``, ``verdict``, ``retrieval``) complete it; a ``g`` holding only ``why`` (a chat
+        record of format 1) gives a distance-gate record with that line."""
+        v = g.get("verdict") or verdict or ""
+        return cls(query=query, threshold=threshold, max_sources=int(g.get("max_sources") or 0), refused=refused,
+                   refusal=refusal, sources=(), candidates=(), nearest_distance=g.get("nearest_distance"),
+                   kind=GateKind(g.get("kind") or GateKind.DISTANCE), score=g.get("score"), min_score=g.get("min_score"),
+                   why=g.get("why"), verdict=v or (Verdict.MENTIONS if notice and not refused else ""),
+                   mention_score=g.get("mention_score"), notice=notice, reason=g.get("reason"),
+                   evidence=g.get("evidence"), language=g.get("language"), plan=QueryPlan.from_json(plan))
+
+
+def _r4(x: float | None) -> float | None:
+    return None if x is None else round(float(x), 4)
 
 
 def apply_gate(query: str, hits: Sequence[Hit], threshold: float = 0.675, max_sources: int = 4) -> GateResult:

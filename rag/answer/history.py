@@ -1,9 +1,9 @@
-"""A chat's turns as records (saved with the store, :mod:`rag.index.chats`) and as Markdown (issue 16).
+"""A chat's turns as records (saved with the store, :mod:`rag.store.chats`) and as Markdown (issue 16).
 
 :func:`turn_record` turns one answered question into the JSON the store keeps
 (the question as typed and as searched, the answer or refusal, every
 citation with its locator and quote, the per-sentence verdicts);
-:func:`answer_from_record` rebuilds the :class:`rag.answer.pipeline.Answer`
+:func:`answer_from_record` rebuilds the :class:`rag.answer.record.Answer`
 so a reopened chat shows its sources as they were, even after the documents
 changed; :func:`chat_markdown` writes a chat as Markdown with its citations
 and locators (the app's download button, ``rag chats export``).
@@ -12,17 +12,15 @@ and locators (the app's download button, ``rag chats export``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from rag.answer.attribute import ClaimVerdict, SentenceAttribution
-from rag.answer.cite import citation_json
-from rag.answer.key_passage import KeyPassage, KeySentence
-from rag.answer.pipeline import Answer
-from rag.types import Citation, Locator
+from rag.answer.record import Answer
+from rag.types import Citation
 
-#: The version of the record layout written by :func:`turn_record`.
-RECORD_VERSION = 1
+#: The version of the record layout written by :func:`turn_record`: 2 keeps the answer in
+#: :meth:`rag.answer.record.Answer.to_json`'s full form (version 1 kept its own keys; both are read).
+RECORD_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -46,84 +44,26 @@ class HistoryTurn:
 def turn_record(question: str, standalone: str, answer: Answer | None, *, method: str = "",
                 error: str | None = None, candidates: Sequence[tuple[int, float, str]] = (),
                 scope: Sequence[str] | None = None) -> dict[str, Any]:
-    """The JSON-ready record of one turn (see :class:`HistoryTurn` for the fields; ``answer`` may be ``None``)."""
+    """The JSON-ready record of one turn (see :class:`HistoryTurn` for the fields; ``answer`` may be ``None``).
+
+    The answer's keys are :meth:`rag.answer.record.Answer.to_json`'s full form, beside the turn's own.
+    """
     rec: dict[str, Any] = {
         "version": RECORD_VERSION, "question": question, "standalone": standalone, "method": method,
         "error": error, "scope": list(scope) if scope is not None else None,
         "candidates": [[int(r), float(d), str(label)] for r, d, label in candidates],
     }
     if answer is not None:
-        g = answer.gate
-        rec.update(
-            query=answer.query, threshold=answer.threshold, refused=answer.refused, refusal=answer.refusal,
-            text=answer.text, raw_text=answer.raw_text, model=answer.model,
-            citations=[citation_json(c) for c in answer.citations],
-            sentences=[asdict(s) for s in answer.sentences],
-            invalid_citations_removed=answer.invalid_citations_removed, links_removed=answer.links_removed,
-            ttft_ms=answer.ttft_ms, nearest_distance=answer.nearest_distance,
-            why=getattr(g, "why", None) if g is not None else None,
-            notice=getattr(g, "notice", None) if g is not None else None,
-            read_spans={str(n): [list(sp) for sp in spans] for n, spans in answer.read_spans.items()},
-            key_passage=answer.key_passage.to_json() if answer.key_passage is not None else None,
-            reasked=answer.reasked, first_text=answer.first_text,
-        )
+        rec.update(answer.to_json(full=True))
     return rec
 
 
-def _known(cls: type, d: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
-
-
-def citation_from_json(d: dict[str, Any]) -> Citation:
-    """A :class:`rag.types.Citation` from :func:`rag.answer.cite.citation_json` (unknown keys ignored, JSON
-    lists back to the tuples the record holds)."""
-    kw = {k: tuple(v) if isinstance(v, list) else v for k, v in _known(Citation, d).items()}
-    return Citation(**{**kw, "locator": Locator.from_json(d.get("locator"))})
-
-
-def sentence_from_json(d: dict[str, Any]) -> SentenceAttribution:
-    """A :class:`rag.answer.attribute.SentenceAttribution` from its ``asdict`` (unknown keys ignored)."""
-    kw = _known(SentenceAttribution, d)
-    kw["cited"], kw["supported_by"] = tuple(kw.get("cited") or ()), tuple(kw.get("supported_by") or ())
-    kw["missing"] = tuple(kw.get("missing") or ())
-    if kw.get("verdict") is not None:
-        kw["verdict"] = ClaimVerdict(kw["verdict"])
-    return SentenceAttribution(**kw)
-
-
-def key_passage_from_json(d: dict[str, Any] | None) -> KeyPassage | None:
-    """A :class:`rag.answer.key_passage.KeyPassage` from its ``to_json`` (``None`` for ``None``)."""
-    if not d:
-        return None
-    return KeyPassage(sentences=tuple(KeySentence(**_known(KeySentence, s)) for s in d.get("sentences") or []),
-                      ms=float(d.get("ms") or 0.0), body=d.get("body") or "")
-
-
-@dataclass(frozen=True)
-class _SavedGate:
-    """The part of a gate result a reopened turn shows (the why line, the 'mentions' notice of issue 15)."""
-
-    why: str | None = None
-    notice: str | None = None
-
-
 def answer_from_record(rec: dict[str, Any]) -> Answer | None:
-    """The :class:`rag.answer.pipeline.Answer` a :func:`turn_record` holds (``None`` when it holds none)."""
+    """The :class:`rag.answer.record.Answer` a :func:`turn_record` holds (``None`` when it holds none); records
+    of every version (:meth:`rag.answer.record.Answer.from_json` reads the answer's format)."""
     if "refused" not in rec:
         return None
-    return Answer(
-        query=rec.get("query") or rec.get("standalone") or rec["question"], threshold=rec.get("threshold", 0.0),
-        refused=bool(rec["refused"]), refusal=rec.get("refusal"), text=rec.get("text"),
-        citations=[citation_from_json(c) for c in rec.get("citations") or []],
-        sentences=[sentence_from_json(s) for s in rec.get("sentences") or []],
-        invalid_citations_removed=int(rec.get("invalid_citations_removed") or 0),
-        links_removed=int(rec.get("links_removed") or 0), model=rec.get("model"), ttft_ms=rec.get("ttft_ms"),
-        raw_text=rec.get("raw_text"), nearest_distance=rec.get("nearest_distance"),
-        gate=_SavedGate(rec.get("why"), rec.get("notice")),
-        read_spans={int(n): tuple(tuple(sp) for sp in spans) for n, spans in (rec.get("read_spans") or {}).items()},
-        key_passage=key_passage_from_json(rec.get("key_passage")), reasked=bool(rec.get("reasked")),
-        first_text=rec.get("first_text"),
-    )
+    return Answer.from_json({**rec, "query": rec.get("query") or rec.get("standalone") or rec["question"]})
 
 
 def turn_from_record(rec: dict[str, Any], created_at: str = "") -> HistoryTurn:
@@ -188,7 +128,7 @@ def turn_markdown(n: int, t: HistoryTurn) -> str:
     elif a is None:
         out.append("(no answer)")
     elif a.refused:
-        out.append(f"**{a.refusal}**" + (f"\n\nWhy: {a.gate.why}" if getattr(a.gate, "why", None) else ""))
+        out.append(f"**{a.refusal}**" + (f"\n\nWhy: {a.why}" if a.why else ""))
     else:
         kp = a.key_passage
         if kp is not None and kp.sentences:

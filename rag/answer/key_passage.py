@@ -4,7 +4,7 @@ Shown right after retrieval, before the model writes a word, so a user sees cite
 it stands as the answer (with a plain note) when the model's answer is empty, declines, or fails the
 claim check. Pure and fast (about 1 ms): no model, only the excerpt scorer's IDF-weighted term overlap
 (:func:`rag.answer.excerpt.lexical_overlap`) over short runs of the chunker's own units
-(:func:`rag.ingest.chunk.units`: sentences; lines of tables, lists and code).
+(:func:`rag.text.units`: sentences; lines of tables, lists and code).
 
 Every sentence is a span of its source's ``quote`` (the chunk ``content``): ``quote[start:end] == text``.
 Text hidden in the source format (HTML comments) and sentences giving the model orders
@@ -19,8 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.answer.excerpt import lexical_overlap, readable, visible
-from rag.ingest.chunk import units
-from rag.text import TermStats, tokenize
+from rag.text import TermStats, tokenize, units
 from rag.types import Citation
 
 #: At most this many characters of key passage (about two or three sentences of prose).
@@ -78,6 +77,15 @@ class KeyPassage:
                 "locator_label": self.sentences[0].locator_label if self.sentences else None,
                 "sentences": [s.to_json() for s in self.sentences], "ms": round(self.ms, 1)}
 
+    @classmethod
+    def from_json(cls, d: dict | None) -> KeyPassage | None:
+        """The inverse of :meth:`to_json` (``None`` for ``None`` or ``{}``; derived keys such as ``text`` ignored)."""
+        if not d:
+            return None
+        keys = KeySentence.__dataclass_fields__
+        return cls(sentences=tuple(KeySentence(**{k: v for k, v in s.items() if k in keys}) for s in d.get("sentences") or []),
+                   ms=float(d.get("ms") or 0.0), body=d.get("body") or "")
+
 
 #: A Markdown table's separator row (``|---|:--:|``), the line after its header row.
 _SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.MULTILINE)
@@ -105,7 +113,7 @@ def without_table_headers(text: str) -> str:
 
 
 def stretches(quote: str, max_units: int = MAX_UNITS, max_chars: int = MAX_CHARS) -> list[list[tuple[int, int]]]:
-    """Every run of 1..``max_units`` consecutive units (:func:`rag.ingest.chunk.units` of the visible text) of
+    """Every run of 1..``max_units`` consecutive units (:func:`rag.text.units` of the visible text) of
     ``quote`` within ``max_chars`` (a single unit always counts), as lists of ``(start, end)`` offsets."""
     shown = visible(quote)
     us = [u for u in units(shown) if shown[u[0]:u[1]].strip()]

@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from rag.answer.attribute import (
     CitationStreamFilter,
-    ClaimVerdict,
     SentenceAttribution,
     attribute,
     clean_citations,
@@ -36,12 +34,13 @@ from rag.answer.attribute import (
     split_sentences,
 )
 from rag.answer.calibrated_gate import apply_calibrated_gate, store_calibration, store_gate_stats
-from rag.answer.cite import Citation, citation_json, citations, format_sources_for_prompt
+from rag.answer.cite import Citation, citations, format_sources_for_prompt
 from rag.answer.excerpt import prompt_excerpts, strip_hidden
 from rag.answer.gate import GateResult, apply_gate
 from rag.answer.generate import get_default_generator
 from rag.answer.key_passage import KeyPassage, key_passage
 from rag.answer.learned_gate import apply_learned_gate
+from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
 from rag.text import strip_markers
 from rag.types import GateKind
 
@@ -60,209 +59,6 @@ def source_headers(sources: Sequence[Citation]) -> list[str]:
         head = format_sources_for_prompt([c]).split("\n", 1)[0]
         out += [head, head.split("] ", 1)[-1]]
     return out
-
-
-class AnswerFrom(StrEnum):
-    """Where the shown answer comes from (issue 14): the model's checked sentences, or the key passage
-    standing in for an answer that was empty, declined or failed the claim check."""
-
-    MODEL = "model"
-    KEY_PASSAGE = "key_passage"
-    NONE = "none"
-
-
-@dataclass
-class Answer:
-    """The result of one question.
-
-    ``refused``/``refusal`` from the gate (then ``text`` is ``None`` and no model
-    ran); ``text`` the model's answer as streamed (invalid markers and links removed),
-    ``None`` when generation was not asked for; ``ttft_ms`` runs from the end of retrieval (excerpts and
-    prompt fitting included) to the first token; ``citations`` the numbered
-    sources the model saw (all the gate's sources without generation);
-    ``sentences`` the claim check's verdict per sentence (:class:`rag.answer.attribute.SentenceAttribution`);
-    ``invalid_citations_removed``
-    count of ``[n]`` numbers that referred to no source; ``links_removed`` the
-    model's links/URLs and echoed source-header lines removed; ``model`` the GGUF file name; timings in ms;
-    ``tokens`` generated tokens; ``dropped_sources`` indices left out of the
-    prompt for lack of context; ``raw_text`` the model's own words; ``read_spans`` per source number
-    the ``(start, end)`` character ranges of its quote the model read, for sources it read only in
-    part (:mod:`rag.answer.excerpt`; absent = read whole); ``key_passage`` the verbatim sentence(s) of
-    the sources that best answer the question (:mod:`rag.answer.key_passage`), shown before the model
-    writes; ``reasked`` whether the model was asked a second time because its first answer failed the
-    claim check (``first_text``: that first answer).
-    """
-
-    query: str
-    threshold: float
-    refused: bool
-    refusal: str | None
-    text: str | None = None
-    citations: list[Citation] = field(default_factory=list)
-    sentences: list[SentenceAttribution] = field(default_factory=list)
-    invalid_citations_removed: int = 0
-    links_removed: int = 0
-    model: str | None = None
-    retrieval_ms: float | None = None
-    ttft_ms: float | None = None
-    generation_ms: float | None = None
-    tokens: int = 0
-    dropped_sources: tuple[int, ...] = ()
-    gate: Any = field(default=None, repr=False)
-    raw_text: str | None = None
-    nearest_distance: float | None = None
-    read_spans: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
-    key_passage: KeyPassage | None = None
-    reasked: bool = False
-    first_text: str | None = None
-
-    @property
-    def generated(self) -> bool:
-        return self.text is not None
-
-    @property
-    def verdict(self) -> str:
-        """The gate's verdict (:class:`rag.types.Verdict`): ``answered``, ``mentions`` or ``refused``."""
-        v = getattr(self.gate, "verdict", None)
-        return v or ("refused" if self.refused else "answered")
-
-    @property
-    def notice(self) -> str | None:
-        """The ``mentions`` line ("the documents mention this but may not answer it"), else ``None``."""
-        return getattr(self.gate, "notice", None)
-
-    @property
-    def declined(self) -> bool:
-        """The model said the sources do not contain the answer (and made no claim that passed the check)."""
-        return bool(self.sentences) and any(s.declines for s in self.sentences) and not self.passed
-
-    @property
-    def passed(self) -> bool:
-        """At least one sentence of the model's answer passed the claim check (a cited claim is shown)."""
-        return any(s.passed for s in self.sentences)
-
-    @property
-    def answer_from(self) -> AnswerFrom:
-        """Whose words the shown answer is: the model's checked claims, else the key passage, else nothing."""
-        if self.passed:
-            return AnswerFrom.MODEL
-        if self.key_passage is not None and self.key_passage.sentences and not self.refused:
-            return AnswerFrom.KEY_PASSAGE
-        return AnswerFrom.NONE
-
-    @property
-    def shown_sentences(self) -> list[SentenceAttribution]:
-        """The model's sentences the checked answer shows: the claims that passed (each with the sources that
-        support it) and short non-claims without markers; none when no claim passed."""
-        if not self.passed:
-            return []
-        return [s for s in self.sentences
-                if s.passed or (s.verdict == ClaimVerdict.NO_CLAIM and not s.cited and any(ch.isalnum() for ch in s.text))]
-
-    @property
-    def removed_sentences(self) -> list[SentenceAttribution]:
-        """The model's sentences the claim check keeps out of the answer (unsupported, echoes, dangling,
-        declines, bare markers), each with its ``verdict`` and ``reason``."""
-        shown = {id(s) for s in self.shown_sentences}
-        return [s for s in self.sentences if id(s) not in shown]
-
-    @property
-    def shown_text(self) -> str | None:
-        """The answer as shown after the claim check: the passing sentences with their ``[n]``, else the key
-        passage; ``None`` for a refusal or when the model did not run."""
-        if self.refused or not self.generated:
-            return None
-        if self.answer_from == AnswerFrom.MODEL:
-            return " ".join(s.shown() for s in self.shown_sentences)
-        if self.answer_from == AnswerFrom.KEY_PASSAGE:
-            return self.key_passage.text
-        return ""
-
-    @property
-    def note(self) -> str | None:
-        """The plain note shown when the key passage stands as the answer (``None`` otherwise)."""
-        if self.answer_from != AnswerFrom.KEY_PASSAGE or not self.generated:
-            return None
-        kp = self.key_passage
-        if not (self.text or "").strip():
-            why = "The model wrote no answer"
-        elif self.declined:
-            why = "The model said the sources do not contain the answer"
-        else:
-            why = "The model's answer did not pass the claim check"
-        return (f"{why}; the passage of [{kp.index}] that best matches the question stands as the answer, "
-                f"verbatim. Check that it answers what you asked.")
-
-    @property
-    def cited_indices(self) -> list[int]:
-        """Source numbers the shown answer cites: the passing claims' sources, or the key passage's source."""
-        if self.answer_from == AnswerFrom.KEY_PASSAGE and self.generated:
-            return [self.key_passage.index]
-        return list(dict.fromkeys(n for s in self.shown_sentences for n in s.shown_cites))
-
-    @property
-    def model_cited(self) -> bool:
-        """At least one valid ``[n]`` written by the model itself on a claim (not on a bare list of markers)."""
-        return any(s.cited and s.claim for s in self.sentences)
-
-    @property
-    def has_citation(self) -> bool:
-        """At least one citation on the shown answer (a passing claim's, or the key passage's)."""
-        return bool(self.cited_indices)
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``ask --json`` object of issues 4, 5 and 14 (generation keys only when the model ran).
-
-        ``answer`` is the checked answer (:attr:`shown_text`); ``model_answer`` the model's text as streamed;
-        ``answer_from`` ``model`` / ``key_passage`` / ``none``; ``answer_sentences`` every sentence with its
-        ``verdict`` and ``reason``; ``key_passage`` whenever the gate passed.
-        """
-        d: dict[str, Any] = {
-            "query": self.query,
-            "threshold": self.threshold,
-            "refused": self.refused,
-            "refusal": self.refusal,
-            "answer": self.shown_text,
-            "citations": [citation_json(c) for c in self.citations],
-        }
-        g = self.gate
-        if g is not None:
-            d["verdict"] = getattr(g, "verdict", None) or ("refused" if self.refused else "answered")
-            d["notice"] = getattr(g, "notice", None)
-            d["gate"] = {"kind": str(getattr(g, "kind", GateKind.DISTANCE)), "verdict": d["verdict"],
-                         "reason": getattr(g, "reason", None), "nearest_distance": _r4(g.nearest_distance),
-                         "score": _r4(getattr(g, "score", None)), "min_score": getattr(g, "min_score", None),
-                         "mention_score": getattr(g, "mention_score", None), "why": getattr(g, "why", None),
-                         "evidence": getattr(g, "evidence", None), "language": getattr(g, "language", None),
-                         "duplicates_collapsed": sum(len(v) for v in (getattr(g, "duplicates", None) or {}).values())}
-            if getattr(g, "plan", None) is not None:
-                d["retrieval"] = g.plan.to_json()
-        if self.key_passage is not None and not self.refused:
-            d["key_passage"] = self.key_passage.to_json()
-        if self.generated:
-            d.update(
-                answer_sentences=[s.to_json() for s in self.sentences],
-                invalid_citations_removed=self.invalid_citations_removed,
-                model=self.model,
-                retrieval_ms=_r(self.retrieval_ms),
-                ttft_ms=_r(self.ttft_ms),
-                generation_ms=_r(self.generation_ms),
-                tokens=self.tokens,
-                read_spans={str(n): [list(sp) for sp in spans] for n, spans in self.read_spans.items()},
-                model_answer=self.text,
-                answer_from=str(self.answer_from),
-                note=self.note,
-                reasked=self.reasked,
-            )
-        return d
-
-
-def _r4(x: float | None) -> float | None:
-    return None if x is None else round(float(x), 4)
-
-
-def _r(x: float | None) -> float | None:
-    return None if x is None else round(float(x), 1)
 
 
 def cosine_support(embedder: Any, sentences: Sequence[str], quotes: Sequence[str]) -> np.ndarray:
@@ -419,8 +215,8 @@ def no_generation_answer(gate: Any, cites: Sequence[Citation], retrieval_ms: flo
 def search_and_gate(store: Any, query: str, threshold: float | None = None, max_sources: int | None = None, *,
                     k: int | None = None, mode: str = "hybrid", gate: str | None = None,
                     min_score: float | None = None, mention_score: float | None = None,
-                    doc_ids: Sequence[str] | None = None) -> GateResult:
-    """Search ``store`` (a :class:`rag.index.store.Store`) then gate (design stage 7, issues 8 and 15).
+                    doc_ids: Sequence[str] | None = None, settings: Any = None) -> GateResult:
+    """Search ``store`` (a :class:`rag.store.store.Store`) then gate (design stage 7, issues 8 and 15).
 
     ``doc_ids`` (full ids) restricts the search, and so the gate, to those
     documents (issue 16's scope; ``None`` = all): a question about another
@@ -432,12 +228,13 @@ def search_and_gate(store: Any, query: str, threshold: float | None = None, max_
     store's calibration and gate statistics, and ``mention_score`` the lower
     cut); ``"learned"``: the distance gate AND issue 8's answerability score
     (:func:`rag.answer.learned_gate.apply_learned_gate`, with the store's
-    :meth:`~rag.index.store.Store.term_stats`); ``"distance"``: the design's
-    distance gate alone. Other defaults from the store's settings (threshold
-    0.675, max_sources 4, k = candidates_k, min_score / mention_score = the
-    shipped model's cuts). Raises ``ValueError`` for an unknown gate or mode.
+    :meth:`~rag.store.store.Store.term_stats`); ``"distance"``: the design's
+    distance gate alone. Every knob left ``None`` comes from ``settings``
+    (default the store's: threshold 0.675, max_sources 4, k = candidates_k,
+    gate, min_score / mention_score = the shipped model's cuts). Raises
+    ``ValueError`` for an unknown gate or mode.
     """
-    s = store.settings
+    s = settings or store.settings
     kind = gate or s.gate
     if kind not in tuple(GateKind):
         raise ValueError(f"unknown gate {kind!r}; allowed: {', '.join(GateKind)}")
@@ -465,14 +262,15 @@ def ask(
     query: str,
     settings: Any = None,
     *,
-    threshold: float | None = None,
-    max_sources: int | None = None,
     get_generator: Callable[[Any], Any] | None = None,
     doc_ids: Sequence[str] | None = None,
 ) -> AnswerStream:
-    """Retrieve, gate and prepare the streamed answer for ``query`` over ``store`` (``rag.index.store.Store``).
+    """Retrieve, gate and prepare the streamed answer for ``query`` over ``store`` (``rag.store.store.Store``).
 
-    ``doc_ids`` restricts retrieval and the gate to those documents (see :func:`search_and_gate`).
+    Every knob comes from the one ``settings`` (default the store's): the gate's (``gate``, ``threshold``,
+    ``max_sources``, ``min_score``, ``mention_score``, ``candidates_k``) as well as the model's
+    (``model_file``, ``source_tokens``, ``reask``, ...). ``doc_ids`` restricts retrieval and the gate to those
+    documents (see :func:`search_and_gate`).
 
     ``retrieval_ms`` covers embedding, both legs, fusion, the gate and the
     citation lookup. Iterate the returned :class:`AnswerStream` for text (a
@@ -481,7 +279,7 @@ def ask(
 
     s = settings or store.settings
     t0 = time.perf_counter()
-    gate = search_and_gate(store, query, threshold=threshold, max_sources=max_sources, doc_ids=doc_ids)
+    gate = search_and_gate(store, query, doc_ids=doc_ids, settings=s)
     cites = citations(gate, store)
     ms = (time.perf_counter() - t0) * 1000.0
     stats = store.term_stats() if not gate.refused and hasattr(store, "term_stats") else None

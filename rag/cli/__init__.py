@@ -1,11 +1,14 @@
-"""The command line (``python -m rag``, or ``rag`` once installed): one module per group of commands.
+"""The command line (``python -m rag``, or ``rag`` once installed): one module per group of commands, faces only
+(the work is done by the library below; the benchmarks' logic lives in :mod:`rag.evaluation.bench`).
 
-* :mod:`rag.cli.main` - the group and the explicit list of subcommands;
+* :mod:`rag.cli.main` - the group and the explicit list of subcommands (``models``, ``doctor``, ``bench``);
 * :mod:`rag.cli.store` - ``ingest``, ``status``, ``search``, ``delete``;
-* :mod:`rag.cli.answer` - ``ask``, ``bench answers``;
+* :mod:`rag.cli.answer` - ``ask``;
+* :mod:`rag.cli.chat` - ``chats list|show|export|rename|delete``, ``bench followup``;
+* :mod:`rag.cli.collection` - ``--collection`` and ``collections list|create|rename|delete``;
 * :mod:`rag.cli.eval` - ``eval``;
-* :mod:`rag.cli.bench_extract` - ``bench extract``; :mod:`rag.cli.bench_retrieval` - ``bench retrieval``;
+* :mod:`rag.cli.bench_extract`, :mod:`rag.cli.bench_retrieval`, :mod:`rag.cli.bench_scale`,
+  :mod:`rag.cli.bench_answers` - ``bench extract|retrieval|scale|answers``;
 * :mod:`rag.cli.doctor` - ``doctor``;
-* :mod:`rag.cli.common` - what the benchmarks and ``eval`` share: the header (date, machine, load),
-  percentiles, the shared corpora's paths, a store holding a corpus.
+* :mod:`rag.cli.common` - the ``--shared`` option.
 """

@@ -18,7 +18,7 @@ from rag.answer.pipeline import ask, no_generation_answer
 from rag.cli.collection import collection_option, store_settings
 from rag.cli.store import resolve_docs
 from rag.errors import StoreError
-from rag.index.store import Store
+from rag.store.store import Store
 from rag.types import GateKind
 
 

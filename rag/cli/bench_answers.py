@@ -27,12 +27,14 @@ import click
 from rag.answer.attribute import DANGLING_RE
 from rag.answer.cite import Citation
 from rag.answer.generate import get_default_generator
-from rag.answer.key_passage import KeyPassage, KeySentence, key_passage
+from rag.answer.key_passage import KeyPassage, key_passage
 from rag.answer.pipeline import Answer, AnswerFrom, ask, check_answer
 from rag.cli import common
 from rag.cli.answer import _settings
 from rag.errors import ModelError
 from rag.evaluation.answers import AnswerKey, contains_answer, load_answer_keys
+from rag.evaluation.bench.corpora import CORPORA, corpus, ensure_corpus_store
+from rag.evaluation.bench.machine import header, percentile
 from rag.evaluation.data import EvalQuery, Wording, expand_queries, load_ood, load_questions
 from rag.index.embed import get_embedder
 from rag.models import QWEN_05B, QWEN_15B
@@ -142,7 +144,7 @@ def _f(k: int, m: int) -> str:
 
 
 def _pct(values: list[float], q: float) -> str:
-    return f"{common.percentile(values, q):.0f}" if values else "-"
+    return f"{percentile(values, q):.0f}" if values else "-"
 
 
 def summary(rows: Sequence[Row], generate: bool) -> list[tuple[str, str]]:
@@ -229,35 +231,21 @@ def report(rows: Sequence[Row], title: str, generate: bool) -> None:
 
 
 def rows_json(rows: Sequence[Row]) -> list[dict]:
-    """The ``--json-out`` rows: the ``ask --json`` object plus the query's key, wording, needle and key."""
-    return [dict(key=r.key, wording=r.wording, needle=r.needle, answer_keys=r.answer_key, raw=r.a.raw_text,
-                 first_raw=r.a.first_text, **{**r.a.to_json(), "retrieval_ms": r.a.retrieval_ms})
+    """The ``--json-out`` rows: the query's key, wording, needle and answer keys, then the answer in
+    :meth:`rag.answer.record.Answer.to_json`'s full form (the ``ask --json`` object plus the model's raw words)."""
+    return [dict(key=r.key, wording=r.wording, needle=r.needle, answer_keys=r.answer_key, **r.a.to_json(full=True))
             for r in rows]
 
 
-def _key_passage_from_json(d: dict | None) -> KeyPassage | None:
-    if not d:
-        return None
-    return KeyPassage(tuple(KeySentence(s["index"], s["text"], s["start"], s["end"], s["locator_label"], s["score"])
-                            for s in d.get("sentences", [])), d.get("ms", 0.0), d.get("body", ""))
-
-
-def answer_from_json(d: dict, embedder: Any, rekey: Callable[[str, list[Citation]], KeyPassage] | None = None) -> Answer:
-    """Rebuild an :class:`Answer` from a saved row and re-run today's claim check (and key passage, with
-    ``rekey(query, citations)``) on it: the model's raw words are kept, the server's verdicts recomputed."""
-    fields = set(Citation.__dataclass_fields__)
-    cites = [Citation(**{**{k: v for k, v in c.items() if k in fields}, "section": tuple(c.get("section") or ())})
-             for c in d.get("citations", [])]
-    kp = rekey(d["query"], cites) if rekey and not d["refused"] else _key_passage_from_json(d.get("key_passage"))
-    a = Answer(query=d["query"], threshold=d["threshold"], refused=d["refused"], refusal=d["refusal"],
-               citations=cites, model=d.get("model"), retrieval_ms=d.get("retrieval_ms"), ttft_ms=d.get("ttft_ms"),
-               generation_ms=d.get("generation_ms"), tokens=d.get("tokens") or 0, key_passage=kp,
-               reasked=bool(d.get("reasked")), first_text=d.get("first_raw"))
-    raw = d.get("raw")
-    if raw is not None:
-        a.text, inv, a.links_removed, a.sentences = check_answer(raw, cites, embedder, d["query"])
-        a.invalid_citations_removed = max(inv, d.get("invalid_citations_removed") or 0)
-        a.raw_text = raw
+def rescored(d: dict, embedder: Any, rekey: Callable[[str, list[Citation]], KeyPassage] | None = None) -> Answer:
+    """A saved row's :class:`Answer` (:meth:`rag.answer.record.Answer.from_json`, any format) with today's claim
+    check re-run on the model's raw words (and the key passage re-chosen with ``rekey(query, citations)``)."""
+    a = Answer.from_json(d)
+    if rekey is not None and not a.refused:
+        a.key_passage = rekey(a.query, a.citations)
+    if a.raw_text is not None:
+        a.text, invalid, a.links_removed, a.sentences = check_answer(a.raw_text, a.citations, embedder, a.query)
+        a.invalid_citations_removed = max(invalid, a.invalid_citations_removed)
     return a
 
 
@@ -272,7 +260,7 @@ def rescore_file(path: Path, stores: dict[str, Any]) -> dict[str, list[Row]]:
         rekey = (lambda q, cites, st=stats: key_passage(q, cites, st)) if store is not None else None
         out[run["title"]] = [Row(x["key"], x["wording"], x["query"], x.get("needle"),
                                  tuple(tuple(g) for g in x["answer_keys"]) if x.get("answer_keys") else None,
-                                 answer_from_json(x, emb, rekey)) for x in run["rows"]]
+                                 rescored(x, emb, rekey)) for x in run["rows"]]
     return out
 
 
@@ -285,7 +273,7 @@ def _store_dir(corpus_name: str, questions: Path | None) -> Path:
 
 
 @click.command()
-@click.option("--corpus", "corpus_names", type=click.Choice(list(common.CORPORA)), multiple=True,
+@click.option("--corpus", "corpus_names", type=click.Choice(list(CORPORA)), multiple=True,
               help="Shared corpus (repeat for both; default course). Ignored with --questions.")
 @click.option("--questions", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Any questions JSONL (query_course/query_ticket or query_doc/query_user).")
@@ -318,13 +306,13 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
                       max_answer_tokens: int | None, source_tokens: int | None, json_out: str | None,
                       rescore: str | None) -> None:
     """Answer correctness against the answer keys, per wording, for each model (issue 14)."""
-    click.echo(common.header("bench answers"))
+    click.echo(header("bench answers"))
     if questions is not None:
         sets = [(questions.stem, questions, ood, docs)]
     else:
         sets = []
         for name in corpus_names or ("course",):
-            c = common.corpus(name, shared)
+            c = corpus(name, shared)
             sets.append((name, c.questions, c.ood if c.ood.is_file() else None, c.docs))
     if store_dir is not None and len(sets) > 1:
         raise click.UsageError("--store names one store: give one --corpus (or --questions) with it")
@@ -333,7 +321,7 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
         for name, _q, _o, _d in sets:
             sd = store_dir or _store_dir(name, questions)
             if sd.is_dir():
-                stores[name] = common.ensure_corpus_store(sd, [], get_settings(store=sd))
+                stores[name] = ensure_corpus_store(sd, [], get_settings(store=sd))
         for title, rows in rescore_file(Path(rescore), stores).items():
             report(rows, f"{title} (rescored)", True)
         return
@@ -342,7 +330,7 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
         sd = store_dir or _store_dir(name, questions)
         base = get_settings(store=sd, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens, reask=reask)
         files = sorted(p for p in ddir.iterdir() if p.suffix.lower() in (".md", ".txt", ".pdf")) if ddir else []
-        store = common.ensure_corpus_store(sd, files, base, lambda x: click.echo(x, err=True))
+        store = ensure_corpus_store(sd, files, base, lambda x: click.echo(x, err=True))
         qs = expand_queries(load_questions(qpath)[:limit])
         if wording != "both":
             qs = [q for q in qs if str(q.wording) == wording]
@@ -366,7 +354,7 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
             click.echo(f"\n== {name} / {m} (loaded in {(time.perf_counter() - t0) * 1000:.0f} ms)", err=True)
             rows = run_queries(store, s, qs, oods, ak, True, lambda x: click.echo(x, err=True))
             runs.append((f"{name}, {m}", rows, True))
-    click.echo(common.header("bench answers (end)"))
+    click.echo(header("bench answers (end)"))
     for title, rows, gen in runs:
         report(rows, title, gen)
     if json_out:

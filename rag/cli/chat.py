@@ -1,6 +1,6 @@
 """``python -m rag chats list|show|export|rename|delete`` and ``python -m rag bench followup`` (issue 16).
 
-Chats are kept with each store (:mod:`rag.index.chats`); ``ask --chat ID|new``
+Chats are kept with each store (:mod:`rag.store.chats`); ``ask --chat ID|new``
 adds to them. ``chats export`` writes one as Markdown with its citations and
 locators (:func:`rag.answer.history.chat_markdown`), the same file as the
 app's download button.
@@ -9,7 +9,6 @@ app's download button.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -21,9 +20,11 @@ from rag.answer.history import chat_markdown, turn_from_record
 from rag.cli import common
 from rag.cli.collection import collection_option, store_settings
 from rag.errors import StoreError
+from rag.evaluation.bench.corpora import shared_dir
+from rag.evaluation.bench.machine import header
 from rag.evaluation.followup import METHODS, load_dialogues, run_followup, summary_lines
-from rag.index.store import Store
 from rag.settings import ROOT, get_settings
+from rag.store.store import Store
 
 #: The dialogues written for issue 16 (two turns each, over both shared corpora).
 DIALOGUES = ROOT / "tests" / "data" / "followup_dialogues.jsonl"
@@ -41,7 +42,7 @@ DIALOGUES = ROOT / "tests" / "data" / "followup_dialogues.jsonl"
 def bench_followup_cmd(course_store: str, pdf_store: str, dialogues: str, methods: str, model: str | None,
                        shared: Path | None) -> None:
     """Recall@4 of each dialogue's second turn as typed and as each rewrite method makes it standalone."""
-    shared = common.shared_dir(shared)
+    shared = shared_dir(shared)
     s = get_settings(model_file=model)
     stores = {}
     for corpus, path in (("course", course_store), ("pdf-dev", pdf_store)):
@@ -49,7 +50,7 @@ def bench_followup_cmd(course_store: str, pdf_store: str, dialogues: str, method
             raise StoreError(f"no store at {path}; ingest the {corpus} corpus into it first")
         stores[corpus] = Store(path, settings=get_settings(store=path))
     ds = load_dialogues(Path(dialogues), shared / "corpus")
-    click.echo(common.header("bench followup"))
+    click.echo(header("bench followup"))
     run = run_followup(ds, stores, [m.strip() for m in methods.split(",") if m.strip()],
                        get_generator=lambda: rewrite_generator(s), log=lambda x: click.echo(x, err=True))
     click.echo("\n".join(summary_lines(run)))
@@ -119,7 +120,7 @@ def chats_export_cmd(store_dir: str | None, collection: str | None, chat_id: int
     """Export chat CHAT_ID as Markdown: every question, answer, citation, locator and quoted source."""
     store = _store(store_dir, collection)
     turns = _turns(store, chat_id)
-    name = collection or os.environ.get("RAG_COLLECTION") or None
+    name = collection or get_settings().collection or None
     md = chat_markdown(store.chats.get(chat_id).title, turns, collection=name,
                        exported_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     if output == "-":

@@ -8,7 +8,6 @@ folder's own store, the ``default`` collection, as before.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import click
@@ -25,13 +24,13 @@ collection_option = click.option(
 def store_settings(store_dir: str | None, collection: str | None, *, create: bool = False, **overrides: Any) -> Settings:
     """Settings whose ``store`` is collection ``collection``'s folder under the data folder (``--store`` or settings).
 
-    ``collection`` ``None`` falls back to ``RAG_COLLECTION``, then to the
+    ``collection`` ``None`` falls back to settings ``collection`` (env ``RAG_COLLECTION``), then to the
     default collection (the data folder itself). ``create`` makes a missing
     collection (``ingest``); otherwise an unknown one raises
     :class:`rag.errors.StoreError`.
     """
     s = get_settings(store=store_dir, **overrides)
-    name = collection or os.environ.get("RAG_COLLECTION") or None
+    name = collection or s.collection or None
     if name is None:
         return s
     cols = Collections(s.store)

@@ -8,8 +8,8 @@ import sys
 from importlib import metadata
 
 from rag import models as m
-from rag.index.embed import model_path
 from rag.settings import get_settings
+from rag.tokens import model_path
 
 
 def _version(dist: str) -> str:

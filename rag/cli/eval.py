@@ -14,16 +14,16 @@ from pathlib import Path
 
 import click
 
-from rag.cli import common
 from rag.errors import ExtractionError, StoreError
+from rag.evaluation.bench.machine import header, machine_summary
 from rag.evaluation.cache import EmbeddingCache
 from rag.evaluation.data import load_ood, load_questions, store_documents
 from rag.evaluation.report import headline, write_report
 from rag.evaluation.runner import run_evaluation
 from rag.index.rerank import load_reranker
-from rag.index.store import Store
 from rag.ingest.extract import extract_path
 from rag.settings import get_settings
+from rag.store.store import Store
 
 #: File types the evaluation extracts from a folder given with --docs.
 DOC_SUFFIXES = (".md", ".markdown", ".txt", ".pdf")
@@ -94,7 +94,7 @@ def eval_cmd(questions_path: Path, ood_path: Path, doc_paths: tuple[Path, ...], 
     """Evaluate retrieval: Recall@k with Wilson intervals, MRR, sign tests and the refusal sweep."""
     from tqdm import tqdm
 
-    click.echo(common.header("eval"), err=True)
+    click.echo(header("eval"), err=True)
     settings = get_settings()
     questions = load_questions(questions_path)
     ood = load_ood(ood_path)
@@ -125,7 +125,7 @@ def eval_cmd(questions_path: Path, ood_path: Path, doc_paths: tuple[Path, ...], 
     finally:
         bar.close()
         cache.close()
-    result.machine = common.machine_summary()
+    result.machine = machine_summary()
     md = write_report(result, out_dir, report_path=report_path)
     if save_gate is not None:
         if result.gate_run is None:

@@ -27,8 +27,8 @@ import click
 
 from rag.cli.collection import collection_option, store_settings
 from rag.errors import StoreError
-from rag.index.results import IngestResult, IngestStatus
 from rag.store.jobs import ACTIVE, Job, JobState, result_of
+from rag.store.results import IngestResult, IngestStatus
 from rag.store.worker import Worker
 
 _store_option = click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
@@ -36,8 +36,8 @@ _store_option = click.option("--store", "store_dir", type=click.Path(file_okay=F
 
 
 def open_store(store_dir: str | None, collection: str | None, *, must_exist: bool = True):
-    """The store of ``--store``/``--collection`` (:class:`rag.index.store.Store`)."""
-    from rag.index.store import Store
+    """The store of ``--store``/``--collection`` (:class:`rag.store.store.Store`)."""
+    from rag.store.store import Store
 
     s = store_settings(store_dir, collection, create=not must_exist)
     if must_exist and not Path(s.store).is_dir():

@@ -29,8 +29,8 @@ from rag.cli import eval as eval_cli
 from rag.cli import jobs as jobs_cli
 from rag.cli import store as store_cli
 from rag.errors import RagError
-from rag.index.embed import model_path
 from rag.settings import get_settings
+from rag.tokens import model_path
 
 
 class RagGroup(click.Group):

@@ -40,8 +40,8 @@ from rag.answer.cite import evidence_pages, fragment, locator_label, row_locator
 from rag.cli.collection import collection_option, store_settings
 from rag.cli.jobs import wait_for_jobs
 from rag.errors import StoreError
-from rag.index.results import IngestResult, IngestStatus, OnConflict
-from rag.index.store import Store
+from rag.store.results import IngestResult, IngestStatus, OnConflict
+from rag.store.store import Store
 from rag.store.sync import conflict_policies, expand_paths, removed_by_sync
 from rag.types import DocStatus, RetrievalMode
 

@@ -7,8 +7,12 @@
 * :mod:`rag.evaluation.records` - what a run produces (:class:`~rag.evaluation.records.EvalResult`);
 * :mod:`rag.evaluation.sweeps` - refusal sweeps of the gates and the recommended threshold;
 * :mod:`rag.evaluation.runner` - :func:`~rag.evaluation.runner.run_evaluation`, the orchestrator;
-* :mod:`rag.evaluation.report` and :mod:`rag.evaluation.plots` - the Markdown report, ``report.json``, the PNGs.
+* :mod:`rag.evaluation.report` and :mod:`rag.evaluation.plots` - the Markdown report, ``report.json``, the PNGs;
+* :mod:`rag.evaluation.answers` - answer keys and whether an answer holds one (``bench answers``);
+* :mod:`rag.evaluation.followup` - follow-up dialogues and their rewrites (``bench followup``);
+* :mod:`rag.evaluation.loco` - leave-one-corpus-out fits of the gate (``scripts/gate_loco.py``);
+* :mod:`rag.evaluation.bench` - the benchmarks (extraction, retrieval, scale) behind ``python -m rag bench``.
 
-Nothing here imports streamlit: the CLI (``rag/cli/eval.py``) and the app page
+Nothing here imports streamlit or the CLI: the CLI (``rag/cli/eval.py``, ``rag/cli/bench_*.py``) and the app page
 (``pages/3_Evaluation.py``) call ``run_evaluation`` and ``write_report``.
 """

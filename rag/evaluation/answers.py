@@ -12,11 +12,10 @@ separate JSONL of ``{"id", "answer_keys"}`` rows (``dev_answer_keys.jsonl`` besi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from rag.evaluation.data import EvalInputError
+from rag.evaluation.data import EvalInputError, read_jsonl
 from rag.text import strip_markers
 
 #: ``((alternative, ...), ...)``: one tuple of alternatives per group.
@@ -29,21 +28,6 @@ def _key(value, where: str) -> AnswerKey:
     if not ok:
         raise EvalInputError(f"{where}: answer_keys must be a non-empty list of non-empty lists of strings")
     return tuple(tuple(a for a in g) for g in value)
-
-
-def _rows(path: Path) -> list[tuple[int, dict]]:
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise EvalInputError(f"{Path(path).name}: cannot read ({e.strerror or e})") from e
-    out = []
-    for n, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                out.append((n, json.loads(line)))
-            except json.JSONDecodeError as e:
-                raise EvalInputError(f"{Path(path).name}:{n}: bad JSON ({e.msg})") from e
-    return out
 
 
 def keys_file_for(questions: Path) -> Path | None:
@@ -63,7 +47,7 @@ def load_answer_keys(questions: Path, keys: Path | None = None) -> dict[str, Ans
     """
     src = Path(keys) if keys is not None else keys_file_for(Path(questions)) or Path(questions)
     out: dict[str, AnswerKey] = {}
-    for n, row in _rows(src):
+    for n, row in read_jsonl(src):
         if isinstance(row, dict) and "answer_keys" in row and "id" in row:
             out[str(row["id"])] = _key(row["answer_keys"], f"{src.name}:{n}")
     return out

@@ -15,11 +15,15 @@ from pathlib import Path
 
 import numpy as np
 
+from rag.settings import get_settings
+
 
 def default_cache_path() -> Path:
-    """``$XDG_CACHE_HOME/rag/embeddings.sqlite`` (``~/.cache/...`` by default), or ``$RAG_EMBED_CACHE``."""
-    if os.environ.get("RAG_EMBED_CACHE"):
-        return Path(os.environ["RAG_EMBED_CACHE"])
+    """Settings ``embed_cache`` (env ``RAG_EMBED_CACHE``), else ``$XDG_CACHE_HOME/rag/embeddings.sqlite``
+    (``~/.cache/...`` by default)."""
+    configured = get_settings().embed_cache
+    if configured is not None:
+        return configured
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base / "rag" / "embeddings.sqlite"
 

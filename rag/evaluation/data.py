@@ -21,6 +21,7 @@ from pathlib import Path
 
 from rag.errors import ExtractionError, RagError, StoreError
 from rag.ingest.extract import extract_bytes
+from rag.types import DocStatus
 
 
 class EvalInputError(RagError):
@@ -83,11 +84,11 @@ def _filled(row: dict, field: str) -> bool:
     return isinstance(row.get(field), str) and bool(row[field].strip())
 
 
-def _read_jsonl(path: Path, required: Sequence[str], one_of: Sequence[Sequence[str]] = ()) -> list[dict]:
-    """Rows of a JSONL file, each checked for ``required`` string fields and one complete group of ``one_of``.
+def read_jsonl(path) -> list[tuple[int, dict]]:
+    """``(1-based line number, object)`` of every non-blank line of a JSONL file: the project's one JSONL reader.
 
-    Raises :class:`EvalInputError` naming ``path`` and the 1-based line for a
-    missing file, bad JSON, a missing/empty field or a duplicate ``id``.
+    Raises :class:`EvalInputError` naming the file (and the line) for a file
+    that cannot be read or is not UTF-8, bad JSON, or a line that is not a JSON object.
     """
     path = Path(path)
     try:
@@ -96,7 +97,7 @@ def _read_jsonl(path: Path, required: Sequence[str], one_of: Sequence[Sequence[s
         raise EvalInputError(f"{path.name}: cannot read ({e.strerror or e})") from e
     except UnicodeDecodeError as e:
         raise EvalInputError(f"{path.name}: not UTF-8 text") from e
-    rows, seen = [], set()
+    rows = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -106,6 +107,20 @@ def _read_jsonl(path: Path, required: Sequence[str], one_of: Sequence[Sequence[s
             raise EvalInputError(f"{path.name}:{n}: bad JSON ({e.msg})") from e
         if not isinstance(row, dict):
             raise EvalInputError(f"{path.name}:{n}: expected a JSON object")
+        rows.append((n, row))
+    return rows
+
+
+def _read_jsonl(path: Path, required: Sequence[str], one_of: Sequence[Sequence[str]] = ()) -> list[dict]:
+    """Rows of a JSONL file (:func:`read_jsonl`), each checked for ``required`` string fields and one complete
+    group of ``one_of``.
+
+    Raises :class:`EvalInputError` naming ``path`` and the 1-based line for a
+    missing file, bad JSON, a missing/empty field or a duplicate ``id``.
+    """
+    path = Path(path)
+    rows, seen = [], set()
+    for n, row in read_jsonl(path):
         for f in required:
             if not _filled(row, f):
                 raise EvalInputError(f"{path.name}:{n}: missing or empty field {f!r}")
@@ -162,7 +177,7 @@ def by_wording(queries: Sequence[EvalQuery]) -> dict[Wording, list[EvalQuery]]:
 
 
 def store_documents(store) -> tuple[list, dict[str, str]]:
-    """The ready documents of a ``rag.index.store.Store``, re-extracted from their stored original bytes.
+    """The ready documents of a ``rag.store.store.Store``, re-extracted from their stored original bytes.
 
     Returns ``(documents, failed)`` where ``failed`` maps a document label to
     the reason it is left out (not ready, original missing, extraction error);
@@ -171,7 +186,7 @@ def store_documents(store) -> tuple[list, dict[str, str]]:
     """
     docs, failed = [], {}
     for row in store.documents():
-        if row.status != "ready":
+        if row.status != DocStatus.READY:
             failed[row.label] = f"status {row.status}" + (f" ({row.reason})" if row.reason else "")
             continue
         try:

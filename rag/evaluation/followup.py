@@ -16,7 +16,6 @@ collapsed), as in the design's "How retrieval is judged".
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.answer.followup import RewriteMethod, needs_context, rewrite_followup, store_idf
+from rag.evaluation.data import read_jsonl
 from rag.evaluation.metrics import format_p, sign_test, wilson_interval
 
 #: Where the shared corpus keeps each dialogue corpus's questions (relative to ``shared/corpus``).
@@ -65,15 +65,9 @@ def load_dialogues(path: Path, corpus_dir: Path) -> list[Dialogue]:
     """
     needles: dict[str, str] = {}
     for rel in QUESTION_FILES.values():
-        for line in (corpus_dir / rel).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                q = json.loads(line)
-                needles[q["id"]] = q["needle"]
+        needles.update((q["id"], q["needle"]) for _, q in read_jsonl(corpus_dir / rel))
     out = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        d = json.loads(line)
+    for _, d in read_jsonl(path):
         if d["corpus"] not in QUESTION_FILES or d["target"] not in needles:
             raise ValueError(f"{path}: dialogue {d.get('id')}: unknown corpus {d['corpus']!r} or target {d['target']!r}")
         out.append(Dialogue(d["id"], d["corpus"], d["kind"], tuple(d["turns"]), d["target"], needles[d["target"]]))
@@ -95,7 +89,7 @@ def run_followup(dialogues: Sequence[Dialogue], stores: dict[str, Any], methods:
     A method name ending in ``-always`` (``context-always``) rewrites every second turn, flagged by
     :func:`rag.answer.followup.needs_context` or not.
 
-    ``stores`` maps a corpus name to a :class:`rag.index.store.Store` holding it.
+    ``stores`` maps a corpus name to a :class:`rag.store.store.Store` holding it.
     """
     run = FollowupRun(list(dialogues))
     stats = {c: s.term_stats() for c, s in stores.items()}

@@ -130,7 +130,7 @@ class EvalResult:
     timings_s: dict[str, float]
     cache: dict[str, object]
     notes: list[str] = field(default_factory=list)
-    machine: str | None = None  # where it ran (set by the CLI: rag.cli.common.machine_summary)
+    machine: str | None = None  # where it ran (set by the CLI: rag.evaluation.bench.machine.machine_summary)
     # in memory only: hits per (strategy, mode) -> query key -> list[Hit]; the indexes by strategy
     runs: dict = field(default_factory=dict, repr=False)
     indexes: dict = field(default_factory=dict, repr=False)

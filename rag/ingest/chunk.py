@@ -50,8 +50,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rag.index.embed import count_tokens_batch
-from rag.text import sentence_spans, trim_span
+from rag.text import Span, lines, matches_as_spans, paragraphs, sentences
+from rag.tokens import count_tokens_batch
 from rag.types import Chunk, ChunkStrategy
 
 #: The strategies' names as plain strings, ``("A", ..., "F")``.
@@ -62,82 +62,9 @@ _HEADER = (ChunkStrategy.E, ChunkStrategy.F)
 #: Longest header (characters) before the title/section path is shortened.
 MAX_HEADER_CHARS = 160
 
+# --------------------------------------------------------------------------- packing units (found by rag.text.units)
 
-Span = tuple[int, int]
-
-# --------------------------------------------------------------------------- finding units
-
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_STRUCTURED_LINE = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s|<|>|\$\$)")
 _WORD = re.compile(r"\S+")
-_LINE = re.compile(r"[^\n]+")
-
-
-def paragraphs(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
-    """Paragraphs of ``text[start:end]`` as ``(start, end, line_structured)``.
-
-    Paragraphs are separated by blank lines, except inside a fenced code block
-    (one paragraph however many blank lines it holds). ``line_structured`` is
-    True for code blocks, tables and lists, which split at line ends first.
-    """
-    out: list[tuple[int, int, bool]] = []
-    para_start = None
-    para_end = start
-    fence = None
-    structured = 0
-    lines = 0
-    pos = start
-    while pos < end:
-        nl = text.find("\n", pos, end)
-        line_end = end if nl == -1 else nl
-        line = text[pos:line_end]
-        m = _FENCE.match(line)
-        blank = not line.strip()
-        if blank and fence is None:
-            if para_start is not None:
-                out.append((para_start, para_end, structured * 2 >= lines))
-                para_start = None
-        else:
-            if para_start is None:
-                para_start, structured, lines = pos, 0, 0
-            lines += 1
-            if m or fence is not None or _STRUCTURED_LINE.match(line):
-                structured += 1
-            if m:
-                if fence is None:
-                    fence = m.group(1)
-                elif m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                    fence = None
-            para_end = line_end
-        pos = line_end + 1
-    if para_start is not None:
-        out.append((para_start, para_end, structured * 2 >= lines))
-    trimmed = [(*trim_span(text, s, e), st) for s, e, st in out]
-    return [(a, b, st) for a, b, st in trimmed if a < b]
-
-
-def _matches_as_spans(pattern: re.Pattern, text: str, start: int, end: int) -> list[Span]:
-    return [(m.start(), m.end()) for m in pattern.finditer(text, start, end)]
-
-
-def sentences(text: str, start: int, end: int) -> list[Span]:
-    """Sentence spans of ``text[start:end]`` (:func:`rag.text.sentence_spans`, the project's one sentence rule)."""
-    return sentence_spans(text, start, end)
-
-
-def lines(text: str, start: int, end: int) -> list[Span]:
-    """Non-blank line spans of ``text[start:end]``, whitespace trimmed."""
-    spans = (trim_span(text, a, b) for a, b in _matches_as_spans(_LINE, text, start, end))
-    return [u for u in spans if u[0] < u[1]]
-
-
-def units(text: str) -> list[Span]:
-    """The smallest units strategy E keeps whole, in order: the lines of a code block, table or list, and the
-    sentences of any other paragraph (a hard-wrapped sentence stays one unit)."""
-    out: list[Span] = []
-    for s, e, structured in paragraphs(text, 0, len(text)):
-        out.extend(lines(text, s, e) if structured else sentences(text, s, e))
-    return out
 
 
 def pack(units: Sequence[Span], budget: int) -> list[Span]:
@@ -169,7 +96,7 @@ def split_unit(text: str, start: int, end: int, budget: int, level: str) -> list
     elif level == "sentences":
         units, nxt = sentences(text, start, end), "words"
     elif level == "words":
-        units, nxt = _matches_as_spans(_WORD, text, start, end), "chars"
+        units, nxt = matches_as_spans(_WORD, text, start, end), "chars"
     else:
         return [(s, min(s + budget, end)) for s in range(start, end, budget)]
     if len(units) <= 1 and level != "words":

@@ -25,6 +25,7 @@ OCR progress comes back as ``("progress", stage, done, total)`` frames while the
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import logging
@@ -40,6 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rag.errors import Cancelled, ExtractionError, LimitExceeded
+from rag.ingest.limits import Limits
 from rag.types import Document
 
 logger = logging.getLogger(__name__)
@@ -51,7 +53,7 @@ POLL_S = 0.05
 #: libraries, thread stacks and allocator arenas are mapped but mostly never resident).
 AS_HEADROOM_MB = 3072
 
-#: What the child runs on each file: ``module:function(data, name) -> Document``.
+#: What the child runs on each file: ``module:function(data, name, limits=Limits) -> Document``.
 DEFAULT_TARGET = "rag.ingest.extract:extract_bytes"
 
 _HEADER = struct.Struct("!Q")
@@ -141,15 +143,17 @@ class ContainedExtractor:
     # ------------------------------------------------------------------ one file
 
     def extract(self, data: bytes, name: str, progress: Progress | None = None,
-                should_stop: Callable[[], bool] | None = None) -> Document:
-        """Extract one file's bytes in the child (see the class doc for what is raised)."""
+                should_stop: Callable[[], bool] | None = None, limits: Limits | None = None) -> Document:
+        """Extract one file's bytes in the child with the reader ``limits`` (default: the settings'; issue 26
+        item 1), the memory and time limits around it (see the class doc for what is raised)."""
         self.start()
         p = self._proc
         assert p is not None and p.stdin is not None and p.stdout is not None
         deadline = time.monotonic() + self.seconds
         self.last_peak_mb = 0.0
         try:
-            head = json.dumps({"name": name, "size": len(data)}).encode()
+            lim = dataclasses.asdict(limits if limits is not None else Limits.from_settings())
+            head = json.dumps({"name": name, "size": len(data), "limits": lim}).encode()
             p.stdin.write(_HEADER.pack(len(head)) + head + _HEADER.pack(len(data)))
             p.stdin.write(data)
             p.stdin.flush()
@@ -174,8 +178,9 @@ class ContainedExtractor:
             return msg[1]
         if kind == "extraction":
             raise ExtractionError(name, msg[1])
-        if kind == "limit":
-            raise LimitExceeded(name, msg[1], limit=msg[2], figure=msg[3])
+        if kind == "limit":  # a reader's own limit, rebuilt with its figures
+            _, reason, limit, what, figure, maximum, unit = msg
+            raise LimitExceeded(name, limit, what, figure, maximum, unit, over=", over the limit" in reason)
         if kind == "memory":
             self.close()
             raise self._memory_limit(name, self.memory_mb)
@@ -183,9 +188,7 @@ class ContainedExtractor:
         raise ExtractionError(name, f"the reader failed on this file ({msg[1]})")
 
     def _memory_limit(self, name: str, figure: float) -> LimitExceeded:
-        return LimitExceeded(name, f"extraction needed more than {self.memory_mb} MB of memory (reached "
-                                   f"{figure:.0f} MB; limit extract_memory_mb = {self.memory_mb}); stopped",
-                             limit="extract_memory_mb", figure=round(figure))
+        return LimitExceeded(name, "extract_memory_mb", "extraction needed", round(figure), self.memory_mb, "MB")
 
     def _fail_dead(self, name: str):
         """The child died on its own: a crash (signal) or the kernel's out-of-memory killer."""
@@ -236,9 +239,8 @@ class ContainedExtractor:
                 self._fail_dead(name)
             if time.monotonic() > deadline:
                 self.close()
-                raise LimitExceeded(name, f"extraction took longer than {self.seconds:.0f} s (limit "
-                                          f"extract_seconds = {self.seconds:.0f}); stopped",
-                                    limit="extract_seconds", figure=round(self.seconds))
+                raise LimitExceeded(name, "extract_seconds", "extraction took longer than", self.seconds,
+                                    self.seconds, "s", over=False)
             try:
                 stop = should_stop is not None and should_stop()
             except BaseException:  # the caller stops in its own way (a worker shutting down)
@@ -299,11 +301,11 @@ def _child_main() -> None:  # pragma: no cover - runs in the child process (test
 
         try:
             with ocr.reporting(progress):
-                doc = extract_bytes(data, name)
+                doc = extract_bytes(data, name, limits=Limits(**head.get("limits", {})))
             del data
             send(("ok", doc))
         except LimitExceeded as e:  # a reader's own limit (issue 26 item 1): keep its name and figure
-            send(("limit", e.reason, e.limit, e.figure))
+            send(("limit", e.reason, e.limit, e.what, e.figure, e.maximum, e.unit))
         except ExtractionError as e:
             send(("extraction", e.reason))
         except MemoryError:

@@ -32,6 +32,7 @@ from rag.ingest.canonical import (
     markdown_separator,
     table_cell,
 )
+from rag.ingest.limits import Limits, check_zip
 from rag.types import Document, LocatorKind, MediaType
 
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
@@ -213,7 +214,7 @@ def _title(doc, writer: _Writer, name: str) -> str:
     return level1[0] if level1 else file_stem(name)
 
 
-def extract_docx(data: bytes, name: str) -> Document:
+def extract_docx(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
     """DOCX bytes -> :class:`rag.types.Document` (see the module docstring for the layout and locators).
 
     Raises ``ExtractionError(name, reason)`` when python-docx cannot read the
@@ -221,6 +222,7 @@ def extract_docx(data: bytes, name: str) -> Document:
     """
     import docx  # python-docx: imported here so `python -m rag --help` stays fast
 
+    check_zip(data, name, limits)  # issue 26: members and ratios before python-docx inflates anything
     try:
         doc = docx.Document(io.BytesIO(data))
         writer = _Writer(_numbering_formats(doc))

@@ -26,6 +26,7 @@ import zipfile
 from rag.errors import ExtractionError
 from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem
 from rag.ingest.html import inline_text, parse_html, strip_boilerplate, write_html
+from rag.ingest.limits import Limits, check_zip
 from rag.types import Document, LocatorKind, MediaType
 
 
@@ -90,7 +91,7 @@ def _write_chapter(b: CanonicalBuilder, item, number: int, toc: dict[str, str]) 
     return True
 
 
-def extract_epub(data: bytes, name: str) -> Document:
+def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
     """EPUB bytes -> :class:`rag.types.Document`, one level-1 section per chapter (see the module docstring).
 
     Raises ``ExtractionError(name, reason)`` for a damaged file, a DRM-protected
@@ -98,6 +99,7 @@ def extract_epub(data: bytes, name: str) -> Document:
     """
     from ebooklib import ITEM_DOCUMENT, epub  # imported here so `python -m rag --help` stays fast
 
+    check_zip(data, name, limits)  # issue 26: members and ratios before anything is inflated
     if _drm_protected(data):
         raise ExtractionError(name, "DRM-protected EPUB (its chapters are encrypted)")
     try:

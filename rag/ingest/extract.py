@@ -37,6 +37,7 @@ from rag.ingest.docx import extract_docx
 from rag.ingest.epub import extract_epub
 from rag.ingest.html import extract_html
 from rag.ingest.image import IMAGE_TYPES, extract_image
+from rag.ingest.limits import Limits, check_size, check_zip, resolve
 from rag.ingest.pdf import extract_pdf
 from rag.ingest.pptx import extract_pptx
 from rag.ingest.sheets import extract_csv, extract_xlsx
@@ -160,23 +161,23 @@ def extract_text(data: bytes, name: str) -> Document:
 SUPPORTED = "PDF, DOCX, PPTX, XLSX, CSV, HTML, EPUB, PNG/JPEG/TIFF images, Markdown or text"
 
 
-def _csv(data: bytes, name: str) -> Document:
+def _csv(data: bytes, name: str, limits: Limits | None = None) -> Document:
     try:
-        return extract_csv(data, name, data.decode("utf-8-sig"))
+        return extract_csv(data, name, data.decode("utf-8-sig"), limits=limits)
     except UnicodeDecodeError:
         return extract_csv(data, name, data.decode("cp1252", errors="replace"),
-                           warnings=("not UTF-8: read as Windows-1252",))
+                           warnings=("not UTF-8: read as Windows-1252",), limits=limits)
 
 
-#: Issue 17's readers by sniffed media type: ``(bytes, name) -> Document``.
+#: Issue 17's readers by sniffed media type: ``(bytes, name, limits) -> Document`` (limits: issue 26).
 READERS = {
     MediaType.DOCX.value: extract_docx,
     MediaType.PPTX.value: extract_pptx,
     MediaType.XLSX.value: extract_xlsx,
     MediaType.CSV.value: _csv,
-    MediaType.HTML.value: extract_html,
+    MediaType.HTML.value: lambda data, name, limits=None: extract_html(data, name),
     MediaType.EPUB.value: extract_epub,
-    **{t: (lambda data, name, _t=t: extract_image(data, name, _t)) for t in IMAGE_TYPES},
+    **{t: (lambda data, name, limits=None, _t=t: extract_image(data, name, _t, limits=limits)) for t in IMAGE_TYPES},
 }
 
 
@@ -213,27 +214,34 @@ def _describe_bytes(data: bytes) -> str:
         return "binary data"
 
 
-def extract_bytes(data: bytes, name: str) -> Document:
+def extract_bytes(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
     """Extract a document from its bytes (design stage 1).
 
     ``name`` is the user's file name, kept as display metadata only. Returns a
     :class:`Document` whose ``canonical`` text is the target of every offset.
+    ``limits`` (default: the settings') bound the work (issue 26,
+    :mod:`rag.ingest.limits`): a ZIP container is checked by
+    :func:`rag.ingest.limits.check_zip` before it is even sniffed.
     Raises ``ExtractionError(name, reason)`` for every failure: empty file,
     not a PDF although named ``.pdf``, password-protected, damaged beyond
     repair, zero pages, no text layer, invalid UTF-8, blank-looking text,
     unsupported binary type, and each reader's own (damaged DOCX, no text
-    found by OCR, ...).
+    found by OCR, ...); :class:`rag.errors.LimitExceeded` (a subclass) for
+    a file over a limit.
     """
     if not data:
         raise ExtractionError(name, "empty file (0 bytes)")
+    limits = resolve(limits)
+    check_size(len(data), name, limits)
     if is_pdf_bytes(data):
-
-        return extract_pdf(data, name)
+        return extract_pdf(data, name, limits=limits)
     if name.lower().endswith(".pdf"):
         raise ExtractionError(name, f"not a PDF although named .pdf (the bytes look like {_describe_bytes(data)})")
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        check_zip(data, name, limits)  # before sniffing: sniffing reads the EPUB ``mimetype`` member
     kind = sniff(data, name)
     if kind in READERS:
-        return READERS[kind](data, name)
+        return READERS[kind](data, name, limits=limits)
     if kind is not None:
         _refuse_unsupported(kind, name)
     if b"\x00" in data[:8192] and textfile.bom_encoding(data) is None and textfile.decode_probe(data) is None:
@@ -247,13 +255,16 @@ def extract_bytes(data: bytes, name: str) -> Document:
         raise
 
 
-def extract_path(path) -> Document:
-    """Extract a file from disk, named by its base name. Raises ``ExtractionError``."""
+def extract_path(path, *, limits: Limits | None = None) -> Document:
+    """Extract a file from disk, named by its base name. Raises ``ExtractionError``; a file over
+    ``max_upload_mb`` (its size from the file system) is refused before it is read."""
     from pathlib import Path
 
     p = Path(path)
+    limits = resolve(limits)
     try:
+        check_size(p.stat().st_size, p.name, limits)
         data = p.read_bytes()
     except OSError as e:
         raise ExtractionError(p.name, f"cannot read file ({e.strerror or e})") from e
-    return extract_bytes(data, p.name)
+    return extract_bytes(data, p.name, limits=limits)

@@ -14,56 +14,111 @@ x1, y1)`` in the (orientation-corrected) frame, ``scope_number`` the 1-based
 frame. A chunk's locator is then its lines and the union of their boxes,
 the W3C media fragment ``#xywh=x,y,w,h``.
 
-Errors: an image Pillow cannot decode -> ``damaged image (...)``; an image
-over :data:`MAX_PIXELS` -> ``image too large``; nothing read -> ``no text
-found by OCR``; the engine missing -> the pip command.
+Errors: an image Pillow cannot decode -> ``damaged image (...)``; a frame
+over ``max_image_megapixels``, pixels x frames over
+``max_image_total_megapixels``, more frames than ``max_pages``, more frames
+to read than ``max_ocr_pages`` or OCR past ``max_ocr_seconds`` ->
+:class:`rag.errors.LimitExceeded` naming the setting (issue 26: checked from
+the frame headers before anything is decoded, then one frame in memory at a
+time); nothing read -> ``no text found by OCR``; the engine missing -> the
+pip command.
 """
 
 from __future__ import annotations
 
 import io
 import statistics
+import warnings
+from collections.abc import Iterator
 
-from rag.errors import ExtractionError
+from rag.errors import ExtractionError, LimitExceeded
 from rag.ingest import ocr as ocr_engine
 from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem
+from rag.ingest.limits import Limits, OcrBudget, check_pixels, resolve
 from rag.types import Document, LocatorKind, MediaType
 
 #: A vertical gap between two OCR lines larger than this many median line heights starts a new paragraph.
 PARAGRAPH_GAP = 0.9
 
-#: Largest image read (pixels per frame): 50 megapixels, a 8k x 6k photo. Bigger ones are refused.
-MAX_PIXELS = 50_000_000
-
-#: Frames read from a multi-page TIFF.
-MAX_FRAMES = 200
-
-
-def open_frames(data: bytes, name: str) -> list:
-    """Decode ``data`` into RGB Pillow images, one per frame, EXIF orientation applied.
-
-    Raises ``ExtractionError`` naming the file when Pillow cannot decode it or a frame is over :data:`MAX_PIXELS`.
-    """
-    from PIL import Image, ImageOps, UnidentifiedImageError  # Pillow: imported here so `--help` stays fast
-
-    try:
-        img = Image.open(io.BytesIO(data))
-        frames = []
-        for i in range(min(getattr(img, "n_frames", 1), MAX_FRAMES)):
+def _frame_sizes(img, name: str, limits: Limits) -> list[tuple[int, int]]:
+    """``(width, height)`` of every frame from the frame headers alone (nothing decoded), at most
+    ``max_pages`` + 1 frames walked. Raises :class:`LimitExceeded` for too many frames, a frame over
+    ``max_image_megapixels`` or pixels x frames over ``max_image_total_megapixels``."""
+    sizes = []
+    for i in range(limits.max_pages + 1):
+        try:
             img.seek(i)
-            if img.width * img.height > MAX_PIXELS:
-                raise ExtractionError(name, f"image too large ({img.width} x {img.height} pixels; at most "
-                                            f"{MAX_PIXELS // 1_000_000} megapixels are read)")
-            frames.append(ImageOps.exif_transpose(img.convert("RGB") if img.mode != "RGB" else img.copy()))
-    except ExtractionError:
-        raise
-    except UnidentifiedImageError as e:
-        raise ExtractionError(name, "damaged image (the picture data cannot be decoded)") from e
-    except Image.DecompressionBombError as e:
-        raise ExtractionError(name, f"image too large ({e})") from e
+        except EOFError:
+            break
+        if i == limits.max_pages:
+            raise LimitExceeded(name, "max_pages", "the image has more frames than", limits.max_pages,
+                                limits.max_pages, "frames", over=False)
+        check_pixels(name, f"frame {i + 1}" if i else "the image", img.width, img.height, limits)
+        sizes.append((img.width, img.height))
+    total = sum(w * h for w, h in sizes)
+    if total > limits.max_image_total_megapixels * 1_000_000:
+        raise LimitExceeded(name, "max_image_total_megapixels", f"{len(sizes)} frames hold", round(total / 1e6),
+                            limits.max_image_total_megapixels, "megapixels")
+    img.seek(0)
+    return sizes
+
+
+def iter_frames(data: bytes, name: str, limits: Limits | None = None) -> Iterator:
+    """Decode ``data`` frame by frame into RGB Pillow images, EXIF orientation applied; one frame in memory at a time.
+
+    Every limit is checked from the headers before the first frame is decoded (:func:`_frame_sizes`), with
+    Pillow's own bomb limit (``Image.MAX_IMAGE_PIXELS``) set to ``max_image_megapixels``. Raises
+    ``ExtractionError`` naming the file when Pillow cannot decode it, :class:`LimitExceeded` over a limit.
+    """
+    from PIL import Image, ImageOps  # Pillow: imported here so `--help` stays fast
+
+    limits = resolve(limits)
+    Image.MAX_IMAGE_PIXELS = limits.max_image_pixels  # Pillow warns past it and refuses past twice it
+    try:
+        with warnings.catch_warnings():  # the sizes are checked below, against the same figure
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            img = Image.open(io.BytesIO(data))
+        sizes = _frame_sizes(img, name, limits)
+        for i in range(len(sizes)):
+            img.seek(i)
+            yield ImageOps.exif_transpose(img.convert("RGB") if img.mode != "RGB" else img.copy())
     except Exception as e:  # noqa: BLE001 - Pillow raises many types for truncated or corrupt files
-        raise ExtractionError(name, f"damaged image ({str(e)[:120] or type(e).__name__})") from e
-    return frames
+        raise _refusal(e, name, limits) from e
+
+
+def _refusal(e: Exception, name: str, limits: Limits) -> ExtractionError:
+    """What a Pillow failure means to the user (an ``ExtractionError`` passes through)."""
+    from PIL import Image, UnidentifiedImageError
+
+    if isinstance(e, ExtractionError):
+        return e
+    if isinstance(e, UnidentifiedImageError):
+        return ExtractionError(name, "damaged image (the picture data cannot be decoded)")
+    if isinstance(e, Image.DecompressionBombError):
+        return LimitExceeded(name, "max_image_megapixels", f"Pillow refused a frame as a decompression bomb ({e});",
+                             limits.max_image_megapixels, limits.max_image_megapixels, "megapixels", over=False)
+    return ExtractionError(name, f"damaged image ({str(e)[:120] or type(e).__name__})")
+
+
+def open_frames(data: bytes, name: str, limits: Limits | None = None) -> list:
+    """Every frame of ``data`` decoded (:func:`iter_frames`), for showing an image already indexed."""
+    return list(iter_frames(data, name, limits))
+
+
+def frame_count(data: bytes, name: str, limits: Limits | None = None) -> int:
+    """How many frames ``data`` holds, from the headers (limits checked, nothing decoded)."""
+    from PIL import Image
+
+    limits = resolve(limits)
+    Image.MAX_IMAGE_PIXELS = limits.max_image_pixels
+    try:
+        with warnings.catch_warnings():  # the sizes are checked here, against the same figure
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            img = Image.open(io.BytesIO(data))
+        with img:
+            return len(_frame_sizes(img, name, limits))
+    except Exception as e:  # noqa: BLE001 - Pillow raises many types for truncated or corrupt files
+        raise _refusal(e, name, limits) from e
 
 
 def _read(frame, name: str):
@@ -98,26 +153,33 @@ def write_lines(b: CanonicalBuilder, lines, frame: int) -> int:
     return len(lines)
 
 
-def extract_image(data: bytes, name: str, media_type: str) -> Document:
+def extract_image(data: bytes, name: str, media_type: str, *, limits: Limits | None = None) -> Document:
     """PNG/JPEG/TIFF bytes -> :class:`rag.types.Document` read by OCR (see the module docstring).
 
-    ``media_type`` the sniffed type (``image/png`` ...). Raises ``ExtractionError(name, reason)``.
+    ``media_type`` the sniffed type (``image/png`` ...). Frames are counted and sized from their headers,
+    then decoded and read one at a time; OCR pages and seconds are bounded (issue 26, :mod:`rag.ingest.limits`).
+    Raises ``ExtractionError(name, reason)``; :class:`rag.errors.LimitExceeded` over a limit.
     """
-    frames = open_frames(data, name)
+    limits = resolve(limits)
+    budget = OcrBudget(name, limits)
+    frames = frame_count(data, name, limits)
+    budget.plan(frames, "frames")
     b = CanonicalBuilder()
     read = 0
-    ms = 0.0
-    for number, frame in enumerate(frames, start=1):
+    engine = ocr_engine.ENGINE
+    for number, frame in enumerate(iter_frames(data, name, limits), start=1):
         result = _read(frame, name)
-        ms += result.ms
-        if len(frames) > 1:
+        del frame
+        budget.spend(result.ms)
+        engine = result.engine
+        if frames > 1:
             b.heading(1, f"Page {number}")
         read += write_lines(b, result.lines, number)
     if not read:
         raise ExtractionError(name, "no text found by OCR (a photo without writing?)")
-    pages = f" in {len(frames)} pages" if len(frames) > 1 else ""
-    warnings = (f"read by OCR ({result.engine}): {read} lines{pages}, {ms / 1000:.1f} s",)
-    return b.document(data, name, media_type, title=file_stem(name), extractor=f"image+{result.engine}",
+    pages = f" in {frames} pages" if frames > 1 else ""
+    warnings = (f"read by OCR ({engine}): {read} lines{pages}, {budget.ms / 1000:.1f} s",)
+    return b.document(data, name, media_type, title=file_stem(name), extractor=f"image+{engine}",
                       warnings=warnings)
 
 

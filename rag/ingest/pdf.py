@@ -42,7 +42,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from rag.errors import ExtractionError
+from rag.errors import ExtractionError, LimitExceeded
 from rag.ingest import EXTRACTOR_VERSION
 from rag.ingest import audit as audit_mod
 from rag.ingest import ocr as ocr_engine
@@ -50,6 +50,7 @@ from rag.ingest.forms import annotation_lines, form_lines
 from rag.ingest.hidden import remove_hidden
 from rag.ingest.hyphen import Lexicon, join_lines
 from rag.ingest.layout import _LIGATURES, Line, merge_fragments, order_blocks, page_lines, paragraphs_of
+from rag.ingest.limits import Limits, OcrBudget, resolve
 from rag.ingest.quality import classify_page
 from rag.ingest.tables import table_lines
 from rag.types import MEDIA_PDF, Document, Heading, PageSpan
@@ -109,12 +110,35 @@ class PageRead:
     tables: int = 0
     dropped: list[str] = field(default_factory=list)
     hidden: int = 0
+    too_large: str = ""
 
 
-def _ocr_lines(page, page_h: float, block_base: int) -> tuple[list[Line], float]:
+#: Below this resolution (dots per inch) a page rendered for OCR is too coarse to read (12 pt text = 12 pixels).
+MIN_OCR_DPI = 72
+
+
+def ocr_dpi(page, max_pixels: int | None) -> int | None:
+    """The resolution to render ``page`` at for OCR: :data:`rag.ingest.ocr.DEFAULT_DPI`, lowered so the render
+    stays within ``max_pixels``; ``None`` when even :data:`MIN_OCR_DPI` would exceed it (issue 26)."""
+    dpi = ocr_engine.DEFAULT_DPI
+    if not max_pixels:
+        return dpi
+    area_in2 = max(page.rect.width * page.rect.height, 1.0) / 72.0 ** 2
+    fit = int((max_pixels / area_in2) ** 0.5)
+    return min(dpi, fit) if fit >= MIN_OCR_DPI else None
+
+
+def _too_large(page) -> str:
+    w, h = page.rect.width, page.rect.height
+    mp = w * h / 72.0 ** 2 * MIN_OCR_DPI ** 2 / 1e6
+    return (f"is {w:,.0f} x {h:,.0f} pt ({w / 72 * 2.54:,.0f} x {h / 72 * 2.54:,.0f} cm), {mp:,.0f} megapixels even at "
+            f"{MIN_OCR_DPI} dpi: too large to read by OCR")
+
+
+def _ocr_lines(page, page_h: float, block_base: int, dpi: int = ocr_engine.DEFAULT_DPI) -> tuple[list[Line], float]:
     """OCR'd lines of ``page`` (kind ``ocr``), grouped into blocks by vertical gaps; and the OCR time (ms)."""
 
-    res = ocr_engine.ocr_page(page)
+    res = ocr_engine.ocr_page(page, dpi=dpi)
     out: list[Line] = []
     block = block_base
     for ln in res.lines:
@@ -131,8 +155,11 @@ def _overlaps(a: Line, lines: list[Line]) -> bool:
     return any(min(a.x1, b.x1) > max(a.x0, b.x0) and min(a.y1, b.y1) > max(a.y0, b.y0) for b in lines)
 
 
-def read_page(page, *, use_ocr: bool = True, find_tables: bool = True) -> PageRead:
-    """Read one PyMuPDF page (rules in the module doc). Never raises for a page MuPDF can parse."""
+def read_page(page, *, use_ocr: bool = True, find_tables: bool = True, max_pixels: int | None = None) -> PageRead:
+    """Read one PyMuPDF page (rules in the module doc). Never raises for a page MuPDF can parse.
+
+    ``max_pixels`` bounds the render for OCR (:func:`ocr_dpi`); a page too large even at
+    :data:`MIN_OCR_DPI` is not read by OCR and says why in ``too_large``."""
     import pymupdf
 
     flags = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE
@@ -162,10 +189,13 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True) -> PageRe
     kind = classify_page(page, reference)
     read = PageRead([], reference, kind, tables=tables, dropped=dropped + [h.text for h in hidden],
                     hidden=sum(len(h.text.strip()) for h in hidden))
-    if kind in ("scanned", "sparse-image", "unreadable") and use_ocr:
+    dpi = ocr_dpi(page, max_pixels) if kind in ("scanned", "sparse-image", "unreadable") and use_ocr else None
+    if dpi is None and kind in ("scanned", "sparse-image", "unreadable") and use_ocr:
+        read.too_large = _too_large(page)
+    if dpi is not None:
 
         if ocr_engine.available():
-            ocr_ls, read.ocr_ms = _ocr_lines(page, page_h, n_blocks + 2000)
+            ocr_ls, read.ocr_ms = _ocr_lines(page, page_h, n_blocks + 2000, dpi)
             if kind == "sparse-image":
                 ocr_ls = [ln for ln in ocr_ls if not _overlaps(ln, main)]
                 read.lines = order_blocks(merge_fragments(main + added))[0] + ocr_ls + other
@@ -362,16 +392,23 @@ def _assemble(pages: list[list[Para]], labels: list[str | None]) -> _Built:
     return _Built("\n\n".join(parts), spans, all_paras)
 
 
-def extract_pdf(data: bytes, name: str, *, progress: Progress | None = None, use_ocr: bool = True) -> Document:
+def extract_pdf(data: bytes, name: str, *, progress: Progress | None = None, use_ocr: bool = True,
+                limits: Limits | None = None) -> Document:
     """PDF bytes -> :class:`rag.types.Document` (design stage 1, PDF branch; rules in the module doc).
 
     ``progress(stage, done, total)`` is called with stage ``"ocr"`` before and after each page read by
-    OCR (pages, 1-based counts). ``use_ocr=False`` leaves scanned pages unread (reported). Raises
-    ``ExtractionError(name, reason)``.
+    OCR (pages, 1-based counts). ``use_ocr=False`` leaves scanned pages unread (reported). ``limits``
+    (issue 26): pages (``max_pages``) checked on opening, pages to read by OCR (``max_ocr_pages``) counted
+    before OCR starts, OCR time (``max_ocr_seconds``) after each page, and a page is rendered for OCR at
+    most at ``max_image_megapixels``. Raises ``ExtractionError(name, reason)``;
+    :class:`rag.errors.LimitExceeded` over a limit.
     """
+    limits = resolve(limits)
     doc, warnings = open_pdf(data, name)
     try:
-        return _extract(doc, data, name, warnings, progress, use_ocr)
+        if doc.page_count > limits.max_pages:
+            raise LimitExceeded(name, "max_pages", "the PDF has", doc.page_count, limits.max_pages, "pages")
+        return _extract(doc, data, name, warnings, progress, use_ocr, limits)
     except ExtractionError:
         raise
     except Exception as e:  # noqa: BLE001 - a damaged file must fail with a reason, never a traceback
@@ -391,21 +428,27 @@ def _needs_ocr(page) -> bool:
     return classify_page(page, text) in ("scanned", "sparse-image", "unreadable")
 
 
-def _read_pages(doc, warnings: list[str], progress: Progress | None, use_ocr: bool) -> list[PageRead]:
-
+def _read_pages(doc, name: str, warnings: list[str], progress: Progress | None, use_ocr: bool,
+                limits: Limits) -> list[PageRead]:
     progress = progress or ocr_engine.current_progress()
-    ocr_on = use_ocr and ocr_engine.available()
-    todo = [i for i in range(doc.page_count) if _needs_ocr(doc.load_page(i))] if ocr_on and progress else []
+    ocr_on = use_ocr and ocr_engine.available() and limits.max_ocr_pages > 0
+    todo = [i for i in range(doc.page_count) if _needs_ocr(doc.load_page(i))] if ocr_on else []
+    budget = OcrBudget(name, limits)
+    budget.plan(len(todo))  # issue 26: refused before the first page is read by OCR
     done = 0
     if todo and progress:
         progress("ocr", 0, len(todo))
     reads = []
     for i in range(doc.page_count):
         try:
-            r = read_page(doc.load_page(i), use_ocr=ocr_on)
+            r = read_page(doc.load_page(i), use_ocr=ocr_on, max_pixels=limits.max_image_pixels)
         except Exception as e:  # noqa: BLE001 - one unreadable page must not lose the others
             warnings.append(f"page {i + 1}: unreadable ({e or type(e).__name__})")
             r = PageRead([], "", "blank")
+        if r.too_large:
+            warnings.append(f"page {i + 1}: {r.too_large}")
+        if r.ocr_ms:
+            budget.spend(r.ocr_ms)
         if r.ocr_ms and progress and todo:
             done = min(done + 1, len(todo))
             progress("ocr", done, len(todo))
@@ -465,8 +508,8 @@ def _warn(reads: list[PageRead], cov, warnings: list[str]) -> None:
 
 
 def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progress | None,
-             use_ocr: bool) -> Document:
-    reads = _read_pages(doc, warnings, progress, use_ocr)
+             use_ocr: bool, limits: Limits) -> Document:
+    reads = _read_pages(doc, name, warnings, progress, use_ocr, limits)
     drop_running(reads)
     lexicon = Lexicon.of(ln.text for r in reads for ln in r.lines if ln.kind != "table")
     body = body_size([[ln for ln in r.lines if ln.kind == "text"] for r in reads])
@@ -479,6 +522,10 @@ def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progres
             raise ExtractionError(name, "damaged PDF: nothing extractable after repair")
         if any(r.kind == "scanned" and r.ocr_ms for r in reads):
             raise ExtractionError(name, "no text layer (scanned?) and OCR read nothing")
+        large = [f"page {i + 1} {r.too_large}" for i, r in enumerate(reads) if r.too_large]
+        if large:
+            raise LimitExceeded(name, "max_image_megapixels", "; ".join(large[:3]) + ", over", limits.max_image_megapixels,
+                                limits.max_image_megapixels, "megapixels", over=False)
         raise ExtractionError(name, "no text layer (scanned?)")
     texts = [canonical[s.start:s.end] for s in built.spans]
     cov = audit_mod.page_coverage([r.reference for r in reads], texts, [r.dropped for r in reads])

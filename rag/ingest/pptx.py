@@ -29,6 +29,7 @@ from rag.ingest.canonical import (
     markdown_separator,
     table_cell,
 )
+from rag.ingest.limits import Limits, check_zip
 from rag.types import Document, LocatorKind, MediaType
 
 NOTES_HEADING = "Speaker notes"
@@ -114,7 +115,7 @@ def _notes_text(slide) -> str:
     return clean_inline(frame.text) if frame is not None else ""
 
 
-def extract_pptx(data: bytes, name: str) -> Document:
+def extract_pptx(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
     """PPTX bytes -> :class:`rag.types.Document`, one section and one ``slide`` part per slide.
 
     Raises ``ExtractionError(name, reason)`` when python-pptx cannot read the
@@ -122,6 +123,7 @@ def extract_pptx(data: bytes, name: str) -> Document:
     """
     import pptx  # python-pptx: imported here so `python -m rag --help` stays fast
 
+    check_zip(data, name, limits)  # issue 26: members and ratios before python-pptx inflates anything
     b = CanonicalBuilder()
     warnings: list[str] = []
     try:

@@ -25,7 +25,7 @@ import functools
 import re
 import unicodedata
 
-from rag.index.embed import get_tokenizer
+from rag.tokens import get_tokenizer
 
 #: Images covering at least this share (0..1) of a page with no text make it "scanned".
 SCANNED_IMAGE_SHARE = 0.3

@@ -27,6 +27,8 @@ import re
 
 from rag.errors import ExtractionError
 from rag.ingest.canonical import CanonicalBuilder, Unit, file_stem, markdown_row, markdown_separator, table_cell
+from rag.ingest.limits import Limits, RowBudget, check_zip, resolve
+from rag.ingest.office_hidden import Hidden, cell_hidden
 from rag.types import Document, LocatorKind, MediaType
 
 #: Delimiters tried when sniffing a CSV dialect (``|`` is left out: that is a Markdown table).
@@ -99,11 +101,13 @@ def format_cell(value, fmt: str | None = None) -> str:
     return str(value)
 
 
-def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]]], *, heading: bool) -> bool:
+def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]]], *, heading: bool,
+                budget: RowBudget | None = None) -> bool:
     """Write one sheet: optional heading, then its rows as a Markdown table, one ``rows`` part per row.
 
     ``rows`` are ``(1-based row number, cells)`` with cells already text;
     empty rows and empty outer columns are dropped. Returns whether anything was written.
+    ``budget`` counts the table's cells (rows x used columns) before it is padded (issue 26).
     """
     rows = [(n, [table_cell(c) for c in cells]) for n, cells in rows]
     rows = [(n, cells) for n, cells in rows if any(cells)]
@@ -112,6 +116,8 @@ def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]
     first = min(next(i for i, c in enumerate(cells) if c) for _, cells in rows)
     last = max(max(i for i, c in enumerate(cells) if c) for _, cells in rows)
     width = last - first + 1
+    if budget is not None:
+        budget.table(len(rows), width, sheet)
     rows = [(n, (cells + [""] * (last + 1 - len(cells)))[first:last + 1]) for n, cells in rows]
     span = f"{column_letter(first + 1)}:{column_letter(last + 1)}"
     if heading:
@@ -124,42 +130,98 @@ def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]
     return True
 
 
-def extract_xlsx(data: bytes, name: str) -> Document:
-    """XLSX bytes -> :class:`rag.types.Document`, one section per non-empty worksheet (see the module docstring).
+def _hidden_columns(parser) -> set[int]:
+    """1-based columns a sheet hides (``<col min max hidden="1">``), read by the parser before the rows."""
+    out: set[int] = set()
+    for attrs in parser.column_dimensions.values():
+        if str(attrs.get("hidden", "")).lower() in ("1", "true"):
+            try:
+                lo, hi = int(attrs.get("min", 0)), int(attrs.get("max", 0))
+            except ValueError:
+                continue
+            out.update(range(max(lo, 1), min(hi, 16384) + 1))
+    return out
 
-    Raises ``ExtractionError(name, reason)`` when openpyxl cannot read the file
-    (``damaged XLSX (...)``) or every sheet is empty.
+
+def _sheet_rows(wb, ws, budget: RowBudget, hidden: Hidden) -> list[tuple[int, list[str]]]:
+    """The rows of one read-only worksheet as ``(row number, cell texts)``: only rows the file holds (the declared
+    dimension, e.g. ``A1:XFD1048576``, is never used to pad rows or columns), hidden rows and columns and hidden
+    cells (:func:`rag.ingest.office_hidden.cell_hidden`) left out, every row counted by ``budget`` first."""
+    from openpyxl.cell.read_only import ReadOnlyCell
+    from openpyxl.worksheet._reader import WorkSheetParser  # what read-only iter_rows uses, without its padding
+
+    rows = []
+    with ws._get_source() as src:
+        parser = WorkSheetParser(src, ws._shared_strings, data_only=True, epoch=wb.epoch,
+                                 date_formats=wb._date_formats, timedelta_formats=wb._timedelta_formats)
+        hidden_cols: set[int] | None = None
+        for number, raw in parser.parse():
+            if hidden_cols is None:
+                hidden_cols = _hidden_columns(parser)
+            cells = [c for c in raw if c.get("value") is not None]
+            if not cells:
+                continue
+            budget.row(max(c["column"] for c in cells))
+            dims = parser.row_dimensions.get(str(number), {})
+            if str(dims.get("hidden", "")).lower() in ("1", "true"):
+                hidden.add("in hidden rows", len(cells))
+                continue
+            texts = [""] * max(c["column"] for c in cells)
+            for c in cells:
+                if c["column"] in hidden_cols:
+                    hidden.add("in hidden columns")
+                    continue
+                cell = ReadOnlyCell(ws, **c)
+                why = cell_hidden(cell)
+                if why:
+                    hidden.add(why)
+                    continue
+                texts[c["column"] - 1] = format_cell(cell.value, getattr(cell, "number_format", None))
+            rows.append((number, texts))
+    return rows
+
+
+def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
+    """XLSX bytes -> :class:`rag.types.Document`, one section per non-empty visible worksheet (see the module docstring).
+
+    Hidden and very hidden sheets, hidden rows and columns and hidden cells are left out and reported
+    (:mod:`rag.ingest.office_hidden`). Raises ``ExtractionError(name, reason)`` when openpyxl cannot read the
+    file (``damaged XLSX (...)``) or every sheet is empty; :class:`rag.errors.LimitExceeded` past the ZIP, row
+    or cell limits (issue 26).
     """
     import openpyxl  # imported here so `python -m rag --help` stays fast
 
+    limits = resolve(limits)
+    check_zip(data, name, limits)
+    budget, hidden = RowBudget(name, limits), Hidden("cells")
     b = CanonicalBuilder()
     try:
         wb = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception as e:  # noqa: BLE001 - zip, XML and openpyxl errors all mean the same to the user
         raise ExtractionError(name, f"damaged XLSX ({type(e).__name__}: {str(e)[:120]})") from e
+    hidden_sheets = []
     try:
         title = (wb.properties.title or "").strip() if wb.properties else ""
         written = 0
         for ws in wb.worksheets:
-            rows = []
-            for row in ws.iter_rows():
-                cells = [c for c in row if getattr(c, "row", None) is not None]
-                if not cells:
-                    continue
-                texts = [""] * max(c.column for c in cells)
-                for c in cells:
-                    texts[c.column - 1] = format_cell(c.value, getattr(c, "number_format", None))
-                rows.append((cells[0].row, texts))
-            written += write_sheet(b, ws.title, rows, heading=True)
+            if getattr(ws, "sheet_state", "visible") in ("hidden", "veryHidden"):
+                hidden_sheets.append(ws.title)
+                continue
+            written += write_sheet(b, ws.title, _sheet_rows(wb, ws, budget, hidden), heading=True, budget=budget)
     except ExtractionError:
         raise
     except Exception as e:  # noqa: BLE001
         raise ExtractionError(name, f"damaged XLSX ({type(e).__name__}: {str(e)[:120]})") from e
     finally:
         wb.close()
+    warnings = [f"hidden sheets left out: {', '.join(hidden_sheets)}; never indexed or read by the model"] \
+        if hidden_sheets else []
+    warnings += [hidden.warning()] if hidden.total else []
     if not written:
-        raise ExtractionError(name, "every sheet of this XLSX is empty")
-    return b.document(data, name, MediaType.XLSX.value, title=title or file_stem(name), extractor="xlsx")
+        raise ExtractionError(name, "every visible sheet of this XLSX is empty" if hidden_sheets
+                              else "every sheet of this XLSX is empty")
+    return b.document(data, name, MediaType.XLSX.value, title=title or file_stem(name), extractor="xlsx",
+                      warnings=tuple(warnings))
 
 
 def sniff_dialect(text: str) -> type[csv.Dialect] | csv.Dialect:
@@ -191,18 +253,25 @@ def looks_like_csv(text: str, *, named_csv: bool = False) -> bool:
     return width >= 2 and agree >= (1 if named_csv else 3) and agree >= 0.9 * len(records)
 
 
-def extract_csv(data: bytes, name: str, text: str, *, warnings: tuple[str, ...] = ()) -> Document:
+def extract_csv(data: bytes, name: str, text: str, *, warnings: tuple[str, ...] = (),
+                limits: Limits | None = None) -> Document:
     """CSV text (already decoded from ``data``) -> :class:`rag.types.Document`, one sheet without a heading.
 
     Row numbers count the file's records from 1 (RFC 7111), the header
     included, blank records too. Raises ``ExtractionError(name, reason)`` for a
-    malformed file or one without any cell.
+    malformed file or one without any cell; :class:`rag.errors.LimitExceeded`
+    past ``max_sheet_rows`` / ``max_sheet_cells`` (counted as rows are read).
     """
     b = CanonicalBuilder()
+    budget = RowBudget(name, resolve(limits))
+    rows = []
     try:
-        rows = list(enumerate(csv.reader(io.StringIO(text, newline=""), sniff_dialect(text)), start=1))
+        for number, record in enumerate(csv.reader(io.StringIO(text, newline=""), sniff_dialect(text)), start=1):
+            if any(cell.strip() for cell in record):  # blank records keep their number, not a row
+                budget.row(len(record))
+                rows.append((number, record))
     except csv.Error as e:
         raise ExtractionError(name, f"malformed CSV ({e})") from e
-    if not write_sheet(b, "", rows, heading=False):
+    if not write_sheet(b, "", rows, heading=False, budget=budget):
         raise ExtractionError(name, "empty CSV (no cell holds text)")
     return b.document(data, name, MediaType.CSV.value, title=file_stem(name), extractor="csv", warnings=warnings)

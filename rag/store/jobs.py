@@ -17,7 +17,7 @@ A job's life (:class:`JobState`)::
     running, its worker gone --take--> running       (resumed from the start: nothing of it was committed)
 
 Who may run a job: whoever holds the document's lock (``locks/<sha256>.lock``, an ``flock`` the kernel
-releases when a process dies, :mod:`rag.index.locks`). A ``running`` job whose lock is free was left by a
+releases when a process dies, :mod:`rag.store.locks`). A ``running`` job whose lock is free was left by a
 worker that died, and is taken again (``attempts`` counts the takes; after :data:`MAX_ATTEMPTS` it fails, not
 retryable: the document stopped its worker every time). The lease (``owner``, ``lease_until``, renewed by
 heartbeats every :data:`HEARTBEAT_S`) says which worker runs it and whether it is alive, for ``rag jobs``
@@ -41,9 +41,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from rag.index.locks import StoreLocks
-from rag.index.results import IngestResult, IngestStatus
-from rag.index.schema import now_iso
+from rag.store.locks import StoreLocks
+from rag.store.results import IngestResult, IngestStatus
+from rag.store.schema import now_iso
 
 #: Seconds a lease lasts without a heartbeat; a worker renews it every :data:`HEARTBEAT_S`.
 LEASE_S = 30.0
@@ -97,7 +97,7 @@ class Job:
 
     ``doc_id`` the sha256 of the bytes (kept as ``files/<doc_id>``); ``name`` the user's file name;
     ``source`` the absolute path read (``None`` for an upload); ``size_bytes`` of the original;
-    ``on_conflict`` :class:`rag.index.indexer.OnConflict` value; ``stage``/``done``/``total`` the last
+    ``on_conflict`` :class:`rag.store.writer.OnConflict` value; ``stage``/``done``/``total`` the last
     progress report (``ocr`` pages, ``embed`` chunks, else 0/1); ``reason`` why it failed or was cancelled;
     ``retryable`` whether a retry can help (a transient fault) or not (a damaged, refused or too large file,
     a limit hit); ``result`` the finished job's outcome as ``IngestResult`` fields; ``owner`` the worker
@@ -257,7 +257,7 @@ class WorkerRow:
 
 
 class JobQueue:
-    """The job table of one store (its connection ``conn`` and :class:`rag.index.locks.StoreLocks`).
+    """The job table of one store (its connection ``conn`` and :class:`rag.store.locks.StoreLocks`).
 
     Reads hold the store's thread lock; writes go through its write section (one transaction each).
     """

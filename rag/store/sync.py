@@ -9,7 +9,7 @@ The rules, one place for both:
 * :func:`removed_by_sync` - the documents read from a file under a folder that is no longer there.
 
 :class:`FolderWatcher` applies them as files change (``watchdog``): each path that changed is queued
-(:meth:`rag.index.store.Store.enqueue_path`) once it has been quiet for :data:`SETTLE_S` (a file still being
+(:meth:`rag.store.store.Store.enqueue_path`) once it has been quiet for :data:`SETTLE_S` (a file still being
 copied is not read half-written), and the documents of deleted files leave. The worker indexes what it queues.
 """
 
@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from rag.index.results import IngestResult, OnConflict
+from rag.store.results import IngestResult, OnConflict
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class FolderWatcher:
 
     :meth:`start` first syncs the folders as ``ingest --sync`` does, then watches them; :meth:`stop` ends it.
     ``on_change(kind, path, result)`` is told of each file queued (``kind`` ``"queued"``, with its
-    :class:`rag.index.results.IngestResult`) or removed (``"removed"``, ``result`` ``None``).
+    :class:`rag.store.results.IngestResult`) or removed (``"removed"``, ``result`` ``None``).
     """
 
     def __init__(self, store: Any, folders: Iterable[str | Path],

@@ -8,7 +8,7 @@ its own process while it waits, when no other worker serves the store. A worker
 2. registers in ``workers`` and renews its heartbeat and its job's lease every
    :data:`rag.store.jobs.HEARTBEAT_S` from a thread of its own (which is also how a cancel reaches it);
 3. takes the oldest job whose document lock it can get (queued ones, and running ones left by a dead
-   worker: :meth:`rag.store.jobs.JobQueue.take`) and runs it with :meth:`rag.index.store.Store.run_job`,
+   worker: :meth:`rag.store.jobs.JobQueue.take`) and runs it with :meth:`rag.store.store.Store.run_job`,
    extraction in a :class:`rag.ingest.contained.ContainedExtractor` (memory and time limits from the
    settings ``extract_memory_mb`` / ``extract_seconds``), progress written to the job row at most every
    :data:`PROGRESS_EVERY_S`;
@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from rag.errors import Cancelled
-from rag.index.results import IngestResult
 from rag.ingest.contained import ContainedExtractor
 from rag.store.jobs import HEARTBEAT_S, Job, worker_id
+from rag.store.results import IngestResult
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def _alive(pid: int | None) -> bool:
 class Worker:
     """Runs one store's jobs (see the module docstring).
 
-    ``store`` an open :class:`rag.index.store.Store`; ``extractor`` where extraction runs (default: a
+    ``store`` an open :class:`rag.store.store.Store`; ``extractor`` where extraction runs (default: a
     :class:`rag.ingest.contained.ContainedExtractor` with the store's settings' limits; ``None`` with
     ``contained=False``: in this process); ``after_batch(store)`` called after each index update;
     ``idle_exit_s`` stop after that long with nothing to do (``None``: never); ``parent_pid`` the process

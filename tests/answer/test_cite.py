@@ -14,7 +14,7 @@ from rag.answer.cite import (
     no_generation_payload,
 )
 from rag.answer.gate import apply_gate
-from rag.index.store import ChunkRow
+from rag.store.store import ChunkRow
 from rag.types import Hit, Locator, LocatorKind
 
 

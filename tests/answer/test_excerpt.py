@@ -7,9 +7,10 @@ import re
 import pytest
 
 from rag.answer import excerpt
-from rag.index.embed import count_tokens
-from rag.ingest.chunk import chunk_document, units
+from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
+from rag.text import units
+from rag.tokens import count_tokens
 
 
 def _norm(t: str) -> str:

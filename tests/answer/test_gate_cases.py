@@ -5,8 +5,8 @@ import pytest
 from rag.answer.calibrated_gate import store_calibration
 from rag.answer.cite import citations
 from rag.answer.pipeline import search_and_gate
-from rag.index.store import Store
 from rag.settings import get_settings
+from rag.store.store import Store
 
 WARRANTY = ("# Warranty terms\n\nThe warranty period is 24 months from the date of purchase. "
             "Repairs under warranty are free of charge when the receipt is shown.\n")

@@ -19,7 +19,7 @@ OUT_OF_DOMAIN = "how do I renew my passport"
 @pytest.fixture(scope="module")
 def store(tmp_path_factory, corpus_dir, embedder):
     """A store holding one real chapter of the shared corpus."""
-    from rag.index.store import Store
+    from rag.store.store import Store
 
     s = Store(tmp_path_factory.mktemp("answer-store"), settings=get_settings(), embedder=embedder)
     assert s.ingest_path(corpus_dir / "docs" / DOC).status == "ready"
@@ -153,7 +153,7 @@ PARKING_Q = "How much does visitor parking cost after two hours?"
 
 @pytest.fixture(scope="module")
 def injected_store(tmp_path_factory, embedder):
-    from rag.index.store import Store
+    from rag.store.store import Store
 
     d = tmp_path_factory.mktemp("injected")
     (d / "parking.md").write_text(INJECTED, encoding="utf-8")

@@ -14,8 +14,8 @@ DOC = "12-evaluation.md"
 
 @pytest.fixture(scope="module")
 def store_dir(tmp_path_factory, corpus_dir, embedder):
-    from rag.index.store import Store
     from rag.settings import get_settings
+    from rag.store.store import Store
 
     d = tmp_path_factory.mktemp("cli-answer-store")
     with Store(d, settings=get_settings(), embedder=embedder) as s:

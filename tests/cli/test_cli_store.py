@@ -91,7 +91,7 @@ def test_retry_and_delete(small_store):
 
 def test_empty_store_search(tmp_path, embedder):
     d = tmp_path / "empty"
-    from rag.index.store import Store
+    from rag.store.store import Store
 
     Store(d, embedder=embedder).close()
     code, out = _run("search", "--store", str(d), "--json", "anything")
@@ -128,7 +128,7 @@ def test_whole_corpus(tmp_path, embedder, corpus_dir):
     assert found / (2 * len(qs)) >= 0.8, found
     from rag.answer.cite import citations, no_generation_payload
     from rag.answer.pipeline import search_and_gate
-    from rag.index.store import Store
+    from rag.store.store import Store
 
     s = Store(d, embedder=embedder)
     g = search_and_gate(s, "how do I renew my passport")

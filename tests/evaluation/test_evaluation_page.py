@@ -14,8 +14,8 @@ TINY = Path(__file__).resolve().parent / "fixtures" / "tiny"
 def test_evaluation_page_runs_on_the_users_store(tmp_path, monkeypatch, embedder):
     from streamlit.testing.v1 import AppTest
 
-    from rag.index.store import Store
     from rag.settings import get_settings
+    from rag.store.store import Store
 
     monkeypatch.setenv("RAG_STORE", str(tmp_path / "store"))
     monkeypatch.setenv("RAG_EMBED_CACHE", str(tmp_path / "cache.sqlite"))

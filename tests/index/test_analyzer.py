@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rag.index.analyzer import Analyzer, detect_language, document_languages
+from rag.index.analyzer import Analyzer
 from rag.index.bm25 import BM25Index
 from rag.index.fusion import bm25_weight, lexical_weight, rrf
+from rag.language import detect_language, document_languages
 
 EN = "The cache stores the keys and values of every previous token, so decoding reuses them."
 DE = "Die Lizenz erlaubt die Bearbeitung des Werkes, solange der Urheber genannt wird und keine kommerzielle Nutzung erfolgt."

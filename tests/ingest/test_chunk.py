@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rag.index.embed import count_tokens, count_tokens_batch
 from rag.ingest.chunk import MAX_HEADER_CHARS, STRATEGIES, chunk_document
 from rag.ingest.extract import extract_bytes, extract_path
+from rag.tokens import count_tokens, count_tokens_batch
 
 WINDOW = 256
 

@@ -8,9 +8,9 @@ import time
 import pytest
 
 from rag.errors import StoreError
-from rag.index.store import Store
 from rag.settings import get_settings
 from rag.store.jobs import JobKind, JobState
+from rag.store.store import Store
 from rag.store.worker import Worker, worker_lock, worker_running
 
 
@@ -196,7 +196,7 @@ def test_retry_of_an_unknown_or_fileless_document_says_so(store):
 
 def test_a_document_left_indexing_with_no_job_is_failed_interrupted(store):
     """A store written before the job table: a row left ``indexing`` by a dead process has no job to resume it."""
-    from rag.index.indexer import INTERRUPTED
+    from rag.store.writer import INTERRUPTED
 
     store._db.execute("INSERT INTO documents(id, name, size_bytes, status, embed_model, embed_dim, pipeline_version, "
                       "created_at, updated_at) VALUES (?, 'old.md', 1, 'indexing', 'm', 384, '1', 'x', 'x')", ("a" * 64,))

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from rag.index.indexer import RESUMES
-from rag.index.store import Store
 from rag.ingest.contained import rss_mb
 from rag.settings import get_settings
 from rag.store.jobs import JobState
+from rag.store.store import Store
 from rag.store.worker import Worker
+from rag.store.writer import RESUMES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +33,7 @@ _WORKER = textwrap.dedent("""
     import sys, time, os
     sys.path.insert(0, os.path.join(sys.argv[3], "tests"))
     from fakes import HashEmbedder
-    from rag.index.store import Store
+    from rag.store.store import Store
     from rag.settings import get_settings
     from rag.store.worker import Worker
     store_dir, mode = sys.argv[1], sys.argv[2]

@@ -11,8 +11,8 @@ import pytest
 
 @pytest.fixture(scope="session", autouse=True)
 def worker_in_process():
-    from rag.index.store import Store
     from rag.settings import get_settings
+    from rag.store.store import Store
     from rag.store.worker import Worker
     from ui import jobs
 

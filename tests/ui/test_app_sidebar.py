@@ -30,8 +30,8 @@ def _app(path: str):
 @pytest.fixture()
 def data(tmp_path, monkeypatch, cases_dir, embedder):
     """A data folder whose default store holds leave-policy.md (v1 then v2) and the two c26 files."""
-    from rag.index.store import Store
     from rag.settings import get_settings
+    from rag.store.store import Store
 
     monkeypatch.setenv("RAG_STORE", str(tmp_path / "data"))
     monkeypatch.delenv("RAG_COLLECTION", raising=False)
@@ -153,8 +153,8 @@ def test_a_question_cut_off_mid_answer_is_kept_with_a_note(data, monkeypatch):
     from fakes import FakeGenerator, FakeStream
     from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
-    from rag.index.store import Store
     from rag.settings import get_settings
+    from rag.store.store import Store
     from ui import chat, services
 
     class CutOff(FakeStream):

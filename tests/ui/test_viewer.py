@@ -53,7 +53,7 @@ def uploaded(tmp_path_factory):
     assert not at.exception, at.exception
     ok = [s.value for s in at.success]
     assert all(any(v.startswith(f"{name}: indexed") for v in ok) for name in FILES), (ok, [e.value for e in at.error])
-    from rag.index.store import Store
+    from rag.store.store import Store
 
     store = Store(store_dir)
     yield store

@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
-from rag.index.schema import MIGRATIONS, connect, migrate, schema_version
-from rag.index.store import Store
 from rag.settings import get_settings
+from rag.store.schema import MIGRATIONS, connect, migrate, schema_version
+from rag.store.store import Store
 
 V1 = b"# Leave\n\n## Annual\n\nStaff get 25 days of annual leave.\n\n## Sabbatical\n\nAfter five years staff may take a sabbatical.\n"
 V2 = b"# Leave\n\n## Annual\n\nStaff get 28 days of annual leave.\n"

@@ -6,7 +6,7 @@ be rebuilt from SQLite with :meth:`SearchBackend.rebuild`. Two implement it:
 
 * :class:`LocalBackend`: FAISS (:class:`rag.index.dense.DenseIndex`, flat or
   IVF by size) and bm25s (:class:`rag.index.bm25.BM25Index`) in this process;
-* :class:`rag.index.milvus.MilvusBackend`: a Milvus collection (milvus-lite
+* :class:`rag.store.milvus.MilvusBackend`: a Milvus collection (milvus-lite
   file or server), dense vectors plus Milvus's built-in BM25 function.
 
 Both expose their two legs with the same methods, so :func:`search` fuses

@@ -1,6 +1,6 @@
 """The chats kept with a store (issue 16): each question, the standalone question searched, and the answer as JSON.
 
-Tables ``chats`` and ``chat_turns`` (schema migration 4, :mod:`rag.index.schema`).
+Tables ``chats`` and ``chat_turns`` (schema migration 4, :mod:`rag.store.schema`).
 A turn's ``record`` is opaque here: the answer layer writes and reads it
 (:mod:`rag.answer.history`); this module only keeps it, in order, through the
 store's write lock, so several processes may append to the same store. Chats
@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from rag.errors import StoreError
-from rag.index.locks import StoreLocks
+from rag.store.locks import StoreLocks
 
 #: A chat's title is its first question, cut to this many characters.
 TITLE_CHARS = 80

@@ -1,6 +1,6 @@
 """What one ingest tells its caller: :class:`IngestResult` and its :class:`IngestStatus`, the conflict policy
 :class:`OnConflict` (issue 16) and :func:`clean_name` (a display name from a client's file name). The records
-of :mod:`rag.index.indexer`, re-exported there; a finished job keeps its result as :meth:`IngestResult.to_json`.
+of :mod:`rag.store.writer`, re-exported there; a finished job keeps its result as :meth:`IngestResult.to_json`.
 """
 
 from __future__ import annotations

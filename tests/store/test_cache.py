@@ -1,4 +1,4 @@
-"""The index cache (rag.index.cache): deltas add up, the incremental path equals the one rebuild, files per generation."""
+"""The index cache (rag.store.cache): deltas add up, the incremental path equals the one rebuild, files per generation."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import json
 
 import numpy as np
 
-from rag.index.cache import IndexDelta
 from rag.index.fusion import retrieve
-from rag.index.store import Store
 from rag.settings import get_settings
+from rag.store.cache import IndexDelta
+from rag.store.store import Store
 
 
 def _unit(n: int, seed: int) -> np.ndarray:

@@ -9,7 +9,7 @@ vector). Every change to the chunks is one transaction that bumps
     index/bm25.g<N>/         bm25s index over the chunk texts (:class:`rag.index.bm25.BM25Index`)
 
 written through a temporary name and an atomic rename by the one writer that
-holds the write lock (:mod:`rag.index.locks`), older generations removed.
+holds the write lock (:mod:`rag.store.locks`), older generations removed.
 Missing or unreadable files (a ``kill -9``, a copied store) are rebuilt from
 SQLite by the ONE rebuild path, :meth:`IndexCache.rebuild`, and written back.
 Another process's changes are seen by comparing generations
@@ -45,8 +45,8 @@ import numpy as np
 
 from rag.index.bm25 import BM25Index
 from rag.index.dense import DenseIndex, choose_kind
-from rag.index.locks import StoreLocks
-from rag.index.schema import get_meta, set_meta
+from rag.store.locks import StoreLocks
+from rag.store.schema import get_meta, set_meta
 from rag.text import TermStats
 
 T = TypeVar("T")
@@ -136,7 +136,7 @@ class _Batch:
 class IndexCache:
     """The index files under ``folder`` for the store whose SQLite connection is ``conn``.
 
-    ``locks`` the store's :class:`rag.index.locks.StoreLocks` (its thread
+    ``locks`` the store's :class:`rag.store.locks.StoreLocks` (its thread
     lock guards ``conn``; its write lock guards the files); ``dim`` the
     vector dimension; ``k1``/``b`` BM25's parameters.
     """
@@ -290,7 +290,7 @@ class IndexCache:
     def commit(self, delta: IndexDelta) -> int:
         """Move to the next generation after a write that changed the chunk rows by ``delta``; returns it.
 
-        Call inside :meth:`rag.index.locks.StoreLocks.write` (with the
+        Call inside :meth:`rag.store.locks.StoreLocks.write` (with the
         connection), after the rows are written: bumps ``meta.generation`` in
         that transaction, updates the in-memory indexes (incremental when they
         were at the previous generation, else :meth:`rebuild`) and writes the
@@ -341,7 +341,7 @@ class IndexCache:
     def end_batch(self) -> int | None:
         """Apply the batch's writes to the indexes at once: the dense index updated in place, BM25 rebuilt once.
 
-        Call inside :meth:`rag.index.locks.StoreLocks.write` (with the connection). When another writer
+        Call inside :meth:`rag.store.locks.StoreLocks.write` (with the connection). When another writer
         committed in between, or this process's indexes are not the batch's starting ones, rebuilds from
         SQLite instead. Returns the generation the indexes now hold (``None`` if the batch wrote nothing).
         """

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rag.index.store import Store
 from rag.settings import get_settings
+from rag.store.store import Store
 
 TOPICS = ("Attention", "Prefill", "Caching", "Tokenizer", "Summaries", "Curves")
 

@@ -1,4 +1,4 @@
-"""Schema versions and numbered migrations (rag.index.schema, issue 12): old stores open, migration N is one function."""
+"""Schema versions and numbered migrations (rag.store.schema, issue 12): old stores open, migration N is one function."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import sqlite3
 import pytest
 
 from rag.errors import StoreError
-from rag.index import schema
-from rag.index.schema import MIGRATIONS, SCHEMA_VERSION, connect, migrate, schema_version
-from rag.index.store import Store
 from rag.settings import get_settings
+from rag.store import schema
+from rag.store.schema import MIGRATIONS, SCHEMA_VERSION, connect, migrate, schema_version
+from rag.store.store import Store
 
 #: The DDL every store was created with before versions were recorded (commit d8907ac, rag/index/store.py), verbatim.
 OLD_SCHEMA = """

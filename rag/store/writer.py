@@ -1,21 +1,21 @@
 """The ingest path of the store (design stages 1-4): bytes -> extract -> chunk -> embed -> rows -> indexes.
 
-:class:`Indexer` is what the store calls, in two halves joined by the job table (issue 25, :mod:`rag.store.jobs`):
+:class:`Writer` is what the store calls, in two halves joined by the job table (issue 25, :mod:`rag.store.jobs`):
 
-* :meth:`Indexer.accept` (``Store.enqueue_bytes``; the app's uploads, ``rag ingest``): names the file by
+* :meth:`Writer.accept` (``Store.enqueue_bytes``; the app's uploads, ``rag ingest``): names the file by
   content (``sha256``); ``duplicate`` when those bytes are already ``ready``; with :class:`OnConflict` ``ask``,
   ``exists`` when other bytes are ready under the same name (issue 16); else keeps the original as
   ``files/<sha256>`` (fsync'ed) and writes the document row ``queued`` and its job in one transaction. Instant.
-* :meth:`Indexer.run` (a worker, :mod:`rag.store.worker`, holding the document's lock): extracts (where
+* :meth:`Writer.run` (a worker, :mod:`rag.store.worker`, holding the document's lock): extracts (where
   ``extract`` says: in a contained child process for the worker), chunks (strategy E) and embeds with no
   store lock held (:func:`prepare`: the slow part), then in ONE write transaction: ``duplicate`` when a ready
   document holds the same canonical text ("same text as X"); else the chunk rows with their vectors, the row
-  ``ready`` with its chunk count, with ``replace`` the retired version it replaces (:mod:`rag.index.rows`),
-  the one index delta of both (:meth:`rag.index.cache.IndexCache.commit`: one generation, so no search ever
+  ``ready`` with its chunk count, with ``replace`` the retired version it replaces (:mod:`rag.store.rows`),
+  the one index delta of both (:meth:`rag.store.cache.IndexCache.commit`: one generation, so no search ever
   sees both versions or neither) and the job ``done``. A worker killed before that commit left nothing of
   the document but its ``queued`` row and its job, which the next worker runs again.
 
-:meth:`Indexer.ingest` (``Store.ingest_bytes``, the synchronous library call) is both at once in the
+:meth:`Writer.ingest` (``Store.ingest_bytes``, the synchronous library call) is both at once in the
 caller's process. Any failure sets the row and the job ``failed`` with a one-line reason and ``retryable``
 (kept visible; other documents are never affected), logged through ``logging.getLogger(__name__)``: an
 unexpected error with its traceback (``logger.exception``), a file that cannot be extracted as one ``info``
@@ -37,17 +37,18 @@ from typing import Any
 
 import numpy as np
 
-from rag.errors import Cancelled, ExtractionError, StoreError
-from rag.index.cache import IndexCache
-from rag.index.locks import StoreLocks
-from rag.index.results import IngestResult, IngestStatus, OnConflict, clean_name
-from rag.index.rows import Replaced, pick_replaced, retire_version, text_sha, write_chunks
-from rag.index.schema import now_iso
+from rag.errors import Cancelled, ExtractionError, LimitExceeded, StoreError
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
+from rag.ingest.limits import Limits, check_size
 from rag.ingest.ocr import reporting as ocr_reporting
 from rag.settings import PIPELINE_VERSION
+from rag.store.cache import IndexCache
 from rag.store.jobs import Job, JobKind, JobQueue, JobState, active_job, finish_job, insert_job, worker_id
+from rag.store.locks import StoreLocks
+from rag.store.results import IngestResult, IngestStatus, OnConflict, clean_name
+from rag.store.rows import Replaced, pick_replaced, retire_version, text_sha, write_chunks
+from rag.store.schema import now_iso
 from rag.types import Chunk, DocStatus, Document
 
 logger = logging.getLogger(__name__)
@@ -70,18 +71,20 @@ class Prepared:
 
 
 def extract_inline(data: bytes, name: str, progress: Progress = _no_progress,
-                   should_stop: Callable[[], bool] | None = None) -> Document:
-    """:func:`rag.ingest.extract.extract_bytes` in this process, OCR pages reported to ``progress("ocr", ...)``.
+                   should_stop: Callable[[], bool] | None = None, limits: Limits | None = None) -> Document:
+    """:func:`rag.ingest.extract.extract_bytes` in this process, with the reader ``limits`` (issue 26), OCR pages
+    reported to ``progress("ocr", ...)``.
 
     The store's default extractor; the worker passes :class:`rag.ingest.contained.ContainedExtractor`'s
     ``extract`` instead (same signature), which runs it in a child process with memory and time limits.
     """
     with ocr_reporting(progress):
-        return extract_bytes(data, name)
+        return extract_bytes(data, name, limits=limits)
 
 
-#: ``extract(data, name, progress, should_stop) -> Document``: where extraction runs (:func:`extract_inline`,
-#: or a contained child process). Raises :class:`rag.errors.ExtractionError` (and ``Cancelled``).
+#: ``extract(data, name, progress, should_stop, limits) -> Document``: where extraction runs
+#: (:func:`extract_inline`, or a contained child process). Raises :class:`rag.errors.ExtractionError` (and
+#: :class:`rag.errors.Cancelled`).
 Extract = Callable[..., Document]
 
 
@@ -97,7 +100,7 @@ def prepare(data: bytes, name: str, settings: Any, embedder: Any, dim: int, prog
     s = settings
     stop = should_stop or (lambda: False)
     progress("extract", 0, 1)
-    doc = extract(data, name, progress, should_stop)
+    doc = extract(data, name, progress, should_stop, Limits.from_settings(s))
     progress("extract", 1, 1)
     if stop():
         raise Cancelled(f"{name}: cancelled")
@@ -126,7 +129,7 @@ INTERRUPTED = "interrupted while indexing (the process stopped); retry"
 RESUMES = "interrupted (the worker stopped); indexing starts again when a worker runs"
 
 
-class Indexer:
+class Writer:
     """Ingests files into one store (see the module docstring for the steps and promises).
 
     ``root`` the store directory (``files/`` is written here); ``conn``,
@@ -162,11 +165,13 @@ class Indexer:
 
     def _too_big(self, doc_id: str, name: str, size: int, source: str | None,
                  result: Callable[..., IngestResult]) -> IngestResult | None:
-        """``failed`` (not retryable, nothing kept) for a file over ``max_upload_mb``; ``None`` otherwise."""
-        limit_mb = self.settings.max_upload_mb
-        if size <= limit_mb * 1024 * 1024:
+        """``failed`` (not retryable, nothing kept) for a file over ``max_upload_mb`` (issue 26's
+        :func:`rag.ingest.limits.check_size`); ``None`` otherwise."""
+        try:
+            check_size(size, name, Limits.from_settings(self.settings))
             return None
-        reason = f"file too large ({size / 2**20:.1f} MiB > {limit_mb} MiB)"
+        except LimitExceeded as e:
+            reason = e.reason
         with self.locks.write(self.conn):
             self._upsert_row(doc_id, name, size, DocStatus.FAILED, source, has_file=False)
             self.conn.execute("UPDATE documents SET reason=?, retryable=0 WHERE id=?", (reason, doc_id))
@@ -229,7 +234,7 @@ class Indexer:
     def ingest(self, data: bytes, name: str, progress: Progress | None = None, *,
                on_conflict: str = OnConflict.REPLACE, source: str | None = None) -> IngestResult:
         """Index one file's bytes now, in this process; never raises for bad input (see
-        :meth:`rag.index.store.Store.ingest_bytes`).
+        :meth:`rag.store.store.Store.ingest_bytes`).
 
         The same path as a worker's: the original and a job row (``running``, owned by this process) are
         written first, so a process killed meanwhile leaves a job that any worker resumes.
@@ -425,6 +430,24 @@ class Indexer:
                                           (DocStatus.FAILED, INTERRUPTED, now_iso(), doc_id, *busy)).rowcount
                 if n:
                     logger.warning("%s was interrupted while indexing; marked failed", doc_id[:8])
+
+    def refuse_unread(self, path: Path, name: str, size: int, reason: str, source: str | None) -> IngestResult:
+        """Record a file refused before it was read (too large on disk, issue 26) as a ``failed`` document with
+        ``reason`` (not retryable), without its original; the id is the sha256 of the file, streamed (bounded
+        memory)."""
+        t0 = time.perf_counter()
+        name = clean_name(name)
+        try:
+            with open(path, "rb") as fh:
+                doc_id = hashlib.file_digest(fh, "sha256").hexdigest()
+        except OSError as e:
+            return IngestResult("", name, IngestStatus.FAILED, reason=f"cannot read file: {e.strerror}")
+        if self._ready(doc_id) is None:
+            with self.locks.write(self.conn):
+                self._upsert_row(doc_id, name, size, DocStatus.FAILED, source, has_file=False)
+                self.conn.execute("UPDATE documents SET reason=?, retryable=0 WHERE id=?", (reason, doc_id))
+        return IngestResult(doc_id, name, IngestStatus.FAILED, reason=reason, retryable=False,
+                            elapsed_ms=(time.perf_counter() - t0) * 1000)
 
     # ------------------------------------------------------------------ rows
 

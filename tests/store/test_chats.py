@@ -1,12 +1,12 @@
-"""Chats kept with a store (rag.index.chats, issue 16): saved in SQLite, listed, reopened, renamed, deleted."""
+"""Chats kept with a store (rag.store.chats, issue 16): saved in SQLite, listed, reopened, renamed, deleted."""
 
 from __future__ import annotations
 
 import pytest
 
 from rag.errors import StoreError
-from rag.index.chats import TITLE_CHARS, title_for
-from rag.index.store import Store
+from rag.store.chats import TITLE_CHARS, title_for
+from rag.store.store import Store
 
 
 def test_chats_are_kept_in_order_and_seen_by_another_store_object(tmp_path, hash_embedder):

@@ -39,8 +39,8 @@ import numpy as np
 
 from rag.errors import ModelMismatchError, StoreError
 from rag.index.analyzer import Analyzer
-from rag.index.backend import AllRows, Batch, LocalBackend
-from rag.index.cache import IndexCache, IndexDelta, Indexes
+from rag.store.backend import AllRows, Batch, LocalBackend
+from rag.store.cache import IndexCache, IndexDelta, Indexes
 from rag.text import tokenize
 
 #: The collection property holding the stamp (encoder, dimension, BM25 k1 and b).
@@ -306,7 +306,7 @@ class MilvusBackend:
     def hybrid(self, query: str, q_vec: np.ndarray, *, k: int = 20, depth: int = 20, rrf_k: int = 60) -> list[int]:
         """Milvus's own hybrid search: both legs (``depth`` each) fused server-side by RRF (``rrf_k``); top ``k`` ids.
 
-        The store fuses the legs itself (:func:`rag.index.backend.search`) so that each hit keeps its leg ranks
+        The store fuses the legs itself (:func:`rag.store.backend.search`) so that each hit keeps its leg ranks
         and BM25 score; this is the one-round-trip form, used to check that both fusions agree.
         """
         from pymilvus import AnnSearchRequest, RRFRanker
@@ -325,7 +325,7 @@ class MilvusBackend:
 
 
 class MilvusIndexCache(IndexCache):
-    """The store's index cache (:class:`rag.index.cache.IndexCache`) with a Milvus collection in place of the
+    """The store's index cache (:class:`rag.store.cache.IndexCache`) with a Milvus collection in place of the
     FAISS and BM25 files (settings ``backend = "milvus"``).
 
     The collection plays the role of a generation's files: its property
@@ -334,8 +334,8 @@ class MilvusIndexCache(IndexCache):
     chunk texts read from SQLite in the writer's transaction); any other
     state (a new collection, a crash between the SQLite commit and Milvus,
     another process's writes seen late) refills it from SQLite, the source of
-    truth. The in-memory :class:`rag.index.cache.Indexes` hold the backend's
-    two legs, so searches and :meth:`rag.index.store.Store.check` read Milvus.
+    truth. The in-memory :class:`rag.store.cache.Indexes` hold the backend's
+    two legs, so searches and :meth:`rag.store.store.Store.check` read Milvus.
     """
 
     def __init__(self, folder: Path, conn, locks, *, backend: MilvusBackend, dim: int, k1: float = 1.2,
@@ -388,7 +388,7 @@ class MilvusIndexCache(IndexCache):
 
 def open_backend(settings, store_path: Path | str | None = None, *, encoder: str, dim: int = 384):
     """The backend selected by ``settings.backend``: a :class:`MilvusBackend` for ``milvus`` (URI from
-    ``settings.milvus_uri`` or ``<store>/milvus.db``), else a new empty :class:`rag.index.backend.LocalBackend`."""
+    ``settings.milvus_uri`` or ``<store>/milvus.db``), else a new empty :class:`rag.store.backend.LocalBackend`."""
 
     if settings.backend == "milvus":
         return MilvusBackend(resolve_uri(settings.milvus_uri, store_path), encoder=encoder, dim=dim,

@@ -15,10 +15,10 @@ import pytest
 from rag.answer.pipeline import search_and_gate
 from rag.errors import ModelMismatchError, StoreError
 from rag.index.embed import DEFAULT_ENCODER, ENCODERS
-from rag.index.indexer import RESUMES
-from rag.index.store import Store, clean_name
 from rag.settings import get_settings
+from rag.store.store import Store, clean_name
 from rag.store.worker import Worker
+from rag.store.writer import RESUMES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -196,7 +196,7 @@ def test_other_store_object_sees_changes(store):
 
 _WORKER = textwrap.dedent("""
     import sys, time
-    from rag.index.store import Store
+    from rag.store.store import Store
     store_dir, mode, *names = sys.argv[1:]
     s = Store(store_dir)
     def progress(stage, done, total):

@@ -1,7 +1,7 @@
 """The rows one ingest writes (design "What the store must promise"; issue 16's versions), inside the caller's
 transaction: a document's chunk rows and ``ready`` state (:func:`write_chunks`), which document a new version
 replaces (:func:`pick_replaced`) and how it leaves (:func:`retire_version`), and the same text in other bytes
-(:func:`text_sha`, :class:`Twin`). Used by :class:`rag.index.indexer.Indexer`.
+(:func:`text_sha`, :class:`Twin`). Used by :class:`rag.store.writer.Indexer`.
 """
 
 from __future__ import annotations
@@ -12,19 +12,19 @@ import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rag.index.cache import IndexDelta
-from rag.index.schema import now_iso
+from rag.store.cache import IndexDelta
+from rag.store.schema import now_iso
 from rag.types import DocStatus
 
 if TYPE_CHECKING:
-    from rag.index.indexer import Prepared
+    from rag.store.writer import Prepared
 
 
 def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, model_name: str, model_dim: int) -> tuple[int, IndexDelta]:
     """Replace ``doc_id``'s chunk rows by ``prepared``'s and mark the document ``ready`` (caller's transaction).
 
     Returns the chunk rows now stored (the count written into the document
-    row) and the :class:`rag.index.cache.IndexDelta` for the indexes.
+    row) and the :class:`rag.store.cache.IndexDelta` for the indexes.
     """
     old = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE doc_id=?", (doc_id,))]
     conn.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))

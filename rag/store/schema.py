@@ -22,7 +22,7 @@ records version 1. A store whose recorded version is newer than this code
 knows is refused (:class:`rag.errors.StoreError`), never written.
 
 ``meta`` (key -> text) holds ``embed_model``, ``embed_dim``, ``created_at``
-and ``generation`` (the index generation, see :mod:`rag.index.cache`).
+and ``generation`` (the index generation, see :mod:`rag.store.cache`).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def connect(path: Path) -> sqlite3.Connection:
     """Open (or create) the SQLite file at ``path``: WAL, foreign keys on, 60 s busy timeout, autocommit.
 
     Autocommit (``isolation_level=None``): every transaction is an explicit
-    ``BEGIN`` ... ``COMMIT`` (see :mod:`rag.index.locks`). Shared between
+    ``BEGIN`` ... ``COMMIT`` (see :mod:`rag.store.locks`). Shared between
     threads (the store serialises access with its thread lock).
     Raises ``sqlite3.Error`` when the file cannot be opened.
     """
@@ -186,7 +186,7 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration] | None = N
     Each migration runs in its own ``BEGIN IMMEDIATE`` transaction with the
     ``migrations`` row that records it (number, function name, time), so a
     failing migration leaves the store at the previous version and re-raises.
-    The caller holds the store's write lock (:meth:`rag.index.locks.StoreLocks.write`
+    The caller holds the store's write lock (:meth:`rag.store.locks.StoreLocks.write`
     without a transaction). Returns the versions applied now (``[]`` when
     already current). Raises :class:`rag.errors.StoreError` when the store is
     newer than ``migrations``.

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from rag.errors import ModelMismatchError
-from rag.index.backend import Batch, LocalBackend, search
-from rag.index.milvus import MilvusBackend, open_backend, resolve_uri, terms_of
 from rag.settings import get_settings
+from rag.store.backend import Batch, LocalBackend, search
+from rag.store.milvus import MilvusBackend, open_backend, resolve_uri, terms_of
 
 TEXTS = [
     "Longformer and Reformer use a sparse version of the attention matrix.",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rag.index.cache import IndexDelta
-from rag.index.store import Store
 from rag.settings import get_settings
+from rag.store.cache import IndexDelta
+from rag.store.store import Store
 
 
 def _md(title: str, n: int = 4) -> bytes:

@@ -1,4 +1,4 @@
-"""The store's locks (rag.index.locks): one writer at a time, a document lock shows who is indexing."""
+"""The store's locks (rag.store.locks): one writer at a time, a document lock shows who is indexing."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from rag.index.locks import StoreLocks
-from rag.index.schema import connect
+from rag.store.locks import StoreLocks
+from rag.store.schema import connect
 
 
 def test_document_lock_is_exclusive_and_released(tmp_path):

@@ -1,4 +1,4 @@
-"""The ingest path (rag.index.indexer): a failure is one line for the user and a traceback in the log."""
+"""The ingest path (rag.store.writer): a failure is one line for the user and a traceback in the log."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import logging
 
 import numpy as np
 
-from rag.index.store import Store
+from rag.store.store import Store
 
 
 class _Broken:
@@ -27,7 +27,7 @@ class _Broken:
 def test_internal_error_fails_one_document_logs_traceback_and_reports_one_line(tmp_path, hash_embedder, caplog):
     s = Store(tmp_path / "s", embedder=_Broken(hash_embedder))
     good = s.ingest_bytes(b"# Fine\n\nA fine note about lichens.", "fine.md")
-    with caplog.at_level(logging.INFO, logger="rag.index.indexer"):
+    with caplog.at_level(logging.INFO, logger="rag.store.writer"):
         bad = s.ingest_bytes(b"# Boom\n\nThis note will explode.", "boom.md")
     assert good.status == "ready" and bad.status == "failed"
     assert bad.reason == "internal error while indexing: RuntimeError: the embedder fell over"
@@ -41,7 +41,7 @@ def test_internal_error_fails_one_document_logs_traceback_and_reports_one_line(t
 
 def test_bad_file_is_logged_without_traceback(tmp_path, hash_embedder, caplog):
     s = Store(tmp_path / "s", embedder=hash_embedder)
-    with caplog.at_level(logging.INFO, logger="rag.index.indexer"):
+    with caplog.at_level(logging.INFO, logger="rag.store.writer"):
         r = s.ingest_bytes(b"%PDF-1.7 not really a pdf", "broken.pdf")
     assert r.status == "failed" and r.reason
     assert [rec.levelno for rec in caplog.records] == [logging.INFO] and not caplog.records[0].exc_info

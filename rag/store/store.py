@@ -16,8 +16,12 @@ PUBLIC API (stable; the app, the CLI and generation build on it)::
     store.canonical_text(id) -> str; store.original_path(id) -> Path
     store.chunk(chunk_id) -> ChunkRow; store.chunks(ids) -> list[ChunkRow]  (same order as ids)
     store.delete(id) -> bool; store.retry(id) -> IngestResult; store.retry_failed() -> list[IngestResult]
+    r = store.enqueue_bytes(data, name, on_conflict=...)  # issue 25: kept + queued, instant -> "queued" (r.job_id)
+    store.enqueue_path(path); store.enqueue_retry(id)   # a worker (rag.store.worker) indexes them
+    store.jobs -> rag.store.jobs.JobQueue               # queued / running / failed jobs, workers, progress
+    store.cancel_job(job_id) -> Job | None; store.run_job(job, owner, ...)   # what a worker calls
     store.search(query, k=20, mode="hybrid", doc_ids=None) -> list[rag.types.Hit]   # doc_ids: the scope
-    store.chats -> rag.index.chats.ChatLog              # the chats kept with this store (issue 16)
+    store.chats -> rag.store.chats.ChatLog              # the chats kept with this store (issue 16)
     store.term_stats() -> rag.text.TermStats            # of the current index generation
     store.check() -> ConsistencyReport                  # SQLite vs index files vs stored originals
     store.is_empty -> bool; store.chunk_count -> int
@@ -36,11 +40,11 @@ Layout under the store directory::
     locks/write.lock         fcntl.flock around every write (several processes may share a store)
     locks/<sha256>.lock      held while that document is being indexed
 
-The parts, one module each: :mod:`rag.index.schema` (the SQLite file, its
-schema version and numbered migrations), :mod:`rag.index.locks` (the write lock
-and the per-document locks), :mod:`rag.index.cache` (the index files of each
+The parts, one module each: :mod:`rag.store.schema` (the SQLite file, its
+schema version and numbered migrations), :mod:`rag.store.locks` (the write lock
+and the per-document locks), :mod:`rag.store.cache` (the index files of each
 generation, their one rebuild path, the term statistics) and
-:mod:`rag.index.indexer` (the ingest path). SQLite is the source of truth and
+:mod:`rag.store.writer` (the ingest path). SQLite is the source of truth and
 every change is one transaction that bumps the ``generation`` counter; the
 index files are caches named by generation, rebuilt from SQLite when missing
 (e.g. after a ``kill -9``). A document whose indexing process died (its lock is
@@ -64,26 +68,18 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.errors import ModelMismatchError, StoreError
-from rag.index.cache import IndexCache, IndexDelta
-from rag.index.chats import ChatLog
+from rag.errors import LimitExceeded, ModelMismatchError, StoreError
 from rag.index.embed import EMBED_DIM, encoder_for_store, get_embedder
 from rag.index.fusion import MODES, retrieve_planned
-from rag.index.indexer import (
-    INTERRUPTED,
-    Extract,
-    Indexer,
-    IngestResult,
-    IngestStatus,
-    OnConflict,
-    Progress,
-    clean_name,
-)
-from rag.index.locks import StoreLocks
-from rag.index.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
 from rag.index.rerank import default_reranker
-from rag.index.schema import connect, get_meta, migrate, now_iso, schema_version, set_meta
+from rag.ingest.limits import Limits, check_size
 from rag.settings import get_settings
+from rag.store.cache import IndexCache, IndexDelta
+from rag.store.chats import ChatLog
+from rag.store.locks import StoreLocks
+from rag.store.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
+from rag.store.schema import connect, get_meta, migrate, now_iso, schema_version, set_meta
+from rag.store.writer import INTERRUPTED, Extract, IngestResult, IngestStatus, OnConflict, Progress, Writer, clean_name
 from rag.text import TermStats
 from rag.types import DocStatus, Hit, Locator, QueryPlan
 
@@ -225,7 +221,7 @@ class Store:
     object with ``name``, ``dim``, ``encode(texts)`` and ``encode_query(q)``
     (default: the encoder the store's stamp names, or settings ``encoder`` / the default for a new store,
     :func:`rag.index.embed.encoder_for_store`; loaded on first use). Opening
-    applies the schema migrations the store lacks (:mod:`rag.index.schema`).
+    applies the schema migrations the store lacks (:mod:`rag.store.schema`).
     Raises :class:`ModelMismatchError` when the store was indexed with
     another model name or dimension (``stale`` lists the documents to
     re-index), and :class:`StoreError` when the directory cannot be used or
@@ -253,14 +249,14 @@ class Store:
                 self._stamp_model()
         except sqlite3.Error as e:
             raise StoreError(f"cannot open the store at {self.path}: {e}") from e
-        #: The index cache (:class:`rag.index.cache.IndexCache`): read it (``current()``, ``rows()``), never write it.
+        #: The index cache (:class:`rag.store.cache.IndexCache`): read it (``current()``, ``rows()``), never write it.
         self.index_cache = self._open_index_cache()
-        self._indexer = Indexer(self.path, self._db, self._locks, self.index_cache, self.settings,
-                                lambda: self.embedder, self.model_name, self.model_dim,
-                                **({"extract": extract} if extract is not None else {}))
+        self._writer = Writer(self.path, self._db, self._locks, self.index_cache, self.settings,
+                              lambda: self.embedder, self.model_name, self.model_dim,
+                              **({"extract": extract} if extract is not None else {}))
         #: The job queue kept in this store (:class:`rag.store.jobs.JobQueue`, issue 25).
-        self.jobs = self._indexer.jobs
-        #: The chats kept with this store (:class:`rag.index.chats.ChatLog`, issue 16).
+        self.jobs = self._writer.jobs
+        #: The chats kept with this store (:class:`rag.store.chats.ChatLog`, issue 16).
         self.chats = ChatLog(self._db, self._locks)
         self._reap_stale()
 
@@ -286,7 +282,7 @@ class Store:
 
     @property
     def locks(self) -> StoreLocks:
-        """The store's locks (:class:`rag.index.locks.StoreLocks`): a worker holds a document's while it runs its job."""
+        """The store's locks (:class:`rag.store.locks.StoreLocks`): a worker holds a document's while it runs its job."""
         return self._locks
 
     @property
@@ -318,14 +314,14 @@ class Store:
 
     def _reap_stale(self) -> None:
         """``queued``/``indexing`` documents whose process is gone: back to ``queued`` when their job will resume,
-        else ``failed`` (retryable); see :meth:`rag.index.indexer.Indexer.reap`."""
+        else ``failed`` (retryable); see :meth:`rag.store.writer.Indexer.reap`."""
         with self._locks.thread:
             rows = self._db.execute("SELECT id FROM documents WHERE status IN (?, ?)",
                                     (DocStatus.QUEUED, DocStatus.INDEXING)).fetchall()
         if rows:
-            self._indexer.reap([r[0] for r in rows])
+            self._writer.reap([r[0] for r in rows])
 
-    # ------------------------------------------------------------------ ingest (rag.index.indexer)
+    # ------------------------------------------------------------------ ingest (rag.store.writer)
 
     def ingest_bytes(self, data: bytes, name: str, progress: Progress | None = None, *,
                      on_conflict: str = OnConflict.REPLACE, source: str | None = None) -> IngestResult:
@@ -336,7 +332,7 @@ class Store:
         (issue 16); the bytes are kept as ``files/<sha256>``. The same bytes
         twice, or the same canonical text in other bytes: ``duplicate``
         ("same text as X"), nothing done. Other bytes under a name already
-        indexed: ``on_conflict`` (:class:`rag.index.indexer.OnConflict`)
+        indexed: ``on_conflict`` (:class:`rag.store.writer.OnConflict`)
         ``replace`` (default: the new version takes the old one's place in
         one transaction and index generation; the old one is kept as a
         :class:`VersionRow`), ``keep-both``, or ``ask`` (``exists``, nothing
@@ -347,14 +343,17 @@ class Store:
         unexpected error is logged with its traceback and reported ``failed``.
         Raises ``ValueError`` for an unknown ``on_conflict``.
         """
-        return self._indexer.ingest(data, name, progress, on_conflict=on_conflict, source=source)
+        return self._writer.ingest(data, name, progress, on_conflict=on_conflict, source=source)
 
     def ingest_path(self, path: str | Path, progress: Progress | None = None, *,
                     on_conflict: str = OnConflict.REPLACE) -> IngestResult:
         """:meth:`ingest_bytes` on a file read from disk, named by its base name, its absolute path as ``source``."""
         p = Path(path)
         try:
+            check_size(p.stat().st_size, p.name, Limits.from_settings(self.settings))
             data = p.read_bytes()
+        except LimitExceeded as e:  # measured from the file system: a 3 GiB file is never read into memory
+            return self._writer.refuse_unread(p, p.name, p.stat().st_size, e.reason, str(p.resolve()))
         except OSError as e:
             return IngestResult("", clean_name(p.name), IngestStatus.FAILED, reason=f"cannot read file: {e.strerror}")
         return self.ingest_bytes(data, p.name, progress, on_conflict=on_conflict, source=str(p.resolve()))
@@ -376,7 +375,7 @@ class Store:
                      on_conflict: str | Callable[[Path], str] = OnConflict.REPLACE) -> list[IngestResult]:
         """:meth:`ingest_path` for every file in one :meth:`batch`; ``on_result(path, result)`` after each file.
 
-        ``on_conflict`` one :class:`rag.index.indexer.OnConflict` for all, or a
+        ``on_conflict`` one :class:`rag.store.writer.OnConflict` for all, or a
         function of the path (issue 16). Returns one result per path, in order;
         never raises for bad input.
         """
@@ -395,21 +394,19 @@ class Store:
     def enqueue_bytes(self, data: bytes, name: str, *, on_conflict: str = OnConflict.REPLACE,
                       source: str | None = None) -> IngestResult:
         """Accept a file for indexing by a worker: the original and a job row are kept, nothing is extracted
-        here (:meth:`rag.index.indexer.Indexer.accept`). ``queued`` with ``job_id``, or ``duplicate`` /
+        here (:meth:`rag.store.writer.Indexer.accept`). ``queued`` with ``job_id``, or ``duplicate`` /
         ``exists`` / ``failed`` (too large) at once."""
-        return self._indexer.accept(data, name, on_conflict=on_conflict, source=source)
+        return self._writer.accept(data, name, on_conflict=on_conflict, source=source)
 
     def enqueue_path(self, path: str | Path, *, on_conflict: str = OnConflict.REPLACE) -> IngestResult:
-        """:meth:`enqueue_bytes` on a file read from disk (its size checked before it is read), named by its
-        base name, its absolute path as ``source``."""
+        """:meth:`enqueue_bytes` on a file read from disk, named by its base name, its absolute path as ``source``;
+        a file over ``max_upload_mb`` on the file system is refused before it is read (issue 26)."""
         p = Path(path)
-        limit = self.settings.max_upload_mb
         try:
-            size = p.stat().st_size
-            if size > limit * 2**20:  # never read a huge file into memory to refuse it
-                return IngestResult("", clean_name(p.name), IngestStatus.FAILED, retryable=False,
-                                    reason=f"file too large ({size / 2**20:.1f} MiB > {limit} MiB)")
+            check_size(p.stat().st_size, p.name, Limits.from_settings(self.settings))
             data = p.read_bytes()
+        except LimitExceeded as e:
+            return self._writer.refuse_unread(p, p.name, p.stat().st_size, e.reason, str(p.resolve()))
         except OSError as e:
             return IngestResult("", clean_name(p.name), IngestStatus.FAILED, reason=f"cannot read file: {e.strerror}")
         return self.enqueue_bytes(data, p.name, on_conflict=on_conflict, source=str(p.resolve()))
@@ -420,17 +417,17 @@ class Store:
         doc = self.find_document(doc_id)
         if doc is None:
             raise StoreError(f"no document with id {doc_id}")
-        return self._indexer.accept_retry(doc.id)
+        return self._writer.accept_retry(doc.id)
 
     def cancel_job(self, job_id: int):
-        """Cancel job ``job_id`` (:meth:`rag.index.indexer.Indexer.cancel`); returns it as it is now, or ``None``."""
-        return self._indexer.cancel(job_id)
+        """Cancel job ``job_id`` (:meth:`rag.store.writer.Indexer.cancel`); returns it as it is now, or ``None``."""
+        return self._writer.cancel(job_id)
 
     def run_job(self, job, owner: str, progress: Progress | None = None, should_stop=None, *,
                 extract: Extract | None = None) -> IngestResult:
         """Index the document of a job taken by ``owner`` (a worker, holding the document's lock):
-        :meth:`rag.index.indexer.Indexer.run`."""
-        return self._indexer.run(job, owner, progress, should_stop, extract=extract)
+        :meth:`rag.store.writer.Indexer.run`."""
+        return self._writer.run(job, owner, progress, should_stop, extract=extract)
 
     def retry(self, doc_id: str, progress: Progress | None = None) -> IngestResult:
         """Index a failed (or interrupted) document again from its stored original.
@@ -533,7 +530,7 @@ class Store:
 
         What the app asks about before uploading (issue 16); ``name`` is cleaned like an upload's.
         """
-        other = self._indexer.same_name(clean_name(name), hashlib.sha256(data).hexdigest())
+        other = self._writer.same_name(clean_name(name), hashlib.sha256(data).hexdigest())
         return self.get_document(other) if other else None
 
     def sourced_under(self, folder: str | Path) -> list[DocumentRow]:
@@ -653,7 +650,7 @@ class Store:
         """Document frequencies over every chunk text (:class:`rag.text.TermStats`) of the current index generation.
 
         The learned gate's and the excerpts' IDF weights come from here; kept
-        by the index cache (:meth:`rag.index.cache.IndexCache.term_stats`) and
+        by the index cache (:meth:`rag.store.cache.IndexCache.term_stats`) and
         recomputed (about 0.3 s at 1k chunks) only after the store changed.
         """
         return self.index_cache.term_stats()

@@ -1,0 +1,101 @@
+"""Layers point one way (issue 23): every import of the project's own modules goes down the stack, never up.
+
+The order, lowest first (a module may import its own package and anything in a LOWER rank):
+
+======  ==============================================================================================
+rank    packages
+======  ==============================================================================================
+0       the ground floor: ``rag`` itself, ``rag.types``, ``rag.text``, ``rag.tokens``, ``rag.language``,
+        ``rag.settings``, ``rag.errors``, ``rag.models``, ``rag.collections``
+1       ``rag.ingest`` (bytes -> Document -> chunks) and ``rag.index`` (embed, dense, BM25, fusion, rerank):
+        side by side, neither imports the other
+2       ``rag.store`` (SQLite, index files, the ingest path: calls ingest and index, downwards)
+3       ``rag.answer`` (gate, cite, generate, check)
+4       ``rag.evaluation`` (recall, sweeps, benchmarks)
+5       ``rag.cli`` (the command line, ``rag.__main__``)
+top     ``ui``, ``pages/``, ``app.py`` (Streamlit): ``rag`` never imports them
+======  ==============================================================================================
+
+Every import counts: top-level, function-local and ``TYPE_CHECKING`` ones alike. The scan reads the source
+(``ast``), so it needs no import to succeed and names the file and line of each climbing import.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+GROUND = {"types", "text", "tokens", "language", "settings", "errors", "models", "collections"}
+RANK = {"ground": 0, "ingest": 1, "index": 1, "store": 2, "answer": 3, "evaluation": 4, "cli": 5}
+SUBPACKAGES = {"ingest", "index", "store", "answer", "evaluation", "cli"}
+
+
+def layer(module: str) -> str | None:
+    """The layer of a dotted module name: a :data:`RANK` key, ``"ui"`` for the Streamlit side, ``None`` if not ours."""
+    parts = module.split(".")
+    if parts[0] in ("ui", "pages", "app"):
+        return "ui"
+    if parts[0] != "rag":
+        return None
+    if len(parts) == 1 or parts[1] in GROUND:
+        return "ground"
+    if parts[1] == "__main__":
+        return "cli"
+    return parts[1] if parts[1] in SUBPACKAGES else "ground"
+
+
+def module_name(path: Path) -> str:
+    name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    return name.removesuffix(".__init__")
+
+
+def imported(tree: ast.AST) -> list[tuple[int, str]]:
+    """``(line, dotted name)`` of every absolute import; ``from a.b import c`` gives ``a.b.c`` when ``a.b`` is a
+    package of ours (``c`` may be a module), else ``a.b``."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            pkg = node.module.split(".")
+            if pkg[0] == "rag" and (len(pkg) == 1 or (len(pkg) == 2 and pkg[1] in SUBPACKAGES)):
+                out += [(node.lineno, f"{node.module}.{a.name}") for a in node.names]
+            else:
+                out.append((node.lineno, node.module))
+    return out
+
+
+def climbing_imports() -> list[str]:
+    bad = []
+    for path in sorted((ROOT / "rag").rglob("*.py")):
+        here = layer(module_name(path))
+        for line, name in imported(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            there = layer(name)
+            if there is None or there == here:
+                continue
+            if there == "ui" or RANK[there] >= RANK[here]:
+                bad.append(f"{path.relative_to(ROOT)}:{line}: {here} imports {name} ({there})")
+    return bad
+
+
+def test_layers_point_one_way():
+    assert climbing_imports() == []
+
+
+def test_the_scan_sees_every_kind_of_import():
+    tree = ast.parse("from rag.store.store import Store\nfrom rag import language\nimport ui.format\n"
+                     "def f():\n    from rag.answer import pipeline\n")
+    assert sorted(n for _, n in imported(tree)) == ["rag.answer.pipeline", "rag.language", "rag.store.store", "ui.format"]
+    assert [layer(n) for n in ("rag.store.store", "rag.language", "ui.format", "rag.answer.pipeline", "numpy")] == [
+        "store", "ground", "ui", "answer", None]
+    # ingest and index are side by side: an import between them climbs as surely as one into answer
+    assert RANK["ingest"] == RANK["index"] < RANK["store"] < RANK["answer"] < RANK["evaluation"] < RANK["cli"]
+
+
+def test_every_subpackage_has_a_rank():
+    found = {p.name for p in (ROOT / "rag").iterdir() if (p / "__init__.py").is_file()}
+    assert found == SUBPACKAGES
+    loose = {p.stem for p in (ROOT / "rag").glob("*.py")} - {"__init__", "__main__"}
+    assert loose == GROUND, "a new module at rag/'s top level: give it a layer in tests/test_layers.py"
