@@ -36,8 +36,6 @@ try:
 except RagError as e:
     st.error(md_escape(str(e)))
     st.stop()
-with st.sidebar:
-    jobs.progress_panel(store, rerun_when_done=True)
 
 
 def _log_result(r) -> None:
@@ -147,8 +145,10 @@ def confirm_delete(doc) -> None:
             st.rerun()
 
 
+@st.fragment(run_every=jobs.REFRESH_S)
 def show_jobs() -> None:
-    """The queue of this collection: each queued or running file with its progress and a Cancel button."""
+    """The queue of this collection: each queued or running file with its progress and a Cancel button
+    (redrawn every few seconds on its own, like the sidebar's box)."""
     active = store.jobs.active()
     if not active:
         return
@@ -182,6 +182,8 @@ st.caption(f"Files up to **{limit_mb} MB** each (server.maxUploadSize); bigger f
            "sidebar shows its progress on every page.")
 if files:
     accept_uploads(files)
+with st.sidebar:  # after the uploads were queued, so the box shows them at once
+    jobs.progress_panel(store, rerun_when_done=True)
 ask_pending()
 
 report_finished()
@@ -195,6 +197,9 @@ st.subheader(f"{len(docs)} document(s)")
 if not docs:
     st.caption("Nothing indexed yet.")
     st.stop()
+counts = {s: sum(d.status == s for d in docs) for s in DocStatus}
+st.caption(", ".join(f"{counts[s]} {s}" for s in DocStatus if counts[s] or s == DocStatus.READY),
+           help="queued: waiting for the worker; indexing: being read now; ready: searchable; failed: see the reason.")
 
 table = pd.DataFrame({
     "document": [d.label for d in docs],

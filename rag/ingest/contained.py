@@ -49,6 +49,9 @@ logger = logging.getLogger(__name__)
 #: Seconds between two looks at the child's memory while it works.
 POLL_S = 0.05
 
+#: Seconds a new child may take to import the readers (not counted in a file's ``seconds``; a loaded machine).
+STARTUP_S = 300.0
+
 #: ``RLIMIT_AS`` of the child: the memory limit plus this many MiB of address space (the readers' shared
 #: libraries, thread stacks and allocator arenas are mapped but mostly never resident).
 AS_HEADROOM_MB = 3072
@@ -101,6 +104,7 @@ class ContainedExtractor:
     def __init__(self, memory_mb: int, seconds: float, *, target: str = DEFAULT_TARGET):
         self.memory_mb, self.seconds, self.target = int(memory_mb), float(seconds), target
         self._proc: subprocess.Popen | None = None
+        self._ready = False
         #: Peak resident MiB of the child seen while reading the last file (for figures and tests).
         self.last_peak_mb = 0.0
 
@@ -116,6 +120,7 @@ class ContainedExtractor:
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         self._proc = subprocess.Popen([sys.executable, "-m", "rag.ingest.contained"], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, env=env, close_fds=True)
+        self._ready = False
 
     def close(self) -> None:
         """Stop the child (it is started again on the next file)."""
@@ -149,6 +154,10 @@ class ContainedExtractor:
         self.start()
         p = self._proc
         assert p is not None and p.stdin is not None and p.stdout is not None
+        if not self._ready:  # the child has imported the readers: from here on the time is this file's
+            if _loads(self._next_frame(name, time.monotonic() + STARTUP_S, should_stop))[0] != "ready":
+                self._fail_dead(name)
+            self._ready = True
         deadline = time.monotonic() + self.seconds
         self.last_peak_mb = 0.0
         try:
@@ -288,6 +297,7 @@ def _child_main() -> None:  # pragma: no cover - runs in the child process (test
         out.write(_HEADER.pack(len(payload)) + payload)
         out.flush()
 
+    send(("ready",))
     while True:
         try:
             head = json.loads(_read_exact(stdin, _HEADER.unpack(_read_exact(stdin, _HEADER.size))[0]))

@@ -159,6 +159,7 @@ class Worker:
         q.prune()
         if self.extractor is not None:
             self.extractor.start()  # the child imports the readers while the embedder loads
+        _ = self.store.embedder  # loaded before the first job, so its progress starts at its first stage
         beat = threading.Thread(target=self._heartbeat, name="rag-worker-heartbeat", daemon=True)
         beat.start()
         watcher = None

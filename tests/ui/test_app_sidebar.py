@@ -92,22 +92,29 @@ def test_scope_follow_up_caption_saved_chat_reopened_and_exported(data, cases_di
     assert "Export chat" in dl.proto.label
 
 
+def _picked(at) -> str:
+    """The collection the sidebar's box shows (its key names the session's collection, ui/sidebar.py)."""
+    (box,) = [b for b in at.selectbox if b.key and b.key.startswith("collection_pick::")]
+    assert box.key == f"collection_pick::{box.value}"
+    return box.value
+
+
 def test_collections_are_created_switched_renamed_and_deleted_from_the_sidebar(data):
     at = _app(APP).run()
-    assert at.selectbox(key="collection_pick").value == "default"
+    assert _picked(at) == "default"
     assert at.button(key="delete_collection").disabled  # the data folder's own store stays
     at.text_input(key="new_collection").input("Client A")
     at.button(key="create_collection").click().run()
     assert not at.exception, at.exception
-    assert at.selectbox(key="collection_pick").value == "Client A"
+    assert _picked(at) == "Client A"
     assert (data / "collections" / "Client A").is_dir()
     assert any("No document is indexed in collection Client A" in i.value for i in at.info)
     at.text_input(key="rename_collection").input("Client B")
     at.button(key="rename_collection_btn").click().run()
-    assert at.selectbox(key="collection_pick").value == "Client B" and (data / "collections" / "Client B").is_dir()
+    assert _picked(at) == "Client B" and (data / "collections" / "Client B").is_dir()
     at.checkbox(key="confirm_delete_collection").check()
     at.button(key="delete_collection").click().run()
-    assert at.selectbox(key="collection_pick").value == "default"
+    assert _picked(at) == "default"
     assert not (data / "collections" / "Client B").exists()
     assert any("3 document(s) indexed" in c.value for c in at.caption)
 
