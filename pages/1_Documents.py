@@ -14,14 +14,13 @@ or keep both (issue 16). Deleting a document asks first. The sidebar picks the c
 import pandas as pd
 import streamlit as st
 
-from rag.answer.preview import unpublish
 from rag.errors import RagError
-from rag.ingest.pdf import pages_read_by_ocr
 from rag.store.jobs import result_of
-from rag.store.results import OnConflict
+from rag.store.results import IngestStatus, OnConflict
 from rag.types import DocStatus
 from ui import jobs, services, sidebar
 from ui.format import md_escape
+from ui.view.pdf import unpublish
 
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
 services.init_state()
@@ -42,17 +41,17 @@ def _log_result(r) -> None:
     """One line per file in the session's log (kept across reruns)."""
     name = r.name
     log = st.session_state.ingest_log
-    if r.status == "queued":
+    if r.status == IngestStatus.QUEUED:
         log.append(("info", f"{name}: queued for indexing"))
         st.session_state.my_jobs[r.job_id] = name
-    elif r.status == "ready":
+    elif r.status == IngestStatus.READY:
         extra = f"; warnings: {'; '.join(r.warnings)}" if r.warnings else ""
         if r.replaced_id:
             extra += f"; replaced the version added {r.replaced_added_at}"
         log.append(("success", f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}"))
-    elif r.status == "cancelled":
+    elif r.status == IngestStatus.CANCELLED:
         log.append(("info", f"{name}: cancelled"))
-    elif r.status == "duplicate":
+    elif r.status == IngestStatus.DUPLICATE:
         other = r.existing_name and (r.existing_name != name or r.same_text)
         same = f" (same text as {r.existing_name})" if other else ""
         log.append(("info", f"{name}: already indexed{same}; nothing done"))
@@ -85,7 +84,7 @@ def accept_uploads(files) -> None:
             continue
         data = f.getvalue()
         r = store.enqueue_bytes(data, f.name, on_conflict=OnConflict.ASK)
-        if r.status == "exists":  # other bytes under a name already indexed: the user decides below
+        if r.status == IngestStatus.EXISTS:  # other bytes under a name already indexed: the user decides below
             st.session_state.pending_versions.append((f.file_id, f.name, data, r.existing_id))
             continue
         _log_result(r)
@@ -171,11 +170,35 @@ def show_jobs() -> None:
 UPLOAD_TYPES = ["pdf", "docx", "pptx", "xlsx", "csv", "tsv", "html", "htm", "epub", "png", "jpg", "jpeg", "tif",
                 "tiff", "md", "markdown", "txt"]
 
-files = st.file_uploader(
-    "Add PDF, DOCX, PPTX, XLSX/CSV, HTML, EPUB, PNG/JPEG/TIFF, Markdown or text files", type=UPLOAD_TYPES,
-    accept_multiple_files=True,
-    key="uploader", max_upload_size=limit_mb, help=f"Up to {limit_mb} MB per file (server.maxUploadSize).",
-)
+def uploader():
+    """The file uploader. No ``type=`` filter: Streamlit would check the names on the server and raise, before this
+    page runs, for a name holding a NUL byte (issue 26: the user saw Streamlit's exception). The type is read from
+    the bytes anyway (rag.ingest.sniff) and unsupported files are refused by name with a reason; names are checked
+    by :func:`usable_uploads`."""
+    return st.file_uploader(
+        "Add PDF, DOCX, PPTX, XLSX/CSV, HTML, EPUB, PNG/JPEG/TIFF, Markdown or text files",
+        accept_multiple_files=True, key="uploader", max_upload_size=limit_mb,
+        help=f"Up to {limit_mb} MB per file (server.maxUploadSize). {', '.join(UPLOAD_TYPES)}.",
+    )
+
+
+def usable_uploads(files) -> list:
+    """The uploads whose names can be stored; a name with a NUL byte or another control character is refused
+    with a message (nothing of that file is read)."""
+    ok = []
+    for f in files or []:
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in f.name):
+            if f.file_id not in st.session_state.ingested_ids:
+                st.session_state.ingested_ids.add(f.file_id)
+                st.session_state.setdefault("name_refusals", []).append(
+                    f"{f.name.encode('unicode_escape').decode('ascii')}: refused: the file name holds a NUL byte or "
+                    "another control character, which no file name may contain; rename the file and add it again")
+            continue
+        ok.append(f)
+    return ok
+
+
+files = usable_uploads(uploader())
 st.caption(f"Files up to **{limit_mb} MB** each (server.maxUploadSize); bigger files are refused. "
            "Each file is kept, then extracted, cut into chunks and embedded locally by a background worker; nothing "
            "leaves this machine. You can open other pages or close the tab meanwhile: indexing goes on, and the "
@@ -189,6 +212,8 @@ ask_pending()
 report_finished()
 for level, msg in st.session_state.ingest_log:
     getattr(st, level)(md_escape(msg))
+for msg in st.session_state.get("name_refusals", []):
+    st.error(md_escape(msg))
 show_jobs()
 
 # ---------------------------------------------------------------- the documents
@@ -215,7 +240,7 @@ table = pd.DataFrame({
     "type": [d.media_type or "" for d in docs],
     "size (KB)": [round(d.size_bytes / 1024, 1) for d in docs],
     "embedding model": [f"{d.embed_model} ({d.embed_dim}-d)" for d in docs],
-    "read by OCR (pages)": [", ".join(map(str, pages_read_by_ocr(d.warnings))) for d in docs],
+    "read by OCR (pages)": [", ".join(map(str, d.ocr_pages)) for d in docs],
     "warnings": ["; ".join(d.warnings) for d in docs],
     "id": [d.id[:12] for d in docs],
 })

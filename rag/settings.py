@@ -161,6 +161,12 @@ class Settings(BaseSettings):
         200000, ge=1, le=100000000,
         description="Spreadsheets and CSV: most rows with content in one file (all sheets), counted as they are read; "
                     "the sheet's declared dimension is never trusted.")
+    backup_hours: float = Field(
+        24.0, ge=0.0, le=24.0 * 365,
+        description="A consistent backup of the store's SQLite file (SQLite's online backup) when the newest is "
+                    "older than this, hours, checked on opening and after each change; 0 = only before migrations "
+                    "and with 'rag backup'. 'rag repair' restores the newest good one (issue 26).")
+    backups_kept: int = Field(3, ge=1, le=100, description="Backups kept of each kind (scheduled, before-migration-N, manual).")
     max_sheet_cells: int = Field(
         2000000, ge=1, le=1000000000,
         description="Spreadsheets and CSV: most cells written (rows x used columns, all sheets) in one file.")
@@ -175,6 +181,12 @@ class Settings(BaseSettings):
         description="The shared folder holding corpus/ and cases/ (the development corpora the benchmarks and "
                     "'rag eval' read; never copied into the repository), relative to the working directory. "
                     "Env RAG_SHARED; CLI --shared.",
+    )
+    static_dir: Path = Field(
+        Path("static"),
+        description="Where the app publishes the PDFs it links to, for Streamlit's static serving "
+                    "(/app/static/<id>.pdf#page=N). Streamlit serves <folder of app.py>/static: the default is "
+                    "relative to the working directory, which 'make run' makes the repository. Env RAG_STATIC_DIR.",
     )
     embed_cache: Path | None = Field(
         None,

@@ -19,7 +19,8 @@ mean the same everywhere (issue 12).
   what the chunker packs and what the excerpts, key passages and evidence sentences are made of;
 * :data:`MARKER_RE`, :func:`strip_markers` - the ``[n]`` citation markers;
 * :class:`TermStats` - document frequencies over chunk texts and BM25's IDF
-  (:meth:`TermStats.idf`, :meth:`TermStats.weights`).
+  (:meth:`TermStats.idf`, :meth:`TermStats.weights`);
+* :func:`markdown_literal` - any text as inert Markdown (the chat page and the chat export, issue 26).
 """
 
 from __future__ import annotations
@@ -267,3 +268,43 @@ class TermStats:
     def weights(self, terms: Iterable[str]) -> dict[str, float]:
         """``{term: idf(term)}`` for ``terms`` (the excerpts' and the gate's term weights)."""
         return {t: self.idf(t) for t in terms}
+
+
+# --------------------------------------------------------------------------- inert Markdown (issue 26)
+
+#: Characters with a meaning anywhere in Streamlit's Markdown (CommonMark + GFM, ``$`` LaTeX, ``:`` directives and
+#: ``~``), backslash-escaped by :func:`markdown_literal`; ``@`` also breaks GFM's address autolinks
+#: (``user@host``), and ``&`` any entity.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]$~|#{}!@&])")
+#: The ``:`` of ``scheme://``: escaped, which is enough to stop GFM from linking ``https://...``.
+_SCHEME = re.compile(r":(?=//)")
+#: What only means something at the start of a line: a quote, a list item, a setext underline, a numbered item.
+_LINE_START = re.compile(r"(?m)^([ \t]*)(>|[-+=])")
+_NUMBERED = re.compile(r"(?m)^([ \t]*\d{1,9})([.)])")
+#: ``www.`` starts a GFM autolink too: its dot is escaped.
+_WWW = re.compile(r"(?i)\b(www)\.")
+#: A citation marker ``[n]`` as :func:`markdown_literal` writes it, when nothing after it could make it a link.
+_ESCAPED_MARKER = re.compile(r"\\\[(\d{1,4})\\\](?!\(|\\\[|\\:)")
+
+
+def markdown_literal(text: str, *, keep_markers: bool = False, blocks: bool = True) -> str:
+    """``text`` as Markdown that renders exactly these characters and nothing else: no HTML, no link, no
+    autolinked URL or address, no emphasis, heading, quote, list, LaTeX or directive.
+
+    ``<`` becomes ``&lt;`` (so raw ``<script>``/``<img onerror>`` is never written, even to a Markdown file
+    opened by another viewer); Markdown-significant characters are backslash-escaped (those that only count
+    at a line's start, there only); ``www.``, ``://`` and ``@`` are broken up by the escapes, so a quoted
+    ``www.evil.example`` or ``[x](https://...)`` stays text. ``keep_markers``: citation markers ``[n]`` stay
+    as written (an export's answer text), which no link can be made of once every other bracket is escaped.
+    ``blocks=False`` leaves list items and numbered items as such (the model's own lists in the chat); a
+    line-start ``>`` is escaped either way.
+    What the user, a document or the model wrote goes through here before it reaches the chat page or an
+    export (issue 26: quotes and exports are inert).
+    """
+    text = _MD_SPECIAL.sub(r"\\\1", text).replace("<", "&lt;")  # "&" escaped first, so "&lt;" stays an entity
+    text = _SCHEME.sub(r"\\:", text)
+    text = _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2) if blocks or m.group(2) == ">" else m.group(0), text)
+    if blocks:
+        text = _NUMBERED.sub(r"\1\\\2", text)
+    text = _WWW.sub(r"\1\\.", text)
+    return _ESCAPED_MARKER.sub(r"[\1]", text) if keep_markers else text

@@ -151,6 +151,28 @@ class PageSpan:
     start: int
     end: int
 
+    def to_json(self) -> list:
+        """``[page, label, start, end]`` (what the store keeps per document, issue 23)."""
+        return [self.page, self.label, self.start, self.end]
+
+    @classmethod
+    def from_json(cls, v: list) -> "PageSpan":
+        """The inverse of :meth:`to_json`."""
+        return cls(int(v[0]), v[1], int(v[2]), int(v[3]))
+
+
+def page_at(pages: "tuple[PageSpan, ...] | list[PageSpan]", offset: int) -> int | None:
+    """1-based physical page of ``pages`` (a document's page spans, by ``start``) holding canonical ``offset``;
+    ``None`` when there are none (not a PDF). An offset between pages belongs to the page before it; empty
+    pages at the same offset are skipped back over."""
+    if not pages:
+        return None
+    starts = [p.start for p in pages]
+    i = max(0, min(bisect.bisect_right(starts, offset) - 1, len(pages) - 1))
+    while i > 0 and pages[i].start == pages[i].end and pages[i].start >= offset:
+        i -= 1
+    return pages[i].page
+
 
 @dataclass(frozen=True)
 class Heading:
@@ -205,6 +227,23 @@ class Part:
     anchor: str = ""
     box: Box | None = None
 
+    def to_json(self) -> dict:
+        """A plain dict for JSON (``kind`` as its string, ``box`` as a list or ``None``); what the store keeps."""
+        return {"kind": str(self.kind), "number": self.number, "start": self.start, "end": self.end,
+                "scope": self.scope, "scope_number": self.scope_number, "anchor": self.anchor,
+                "box": list(self.box) if self.box is not None else None}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Part | None":
+        """The inverse of :meth:`to_json`; ``None`` for an unknown kind (a newer store)."""
+        try:
+            kind = LocatorKind(d["kind"])
+        except (KeyError, ValueError):
+            return None
+        box = d.get("box")
+        return cls(kind, int(d["number"]), int(d["start"]), int(d["end"]), d.get("scope") or "",
+                   d.get("scope_number"), d.get("anchor") or "", tuple(int(v) for v in box) if box else None)
+
 
 @dataclass(frozen=True)
 class Locator:
@@ -253,8 +292,10 @@ class Document:
     """An extracted document.
 
     ``id`` is the hex sha256 of the original bytes; ``name`` the user's file
-    name (display metadata only, never used as a path); ``media_type`` sniffed
-    from the bytes (``application/pdf``, ``text/markdown``, ``text/plain``);
+    name (display metadata only, never used as a path); ``media_type`` the
+    :class:`MediaType` sniffed from the bytes (one per reader: PDF, Markdown,
+    text, DOCX, PPTX, XLSX, CSV, HTML, EPUB, PNG, JPEG, TIFF; a string is
+    converted, an unknown one raises ``ValueError``);
     ``canonical`` the stored text every offset points into (NFC, ``\\n`` line
     ends); ``title`` the document title used in chunk headers; ``pages`` one
     :class:`PageSpan` per physical page (PDF only, empty otherwise);
@@ -262,7 +303,7 @@ class Document:
     with no text layer, a repaired file); ``image_only_pages`` the 1-based
     physical pages with no text layer (scanned; read by OCR or not).
 
-    Extraction report (issue 13; the store persists what matters of it through ``warnings``):
+    Extraction report (issue 13; the store keeps ``pages``, ``parts``, ``ocr_pages`` and the warnings, issue 23):
     ``page_coverage`` per page the share (0..1) of PyMuPDF's own words kept in the canonical text
     (:mod:`rag.ingest.audit`); ``ocr_pages`` pages read by OCR; ``flagged_pages`` pages whose text
     layer is unreadable (wrong glyph mapping); ``blank_pages`` empty pages; ``tables`` tables kept as
@@ -275,7 +316,7 @@ class Document:
 
     id: str
     name: str
-    media_type: str
+    media_type: MediaType
     canonical: str
     title: str
     size_bytes: int
@@ -296,21 +337,16 @@ class Document:
     stats: tuple[tuple[str, float], ...] = ()
     parts: tuple[Part, ...] = ()
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "media_type", MediaType(self.media_type))
+
     @property
     def page_count(self) -> int:
         return len(self.pages)
 
     def page_at(self, offset: int) -> int | None:
         """1-based physical page holding canonical offset ``offset``; ``None`` for non-PDF documents."""
-        if not self.pages:
-            return None
-        starts = [p.start for p in self.pages]
-        i = bisect.bisect_right(starts, offset) - 1
-        i = max(0, min(i, len(self.pages) - 1))
-        # skip back over empty pages sitting at the same offset
-        while i > 0 and self.pages[i].start == self.pages[i].end and self.pages[i].start >= offset:
-            i -= 1
-        return self.pages[i].page
+        return page_at(self.pages, offset)
 
     def parts_in(self, start: int, end: int) -> list[Part]:
         """The :class:`Part` s overlapping ``[start, end)`` (0-based code points, ``end`` exclusive), in order."""

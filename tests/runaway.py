@@ -11,7 +11,7 @@ import time
 from rag.ingest.extract import extract_bytes
 
 
-def behave(data: bytes, name: str, limits=None):
+def behave(data: bytes, name: str, limits=None, progress=None):
     """By the file's text: ``eat N`` holds N MiB more every 20 ms, ``sleep`` never returns, ``crash`` dies on
     SIGSEGV, ``raise`` raises a plain error; anything else is extracted normally."""
     text = data[:64].decode("utf-8", "replace")
@@ -29,4 +29,4 @@ def behave(data: bytes, name: str, limits=None):
         os.kill(os.getpid(), signal.SIGSEGV)
     if text.startswith("raise"):
         raise RuntimeError("a reader bug")
-    return extract_bytes(data, name, limits=limits)
+    return extract_bytes(data, name, limits=limits, progress=progress)

@@ -20,11 +20,13 @@ import pandas as pd
 import streamlit as st
 
 from rag.answer.cite import citations, locator_label
-from rag.answer.gate import apply_gate, regate
+from rag.answer.gate import GateKnobs, GateResult, apply_gate
+from rag.answer.gates import regate_with
 from rag.answer.history import turn_from_record, turn_record
 from rag.answer.pipeline import Answer, AnswerFrom, AnswerStream, search_and_gate
 from rag.collections import DEFAULT
 from rag.errors import RagError
+from rag.types import Verdict
 from ui import services, viewer
 from ui.format import (
     answer_markdown,
@@ -68,7 +70,7 @@ class Turn:
     candidates: list[Candidate] = field(default_factory=list)
     max_sources: int = 4
     error: str | None = None
-    gate: Any = None
+    gate: GateResult | None = None
     standalone: str = ""
     scope: tuple[str, ...] | None = None
     method: str = ""
@@ -221,18 +223,18 @@ def render_turn_body(turn: Turn, key: str) -> None:
     a = turn.answer
     if a is None:
         return
-    render_search_note(turn.gate)
+    render_search_note(a.gate)
     if a.refused:
-        render_refusal(a, turn.candidates, getattr(turn.gate or a.gate, "why", None))
+        render_refusal(a, turn.candidates, a.why)
         return
     _publish(a.citations)
     pages = cited_pages(a.citations)
-    render_notice(a, getattr(turn.gate or a.gate, "why", None))
+    render_notice(a, a.why)
     render_answer(a, pages)
     notes = answer_notes(a)
     if notes:
         st.caption(" · ".join(notes))
-    render_sources(a.citations, key, pages, getattr(a, "read_spans", None) or {})
+    render_sources(a.citations, key, pages, a.read_spans)
 
 
 def render_answer(a: Answer, pages: dict[int, int]) -> None:
@@ -258,17 +260,16 @@ def render_answer(a: Answer, pages: dict[int, int]) -> None:
 
 def render_notice(a: Answer, why: str | None = None) -> None:
     """The 'mentions' verdict (issue 15) above the answer: the documents mention this but may not answer it."""
-    notice = getattr(a, "notice", None)
-    if not notice:
+    if not a.notice:
         return
-    st.warning(md_escape(notice) + "  \nThe passages below mention it; read them before trusting the answer.")
+    st.warning(md_escape(a.notice) + "  \nThe passages below mention it; read them before trusting the answer.")
     if why:
         st.caption("Why: " + md_escape(why))
 
 
-def render_search_note(gate: Any) -> None:
+def render_search_note(gate: GateResult | None) -> None:
     """"Searched as: ..." when the question was rewritten before the search (issue 19); nothing otherwise."""
-    plan = getattr(gate, "plan", None)
+    plan = gate.plan if gate is not None else None
     if plan is not None and plan.rewritten:
         st.caption("Searched as: " + md_escape(plan.rewritten))
 
@@ -317,7 +318,7 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
         if right.button("Preview", key=f"preview-{key}-{c.index}", help="Show the cited place here"):
             show_source(c, pages.get(c.index))
         st.markdown(blockquote(c.quote, read.get(c.index, ())))
-        if getattr(c, "also_in", ()):
+        if c.also_in:
             st.caption("The same text is also in " + md_escape(", ".join(c.also_in))
                        + " (identical copies are cited once).")
 
@@ -332,14 +333,14 @@ def show_source(c: Any, page: int | None = None) -> None:
 VERDICTS = {"source": "#2b8a3e", "under threshold, over max sources": "#8ce99a", "over threshold": "#adb5bd"}
 
 
-def gate_at(turn: Turn, threshold: float, max_sources: int, min_score: float | None = None):
+def gate_at(turn: Turn, threshold: float, max_sources: int, min_score: float | None = None) -> GateResult:
     """The gate re-applied to ``turn``'s candidates at other knob values: no new search, no embedding.
 
-    :func:`rag.answer.gate.regate` keeps the learned gate's score (the default gate);
-    turns without a stored gate result fall back to the distance gate.
+    The gate that decided (:func:`rag.answer.gates.regate_with`) keeps the score it computed; turns without
+    a stored gate result fall back to the distance gate.
     """
     if turn.gate is not None:
-        return regate(turn.gate, threshold, max_sources, min_score)
+        return regate_with(turn.gate, GateKnobs(threshold, max_sources, min_score))
     return apply_gate(turn.question, list(turn.hits), threshold, max_sources)
 
 
@@ -373,20 +374,20 @@ def distance_chart(candidates: list[Candidate], threshold: float, source_ranks: 
     return alt.layer(bars, rule)
 
 
-def what_if(g) -> str:
+def what_if(g: GateResult) -> str:
     """What the gate says at its threshold (a :class:`rag.answer.gate.GateResult` from :func:`gate_at`), as Markdown."""
-    why = f"\n\n{md_escape(g.why)}" if getattr(g, "why", None) else ""
-    lang = getattr(g, "language", None) or {}
-    if lang.get("differs") and getattr(g, "verdict", "") != "answered":
-        why += (f"\n\nThe question seems to be in {md_escape(str(lang.get('question')))}, the documents in "
-                f"{md_escape(', '.join(lang.get('documents') or []))}.")
+    why = f"\n\n{md_escape(g.why)}" if g.why else ""
+    lang = g.language
+    if lang is not None and lang.differs and g.verdict != Verdict.ANSWERED:
+        why += (f"\n\nThe question seems to be in {md_escape(str(lang.question))}, the documents in "
+                f"{md_escape(', '.join(lang.documents))}.")
     if g.refused:
         if g.score is not None and g.nearest_distance is not None and g.nearest_distance < g.threshold:
-            low = min(g.min_score, g.mention_score) if getattr(g, "mention_score", None) is not None else g.min_score
+            low = min(g.min_score, g.mention_score) if g.mention_score is not None else g.min_score
             return (f"At {g.threshold:g} this question is **refused**: answerability score {g.score:.2f} "
                     f"under the cut {low:.2f}.{why}")
         return f"At {g.threshold:g} this question is **refused**: no chunk under the threshold.{why}"
-    if getattr(g, "verdict", "") == "mentions":
+    if g.verdict == Verdict.MENTIONS:
         return (f"At {g.threshold:g} the documents **mention this but may not answer it**: answerability score "
                 f"{g.score:.2f} under the cut {g.min_score:.2f}, {len(g.sources)} source(s) shown with that "
                 f"warning.{why}")

@@ -17,19 +17,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from rag.answer.preview import static_url
-from rag.text import MARKER_RE, strip_markers
-
-#: Characters with a meaning in Streamlit Markdown: CommonMark, ``$`` (LaTeX), ``:`` directives, ``~``.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>$~|#{}!])")
+from rag.text import MARKER_RE, markdown_literal, strip_markers
+from ui.view.pdf import static_url
 
 #: URL path of ``pages/2_Source.py`` (Streamlit names a page's URL after its file, number prefix dropped).
 SOURCE_PAGE = "/Source"
 
 
 def md_escape(text: str) -> str:
-    """Backslash-escape Markdown/LaTeX/HTML-significant characters so ``text`` renders literally."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """``text`` rendered literally and inert: :func:`rag.text.markdown_literal` (HTML as entities, Markdown and
+    LaTeX characters escaped, no autolinked URL or address; issue 26)."""
+    return markdown_literal(text, blocks=False)
 
 
 def blockquote(text: str, marks: Sequence[tuple[int, int]] = ()) -> str:

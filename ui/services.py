@@ -19,16 +19,14 @@ from typing import Any
 
 import streamlit as st
 
-from rag.answer.calibrated_gate import calibrated_model
+from rag.answer.gates import GATES
 from rag.answer.generate import get_generator
-from rag.answer.learned_gate import default_model
-from rag.answer.preview import publish_original
 from rag.collections import DEFAULT, Collections
 from rag.errors import ModelError, StoreError
 from rag.models import gguf_info, list_gguf
 from rag.settings import Settings, get_settings
 from rag.store.store import Store
-from rag.types import GateKind
+from ui.view.pdf import publish_original
 
 MiB = 1024 * 1024
 
@@ -105,11 +103,12 @@ def _store(path: str):
 
 
 def default_min_score() -> float:
-    """The answerability cut to start the slider at: ``min_score`` from settings, else the shipped model's."""
+    """The answerability cut to start the slider at: ``min_score`` from settings, else the gate's own
+    (the shipped model's cut; 0.0 for the distance gate, which has no score)."""
     cfg = settings()
     if cfg.min_score is not None:
         return float(cfg.min_score)
-    return float((calibrated_model() if cfg.gate == GateKind.CALIBRATED else default_model()).default_min_score)
+    return GATES[cfg.gate].default_min_score()
 
 
 def store():

@@ -3,16 +3,15 @@ Source page and by the chat's preview dialog.
 
 * PDF: the PDF.js component ``streamlit-pdf-viewer`` (its PDF.js and worker ship inside the wheel: no CDN)
   shows the pages around the cited one, scrolled to the quote, whose line boxes are drawn as annotations
-  (:func:`rag.answer.preview.pdf_view`); the browser's own viewer at ``#page=N`` in a new tab stays as a
+  (:func:`ui.view.pdf.pdf_view`); the browser's own viewer at ``#page=N`` in a new tab stays as a
   secondary link.
 * PPTX: the cited slide as a card with its speaker notes; XLSX/CSV: the cited rows with the sheet's
   header and A1 row numbers; images: the picture with the cited region boxed, then the OCR text;
   DOCX/EPUB/HTML: the rendered text; text and Markdown: the canonical text as written. In every text view
-  the passage is highlighted and scrolled into view (:mod:`rag.answer.preview`).
+  the passage is highlighted and scrolled into view (:mod:`ui.view.pdf`).
 
-Slides and sheets need the document's locator map (:attr:`rag.types.Document.parts`), which the store does
-not keep: it is rebuilt from the stored original (cached per document; never for images, which would mean
-OCR again) and used only when its canonical text is the stored one.
+Slides and sheets need the document's locator map (:attr:`rag.types.Document.parts`): the store keeps it
+(:meth:`rag.store.store.Store.parts`, issue 23), so the viewer never extracts the document again.
 """
 
 from __future__ import annotations
@@ -24,8 +23,13 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from rag.answer.cite import row_locator
-from rag.answer.preview import pdf_view, static_url
-from rag.answer.text_view import (
+from rag.errors import RagError
+from rag.ingest.image import open_frames
+from rag.types import Locator, LocatorKind, MediaType
+from ui import services
+from ui.format import md_escape
+from ui.view.pdf import pdf_view, static_url
+from ui.view.text import (
     document_html,
     highlight_html,
     image_region_png,
@@ -34,12 +38,6 @@ from rag.answer.text_view import (
     slide_html,
     view_page,
 )
-from rag.errors import RagError
-from rag.ingest.extract import extract_bytes
-from rag.ingest.image import open_frames
-from rag.types import Locator, LocatorKind, MediaType
-from ui import services
-from ui.format import md_escape
 
 #: Height (pixels) of the viewer's frame.
 VIEW_HEIGHT = 640
@@ -76,19 +74,6 @@ class Target:
                    row_locator(row), index, label)
 
 
-@st.cache_data(show_spinner="Reading the document's layout…", max_entries=16)
-def _parts(doc_id: str, name: str, updated_at: str) -> tuple | None:
-    """The locator map of a stored document, rebuilt from its original; ``None`` when it cannot be."""
-    store = services.store()
-    try:
-        data = store.original_path(doc_id).read_bytes()
-        doc = extract_bytes(data, name)
-        canonical = store.canonical_text(doc_id)
-    except (RagError, OSError):
-        return None
-    return doc.parts if doc.canonical == canonical else None
-
-
 @st.cache_data(show_spinner=False, max_entries=32)
 def _region_png(doc_id: str, name: str, frame: int, box: tuple | None) -> bytes | None:
     try:
@@ -119,7 +104,7 @@ def show(t: Target, *, height: int = VIEW_HEIGHT, key: str = "viewer") -> None:
     if t.label:
         number = f"\\[{t.index}\\] " if t.index else ""
         st.markdown(f"**{number}{md_escape(t.label)}**")
-    if t.media_type == MediaType.PDF.value:
+    if t.media_type == MediaType.PDF:
         _show_pdf(t, doc, height, key)
         return
     canonical = store.canonical_text(t.document_id)
@@ -130,7 +115,7 @@ def show(t: Target, *, height: int = VIEW_HEIGHT, key: str = "viewer") -> None:
     if kind == LocatorKind.SLIDE:
         _show_slide(t, doc, canonical, height)
     elif kind == LocatorKind.ROWS:
-        parts = _parts(doc.id, doc.name, doc.updated_at) or ()
+        parts = store.parts(doc.id)
         _frame(sheet_html(canonical, parts_of_kind(parts, LocatorKind.ROWS, t.start), t.start, t.end),
                doc.name, height)
     elif kind == LocatorKind.REGION:
@@ -163,7 +148,7 @@ def _show_pdf(t: Target, doc: Any, height: int, key: str) -> None:
 
 
 def _show_slide(t: Target, doc: Any, canonical: str, height: int) -> None:
-    parts = _parts(doc.id, doc.name, doc.updated_at) or ()
+    parts = services.store().parts(doc.id)
     slides = [p for p in parts if p.kind == LocatorKind.SLIDE]
     here = next((p for p in slides if p.number == t.locator.first), None)
     if here is None:

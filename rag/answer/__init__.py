@@ -2,13 +2,19 @@
 
 * :mod:`rag.answer.gate` - the distance gate (a comparison of two numbers); :mod:`rag.answer.learned_gate` - the
   answerability score on top of it;
+* :mod:`rag.answer.calibration` - the store's own references (pseudo-queries, unrelated questions, languages) and
+  :mod:`rag.answer.calibrated_gate` - the default gate that reads the evidence against them (issue 15);
 * :mod:`rag.answer.cite` - numbered sources, locators and URL fragments;
 * :mod:`rag.answer.excerpt` - the sentences of each source the model reads;
+* :mod:`rag.answer.key_passage` - the source sentences that best match the question, shown before the model writes;
 * :mod:`rag.answer.generate` - the local GGUF model and the prompt;
 * :mod:`rag.answer.attribute` - the server's checks of what the model wrote;
 * :mod:`rag.answer.pipeline` - retrieve -> gate -> (refuse | generate) -> check;
 * :mod:`rag.answer.record` - the :class:`~rag.answer.record.Answer` of one question and its one JSON form;
 * :mod:`rag.answer.followup` - a follow-up question made standalone before retrieval (issue 16);
-* :mod:`rag.answer.history` - a chat's turns as stored records and as Markdown (issue 16);
-* :mod:`rag.answer.preview` - showing a PDF citation at its place, :mod:`rag.answer.text_view` - the other formats (pure helpers for the app).
+* :mod:`rag.answer.history` - a chat's turns as stored records and as Markdown (issue 16).
+
+Nothing here opens a document's original bytes: page maps and locator parts come from the store
+(:meth:`rag.store.store.Store.page_map`); the viewer's rendering is :mod:`ui.view`, the language detector
+:mod:`rag.language`.
 """

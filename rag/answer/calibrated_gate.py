@@ -17,7 +17,7 @@ Steps, for one question and its fused hits (cost about 1-2 ms, no model):
    when they differ and the verdict is not ``answered``, the message says so
    instead of "nothing under the threshold" (``reason`` ``"language"``).
 
-PUBLIC API: :func:`apply_calibrated_gate`, :func:`collapse_duplicates`,
+PUBLIC API: :class:`CalibratedGate` (the row of :data:`rag.answer.gates.GATES`), :func:`apply_calibrated_gate`, :func:`collapse_duplicates`,
 :func:`calibrated_model`, :func:`verdict_for`, :func:`verdict_messages`,
 :func:`mention_text`, :func:`language_refusal_text`, and for a store
 :func:`store_calibration` / :func:`store_gate_stats` (kept by its index cache
@@ -26,25 +26,32 @@ per generation; the calibration also on disk, ``index/calibration-v1.g<N>.json``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import ClassVar
 
-from rag import language as _language
 from rag.answer.calibration import CALIBRATION_VERSION, Calibration, calibrate, distinct_indices, gate_term_stats
 from rag.answer.gate import (  # noqa: F401  (verdict texts re-exported)
+    Evidence,
+    GateContext,
+    GateKnobs,
     GateResult,
+    LanguageCheck,
     apply_gate,
+    check_score_cut,
     language_refusal_text,
     mention_text,
+    regate,
     score_refusal_text,
+    scored_verdict,
     verdict_for,
     verdict_messages,
 )
 from rag.answer.learned_gate import GateModel, calibrated_features
 from rag.language import differs, main_languages, question_language
 from rag.text import TermStats
-from rag.types import Hit, Verdict
+from rag.types import GateKind, Hit, Verdict
 
 #: The shipped calibrated model (fitted on both dev corpora; figures in docs/evaluation.md).
 CALIBRATED_MODEL_PATH = Path(__file__).with_name("calibrated_gate.json")
@@ -66,12 +73,12 @@ def store_calibration(store) -> Calibration:
     Kept by the store's index cache with the current generation, on disk as
     ``index/calibration-v<version>.g<N>.json``, so it is re-run only after
     the documents change: about 1-2 s on a quiet 2-core machine for 1k chunks
-    (one batched encode of at most 200 sentences), plus 1.4 s once per
-    process to load the language detector.
+    (one batched encode of at most 200 sentences); the documents' languages are
+    the ones the store recorded (no detector is loaded for it).
     """
     def compute(table) -> str:
         return calibrate(table.contents, table.vectors, store.embedder.encode, encoder_key=store.model_name,
-                         detect=_language.detect).to_json()
+                         languages=table.languages).to_json()
 
     return store.index_cache.artifact(f"calibration-v{CALIBRATION_VERSION}", compute, Calibration.from_json)
 
@@ -119,7 +126,7 @@ def _why(f: Mapping[str, float], score: float, verdict: Verdict, min_score: floa
             f"unknown to the documents {f['unknown_terms']:.0%}; score {score:.2f} {cut}")
 
 
-def apply_calibrated_gate(query: str, hits: Sequence[Hit], texts: Mapping[int, str] | Callable[[int], str],
+def apply_calibrated_gate(query: str, hits: Sequence[Hit], texts: Mapping[int, str],
                           contents: Mapping[int, str], stats: TermStats, calibration: Calibration, *,
                           threshold: float = 0.675, max_sources: int = 4, min_score: float | None = None,
                           mention_score: float | None = None, model: GateModel | None = None,
@@ -136,29 +143,43 @@ def apply_calibrated_gate(query: str, hits: Sequence[Hit], texts: Mapping[int, s
     :func:`rag.answer.gate.apply_gate`, or for a score cut outside [0, 1].
     """
     model = model or calibrated_model()
-    cut = model.default_min_score if min_score is None else float(min_score)
+    cut = check_score_cut("min_score", model.default_min_score if min_score is None else min_score)
     default_mention = model.default_mention_score if model.default_mention_score is not None else cut
-    mention = default_mention if mention_score is None else float(mention_score)
-    for name, v in (("min_score", cut), ("mention_score", mention)):
-        if not 0.0 <= v <= 1.0:
-            raise ValueError(f"{name} must be in [0, 1], got {v}")
+    mention = check_score_cut("mention_score", default_mention if mention_score is None else mention_score)
     kept, dups = collapse_duplicates(hits, contents)
     dist = apply_gate(query, kept, threshold, max_sources)
     f = calibrated_features(query, kept, texts, stats, calibration, top=max_sources)
     score = float(model.probability(f)) if kept else 0.0
-    verdict = Verdict.REFUSED if dist.refused else verdict_for(score, cut, mention)
     lang = question_language(query) if question_lang is True else (question_lang or None)
-    doc_langs = main_languages(calibration.languages)
-    mismatch = differs(lang[0] if lang else None, calibration.languages)
-    language = {"question": lang[0] if lang else None, "probability": round(lang[1], 3) if lang else None,
-                "documents": doc_langs, "differs": mismatch}
-    reason, refusal, notice = verdict_messages(query, verdict, score, cut, mention, dist.refusal, language)
-    evidence = {k: round(float(v), 4) for k, v in f.items()}
-    evidence.update(score=round(score, 4), self_distance=calibration.self_distance,
-                    far_distance=calibration.far_distance, chunks=calibration.n_chunks,
-                    distinct_chunks=calibration.n_distinct)
-    return replace(dist, kind="calibrated", refused=verdict is Verdict.REFUSED, refusal=refusal,
-                   sources=() if verdict is Verdict.REFUSED else dist.sources, score=score, min_score=cut,
-                   why=_why(f, score, verdict, cut, mention, dist.nearest_distance, calibration, threshold),
-                   verdict=str(verdict), mention_score=mention, notice=notice, reason=reason, evidence=evidence,
-                   language=language, duplicates=dups)
+    language = LanguageCheck(lang[0] if lang else None, round(lang[1], 3) if lang else None,
+                             tuple(main_languages(calibration.languages)),
+                             differs(lang[0] if lang else None, calibration.languages))
+    decision = scored_verdict(query, score, cut, mention, dist, language)
+    evidence = Evidence({k: round(float(v), 4) for k, v in f.items()}, score, calibration.self_distance,
+                        calibration.far_distance, calibration.n_chunks, calibration.n_distinct)
+    return replace(dist, kind=GateKind.CALIBRATED, why=_why(f, score, decision["verdict"], cut, mention,
+                                                             dist.nearest_distance, calibration, threshold),
+                   evidence=evidence, language=language, duplicates=dups, **decision)
+
+
+class CalibratedGate:
+    """The calibrated gate as a row of :data:`rag.answer.gates.GATES`: :func:`apply_calibrated_gate` over the
+    texts and contents of every hit, the store's gate statistics and calibration (``model``: default the shipped
+    one)."""
+
+    kind: ClassVar[GateKind] = GateKind.CALIBRATED
+
+    def __init__(self, model: GateModel | None = None):
+        self._model = model
+
+    def decide(self, query: str, hits: Sequence[Hit], knobs: GateKnobs, context: GateContext) -> GateResult:
+        ids = [h.chunk_id for h in hits]
+        return apply_calibrated_gate(query, hits, context.texts(ids), context.contents(ids), context.gate_stats(),
+                                     context.calibration(), threshold=knobs.threshold, max_sources=knobs.max_sources,
+                                     min_score=knobs.min_score, mention_score=knobs.mention_score, model=self._model)
+
+    def regate(self, result: GateResult, knobs: GateKnobs) -> GateResult:
+        return regate(result, knobs.threshold, knobs.max_sources, knobs.min_score)
+
+    def default_min_score(self) -> float:
+        return float((self._model or calibrated_model()).default_min_score)

@@ -197,13 +197,16 @@ def bank_vectors(encode: Callable[[list[str]], np.ndarray], key: str = "") -> np
 
 
 def calibrate(contents: Sequence[str], vectors: np.ndarray, encode: Callable[[list[str]], np.ndarray], *,
-              encoder_key: str = "", detect: Callable[[str], tuple[str, float]] | None = None) -> Calibration:
+              encoder_key: str = "", detect: Callable[[str], tuple[str, float]] | None = None,
+              languages: Sequence[str | None] | None = None) -> Calibration:
     """Measure a store's references: ``contents`` the chunks' quoted texts, ``vectors`` their ``(n, d)`` unit vectors.
 
     ``encode(list of str) -> (m, d)`` float32 unit vectors (the store's
-    embedder); ``detect(text) -> (iso code, probability)`` optional language
-    detector for :attr:`Calibration.languages`. An empty store gives the
-    prior references and no languages.
+    embedder). :attr:`Calibration.languages` comes from ``languages`` (each
+    content's document language as the store recorded it, issue 23: nothing
+    is detected again) when given, else from ``detect(text) -> (iso code,
+    probability)``, an optional language detector run on a sample of the
+    chunks. An empty store gives the prior references and no languages.
     """
     vectors = np.asarray(vectors, np.float32).reshape(len(contents), -1) if len(contents) else np.zeros((0, 1))
     distinct = distinct_indices(contents)
@@ -211,7 +214,10 @@ def calibrate(contents: Sequence[str], vectors: np.ndarray, encode: Callable[[li
     self_raw = float(np.median(nearest_distances(encode([q for _, q in pq]), vectors))) if pq and len(vectors) else \
         PRIOR_SELF_DISTANCE
     far = nearest_distances(bank_vectors(encode, encoder_key), vectors) if len(vectors) else np.array([1.0])
-    langs = language_shares([contents[i] for i in distinct], detect) if detect else {}
+    if languages is not None:
+        langs = stored_language_shares([languages[i] for i in distinct])
+    else:
+        langs = language_shares([contents[i] for i in distinct], detect) if detect else {}
     return Calibration(n_chunks=len(contents), n_distinct=len(distinct), n_pseudo=len(pq),
                        self_distance_raw=round(self_raw, 4), self_distance=round(shrink(self_raw, len(pq)), 4),
                        far_distance=round(float(np.median(far)), 4), far_low=round(float(np.quantile(far, 0.1)), 4),
@@ -232,6 +238,17 @@ def language_shares(contents: Sequence[str], detect: Callable[[str], tuple[str, 
     for c in contents[::step][:max_chunks]:
         lang, p = detect(c[:chars])
         if p >= min_probability:
+            counts[lang] = counts.get(lang, 0) + 1
+    total = sum(counts.values())
+    return {k: round(v / total, 3) for k, v in sorted(counts.items(), key=lambda kv: -kv[1])} if total else {}
+
+
+def stored_language_shares(languages: Sequence[str | None]) -> dict[str, float]:
+    """Share of chunks per language, from each chunk's stored document language (``None`` ones left out); rounded
+    to 3 decimals, most frequent first, summing to 1 (or empty)."""
+    counts: dict[str, int] = {}
+    for lang in languages:
+        if lang:
             counts[lang] = counts.get(lang, 0) + 1
     total = sum(counts.values())
     return {k: round(v / total, 3) for k, v in sorted(counts.items(), key=lambda kv: -kv[1])} if total else {}

@@ -3,8 +3,8 @@
 PUBLIC API: :class:`Citation` (record), :func:`row_locator`, :func:`locator_label`, :func:`fragment`,
 :func:`citations` (gate result + store -> numbered citations),
 :func:`citations_from_rows` (the same without a store), :func:`format_sources_for_prompt`
-(the prompt block of stage 8: numbers, short headings and quotes, never a link) and
-:func:`no_generation_payload` (the JSON of ``ask --no-generate --json``).
+(the prompt block of stage 8: numbers, short headings and quotes, never a link), and a citation's JSON
+(:func:`citation_json` / :func:`citation_from_json`).
 
 The model only ever writes ``[n]``; the server maps each ``n`` to the document
 id, name, locator label, fragment and quote built here.
@@ -12,8 +12,8 @@ id, name, locator label, fragment and quote built here.
 Page locators (issue 13, item 3): a PDF citation's page is the page holding the cited sentence, not the
 page the chunk starts on. For a chunk that runs over a page break, :func:`evidence_span` picks the
 sentence(s) of the quote sharing most terms with the question, and :func:`evidence_page` finds the page
-holding them (:func:`rag.answer.preview.best_page` on the stored original, or the document's page map
-when it is at hand). The chunk keeps its range: the label reads ``p. 2 (pp. 1-2)``.
+holding them in the document's page map (the store keeps it, issue 23: nothing here opens the PDF).
+The chunk keeps its range: the label reads ``p. 2 (pp. 1-2)``.
 """
 
 from __future__ import annotations
@@ -21,13 +21,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
-from rag.answer.preview import best_page
 from rag.ingest.pptx import NOTES_HEADING
 from rag.text import tokenize, units
-from rag.types import Citation, Locator, LocatorKind
+from rag.types import Citation, Locator, LocatorKind, page_at
+
+if TYPE_CHECKING:
+    from rag.answer.gate import GateResult
 
 
 class ChunkLike(Protocol):
@@ -183,8 +185,9 @@ def evidence_page(row: ChunkLike, query: str, locate: Callable[[str, int, int], 
 
     ``row.page`` when the chunk sits on one page or is not a PDF's. Otherwise the sentence from
     :func:`evidence_span` is placed with ``page_at`` (canonical offset -> page, e.g.
-    ``Document.page_at``; its middle character decides) when given, else with ``locate(text, first,
-    last)`` (e.g. :func:`rag.answer.preview.best_page` on the stored PDF), else ``row.page``.
+    ``Document.page_at`` or :func:`rag.types.page_at` over the store's page map; its middle character
+    decides) when given, else with ``locate(text, first, last)`` (e.g. the viewer's
+    :func:`ui.view.pdf.best_page` on the PDF itself), else ``row.page``.
     """
     if row.page is None or row.page_end is None or row.page_end == row.page:
         return row.page
@@ -217,34 +220,21 @@ def citations_from_rows(hits: Sequence[Any], rows: Sequence[ChunkLike],
     ]
 
 
-def stored_pdf_locator(store: Any) -> Callable[[ChunkLike], Callable[[str, int, int], int] | None]:
-    """For a row, a ``locate(text, first, last) -> page`` over the store's original PDF
-    (:func:`rag.answer.preview.best_page`), or ``None`` when the store kept no file for it."""
-
-    def for_row(row: ChunkLike):
-        try:
-            path = store.original_path(row.document_id)
-        except Exception:  # noqa: BLE001 - no original kept: the chunk's own page
-            return None
-        if not path.is_file():
-            return None
-
-        return lambda text, first, last: best_page(path, text, first, last)[0]
-
-    return for_row
-
-
 def evidence_pages(rows: Sequence[ChunkLike], query: str, store: Any = None) -> list[int | None]:
-    """:func:`evidence_page` of each row, located in the store's original PDFs (when ``store`` is given)."""
-    locate_for = stored_pdf_locator(store) if store is not None else (lambda row: None)
+    """:func:`evidence_page` of each row, placed with the store's page map of its document
+    (:meth:`rag.store.store.Store.page_map`) when ``store`` is given, else the chunk's first page."""
     out = []
     for r in rows:
         crosses = r.page is not None and r.page_end is not None and r.page_end != r.page
-        out.append(evidence_page(r, query, locate_for(r)) if crosses else r.page)
+        if not crosses or store is None:
+            out.append(r.page)
+            continue
+        pages = store.page_map(r.document_id)
+        out.append(evidence_page(r, query, page_at=lambda offset, p=pages: page_at(p, offset)) if pages else r.page)
     return out
 
 
-def citations(gate_result: Any, store: Any) -> list[Citation]:
+def citations(gate_result: GateResult, store: Any) -> list[Citation]:
     """Numbered citations for the sources the gate kept (``rag.answer.gate.GateResult``), via ``store.chunks(ids)``.
 
     Each PDF citation opens at its evidence page for the gate's query (:func:`evidence_page`). A refused
@@ -256,7 +246,7 @@ def citations(gate_result: Any, store: Any) -> list[Citation]:
         return []
     rows = store.chunks([h.chunk_id for h in hits])
     cites = citations_from_rows(hits, rows, evidence_pages(rows, gate_result.query, store))
-    dups = getattr(gate_result, "duplicates", None) or {}
+    dups = gate_result.duplicates
     if not dups:
         return cites
     return [replace(c, also_in=tuple(locator_label(r) for r in store.chunks(dups[c.chunk_id])))
@@ -298,16 +288,3 @@ def citation_from_json(d: dict[str, Any]) -> Citation:
     fields = Citation.__dataclass_fields__
     kw = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k in fields}
     return Citation(**{**kw, "locator": Locator.from_json(d.get("locator"))})
-
-
-def no_generation_payload(gate_result: Any, cites: Sequence[Citation]) -> dict[str, Any]:
-    """The ``ask --no-generate --json`` object:
-    ``{"query", "threshold", "refused", "refusal", "answer": null, "citations": [...]}``."""
-    return {
-        "query": gate_result.query,
-        "threshold": gate_result.threshold,
-        "refused": gate_result.refused,
-        "refusal": gate_result.refusal,
-        "answer": None,
-        "citations": [citation_json(c) for c in cites],
-    }

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.answer.record import Answer
+from rag.text import markdown_literal as lit
 from rag.types import Citation
 
 #: The version of the record layout written by :func:`turn_record`: 2 keeps the answer in
@@ -107,42 +108,45 @@ def previous_questions(turns: Any) -> list[str]:
 
 
 def _quote(text: str) -> str:
-    return "\n".join("> " + line if line.strip() else ">" for line in text.strip().split("\n"))
+    """Document text as an inert Markdown quote (issue 26: no raw HTML, no link, no autolinked URL)."""
+    return "\n".join("> " + lit(line) if line.strip() else ">" for line in text.strip().split("\n"))
 
 
 def _locator(c: Citation) -> str:
-    return f"{c.locator_label} `{c.fragment}`" if c.fragment else c.locator_label
+    fragment = c.fragment.replace("`", "") if c.fragment else ""
+    return f"{lit(c.locator_label)} `{fragment}`" if fragment else lit(c.locator_label)
 
 
 def turn_markdown(n: int, t: HistoryTurn) -> str:
     """One turn as Markdown: the question (and the question searched), the key passage and the checked answer
     (issue 14: what the claim check left out is listed with why) or the refusal, then its sources."""
-    out = [f"## {n}. {t.question}"]
+    out = [f"## {n}. {lit(t.question)}"]
     if t.standalone != t.question:
-        out.append(f"*Standalone question:* {t.standalone}")
+        out.append(f"*Standalone question:* {lit(t.standalone)}")
     if t.scope is not None:
         out.append(f"*Asked within {len(t.scope)} chosen document(s).*")
     a = t.answer
     if t.error:
-        out.append(f"**Error:** {t.error}")
+        out.append(f"**Error:** {lit(t.error)}")
     elif a is None:
         out.append("(no answer)")
     elif a.refused:
-        out.append(f"**{a.refusal}**" + (f"\n\nWhy: {a.why}" if a.why else ""))
+        out.append(f"**{lit(a.refusal)}**" + (f"\n\nWhy: {lit(a.why)}" if a.why else ""))
     else:
         kp = a.key_passage
         if kp is not None and kp.sentences:
-            out.append(f"**Key passage** [{kp.index}] {kp.sentences[0].locator_label}\n\n{_quote(kp.body or kp.text)}")
+            out.append(f"**Key passage** [{kp.index}] {lit(kp.sentences[0].locator_label)}\n\n"
+                       f"{_quote(kp.body or kp.text)}")
         if a.note:
-            out.append(f"*{a.note}*")
+            out.append(f"*{lit(a.note)}*")
         elif a.shown_text:
-            out.append(a.shown_text)
+            out.append(lit(a.shown_text, keep_markers=True))
         elif not a.generated:
             out.append("(no text generated)")
         removed = a.removed_sentences
         if removed:
             out.append(f"*Left out by the claim check ({len(removed)}):*\n\n"
-                       + "\n".join(f"- {s.text.strip()} ({s.verdict}: {s.reason})" for s in removed))
+                       + "\n".join(f"- {lit(s.text.strip())} ({s.verdict}: {lit(s.reason)})" for s in removed))
     if a is not None and a.citations:
         cited = set(a.cited_indices)
         lines = ["**Sources**", ""]
@@ -161,10 +165,11 @@ def chat_markdown(title: str, turns: Sequence[HistoryTurn], *, collection: str |
     """A chat as one Markdown document: a title line, then each turn (:func:`turn_markdown`).
 
     Citations keep their numbers, locator labels (document > section, or
-    ``paper.pdf, p. 5``) and fragments (``#page=N``, ``#char=S,E``) with the quoted text.
+    ``paper.pdf, p. 5``) and fragments (``#page=N``, ``#char=S,E``) with the quoted text. Every text a
+    person, a document or the model wrote is written inert (:func:`rag.text.markdown_literal`, issue 26).
     """
-    head = [f"# {title}"]
-    meta = ", ".join(x for x in (f"collection {collection}" if collection else "",
+    head = [f"# {lit(title)}"]
+    meta = ", ".join(x for x in (f"collection {lit(collection)}" if collection else "",
                                  f"exported {exported_at}" if exported_at else "") if x)
     if meta:
         head.append(f"*{meta}*")

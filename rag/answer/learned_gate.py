@@ -28,10 +28,9 @@ PUBLIC API (for the store, the CLI and the app)::
     stats = TermStats.from_texts(chunk_texts)               # rag.text.TermStats, once per index (chunk ``text``s)
     model = GateModel.load()                                 # the fitted coefficients (rag/answer/learned_gate.json)
     f = gate_features(query, hits, texts, stats)             # hits: rag.types.Hit list, texts: id -> text
-    decision = model.decide(query, hits, texts, stats, min_score=None, max_sources=4)
-    decision.refused, decision.sources, decision.probability, decision.why   # why: one line for the sidebar
     model = default_model()                                  # the shipped model, loaded once per process
-    result = apply_learned_gate(query, hits, texts, stats, threshold, max_sources, min_score)  # the default gate
+    result = apply_learned_gate(query, hits, texts, stats, threshold, max_sources, min_score)  # a GateResult
+    LearnedGate().decide(query, hits, knobs, context)        # the same as a row of rag.answer.gates.GATES
 
 ``min_score`` is the knob (the same name in settings, ``--min-score``, the
 app and the JSON): LOWER answers more, HIGHER refuses more
@@ -46,10 +45,21 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
-from rag.answer.gate import GateResult, apply_gate, score_refusal_text
+from rag.answer.gate import (
+    Evidence,
+    GateContext,
+    GateKnobs,
+    GateResult,
+    apply_gate,
+    check_score_cut,
+    regate,
+    score_refusal_text,
+    scored_verdict,
+)
 from rag.text import TermStats, tokenize  # noqa: F401  (TermStats re-exported)
 from rag.types import GateKind, Hit
 
@@ -65,22 +75,21 @@ def _coverage(terms: Sequence[str], idf: dict[str, float], tokens: set[str]) -> 
     return sum(idf[t] for t in terms if t in tokens) / total if total else 0.0
 
 
-def gate_features(query: str, hits: Sequence, texts: Mapping[int, str] | callable, stats: TermStats,
+def gate_features(query: str, hits: Sequence, texts: Mapping[int, str], stats: TermStats,
                   top: int = 4) -> dict[str, float]:
     """The gate's features for one query (see the module table); ``hits`` in final rank order.
 
-    ``texts`` maps a chunk id to its embedded ``text`` (a dict or a callable).
+    ``texts`` maps a chunk id to its embedded ``text``, for at least the first ``top`` hits.
     A query without hits gets the features of "nothing found" (distance 2).
     """
 
-    get = texts if callable(texts) else texts.__getitem__
     terms = list(dict.fromkeys(tokenize(query)))
     idf = {t: stats.idf(t) for t in terms}
     dists = sorted(h.cosine_distance for h in hits if not math.isnan(h.cosine_distance))
     d1 = dists[0] if dists else 2.0
     d5 = dists[min(4, len(dists) - 1)] if dists else 2.0
     head = list(hits[:top])
-    chunk_tokens = [set(tokenize(get(h.chunk_id))) for h in head]
+    chunk_tokens = [set(tokenize(texts[h.chunk_id])) for h in head]
     union = set().union(*chunk_tokens) if chunk_tokens else set()
     missing = [idf[t] for t in terms if t not in union]
     dense5 = {h.chunk_id for h in sorted((h for h in hits if h.dense_rank), key=lambda h: h.dense_rank)[:5]}
@@ -104,7 +113,7 @@ CALIBRATED_FEATURES = ("relative_distance", "relative_gap", "missing_specificity
                        "best_chunk_coverage", "leg_overlap", "bm25_norm")
 
 
-def calibrated_features(query: str, hits: Sequence, texts: Mapping[int, str] | callable, stats: TermStats,
+def calibrated_features(query: str, hits: Sequence, texts: Mapping[int, str], stats: TermStats,
                         calibration, top: int = 4) -> dict[str, float]:
     """:func:`gate_features` re-expressed against the store's own references (issue 15).
 
@@ -137,28 +146,6 @@ def feature_matrix(rows: Sequence[Mapping[str, float]], names: Sequence[str] = F
 refusal_text = score_refusal_text
 
 
-@dataclass(frozen=True)
-class GateDecision:
-    """The learned gate's decision for one query.
-
-    ``probability`` the model's P(the sources answer this) in [0, 1];
-    ``min_score`` the cut used; ``refused`` when ``probability <
-    min_score`` (or no hits), then ``refusal`` holds the refusal line;
-    ``sources`` the first ``max_sources`` hits under ``max_distance`` (empty
-    when refused); ``features`` the evidence; ``why`` one human-readable line
-    (nearest distance, lexical coverage, missing rare term, score).
-    """
-
-    query: str
-    probability: float
-    min_score: float
-    refused: bool
-    refusal: str | None
-    sources: tuple
-    features: dict[str, float]
-    why: str
-
-
 @dataclass
 class GateModel:
     """Standardised logistic regression over :data:`FEATURES`: ``p = sigmoid(b + sum w_i (x_i - mean_i) / scale_i)``.
@@ -188,27 +175,6 @@ class GateModel:
         z = self.intercept + ((x - np.array(self.mean)) / np.array(self.scale)) @ np.array(self.coef)
         p = 1.0 / (1.0 + np.exp(-z))
         return float(p[0]) if one else p
-
-    def decide(self, query: str, hits: Sequence, texts, stats: TermStats, *, min_score: float | None = None,
-               max_sources: int = 4) -> GateDecision:
-        """Score ``hits`` for ``query`` and keep or refuse (see :class:`GateDecision`).
-
-        ``min_score`` defaults to :attr:`default_min_score`. Raises ``ValueError``
-        for a ``min_score`` outside [0, 1] or ``max_sources < 1``.
-        """
-        cut = self.default_min_score if min_score is None else float(min_score)
-        if not 0.0 <= cut <= 1.0:
-            raise ValueError(f"min_score must be in [0, 1], got {cut}")
-        if max_sources < 1:
-            raise ValueError(f"max_sources must be >= 1, got {max_sources}")
-        f = gate_features(query, hits, texts, stats, top=max_sources)
-        p = self.probability(f) if hits else 0.0
-        kept = tuple(h for h in hits if h.cosine_distance < self.max_distance)[:max_sources] if p >= cut else ()
-        refused = not kept
-        why = (f"nearest distance {f['nearest_distance']:.3f}, lexical coverage {f['coverage']:.0%}"
-               + (f" (rarest missing term idf {f['missing_idf']:.1f})" if f["missing_idf"] else "")
-               + f", score {p:.2f} {'<' if p < cut else '>='} cut {cut:.2f}")
-        return GateDecision(query, p, cut, refused, refusal_text(query, p, cut) if refused else None, kept, f, why)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1)
@@ -283,29 +249,50 @@ def cross_val_probabilities(X: np.ndarray, y: np.ndarray, groups: Sequence[str],
 # --------------------------------------------------------------------------- the default gate
 
 
-def apply_learned_gate(query: str, hits: Sequence[Hit], texts, stats, threshold: float = 0.675,
-                       max_sources: int = 4, min_score: float | None = None, model=None) -> GateResult:
-    """The default gate (issue 8): the distance gate, then an answerability score.
+def apply_learned_gate(query: str, hits: Sequence[Hit], texts: Mapping[int, str], stats: TermStats,
+                       threshold: float = 0.675, max_sources: int = 4, min_score: float | None = None,
+                       model: GateModel | None = None) -> GateResult:
+    """The learned gate (issue 8): the distance gate, then an answerability score.
 
     Sources are exactly those of :func:`apply_gate` (at most ``max_sources``
     hits under the cosine-distance ``threshold``), so both knobs move the same
     way: a lower ``threshold`` or a higher ``min_score`` refuses more. When
     some chunk passes the distance cut but the learned model
-    (:class:`rag.answer.learned_gate.GateModel`, default the shipped
-    ``rag/answer/learned_gate.json``) scores P(answerable) under ``min_score`` (default
-    the model's recommended cut), the question is refused with
-    :func:`rag.answer.learned_gate.refusal_text`. ``texts`` maps chunk id -> embedded
-    text (a mapping, or a callable taking one id); ``stats`` the
-    :class:`rag.answer.learned_gate.TermStats` of the index. Costs about 1 ms.
-    Raises ``ValueError`` like :func:`apply_gate`, or for ``min_score``
-    outside [0, 1].
+    (:class:`GateModel`, default the shipped ``rag/answer/learned_gate.json``) scores P(answerable) under
+    ``min_score`` (default the model's recommended cut), the question is refused with
+    :func:`rag.answer.gate.score_refusal_text`. ``texts`` maps chunk id -> embedded
+    text for at least the first ``max_sources`` hits; ``stats`` the index's
+    :class:`rag.text.TermStats`. The features and score are the result's :class:`rag.answer.gate.Evidence`.
+    Costs about 1 ms. Raises ``ValueError`` like :func:`apply_gate`, or for ``min_score`` outside [0, 1].
     """
     model = model or default_model()
     dist = apply_gate(query, hits, threshold, max_sources)
-    decision = model.decide(query, list(hits), texts, stats, min_score=min_score, max_sources=max_sources)
-    refused = dist.refused or decision.probability < decision.min_score
-    refusal = dist.refusal if dist.refused else (decision.refusal or refusal_text(
-        query, decision.probability, decision.min_score)) if refused else None
-    return replace(dist, kind=GateKind.LEARNED, refused=refused, refusal=refusal,
-                   sources=() if refused else dist.sources, score=decision.probability, min_score=decision.min_score,
-                   why=decision.why, verdict="")
+    cut = check_score_cut("min_score", model.default_min_score if min_score is None else min_score)
+    f = gate_features(query, hits, texts, stats, top=max_sources)
+    p = float(model.probability(f)) if hits else 0.0
+    why = (f"nearest distance {f['nearest_distance']:.3f}, lexical coverage {f['coverage']:.0%}"
+           + (f" (rarest missing term idf {f['missing_idf']:.1f})" if f["missing_idf"] else "")
+           + f", score {p:.2f} {'<' if p < cut else '>='} cut {cut:.2f}")
+    return replace(dist, kind=GateKind.LEARNED, why=why, evidence=Evidence(f, p),
+                   **scored_verdict(query, p, cut, None, dist))
+
+
+class LearnedGate:
+    """The learned gate as a row of :data:`rag.answer.gates.GATES`: :func:`apply_learned_gate` over the texts of
+    the first ``max_sources`` hits and the index's term statistics (``model``: default the shipped one)."""
+
+    kind: ClassVar[GateKind] = GateKind.LEARNED
+
+    def __init__(self, model: GateModel | None = None):
+        self._model = model
+
+    def decide(self, query: str, hits: Sequence[Hit], knobs: GateKnobs, context: GateContext) -> GateResult:
+        texts = context.texts([h.chunk_id for h in hits[:knobs.max_sources]]) if hits else {}
+        return apply_learned_gate(query, hits, texts, context.term_stats(), knobs.threshold, knobs.max_sources,
+                                  knobs.min_score, self._model)
+
+    def regate(self, result: GateResult, knobs: GateKnobs) -> GateResult:
+        return regate(result, knobs.threshold, knobs.max_sources, knobs.min_score)
+
+    def default_min_score(self) -> float:
+        return float((self._model or default_model()).default_min_score)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,16 +33,18 @@ from rag.answer.attribute import (
     lexical_support,
     split_sentences,
 )
-from rag.answer.calibrated_gate import apply_calibrated_gate, store_calibration, store_gate_stats
 from rag.answer.cite import Citation, citations, format_sources_for_prompt
 from rag.answer.excerpt import prompt_excerpts, strip_hidden
-from rag.answer.gate import GateResult, apply_gate
+from rag.answer.gate import GateKnobs, GateResult
+from rag.answer.gates import StoreContext, gate_for
 from rag.answer.generate import get_default_generator
 from rag.answer.key_passage import KeyPassage, key_passage
-from rag.answer.learned_gate import apply_learned_gate
 from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
-from rag.text import strip_markers
-from rag.types import GateKind
+from rag.settings import Settings
+from rag.text import TermStats, strip_markers
+
+if TYPE_CHECKING:
+    from rag.store.store import Store
 
 #: Said to the model when its first answer had no claim that passed the claim check (``settings.reask``).
 REASK_HINT = "Answer by copying the sentence of the sources that answers the question, then its [n]."
@@ -90,7 +92,7 @@ def check_answer(text: str, sources: Sequence[Citation], embedder: Any | None = 
     return clean.text, clean.invalid_removed, links, attribute(sentences, valid, lex, cos, question=question, quotes=quotes)
 
 
-def refused_answer(gate: Any, retrieval_ms: float | None = None) -> Answer:
+def refused_answer(gate: GateResult, retrieval_ms: float | None = None) -> Answer:
     """The gate's refusal as an :class:`Answer` (no model involved)."""
     return Answer(
         query=gate.query, threshold=gate.threshold, refused=True, refusal=gate.refusal,
@@ -113,14 +115,14 @@ class AnswerStream:
 
     def __init__(
         self,
-        gate: Any,
+        gate: GateResult,
         cites: Sequence[Citation],
-        settings: Any,
+        settings: Settings,
         *,
         retrieval_ms: float | None = None,
         get_generator: Callable[[Any], Any] | None = None,
         embedder: Any | None = None,
-        term_stats: Any | None = None,
+        term_stats: TermStats | None = None,
     ):
         self.gate = gate
         self.cites = list(cites)
@@ -173,7 +175,7 @@ class AnswerStream:
         gen = (self._get_generator or get_default_generator)(self.settings)
         yield from self._attempt(gen, None)
         first = self.answer
-        if not getattr(self.settings, "reask", False) or first.passed or first.declined:
+        if not self.settings.reask or first.passed or first.declined:
             return
         yield "\n\n"
         yield from self._attempt(gen, REASK_HINT)
@@ -189,7 +191,7 @@ class AnswerStream:
         ``settings.source_tokens`` (counted by ``count``, the generator's tokenizer) is shared by all
         sources; 0 keeps every chunk whole. The citations shown to the user keep the whole chunk.
         """
-        budget = int(getattr(self.settings, "source_tokens", 0) or 0)
+        budget = int(self.settings.source_tokens)
         ex = prompt_excerpts(self.gate.query, [c.quote for c in self.cites], budget, count, term_stats=self.term_stats)
         self.excerpts = ex
         return [replace(c, quote=e.text) for c, e in zip(self.cites, ex)]
@@ -202,7 +204,7 @@ class AnswerStream:
         return self.answer
 
 
-def no_generation_answer(gate: Any, cites: Sequence[Citation], retrieval_ms: float | None = None) -> Answer:
+def no_generation_answer(gate: GateResult, cites: Sequence[Citation], retrieval_ms: float | None = None) -> Answer:
     """``--no-generate``: the gate's decision and citations, ``text`` ``None``, no model loaded."""
     if gate.refused:
         return refused_answer(gate, retrieval_ms)
@@ -212,55 +214,37 @@ def no_generation_answer(gate: Any, cites: Sequence[Citation], retrieval_ms: flo
     )
 
 
-def search_and_gate(store: Any, query: str, threshold: float | None = None, max_sources: int | None = None, *,
+def search_and_gate(store: Store, query: str, threshold: float | None = None, max_sources: int | None = None, *,
                     k: int | None = None, mode: str = "hybrid", gate: str | None = None,
                     min_score: float | None = None, mention_score: float | None = None,
-                    doc_ids: Sequence[str] | None = None, settings: Any = None) -> GateResult:
+                    doc_ids: Sequence[str] | None = None, settings: Settings | None = None) -> GateResult:
     """Search ``store`` (a :class:`rag.store.store.Store`) then gate (design stage 7, issues 8 and 15).
 
     ``doc_ids`` (full ids) restricts the search, and so the gate, to those
     documents (issue 16's scope; ``None`` = all): a question about another
     document is refused, never answered from outside the scope.
 
-    ``gate`` ``"calibrated"`` (default from settings, issue 15): three
-    verdicts from evidence read on this store's own scale
-    (:func:`rag.answer.calibrated_gate.apply_calibrated_gate`, with the
-    store's calibration and gate statistics, and ``mention_score`` the lower
-    cut); ``"learned"``: the distance gate AND issue 8's answerability score
-    (:func:`rag.answer.learned_gate.apply_learned_gate`, with the store's
-    :meth:`~rag.store.store.Store.term_stats`); ``"distance"``: the design's
-    distance gate alone. Every knob left ``None`` comes from ``settings``
-    (default the store's: threshold 0.675, max_sources 4, k = candidates_k,
-    gate, min_score / mention_score = the shipped model's cuts). Raises
-    ``ValueError`` for an unknown gate or mode.
+    ``gate`` a :class:`rag.types.GateKind`, looked up once in :data:`rag.answer.gates.GATES`: ``calibrated``
+    (default from settings, issue 15) gives three verdicts from evidence read on this store's own scale;
+    ``learned`` the distance gate AND issue 8's answerability score; ``distance`` the design's gate alone.
+    Every knob left ``None`` comes from ``settings`` (default the store's: threshold 0.675, max_sources 4,
+    k = candidates_k, gate, min_score / mention_score = the shipped model's cuts). Raises ``ValueError``
+    for an unknown gate or mode.
     """
     s = settings or store.settings
-    kind = gate or s.gate
-    if kind not in tuple(GateKind):
-        raise ValueError(f"unknown gate {kind!r}; allowed: {', '.join(GateKind)}")
-    threshold = s.threshold if threshold is None else threshold
-    max_sources = max_sources or s.max_sources
-    hits, plan = (store.search_planned(query, k=k or s.candidates_k, mode=mode) if doc_ids is None
-                  else store.search_planned(query, k=k or s.candidates_k, mode=mode, doc_ids=list(doc_ids)))
-    if kind == GateKind.DISTANCE:
-        return replace(apply_gate(query, hits, threshold, max_sources), plan=plan)
-    if kind == GateKind.CALIBRATED:
-        rows = store.chunks([h.chunk_id for h in hits]) if hits else []
-        return replace(apply_calibrated_gate(
-            query, hits, {r.chunk_id: r.text for r in rows}, {r.chunk_id: r.content for r in rows},
-            store_gate_stats(store), store_calibration(store), threshold=threshold, max_sources=max_sources,
-            min_score=s.min_score if min_score is None else min_score,
-            mention_score=s.mention_score if mention_score is None else mention_score), plan=plan)
-    head = hits[:max_sources]
-    texts = {c.chunk_id: c.text for c in store.chunks([h.chunk_id for h in head])} if head else {}
-    return replace(apply_learned_gate(query, hits, texts, store.term_stats(), threshold, max_sources,
-                                      s.min_score if min_score is None else min_score), plan=plan)
+    strategy = gate_for(gate or s.gate)
+    knobs = GateKnobs(s.threshold if threshold is None else threshold, max_sources or s.max_sources,
+                      s.min_score if min_score is None else min_score,
+                      s.mention_score if mention_score is None else mention_score)
+    scope = {} if doc_ids is None else {"doc_ids": list(doc_ids)}
+    hits, plan = store.search_planned(query, k=k or s.candidates_k, mode=mode, **scope)
+    return replace(strategy.decide(query, hits, knobs, StoreContext(store)), plan=plan)
 
 
 def ask(
-    store: Any,
+    store: Store,
     query: str,
-    settings: Any = None,
+    settings: Settings | None = None,
     *,
     get_generator: Callable[[Any], Any] | None = None,
     doc_ids: Sequence[str] | None = None,
@@ -282,6 +266,6 @@ def ask(
     gate = search_and_gate(store, query, doc_ids=doc_ids, settings=s)
     cites = citations(gate, store)
     ms = (time.perf_counter() - t0) * 1000.0
-    stats = store.term_stats() if not gate.refused and hasattr(store, "term_stats") else None
+    stats = store.term_stats() if not gate.refused else None
     return AnswerStream(gate, cites, s, retrieval_ms=ms, get_generator=get_generator, embedder=store.embedder,
                         term_stats=stats)

@@ -88,8 +88,8 @@ class Answer:
     @property
     def verdict(self) -> Verdict:
         """The gate's verdict (:class:`rag.types.Verdict`): ``answered``, ``mentions`` or ``refused``."""
-        if self.gate is not None and self.gate.verdict:
-            return Verdict(self.gate.verdict)
+        if self.gate is not None:
+            return self.gate.verdict
         return Verdict.REFUSED if self.refused else Verdict.ANSWERED
 
     @property

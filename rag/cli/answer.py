@@ -54,7 +54,7 @@ def sources_table(cites: list) -> str:
     w = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = [f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:>{w[3]}}" for r in rows]
     lines += [f"[{c.index}] the same text is also in {', '.join(c.also_in)} (identical copies are cited once)"
-              for c in cites if getattr(c, "also_in", ())]
+              for c in cites if c.also_in]
     return "\n".join(lines)
 
 
@@ -174,10 +174,9 @@ def ask_cmd(question: str, store_dir: str | None, collection: str | None, thresh
     if rw.rewritten and not as_json:
         click.echo(f"searched as: {rw.standalone}", err=True)
     stream = ask(store, rw.standalone, s, doc_ids=scope)
-    notice = getattr(stream.gate, "notice", None)
-    if notice and not as_json:
-        click.echo(notice)
-        if getattr(stream.gate, "why", None):
+    if stream.gate.notice and not as_json:
+        click.echo(stream.gate.notice)
+        if stream.gate.why:
             click.echo(f"why: {stream.gate.why}", err=True)
         click.echo("The passages below mention it; the answer, if any, comes from them only:\n")
     if no_generate:
@@ -211,8 +210,8 @@ def ask_cmd(question: str, store_dir: str | None, collection: str | None, thresh
         click.echo(f"chat {chat_id}: turn saved", err=True)
     if a.refused:
         click.echo(a.refusal)
-        if getattr(a.gate, "why", None):
-            click.echo(f"why: {a.gate.why}", err=True)
+        if a.why:
+            click.echo(f"why: {a.why}", err=True)
         return
     if not a.generated:
         for line in key_passage_lines(a.key_passage):

@@ -84,9 +84,16 @@ def models(large: bool, verify: bool) -> None:
 
 
 @main.command()
-def doctor() -> None:
-    """Print versions, model files (size, hash status), CPU threads and the store location."""
+@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None, help="Store directory to check.")
+def doctor(store_dir: str | None) -> None:
+    """Print versions, model files (size, hash status), CPU threads, the store and its check; exit 1 when the
+    store fails its check (issue 26)."""
     click.echo(doctor_cli.report())
+    s = get_settings(store=store_dir)
+    ok, lines = doctor_cli.store_health(s.store.resolve(), s)
+    click.echo("\n".join(lines))
+    if not ok:
+        sys.exit(1)
 
 
 @main.group()
@@ -98,6 +105,8 @@ main.add_command(store_cli.ingest_cmd, "ingest")
 main.add_command(store_cli.status_cmd, "status")
 main.add_command(store_cli.search_cmd, "search")
 main.add_command(store_cli.delete_cmd, "delete")
+main.add_command(doctor_cli.repair_cmd, "repair")
+main.add_command(doctor_cli.backup_cmd, "backup")
 main.add_command(answer_cli.ask_cmd, "ask")
 main.add_command(eval_cli.eval_cmd, "eval")
 main.add_command(chat_cli.chats_cmd, "chats")

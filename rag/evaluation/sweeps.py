@@ -153,7 +153,6 @@ def learned_gate_sweep(result: EvalResult, strategy: str | None = None, mode: st
     strategy, mode = strategy or ss, mode or sm
     idx, run = result.indexes[strategy], result.runs[strategy, mode]
     stats = TermStats.from_texts([c.text for c in idx.chunks])
-    text = lambda cid: idx.chunks[int(cid)].text  # noqa: E731
     keys, labels, groups, feats, texts = [], [], [], [], []
     for q in result.queries:
         hits = run[q.key]
@@ -162,7 +161,9 @@ def learned_gate_sweep(result: EvalResult, strategy: str | None = None, mode: st
     for o in result.ood:
         keys.append(o.id), labels.append(0), groups.append(o.id), texts.append(o.query)
     for k, t in zip(keys, texts):
-        feats.append(gm.gate_features(t, run[k], text, stats, top=max_sources))
+        head = run[k][:max_sources]
+        feats.append(gm.gate_features(t, run[k], {h.chunk_id: idx.chunks[int(h.chunk_id)].text for h in head}, stats,
+                                      top=max_sources))
     X = gm.feature_matrix(feats)
     y = np.array(labels)
     train = y >= 0

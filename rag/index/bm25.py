@@ -34,16 +34,20 @@ class BM25Index:
 
     @classmethod
     def build(cls, texts: Sequence[str], ids: Sequence[int] | np.ndarray, *, k1: float = 1.2, b: float = 0.75,
-              groups: Sequence[object] | None = None, stem: bool = True) -> "BM25Index":
+              groups: Sequence[object] | None = None, stem: bool = True,
+              languages: Sequence[str | None] | None = None) -> "BM25Index":
         """Index ``texts[i]`` under ``ids[i]``, stemmed in its language (issue 19) unless ``stem`` is False.
 
-        ``groups[i]`` names the document of ``texts[i]``: its language is detected
-        once per document (``None``: all texts are taken as one document). Raises ``ValueError`` if the lengths differ.
+        ``languages[i]`` is the ISO code of ``texts[i]``'s document when known (the store records it per
+        document, issue 23); a text without one has its language detected once per document: ``groups[i]``
+        names the document of ``texts[i]`` (``None``: all texts are taken as one document). Raises
+        ``ValueError`` if the lengths differ.
         """
-        if len(texts) != len(ids) or (groups is not None and len(groups) != len(texts)):
-            raise ValueError(f"{len(ids)} ids and {len(groups) if groups is not None else len(texts)} groups "
-                             f"for {len(texts)} texts")
-        langs = document_languages(texts, groups) if stem and len(texts) else []
+        if (len(texts) != len(ids) or (groups is not None and len(groups) != len(texts))
+                or (languages is not None and len(languages) != len(texts))):
+            raise ValueError(f"{len(ids)} ids, {len(groups) if groups is not None else len(texts)} groups and "
+                             f"{len(languages) if languages is not None else len(texts)} languages for {len(texts)} texts")
+        langs = _languages(texts, groups, languages) if stem and len(texts) else []
         analyzer = Analyzer(stem=stem, languages=tuple(sorted(set(langs))) or Analyzer().languages)
         # every document gets at least the empty token, so bm25s keeps the row
         tokens = [analyzer.terms(t, langs[i] if stem else None) or [""] for i, t in enumerate(texts)]
@@ -165,3 +169,12 @@ class BM25Index:
         if not p["empty"]:
             idx._bm25 = bm25s.BM25.load(str(folder / "bm25s"))
         return idx
+
+
+def _languages(texts: Sequence[str], groups: Sequence[object] | None,
+               known: Sequence[str | None] | None) -> list[str]:
+    """Each text's language: ``known[i]`` where given, else detected once per document (the others' group)."""
+    if known is not None and all(known):
+        return list(known)
+    detected = document_languages(texts, groups)
+    return [k or d for k, d in zip(known, detected)] if known is not None else detected

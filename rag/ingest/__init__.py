@@ -16,5 +16,6 @@ code point into its ``canonical`` text.
 """
 
 #: Bumped whenever the canonical text of the same bytes could change. 2: issue 13 (reading order,
-#: hyphens, tables, forms, OCR, text encodings, front matter, comments).
-EXTRACTOR_VERSION = "3"
+#: hyphens, tables, forms, OCR, text encodings, front matter, comments). 4: issue 26 (hidden text left out in
+#: DOCX, PPTX, XLSX, HTML, EPUB and Markdown; Unicode tag characters dropped).
+EXTRACTOR_VERSION = "4"

@@ -29,6 +29,9 @@ from rag.types import Box, Document, Heading, LocatorKind, Part
 
 _SPACES = re.compile(r"[ \t\u00a0\u2007\u202f\u3000]+")
 _INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060\u00ad\u180e"), None)
+#: Unicode tag characters (U+E0000..U+E007F) render as nothing yet spell ASCII text a model reads ("ASCII
+#: smuggling", issue 26): dropped from every reader's text, like the zero-width characters.
+_INVISIBLE.update(dict.fromkeys(range(0xE0000, 0xE0080), None))
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 
 

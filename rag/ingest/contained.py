@@ -56,7 +56,7 @@ STARTUP_S = 300.0
 #: libraries, thread stacks and allocator arenas are mapped but mostly never resident).
 AS_HEADROOM_MB = 3072
 
-#: What the child runs on each file: ``module:function(data, name, limits=Limits) -> Document``.
+#: What the child runs on each file: ``module:function(data, name, limits=Limits, progress=...) -> Document``.
 DEFAULT_TARGET = "rag.ingest.extract:extract_bytes"
 
 _HEADER = struct.Struct("!Q")
@@ -287,8 +287,6 @@ def _child_main() -> None:  # pragma: no cover - runs in the child process (test
 
     import importlib
 
-    from rag.ingest import ocr
-
     module, _, func = os.environ.get("RAG_CONTAINED_TARGET", DEFAULT_TARGET).partition(":")
     extract_bytes = getattr(importlib.import_module(module), func)
 
@@ -310,8 +308,7 @@ def _child_main() -> None:  # pragma: no cover - runs in the child process (test
             send(("progress", stage, int(done), int(total)))
 
         try:
-            with ocr.reporting(progress):
-                doc = extract_bytes(data, name, limits=Limits(**head.get("limits", {})))
+            doc = extract_bytes(data, name, limits=Limits(**head.get("limits", {})), progress=progress)
             del data
             send(("ok", doc))
         except LimitExceeded as e:  # a reader's own limit (issue 26 item 1): keep its name and figure

@@ -13,6 +13,9 @@
   cells written once; a table counts as one paragraph.
 * Page headers and footers, comments and text boxes are left out (boilerplate
   or not part of the running text).
+* Hidden text is left out and counted in a warning (issue 26,
+  :func:`rag.ingest.office_hidden.strip_hidden_runs`): ``w:vanish`` runs, white
+  runs on an unshaded white page, runs under 2 pt.
 
 A file python-docx cannot open raises ``ExtractionError(name, "damaged DOCX (...)")``.
 """
@@ -33,6 +36,7 @@ from rag.ingest.canonical import (
     table_cell,
 )
 from rag.ingest.limits import Limits, check_zip
+from rag.ingest.office_hidden import strip_hidden_runs
 from rag.types import Document, LocatorKind, MediaType
 
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
@@ -225,6 +229,7 @@ def extract_docx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     check_zip(data, name, limits)  # issue 26: members and ratios before python-docx inflates anything
     try:
         doc = docx.Document(io.BytesIO(data))
+        hidden = strip_hidden_runs(doc)  # issue 26: text no reader sees never reaches the canonical text
         writer = _Writer(_numbering_formats(doc))
         for item in doc.iter_inner_content():
             if hasattr(item, "rows"):
@@ -237,5 +242,7 @@ def extract_docx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
         raise
     except Exception as e:  # noqa: BLE001 - zip, XML and python-docx errors all mean the same to the user
         raise ExtractionError(name, f"damaged DOCX ({type(e).__name__}: {str(e)[:120]})") from e
-    return writer.b.document(data, name, MediaType.DOCX.value, title=title, extractor="docx",
-                             empty_reason="no text in this DOCX (empty document?)")
+    warnings = (hidden.warning(),) if hidden.total else ()
+    return writer.b.document(data, name, MediaType.DOCX.value, title=title, extractor="docx", warnings=warnings,
+                             empty_reason="no visible text in this DOCX" if hidden.total
+                             else "no text in this DOCX (empty document?)")

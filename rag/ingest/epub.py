@@ -13,6 +13,8 @@
   chapter, ``anchor`` the chapter's file inside the EPUB. So a citation reads
   chapter + paragraph.
 * A book whose content documents are encrypted (DRM) is refused with that reason.
+* Hidden text (the same CSS rules as HTML, with the chapter's linked style sheets:
+  :mod:`rag.ingest.css_hidden`) is removed and counted in a warning (issue 26).
 
 A file ebooklib cannot open raises ``ExtractionError(name, "damaged EPUB (...)")``.
 """
@@ -25,8 +27,10 @@ import zipfile
 
 from rag.errors import ExtractionError
 from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem
+from rag.ingest.css_hidden import remove_hidden
 from rag.ingest.html import inline_text, parse_html, strip_boilerplate, write_html
 from rag.ingest.limits import Limits, check_zip
+from rag.ingest.office_hidden import Hidden
 from rag.types import Document, LocatorKind, MediaType
 
 
@@ -71,10 +75,38 @@ class _Chapter:
         return Unit(LocatorKind.PARAGRAPH, self.count, scope=self.title, scope_number=self.number, anchor=self.href)
 
 
-def _write_chapter(b: CanonicalBuilder, item, number: int, toc: dict[str, str]) -> bool:
-    """Write one spine document as a chapter; returns whether it held any text."""
+def _chapter_css(book, item) -> list[str]:
+    """The style sheets of chapter ``item``: its linked ones (``<link rel="stylesheet" href>``, read from the book)
+    and its own ``<style>`` elements, from the file as stored (ebooklib's ``get_content`` drops the ``<head>``)."""
+    raw = getattr(item, "content", b"") or b""
+    try:
+        head = parse_html(raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw))
+    except Exception:  # noqa: BLE001 - a chapter whose head cannot be parsed has no style sheets
+        return []
+    out = []
+    base = posixpath.dirname(item.get_name())
+    for link in head.iter("link"):
+        if "stylesheet" not in (link.get("rel") or "").lower() or not link.get("href"):
+            continue
+        href = link.get("href").split("#")[0]
+        css = book.get_item_with_href(posixpath.normpath(posixpath.join(base, href))) or book.get_item_with_href(href)
+        if css is not None:
+            out.append(css.get_content().decode("utf-8", "replace"))
+    return out + [st.text_content() for st in head.iter("style")]
+
+
+def _write_chapter(b: CanonicalBuilder, item, number: int, toc: dict[str, str], book=None,
+                   hidden: Hidden | None = None) -> bool:
+    """Write one spine document as a chapter; returns whether it held any text.
+
+    Text the chapter's CSS hides (its linked style sheets and its own, :mod:`rag.ingest.css_hidden`) is
+    removed first and counted in ``hidden`` (issue 26)."""
     text = item.get_content().decode("utf-8", "replace")
     doc = parse_html(text)
+    gone = remove_hidden(doc, _chapter_css(book, item) if book is not None else [])
+    if hidden is not None:
+        for why, n in gone.counts.items():
+            hidden.add(why, n)
     body = doc.find(".//body")
     body = body if body is not None else doc
     strip_boilerplate(body, keep_semantic=True)
@@ -107,6 +139,7 @@ def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     except Exception as e:  # noqa: BLE001 - zip, XML and ebooklib errors all mean the same to the user
         raise ExtractionError(name, f"damaged EPUB ({type(e).__name__}: {str(e)[:120]})") from e
     b = CanonicalBuilder()
+    hidden = Hidden("elements")
     try:
         toc = _toc_titles(book.toc)
         number = 0
@@ -116,7 +149,7 @@ def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
                 continue
             if isinstance(item, epub.EpubNav) or "nav" in (getattr(item, "properties", None) or []):
                 continue
-            if _write_chapter(b, item, number + 1, toc):
+            if _write_chapter(b, item, number + 1, toc, book, hidden):
                 number += 1
         titles = book.get_metadata("DC", "title")
     except ExtractionError:
@@ -125,4 +158,5 @@ def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
         raise ExtractionError(name, f"damaged EPUB ({type(e).__name__}: {str(e)[:120]})") from e
     title = clean_inline(titles[0][0], keep_newlines=False) if titles and titles[0][0] else file_stem(name)
     return b.document(data, name, MediaType.EPUB.value, title=title, extractor="epub",
+                      warnings=(hidden.warning(),) if hidden.total else (),
                       empty_reason="no text in this EPUB (pictures only?)")

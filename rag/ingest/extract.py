@@ -38,7 +38,7 @@ from rag.ingest.epub import extract_epub
 from rag.ingest.html import extract_html
 from rag.ingest.image import IMAGE_TYPES, extract_image
 from rag.ingest.limits import Limits, check_size, check_zip, resolve
-from rag.ingest.pdf import extract_pdf
+from rag.ingest.pdf import Progress, extract_pdf
 from rag.ingest.pptx import extract_pptx
 from rag.ingest.sheets import extract_csv, extract_xlsx
 from rag.ingest.sniff import OLE2, ZIP, sniff
@@ -47,6 +47,8 @@ from rag.types import MEDIA_MARKDOWN, MEDIA_PDF, MEDIA_TEXT, Document, Heading, 
 # --------------------------------------------------------------------------- text
 
 _INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060\u00ad\u180e"), None)
+#: Unicode tag characters render as nothing but spell text a model reads (issue 26): never kept.
+_TAGS = dict.fromkeys(range(0xE0000, 0xE0080), None)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*$")
 _ANCHOR = re.compile(r"\s*\[\[[^\]]*\]\]\s*$|\s*\{#[^}]*\}\s*$")
@@ -54,13 +56,14 @@ _CLOSING_HASHES = re.compile(r"[ \t]+#+$")
 
 
 def normalise_text(text: str) -> str:
-    """The canonical form of decoded text: BOM stripped, ``\\r\\n``/``\\r`` -> ``\\n``, NFC.
+    """The canonical form of decoded text: BOM stripped, ``\\r\\n``/``\\r`` -> ``\\n``, Unicode tag characters
+    (invisible, issue 26) dropped, NFC.
 
     Applied once, before any offset is taken (design, stage 1).
     """
     if text.startswith("\ufeff"):
         text = text[1:]
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_TAGS)
     return unicodedata.normalize("NFC", text)
 
 
@@ -133,6 +136,10 @@ def extract_text(data: bytes, name: str) -> Document:
         if problem:
             warnings.append(problem)
         canonical = textfile.strip_html_comments(canonical)
+        canonical, refs = textfile.strip_reference_definitions(canonical)  # issue 26: ``[//]: # (...)`` is hidden
+        if refs:
+            warnings.append(f"hidden text left out: {refs} link reference definition(s) (Markdown comments such as "
+                            "[//]: # (...)); never indexed or read by the model")
     if is_blank(canonical):
         raise ExtractionError(name, "empty or blank-looking file (only whitespace or invisible characters)")
     headings = markdown_headings(canonical) if is_md else ()
@@ -214,10 +221,13 @@ def _describe_bytes(data: bytes) -> str:
         return "binary data"
 
 
-def extract_bytes(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
+def extract_bytes(data: bytes, name: str, *, limits: Limits | None = None,
+                  progress: Progress | None = None) -> Document:
     """Extract a document from its bytes (design stage 1).
 
-    ``name`` is the user's file name, kept as display metadata only. Returns a
+    ``name`` is the user's file name, kept as display metadata only;
+    ``progress(stage, done, total)`` hears a long reader's progress (a PDF's
+    OCR: ``("ocr", pages done, pages to read)``; the Documents page's bar). Returns a
     :class:`Document` whose ``canonical`` text is the target of every offset.
     ``limits`` (default: the settings') bound the work (issue 26,
     :mod:`rag.ingest.limits`): a ZIP container is checked by
@@ -234,7 +244,7 @@ def extract_bytes(data: bytes, name: str, *, limits: Limits | None = None) -> Do
     limits = resolve(limits)
     check_size(len(data), name, limits)
     if is_pdf_bytes(data):
-        return extract_pdf(data, name, limits=limits)
+        return extract_pdf(data, name, limits=limits, progress=progress)
     if name.lower().endswith(".pdf"):
         raise ExtractionError(name, f"not a PDF although named .pdf (the bytes look like {_describe_bytes(data)})")
     if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):

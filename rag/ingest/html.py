@@ -1,5 +1,8 @@
 """Saved web pages (HTML) -> canonical text + heading-anchor locators (design stage 1; issue 17), with lxml.
 
+Hidden text first: elements the page's CSS hides (``display:none``, ``font-size:0``, white on white,
+off-screen, ...; :mod:`rag.ingest.css_hidden`, issue 26) are removed and counted in a warning.
+
 Main content only. The page is parsed by lxml; scripts, styles, forms,
 navigation, banners, sidebars, footers, cookie notices, hidden elements and
 the like are removed (by tag, ARIA role and class/id words), and the main
@@ -38,6 +41,7 @@ from rag.ingest.canonical import (
     markdown_separator,
     table_cell,
 )
+from rag.ingest.css_hidden import remove_hidden
 from rag.types import Document, LocatorKind, MediaType
 
 _DROP_TAGS = {"script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object", "embed",
@@ -381,6 +385,7 @@ def extract_html(data: bytes, name: str) -> Document:
         doc = parse_html(text)
         title_el = doc.find(".//title")
         page_title = clean_inline(title_el.text_content(), keep_newlines=False) if title_el is not None else ""
+        hidden = remove_hidden(doc)  # issue 26: text the page never shows, by its CSS, before anything is read
         root = main_content(doc)
         b = CanonicalBuilder()
         writer = write_html(b, root)
@@ -391,5 +396,6 @@ def extract_html(data: bytes, name: str) -> Document:
     _section_parts(b, writer.anchors)
     h1 = [h.title for h in b.headings if h.level == 1]
     title = h1[0] if h1 else page_title or (b.headings[0].title if b.headings else file_stem(name))
+    warnings = warnings + ((hidden.warning(),) if hidden.total else ())
     return b.document(data, name, MediaType.HTML.value, title=title, extractor="html", warnings=warnings,
                       empty_reason="no main text in this HTML page")

@@ -27,11 +27,8 @@ with the pip command, an unreadable image ``ValueError``. Callers decide what a 
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 #: The engine's name as reported in warnings, ``bench extract`` and the Documents page.
@@ -46,26 +43,6 @@ MIN_CONFIDENCE = 0.5
 
 _LOCK = threading.Lock()
 _ENGINE = None
-
-#: ``progress(stage, done, total)`` for OCR while :func:`reporting` is active (the Documents page's bar).
-_PROGRESS: ContextVar[Callable[[str, int, int], None] | None] = ContextVar("ocr_progress", default=None)
-
-
-@contextlib.contextmanager
-def reporting(progress: Callable[[str, int, int], None]) -> Iterator[None]:
-    """Within the ``with`` block, PDF extraction reports OCR progress to ``progress("ocr", done, total)``
-    (pages) even when the caller (the store) does not pass a callback through."""
-    token = _PROGRESS.set(progress)
-    try:
-        yield
-    finally:
-        _PROGRESS.reset(token)
-
-
-def current_progress() -> Callable[[str, int, int], None] | None:
-    """The callback set by :func:`reporting`, or ``None``."""
-    return _PROGRESS.get()
-
 
 @dataclass(frozen=True)
 class OcrWord:

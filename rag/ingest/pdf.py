@@ -430,7 +430,6 @@ def _needs_ocr(page) -> bool:
 
 def _read_pages(doc, name: str, warnings: list[str], progress: Progress | None, use_ocr: bool,
                 limits: Limits) -> list[PageRead]:
-    progress = progress or ocr_engine.current_progress()
     ocr_on = use_ocr and ocr_engine.available() and limits.max_ocr_pages > 0
     todo = [i for i in range(doc.page_count) if _needs_ocr(doc.load_page(i))] if ocr_on else []
     budget = OcrBudget(name, limits)

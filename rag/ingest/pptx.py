@@ -10,7 +10,11 @@
 * Locator: the whole slide (heading, text, notes) is one
   :class:`rag.types.Part` of kind ``slide``, ``number`` = the 1-based slide
   number as PowerPoint shows it, ``scope`` = the slide title.
-* Hidden slides are read too, and listed in the warnings.
+* Hidden text is left out and listed in the warnings (issue 26,
+  :mod:`rag.ingest.office_hidden`): hidden slides (skipped in the show),
+  shapes wholly off the slide, white runs on an unfilled shape over a white
+  background, runs under 2 pt. Speaker notes stay (the presenter's script is
+  the deck's content; ``docs/security.md`` says where the line is drawn).
 
 A file python-pptx cannot open raises ``ExtractionError(name, "damaged PPTX (...)")``.
 """
@@ -30,15 +34,29 @@ from rag.ingest.canonical import (
     table_cell,
 )
 from rag.ingest.limits import Limits, check_zip
+from rag.ingest.office_hidden import (
+    Hidden,
+    run_hidden,
+    shape_filled,
+    shape_off_slide,
+    slide_background_white,
+    slide_hidden,
+)
 from rag.types import Document, LocatorKind, MediaType
 
 NOTES_HEADING = "Speaker notes"
 
 
-def _shapes_in_order(shapes) -> list:
-    """Shapes top to bottom, then left to right; group shapes replaced by their members (same order)."""
+def _shapes_in_order(shapes, size: tuple[int, int] | None = None, hidden: Hidden | None = None) -> list:
+    """Shapes top to bottom, then left to right; group shapes replaced by their members (same order).
+
+    With the slide ``size`` (EMU), top-level shapes wholly off the slide are left out and counted in ``hidden``."""
     out = []
     for shape in sorted(shapes, key=lambda s: ((s.top or 0), (s.left or 0))):
+        if size is not None and shape_off_slide(shape, *size):
+            if hidden is not None and getattr(shape, "has_text_frame", False) and shape.text_frame.text.strip():
+                hidden.add("off the slide")
+            continue
         if shape.shape_type is not None and int(shape.shape_type) == 6:  # MSO_SHAPE_TYPE.GROUP
             out.extend(_shapes_in_order(shape.shapes))
         else:
@@ -46,18 +64,35 @@ def _shapes_in_order(shapes) -> list:
     return out
 
 
-def _frame_lines(frame) -> list[str]:
-    """One line per non-empty paragraph of a text frame; a paragraph of level > 0 as an indented ``- `` item."""
+def _visible_runs(para, white_ground: bool, hidden: Hidden | None) -> str:
+    """The paragraph's text without its hidden runs (:func:`rag.ingest.office_hidden.run_hidden`, issue 26)."""
+    if not para.runs:
+        return para.text
+    kept = []
+    for r in para.runs:
+        why = run_hidden(r, white_ground) if r.text.strip() else None
+        if why:
+            if hidden is not None:
+                hidden.add(why)
+        else:
+            kept.append(r.text)
+    return "".join(kept)
+
+
+def _frame_lines(frame, white_ground: bool = False, hidden: Hidden | None = None) -> list[str]:
+    """One line per non-empty paragraph of a text frame; a paragraph of level > 0 as an indented ``- `` item.
+
+    Hidden runs are left out (counted in ``hidden``); ``white_ground``: nothing but white lies under the frame."""
     lines = []
     for para in frame.paragraphs:
-        text = clean_inline("".join(r.text for r in para.runs) or para.text, keep_newlines=False)
+        text = clean_inline(_visible_runs(para, white_ground, hidden), keep_newlines=False)
         if text:
             lines.append(("  " * (para.level - 1) + "- " + text) if para.level > 0 else text)
     return lines
 
 
-def _table_lines(table) -> list[str]:
-    rows = [[table_cell(c.text) for c in row.cells] for row in table.rows]
+def _table_lines(table, hidden: Hidden | None = None) -> list[str]:
+    rows = [[table_cell("\n".join(_frame_lines(c.text_frame, False, hidden))) for c in row.cells] for row in table.rows]
     rows = [r for r in rows if any(r)]
     if not rows:
         return []
@@ -66,30 +101,35 @@ def _table_lines(table) -> list[str]:
     return [markdown_row(rows[0]), markdown_separator(width)] + [markdown_row(r) for r in rows[1:]]
 
 
-def _slide_title(slide) -> tuple[str, object]:
+def _slide_title(slide, white: bool = False, hidden: Hidden | None = None) -> tuple[str, object]:
     """The slide's title text and its shape (``None`` when the title comes from elsewhere or is missing)."""
     try:
         shape = slide.shapes.title
     except (KeyError, AttributeError):
         shape = None
     if shape is not None and shape.has_text_frame:
-        title = clean_inline(shape.text_frame.text, keep_newlines=False)
+        title = clean_inline(" ".join(_frame_lines(shape.text_frame, white and not shape_filled(shape), hidden)),
+                             keep_newlines=False)
         if title:
             return title, shape
     return "", None
 
 
-def _write_slide(b: CanonicalBuilder, slide, number: int) -> tuple[str, bool]:
-    """Write one slide's section; returns its title and whether the slide holds any text."""
-    title, title_shape = _slide_title(slide)
+def _write_slide(b: CanonicalBuilder, slide, number: int, size: tuple[int, int] | None = None,
+                 hidden: Hidden | None = None) -> tuple[str, bool]:
+    """Write one slide's section; returns its title and whether the slide holds any text.
+
+    Shapes off the ``size`` slide and hidden runs are left out and counted in ``hidden`` (issue 26)."""
+    white = slide_background_white(slide)
+    title, title_shape = _slide_title(slide, white, hidden)
     blocks: list[list[str]] = []
-    for shape in _shapes_in_order(slide.shapes):
+    for shape in _shapes_in_order(slide.shapes, size, hidden):
         if title_shape is not None and shape.shape_id == title_shape.shape_id:
             continue
         if getattr(shape, "has_table", False) and shape.has_table:
-            blocks.append(_table_lines(shape.table))
+            blocks.append(_table_lines(shape.table, hidden))
         elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
-            blocks.append(_frame_lines(shape.text_frame))
+            blocks.append(_frame_lines(shape.text_frame, white and not shape_filled(shape), hidden))
     blocks = [bl for bl in blocks if bl]
     if not title and blocks:
         title = blocks[0][0].lstrip("- ").strip()[:120]
@@ -128,13 +168,16 @@ def extract_pptx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     warnings: list[str] = []
     try:
         deck = pptx.Presentation(io.BytesIO(data))
-        titles, hidden, any_text = [], [], False
+        size = (deck.slide_width, deck.slide_height) if deck.slide_width and deck.slide_height else None
+        titles, hidden, any_text, runs = [], [], False, Hidden("pieces of text")
         for number, slide in enumerate(deck.slides, start=1):
-            title, has_text = _write_slide(b, slide, number)
+            if slide_hidden(slide):  # issue 26: PowerPoint skips it in the show; so do we (numbers stay PowerPoint's)
+                hidden.append(number)
+                titles.append(f"Slide {number}")
+                continue
+            title, has_text = _write_slide(b, slide, number, size, runs)
             titles.append(title)
             any_text = any_text or has_text
-            if slide._element.get("show") == "0":
-                hidden.append(number)
         core = (deck.core_properties.title or "").strip()
     except ExtractionError:
         raise
@@ -145,7 +188,9 @@ def extract_pptx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     if not any_text:
         raise ExtractionError(name, f"no text on any of the {len(titles)} slides (pictures only?)")
     if hidden:
-        warnings.append("hidden slides read too: " + ", ".join(map(str, hidden)))
+        warnings.append("hidden slides left out: " + ", ".join(map(str, hidden)) + "; never indexed or read by the model")
+    if runs.total:
+        warnings.append(runs.warning())
     title = core if core and core.lower() not in ("none", "powerpoint presentation") else titles[0]
     if title == "Slide 1":
         title = file_stem(name)

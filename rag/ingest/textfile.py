@@ -179,3 +179,35 @@ def metadata_pairs(meta: dict) -> tuple[tuple[str, str], ...]:
             v = ", ".join(map(str, v))
         pairs.append((str(k), str(v)))
     return tuple(pairs)
+
+
+#: A CommonMark link reference definition on one line: ``[label]: destination "optional title"``. It renders as
+#: nothing, so ``[//]: # (hidden text)`` is the usual way to write a comment that no reader sees (issue 26).
+_REFERENCE = re.compile(r"""^ {0,3}\[(?:[^\]\\]|\\.){1,999}\]:[ \t]*(?:<[^>\n]*>|\S+)"""
+                        r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$""", re.MULTILINE)
+
+
+def strip_reference_definitions(text: str) -> tuple[str, int]:
+    """``text`` without its link reference definitions outside fenced code blocks (each with its line break),
+    and how many were removed. A rendered Markdown page never shows them: ``[//]: # (...)`` and
+    ``[comment]: <> (...)`` are comments, and the target of ``[1]: https://...`` is only reached through
+    a link, whose text stays."""
+    fenced, fence = [], None
+    for m in _FENCE.finditer(text):
+        if fence is None:
+            fence = m
+        elif m.group(1)[0] == fence.group(1)[0] and len(m.group(1)) >= len(fence.group(1)):
+            fenced.append((fence.start(), m.end()))
+            fence = None
+    if fence is not None:
+        fenced.append((fence.start(), len(text)))
+    out, pos, n = [], 0, 0
+    for m in _REFERENCE.finditer(text):
+        if any(a <= m.start() < b for a, b in fenced):
+            continue
+        out.append(text[pos:m.start()])
+        pos = min(len(text), m.end() + 1)
+        n += 1
+    out.append(text[pos:])
+    return "".join(out), n
+

@@ -90,17 +90,20 @@ class IndexDelta:
 class ChunkTable:
     """Every chunk row, ordered by id: ``ids`` ``(n,)`` int64, ``texts`` the embedded texts,
     ``vectors`` ``(n, dim)`` float32 (``None`` when not read), ``contents`` the quoted texts (``None`` when not
-    read), ``doc_ids`` each chunk's document (BM25 stems a document's chunks in its language, issue 19)."""
+    read), ``doc_ids`` each chunk's document and ``languages`` its document's stored ISO 639-1 code (BM25 stems a
+    document's chunks in its language, issue 19; stored per document since issue 23, ``None`` where unknown)."""
 
     ids: np.ndarray
     texts: list[str]
     vectors: np.ndarray | None
     contents: list[str] | None = None
     doc_ids: list[str] | None = None
+    languages: list[str | None] | None = None
 
     def bm25(self, k1: float, b: float) -> BM25Index:
-        """The BM25 index over :attr:`texts`, stemmed per document (:meth:`rag.index.bm25.BM25Index.build`)."""
-        return BM25Index.build(self.texts, self.ids, k1=k1, b=b, groups=self.doc_ids)
+        """The BM25 index over :attr:`texts`, stemmed per document in its stored language (detected only where
+        none is stored) (:meth:`rag.index.bm25.BM25Index.build`)."""
+        return BM25Index.build(self.texts, self.ids, k1=k1, b=b, groups=self.doc_ids, languages=self.languages)
 
 
 @dataclass
@@ -166,16 +169,18 @@ class IndexCache:
             return int(get_meta(self.conn, "generation") or 0)
 
     def rows(self, *, vectors: bool = True, contents: bool = False) -> ChunkTable:
-        """Every chunk row (id, text and, with ``vectors``, the stored vector; with ``contents``, the quoted
-        content), read in the caller's transaction."""
+        """Every chunk row (id, text, document and its language and, with ``vectors``, the stored vector; with
+        ``contents``, the quoted content), read in the caller's transaction."""
         with self.locks.thread:
-            cols = "id, text, doc_id" + (", vector" if vectors else "") + (", content" if contents else "")
-            rows = self.conn.execute(f"SELECT {cols} FROM chunks ORDER BY id").fetchall()
+            cols = ("c.id, c.text, c.doc_id, d.language" + (", c.vector" if vectors else "")
+                    + (", c.content" if contents else ""))
+            rows = self.conn.execute(f"SELECT {cols} FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id "
+                                     "ORDER BY c.id").fetchall()
         ids = np.array([r[0] for r in rows], dtype=np.int64)
-        vecs = (np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32).reshape(len(rows), self.dim)
+        vecs = (np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(len(rows), self.dim)
                 if vectors else None)
         return ChunkTable(ids, [r[1] for r in rows], vecs, [r[-1] for r in rows] if contents else None,
-                          [r[2] for r in rows])
+                          [r[2] for r in rows], [r[3] for r in rows])
 
     def _snapshot(self, *, vectors: bool = True, contents: bool = False) -> tuple[int, ChunkTable]:
         """The generation and the chunk rows, consistent with each other.

@@ -12,9 +12,10 @@ import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rag.language import text_language
 from rag.store.cache import IndexDelta
 from rag.store.schema import now_iso
-from rag.types import DocStatus
+from rag.types import DocStatus, Document
 
 if TYPE_CHECKING:
     from rag.store.writer import Prepared
@@ -46,7 +47,18 @@ def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, mode
         (DocStatus.READY, n, doc.media_type, doc.page_count, doc.title, doc.extractor, doc.extractor_version,
          json.dumps(list(doc.warnings), ensure_ascii=False), doc.canonical, text_sha(doc.canonical), model_name,
          model_dim, now_iso(), doc_id))
+    write_facts(conn, doc_id, doc, text_language([c.text for c in prepared.chunks]) if prepared.chunks else None)
     return n, IndexDelta.remove(old) + IndexDelta.add(ids, prepared.vectors)
+
+
+def write_facts(conn: sqlite3.Connection, doc_id: str, doc: Document, language: str | None) -> None:
+    """Keep what extraction learned about ``doc`` (migration 5, issue 23), inside the caller's transaction: its
+    page spans, locator parts, OCR pages and ``language`` (ISO 639-1 of its chunk texts), so that answering,
+    the viewer, the Documents page and BM25 never extract or detect again."""
+    conn.execute("UPDATE documents SET page_spans=?, parts=?, ocr_pages=?, language=? WHERE id=?",
+                 (json.dumps([p.to_json() for p in doc.pages], ensure_ascii=False),
+                  json.dumps([p.to_json() for p in doc.parts], ensure_ascii=False),
+                  json.dumps(list(doc.ocr_pages)), language, doc_id))
 
 
 def text_sha(canonical: str) -> str:

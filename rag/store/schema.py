@@ -28,12 +28,15 @@ and ``generation`` (the index generation, see :mod:`rag.store.cache`).
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
 from rag.errors import StoreError
+from rag.language import text_language
 
 #: One migration: applies its DDL/DML through the connection (inside a transaction the caller opened).
 Migration = Callable[[sqlite3.Connection], None]
@@ -134,8 +137,45 @@ def m004_chats(conn: sqlite3.Connection) -> None:
     created_at TEXT NOT NULL, UNIQUE (chat_id, idx))""")
 
 
-def m005_jobs(conn: sqlite3.Connection) -> None:
-    """Version 5 (issue 25): the durable job queue (:mod:`rag.store.jobs`) and whether a failure can be retried.
+#: The warning issue 13's PDF reader wrote for pages it read by OCR (``"page(s) 2, 5 read by OCR (...)"``): how a
+#: document stored before migration 5 says which pages OCR read.
+_OCR_WARNING = re.compile(r"^page\(s\) ([\d, ]+) read by OCR")
+
+
+def _ocr_pages_from_warnings(warnings_json: str | None) -> list[int]:
+    for w in json.loads(warnings_json or "[]"):
+        m = _OCR_WARNING.match(w)
+        if m:
+            return [int(x) for x in m.group(1).split(",") if x.strip()]
+    return []
+
+
+def m005_extraction_facts(conn: sqlite3.Connection) -> None:
+    """Version 5 (issue 23): what extraction learned, kept per document so nothing re-derives it.
+
+    * ``documents.page_spans`` - the PDF's pages in the canonical text, JSON ``[[page, label, start, end], ...]``
+      (``[]`` for other formats): what a citation's evidence page is read from, never the PDF again;
+    * ``documents.parts`` - the locator map of issue 17's formats, JSON (:meth:`rag.types.Part.to_json`);
+    * ``documents.ocr_pages`` - the 1-based pages OCR read, JSON (the Documents page shows them);
+    * ``documents.language`` - the ISO 639-1 code of the document (:func:`rag.language.text_language` of its
+      chunk texts), what BM25 stems with and the gate's calibration counts.
+
+    Filled here for the documents already stored: the language from their chunk texts (the value BM25 detected
+    at each rebuild until now), the OCR pages from the warning that named them. Page spans and parts cannot be
+    rebuilt from the rows: they stay ``NULL`` and the store reads them once from the kept original when first
+    asked (:meth:`rag.store.store.Store.page_map`).
+    """
+    for col in ("page_spans", "parts", "ocr_pages", "language"):
+        conn.execute(f"ALTER TABLE documents ADD COLUMN {col} TEXT")
+    for doc_id, warnings_json in conn.execute("SELECT id, warnings FROM documents").fetchall():
+        texts = [r[0] for r in conn.execute("SELECT text FROM chunks WHERE doc_id=? ORDER BY idx", (doc_id,))]
+        conn.execute("UPDATE documents SET ocr_pages=?, language=? WHERE id=?",
+                     (json.dumps(_ocr_pages_from_warnings(warnings_json)), text_language(texts) if texts else None,
+                      doc_id))
+
+
+def m006_jobs(conn: sqlite3.Connection) -> None:
+    """Version 6 (issue 25): the durable job queue (:mod:`rag.store.jobs`) and whether a failure can be retried.
 
     * ``jobs`` - one row per piece of indexing work: the document (sha256 of its bytes, kept as
       ``files/<sha256>``), its name, source path and conflict policy, the state (queued / running / done /
@@ -164,7 +204,8 @@ def m005_jobs(conn: sqlite3.Connection) -> None:
 
 
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
-MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats, m005_jobs)
+MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats,
+                                     m005_extraction_facts, m006_jobs)
 
 #: The version a store has after :func:`migrate` with this code.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -14,6 +14,7 @@ PUBLIC API (stable; the app, the CLI and generation build on it)::
     store.sourced_under(folder) -> list[DocumentRow]    # documents read from files under a folder (ingest --sync)
     store.find_document(id_or_prefix) -> DocumentRow | None
     store.canonical_text(id) -> str; store.original_path(id) -> Path
+    store.page_map(id) -> tuple[PageSpan, ...]; store.parts(id) -> tuple[Part, ...]   # what extraction learned
     store.chunk(chunk_id) -> ChunkRow; store.chunks(ids) -> list[ChunkRow]  (same order as ids)
     store.delete(id) -> bool; store.retry(id) -> IngestResult; store.retry_failed() -> list[IngestResult]
     r = store.enqueue_bytes(data, name, on_conflict=...)  # issue 25: kept + queued, instant -> "queued" (r.job_id)
@@ -61,9 +62,7 @@ import json
 import logging
 import sqlite3
 import uuid
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -74,147 +73,30 @@ from rag.index.fusion import MODES, retrieve_planned
 from rag.index.rerank import default_reranker
 from rag.ingest.limits import Limits, check_size
 from rag.settings import get_settings
+from rag.store import facts
+from rag.store.backup import backup, remove_original
+from rag.store.backup import due as backup_due
 from rag.store.cache import IndexCache, IndexDelta
 from rag.store.chats import ChatLog
+from rag.store.check import check
+from rag.store.facts import Facts
 from rag.store.locks import StoreLocks
 from rag.store.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
-from rag.store.schema import connect, get_meta, migrate, now_iso, schema_version, set_meta
+from rag.store.queueing import QueueFacade
+from rag.store.records import ChunkRow, ConsistencyReport, DocumentRow, VersionRow, status_of
+from rag.store.schema import SCHEMA_VERSION, connect, get_meta, migrate, now_iso, schema_version, set_meta
 from rag.store.writer import INTERRUPTED, Extract, IngestResult, IngestStatus, OnConflict, Progress, Writer, clean_name
 from rag.text import TermStats
-from rag.types import DocStatus, Hit, Locator, QueryPlan
+from rag.types import DocStatus, Hit, Locator, PageSpan, Part, QueryPlan
 
 __all__ = ["INTERRUPTED", "ChunkRow", "ConsistencyReport", "DocumentRow", "IngestResult", "IngestStatus", "OnConflict",
            "Progress", "Store", "VersionRow", "clean_name"]
 
 logger = logging.getLogger(__name__)
 
-@dataclass(frozen=True)
-class DocumentRow:
-    """One document as stored.
-
-    ``id`` hex sha256 of the bytes; ``name`` the user's file name (display
-    only); ``label`` the name shown in citations (the name plus ``(<8 hex>)``
-    when another stored document has the same name); ``status`` a
-    :class:`rag.types.DocStatus` (``queued``/``indexing``/``ready``/``failed``);
-    ``reason`` why it failed; ``chunk_count`` the chunk rows really stored
-    (written by the server after indexing); ``pages`` physical pages (PDF) or
-    0; timestamps ISO 8601 UTC; ``retryable`` (failed only) whether a retry can help (issue 25: a transient
-    fault) or not (a damaged, refused or too large file, a limit hit); ``None`` when not failed.
-    """
-
-    id: str
-    name: str
-    label: str
-    media_type: str | None
-    size_bytes: int
-    status: DocStatus
-    reason: str | None
-    chunk_count: int
-    pages: int
-    title: str | None
-    embed_model: str
-    embed_dim: int
-    pipeline_version: str
-    extractor: str | None
-    extractor_version: str | None
-    warnings: tuple[str, ...]
-    has_file: bool
-    created_at: str
-    updated_at: str
-    source: str | None = None
-    versions: int = 0
-    retryable: bool | None = None
 
 
-@dataclass(frozen=True)
-class VersionRow:
-    """One earlier version of a document, replaced by a newer one under the same name (issue 16).
-
-    ``id`` the sha256 of that version's bytes (no longer indexed, its file no
-    longer kept); ``added_at`` when it was added, ``replaced_at`` when it was
-    replaced (ISO 8601 UTC); ``current_id`` the document in its place now.
-    """
-
-    id: str
-    name: str
-    media_type: str | None
-    size_bytes: int
-    chunk_count: int
-    pages: int
-    added_at: str
-    replaced_at: str
-    current_id: str
-
-
-@dataclass(frozen=True)
-class ChunkRow:
-    """One stored chunk joined with its document (what citations and the CLI need).
-
-    ``text`` is what was embedded; ``content`` what gets quoted
-    (``canonical[start:end] == content``, 0-based code points); ``page`` /
-    ``page_end`` 1-based physical pages or ``None`` for text documents;
-    ``locator`` the chunk's :class:`rag.types.Locator` (issue 17's formats;
-    ``None`` for PDF, text and chunks stored before migration 2).
-    """
-
-    chunk_id: int
-    document_id: str
-    document_name: str
-    document_label: str
-    media_type: str
-    index: int
-    text: str
-    content: str
-    section: tuple[str, ...]
-    start: int
-    end: int
-    page: int | None
-    page_end: int | None
-    token_split: bool = False
-    locator: Locator | None = None
-
-
-@dataclass(frozen=True)
-class ConsistencyReport:
-    """What :meth:`Store.check` found: the store's promises checked against its files (issue 12).
-
-    ``generation`` the index generation checked; ``schema_version`` the
-    store's migration level; ``documents`` rows per :class:`rag.types.DocStatus`
-    value; ``chunks`` chunk rows in SQLite; ``dense_ids``/``bm25_ids`` ids held
-    by the FAISS and BM25 indexes of that generation; ``index_files`` whether
-    that generation's files are on disk; ``orphan_files`` stored originals
-    with no document row (harmless: reused if the same bytes come again).
-    ``problems`` one line per broken promise (chunk rows missing from an
-    index or the reverse, a chunk count that differs from the rows, chunks of
-    a document that is not ready, a vector of the wrong size, a kept original
-    that is missing, an unknown status, missing index files); ``ok`` when none.
-    """
-
-    generation: int
-    schema_version: int
-    documents: dict[str, int]
-    chunks: int
-    dense_ids: int
-    bm25_ids: int
-    index_files: bool
-    orphan_files: tuple[str, ...]
-    problems: tuple[str, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-def _id_diff(what: str, rows: set[int], held: set[int]) -> list[str]:
-    out = []
-    if rows - held:
-        out.append(f"{len(rows - held)} chunk row(s) missing from the {what} index, e.g. {sorted(rows - held)[:5]}")
-    if held - rows:
-        out.append(f"{len(held - rows)} {what} id(s) with no chunk row, e.g. {sorted(held - rows)[:5]}")
-    return out
-
-
-class Store:
+class Store(QueueFacade):
     """A document store under one directory (see the module docstring for the layout and promises).
 
     ``settings`` default :func:`rag.settings.get_settings`; ``embedder`` any
@@ -239,6 +121,9 @@ class Store:
             self._locks = StoreLocks(self.path / "locks")
             self._db = connect(self.path / "store.sqlite3")
             with self._locks.write():
+                have = schema_version(self._db)
+                if 0 < have < SCHEMA_VERSION:  # issue 26: a consistent copy before the schema changes
+                    backup(self._db, self.path, f"before-migration-{have + 1}", keep=self.settings.backups_kept)
                 applied = migrate(self._db)
             if applied:
                 logger.info("store %s: schema migrated to version %d", self.path, applied[-1])
@@ -259,6 +144,22 @@ class Store:
         #: The chats kept with this store (:class:`rag.store.chats.ChatLog`, issue 16).
         self.chats = ChatLog(self._db, self._locks)
         self._reap_stale()
+        self.backup_if_due()
+
+    def backup_if_due(self) -> Path | None:
+        """A scheduled backup (:mod:`rag.store.backup`) when the newest is older than settings ``backup_hours``
+        and the store holds documents; called on opening and after each change. Returns it, or ``None``. A
+        backup that cannot be written is logged, never raised (the store itself is fine)."""
+        if not backup_due(self.path, self.settings.backup_hours):
+            return None
+        try:
+            with self._locks.thread:
+                if not self._db.execute("SELECT 1 FROM documents LIMIT 1").fetchone():
+                    return None
+                return backup(self._db, self.path, "scheduled", keep=self.settings.backups_kept)
+        except (sqlite3.Error, OSError) as e:
+            logger.warning("store %s: scheduled backup failed: %s", self.path, e)
+            return None
 
     def _open_index_cache(self) -> IndexCache:
         """The local FAISS + BM25 files, or a Milvus collection with settings ``backend = "milvus"`` (issue 18).
@@ -314,7 +215,7 @@ class Store:
 
     def _reap_stale(self) -> None:
         """``queued``/``indexing`` documents whose process is gone: back to ``queued`` when their job will resume,
-        else ``failed`` (retryable); see :meth:`rag.store.writer.Indexer.reap`."""
+        else ``failed`` (retryable); see :meth:`rag.store.writer.Writer.reap`."""
         with self._locks.thread:
             rows = self._db.execute("SELECT id FROM documents WHERE status IN (?, ?)",
                                     (DocStatus.QUEUED, DocStatus.INDEXING)).fetchall()
@@ -343,7 +244,9 @@ class Store:
         unexpected error is logged with its traceback and reported ``failed``.
         Raises ``ValueError`` for an unknown ``on_conflict``.
         """
-        return self._writer.ingest(data, name, progress, on_conflict=on_conflict, source=source)
+        result = self._writer.ingest(data, name, progress, on_conflict=on_conflict, source=source)
+        self.backup_if_due()
+        return result
 
     def ingest_path(self, path: str | Path, progress: Progress | None = None, *,
                     on_conflict: str = OnConflict.REPLACE) -> IngestResult:
@@ -389,46 +292,6 @@ class Store:
                     on_result(Path(path), r)
         return out
 
-    # ------------------------------------------------------------------ the queue (issue 25)
-
-    def enqueue_bytes(self, data: bytes, name: str, *, on_conflict: str = OnConflict.REPLACE,
-                      source: str | None = None) -> IngestResult:
-        """Accept a file for indexing by a worker: the original and a job row are kept, nothing is extracted
-        here (:meth:`rag.store.writer.Indexer.accept`). ``queued`` with ``job_id``, or ``duplicate`` /
-        ``exists`` / ``failed`` (too large) at once."""
-        return self._writer.accept(data, name, on_conflict=on_conflict, source=source)
-
-    def enqueue_path(self, path: str | Path, *, on_conflict: str = OnConflict.REPLACE) -> IngestResult:
-        """:meth:`enqueue_bytes` on a file read from disk, named by its base name, its absolute path as ``source``;
-        a file over ``max_upload_mb`` on the file system is refused before it is read (issue 26)."""
-        p = Path(path)
-        try:
-            check_size(p.stat().st_size, p.name, Limits.from_settings(self.settings))
-            data = p.read_bytes()
-        except LimitExceeded as e:
-            return self._writer.refuse_unread(p, p.name, p.stat().st_size, e.reason, str(p.resolve()))
-        except OSError as e:
-            return IngestResult("", clean_name(p.name), IngestStatus.FAILED, reason=f"cannot read file: {e.strerror}")
-        return self.enqueue_bytes(data, p.name, on_conflict=on_conflict, source=str(p.resolve()))
-
-    def enqueue_retry(self, doc_id: str) -> IngestResult:
-        """Queue a failed document again from its kept original (``doc_id`` full or a unique prefix).
-        Raises :class:`StoreError` if unknown or its original was not kept."""
-        doc = self.find_document(doc_id)
-        if doc is None:
-            raise StoreError(f"no document with id {doc_id}")
-        return self._writer.accept_retry(doc.id)
-
-    def cancel_job(self, job_id: int):
-        """Cancel job ``job_id`` (:meth:`rag.store.writer.Indexer.cancel`); returns it as it is now, or ``None``."""
-        return self._writer.cancel(job_id)
-
-    def run_job(self, job, owner: str, progress: Progress | None = None, should_stop=None, *,
-                extract: Extract | None = None) -> IngestResult:
-        """Index the document of a job taken by ``owner`` (a worker, holding the document's lock):
-        :meth:`rag.store.writer.Indexer.run`."""
-        return self._writer.run(job, owner, progress, should_stop, extract=extract)
-
     def retry(self, doc_id: str, progress: Progress | None = None) -> IngestResult:
         """Index a failed (or interrupted) document again from its stored original.
 
@@ -469,7 +332,7 @@ class Store:
                                  "finished_at=?, updated_at=? WHERE doc_id=? AND state IN ('queued', 'running')",
                                  (now_iso(), now_iso(), doc.id))
                 self.index_cache.commit(IndexDelta.remove(ids))
-                (self.path / "files" / doc.id).unlink(missing_ok=True)
+                remove_original(self.path, doc.id)
         self._locks.discard_document(doc.id)
         return True
 
@@ -482,15 +345,17 @@ class Store:
 
     _DOC_COLS = ("id, name, media_type, size_bytes, status, reason, chunk_count, pages, title, embed_model, embed_dim, "
                  "pipeline_version, extractor, extractor_version, warnings, has_file, created_at, updated_at, source, "
-                 "(SELECT COUNT(*) FROM document_versions v WHERE v.current_id = documents.id), retryable")
+                 "(SELECT COUNT(*) FROM document_versions v WHERE v.current_id = documents.id), ocr_pages, language, "
+                 "retryable")
 
     def _doc_row(self, r, labels: dict[str, str]) -> DocumentRow:
         return DocumentRow(id=r[0], name=r[1], label=labels.get(r[0], r[1]), media_type=r[2], size_bytes=r[3],
-                           status=_status(r[4]), reason=r[5], chunk_count=r[6], pages=r[7], title=r[8], embed_model=r[9],
-                           embed_dim=r[10], pipeline_version=r[11], extractor=r[12], extractor_version=r[13],
-                           warnings=tuple(json.loads(r[14] or "[]")), has_file=bool(r[15]), created_at=r[16],
-                           updated_at=r[17], source=r[18], versions=int(r[19]),
-                           retryable=None if r[4] != DocStatus.FAILED or r[20] is None else bool(r[20]))
+                           status=status_of(r[4]), reason=r[5], chunk_count=r[6], pages=r[7], title=r[8],
+                           embed_model=r[9], embed_dim=r[10], pipeline_version=r[11], extractor=r[12],
+                           extractor_version=r[13], warnings=tuple(json.loads(r[14] or "[]")), has_file=bool(r[15]),
+                           created_at=r[16], updated_at=r[17], source=r[18], versions=int(r[19]),
+                           ocr_pages=tuple(json.loads(r[20] or "[]")), language=r[21],
+                           retryable=None if r[4] != DocStatus.FAILED or r[22] is None else bool(r[22]))
 
     def documents(self) -> list[DocumentRow]:
         """Every document (any status), oldest first (in upload order within the same second). Interrupted ones are
@@ -549,6 +414,25 @@ class Store:
         if not r or r[0] is None:
             raise StoreError(f"no canonical text for document {doc_id}")
         return r[0]
+
+    def page_map(self, doc_id: str) -> tuple[PageSpan, ...]:
+        """The PDF's pages in the stored canonical text (:class:`rag.types.PageSpan`, by offset; migration 5), so a
+        citation's page is read here and never from the PDF; ``()`` for other formats and unknown ids.
+        A document stored before migration 5 has its page map read once from the kept original
+        (:func:`rag.store.facts.backfill`)."""
+        return self._facts(doc_id).pages or ()
+
+    def parts(self, doc_id: str) -> tuple[Part, ...]:
+        """The locator map of issue 17's formats (slides, sheet rows, paragraphs, HTML sections, OCR lines;
+        :class:`rag.types.Part`, by offset), as extraction found it; ``()`` for PDF, text and unknown ids."""
+        return self._facts(doc_id).parts or ()
+
+    def _facts(self, doc_id: str) -> Facts:
+        with self._locks.thread:
+            got, name, _ = facts.read(self._db, doc_id)
+        if name is not None and (got.pages is None or got.parts is None):
+            return facts.backfill(self._db, self._locks, self.path / "files", doc_id)
+        return got
 
     def original_path(self, doc_id: str) -> Path:
         """Path of the original bytes (``files/<sha256>``); it may not exist for unknown ids or too-large files."""
@@ -658,57 +542,13 @@ class Store:
     # ------------------------------------------------------------------ consistency
 
     def check(self) -> ConsistencyReport:
-        """Check the store's promises against its files; never repairs anything (see :class:`ConsistencyReport`).
+        """Check the store's promises against its files; never repairs anything (:func:`rag.store.check.check`).
 
         Reads SQLite and the indexes of the same generation (retried when
         another writer moves it meanwhile). Loads or rebuilds the indexes like
         a search does; costs one pass over the chunk rows.
         """
-        for _ in range(5):
-            idx = self.index_cache.current()
-            with self._locks.thread:
-                self._db.execute("BEGIN")
-                try:
-                    gen = self.index_cache.generation()
-                    docs = self._db.execute("SELECT id, name, status, chunk_count, has_file FROM documents").fetchall()
-                    per_doc = dict(self._db.execute("SELECT doc_id, COUNT(*) FROM chunks GROUP BY doc_id").fetchall())
-                    rows = {r[0] for r in self._db.execute("SELECT id FROM chunks")}
-                    bad_vectors = self._db.execute("SELECT COUNT(*) FROM chunks WHERE length(vector) != ?",
-                                                   (4 * self.model_dim,)).fetchone()[0]
-                    version = schema_version(self._db)
-                finally:
-                    self._db.execute("COMMIT")
-            if gen == idx.generation:
-                break
-        problems = _id_diff("dense", rows, set(idx.dense.ids().tolist()))
-        problems += _id_diff("BM25", rows, set(idx.bm25.ids().tolist()))
-        if bad_vectors:
-            problems.append(f"{bad_vectors} chunk vector(s) are not {self.model_dim} float32 values")
-        if gen != idx.generation:
-            problems.append(f"the indexes are at generation {idx.generation}, SQLite at {gen} (a writer kept moving it)")
-        known = {d[0] for d in docs}
-        if set(per_doc) - known:
-            problems.append(f"chunk rows of unknown document(s): {sorted(set(per_doc) - known)[:5]}")
-        files = {p.name for p in (self.path / "files").iterdir() if p.is_file()}
-        for doc_id, name, status, count, has_file in docs:
-            n = per_doc.get(doc_id, 0)
-            if status not in {s.value for s in DocStatus}:
-                problems.append(f"{name} ({doc_id[:8]}): unknown status {status!r}")
-            if n != count:
-                problems.append(f"{name} ({doc_id[:8]}): chunk_count {count} but {n} chunk row(s)")
-            if n and status != DocStatus.READY:
-                problems.append(f"{name} ({doc_id[:8]}): {status} but holds {n} chunk row(s)")
-            if has_file and doc_id not in files:
-                problems.append(f"{name} ({doc_id[:8]}): the kept original files/{doc_id} is missing")
-        present = self.index_cache.files_present(idx.generation)
-        if not present:
-            problems.append(f"the index files of generation {idx.generation} are missing")
-        return ConsistencyReport(
-            generation=idx.generation, schema_version=version,
-            documents=dict(Counter(d[2] for d in docs)), chunks=len(rows), dense_ids=len(idx.dense),
-            bm25_ids=len(idx.bm25), index_files=present,
-            orphan_files=tuple(sorted(f for f in files if f not in known and len(f) == 64)),
-            problems=tuple(problems))
+        return check(self._db, self._locks, self.index_cache, self.model_dim, self.path / "files")
 
     def close(self) -> None:
         """Close the SQLite connection (and the Milvus client with backend ``milvus``)."""
@@ -723,11 +563,3 @@ class Store:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def _status(value: str) -> DocStatus | str:
-    """``value`` as a :class:`rag.types.DocStatus` (an unknown one stays a string; :meth:`Store.check` reports it)."""
-    try:
-        return DocStatus(value)
-    except ValueError:
-        return value

@@ -41,8 +41,8 @@ from rag.errors import Cancelled, ExtractionError, LimitExceeded, StoreError
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
 from rag.ingest.limits import Limits, check_size
-from rag.ingest.ocr import reporting as ocr_reporting
 from rag.settings import PIPELINE_VERSION
+from rag.store.backup import remove_original, write_name
 from rag.store.cache import IndexCache
 from rag.store.jobs import Job, JobKind, JobQueue, JobState, active_job, finish_job, insert_job, worker_id
 from rag.store.locks import StoreLocks
@@ -78,8 +78,7 @@ def extract_inline(data: bytes, name: str, progress: Progress = _no_progress,
     The store's default extractor; the worker passes :class:`rag.ingest.contained.ContainedExtractor`'s
     ``extract`` instead (same signature), which runs it in a child process with memory and time limits.
     """
-    with ocr_reporting(progress):
-        return extract_bytes(data, name, limits=limits)
+    return extract_bytes(data, name, limits=limits, progress=progress)
 
 
 #: ``extract(data, name, progress, should_stop, limits) -> Document``: where extraction runs
@@ -200,6 +199,7 @@ class Writer:
             job = active_job(self.conn, doc_id)
         if job is None:
             self._save_original(doc_id, data)
+            write_name(self.root, doc_id, name)  # issue 26: what a rebuild from the originals calls it
             with self.locks.write(self.conn):
                 job = active_job(self.conn, doc_id)
                 if job is None:
@@ -261,6 +261,7 @@ class Writer:
             if early is not None:
                 return early
             self._save_original(doc_id, data)
+            write_name(self.root, doc_id, name)  # issue 26: what a rebuild from the originals calls it
             owner = worker_id()
             with self.locks.write(self.conn):
                 self._upsert_row(doc_id, name, len(data), DocStatus.INDEXING, source)
@@ -356,9 +357,9 @@ class Writer:
                            replaced_added_at=replaced.added_at if replaced else None)
                 finish_job(self.conn, job.id, JobState.DONE, result=r.to_json())
         if twin is not None:
-            (self.root / "files" / doc_id).unlink(missing_ok=True)
+            remove_original(self.root, doc_id)
         if replaced is not None:
-            (self.root / "files" / replaced.id).unlink(missing_ok=True)
+            remove_original(self.root, replaced.id)
             self.locks.discard_document(replaced.id)
         return r
 
@@ -389,7 +390,7 @@ class Writer:
                                          (job.doc_id, DocStatus.READY)).rowcount > 0
             finish_job(self.conn, job.id, JobState.CANCELLED, reason=reason, result=r.to_json())
         if gone:
-            (self.root / "files" / job.doc_id).unlink(missing_ok=True)
+            remove_original(self.root, job.doc_id)
         return r
 
     def cancel(self, job_id: int) -> Job | None:

@@ -59,7 +59,7 @@ def test_three_verdicts_from_the_relative_distance(d, verdict):
     assert g.refused == (verdict == "refused")
     assert bool(g.sources) == (verdict != "refused")
     assert (g.notice is not None) == (verdict == "mentions")
-    assert g.evidence["relative_distance"] == pytest.approx((d - 0.3) / 0.5, abs=1e-3)
+    assert g.evidence.features["relative_distance"] == pytest.approx((d - 0.3) / 0.5, abs=1e-3)
     assert "this store's scale" in g.why
 
 
@@ -88,7 +88,7 @@ def test_other_language_is_said_plainly_never_nothing_under_the_threshold():
                               question_lang=("de", 0.99))
     assert g.refused and g.reason == "language"
     assert "German" in g.refusal and "English" in g.refusal and "nothing under" not in g.refusal
-    assert g.language == {"question": "de", "probability": 0.99, "documents": ["en"], "differs": True}
+    assert g.language.to_json() == {"question": "de", "probability": 0.99, "documents": ["en"], "differs": True}
     same = apply_calibrated_gate(q, [hit(1, 1, 0.9)], TEXTS, CONTENTS, STATS,
                                  Calibration(3, 3, 3, 0.3, 0.3, 0.8, 0.7, {"en": 0.8, "de": 0.2}),
                                  model=distance_model(), question_lang=("de", 0.99))

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from rag.answer.cite import (
+    citation_from_json,
     citation_json,
     citations,
     citations_from_rows,
     format_sources_for_prompt,
     fragment,
     locator_label,
-    no_generation_payload,
 )
 from rag.answer.gate import apply_gate
 from rag.store.store import ChunkRow
@@ -71,17 +73,13 @@ def test_prompt_block_has_numbers_names_quotes_and_no_links():
     assert "#" not in block and "http" not in block and "a" * 64 not in block
 
 
-def test_citation_json_and_no_generation_payload():
+def test_citation_json_keeps_the_pinned_keys_first_and_decodes_back():
     g = apply_gate("q", [Hit(1, 1, 1, 0.03, 0.31)], 0.675, 4)
     cites = citations_from_rows(list(g.sources), [_row()])
     j = citation_json(cites[0])
     assert list(j)[:7] == ["index", "document_id", "document_name", "locator_label", "fragment", "quote",
                            "cosine_distance"]
-    p = no_generation_payload(g, cites)
-    assert list(p) == ["query", "threshold", "refused", "refusal", "answer", "citations"]
-    assert p["answer"] is None and p["refused"] is False and p["citations"][0]["quote"] == "Run make."
-    refused = no_generation_payload(apply_gate("q", [], 0.675, 4), [])
-    assert refused["refused"] and refused["citations"] == [] and refused["refusal"].startswith("NO ANSWER")
+    assert citation_from_json(json.loads(json.dumps(j))) == cites[0]
 
 
 def test_citations_from_a_refused_gate_is_empty():

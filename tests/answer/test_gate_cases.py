@@ -29,13 +29,13 @@ def test_c31_other_languages_are_answered_or_told_plainly(make_store, cases_dir)
     assert len(questions) == 4
     for q in questions[:3]:
         g = search_and_gate(store, q)
-        assert g.language["documents"] == ["en"]
-        assert g.language["question"] in ("de", "es", "fr")
+        assert g.language.documents == ("en",)
+        assert g.language.question in ("de", "es", "fr")
         said = (g.refusal or "") + (g.notice or "")
         assert "nothing under" not in said
         assert g.verdict == "answered" or (g.reason == "language" and "English" in said), (q, g.verdict, said)
     en = search_and_gate(store, questions[3])
-    assert en.verdict == "answered" and not en.language["differs"]
+    assert en.verdict == "answered" and not en.language.differs
     assert "renewed every January" in store.chunk(en.sources[0].chunk_id).content
 
 

@@ -126,13 +126,13 @@ def test_whole_corpus(tmp_path, embedder, corpus_dir):
             hits = json.loads(_run("search", "--store", str(d), "--k", "20", "--json", q[key])[1])["hits"]
             found += any(needle in " ".join(h["content"].split()) for h in hits)
     assert found / (2 * len(qs)) >= 0.8, found
-    from rag.answer.cite import citations, no_generation_payload
-    from rag.answer.pipeline import search_and_gate
+    from rag.answer.cite import citations
+    from rag.answer.pipeline import no_generation_answer, search_and_gate
     from rag.store.store import Store
 
     s = Store(d, embedder=embedder)
     g = search_and_gate(s, "how do I renew my passport")
-    p = no_generation_payload(g, citations(g, s))
+    p = no_generation_answer(g, citations(g, s)).to_json()
     assert p["refused"] and p["citations"] == []
     assert p["refusal"] == 'NO ANSWER: nothing under cosine distance 0.675 for "how do I renew my passport"'
 

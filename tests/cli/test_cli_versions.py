@@ -159,7 +159,9 @@ def test_a_store_made_before_issue_16_opens_unchanged_as_the_default_collection(
     conn.executescript("DROP TABLE chat_turns; DROP TABLE chats; DROP TABLE document_versions; "
                        "DROP INDEX documents_name; DROP INDEX documents_text_sha; "
                        "ALTER TABLE documents DROP COLUMN text_sha; ALTER TABLE documents DROP COLUMN source; "
-                       "DELETE FROM migrations WHERE version > 2;")
+                       + "".join(f"ALTER TABLE documents DROP COLUMN {c}; "  # migration 5 (issue 23)
+                                 for c in ("page_spans", "parts", "ocr_pages", "language"))
+                       + "DELETE FROM migrations WHERE version > 2;")
     conn.commit()
     conn.close()
     after = json.loads(_run("search", "--store", data, "--json", "When does the bike shed close?").stdout)

@@ -201,14 +201,12 @@ def test_scanned_pages_read_by_ocr_and_marked(cases_dir, corpus_dir):
     assert "Docling bundles PDF document conversion to JSON and Markdown" in _collapse(scan.canonical)
 
 
-def test_ocr_progress_reaches_extraction_through_the_context(cases_dir):
-    from rag.ingest import ocr
-
+def test_ocr_progress_reaches_the_caller_of_extract_bytes(cases_dir):
     if not ocr_available():
         pytest.skip("OCR engine not installed")
     seen = []
-    with ocr.reporting(lambda stage, done, total: seen.append((stage, done, total))):
-        extract_bytes((cases_dir / "c07_scanned_only.pdf").read_bytes(), "scan.pdf")
+    extract_bytes((cases_dir / "c07_scanned_only.pdf").read_bytes(), "scan.pdf",
+                  progress=lambda stage, done, total: seen.append((stage, done, total)))
     assert seen[-1] == ("ocr", 1, 1)
 
 

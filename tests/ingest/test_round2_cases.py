@@ -98,7 +98,7 @@ def test_c30_citation_opens_the_page_holding_the_code(cases_dir):
                chunk.page, chunk.page_end)
     q = "What is the access code for the east stairwell door?"
     assert evidence_page(row, q, page_at=doc.page_at) == 2
-    from rag.answer.preview import best_page
+    from ui.view.pdf import best_page
 
     page = evidence_page(row, q, locate=lambda text, a, b: best_page(path, text, a, b)[0])
     assert page == 2

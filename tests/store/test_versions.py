@@ -123,7 +123,9 @@ def test_a_store_at_the_schema_before_versions_migrates_and_keeps_its_documents(
     conn.executescript("DROP TABLE chat_turns; DROP TABLE chats; DROP TABLE document_versions; "
                        "DROP INDEX documents_name; DROP INDEX documents_text_sha; "
                        "ALTER TABLE documents DROP COLUMN text_sha; ALTER TABLE documents DROP COLUMN source; "
-                       "DELETE FROM migrations WHERE version > 2;")
+                       + "".join(f"ALTER TABLE documents DROP COLUMN {c}; "  # migration 5 (issue 23)
+                                 for c in ("page_spans", "parts", "ocr_pages", "language"))
+                       + "DELETE FROM migrations WHERE version > 2;")
     conn.commit()
     conn.close()
     conn = connect(path / "store.sqlite3")

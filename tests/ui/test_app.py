@@ -145,7 +145,7 @@ def test_hostile_file_name_and_content_are_escaped(indexed):
     payload = b"# Notes\n\n<script>alert('x')</script> **not bold** [link](javascript:alert(1))\n"
     at.file_uploader(key="uploader").set_value([("<img src=x onerror=alert(1)>.md", payload, "text/markdown")]).run()
     msgs = [s.value for s in at.success]
-    assert any(m.startswith("\\<img src=x onerror=alert(1)\\>.md: indexed") for m in msgs), msgs
+    assert any(m.startswith("&lt;img src=x onerror=alert(1)>.md: indexed") for m in msgs), msgs
     _no_raw_html(at)
     at.selectbox(key="doc_pick").set_value(hashlib.sha256(payload).hexdigest()).run()
     at.button(key="delete").click().run()
@@ -285,7 +285,7 @@ def test_answer_links_markers_and_escapes_model_text():
     assert "[\\[1\\]](/Source?doc=" + "ab" * 32 + "&chunk=1&start=0&end=10&n=1&page=3)" in out
     assert "[\\[2\\]](/Source?doc=" + "ab" * 32 + "&chunk=2&start=5&end=42&n=2)" in out
     assert "9" not in out  # [9] has no source: dropped, never shown as a link
-    assert "\\<img" in out and "\\$x\\$" in out and "\\*\\*b\\*\\*" in out
+    assert "&lt;img" in out and "<img" not in out and "\\$x\\$" in out and "\\*\\*b\\*\\*" in out
     assert answer_markdown("See [1].", None, [pdf], {1: 7}).endswith("&page=7).")  # best page override
     from ui.format import pdf_url
 
@@ -342,6 +342,8 @@ def test_blockquote_keeps_lines_and_escapes():
     from ui.format import blockquote
 
     assert blockquote("a [x](javascript:y)\n\nb") == "> a \\[x\\](javascript:y)\n>\n> b"
+    assert blockquote("see www.evil.example or https://evil.example/x") == (
+        "> see www\\.evil.example or https\\://evil.example/x")  # GFM autolinks broken up (issue 26)
 
 
 def test_blockquote_sets_what_the_model_read_in_bold():

@@ -5,9 +5,9 @@
   the PDF.js component (``streamlit-pdf-viewer``, in :mod:`ui.viewer`);
   :func:`render_pdf_page` draws one page to PNG bytes with the quote
   highlighted; :func:`publish_original` links the stored original under
-  ``./static/<doc_id>.pdf`` so that Streamlit's static serving opens it at
+  settings ``static_dir`` (``./static/<doc_id>.pdf``) so that Streamlit's static serving opens it at
   ``/app/static/<doc_id>.pdf#page=N`` (PDF Open Parameters, the secondary action).
-* Text-based formats (Markdown, DOCX, slides, sheets, images) are shown by :mod:`rag.answer.text_view`.
+* Text-based formats (Markdown, DOCX, slides, sheets, images) are shown by :mod:`ui.view.text`.
 
 Why not only ``page.search_for(quote)``: a quote is the chunk's ``content``,
 taken from the canonical text, where ligatures are expanded (U+FB01 -> "fi"),
@@ -31,10 +31,7 @@ from pathlib import Path
 import pymupdf
 
 from rag.ingest import ocr as ocr_engine
-from rag.settings import ROOT
-
-#: Where Streamlit's static serving looks (``<folder of app.py>/static``), served at ``/app/static/``.
-STATIC_DIR = ROOT / "static"
+from rag.settings import get_settings
 
 #: URL prefix of Streamlit's static file serving (``server.enableStaticServing = true``).
 STATIC_URL = "/app/static"
@@ -217,15 +214,16 @@ def static_url(doc_id: str, page: int | None = None) -> str:
     return f"{url}#page={page}" if page else url
 
 
-def publish_original(src: Path, doc_id: str, static_dir: Path = STATIC_DIR) -> Path:
+def publish_original(src: Path, doc_id: str, static_dir: Path | None = None) -> Path:
     """Make the stored original PDF ``src`` reachable as ``static_dir/<doc_id>.pdf``; returns that path.
 
     A hard link when ``src`` is on the same file system, else a copy (a
     symbolic link would not do: Streamlit resolves links and refuses targets
     outside the static folder). Idempotent; written through a temporary name
     and an atomic rename. ``doc_id`` must be a hex content hash (``ValueError``
-    otherwise), so the name can never leave ``static_dir``.
+    otherwise), so the name can never leave ``static_dir`` (default: settings ``static_dir``).
     """
+    static_dir = static_dir or get_settings().static_dir
     dest = static_dir / f"{_check_id(doc_id)}.pdf"
     if dest.exists() and dest.stat().st_size == src.stat().st_size:
         return dest
@@ -240,8 +238,9 @@ def publish_original(src: Path, doc_id: str, static_dir: Path = STATIC_DIR) -> P
     return dest
 
 
-def unpublish(doc_id: str, static_dir: Path = STATIC_DIR) -> None:
-    """Remove ``static_dir/<doc_id>.pdf`` if present (after the document is deleted)."""
+def unpublish(doc_id: str, static_dir: Path | None = None) -> None:
+    """Remove ``static_dir/<doc_id>.pdf`` (default settings ``static_dir``) if present (after the document is deleted)."""
+    static_dir = static_dir or get_settings().static_dir
     (static_dir / f"{_check_id(doc_id)}.pdf").unlink(missing_ok=True)
 
 

@@ -1,4 +1,4 @@
-"""rag.answer.preview on real inputs: the DPR paper (two columns, ligatures, hyphenation) and a corpus chapter."""
+"""ui.view (the viewer's rendering) on real inputs: the DPR paper (two columns, ligatures, hyphenation) and a corpus chapter."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 import pymupdf
 import pytest
 
-from rag.answer.preview import (
+from ui.view.pdf import (
     best_page,
     locate_quote,
     publish_original,
@@ -17,7 +17,7 @@ from rag.answer.preview import (
     static_url,
     unpublish,
 )
-from rag.answer.text_view import highlight_html, scrolling_document
+from ui.view.text import highlight_html, scrolling_document
 
 # As the canonical text holds it: "ef-\nﬁcient" joined, the U+FB01 ligature expanded, lines re-flowed.
 ABSTRACT = (
@@ -175,7 +175,7 @@ def test_quote_on_a_scanned_page_is_highlighted_from_ocr_words(cases_dir):
 
 
 def test_pdf_view_slices_pages_around_the_cited_one_and_outlines_the_quote(dpr):
-    from rag.answer.preview import pdf_view
+    from ui.view.pdf import pdf_view
 
     v = pdf_view(dpr, 1, ABSTRACT)
     assert (v.first_page, v.page_count, v.page, v.coverage) == (1, 4, 1, 1.0)
@@ -192,7 +192,7 @@ def test_pdf_view_slices_pages_around_the_cited_one_and_outlines_the_quote(dpr):
 
 
 def test_render_blocks_marks_the_range_across_blocks_and_escapes():
-    from rag.answer.text_view import render_blocks
+    from ui.view.text import render_blocks
 
     text = "# Title <b>\n\nFirst para <x>.\n\n| a | b |\n| --- | --- |\n| 1 \\| 2 | 3 |\n| 4 | 5 |\n\nLast."
     start = text.index("para")
@@ -207,9 +207,9 @@ def test_render_blocks_marks_the_range_across_blocks_and_escapes():
 
 
 def test_slide_and_sheet_views():
-    from rag.answer.text_view import parts_of_kind, sheet_html, slide_html
     from rag.ingest.extract import extract_bytes
     from rag.types import LocatorKind
+    from ui.view.text import parts_of_kind, sheet_html, slide_html
 
     rows = "\n".join(f"{i},item {i}" for i in range(1, 80))
     doc = extract_bytes(("id,name\n" + rows).encode(), "items.csv")
@@ -231,7 +231,7 @@ def test_slide_and_sheet_views():
 def test_image_region_is_outlined():
     from PIL import Image
 
-    from rag.answer.text_view import image_region_png
+    from ui.view.text import image_region_png
 
     png = image_region_png(Image.new("RGB", (400, 200), "white"), (100, 50, 300, 150))
     img = Image.open(io.BytesIO(png)).convert("RGB")
@@ -246,7 +246,7 @@ def test_image_region_is_outlined():
 def test_pdf_view_rewrites_a_repaired_pdf_that_cannot_be_sliced(cases_dir):
     """c09_truncated.pdf opens (MuPDF repairs it) but ``select`` raises: the Source page showed a traceback, and
     the stored bytes alone render blank in PDF.js. The view is a fresh PDF of the pages, text and quote kept."""
-    from rag.answer.preview import pdf_view
+    from ui.view.pdf import pdf_view
 
     path = cases_dir / "c09_truncated.pdf"
     quote = "Contract clause 1: payment due in 30 days."

@@ -9,7 +9,7 @@
   :func:`image_region_png` the picture with the cited region boxed. In every view the first marked element has
   ``id="cited"`` and every marked element the class ``cited``.
 
-PDF pages (locating a quote on a page, rendering, the PDF.js window, static links) are in :mod:`rag.answer.preview`.
+PDF pages (locating a quote on a page, rendering, the PDF.js window, static links) are in :mod:`ui.view.pdf`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,140 @@
+"""The store's records: what its reads return (documents, earlier versions, chunks) and what :meth:`check` finds.
+
+All frozen; offsets are 0-based code points into the document's stored canonical text, pages 1-based physical
+pages, timestamps ISO 8601 UTC.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rag.types import DocStatus, Locator
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    """One document as stored.
+
+    ``id`` hex sha256 of the bytes; ``name`` the user's file name (display
+    only); ``label`` the name shown in citations (the name plus ``(<8 hex>)``
+    when another stored document has the same name); ``status`` a
+    :class:`rag.types.DocStatus` (``queued``/``indexing``/``ready``/``failed``);
+    ``reason`` why it failed; ``chunk_count`` the chunk rows really stored
+    (written by the server after indexing); ``pages`` physical pages (PDF) or
+    0; timestamps ISO 8601 UTC; ``ocr_pages`` the 1-based pages OCR read;
+    ``language`` the ISO 639-1 code of its text (``None`` while not indexed); ``retryable`` (failed only)
+    whether a retry can help (issue 25: a transient fault) or not (a damaged, refused or too large file, a
+    limit hit), ``None`` when not failed.
+    """
+
+    id: str
+    name: str
+    label: str
+    media_type: str | None
+    size_bytes: int
+    status: DocStatus
+    reason: str | None
+    chunk_count: int
+    pages: int
+    title: str | None
+    embed_model: str
+    embed_dim: int
+    pipeline_version: str
+    extractor: str | None
+    extractor_version: str | None
+    warnings: tuple[str, ...]
+    has_file: bool
+    created_at: str
+    updated_at: str
+    source: str | None = None
+    versions: int = 0
+    ocr_pages: tuple[int, ...] = ()
+    language: str | None = None
+    retryable: bool | None = None
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    """One earlier version of a document, replaced by a newer one under the same name (issue 16).
+
+    ``id`` the sha256 of that version's bytes (no longer indexed, its file no
+    longer kept); ``added_at`` when it was added, ``replaced_at`` when it was
+    replaced (ISO 8601 UTC); ``current_id`` the document in its place now.
+    """
+
+    id: str
+    name: str
+    media_type: str | None
+    size_bytes: int
+    chunk_count: int
+    pages: int
+    added_at: str
+    replaced_at: str
+    current_id: str
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    """One stored chunk joined with its document (what citations and the CLI need).
+
+    ``text`` is what was embedded; ``content`` what gets quoted
+    (``canonical[start:end] == content``, 0-based code points); ``page`` /
+    ``page_end`` 1-based physical pages or ``None`` for text documents;
+    ``locator`` the chunk's :class:`rag.types.Locator` (issue 17's formats;
+    ``None`` for PDF, text and chunks stored before migration 2).
+    """
+
+    chunk_id: int
+    document_id: str
+    document_name: str
+    document_label: str
+    media_type: str
+    index: int
+    text: str
+    content: str
+    section: tuple[str, ...]
+    start: int
+    end: int
+    page: int | None
+    page_end: int | None
+    token_split: bool = False
+    locator: Locator | None = None
+
+
+@dataclass(frozen=True)
+class ConsistencyReport:
+    """What :meth:`Store.check` found: the store's promises checked against its files (issue 12).
+
+    ``generation`` the index generation checked; ``schema_version`` the
+    store's migration level; ``documents`` rows per :class:`rag.types.DocStatus`
+    value; ``chunks`` chunk rows in SQLite; ``dense_ids``/``bm25_ids`` ids held
+    by the FAISS and BM25 indexes of that generation; ``index_files`` whether
+    that generation's files are on disk; ``orphan_files`` stored originals
+    with no document row (harmless: reused if the same bytes come again).
+    ``problems`` one line per broken promise (chunk rows missing from an
+    index or the reverse, a chunk count that differs from the rows, chunks of
+    a document that is not ready, a vector of the wrong size, a kept original
+    that is missing, an unknown status, missing index files); ``ok`` when none.
+    """
+
+    generation: int
+    schema_version: int
+    documents: dict[str, int]
+    chunks: int
+    dense_ids: int
+    bm25_ids: int
+    index_files: bool
+    orphan_files: tuple[str, ...]
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def status_of(value: str) -> DocStatus | str:
+    """``value`` as a :class:`rag.types.DocStatus` (an unknown one stays a string; :meth:`rag.store.store.Store.check` reports it)."""
+    try:
+        return DocStatus(value)
+    except ValueError:
+        return value

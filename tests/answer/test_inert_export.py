@@ -1,0 +1,40 @@
+"""Issue 26, item 5: quotes and exports are inert. Document text with script and HTML payloads, Markdown links and
+bare URLs is written into a chat export (and the chat page's Markdown) as text: no raw tag, no link, no autolink."""
+
+from __future__ import annotations
+
+import re
+
+from rag.answer.history import HistoryTurn, chat_markdown
+from rag.answer.pipeline import Answer
+from rag.text import markdown_literal
+from rag.types import Citation
+
+PAYLOAD = ('Refunds take 30 days. <script>window.__pwn="script"</script> <img src=x onerror="window.__pwn=1"> '
+           "[phish](https://evil.example/login) www.evil.example/bare mail me@evil.example &lt;i&gt;")
+
+
+def _turn() -> HistoryTurn:
+    c = Citation(index=1, document_id="a" * 64, document_name="<b>x</b>.md", locator_label="<b>x</b>.md > Refunds",
+                 fragment="#char=0,20", quote=PAYLOAD + "\n> not a quote\n- not a list", cosine_distance=0.2,
+                 fused_rank=1, page=None, start=0, end=20, media_type="text/markdown", chunk_id=1)
+    a = Answer(query="refund window?", threshold=0.675, refused=False, refusal=None,
+               text="Refunds take 30 days [1]. See [here](https://evil.example) <script>x</script>", citations=[c],
+               model="m.gguf", raw_text="")
+    return HistoryTurn(question="refund window? <img src=x onerror=alert(1)>", standalone="refund window?",
+                       answer=a, created_at="2026-12-01T10:00:00+00:00")
+
+
+def test_export_never_writes_raw_html_links_or_autolinks():
+    md = chat_markdown("<script>t</script>", [_turn()], collection="A")
+    assert "<script" not in md and "<img" not in md and "<b>" not in md
+    assert "](https://" not in md and "https://" not in md  # written as https\://, which no viewer links
+    assert "www.evil" not in md and "me@evil" not in md
+    assert "&lt;script>window.\\_\\_pwn" in md  # still readable as what the document says
+    assert "\n> \\> not a quote" in md and "\n> \\- not a list" in md
+    assert "\\&lt;i\\&gt;" in md  # an entity in the document shows as written, not as <i>
+
+
+def test_markdown_literal_breaks_every_link_form():
+    out = markdown_literal("[a](https://x.example) <https://y.example> www.z.example u@v.example ![i](j) [r]: /k")
+    assert not re.search(r"(?<!\\)\[|https://|www\.|(?<!\\)@|<https", out)

@@ -1,0 +1,154 @@
+"""The store keeps what extraction learned (issue 23, change 2): page spans, locator parts, OCR pages, language.
+
+Answering, the viewer, the Documents page, BM25 rebuilds and the gate's calibration read them from the store;
+nothing downstream opens the original bytes or detects a language again. Old stores: migration 5 fills the
+language and the OCR pages; page spans and parts are read once from the kept original.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pymupdf
+import pytest
+from samples import pptx_bytes
+
+from rag import language
+from rag.answer.cite import evidence_pages
+from rag.ingest.extract import extract_bytes
+from rag.settings import get_settings
+from rag.store.schema import MIGRATIONS, connect, migrate, schema_version
+from rag.store.store import Store
+from rag.types import LocatorKind, PageSpan
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PAGE1 = ("The harbour office opened in 1931 on the north quay. In 2021 the old customs building was sold to the "
+         "town. The stairwells were renovated the same year.")
+PAGE2 = ("The access code for the east stairwell door is 7316 and it changes every spring. Visitors sign in at "
+         "the front desk.")
+QUESTION = "What is the access code for the east stairwell door?"
+
+
+def _two_page_pdf() -> bytes:
+    d = pymupdf.open()
+    for text in (PAGE1, PAGE2):
+        p = d.new_page(width=420, height=600)
+        p.insert_textbox(pymupdf.Rect(40, 40, 380, 560), text, fontsize=11)
+    return d.tobytes()
+
+
+@pytest.fixture()
+def store(tmp_path, hash_embedder):
+    s = Store(tmp_path / "s", settings=get_settings(store=tmp_path / "s"), embedder=hash_embedder)
+    yield s
+    s.close()
+
+
+def _crossing(store, doc_id):
+    rows = [r for r in store.document_chunks(doc_id) if r.page != r.page_end]
+    assert rows, "the sample must give a chunk over the page break"
+    return rows
+
+
+def test_page_map_is_stored_and_a_citation_never_opens_the_pdf(store):
+    data = _two_page_pdf()
+    r = store.ingest_bytes(data, "harbour.pdf")
+    assert r.status == "ready"
+    assert store.page_map(r.document_id) == extract_bytes(data, "harbour.pdf").pages
+    rows = _crossing(store, r.document_id)
+    store.original_path(r.document_id).unlink()  # answering must not need the original any more
+    assert evidence_pages(rows, QUESTION, store) == [2]
+    assert evidence_pages(rows, "When was the customs building sold?", store) == [1]
+    doc = store.get_document(r.document_id)
+    assert (doc.language, doc.ocr_pages) == ("en", ())
+
+
+def test_parts_are_stored_for_the_viewer(store):
+    r = store.ingest_bytes(pptx_bytes(), "deck.pptx")
+    parts = store.parts(r.document_id)
+    assert parts == extract_bytes(pptx_bytes(), "deck.pptx").parts
+    assert parts and {p.kind for p in parts} == {LocatorKind.SLIDE}
+    assert store.page_map(r.document_id) == () and store.parts("0" * 64) == ()
+
+
+def test_bm25_rebuild_and_calibration_read_the_stored_languages(store, monkeypatch):
+    from rag.answer.calibrated_gate import store_calibration
+
+    r = store.ingest_bytes(b"# Harbour\n\n" + PAGE1.encode() + b"\n\n" + PAGE2.encode() + b"\n", "harbour.md")
+    assert store.get_document(r.document_id).language == "en"
+
+    def no_detection(*a, **k):
+        raise AssertionError("a language was detected again")
+
+    monkeypatch.setattr(language, "_detect", no_detection)
+    idx = store.index_cache.rebuild()  # the one rebuild path: BM25 stems with the stored language
+    assert idx.bm25.analyzer.languages == ("en",)
+    assert store_calibration(store).languages == {"en": 1.0}
+
+
+def _roll_back_to_v4(path: Path) -> None:
+    """Make a store as main wrote it before migration 5: the four columns gone, the ledger at 4."""
+    conn = sqlite3.connect(path / "store.sqlite3")
+    conn.executescript("".join(f"ALTER TABLE documents DROP COLUMN {c}; "
+                               for c in ("page_spans", "parts", "ocr_pages", "language"))
+                       + "DELETE FROM migrations WHERE version > 4;")
+    conn.commit()
+    conn.close()
+
+
+def test_an_old_store_gets_its_facts_back(tmp_path, hash_embedder):
+    path = tmp_path / "old"
+    data = _two_page_pdf()
+    with Store(path, embedder=hash_embedder) as s:
+        pdf = s.ingest_bytes(data, "harbour.pdf").document_id
+        deck = s.ingest_bytes(pptx_bytes(), "deck.pptx").document_id
+        # what the PDF reader wrote before the OCR pages had a column of their own
+        s._db.execute("UPDATE documents SET warnings=? WHERE id=?",
+                      (json.dumps(["page(s) 2 read by OCR (rapidocr-onnxruntime); check quotes against the page"]), pdf))
+    _roll_back_to_v4(path)
+    conn = connect(path / "store.sqlite3")
+    assert schema_version(conn) == 4
+    assert migrate(conn) == list(range(5, len(MIGRATIONS) + 1))
+    got = dict(conn.execute("SELECT id, language FROM documents").fetchall())
+    assert got == {pdf: "en", deck: "en"}
+    assert conn.execute("SELECT ocr_pages, page_spans, parts FROM documents WHERE id=?", (pdf,)).fetchone() == (
+        "[2]", None, None)
+    conn.close()
+    with Store(path, embedder=hash_embedder) as s:
+        assert s.get_document(pdf).ocr_pages == (2,)
+        assert s.page_map(pdf) == extract_bytes(data, "harbour.pdf").pages  # read once from the kept original
+        assert s.parts(deck) == extract_bytes(pptx_bytes(), "deck.pptx").parts
+        s.original_path(pdf).unlink()
+        assert s.page_map(pdf)[1].page == 2  # ... and kept: the original is not needed again
+        assert evidence_pages(_crossing(s, pdf), QUESTION, s) == [2]
+
+
+def test_an_old_document_without_its_original_still_cites_its_first_page(tmp_path, hash_embedder):
+    path = tmp_path / "old"
+    with Store(path, embedder=hash_embedder) as s:
+        pdf = s.ingest_bytes(_two_page_pdf(), "harbour.pdf").document_id
+        s.original_path(pdf).unlink()
+    _roll_back_to_v4(path)
+    with Store(path, embedder=hash_embedder) as s:
+        assert s.page_map(pdf) == ()
+        assert evidence_pages(_crossing(s, pdf), QUESTION, s) == [1]  # the chunk's first page, as before issue 13
+
+
+def test_page_spans_round_trip():
+    span = PageSpan(3, "iii", 10, 42)
+    assert PageSpan.from_json(json.loads(json.dumps(span.to_json()))) == span
+
+
+def test_the_answer_layer_imports_neither_pymupdf_nor_ocr():
+    code = ("import importlib, pkgutil, sys\nimport rag.answer\n"
+            "for m in pkgutil.walk_packages(rag.answer.__path__, 'rag.answer.'):\n    importlib.import_module(m.name)\n"
+            "print(sorted(k for k in ('pymupdf', 'fitz', 'rapidocr_onnxruntime', 'rag.ingest.ocr', 'rag.ingest.pdf') "
+            "if k in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
