@@ -97,7 +97,8 @@ def wait_for_jobs(store: Any, job_ids: list[int], *, on_progress: Callable[[Job,
             on_done(job.id, r)
 
     while not check():
-        worker = Worker(store, after_batch=calibrate, on_progress=on_progress, on_result=ran)
+        worker = Worker(store, after_batch=calibrate, on_progress=on_progress, on_result=ran,
+                        batch_seconds=float("inf"))  # one index update for the run, as before the queue
         if worker.run(until=lambda: not (mine - told) or not any(store.jobs.get(j).active for j in mine - told),
                       only=lambda: mine - told, wait_for_lock=False) == -1:
             time.sleep(poll_s)  # another worker runs them: follow it

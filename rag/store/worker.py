@@ -12,8 +12,9 @@ its own process while it waits, when no other worker serves the store. A worker
    extraction in a :class:`rag.ingest.contained.ContainedExtractor` (memory and time limits from the
    settings ``extract_memory_mb`` / ``extract_seconds``), progress written to the job row at most every
    :data:`PROGRESS_EVERY_S`;
-4. updates the search indexes once per run of consecutive jobs (``IndexCache`` batch, issue 18), at the
-   latest every ``batch_seconds``, then calls ``after_batch(store)`` (the app and CLI pass the answer gate's
+4. updates the search indexes once per run of consecutive jobs (``IndexCache`` batch, issue 18; meanwhile
+   other processes search the new rows through a rebuild from SQLite), at the latest every ``batch_seconds``,
+   and once the queue is empty calls ``after_batch(store)`` (the app and CLI pass the answer gate's
    calibration, which lives in a layer above this one);
 5. stops when asked (``stop()``, SIGTERM, Ctrl-C: the job under way is abandoned and resumes next time, as
    after a kill), when ``until()`` says so, or after ``idle_exit_s`` with nothing to do (never while folders
@@ -104,7 +105,7 @@ class Worker:
                  after_batch: Callable[[Any], None] | None = None, idle_exit_s: float | None = None,
                  parent_pid: int | None = None, watch: list[Path] | tuple[Path, ...] = (),
                  on_progress: Callable[[Job, str, int, int], None] | None = None,
-                 on_result: Callable[[Job, IngestResult], None] | None = None, batch_seconds: float = 60.0):
+                 on_result: Callable[[Job, IngestResult], None] | None = None, batch_seconds: float = 300.0):
         s = store.settings
         self.store = store
         self.extractor = extractor or (ContainedExtractor(s.extract_memory_mb, s.extract_seconds) if contained else None)
@@ -175,7 +176,7 @@ class Worker:
                 if self._run_one(only() if only is not None else None):
                     idle_since = time.monotonic()
                     if self._batch_open is not None and time.monotonic() - self._batch_open > self.batch_seconds:
-                        self._end_batch()
+                        self._end_batch(drained=False)
                     continue
                 self._end_batch()
                 if until is not None and until():
@@ -257,14 +258,15 @@ class Worker:
         if self.on_result is not None:
             self.on_result(job, r)
 
-    def _end_batch(self) -> None:
-        """Update the search indexes for the jobs run since the last update, then ``after_batch``."""
+    def _end_batch(self, *, drained: bool = True) -> None:
+        """Update the search indexes for the jobs run since the last update; when the queue is ``drained``, then
+        ``after_batch`` (the gate's calibration costs seconds: once per drained queue, not per index update)."""
         if self._batch_open is None:
             return
         self._batch_open = None
         with self.store.locks.write(self.store._db):
             self.store.index_cache.end_batch()
-        if self.after_batch is not None and not self.store.is_empty:
+        if drained and self.after_batch is not None and not self.store.is_empty:
             try:
                 self.after_batch(self.store)
             except Exception:  # noqa: BLE001 - a calibration fault must not stop indexing
