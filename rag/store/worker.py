@@ -116,7 +116,7 @@ class Worker:
         self.jobs_run = 0
         self._stop = threading.Event()
         self._current: Job | None = None
-        self._cancel = False
+        self._cancelled: set[int] = set()  # jobs a cancel (or a lost lease) reached; per job, so none leaks
         self._batch_open: float | None = None
 
     # ------------------------------------------------------------------ control
@@ -124,9 +124,6 @@ class Worker:
     def stop(self) -> None:
         """Ask the loop to stop (the job under way is abandoned; it resumes with the next worker)."""
         self._stop.set()
-
-    def _should_stop(self) -> bool:
-        return self._cancel or self._stop.is_set()
 
     def _heartbeat(self) -> None:
         """Renew the worker's heartbeat and the running job's lease; notice a cancel or a lost lease."""
@@ -138,7 +135,7 @@ class Worker:
                 if job is not None:
                     beat = q.heartbeat(job.id, self.owner)
                     if beat.cancel or not beat.owned:
-                        self._cancel = True
+                        self._cancelled.add(job.id)
             except Exception:  # noqa: BLE001 - a busy database must not kill the heartbeat; the next one retries
                 logger.warning("worker heartbeat failed", exc_info=True)
 
@@ -223,14 +220,16 @@ class Worker:
         return False
 
     def _run(self, job: Job) -> None:
-        self._current, self._cancel = job, job.cancel_requested
+        self._current = job
+        if job.cancel_requested:
+            self._cancelled.add(job.id)
         last: dict[str, Any] = {"t": 0.0, "stage": None}
         q = self.store.jobs
 
         def should_stop() -> bool:
             if self._stop.is_set():
                 raise _Stopping
-            return self._cancel
+            return job.id in self._cancelled
 
         def progress(stage: str, done: int, total: int) -> None:
             if should_stop():
@@ -238,7 +237,7 @@ class Worker:
             t = time.monotonic()
             if stage != last["stage"] or t - last["t"] >= PROGRESS_EVERY_S or done >= total:
                 if q.progress(job.id, self.owner, stage, done, total):
-                    self._cancel = True
+                    self._cancelled.add(job.id)
                     raise Cancelled(f"{job.name}: cancelled")
                 last.update(t=t, stage=stage)
             if self.on_progress is not None:
@@ -252,7 +251,8 @@ class Worker:
             logger.info("%s: left for the next worker (this one is stopping)", job.name)
             return
         finally:
-            self._current, self._cancel = None, False
+            self._current = None
+            self._cancelled.discard(job.id)
         self.jobs_run += 1
         logger.info("%s", r.message)
         if self.on_result is not None:
