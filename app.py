@@ -2,25 +2,27 @@
 
 Run with ``make run`` (http://localhost:8501). Documents are added on the
 Documents page. This page only calls ``rag/`` (via :mod:`ui.chat` and
-:mod:`ui.sidebar`): the store gates the question, a refusal never calls the
-model. The conversation is kept: a follow-up is made standalone before
-retrieval (:mod:`rag.answer.followup`) and shown under the question, every
-turn is saved in the collection's chats, and the sidebar picks the
-collection, the documents to ask within, and a saved chat to reopen or export.
+:mod:`ui.sidebar`): a :class:`rag.answer.conversation.Conversation` takes each
+turn (a follow-up made standalone before retrieval and shown under the
+question, the gate, a refusal that never calls the model, the streamed answer,
+the turn saved in the collection's chats); the sidebar picks the collection,
+the documents to ask within, and a saved chat to reopen or export.
 """
 
 import streamlit as st
 
-from rag.answer.followup import RewriteMethod, rewrite_followup, rewrite_generator, store_idf
+from rag.answer.followup import Rewrite, RewriteMethod
 from rag.collections import DEFAULT
 from rag.errors import RagError
 from rag.models import KNOWN_GGUF
 from rag.types import DocStatus
 from ui import chat, jobs, services, sidebar
+from ui.access import require_access
 from ui.format import md_escape
 
 st.set_page_config(page_title="Document QA", page_icon="📄", layout="wide")
 services.init_state()
+require_access()  # issue 26: a password first when served beyond this machine
 cfg = services.settings()
 
 # ---------------------------------------------------------------- sidebar
@@ -91,7 +93,7 @@ with st.sidebar:
              "before it is searched; the searched question is shown under yours. See docs/answers.md for how "
              "each way was measured.")
     turns = st.session_state.turns
-    last = next((t for t in reversed(turns) if t.candidates and (t.gate is not None or t.hits)), None)
+    last = next((t for t in reversed(turns) if t.candidates and t.gate is not None), None)
     st.subheader("Last question's candidates")
     if last is None:
         st.caption("Ask a question to see the cosine distances of the retrieved chunks.")
@@ -126,22 +128,18 @@ typed = st.chat_input("Ask a question about your documents", key="question")
 pending = None if typed else st.session_state.pop("pending_question", None)
 question = (typed or (pending[0] if pending else "") or "").strip()
 if question:
-    previous = [t.searched for t in st.session_state.turns]
-    try:
-        rw = (rewrite_followup(question, [], RewriteMethod.OFF) if pending
-              else rewrite_followup(question, previous, rewrite, idf=store_idf(store.term_stats()),
-                                    get_generator=lambda: rewrite_generator(
-                  cfg.with_overrides(model_file=model_file or cfg.model_file))))
+    conv = chat.conversation(cfg.with_overrides(threshold=threshold, max_sources=max_sources, min_score=min_score,
+                                                source_tokens=source_tokens, model_file=model_file))
+    try:  # a follow-up made standalone first (a question asked again is searched as it was)
+        rw = Rewrite(question, pending[1]) if pending else conv.standalone(question, rewrite)
     except RagError as e:
         st.error(md_escape(str(e)))
         st.stop()
-    standalone = pending[1] if pending else rw.standalone
     with st.chat_message("user"):
         st.markdown(md_escape(question))
-        if standalone != question:
-            st.caption("Standalone question: " + md_escape(standalone))
+        if rw.rewritten:
+            st.caption("Standalone question: " + md_escape(rw.standalone))
     with st.chat_message("assistant"):
-        turn = chat.ask(question, threshold, max_sources, model_file or cfg.model_file, min_score, source_tokens,
-                        standalone=standalone, doc_ids=scope, method=rw.method)
-    chat.keep_turn(turn)
+        turn = chat.show(conv.ask(question, scope=scope, followup=rw), conv)
+    chat.keep_turn(turn, conv)
     st.rerun()

@@ -19,11 +19,13 @@ from rag.store.jobs import result_of
 from rag.store.results import IngestStatus, OnConflict
 from rag.types import DocStatus
 from ui import jobs, services, sidebar
+from ui.access import require_access
 from ui.format import md_escape
 from ui.view.pdf import unpublish
 
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
 services.init_state()
+require_access()  # issue 26: a password first when served beyond this machine
 MiB = services.MiB
 
 with st.sidebar:

@@ -14,10 +14,12 @@ from rag.answer.cite import locator_label
 from rag.errors import RagError
 from rag.types import DocStatus
 from ui import jobs, services, viewer
+from ui.access import require_access
 from ui.format import md_escape
 
 st.set_page_config(page_title="Source · Document QA", page_icon="📄", layout="wide")
 services.init_state()
+require_access()  # issue 26: a password first when served beyond this machine
 try:
     store = services.store()
 except RagError as e:

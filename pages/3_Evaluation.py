@@ -18,10 +18,12 @@ from rag.evaluation.report import headline, write_report
 from rag.evaluation.runner import run_evaluation
 from rag.ingest.chunk import STRATEGIES
 from ui import jobs, services
+from ui.access import require_access
 from ui.format import md_escape
 
 st.set_page_config(page_title="Evaluation · Document QA", page_icon="📏", layout="wide")
 services.init_state()
+require_access()  # issue 26: a password first when served beyond this machine
 for key in ("eval_result", "eval_dir", "eval_report"):
     if key not in st.session_state:
         st.session_state[key] = None

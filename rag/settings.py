@@ -161,6 +161,11 @@ class Settings(BaseSettings):
         200000, ge=1, le=100000000,
         description="Spreadsheets and CSV: most rows with content in one file (all sheets), counted as they are read; "
                     "the sheet's declared dimension is never trusted.")
+    require_login: bool = Field(
+        False,
+        description="Ask for the password (python -m rag access set-password) even when the app is served on "
+                    "127.0.0.1 (behind a reverse proxy on this machine). Served on any other address, the app asks "
+                    "for it anyway and shows nothing until one is set (issue 26, rag/access.py).")
     backup_hours: float = Field(
         24.0, ge=0.0, le=24.0 * 365,
         description="A consistent backup of the store's SQLite file (SQLite's online backup) when the newest is "

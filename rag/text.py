@@ -155,7 +155,9 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
 Span = tuple[int, int]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_STRUCTURED_LINE = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s|<|>|\$\$)")
+#: A line of a table, list (Markdown markers, dashes, or the bullet glyphs PDFs draw: issue 28), code or quote.
+_STRUCTURED_LINE = re.compile(r"^\s*(?:\||[-*+\u2013\u2014]\s|\d+[.)]\s|<|>|\$\$|"
+                              "[\u2022\u00b7\u25aa\u25b8\u25b6\u25ba\u2023\u25e6\u25cb\u25cf\u25a0\u25a1\u27a2\u27a4\u2043])")
 _LINE = re.compile(r"[^\n]+")
 
 

@@ -3,7 +3,7 @@
 Records (frozen dataclasses; offsets are 0-based Python code points into the
 stored canonical text, ``end`` exclusive; pages are 1-based physical pages):
 
-* :class:`PageSpan`, :class:`Heading`, :class:`Part`, :class:`Document` - stage 1 (ingest), what an extractor
+* :class:`PageSpan`, :class:`Heading`, :class:`Part`, :class:`RoleSpan`, :class:`Document` - stage 1 (ingest), what an extractor
   returns (``Part`` is the locator map of the formats of issue 17: slides, sheet rows, paragraphs, HTML sections,
   OCR lines);
 * :class:`Locator` - where a chunk is, in the unit of its format (design stage 9, issue 17);
@@ -75,6 +75,15 @@ class TextRole(StrEnum):
     NAVIGATION = "navigation"
 
 
+def role_of(value: object) -> TextRole:
+    """The :class:`TextRole` named by ``value`` (a stored column, a JSON field); ``body`` for ``None``, an empty
+    or an unknown value (a store written before roles, or by a newer version)."""
+    try:
+        return TextRole(value) if value else TextRole.BODY
+    except ValueError:
+        return TextRole.BODY
+
+
 class RetrievalMode(StrEnum):
     """Which retrieval legs run (design stages 4-5)."""
 
@@ -109,6 +118,13 @@ class MediaType(StrEnum):
     PNG = "image/png"
     JPEG = "image/jpeg"
     TIFF = "image/tiff"
+    ODT = "application/vnd.oasis.opendocument.text"
+    ODS = "application/vnd.oasis.opendocument.spreadsheet"
+    ODP = "application/vnd.oasis.opendocument.presentation"
+    XPS = "application/vnd.ms-xpsdocument"
+    FB2 = "application/x-fictionbook+xml"
+    MOBI = "application/x-mobipocket-ebook"
+    CBZ = "application/vnd.comicbook+zip"
 
 
 class LocatorKind(StrEnum):
@@ -246,6 +262,18 @@ class Part:
 
 
 @dataclass(frozen=True)
+class RoleSpan:
+    """A stretch of the canonical text that is not body text (issue 28): ``role`` a :class:`TextRole`
+    other than ``body``; ``start``/``end`` 0-based code-point offsets into ``Document.canonical`` (``end``
+    exclusive). Spans of one document do not overlap and are sorted by ``start``; text outside every
+    span is ``body``. The chunker never lets a chunk cross a span's edge, so each chunk has one role."""
+
+    role: TextRole
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
 class Locator:
     """Where a chunk is, in its format's own unit (design stage 9, issue 17); stored with the chunk.
 
@@ -311,7 +339,9 @@ class Document:
     ``metadata`` front-matter fields of a Markdown file (``(key, value)``); ``encoding`` the text
     encoding a text file was decoded from; ``stats`` other named figures (OCR ms, reading orders used).
     ``parts`` the locator map of the formats of issue 17 (slides, sheet rows, paragraphs, HTML
-    sections, OCR lines; empty for PDF and text).
+    sections, OCR lines; empty for PDF and text). ``roles`` the stretches that are not body text
+    (:class:`RoleSpan`: reference lists, tables of contents, navigation lines, a deck's title slide;
+    issue 28), sorted, not overlapping.
     """
 
     id: str
@@ -336,6 +366,19 @@ class Document:
     encoding: str = "utf-8"
     stats: tuple[tuple[str, float], ...] = ()
     parts: tuple[Part, ...] = ()
+    roles: tuple[RoleSpan, ...] = ()
+
+    def role_at(self, start: int, end: int) -> TextRole:
+        """The :class:`TextRole` of canonical range ``[start, end)``: the role of the span holding most of
+        it, ``body`` when none does."""
+        best, cover = TextRole.BODY, 0
+        for span in self.roles:
+            if span.start >= end:
+                break
+            got = min(end, span.end) - max(start, span.start)
+            if got > cover and got * 2 > end - start:
+                best, cover = span.role, got
+        return best
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "media_type", MediaType(self.media_type))
@@ -390,7 +433,8 @@ class Chunk:
     (``None`` for text documents); ``index`` the 0-based position in the
     document; ``token_split`` whether the encoder window (256 word-pieces)
     forced a split beyond the character budget; ``locator`` where it is in its
-    format's unit (:class:`Locator`; ``None`` in stores written before issue 17).
+    format's unit (:class:`Locator`; ``None`` in stores written before issue 17); ``role`` what the
+    chunk is to a reader (:class:`TextRole`; issue 28: only ``body`` answers a question).
     """
 
     doc_id: str
@@ -404,6 +448,7 @@ class Chunk:
     page_end: int | None = None
     token_split: bool = False
     locator: Locator | None = None
+    role: TextRole = TextRole.BODY
 
 
 @dataclass(frozen=True)
@@ -482,7 +527,9 @@ class Citation:
     :class:`Locator` (``None`` for chunks stored before issue 17); ``also_in``
     the locator labels of other chunks with exactly the same content, collapsed
     into this source before gating and citing (issue 15: the same text
-    uploaded twice is cited once and says where else it is).
+    uploaded twice is cited once and says where else it is); ``role`` the
+    chunk's :class:`TextRole` (issue 28; ``body`` for chunks stored before it):
+    anything but ``body`` is never a key passage nor the support of a claim.
     """
 
     index: int
@@ -502,3 +549,4 @@ class Citation:
     document_label: str = ""
     locator: Locator | None = None
     also_in: tuple[str, ...] = ()
+    role: TextRole = TextRole.BODY

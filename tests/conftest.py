@@ -64,8 +64,9 @@ def hash_embedder():
 
 @pytest.fixture
 def fake_generator(monkeypatch):
-    """A scripted :class:`fakes.FakeGenerator` in place of the GGUF for every ``ask`` of the test (CLI and
-    app included): replaces :func:`rag.answer.pipeline.get_default_generator`. Set ``.reply`` to script it."""
+    """A scripted :class:`fakes.FakeGenerator` in place of the GGUF for every answer of the test (the CLI, the
+    app and the library alike): replaces :func:`rag.answer.pipeline.get_default_generator`, the one generator
+    seam. Set ``.reply`` (or ``.stream``) to script it."""
     from fakes import FakeGenerator
 
     from rag.answer import pipeline

@@ -1,9 +1,9 @@
 """Fakes for the two models, plugged into the project's seams (issue 12, test tiers).
 
 * :class:`HashEmbedder` for ``Store(embedder=...)``: no sentence-transformers model is loaded.
-* :class:`FakeGenerator` for the generator factory (``ask(..., get_generator=...)`` or the
-  ``fake_generator`` fixture, which replaces :func:`rag.answer.pipeline.get_default_generator`):
-  no GGUF is loaded, the reply is scripted.
+* :class:`FakeGenerator` for the one generator seam, :func:`rag.answer.pipeline.get_default_generator`
+  (the ``fake_generator`` fixture replaces it for the CLI, the app and the library alike; one turn can also
+  take ``get_generator=...``): no GGUF is loaded, the reply is scripted.
 
 Page and CLI tests that test plumbing use these; each layer keeps one real-model test marked ``slow``.
 """

@@ -1,8 +1,7 @@
 """The chat page's widgets: one turn (question, streamed answer, sources), the refusal, the source dialog, the chart.
 
-Pages hold no retrieval logic: :func:`rag.answer.pipeline.search_and_gate` searches
-the store and gates, :func:`rag.answer.cite.citations` numbers the
-sources, :class:`rag.answer.pipeline.AnswerStream` generates and checks the answer.
+Pages hold no retrieval logic: :class:`rag.answer.conversation.Conversation` takes the turn (follow-up,
+search and gate, citations, the checked answer's stream, saving); this module only renders it.
 Everything user-supplied (question, file names, quotes, the model's words) is
 shown through :mod:`ui.format`'s escaping or as plain data (dataframes).
 """
@@ -10,7 +9,6 @@ shown through :mod:`ui.format`'s escaping or as plain data (dataframes).
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,13 +17,14 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from rag.answer.cite import citations, locator_label
-from rag.answer.gate import GateKnobs, GateResult, apply_gate
+from rag.answer.conversation import INTERRUPTED, Candidate, Conversation, TurnStream  # noqa: F401  (re-exported)
+from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gates import regate_with
-from rag.answer.history import turn_from_record, turn_record
-from rag.answer.pipeline import Answer, AnswerFrom, AnswerStream, search_and_gate
+from rag.answer.history import turn_from_record
+from rag.answer.record import Answer, AnswerFrom
 from rag.collections import DEFAULT
 from rag.errors import RagError
+from rag.settings import Settings
 from rag.types import Verdict
 from ui import services, viewer
 from ui.format import (
@@ -43,32 +42,20 @@ from ui.format import (
 )
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """One retrieved chunk the gate saw: fused ``rank`` (1-based), ``cosine_distance``, where it is (``label``)."""
-
-    rank: int
-    cosine_distance: float
-    label: str
-
-
 @dataclass
 class Turn:
     """One question and what the app answered (kept in ``st.session_state.turns``, so it survives reruns).
 
-    ``answer`` is ``None`` only when ``error`` says why; ``hits`` the gate's
-    candidates (``rag.types.Hit``), kept so the sidebar can re-apply the
-    gate at another threshold without searching again (a turn reopened from
-    a saved chat has none). ``standalone`` the question as searched (a
-    follow-up made standalone, issue 16; ``""`` = as typed); ``scope`` the
-    document ids it was asked within (``None`` = all).
+    ``answer`` is ``None`` only when ``error`` says why; ``gate`` the gate's decision with its candidates
+    (:class:`rag.answer.gate.GateResult`), kept so the sidebar can re-apply the gate at another threshold
+    without searching again (a turn reopened from a saved chat has none). ``standalone`` the question as
+    searched (a follow-up made standalone, issue 16; ``""`` = as typed); ``scope`` the document ids it was
+    asked within (``None`` = all).
     """
 
     question: str
     answer: Answer | None
-    hits: tuple[Any, ...] = ()
     candidates: list[Candidate] = field(default_factory=list)
-    max_sources: int = 4
     error: str | None = None
     gate: GateResult | None = None
     standalone: str = ""
@@ -80,44 +67,34 @@ class Turn:
         """The question as searched (the standalone form when it was rewritten)."""
         return self.standalone or self.question
 
-
-def _candidates(store: Any, hits: tuple[Any, ...]) -> list[Candidate]:
-    if not hits:
-        return []
-
-    rows = store.chunks([h.chunk_id for h in hits])
-    return [Candidate(h.fused_rank, float(h.cosine_distance), locator_label(r)) for h, r in zip(hits, rows)]
+    @classmethod
+    def of(cls, stream: TurnStream) -> Turn:
+        """The turn a :class:`rag.answer.conversation.TurnStream` took (its answer once it has one, or its error)."""
+        return cls(stream.question, None if stream.error else stream.answer, stream.candidates, stream.error,
+                   stream.gate, stream.standalone if stream.followup.rewritten else "", stream.scope, stream.method)
 
 
-def ask(question: str, threshold: float, max_sources: int, model_file: str, min_score: float | None = None,
-        source_tokens: int | None = None, *, standalone: str = "", doc_ids: list[str] | None = None,
-        method: str = "") -> Turn:
-    """Gate the question, then stream the answer into the current container; returns the finished :class:`Turn`.
-
-    ``standalone`` is what gets searched and answered when the question was a
-    follow-up (:func:`rag.answer.followup.rewrite_followup`); ``doc_ids``
-    restricts retrieval and the gate to those documents (issue 16).
-    A refusal shows the NO ANSWER line and never loads or calls the model
-    (:class:`rag.answer.pipeline.AnswerStream` does not touch it when the gate refused).
-    """
+def conversation(cfg: Settings) -> Conversation:
+    """This session's chat over the collection's store, with the sidebar's knobs in ``cfg``; a saved chat deleted
+    meanwhile is started afresh."""
     store = services.store()
-    asked = standalone or question
-    t0 = time.perf_counter()
-    gate = search_and_gate(store, asked, threshold=threshold, max_sources=max_sources, min_score=min_score,
-                           doc_ids=doc_ids)
-    cites = citations(gate, store)
-    retrieval_ms = (time.perf_counter() - t0) * 1000.0
-    turn = Turn(question, None, tuple(gate.candidates), _candidates(store, tuple(gate.candidates)), max_sources,
-                gate=gate, standalone=standalone if standalone != question else "",
-                scope=tuple(doc_ids) if doc_ids is not None else None, method=method)
-    cfg = services.settings().with_overrides(model_file=model_file, threshold=threshold, max_sources=max_sources,
-                                             source_tokens=source_tokens)
-    stream = AnswerStream(gate, cites, cfg, retrieval_ms=retrieval_ms, get_generator=services.generator_for,
-                          embedder=store.embedder, term_stats=None if gate.refused else store.term_stats())
-    if gate.refused:
-        turn.answer = stream.run()
+    chat_id = st.session_state.get("chat_id")
+    return Conversation(store, cfg, chat_id if chat_id is not None and store.chats.get(chat_id) else None)
+
+
+def show(stream: TurnStream, conv: Conversation) -> Turn:
+    """Stream one turn into the current container (the key passage first); returns the finished :class:`Turn`.
+
+    A refusal shows the NO ANSWER line and never loads or calls the model. The conversation saves the turn;
+    when Streamlit stops the run (a new question sent, the page left while the model writes) the turn is kept
+    with a note, on the page and in the saved chat, instead of vanishing.
+    """
+    if stream.gate.refused:
+        stream.run()
+        turn = Turn.of(stream)
         render_turn_body(turn, key="live")
         return turn
+    cites = stream.cites
     _publish(cites)
     # the key passage first (issue 14): verbatim cited evidence on screen before the model is even loaded
     early = st.empty()
@@ -126,19 +103,17 @@ def ask(question: str, threshold: float, max_sources: int, model_file: str, min_
     try:
         with st.spinner("Writing the answer…"):
             placeholder.write_stream(_escaped(stream))
-    except RagError as e:
-        turn.error = str(e)
-        placeholder.error(md_escape(turn.error))
+    except RagError:
+        turn = Turn.of(stream)
+        placeholder.error(md_escape(turn.error or ""))
         return turn
     except BaseException:
-        # Streamlit stops this run when a new question is sent or the page is left while the model writes:
-        # the question and its sources are kept (with a note) instead of vanishing from the page and the chat.
-        turn.error = INTERRUPTED
-        keep_turn(turn)
+        stream.interrupt()
+        keep_turn(Turn.of(stream), conv)
         raise
-    turn.answer = stream.answer
     early.empty()
     placeholder.empty()
+    turn = Turn.of(stream)
     render_turn_body(turn, key="live")
     return turn
 
@@ -148,26 +123,10 @@ REFUSAL_HINT = ("Your documents do not seem to hold the answer, so no answer was
                 "ask with the words the document would use (names, terms, numbers), choose the document under "
                 "\"Ask within\", or lower the \"Answerability cut\" in the sidebar.")
 
-#: The note of a turn whose answer was stopped by a new question or by leaving the page.
-INTERRUPTED = ("Stopped before the answer was finished (a new question was sent or the page was left); "
-               "ask it again for the answer.")
-
-
-def keep_turn(turn: Turn) -> None:
-    """Add ``turn`` to this session's conversation and to the saved chat (:func:`save_turn`)."""
+def keep_turn(turn: Turn, conv: Conversation) -> None:
+    """Add ``turn`` to this session's conversation; the saved chat it went to becomes the session's."""
     st.session_state.turns.append(turn)
-    save_turn(turn)
-
-
-def save_turn(turn: Turn) -> None:
-    """Keep ``turn`` in this collection's chats (a new chat, titled by its first question, on the first turn)."""
-    store = services.store()
-    if st.session_state.get("chat_id") is None or store.chats.get(st.session_state.chat_id) is None:
-        st.session_state.chat_id = store.chats.create(turn.question)
-    cands = [(c.rank, c.cosine_distance, c.label) for c in turn.candidates]
-    store.chats.append(st.session_state.chat_id, turn.question, turn.searched,
-                       turn_record(turn.question, turn.searched, turn.answer, method=turn.method, error=turn.error,
-                                   candidates=cands, scope=turn.scope))
+    st.session_state.chat_id = conv.chat_id
 
 
 def open_chat(chat_id: int) -> None:
@@ -176,7 +135,7 @@ def open_chat(chat_id: int) -> None:
     turns = []
     for row in store.chats.turns(chat_id):
         h = turn_from_record(row.record, row.created_at)
-        turns.append(Turn(h.question, h.answer, (), [Candidate(r, d, label) for r, d, label in h.candidates],
+        turns.append(Turn(h.question, h.answer, [Candidate(r, d, label) for r, d, label in h.candidates],
                           error=h.error, standalone=h.standalone if h.standalone != h.question else "",
                           scope=h.scope, method=h.method))
     st.session_state.turns = turns
@@ -198,7 +157,7 @@ def _collection() -> str | None:
     return None if name == DEFAULT else name
 
 
-def _escaped(stream: AnswerStream) -> Iterator[str]:
+def _escaped(stream: TurnStream) -> Iterator[str]:
     """The answer stream, escaped piece by piece (escaping is per character, so pieces can be split anywhere)."""
     for piece in stream:
         yield md_escape(piece)
@@ -336,12 +295,11 @@ VERDICTS = {"source": "#2b8a3e", "under threshold, over max sources": "#8ce99a",
 def gate_at(turn: Turn, threshold: float, max_sources: int, min_score: float | None = None) -> GateResult:
     """The gate re-applied to ``turn``'s candidates at other knob values: no new search, no embedding.
 
-    The gate that decided (:func:`rag.answer.gates.regate_with`) keeps the score it computed; turns without
-    a stored gate result fall back to the distance gate.
+    The gate that decided (:func:`rag.answer.gates.regate_with`) keeps the score it computed. Only for a turn
+    asked in this session (``turn.gate`` set; a reopened one has no candidates' hits).
     """
-    if turn.gate is not None:
-        return regate_with(turn.gate, GateKnobs(threshold, max_sources, min_score))
-    return apply_gate(turn.question, list(turn.hits), threshold, max_sources)
+    assert turn.gate is not None, "a reopened turn has no gate to re-apply"
+    return regate_with(turn.gate, GateKnobs(threshold, max_sources, min_score))
 
 
 def distance_chart(candidates: list[Candidate], threshold: float, source_ranks: set[int] | None = None) -> alt.Chart:

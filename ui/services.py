@@ -2,8 +2,10 @@
 
 Resources live in ``st.cache_resource`` (one per process, shared by every
 browser tab and every rerun): the store of each collection (thread-safe within a
-process, see :class:`rag.store.store.Store`) with its embedder, and the GGUF
-generator. Nothing is re-embedded on a rerun: ingest happens only when a new
+process, see :class:`rag.store.store.Store`) with its embedder. The GGUF
+generator is the answer layer's own process-wide one
+(:func:`rag.answer.pipeline.get_default_generator`, the one seam the test fakes
+replace). Nothing is re-embedded on a rerun: ingest happens only when a new
 upload arrives, and the chat only embeds the new question.
 
 The collection (issue 16, :mod:`rag.collections`) is per browser session
@@ -20,7 +22,6 @@ from typing import Any
 import streamlit as st
 
 from rag.answer.gates import GATES
-from rag.answer.generate import get_generator
 from rag.collections import DEFAULT, Collections
 from rag.errors import ModelError, StoreError
 from rag.models import gguf_info, list_gguf
@@ -125,16 +126,6 @@ def store_at(path: Path):
 def embedder():
     """The store's encoder (the one its stamp names, :func:`rag.index.embed.encoder_for_store`), loaded once."""
     return store().embedder
-
-
-@st.cache_resource(show_spinner="Loading the language model…", max_entries=2)
-def _generator(path: str, n_ctx: int, threads: int):
-    return get_generator(Path(path), n_ctx=n_ctx, threads=threads)
-
-
-def generator_for(s: Settings):
-    """The GGUF generator of ``s`` (``model_path``, ``n_ctx``, ``threads``), loaded once per process."""
-    return _generator(str(s.model_path), s.n_ctx, s.threads)
 
 
 def upload_limit_mb() -> int:

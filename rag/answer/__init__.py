@@ -1,9 +1,10 @@
 """Stages 7-9 of the design: gate, cite, generate, check (what turns retrieved chunks into a cited answer).
 
-* :mod:`rag.answer.gate` - the distance gate (a comparison of two numbers); :mod:`rag.answer.learned_gate` - the
-  answerability score on top of it;
+* :mod:`rag.answer.gate` - the typed decision (``GateResult``), the ``Gate`` protocol and the distance gate (a
+  comparison of two numbers); :mod:`rag.answer.learned_gate` - the answerability score on top of it;
 * :mod:`rag.answer.calibration` - the store's own references (pseudo-queries, unrelated questions, languages) and
   :mod:`rag.answer.calibrated_gate` - the default gate that reads the evidence against them (issue 15);
+* :mod:`rag.answer.gates` - the table of the three (``GATES``), looked up once per question;
 * :mod:`rag.answer.cite` - numbered sources, locators and URL fragments;
 * :mod:`rag.answer.excerpt` - the sentences of each source the model reads;
 * :mod:`rag.answer.key_passage` - the source sentences that best match the question, shown before the model writes;
@@ -12,7 +13,9 @@
 * :mod:`rag.answer.pipeline` - retrieve -> gate -> (refuse | generate) -> check;
 * :mod:`rag.answer.record` - the :class:`~rag.answer.record.Answer` of one question and its one JSON form;
 * :mod:`rag.answer.followup` - a follow-up question made standalone before retrieval (issue 16);
-* :mod:`rag.answer.history` - a chat's turns as stored records and as Markdown (issue 16).
+* :mod:`rag.answer.history` - a chat's turns as stored records and as Markdown (issue 16);
+* :mod:`rag.answer.conversation` - one chat turn (follow-up -> gate -> cite -> stream -> save), what the app,
+  the CLI and the evaluation all use.
 
 Nothing here opens a document's original bytes: page maps and locator parts come from the store
 (:meth:`rag.store.store.Store.page_map`); the viewer's rendering is :mod:`ui.view`, the language detector

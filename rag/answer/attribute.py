@@ -2,36 +2,37 @@
 
 Pure functions on real strings, no model here:
 
-* :func:`clean_citations` removes ``[n]`` markers that refer to no source
-  (and counts them), and strips the model's links and URLs so nothing it
-  writes can become a link; :class:`CitationStreamFilter` does the same on a
-  token stream so an invalid marker is never shown, not even for a moment;
+* :func:`clean_citations` / :class:`CitationStreamFilter` (from :mod:`rag.answer.clean`, re-exported):
+  invalid ``[n]`` markers, links and URLs removed, on the stream too;
 * :func:`split_sentences` cuts an answer into sentences (lines, then
   :func:`rag.text.sentence_spans`), each keeping the markers written after it;
 * :func:`lexical_support` / :func:`attribute` are the claim check (issue 14): what a sentence ADDS to
   the question (:func:`novel_roots`, its claim words the question lacks) must be in the source it cites
   (lexical share of those words, or MiniLM cosine computed by the caller with part of them), and every
-  number, date, version or name it adds (:func:`specifics`) must occur in that source (:func:`holds`).
-  A sentence that only restates the question (or asks one), or ends in a bare ``[n]`` after a copula,
-  is no claim and never carries a citation. Each sentence gets a :class:`ClaimVerdict`: supported, inferred
-  (the server attaches the source that supports it), unsupported, echo, dangling, declines, no claim.
+  number, date, version or name it adds (:func:`specifics`) must occur in that source (:func:`holds`), in
+  the same statement as the claim's other words (issue 24, :mod:`rag.answer.claims`).
+  A sentence that only restates the question (or asks one), ends in a bare ``[n]`` after a copula, or is
+  no statement at all, is no claim and never carries a citation. Each sentence gets a :class:`ClaimVerdict`:
+  supported, inferred (the server attaches the source that supports it), unsupported, echo, dangling,
+  declines, no claim, garbled.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
 
+from rag.answer.claims import garbled, holds, novel_roots, roots, specifics, statement_gaps
+from rag.answer.clean import CitationStreamFilter as CitationStreamFilter  # re-exported: callers import it from here
+from rag.answer.clean import CleanResult as CleanResult
+from rag.answer.clean import clean_citations as clean_citations
+from rag.answer.clean import markers
+from rag.answer.clean import remove_echoed_labels as remove_echoed_labels
 from rag.text import MARKER_RE, content_words, sentence_spans, strip_markers
-
-MD_LINK_RE = re.compile(r"!?\[([^\]\n]{0,300})\]\(([^)\s]{0,500})(?:\s+\"[^\"]*\")?\)")
-URL_RE = re.compile(r"(?:(?:https?|ftp|file)://|\bwww\.)[^\s<>\]\)]*[^\s<>\]\).,;:!?'\"]", re.I)
-CODE_RE = re.compile(r"`[^`\n]*`")
-_NUM_RE = re.compile(r"\d+")
 
 #: A sentence whose content words are at least this share in a source is supported by it (lexical leg).
 LEX_MIN = 0.5
@@ -57,172 +58,6 @@ DANGLING_RE = re.compile(
     r"defined|listed|explained|the|a|an)\s*(?:" + MARKER_RE.pattern + r"\s*(?:and\s*)?)+[.!?:]?\s*$",
     re.I,
 )
-
-
-@dataclass(frozen=True)
-class CleanResult:
-    """Output of :func:`clean_citations`: ``text`` with only valid markers; counts of what was removed."""
-
-    text: str
-    invalid_removed: int
-    links_removed: int
-    labels_removed: int = 0
-
-
-def _norm_line(line: str) -> str:
-    return re.sub(r"\s+", " ", line).strip().rstrip(":").strip().casefold()
-
-
-def remove_echoed_labels(text: str, echoes: Iterable[str]) -> tuple[str, int]:
-    """Remove whole lines that only repeat a source heading of the prompt (``[n] Section heading``, marker optional).
-
-    The small model often copies the source list instead of answering; those
-    lines are identifiers, never claims. Returns ``(text, lines_removed)``.
-    """
-    keys = {_norm_line(e) for e in echoes if e.strip()}
-    if not keys:
-        return text, 0
-    lines = text.split("\n")
-    kept = [ln for ln in lines if _norm_line(ln) not in keys or not ln.strip()]
-    return "\n".join(kept), len(lines) - len(kept)
-
-
-def _protected_spans(text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in CODE_RE.finditer(text)]
-
-
-def _inside(pos: int, spans: Sequence[tuple[int, int]]) -> bool:
-    return any(a <= pos < b for a, b in spans)
-
-
-def clean_citations(text: str, valid: Iterable[int], echoes: Iterable[str] = ()) -> CleanResult:
-    """Keep only ``[n]`` markers whose ``n`` is in ``valid``; remove the model's links and URLs.
-
-    * ``[1, 7]`` with 7 invalid becomes ``[1]``; ``[7]`` alone is removed with
-      the whitespace before it; each invalid number counts once in
-      ``invalid_removed``. Valid groups are rewritten ``[1][2]``.
-    * Markdown links ``[title](url)`` become ``title``; bare URLs are removed;
-      each counts in ``links_removed``. The server, never the model, makes links.
-    * Text inside backticks (code) is left alone (``x[0]`` is not a citation).
-    * Lines that only repeat a prompt source header (``echoes``, e.g.
-      ``[1] Install on Linux``) are removed and counted in ``labels_removed``.
-    """
-    ok = set(valid)
-    text, labels = remove_echoed_labels(text, echoes)
-    links = 0
-    code = _protected_spans(text)
-
-    def _link(m: re.Match) -> str:
-        nonlocal links
-        if _inside(m.start(), code):
-            return m.group(0)
-        links += 1
-        label = m.group(1)
-        # "[2](url)": a citation the model tried to link; keep the marker, drop the link
-        return f"[{label}]" if MARKER_RE.fullmatch(f"[{label}]") else label
-
-    text = MD_LINK_RE.sub(_link, text)
-    code = _protected_spans(text)
-
-    def _url(m: re.Match) -> str:
-        nonlocal links
-        if _inside(m.start(), code):
-            return m.group(0)
-        links += 1
-        return ""
-
-    text = URL_RE.sub(_url, text)
-    code = _protected_spans(text)
-    removed = 0
-    out: list[str] = []
-    last = 0
-    run: set[int] = set()  # numbers already kept in the current run of adjacent markers
-    for m in MARKER_RE.finditer(text):
-        if _inside(m.start(), code):
-            continue
-        if m.start() != last:
-            run = set()
-        nums = [int(x) for x in _NUM_RE.findall(m.group(1))]
-        keep = [n for n in dict.fromkeys(n for n in nums if n in ok) if n not in run]
-        run.update(keep)
-        removed += sum(1 for n in dict.fromkeys(nums) if n not in ok)
-        before = text[last : m.start()]
-        if keep:
-            out.append(before + "".join(f"[{n}]" for n in keep))
-        else:
-            out.append(before.rstrip(" \t") if not run else before)
-        last = m.end()
-    out.append(text[last:])
-    return CleanResult("".join(out), removed, links, labels)
-
-
-def markers(text: str) -> list[int]:
-    """The source numbers cited in ``text``, in order of first appearance, code spans excluded."""
-    code = _protected_spans(text)
-    nums: list[int] = []
-    for m in MARKER_RE.finditer(text):
-        if not _inside(m.start(), code):
-            nums.extend(int(x) for x in _NUM_RE.findall(m.group(1)))
-    return list(dict.fromkeys(nums))
-
-
-class CitationStreamFilter:
-    """Apply :func:`clean_citations` to a token stream without ever showing an invalid marker.
-
-    ``feed(piece)`` returns the text that is safe to show now; ``finish()`` the
-    rest. Text is held back from the last whitespace (a marker, link or URL may
-    still be growing) and from any ``[`` or ``(`` not yet closed; the shown
-    pieces concatenate to exactly ``clean_citations(raw, valid).text``.
-    """
-
-    #: An unclosed ``[`` older than this many characters is taken as a plain bracket.
-    MAX_HOLD = 400
-
-    def __init__(self, valid: Iterable[int], echoes: Iterable[str] = ()):
-        self.valid = set(valid)
-        self.echoes = tuple(echoes)
-        self._keys = tuple(_norm_line(e) for e in self.echoes if e.strip())
-        self.raw = ""
-        self.shown = ""
-
-    def _safe_cut(self) -> int:
-        raw = self.raw
-        cut = re.search(r"\s*\S*\Z", raw).start()
-        lo = max(0, cut - self.MAX_HOLD)
-        for opener, closer in (("[", "]"), ("(", ")")):
-            i = raw.rfind(opener, lo, cut)
-            if i != -1 and raw.find(closer, i, cut) == -1:
-                cut = i
-        j = raw.rfind("](", lo, cut)
-        if j != -1 and raw.find(")", j, cut) == -1:
-            cut = min(cut, raw.rfind("[", 0, j) if raw.rfind("[", 0, j) != -1 else j)
-        # hold back a line that may still turn out to be an echoed source header
-        ls = raw.rfind("\n") + 1
-        cur = _norm_line(raw[ls:])
-        if cur and any(k.startswith(cur) for k in self._keys):
-            cut = min(cut, ls)
-        # never end on whitespace: an invalid marker removed later takes the space before it
-        return len(raw[:cut].rstrip())
-
-    def _emit(self, upto: str) -> str:
-        clean = clean_citations(upto, self.valid, self.echoes).text
-        if not clean.startswith(self.shown):  # should not happen; stay correct rather than pretty
-            return ""
-        new = clean[len(self.shown) :]
-        self.shown = clean
-        return new
-
-    def feed(self, piece: str) -> str:
-        """Add ``piece`` of raw model text; return the newly safe cleaned text (may be empty)."""
-        self.raw += piece
-        return self._emit(self.raw[: self._safe_cut()])
-
-    def finish(self) -> str:
-        """The remaining cleaned text once the stream has ended."""
-        clean = clean_citations(self.raw, self.valid, self.echoes).text
-        new = clean[len(self.shown) :] if clean.startswith(self.shown) else ""
-        self.shown = clean
-        return new
 
 
 _LEADING_MARKERS_RE = re.compile(r"^(?:\s*" + MARKER_RE.pattern + r")+", re.I)
@@ -278,6 +113,7 @@ class ClaimVerdict(StrEnum):
     DANGLING = "dangling"        # points at a source instead of saying what it says ("X is [3].")
     DECLINES = "declines"        # says the sources do not contain the answer
     NO_CLAIM = "no_claim"        # too few words to claim anything ("Yes.", a bare "[1] [2]")
+    GARBLED = "garbled"          # no statement at all ("In 2015, was published [1].", a clause left open)
 
 
 #: Verdicts that carry a citation on screen.
@@ -296,8 +132,9 @@ class SentenceAttribution:
     ``declines``: says the sources lack the answer; ``dangling``: points at a
     source instead of saying what it says (:data:`DANGLING_RE`, "X is [3].");
     ``echo``: restates the question, adding no word of its own, or is a question;
+    ``garbled``: no statement at all (:func:`rag.answer.claims.garbled`);
     ``claim``: has at least :data:`MIN_CLAIM_WORDS` content words, does not
-    decline, dangle or echo (a bare ``[1] [2]`` or ``59.2s`` is no claim,
+    decline, dangle, echo or garble (a bare ``[1] [2]`` or ``59.2s`` is no claim,
     and its markers cite nothing); ``verdict`` (:class:`ClaimVerdict`) sums these up, ``reason`` says why in
     words; ``missing`` the numbers / names of the sentence (not in the question) that the source it would
     cite lacks.
@@ -316,10 +153,12 @@ class SentenceAttribution:
     verdict: ClaimVerdict | None = None
     reason: str = ""
     missing: tuple[str, ...] = ()
+    garbled: bool = False
 
     def __post_init__(self) -> None:
         if self.verdict is None:  # built from the flags alone (older callers, tests): derive it
-            v = (ClaimVerdict.DECLINES if self.declines else ClaimVerdict.DANGLING if self.dangling else ClaimVerdict.ECHO
+            v = (ClaimVerdict.DECLINES if self.declines else ClaimVerdict.DANGLING if self.dangling
+                 else ClaimVerdict.GARBLED if self.garbled else ClaimVerdict.ECHO
                  if self.echo else ClaimVerdict.NO_CLAIM if not self.claim else ClaimVerdict.UNSUPPORTED if self.unsupported
                  else ClaimVerdict.INFERRED if self.inferred else ClaimVerdict.SUPPORTED)
             object.__setattr__(self, "verdict", v)
@@ -368,69 +207,6 @@ class SentenceAttribution:
         }
 
 
-# --------------------------------------------------------------------------- what a sentence adds
-
-#: A word of this many letters or more matches another with the same first :data:`ROOT_LEN` letters
-#: ("tokenization" / "tokenizer", "efficient" / "efficiency"): a light stem for the claim check only.
-ROOT_MIN = 7
-ROOT_LEN = 6
-
-#: A token that names a specific: it holds a digit (a number, date, version: ``0.1``, ``2026``, ``v2.1``,
-#: ``GPT-2``) or a capital after its first letter, or is capitalised inside a sentence (a name: ``Alpaca``,
-#: ``HBM``, ``FlashAttention``).
-_TOKEN_RE = re.compile(r"[^\W_](?:[\w.,\-/]*[^\W_])?")
-
-
-def _root(word: str) -> str:
-    return word[:ROOT_LEN] if len(word) >= ROOT_MIN else word
-
-
-def roots(text: str) -> set[str]:
-    """The claim words of ``text`` (:func:`rag.text.content_words`) reduced to their roots (:data:`ROOT_LEN`)."""
-    return {_root(w) for w in content_words(text)}
-
-
-def novel_roots(sentence: str, question: str | None) -> set[str]:
-    """The roots of ``sentence``'s claim words that the question does not have: what the sentence adds.
-
-    ``question=None`` counts every word as new (a check without the question).
-    """
-    words = roots(sentence)
-    return words - roots(question) if question else words
-
-
-def specifics(text: str) -> set[str]:
-    """The numbers, dates, versions and names in ``text`` (markers removed), case-folded, thousands
-    separators dropped: ``"GPT-2 scored 1,200 on MMLU in 2023 [1]."`` -> ``{"gpt-2", "1200", "mmlu", "2023"}``.
-
-    A name is a word with a capital letter that does not open the sentence (or one with a capital after
-    its first letter, anywhere); a number is any token holding a digit.
-    """
-    out = set()
-    body = strip_markers(text)
-    for k, m in enumerate(_TOKEN_RE.finditer(body)):
-        tok = m.group(0).rstrip(".,")
-        if not tok:
-            continue
-        opens = k == 0 or body[: m.start()].rstrip().endswith((".", ":", "!", "?", "\n", "-", "*"))
-        if any(ch.isdigit() for ch in tok):
-            out.add(re.sub(r"(?<=\d),(?=\d{3})", "", tok).casefold())
-        elif any(ch.isupper() for ch in tok[1:]) or (tok[0].isupper() and not opens):
-            out.add(tok.casefold())
-    return out
-
-
-def holds(source: str, specific: str) -> bool:
-    """Whether ``source`` contains ``specific`` (from :func:`specifics`) as a whole token, case-insensitive,
-    thousands separators ignored (``1200`` is found in ``1,200``, ``6`` is not found in ``805`` or ``6.5``)."""
-    text = re.sub(r"(?<=\d),(?=\d{3})", "", source).casefold()
-    pat = r"(?<![\w.])" + re.escape(specific) + r"(?![\w]|\.\d)"
-    if re.search(pat, text):
-        return True
-    # a name's plural or possessive ("Transformers", "BERT's") still names it
-    return not any(ch.isdigit() for ch in specific) and re.search(r"(?<![\w])" + re.escape(specific) + r"(?:s|'s|’s)?(?!\w)", text) is not None
-
-
 def lexical_support(sentences: Sequence[str], quotes: Sequence[str], question: str | None = None) -> np.ndarray:
     """``(n_sentences, n_sources)`` float32: share of each sentence's NEW claim roots (:func:`novel_roots`:
     its words the question lacks; all its words without ``question``) found in each quote.
@@ -462,23 +238,36 @@ def support_matrix(lexical: np.ndarray, cosine: np.ndarray | None, *, lex_min: f
     return sup
 
 
-def _reason(v: ClaimVerdict, cited: Sequence[int], supported: Sequence[int], missing: Sequence[str], lacking_at: int | None) -> str:
+def _reason(v: ClaimVerdict, cited: Sequence[int], supported: Sequence[int], missing: Sequence[str],
+            lacking_at: int | None, astray: Sequence[str] = (), why: str = "") -> str:
     if v == ClaimVerdict.SUPPORTED:
         return "its source holds the words it adds to the question"
     if v == ClaimVerdict.INFERRED:
         was = f"cited {list(cited)}, which does not hold it; " if cited else "no citation written; "
         return was + f"[{supported[0]}] holds it"
     if v == ClaimVerdict.UNSUPPORTED:
-        if missing:
-            where = f"[{lacking_at}]" if lacking_at is not None else "no source"
-            return f"{where} does not hold {', '.join(missing)}"
-        return "no source holds the words it adds to the question"
+        where = f"[{lacking_at}]" if lacking_at is not None else "no source"
+        absent = [x for x in missing if x not in astray]
+        parts = [f"{where} does not hold {', '.join(absent)}"] if absent else []
+        if astray:
+            parts.append(f"{where} holds {', '.join(astray)} only in a statement about something else")
+        return "; ".join(parts) or "no source holds the words it adds to the question"
+    if v == ClaimVerdict.GARBLED:
+        return f"not a statement ({why})"
     return {
         ClaimVerdict.ECHO: "restates the question: adds no word of its own",
         ClaimVerdict.DANGLING: "points at a source without saying what it says",
         ClaimVerdict.DECLINES: "says the sources do not contain the answer",
         ClaimVerdict.NO_CLAIM: "too short to claim anything",
     }[v]
+
+
+def _gaps(sentence: str, spec: Sequence[str], quote: str, question: str | None, heading: str) -> tuple[list[str], list[str]]:
+    """``(absent, astray)``: the specifics ``quote`` does not hold at all, and those it holds only in
+    statements that do not make the sentence's claim (:func:`rag.answer.claims.statement_gaps`)."""
+    absent = [x for x in spec if not holds(quote, x)]
+    astray = statement_gaps(sentence, quote, [x for x in spec if x not in absent], question, heading)
+    return absent, astray
 
 
 def attribute(
@@ -491,47 +280,56 @@ def attribute(
     cos_min: float = COS_MIN,
     question: str | None = None,
     quotes: Sequence[str] | None = None,
+    headings: Sequence[str] | None = None,
 ) -> list[SentenceAttribution]:
-    """The claim check (design stage 8, issue 14): a :class:`SentenceAttribution` per sentence.
+    """The claim check (design stage 8, issues 14 and 24): a :class:`SentenceAttribution` per sentence.
 
     ``source_indices[j]`` is the ``n`` of column ``j`` of ``lexical`` (from :func:`lexical_support`, given the
     same ``question``) and ``cosine`` (MiniLM, optional). With ``question``, a sentence that adds no claim
-    word to it, or asks a question, is an echo (no claim, never cited). With ``quotes`` (the sources' text,
-    same order), a source supports a sentence only if it also holds every number, date, version and name
-    of the sentence that the question lacks (:func:`specifics`, :func:`holds`). Supporting sources are
-    ranked by lexical share plus cosine, descending. A claim its cited source does not support gets the
-    best supporting source instead (``inferred``; ``miscited`` when the model had cited another).
+    word to it, or asks a question, is an echo (no claim, never cited). A sentence that is no statement
+    (:func:`rag.answer.claims.garbled`: "In 2015, was published [1].") is no claim either. With ``quotes``
+    (the sources' text, same order), a source supports a sentence only if it also holds every number,
+    date, version and name of the sentence that the question lacks (:func:`specifics`, :func:`holds`), each
+    in a statement that makes the sentence's claim (issue 24: :func:`rag.answer.claims.statement_gaps`;
+    ``headings[j]``, the source's innermost section heading, is read with each of its statements).
+    Supporting sources are ranked by lexical share plus cosine, descending. A claim its cited source does
+    not support gets the best supporting source instead (``inferred``; ``miscited`` when the model had cited
+    another).
     """
     sup = support_matrix(lexical, cosine, lex_min=lex_min, cos_min=cos_min, novel_min=NOVEL_MIN if question else 0.0)
     rank = lexical + (cosine if cosine is not None else 0.0)
     valid = set(source_indices)
     asked = specifics(question) if question else set()
+    heads = list(headings) if headings is not None else [""] * len(source_indices)
     out = []
     for i, s in enumerate(sentences):
         cited = tuple(n for n in markers(s) if n in valid)
         declines = is_decline(s)
         dangling = bool(DANGLING_RE.search(s))
         worded = len(content_words(s)) >= MIN_CLAIM_WORDS
-        echo = bool(worded and not declines and not dangling and (
+        why = garbled(s) if worded and not declines and not dangling else None
+        echo = bool(worded and not declines and not dangling and not why and (
             strip_markers(s).rstrip(" *_").endswith("?") or (question is not None and not novel_roots(s, question))))
-        claim = worded and not declines and not dangling and not echo
+        claim = worded and not declines and not dangling and not echo and not why
         row = sup[i].copy()
         missing: tuple[str, ...] = ()
+        astray: tuple[str, ...] = ()
         lacking_at = None
         if quotes is not None and claim:
             spec = sorted(specifics(s) - asked)
-            lacks = [[x for x in spec if not holds(quotes[j], x)] for j in range(len(source_indices))]
+            gaps = [_gaps(s, spec, quotes[j], question, heads[j]) for j in range(len(source_indices))]
             # report what the source the sentence leans on (cited, else best supporting) lacks
             lean = [j for j in range(len(source_indices)) if source_indices[j] in cited and row[j]] or \
                    [j for j in np.argsort(-rank[i], kind="stable") if row[j]]
-            if lean and lacks[lean[0]]:
-                missing, lacking_at = tuple(lacks[lean[0]]), source_indices[lean[0]]
-            row &= np.array([not x for x in lacks], dtype=bool)
+            if lean and any(gaps[lean[0]]):
+                absent, off = gaps[lean[0]]
+                missing, astray, lacking_at = tuple(absent + off), tuple(off), source_indices[lean[0]]
+            row &= np.array([not (a or b) for a, b in gaps], dtype=bool)
         order = np.argsort(-rank[i], kind="stable") if len(source_indices) else []
         supported = tuple(source_indices[j] for j in order if row[j])
         if not claim:
-            v = (ClaimVerdict.DECLINES if declines else ClaimVerdict.DANGLING if dangling else ClaimVerdict.ECHO if echo
-                 else ClaimVerdict.NO_CLAIM)
+            v = (ClaimVerdict.DECLINES if declines else ClaimVerdict.DANGLING if dangling else ClaimVerdict.GARBLED
+                 if why else ClaimVerdict.ECHO if echo else ClaimVerdict.NO_CLAIM)
         elif set(cited) & set(supported):
             v = ClaimVerdict.SUPPORTED
         elif supported:
@@ -543,8 +341,7 @@ def attribute(
             text=s, cited=cited, supported_by=shown_sup, unsupported=v == ClaimVerdict.UNSUPPORTED,
             inferred=v == ClaimVerdict.INFERRED, miscited=bool(v == ClaimVerdict.INFERRED and cited), declines=declines,
             claim=claim, dangling=dangling, echo=echo, verdict=v,
-            reason=_reason(v, cited, supported, missing, lacking_at),
-            missing=missing if v == ClaimVerdict.UNSUPPORTED else (),
+            reason=_reason(v, cited, supported, missing, lacking_at, astray, why or ""),
+            missing=missing if v == ClaimVerdict.UNSUPPORTED else (), garbled=bool(why),
         ))
     return out
-

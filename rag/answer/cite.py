@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 from rag.ingest.pptx import NOTES_HEADING
 from rag.text import tokenize, units
-from rag.types import Citation, Locator, LocatorKind, page_at
+from rag.types import Citation, Locator, LocatorKind, page_at, role_of
 
 if TYPE_CHECKING:
     from rag.answer.gate import GateResult
@@ -215,7 +215,7 @@ def citations_from_rows(hits: Sequence[Any], rows: Sequence[ChunkLike],
                  cosine_distance=float(h.cosine_distance), fused_rank=int(h.fused_rank), page=p,
                  start=r.start, end=r.end, media_type=r.media_type, chunk_id=int(r.chunk_id),
                  section=tuple(r.section), document_label=r.document_label or r.document_name,
-                 locator=row_locator(r))
+                 locator=row_locator(r), role=role_of(getattr(r, "role", None)))
         for i, (h, r, p) in enumerate(zip(hits, rows, pages), start=1)
     ]
 
@@ -284,7 +284,8 @@ def citation_json(c: Citation) -> dict[str, Any]:
 
 def citation_from_json(d: dict[str, Any]) -> Citation:
     """The inverse of :func:`citation_json`: a :class:`rag.types.Citation` (unknown keys ignored, JSON lists
-    back to the tuples the record holds, the locator through :meth:`rag.types.Locator.from_json`)."""
+    back to the tuples the record holds, the locator through :meth:`rag.types.Locator.from_json`, the role
+    through :func:`rag.types.role_of`: ``body`` for a citation saved before roles)."""
     fields = Citation.__dataclass_fields__
     kw = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k in fields}
-    return Citation(**{**kw, "locator": Locator.from_json(d.get("locator"))})
+    return Citation(**{**kw, "locator": Locator.from_json(d.get("locator")), "role": role_of(d.get("role"))})

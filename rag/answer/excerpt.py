@@ -23,7 +23,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from rag.answer.roles import non_answer_spans, repeated_lines
 from rag.text import TermStats, tokenize, units
+from rag.types import Citation, TextRole
+
+Span = tuple[int, int]
 
 #: Joins two pieces of an excerpt that are not adjacent in the chunk.
 GAP = " … "
@@ -72,12 +76,43 @@ def visible(text: str) -> str:
     return _mask(text, hidden_spans(text))
 
 
-def readable(text: str, start: int = 0, end: int | None = None) -> str:
-    """``text[start:end]`` without its hidden parts (:func:`hidden_spans`, found on the whole ``text``): what
-    the model may read of it, and what a claim may lean on (issue 14)."""
+def answer_view(text: str, *, role: TextRole | str | None = None, section: Sequence[str] = (),
+                repeated: frozenset[str] = frozenset(), keep: frozenset[TextRole] = frozenset({TextRole.BODY}),
+                ) -> tuple[str, list[Span]]:
+    """``(view, skipped)``: ``text`` with its hidden parts (:func:`hidden_spans`) and the units whose role is
+    not in ``keep`` (:func:`rag.answer.roles.non_answer_spans`: page furniture, references, a table of
+    contents, navigation, and by default headings too) replaced by as many spaces, and those spans, sorted.
+
+    Issue 24, item 2: the key passage and what the model reads come from the view with ``keep`` = body; the
+    claim check leans on the view with ``keep`` = body and headings. ``role``, ``section``, ``repeated``: see
+    :func:`rag.answer.roles.source_units`.
+    """
+    hidden = hidden_spans(text)
+    shown = _mask(text, hidden)
+    skipped = sorted(hidden + non_answer_spans(shown, role=role, section=section, repeated=repeated, keep=keep))
+    return _mask(text, skipped), skipped
+
+
+def citation_role(c: Citation) -> TextRole | None:
+    """The role ingest stored for a citation's chunk (issue 28's ``Citation.role``), ``None`` when it has none."""
+    return getattr(c, "role", None) or None
+
+
+def citation_views(cites: Sequence[Citation], keep: frozenset[TextRole] = frozenset({TextRole.BODY}),
+                   ) -> list[tuple[str, list[Span]]]:
+    """:func:`answer_view` of each citation's ``quote``, with its stored role and section, and the lines
+    repeated across all of them (:func:`rag.answer.roles.repeated_lines`: a slide deck's footer)."""
+    repeated = repeated_lines(c.quote for c in cites)
+    return [answer_view(c.quote, role=citation_role(c), section=c.section, repeated=repeated, keep=keep) for c in cites]
+
+
+def readable(text: str, start: int = 0, end: int | None = None, skipped: Sequence[Span] | None = None) -> str:
+    """``text[start:end]`` without its hidden parts (:func:`hidden_spans`, found on the whole ``text``; or
+    without ``skipped``, e.g. from :func:`answer_view`): what the model may read of it, and what a claim may
+    lean on (issue 14)."""
     end = len(text) if end is None else end
     out, pos = [], start
-    for a, b in hidden_spans(text):
+    for a, b in (hidden_spans(text) if skipped is None else skipped):
         if b <= pos or a >= end:
             continue
         out.append(text[pos:max(pos, a)])
@@ -136,8 +171,12 @@ def excerpts(
     budget: int,
     count: Callable[[str], int],
     weights: Mapping[str, float] | None = None,
+    must: Sequence[Sequence[Span]] | None = None,
 ) -> list[Excerpt]:
     """One :class:`Excerpt` per chunk ``contents[i]`` (best source first), together within ``budget`` tokens.
+
+    ``must[i]``: spans of ``contents[i]`` whose units are read before anything else (issue 24: the key
+    passage's units, so the model always reads the sentence shown as the key passage).
 
     A piece's score is the weighted share of ``query_terms`` it contains
     (:func:`lexical_overlap`). The budget is shared: every source first gets
@@ -160,8 +199,9 @@ def excerpts(
     by_score = sorted(range(len(flat)), key=lambda k: (-scores[k], k))
     chosen: set[int] = set()
     used = 0
-    # Every source's best piece first (best source first), then the rest by score.
-    firsts = []
+    # The units that must be read, then every source's best piece (best source first), then the rest by score.
+    firsts = sorted((k for k, (i, a, b) in enumerate(flat)
+                     if must and i < len(must) and any(a < y and x < b for x, y in must[i])), key=lambda k: (-scores[k], k))
     for i in range(len(contents)):
         ks = [k for k in by_score if flat[k][0] == i]
         if ks:
@@ -212,20 +252,27 @@ def prompt_excerpts(
     count: Callable[[str], int],
     *,
     term_stats: TermStats | None = None,
+    views: Sequence[tuple[str, Sequence[Span]]] | None = None,
+    must: Sequence[Sequence[Span]] | None = None,
 ) -> list[Excerpt]:
     """The excerpts the model reads for ``query``: :func:`excerpts` with its BM25 terms (:func:`rag.text.tokenize`),
     each weighted by its IDF over the store's chunks (:meth:`rag.text.TermStats.idf`; weight 1 without ``term_stats``).
 
     Hidden text (HTML comments) and sentences giving the model orders (:func:`hidden_spans`) are never
-    scored and never read by the model. Lexical
-    scoring only. On the 36 dev queries (course and ticket wording) whose needle reached the
+    scored and never read by the model; with ``views`` (:func:`answer_view` of each content, e.g. from
+    :func:`citation_views`) neither are page furniture, references, tables of contents, navigation lines and
+    headings (issue 24, item 2). ``must[i]``: spans of ``contents[i]`` read first (the key passage's units).
+    Lexical scoring only. On the 36 dev queries (course and ticket wording) whose needle reached the
     sources, a shared budget of 160 Qwen tokens kept the whole needle in the excerpts 29 times (30
     before the colon rule); adding MiniLM cosine kept it 30 times but took about 240 ms instead of
     30 ms on 2 cores (2026-11-30). Issue 12 replaced this module's own IDF (``ln((N+1)/(df+1)) + 1``)
     with BM25's: on the same 48 queries the needle result and the excerpt tokens stayed the same for every one.
     """
     terms = set(tokenize(query))
-    shown = [visible(c) for c in contents]
-    ex = excerpts(terms, shown, budget, count, term_stats.weights(terms) if term_stats is not None else None)
-    # scored and cut on the visible text; the model reads the original's words with hidden parts removed
-    return [Excerpt(GAP.join(readable(c, a, b) for a, b in e.spans), e.spans, e.whole) for c, e in zip(contents, ex)]
+    views = list(views) if views is not None else [(visible(c), hidden_spans(c)) for c in contents]
+    shown = [v for v, _ in views]
+    weights = term_stats.weights(terms) if term_stats is not None else None
+    ex = excerpts(terms, shown, budget, count, weights, must)
+    # scored and cut on the view; the model reads the original's words with the skipped parts removed
+    return [Excerpt(GAP.join(p for p in (readable(c, a, b, skip).strip() for a, b in e.spans) if p), e.spans, e.whole)
+            for c, (_, skip), e in zip(contents, views, ex)]

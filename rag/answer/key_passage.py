@@ -8,7 +8,9 @@ claim check. Pure and fast (about 1 ms): no model, only the excerpt scorer's IDF
 
 Every sentence is a span of its source's ``quote`` (the chunk ``content``): ``quote[start:end] == text``.
 Text hidden in the source format (HTML comments) and sentences giving the model orders
-(:func:`rag.answer.excerpt.hidden_spans`) are never chosen.
+(:func:`rag.answer.excerpt.hidden_spans`) are never chosen; nor is anything that is not body text (issue 24,
+item 2: :mod:`rag.answer.roles`): slide footers, running heads, one-word and title-only units, reference-list
+entries, tables of contents, navigation lines. A stretch never runs across such a unit.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.answer.excerpt import lexical_overlap, readable, visible
+from rag.answer.excerpt import citation_views, lexical_overlap, readable, visible
 from rag.text import TermStats, tokenize, units
 from rag.types import Citation
 
@@ -112,17 +114,32 @@ def without_table_headers(text: str) -> str:
     return "".join(out)
 
 
-def stretches(quote: str, max_units: int = MAX_UNITS, max_chars: int = MAX_CHARS) -> list[list[tuple[int, int]]]:
-    """Every run of 1..``max_units`` consecutive units (:func:`rag.text.units` of the visible text) of
-    ``quote`` within ``max_chars`` (a single unit always counts), as lists of ``(start, end)`` offsets."""
-    shown = visible(quote)
-    us = [u for u in units(shown) if shown[u[0]:u[1]].strip()]
+def _runs(quote: str, view: str) -> list[list[tuple[int, int]]]:
+    """The units of ``view`` (``quote`` with its skipped parts blanked) in runs of neighbours: a run breaks
+    where ``quote`` holds anything but whitespace between two units (a skipped unit)."""
+    us = [u for u in units(view) if view[u[0]:u[1]].strip()]
+    runs: list[list[tuple[int, int]]] = []
+    for u in us:
+        if runs and not quote[runs[-1][-1][1]:u[0]].strip():
+            runs[-1].append(u)
+        else:
+            runs.append([u])
+    return runs
+
+
+def stretches(quote: str, max_units: int = MAX_UNITS, max_chars: int = MAX_CHARS, view: str | None = None,
+              ) -> list[list[tuple[int, int]]]:
+    """Every run of 1..``max_units`` consecutive units (:func:`rag.text.units`) of ``view`` (default:
+    the visible text of ``quote``, :func:`rag.answer.excerpt.visible`) within ``max_chars`` (a single unit
+    always counts), as lists of ``(start, end)`` offsets; a stretch never runs across a skipped unit."""
+    view = visible(quote) if view is None else view
     out = []
-    for k in range(len(us)):
-        for n in range(1, max_units + 1):
-            if k + n > len(us) or (n > 1 and us[k + n - 1][1] - us[k][0] > max_chars):
-                break
-            out.append(us[k:k + n])
+    for us in _runs(quote, view):
+        for k in range(len(us)):
+            for n in range(1, max_units + 1):
+                if k + n > len(us) or (n > 1 and us[k + n - 1][1] - us[k][0] > max_chars):
+                    break
+                out.append(us[k:k + n])
     return out
 
 
@@ -145,10 +162,11 @@ def key_passage(query: str, sources: Sequence[Citation], term_stats: TermStats |
     t0 = time.perf_counter()
     terms = set(tokenize(query))
     weights = term_stats.weights(terms) if term_stats is not None else None
+    views = citation_views(sources)
     best: tuple[float, int, list[tuple[int, int]]] | None = None
     for j, c in enumerate(sources):
-        scored = without_table_headers(visible(c.quote))
-        for st in stretches(c.quote, max_units, max_chars):
+        scored = without_table_headers(views[j][0])
+        for st in stretches(c.quote, max_units, max_chars, views[j][0]):
             score = lexical_overlap(terms, scored[st[0][0]:st[-1][1]], weights) + RANK_WEIGHT / (j + 1)
             if best is None or score > best[0] + 1e-9:
                 best = (score, j, st)
@@ -156,11 +174,11 @@ def key_passage(query: str, sources: Sequence[Citation], term_stats: TermStats |
         return KeyPassage((), (time.perf_counter() - t0) * 1000.0)
     score, j, spans = best
     c = sources[j]
-    shown = visible(c.quote)
+    shown, skipped = views[j]
     if shown[spans[-1][0]:spans[-1][1]].rstrip().endswith(":"):
         after = [u for u in units(shown) if u[0] >= spans[-1][1] and shown[u[0]:u[1]].strip()]
-        if after and after[0][1] - spans[0][0] <= max_chars:
+        if after and after[0][1] - spans[0][0] <= max_chars and not c.quote[spans[-1][1]:after[0][0]].strip():
             spans = [*spans, after[0]]
     out = tuple(KeySentence(c.index, c.quote[a:b], a, b, c.locator_label, score) for a, b in spans)
-    body = readable(c.quote, spans[0][0], spans[-1][1])
+    body = readable(c.quote, spans[0][0], spans[-1][1], skipped)
     return KeyPassage(out, (time.perf_counter() - t0) * 1000.0, body)

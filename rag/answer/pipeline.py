@@ -34,12 +34,13 @@ from rag.answer.attribute import (
     split_sentences,
 )
 from rag.answer.cite import Citation, citations, format_sources_for_prompt
-from rag.answer.excerpt import prompt_excerpts, strip_hidden
+from rag.answer.excerpt import citation_views, prompt_excerpts
 from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gates import StoreContext, gate_for
 from rag.answer.generate import get_default_generator
 from rag.answer.key_passage import KeyPassage, key_passage
 from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
+from rag.answer.roles import SUPPORTING
 from rag.settings import Settings
 from rag.text import TermStats, strip_markers
 
@@ -80,16 +81,20 @@ def check_answer(text: str, sources: Sequence[Citation], embedder: Any | None = 
     ``embedder`` (``rag.index.embed.Embedder``) the MiniLM leg joins the lexical one. With ``question``
     the claim check judges what each sentence adds to it (:func:`rag.answer.attribute.attribute`): an echo
     of the question is no claim, and its words never count as support. Hidden text and orders to the model
-    inside a source (:func:`rag.answer.excerpt.hidden_spans`) never count as support either.
+    inside a source (:func:`rag.answer.excerpt.hidden_spans`) never count as support either, nor do page
+    furniture, reference-list entries, tables of contents and navigation lines (issue 24,
+    :mod:`rag.answer.roles`); each number or name must sit in the same statement as the claim.
     """
     valid = [c.index for c in sources]
     clean = clean_citations(text, valid, source_headers(sources))
     sentences = split_sentences(clean.text)
-    quotes = [strip_hidden(c.quote) for c in sources]  # hidden text and orders to the model support nothing
+    quotes = [view for view, _ in citation_views(sources, keep=SUPPORTING)]  # what a claim may lean on
     lex = lexical_support(sentences, quotes, question)
     cos = cosine_support(embedder, sentences, quotes) if embedder is not None else None
     links = clean.links_removed + clean.labels_removed
-    return clean.text, clean.invalid_removed, links, attribute(sentences, valid, lex, cos, question=question, quotes=quotes)
+    heads = [c.section[-1] if c.section else "" for c in sources]
+    return clean.text, clean.invalid_removed, links, attribute(sentences, valid, lex, cos, question=question,
+                                                               quotes=quotes, headings=heads)
 
 
 def refused_answer(gate: GateResult, retrieval_ms: float | None = None) -> Answer:
@@ -186,13 +191,17 @@ class AnswerStream:
         second.tokens += first.tokens
 
     def prompt_sources(self, count: Callable[[str], int]) -> list[Citation]:
-        """The citations as the model reads them: each ``quote`` replaced by its excerpt (:mod:`rag.answer.excerpt`).
+        """The citations as the model reads them: each ``quote`` replaced by its excerpt (:mod:`rag.answer.excerpt`):
+        body text only, the key passage's units first (issue 24).
 
         ``settings.source_tokens`` (counted by ``count``, the generator's tokenizer) is shared by all
         sources; 0 keeps every chunk whole. The citations shown to the user keep the whole chunk.
         """
         budget = int(self.settings.source_tokens)
-        ex = prompt_excerpts(self.gate.query, [c.quote for c in self.cites], budget, count, term_stats=self.term_stats)
+        kp = self.key_passage
+        must = [[(s.start, s.end) for s in kp.sentences if s.index == c.index] if kp else [] for c in self.cites]
+        ex = prompt_excerpts(self.gate.query, [c.quote for c in self.cites], budget, count, term_stats=self.term_stats,
+                             views=citation_views(self.cites), must=must)
         self.excerpts = ex
         return [replace(c, quote=e.text) for c, e in zip(self.cites, ex)]
 
@@ -241,6 +250,17 @@ def search_and_gate(store: Store, query: str, threshold: float | None = None, ma
     return replace(strategy.decide(query, hits, knobs, StoreContext(store)), plan=plan)
 
 
+def gated_sources(store: Store, query: str, settings: Settings | None = None,
+                  doc_ids: Sequence[str] | None = None) -> tuple[GateResult, list[Citation], float]:
+    """:func:`search_and_gate` with every knob from ``settings`` (default the store's), then the numbered
+    citations of what it kept (:func:`rag.answer.cite.citations`); returns ``(gate, citations, ms)``, ``ms``
+    covering embedding, both legs, fusion, the gate and the citation lookup."""
+    t0 = time.perf_counter()
+    gate = search_and_gate(store, query, doc_ids=doc_ids, settings=settings or store.settings)
+    cites = citations(gate, store)
+    return gate, cites, (time.perf_counter() - t0) * 1000.0
+
+
 def ask(
     store: Store,
     query: str,
@@ -254,18 +274,13 @@ def ask(
     Every knob comes from the one ``settings`` (default the store's): the gate's (``gate``, ``threshold``,
     ``max_sources``, ``min_score``, ``mention_score``, ``candidates_k``) as well as the model's
     (``model_file``, ``source_tokens``, ``reask``, ...). ``doc_ids`` restricts retrieval and the gate to those
-    documents (see :func:`search_and_gate`).
+    documents (see :func:`search_and_gate`). A whole chat turn (follow-up, save) is
+    :meth:`rag.answer.conversation.Conversation.ask`.
 
-    ``retrieval_ms`` covers embedding, both legs, fusion, the gate and the
-    citation lookup. Iterate the returned :class:`AnswerStream` for text (a
-    refusal yields nothing and never touches the model), then read ``.answer``.
+    Iterate the returned :class:`AnswerStream` for text (a refusal yields nothing and never touches the
+    model), then read ``.answer``.
     """
-
     s = settings or store.settings
-    t0 = time.perf_counter()
-    gate = search_and_gate(store, query, doc_ids=doc_ids, settings=s)
-    cites = citations(gate, store)
-    ms = (time.perf_counter() - t0) * 1000.0
-    stats = store.term_stats() if not gate.refused else None
+    gate, cites, ms = gated_sources(store, query, s, doc_ids)
     return AnswerStream(gate, cites, s, retrieval_ms=ms, get_generator=get_generator, embedder=store.embedder,
-                        term_stats=stats)
+                        term_stats=None if gate.refused else store.term_stats())

@@ -12,9 +12,10 @@ from typing import Any
 
 import click
 
-from rag.answer.followup import RewriteMethod, rewrite_followup, rewrite_generator, store_idf
-from rag.answer.history import previous_questions, turn_record
-from rag.answer.pipeline import ask, no_generation_answer
+from rag.answer.conversation import Conversation, TurnStream
+from rag.answer.followup import RewriteMethod
+from rag.answer.history import previous_questions
+from rag.answer.record import Answer
 from rag.cli.collection import collection_option, store_settings
 from rag.cli.store import resolve_docs
 from rag.errors import StoreError
@@ -85,15 +86,13 @@ def _history(path: str | None) -> list[str]:
         raise click.BadParameter(f"{path}: {e}", param_hint="--history") from e
 
 
-def _chat(store: Any, chat: str | None, question: str) -> tuple[int | None, list[str]]:
-    """The saved chat ``--chat`` names (``new`` starts one) and its questions as searched."""
-    if chat is None:
-        return None, []
-    if chat == "new":
-        return store.chats.create(question), []
+def _chat_id(store: Store, chat: str | None) -> int | None:
+    """The saved chat ``--chat`` continues (``None`` for none or ``new``: a new chat is made on saving)."""
+    if chat is None or chat == "new":
+        return None
     if not chat.isdigit() or store.chats.get(int(chat)) is None:
         raise StoreError(f"no chat with id {chat} in {store.path}; list them with: python -m rag chats list")
-    return int(chat), [t.standalone for t in store.chats.turns(int(chat))]
+    return int(chat)
 
 
 def key_passage_lines(kp: Any) -> list[str]:
@@ -165,49 +164,60 @@ def ask_cmd(question: str, store_dir: str | None, collection: str | None, thresh
     """
     s = _settings(store_dir, threshold, max_sources, model, collection, gate=gate, min_score=min_score,
                   mention_score=mention_score, source_tokens=source_tokens, reask=reask)
-    previous = _history(history_file)
+    history = _history(history_file)
     store = _open_store(s)
     scope = resolve_docs(store, doc_ids)
-    chat_id, saved = _chat(store, chat, question)
-    rw = rewrite_followup(question, previous + saved, rewrite, idf=store_idf(store.term_stats()),
-                          get_generator=lambda: rewrite_generator(s))
-    if rw.rewritten and not as_json:
-        click.echo(f"searched as: {rw.standalone}", err=True)
-    stream = ask(store, rw.standalone, s, doc_ids=scope)
-    if stream.gate.notice and not as_json:
-        click.echo(stream.gate.notice)
-        if stream.gate.why:
-            click.echo(f"why: {stream.gate.why}", err=True)
+    conv = Conversation(store, s, _chat_id(store, chat), history=history, save=chat is not None)
+    turn = conv.ask(question, scope=scope, rewrite=rewrite)
+    if as_json:
+        a = turn.without_generation() if no_generate else turn.run()
+        click.echo(json.dumps(turn_json(turn, a, conv.chat_id), ensure_ascii=False, indent=2))
+        return
+    a = _stream(turn, no_generate)
+    if conv.chat_id is not None:
+        click.echo(f"chat {conv.chat_id}: turn saved", err=True)
+    _report(a)
+
+
+def turn_json(turn: TurnStream, a: Answer, chat_id: int | None) -> dict[str, Any]:
+    """``ask --json``: :meth:`rag.answer.record.Answer.to_json`, then ``followup`` (when there was a history),
+    ``scope`` (with ``--doc``) and ``chat_id`` (with ``--chat``)."""
+    d = a.to_json()
+    if turn.previous:
+        d["followup"] = {"question": turn.question, "standalone": turn.standalone, "method": turn.method or None}
+    if turn.scope is not None:
+        d["scope"] = list(turn.scope)
+    if chat_id is not None:
+        d["chat_id"] = chat_id
+    return d
+
+
+def _stream(turn: TurnStream, no_generate: bool) -> Answer:
+    """Print the turn as it comes: the searched question, the 'mentions' notice, the key passage, the streamed
+    answer and what the claim check did to it (a refusal and ``--no-generate`` print nothing here)."""
+    if turn.followup.rewritten:
+        click.echo(f"searched as: {turn.standalone}", err=True)
+    if turn.gate.notice:
+        click.echo(turn.gate.notice)
+        if turn.gate.why:
+            click.echo(f"why: {turn.gate.why}", err=True)
         click.echo("The passages below mention it; the answer, if any, comes from them only:\n")
     if no_generate:
-        a = no_generation_answer(stream.gate, stream.cites, stream.retrieval_ms)
-        a.key_passage = stream.key_passage
-    elif as_json or stream.gate.refused:
-        a = stream.run()
-    else:
-        for line in key_passage_lines(stream.key_passage):
-            click.echo(line)
-        for piece in stream:
-            click.echo(piece, nl=False)
-        click.echo()
-        a = stream.answer
-        for line in checked_lines(a):
-            click.echo(line)
-    if chat_id is not None:
-        store.chats.append(chat_id, question, rw.standalone,
-                           turn_record(question, rw.standalone, a, method=rw.method, scope=scope))
-    if as_json:
-        d = a.to_json()
-        if previous or saved:
-            d["followup"] = {"question": question, "standalone": rw.standalone, "method": rw.method or None}
-        if scope is not None:
-            d["scope"] = scope
-        if chat_id is not None:
-            d["chat_id"] = chat_id
-        click.echo(json.dumps(d, ensure_ascii=False, indent=2))
-        return
-    if chat_id is not None:
-        click.echo(f"chat {chat_id}: turn saved", err=True)
+        return turn.without_generation()
+    if turn.gate.refused:
+        return turn.run()
+    for line in key_passage_lines(turn.key_passage):
+        click.echo(line)
+    for piece in turn:
+        click.echo(piece, nl=False)
+    click.echo()
+    for line in checked_lines(turn.answer):
+        click.echo(line)
+    return turn.answer
+
+
+def _report(a: Answer) -> None:
+    """After the stream: the refusal (why on stderr), or the sources table, then the notes and timings (stderr)."""
     if a.refused:
         click.echo(a.refusal)
         if a.why:
@@ -219,11 +229,8 @@ def ask_cmd(question: str, store_dir: str | None, collection: str | None, thresh
         click.echo("(generation skipped: --no-generate)")
     click.echo()
     click.echo(sources_table(a.citations))
-    for n in _notes(a) if a.generated else []:
-        click.echo(f"note: {n}", err=True)
     if a.generated:
-        click.echo(
-            f"\n{a.model}: retrieval {a.retrieval_ms:.0f} ms, first token {a.ttft_ms or 0:.0f} ms, "
-            f"{a.tokens} tokens in {a.generation_ms or 0:.0f} ms",
-            err=True,
-        )
+        for n in _notes(a):
+            click.echo(f"note: {n}", err=True)
+        click.echo(f"\n{a.model}: retrieval {a.retrieval_ms:.0f} ms, first token {a.ttft_ms or 0:.0f} ms, "
+                   f"{a.tokens} tokens in {a.generation_ms or 0:.0f} ms", err=True)

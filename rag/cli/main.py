@@ -97,6 +97,38 @@ def doctor(store_dir: str | None) -> None:
 
 
 @main.group()
+def access() -> None:
+    """The app's password, asked when it is served beyond this machine (issue 26; rag/access.py)."""
+
+
+@access.command("set-password")
+@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None, help="Data folder.")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input (scripts) instead of asking.")
+def access_set(store_dir: str | None, password_stdin: bool) -> None:
+    """Set (or change) the password; kept as a salted scrypt hash in <data folder>/access.json."""
+    from rag import access as access_mod
+
+    root = get_settings(store=store_dir).store
+    pw = sys.stdin.readline().rstrip("\n") if password_stdin else click.prompt(
+        "Password", hide_input=True, confirmation_prompt=True)
+    try:
+        path = access_mod.set_password(root, pw)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from e
+    click.echo(f"password set ({path}); the app asks for it when served beyond this machine")
+
+
+@access.command("clear")
+@click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None, help="Data folder.")
+def access_clear(store_dir: str | None) -> None:
+    """Remove the password: served beyond this machine, the app then shows nothing until one is set."""
+    from rag import access as access_mod
+
+    done = access_mod.clear_password(get_settings(store=store_dir).store)
+    click.echo("password removed" if done else "no password was set")
+
+
+@main.group()
 def bench() -> None:
     """Benchmarks (figures printed with date and machine; nothing is enforced)."""
 

@@ -9,7 +9,9 @@ copied here. ``kind`` ``standalone`` dialogues are controls: their second
 turn needs no context, and a rewrite must leave it alone.
 
 The second turn is searched (hybrid, the store's settings, top 4) as typed,
-and as each :class:`rag.answer.followup.RewriteMethod` makes it standalone; a
+and as each :class:`rag.answer.followup.RewriteMethod` makes it standalone (the
+first turn as the history of a :class:`rag.answer.conversation.Conversation`,
+as the app and the CLI make it); a
 hit is a top-4 chunk whose ``content`` holds the whole needle (whitespace
 collapsed), as in the design's "How retrieval is judged".
 """
@@ -23,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rag.answer.followup import RewriteMethod, needs_context, rewrite_followup, store_idf
+from rag.answer.conversation import Conversation
+from rag.answer.followup import RewriteMethod, needs_context
 from rag.evaluation.data import read_jsonl
 from rag.evaluation.metrics import format_p, sign_test, wilson_interval
 
@@ -92,7 +95,6 @@ def run_followup(dialogues: Sequence[Dialogue], stores: dict[str, Any], methods:
     ``stores`` maps a corpus name to a :class:`rag.store.store.Store` holding it.
     """
     run = FollowupRun(list(dialogues))
-    stats = {c: s.term_stats() for c, s in stores.items()}
     for d in dialogues:
         run.flagged.append(needs_context(d.turns[1]))
     for m in methods:
@@ -100,8 +102,8 @@ def run_followup(dialogues: Sequence[Dialogue], stores: dict[str, Any], methods:
         for d in dialogues:
             t0 = time.perf_counter()
             base, always = (m[:-len("-always")], True) if m.endswith("-always") else (m, False)
-            r = rewrite_followup(d.turns[1], [d.turns[0]], base, idf=store_idf(stats[d.corpus]), get_generator=get_generator,
-                                 always=always)
+            conv = Conversation(stores[d.corpus], history=[d.turns[0]], save=False)  # the app's and the CLI's turn
+            r = conv.standalone(d.turns[1], base, always=always, get_generator=get_generator)
             run.rewrite_ms[m].append((time.perf_counter() - t0) * 1000.0)
             ok = top_k_holds(stores[d.corpus], r.standalone, d.needle, k)
             run.queries[m].append(r.standalone)

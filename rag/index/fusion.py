@@ -14,7 +14,8 @@ that pushes the dense leg's hit down (weight towards 0).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -140,3 +141,14 @@ def retrieve_planned(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm
     if reranker is not None and texts is not None:
         hits = reranker.rerank(query, hits, texts, top=rerank_top)
     return hits[:k], plan
+
+
+def body_first(hits: Sequence[Hit], not_body: Collection[int]) -> list[Hit]:
+    """``hits`` with those whose chunk id is in ``not_body`` (reference lists, contents, navigation, a deck's
+    title slide: :class:`rag.types.TextRole` other than ``body``, issue 28) moved after the body hits, each
+    group in its own order; ``rank`` renumbered 1..n (``fused_rank`` kept). Such text stays searchable and
+    is still returned, but never outranks body text."""
+    if not not_body or not any(h.chunk_id in not_body for h in hits):
+        return list(hits)
+    ordered = [h for h in hits if h.chunk_id not in not_body] + [h for h in hits if h.chunk_id in not_body]
+    return [replace(h, rank=i) for i, h in enumerate(ordered, start=1)]

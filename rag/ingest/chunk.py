@@ -39,6 +39,12 @@ included) may exceed ``window_tokens``; a chunk that does is re-split with a
 smaller character budget and flagged ``token_split=True``. The blind
 strategies A/B are left blind on purpose (they are the baselines).
 
+*Roles* (issue 28): reference lists, tables of contents and navigation lines
+(:mod:`rag.ingest.roles`, plus what the reader tagged in ``doc.roles``) are
+cut off from the body text around them, like a section; each chunk carries
+the :class:`rag.types.TextRole` of its text. A chunk with no letter or digit
+(a form's rules, an empty table row) is left out: it says nothing.
+
 Offsets: every chunk is a span FOUND in ``doc.canonical`` (0-based code
 points, end exclusive), and ``doc.canonical[start:end] == content`` always.
 """
@@ -48,11 +54,12 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from rag.ingest.roles import find_roles
 from rag.text import Span, lines, matches_as_spans, paragraphs, sentences
 from rag.tokens import count_tokens_batch
-from rag.types import Chunk, ChunkStrategy
+from rag.types import Chunk, ChunkStrategy, RoleSpan, TextRole
 
 #: The strategies' names as plain strings, ``("A", ..., "F")``.
 STRATEGIES = tuple(s.value for s in ChunkStrategy)
@@ -191,6 +198,16 @@ def sections(doc) -> list[Section]:
     return [s for s in out if s.start < s.end]
 
 
+def cut_at_roles(secs: list[Section], roles: Sequence[RoleSpan]) -> list[Section]:
+    """``secs`` cut at every edge of a role span (issue 28), so no chunk holds text of two roles."""
+    edges = sorted({x for r in roles for x in (r.start, r.end)})
+    out = []
+    for sec in secs:
+        cuts = [sec.start] + [x for x in edges if sec.start < x < sec.end] + [sec.end]
+        out += [Section(sec.path, a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+    return out
+
+
 def header_for(title: str, path: tuple[str, ...]) -> str:
     """``[Doc title > Section > Sub]\\n`` (design, strategy E), shortened past :data:`MAX_HEADER_CHARS`."""
     parts = [title, *path]
@@ -273,6 +290,7 @@ def _boundaries(doc, strategy: ChunkStrategy, budget: int, overlap: int, window:
     secs = sections(doc)
     if not any(text[s.start:s.end].strip() for s in secs) and text.strip():
         secs = [Section((), 0, len(text))]  # a document made of headings only: keep its words
+    secs = cut_at_roles(secs, doc.roles)
     items, path_of = [], {}
     for sec in secs:
         header = header_for(doc.title, sec.path) if use_header else ""
@@ -322,6 +340,9 @@ def chunk_document(doc, strategy: ChunkStrategy | str = ChunkStrategy.E, *, budg
         raise ValueError(f"unknown chunking strategy {strategy!r}; allowed: {', '.join(STRATEGIES)}") from None
     if budget_chars <= 0 or window_tokens <= 2:
         raise ValueError("budget_chars must be positive and window_tokens above 2")
+    roles = find_roles(doc)
+    if roles != doc.roles:
+        doc = replace(doc, roles=roles)
     text = doc.canonical
     if name in _BLIND:
         raw = [(s, e, path, flag, "") for s, e, path, flag in
@@ -329,11 +350,14 @@ def chunk_document(doc, strategy: ChunkStrategy | str = ChunkStrategy.E, *, budg
     else:
         raw = _boundaries(doc, name, budget_chars, overlap_chars, window_tokens, count_tokens)
     chunks = []
-    for i, (s, e, path, flag, header) in enumerate(raw):
+    for s, e, path, flag, header in raw:
         content = text[s:e]
+        if not any(ch.isalnum() for ch in content):
+            continue  # punctuation alone (a form's rules, an empty table row) says nothing (issue 28)
         chunks.append(Chunk(
-            doc_id=doc.id, index=i, text=header + content, content=content, section=path,
+            doc_id=doc.id, index=len(chunks), text=header + content, content=content, section=path,
             start=s, end=e, page=doc.page_at(s), page_end=doc.page_at(e - 1), token_split=flag,
             locator=doc.locator_at(s, e) if doc.parts else None,
+            role=doc.role_at(s, e) if doc.roles else TextRole.BODY,
         ))
     return chunks

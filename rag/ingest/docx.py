@@ -11,8 +11,9 @@
   ``- `` or ``1. `` as Word shows them; each item is its own paragraph number.
 * Tables: Markdown rows, the first row as the header, horizontally merged
   cells written once; a table counts as one paragraph.
-* Page headers and footers, comments and text boxes are left out (boilerplate
-  or not part of the running text).
+* Text boxes (``w:txbxContent``) are read after the paragraph they are anchored in, and a table nested
+  in a cell is read inside that cell (issue 28: every text container).
+* Page headers and footers and comments are left out (page furniture, or not part of the running text).
 * Hidden text is left out and counted in a warning (issue 26,
   :func:`rag.ingest.office_hidden.strip_hidden_runs`): ``w:vanish`` runs, white
   runs on an unshaded white page, runs under 2 pt.
@@ -37,6 +38,7 @@ from rag.ingest.canonical import (
 )
 from rag.ingest.limits import Limits, check_zip
 from rag.ingest.office_hidden import strip_hidden_runs
+from rag.ingest.ooxml import transitional
 from rag.types import Document, LocatorKind, MediaType
 
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
@@ -124,6 +126,42 @@ def _numbering_formats(doc) -> dict[tuple[str, str], str]:
     return out
 
 
+_NS = {"w": _W[1:-1], "mc": "http://schemas.openxmlformats.org/markup-compatibility/2006"}
+
+
+def _text_boxes(p) -> list:
+    """The paragraphs of the text boxes (``w:txbxContent``) anchored in paragraph ``p``, as python-docx
+    paragraphs; a box Word also writes as a VML fallback (``mc:Fallback``) is read once."""
+    from docx.text.paragraph import Paragraph
+    from lxml import etree
+
+    found = etree._Element.xpath(p._p, ".//w:txbxContent[not(ancestor::mc:Fallback)]//w:p", namespaces=_NS)
+    return [Paragraph(el, p._parent) for el in found]
+
+
+def _cell_text(cell) -> str:
+    """A table cell's text: its paragraphs, and the cells of a table nested in it (issue 28), in order."""
+    parts = []
+    for item in cell.iter_inner_content():
+        if hasattr(item, "rows"):
+            parts += [_cell_text(c) for row in item.rows for c in row.cells]
+        else:
+            parts.append(item.text)
+    return "\n".join(t for t in parts if t.strip())
+
+
+def empty_reason(doc) -> str:
+    """Why a DOCX gave no text, as truly as its body says (issue 28, item 5)."""
+    body = doc.element.body
+    tables = len(body.findall(f"{_W}tbl"))
+    pictures = len(body.xpath(".//w:drawing | .//w:pict"))
+    if tables:
+        return f"no text in this DOCX: its body holds {tables} table(s) whose cells are all empty"
+    if pictures:
+        return f"no text in this DOCX: its body holds {pictures} picture(s) and no text (a scan? OCR it first)"
+    return "no text in this DOCX (empty document?)"
+
+
 def _table_rows(table) -> list[list[str]]:
     """Cell texts per row, a horizontally merged cell written once, trailing empty columns dropped."""
     rows = []
@@ -133,7 +171,7 @@ def _table_rows(table) -> list[list[str]]:
             if cell._tc is last:
                 continue
             last = cell._tc
-            cells.append(table_cell(cell.text))
+            cells.append(table_cell(_cell_text(cell)))
         rows.append(cells)
     width = max((len(r) for r in rows), default=0)
     while width and all(len(r) < width or not r[width - 1] for r in rows):
@@ -172,6 +210,11 @@ class _Writer:
         self.pending_list, self.list_counter, self.list_id = [], 0, None
 
     def paragraph(self, p) -> None:
+        self._paragraph(p)
+        for box in _text_boxes(p):  # text frames anchored in the paragraph, read after it (issue 28)
+            self._paragraph(box)
+
+    def _paragraph(self, p) -> None:
         text = clean_inline(p.text)
         if not text:
             return
@@ -228,7 +271,7 @@ def extract_docx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
 
     check_zip(data, name, limits)  # issue 26: members and ratios before python-docx inflates anything
     try:
-        doc = docx.Document(io.BytesIO(data))
+        doc = docx.Document(io.BytesIO(transitional(data)[0]))  # Strict OOXML too
         hidden = strip_hidden_runs(doc)  # issue 26: text no reader sees never reaches the canonical text
         writer = _Writer(_numbering_formats(doc))
         for item in doc.iter_inner_content():
@@ -238,6 +281,7 @@ def extract_docx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
                 writer.paragraph(item)
         writer.flush_list()
         title = _title(doc, writer, name)
+        reason = empty_reason(doc) if not writer.b.length else ""
     except ExtractionError:
         raise
     except Exception as e:  # noqa: BLE001 - zip, XML and python-docx errors all mean the same to the user
@@ -245,4 +289,4 @@ def extract_docx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     warnings = (hidden.warning(),) if hidden.total else ()
     return writer.b.document(data, name, MediaType.DOCX.value, title=title, extractor="docx", warnings=warnings,
                              empty_reason="no visible text in this DOCX" if hidden.total
-                             else "no text in this DOCX (empty document?)")
+                             else reason or "no text in this DOCX (empty document?)")

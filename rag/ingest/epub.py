@@ -64,6 +64,22 @@ def _drm_protected(data: bytes) -> bool:
     return any(ext in xml for ext in (".xhtml", ".html", ".htm"))
 
 
+def _entity_declarations(data: bytes) -> str:
+    """The first XML member of the EPUB that declares entities (``<!ENTITY``), or ``""`` (issue 28, item 5: a
+    billion-laughs EPUB was refused as "damaged EPUB (TypeError ...)"). Reads each member's first 64 KiB, where
+    a DTD's internal subset sits; the archive's sizes were checked before (:func:`rag.ingest.limits.check_zip`)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            for info in zf.infolist():
+                if info.filename.lower().endswith((".opf", ".ncx", ".xhtml", ".html", ".htm", ".xml")):
+                    with zf.open(info) as f:
+                        if b"<!ENTITY" in f.read(1 << 16):
+                            return info.filename
+    except (zipfile.BadZipFile, OSError, RuntimeError, KeyError):
+        return ""
+    return ""
+
+
 class _Chapter:
     """Paragraph numbering inside one chapter (the ``unit_for_block`` of :class:`rag.ingest.html.HtmlWriter`)."""
 
@@ -134,6 +150,10 @@ def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     check_zip(data, name, limits)  # issue 26: members and ratios before anything is inflated
     if _drm_protected(data):
         raise ExtractionError(name, "DRM-protected EPUB (its chapters are encrypted)")
+    declared = _entity_declarations(data)
+    if declared:
+        raise ExtractionError(name, f"EPUB refused: {declared} declares XML entities (<!ENTITY ...>), the shape of an "
+                                    "entity-expansion ('billion laughs') attack; no EPUB needs them")
     try:
         book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": False})
     except Exception as e:  # noqa: BLE001 - zip, XML and ebooklib errors all mean the same to the user

@@ -38,10 +38,11 @@ from rag.ingest.epub import extract_epub
 from rag.ingest.html import extract_html
 from rag.ingest.image import IMAGE_TYPES, extract_image
 from rag.ingest.limits import Limits, check_size, check_zip, resolve
-from rag.ingest.pdf import Progress, extract_pdf
+from rag.ingest.odf import extract_odf
+from rag.ingest.pdf import PAGED, Progress, extract_pdf
 from rag.ingest.pptx import extract_pptx
 from rag.ingest.sheets import extract_csv, extract_xlsx
-from rag.ingest.sniff import OLE2, ZIP, sniff
+from rag.ingest.sniff import ENCRYPTED_OOXML, OLE2, ZIP, sniff
 from rag.types import MEDIA_MARKDOWN, MEDIA_PDF, MEDIA_TEXT, Document, Heading, MediaType, PageSpan  # noqa: F401
 
 # --------------------------------------------------------------------------- text
@@ -165,7 +166,8 @@ def extract_text(data: bytes, name: str) -> Document:
 # --------------------------------------------------------------------------- sniffing
 
 #: What the refusals list as readable.
-SUPPORTED = "PDF, DOCX, PPTX, XLSX, CSV, HTML, EPUB, PNG/JPEG/TIFF images, Markdown or text"
+SUPPORTED = ("PDF, DOCX, PPTX, XLSX, CSV, ODT, ODS, ODP, HTML, EPUB, FB2, MOBI, XPS, CBZ, PNG/JPEG/TIFF images, "
+             "Markdown or text")
 
 
 def _csv(data: bytes, name: str, limits: Limits | None = None) -> Document:
@@ -185,15 +187,23 @@ READERS = {
     MediaType.HTML.value: lambda data, name, limits=None: extract_html(data, name),
     MediaType.EPUB.value: extract_epub,
     **{t: (lambda data, name, limits=None, _t=t: extract_image(data, name, _t, limits=limits)) for t in IMAGE_TYPES},
+    # issue 28: OpenDocument text, spreadsheet and presentation (odfdo)
+    **{t: (lambda data, name, limits=None, _t=t: extract_odf(data, name, _t, limits=limits))
+       for t in (MediaType.ODT.value, MediaType.ODS.value, MediaType.ODP.value)},
+    # issue 28: the paged formats PyMuPDF opens, read like a PDF with page locators
+    **{t: (lambda data, name, limits=None, _t=t: extract_pdf(data, name, limits=limits, media_type=_t)) for t in PAGED},
 }
 
 
 def _refuse_unsupported(kind: str, name: str) -> None:
     """Raise the refusal for a recognised but unsupported type."""
+    if kind == ENCRYPTED_OOXML:
+        raise ExtractionError(name, "password-protected (an encrypted DOCX, XLSX or PPTX); remove the password "
+                                    "in the Office application and add the file again")
     if kind == OLE2:
         raise ExtractionError(name, "legacy Office file (.doc/.xls/.ppt); save it as DOCX, XLSX or PPTX")
     if kind == ZIP:
-        raise ExtractionError(name, f"unsupported file type (a ZIP archive that is not DOCX, PPTX, XLSX or EPUB); "
+        raise ExtractionError(name, f"unsupported file type (a ZIP archive that is not one of the formats read here); "
                                     f"expected {SUPPORTED}")
     raise ExtractionError(name, f"unsupported file type ({kind}); expected {SUPPORTED}")
 

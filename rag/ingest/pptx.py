@@ -4,7 +4,8 @@
   placeholder, else its first line of text, else ``Slide N``), then the
   slide's text in reading order (shapes top to bottom, then left to right;
   groups opened): each text frame one block, one line per paragraph, indented
-  bullets as ``- ``; tables as Markdown rows with their header.
+  bullets as ``- ``; tables as Markdown rows with their header; a chart's title, series and
+  categories (issue 28). Footer, date and slide-number placeholders are page furniture, left out.
 * Speaker notes are kept, under a level-2 ``Speaker notes`` heading inside the
   slide's section, so a chunk from the notes says so in its path.
 * Locator: the whole slide (heading, text, notes) is one
@@ -42,6 +43,7 @@ from rag.ingest.office_hidden import (
     slide_background_white,
     slide_hidden,
 )
+from rag.ingest.ooxml import transitional
 from rag.types import Document, LocatorKind, MediaType
 
 NOTES_HEADING = "Speaker notes"
@@ -91,6 +93,38 @@ def _frame_lines(frame, white_ground: bool = False, hidden: Hidden | None = None
     return lines
 
 
+#: Placeholders that hold page furniture (footer, date, slide number: ``PP_PLACEHOLDER`` 15, 16, 13), left out.
+FURNITURE_PLACEHOLDERS = {13, 15, 16}
+
+
+def _is_furniture(shape) -> bool:
+    try:
+        return bool(shape.is_placeholder) and int(shape.placeholder_format.type) in FURNITURE_PLACEHOLDERS
+    except (AttributeError, ValueError, TypeError):
+        return False
+
+
+def _chart_lines(chart) -> list[str]:
+    """A chart's title, series names and category labels (issue 28: charts' titles and labels, where cheap)."""
+    out = []
+    try:
+        if chart.has_title and chart.chart_title.has_text_frame:
+            title = clean_inline(chart.chart_title.text_frame.text, keep_newlines=False)
+            if title:
+                out.append(f"Chart: {title}")
+        plot = chart.plots[0] if len(chart.plots) else None
+        if plot is not None:
+            series = [clean_inline(str(s.name or ""), keep_newlines=False) for s in plot.series][:50]
+            cats = [clean_inline(str(c), keep_newlines=False) for c in plot.categories][:100]
+            if any(series):
+                out.append("Series: " + "; ".join(x for x in series if x))
+            if any(cats):
+                out.append("Categories: " + "; ".join(x for x in cats if x))
+    except Exception:  # noqa: BLE001 - a chart python-pptx cannot read adds nothing, and loses nothing else
+        return out
+    return out
+
+
 def _table_lines(table, hidden: Hidden | None = None) -> list[str]:
     rows = [[table_cell("\n".join(_frame_lines(c.text_frame, False, hidden))) for c in row.cells] for row in table.rows]
     rows = [r for r in rows if any(r)]
@@ -124,9 +158,11 @@ def _write_slide(b: CanonicalBuilder, slide, number: int, size: tuple[int, int] 
     title, title_shape = _slide_title(slide, white, hidden)
     blocks: list[list[str]] = []
     for shape in _shapes_in_order(slide.shapes, size, hidden):
-        if title_shape is not None and shape.shape_id == title_shape.shape_id:
+        if title_shape is not None and shape.shape_id == title_shape.shape_id or _is_furniture(shape):
             continue
-        if getattr(shape, "has_table", False) and shape.has_table:
+        if getattr(shape, "has_chart", False) and shape.has_chart:
+            blocks.append(_chart_lines(shape.chart))
+        elif getattr(shape, "has_table", False) and shape.has_table:
             blocks.append(_table_lines(shape.table, hidden))
         elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
             blocks.append(_frame_lines(shape.text_frame, white and not shape_filled(shape), hidden))
@@ -167,9 +203,10 @@ def extract_pptx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     b = CanonicalBuilder()
     warnings: list[str] = []
     try:
-        deck = pptx.Presentation(io.BytesIO(data))
+        deck = pptx.Presentation(io.BytesIO(transitional(data)[0]))  # Strict OOXML too
         size = (deck.slide_width, deck.slide_height) if deck.slide_width and deck.slide_height else None
         titles, hidden, any_text, runs = [], [], False, Hidden("pieces of text")
+        shapes = pictures = 0
         for number, slide in enumerate(deck.slides, start=1):
             if slide_hidden(slide):  # issue 26: PowerPoint skips it in the show; so do we (numbers stay PowerPoint's)
                 hidden.append(number)
@@ -178,6 +215,9 @@ def extract_pptx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
             title, has_text = _write_slide(b, slide, number, size, runs)
             titles.append(title)
             any_text = any_text or has_text
+            members = _shapes_in_order(slide.shapes)
+            shapes += len(members)
+            pictures += sum(getattr(m, "shape_type", None) is not None and int(m.shape_type) == 13 for m in members)
         core = (deck.core_properties.title or "").strip()
     except ExtractionError:
         raise
@@ -186,7 +226,8 @@ def extract_pptx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     if not titles:
         raise ExtractionError(name, "no slides in this PPTX")
     if not any_text:
-        raise ExtractionError(name, f"no text on any of the {len(titles)} slides (pictures only?)")
+        raise ExtractionError(name, f"no text on any of the {len(titles)} slide(s): they hold {shapes} shape(s), "
+                                    f"{pictures} of them pictures, and none holds text")
     if hidden:
         warnings.append("hidden slides left out: " + ", ".join(map(str, hidden)) + "; never indexed or read by the model")
     if runs.total:

@@ -16,7 +16,15 @@ Unreadable text is found with two cheap statistics of the page's letters, measur
 0.45; a Caesar-shifted English page 0.10) and the share of words found whole in the embedder's
 vocabulary (English prose 0.82-0.99, the German brochure 0.30-0.46, shifted English 0.10). A page
 is unreadable when both are low, or when over 10 % of its characters are U+FFFD or private-use code
-points. Pages with under 20 words are never judged.
+points. Pages with under 20 words are never judged. The two letter statistics describe Latin-script text
+only: a page whose letters are mostly of another script (Chinese, Japanese, Greek, Cyrillic, Arabic ...)
+is judged by the U+FFFD / private-use share alone (issue 28: a Chinese text layer was called unreadable
+and replaced by OCR that kept only its Latin letters and digits).
+
+OCR replaces an unreadable layer only when it reads the layer's own script at least half as well
+(:func:`ocr_reads_worse`); otherwise the layer stays, flagged. Pages with U+FFFD or private-use characters
+below the unreadable level are counted (:func:`garbled_chars`) and named in a warning, so no garbled
+text is indexed without a word.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections import Counter
 
 from rag.tokens import get_tokenizer
 
@@ -70,13 +79,53 @@ def garbage_share(text: str) -> float:
     return sum(c == "\ufffd" or unicodedata.category(c) == "Co" for c in chars) / len(chars)
 
 
+def garbled_chars(text: str) -> int:
+    """How many characters of ``text`` are U+FFFD or private-use code points (glyphs with no Unicode mapping)."""
+    return sum(c == "\ufffd" or unicodedata.category(c) == "Co" for c in text)
+
+
+def script_of(ch: str) -> str:
+    """The script of letter ``ch`` as a coarse name: ``LATIN``, ``CJK`` (Han, kana), ``HANGUL``, ``CYRILLIC``,
+    ``GREEK``, ``ARABIC`` ... (the first word of its Unicode name); ``""`` for a character without a name."""
+    try:
+        first = unicodedata.name(ch).split(" ", 1)[0]
+    except ValueError:
+        return ""
+    return "CJK" if first in ("CJK", "HIRAGANA", "KATAKANA", "IDEOGRAPHIC") else first
+
+
+def script_counts(text: str) -> Counter:
+    """Letters of ``text`` per script (:func:`script_of`)."""
+    return Counter(script_of(c) for c in text if c.isalpha())
+
+
+def main_script(text: str) -> str:
+    """The script most letters of ``text`` are written in (``""`` without letters)."""
+    counts = script_counts(text)
+    return counts.most_common(1)[0][0] if counts else ""
+
+
 def unreadable(text: str) -> bool:
     """Whether a page's text layer looks like wrongly mapped glyphs (rule in the module doc)."""
-    if len(_WORD.findall(text)) < _MIN_WORDS:
+    if len(_WORD.findall(text)) < _MIN_WORDS and garbage_share(text) <= 0.1:
         return False
     if garbage_share(text) > 0.1:
-        return True
+        return len(text.split()) >= 5
+    counts = script_counts(text)
+    if counts and counts["LATIN"] < 0.8 * sum(counts.values()):
+        return False  # the letter statistics describe Latin-script text only
     return vowel_share(text) < 0.25 and vocabulary_share(text) < 0.25
+
+
+def ocr_reads_worse(layer: str, ocr: str) -> bool:
+    """Whether OCR text ``ocr`` reads the main script of text layer ``layer`` worse than the layer: fewer
+    than half as many letters of that script (a Chinese layer OCR'd into Latin letters and digits). A
+    layer without letters is never better."""
+    script = main_script(layer.replace("\ufffd", ""))
+    if not script:
+        return False
+    have = script_counts(layer)[script]
+    return script_counts(ocr)[script] < 0.5 * have
 
 
 def image_share(page) -> float:

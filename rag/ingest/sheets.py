@@ -29,6 +29,7 @@ from rag.errors import ExtractionError
 from rag.ingest.canonical import CanonicalBuilder, Unit, file_stem, markdown_row, markdown_separator, table_cell
 from rag.ingest.limits import Limits, RowBudget, check_zip, resolve
 from rag.ingest.office_hidden import Hidden, cell_hidden
+from rag.ingest.ooxml import transitional
 from rag.types import Document, LocatorKind, MediaType
 
 #: Delimiters tried when sniffing a CSV dialect (``|`` is left out: that is a Markdown table).
@@ -196,7 +197,7 @@ def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     budget, hidden = RowBudget(name, limits), Hidden("cells")
     b = CanonicalBuilder()
     try:
-        wb = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        wb = openpyxl.load_workbook(io.BytesIO(transitional(data)[0]), read_only=True, data_only=True)  # Strict too
     except Exception as e:  # noqa: BLE001 - zip, XML and openpyxl errors all mean the same to the user
         raise ExtractionError(name, f"damaged XLSX ({type(e).__name__}: {str(e)[:120]})") from e
     hidden_sheets = []

@@ -6,10 +6,13 @@
    (OOXML by its main part: ``word/document.xml`` -> DOCX,
    ``ppt/presentation.xml`` -> PPTX, ``xl/workbook.xml`` -> XLSX; EPUB by its
    ``mimetype`` entry or ``META-INF/container.xml`` with an OPF package);
-   any other archive is refused by :func:`rag.ingest.extract.extract_bytes`;
+   OpenDocument by its ``mimetype`` entry; XPS by its ``.fdseq`` document sequence; CBZ when every member
+   is an image; any other archive is refused by :func:`rag.ingest.extract.extract_bytes`;
 2. magic numbers through ``filetype`` (a well-kept pure-Python sniffing
    library): PNG, JPEG, TIFF are read by OCR; other images, and legacy
-   Office (OLE2) files, are named so the refusal can say what they are;
+   Office (OLE2) files, are named so the refusal can say what they are (an OLE2 file holding an
+   ``EncryptedPackage`` stream is a password-protected DOCX/XLSX/PPTX, not a legacy file); MOBI by its
+   ``BOOKMOBI`` header; FB2 by its ``<FictionBook`` root;
 3. text: an HTML document (doctype or ``<html>``/``<head>``/``<body>`` at the
    start, read as Latin-1 so any ASCII-compatible charset is seen), then a
    delimited table (:func:`rag.ingest.sheets.looks_like_csv`) unless the file
@@ -34,6 +37,14 @@ OLE2 = "application/x-ole-storage"
 #: Any ZIP archive that is not one of the formats read here.
 ZIP = "application/zip"
 
+#: An encrypted (password-protected) OOXML file: Office stores it as an OLE2 compound document holding
+#: ``EncryptionInfo`` and ``EncryptedPackage`` streams (MS-OFFCRYPTO), so it is no legacy Office file.
+ENCRYPTED_OOXML = "application/x-encrypted-ooxml"
+_ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
+
+_ODF = {MediaType.ODT.value, MediaType.ODS.value, MediaType.ODP.value}
+_IMAGE_NAMES = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".jxr")
+
 _OOXML_MAIN = {
     "word/document.xml": MediaType.DOCX.value,
     "ppt/presentation.xml": MediaType.PPTX.value,
@@ -50,10 +61,13 @@ def sniff_zip(data: bytes) -> str:
             names = set(zf.namelist())
             if "mimetype" in names:
                 try:
-                    if zf.read("mimetype").strip() == b"application/epub+zip":
-                        return MediaType.EPUB.value
+                    declared = zf.read("mimetype")[:100].strip().decode("ascii", "replace")
                 except (KeyError, zipfile.BadZipFile, OSError, RuntimeError):
-                    pass
+                    declared = ""
+                if declared == "application/epub+zip":
+                    return MediaType.EPUB.value
+                if declared in _ODF:
+                    return declared
     except (zipfile.BadZipFile, OSError, ValueError, RuntimeError):
         return ZIP
     for part, media in _OOXML_MAIN.items():
@@ -61,6 +75,11 @@ def sniff_zip(data: bytes) -> str:
             return media
     if "META-INF/container.xml" in names and any(n.endswith(".opf") for n in names):
         return MediaType.EPUB.value
+    if any(n.lower().endswith(".fdseq") for n in names):
+        return MediaType.XPS.value
+    files = [n for n in names if not n.endswith("/") and n.lower() != "comicinfo.xml"]
+    if files and all(n.lower().endswith(_IMAGE_NAMES) for n in files):
+        return MediaType.CBZ.value
     return ZIP
 
 
@@ -81,7 +100,11 @@ def sniff(data: bytes, name: str) -> str | None:
         if kind.mime.startswith("image/"):
             return kind.mime
     if data.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
-        return OLE2
+        return ENCRYPTED_OOXML if _ENCRYPTED_PACKAGE in data[:1 << 20] or _ENCRYPTED_PACKAGE in data[-(1 << 20):] else OLE2
+    if data[60:68] == b"BOOKMOBI":
+        return MediaType.MOBI.value
+    if b"<FictionBook" in data[:2048]:
+        return MediaType.FB2.value
     if b"\x00" in data[:8192]:
         return None
     if looks_like_html(data[:8192].decode("latin-1")):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag.types import DocStatus, Locator
+from rag.types import DocStatus, Locator, TextRole
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,8 @@ class ChunkRow:
     (``canonical[start:end] == content``, 0-based code points); ``page`` /
     ``page_end`` 1-based physical pages or ``None`` for text documents;
     ``locator`` the chunk's :class:`rag.types.Locator` (issue 17's formats;
-    ``None`` for PDF, text and chunks stored before migration 2).
+    ``None`` for PDF, text and chunks stored before migration 2); ``role`` its
+    :class:`rag.types.TextRole` (issue 28; ``body`` for chunks stored before migration 6).
     """
 
     chunk_id: int
@@ -99,6 +100,7 @@ class ChunkRow:
     page_end: int | None
     token_split: bool = False
     locator: Locator | None = None
+    role: TextRole = TextRole.BODY
 
 
 @dataclass(frozen=True)

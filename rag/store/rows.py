@@ -33,10 +33,10 @@ def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, mode
     for c, v in zip(prepared.chunks, prepared.vectors):
         cur = conn.execute(
             'INSERT INTO chunks(doc_id, idx, text, content, section, start, "end", page, page_end, '
-            "token_split, vector, locator) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            "token_split, vector, locator, role) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (doc_id, c.index, c.text, c.content, json.dumps(list(c.section), ensure_ascii=False), c.start,
              c.end, c.page, c.page_end, int(c.token_split), v.tobytes(),
-             json.dumps(c.locator.to_json(), ensure_ascii=False) if c.locator else None))
+             json.dumps(c.locator.to_json(), ensure_ascii=False) if c.locator else None, str(c.role)))
         ids.append(cur.lastrowid)
     n = conn.execute("SELECT COUNT(*) FROM chunks WHERE doc_id=?", (doc_id,)).fetchone()[0]
     doc = prepared.document

@@ -174,8 +174,16 @@ def m005_extraction_facts(conn: sqlite3.Connection) -> None:
                       doc_id))
 
 
-def m006_jobs(conn: sqlite3.Connection) -> None:
-    """Version 6 (issue 25): the durable job queue (:mod:`rag.store.jobs`) and whether a failure can be retried.
+def m006_chunk_role(conn: sqlite3.Connection) -> None:
+    """Version 6 (issue 28): ``chunks.role``, the chunk's :class:`rag.types.TextRole` (``body``, ``heading``,
+    ``furniture``, ``references``, ``toc``, ``navigation``); NULL for chunks stored before it, read as ``body``.
+    A store whose ledger was rolled back past it keeps the column (nothing to add)."""
+    if "role" not in {r[1] for r in conn.execute("PRAGMA table_info(chunks)")}:
+        conn.execute("ALTER TABLE chunks ADD COLUMN role TEXT")
+
+
+def m007_jobs(conn: sqlite3.Connection) -> None:
+    """Version 7 (issue 25): the durable job queue (:mod:`rag.store.jobs`) and whether a failure can be retried.
 
     * ``jobs`` - one row per piece of indexing work: the document (sha256 of its bytes, kept as
       ``files/<sha256>``), its name, source path and conflict policy, the state (queued / running / done /
@@ -205,7 +213,7 @@ def m006_jobs(conn: sqlite3.Connection) -> None:
 
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
 MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats,
-                                     m005_extraction_facts, m006_jobs)
+                                     m005_extraction_facts, m006_chunk_role, m007_jobs)
 
 #: The version a store has after :func:`migrate` with this code.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -69,7 +69,7 @@ import numpy as np
 
 from rag.errors import LimitExceeded, ModelMismatchError, StoreError
 from rag.index.embed import EMBED_DIM, encoder_for_store, get_embedder
-from rag.index.fusion import MODES, retrieve_planned
+from rag.index.fusion import MODES, body_first, retrieve_planned
 from rag.index.rerank import default_reranker
 from rag.ingest.limits import Limits, check_size
 from rag.settings import get_settings
@@ -87,7 +87,7 @@ from rag.store.records import ChunkRow, ConsistencyReport, DocumentRow, VersionR
 from rag.store.schema import SCHEMA_VERSION, connect, get_meta, migrate, now_iso, schema_version, set_meta
 from rag.store.writer import INTERRUPTED, Extract, IngestResult, IngestStatus, OnConflict, Progress, Writer, clean_name
 from rag.text import TermStats
-from rag.types import DocStatus, Hit, Locator, PageSpan, Part, QueryPlan
+from rag.types import DocStatus, Hit, Locator, PageSpan, Part, QueryPlan, TextRole, role_of
 
 __all__ = ["INTERRUPTED", "ChunkRow", "ConsistencyReport", "DocumentRow", "IngestResult", "IngestStatus", "OnConflict",
            "Progress", "Store", "VersionRow", "clean_name"]
@@ -451,14 +451,15 @@ class Store(QueueFacade):
             for i in range(0, len(ids), 500):
                 part = ids[i:i + 500]
                 q = ('SELECT c.id, c.doc_id, d.name, d.media_type, c.idx, c.text, c.content, c.section, c.start, '
-                     'c."end", c.page, c.page_end, c.token_split, c.locator FROM chunks c JOIN documents d '
+                     'c."end", c.page, c.page_end, c.token_split, c.locator, c.role FROM chunks c JOIN documents d '
                      f"ON d.id = c.doc_id WHERE c.id IN ({','.join('?' * len(part))})")
                 for r in self._db.execute(q, part):
                     got[r[0]] = ChunkRow(chunk_id=r[0], document_id=r[1], document_name=r[2],
                                          document_label=labels.get(r[1], r[2]), media_type=r[3] or "", index=r[4],
                                          text=r[5], content=r[6], section=tuple(json.loads(r[7])), start=r[8],
                                          end=r[9], page=r[10], page_end=r[11], token_split=bool(r[12]),
-                                         locator=Locator.from_json(json.loads(r[13])) if r[13] else None)
+                                         locator=Locator.from_json(json.loads(r[13])) if r[13] else None,
+                                         role=role_of(r[14]))
         missing = [i for i in ids if i not in got]
         if missing:
             raise StoreError(f"unknown chunk id(s): {missing[:5]} (deleted meanwhile?)")
@@ -526,9 +527,24 @@ class Store(QueueFacade):
             return [], QueryPlan(query)
         q_vec = self.embedder.encode_query(query)
         rr = default_reranker(self.settings.models_dir) if rerank is not False else None
-        return retrieve_planned(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
-                                depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
-                                reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top, allowed=allowed)
+        hits, plan = retrieve_planned(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
+                                      depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
+                                      reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top,
+                                      allowed=allowed)
+        return body_first(hits, self.not_body([h.chunk_id for h in hits])), plan
+
+    def not_body(self, ids: Sequence[int]) -> set[int]:
+        """The chunk ids among ``ids`` whose role is not ``body`` (:class:`rag.types.TextRole`, issue 28)."""
+        if not ids:
+            return set()
+        with self._locks.thread:
+            out: set[int] = set()
+            for i in range(0, len(ids), 500):
+                part = [int(x) for x in ids[i:i + 500]]
+                out |= {r[0] for r in self._db.execute(
+                    f"SELECT id FROM chunks WHERE id IN ({','.join('?' * len(part))}) "
+                    f"AND role IS NOT NULL AND role != '{TextRole.BODY.value}'", part)}
+        return out
 
     def term_stats(self) -> TermStats:
         """Document frequencies over every chunk text (:class:`rag.text.TermStats`) of the current index generation.

@@ -13,7 +13,7 @@ from rag.answer.gate import apply_gate
 from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.record import ANSWER_FORMAT, Answer
 from rag.cli.bench_answers import rescored, rows_json
-from rag.types import Citation, Hit, Locator, LocatorKind, QueryPlan, Verdict
+from rag.types import Citation, Hit, Locator, LocatorKind, QueryPlan, TextRole, Verdict
 
 QUOTE = "Full-time staff get 28 days of annual leave. Part-time staff get it pro rata."
 
@@ -55,6 +55,7 @@ def test_the_full_form_rebuilds_the_same_answer():
                  "raw_text", "nearest_distance", "read_spans", "key_passage", "reasked", "first_text"):
         assert getattr(b, name) == getattr(a, name), name
     assert b.citations[0].locator == Locator(LocatorKind.PARAGRAPH, 2, 2, "Leave")
+    assert type(b.citations[0].role) is TextRole
     assert (b.verdict, b.gate.kind, b.gate.plan, b.why) == (a.verdict, a.gate.kind, a.gate.plan, a.why)
     assert (b.shown_text, b.note, b.answer_from, b.cited_indices) == (a.shown_text, a.note, a.answer_from, a.cited_indices)
     assert json.loads(json.dumps(b.to_json(full=True))) == d

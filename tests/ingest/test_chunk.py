@@ -38,13 +38,14 @@ def _check_invariants(doc, chunks, strategy):
 
 
 def _covered_outside_headings(doc, chunks) -> bool:
-    """Every non-space character outside heading lines lies inside some chunk."""
+    """Every letter and digit outside heading lines lies inside some chunk (a stretch of punctuation alone, a
+    ``---`` rule or an empty table row, makes no chunk: issue 28)."""
     covered = bytearray(len(doc.canonical))
     for c in chunks:
         covered[c.start:c.end] = b"\x01" * (c.end - c.start)
     for h in doc.headings:
         covered[h.start:h.end] = b"\x01" * (h.end - h.start)
-    return all(covered[i] or ch.isspace() for i, ch in enumerate(doc.canonical))
+    return all(covered[i] or not ch.isalnum() for i, ch in enumerate(doc.canonical))
 
 
 @lru_cache(maxsize=None)

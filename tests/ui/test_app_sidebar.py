@@ -154,24 +154,23 @@ def test_documents_page_says_indexing_goes_on_when_the_page_is_left(data):
     assert not any("Stay on this page" in c.value for c in at.caption)
 
 
-def test_a_question_cut_off_mid_answer_is_kept_with_a_note(data, monkeypatch):
+def test_a_question_cut_off_mid_answer_is_kept_with_a_note(data, fake_generator):
     """A new question sent (or the page left) while the model writes stops Streamlit's run: the first question
     stayed neither on the page nor in the saved chats. Now it is kept, with its sources and a note."""
-    from fakes import FakeGenerator, FakeStream
+    from fakes import FakeStream
     from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
     from rag.settings import get_settings
     from rag.store.store import Store
-    from ui import chat, services
+    from ui import chat
 
     class CutOff(FakeStream):
         def __iter__(self):
             yield "Full-time"
             raise StopException()  # what Streamlit raises in the run when the user sends another question
 
-    gen = FakeGenerator()
+    gen = fake_generator  # the one generator seam: the app's answers go through it as the CLI's do
     gen.stream = lambda prompt, max_tokens: CutOff("Full-time staff get 28 days [1].")
-    monkeypatch.setattr(services, "generator_for", lambda s: gen)
     at = _app(APP).run()
     at.chat_input(key="question").set_value("How many days of annual leave do full-time staff get?").run()
     assert not at.exception, at.exception

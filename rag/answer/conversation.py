@@ -1,0 +1,188 @@
+"""One conversation turn (issue 16; review 2026-12-01, change 1): follow-up -> search and gate -> cite -> stream -> save.
+
+:class:`Conversation` is the one place a chat turn is put together; the app (``app.py`` + ``ui/chat.py``),
+the CLI (``rag ask`` with ``--chat`` / ``--history`` / ``--doc``) and the follow-up evaluation
+(:mod:`rag.evaluation.followup`) all take their turns here and only render them::
+
+    conv = Conversation(store, settings, chat_id)          # chat_id None: a new chat on the first saved turn
+    turn = conv.ask("And for part-time staff?", scope=doc_ids)
+    turn.standalone, turn.key_passage                      # ready before the model is looked up
+    for piece in turn: ...                                 # the checked answer streams; then turn.answer
+    conv.chat_id                                           # the saved chat holding the turn
+
+A follow-up is made standalone against the earlier questions of the chat as searched
+(:func:`rag.answer.followup.rewrite_followup`); the standalone question is searched, gated and cited with
+every knob of the one ``settings`` (:func:`rag.answer.pipeline.gated_sources`); the answer streams through
+:class:`rag.answer.pipeline.AnswerStream`, whose generator seam is
+:func:`rag.answer.pipeline.get_default_generator` (``get_generator`` overrides it for one turn). The turn is
+saved in the store's chats (:mod:`rag.store.chats`, as :func:`rag.answer.history.turn_record`) when its answer is
+done, when the model fails (the error kept), and when it is cut off (a new question sent, the page left:
+kept with :data:`INTERRUPTED`), as the app has kept turns since issue 16.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from rag.answer.cite import locator_label
+from rag.answer.followup import Rewrite, RewriteMethod, rewrite_followup, rewrite_generator, store_idf
+from rag.answer.history import turn_record
+from rag.answer.pipeline import AnswerStream, gated_sources, no_generation_answer
+from rag.answer.record import Answer
+from rag.errors import RagError, StoreError
+from rag.settings import Settings
+
+if TYPE_CHECKING:
+    from rag.store.store import Store
+
+#: The note a turn keeps when its answer was cut off before the end (Streamlit stops a run when a new question
+#: is sent or the page is left while the model writes).
+INTERRUPTED = ("Stopped before the answer was finished (a new question was sent or the page was left); "
+               "ask it again for the answer.")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One retrieved chunk the gate saw: fused ``rank`` (1-based), ``cosine_distance``, where it is (``label``)."""
+
+    rank: int
+    cosine_distance: float
+    label: str
+
+
+class TurnStream(AnswerStream):
+    """One turn's :class:`rag.answer.pipeline.AnswerStream`, which saves itself.
+
+    ``followup`` the :class:`rag.answer.followup.Rewrite` (``question`` as typed, ``standalone`` as searched,
+    ``method``); ``previous`` the earlier questions it was made standalone against; ``scope`` the document ids
+    it was asked within (``None``: all); ``candidates`` every chunk the gate saw, labelled; ``error`` why it has
+    no answer (the model failed, or :data:`INTERRUPTED`). Iterating streams the answer and saves the turn at the
+    end, or on a :class:`rag.errors.RagError` (then re-raised) or an interruption (``GeneratorExit``,
+    Streamlit's stop: saved with :data:`INTERRUPTED`, then re-raised). Saving happens once.
+    """
+
+    def __init__(self, conversation: Conversation, followup: Rewrite, previous: Sequence[str],
+                 scope: Sequence[str] | None, *args: Any, **kw: Any):
+        super().__init__(*args, **kw)
+        self.conversation = conversation
+        self.followup = followup
+        self.previous = tuple(previous)
+        self.scope = tuple(scope) if scope is not None else None
+        self.error: str | None = None
+        self.saved = False
+
+    @property
+    def question(self) -> str:
+        return self.followup.question
+
+    @property
+    def standalone(self) -> str:
+        return self.followup.standalone
+
+    @property
+    def method(self) -> str:
+        return self.followup.method
+
+    @cached_property
+    def candidates(self) -> list[Candidate]:
+        """Every hit the gate saw, in fused order, with its cosine distance and locator label."""
+        hits = self.gate.candidates
+        rows = self.conversation.store.chunks([h.chunk_id for h in hits]) if hits else []
+        return [Candidate(h.fused_rank, float(h.cosine_distance), locator_label(r)) for h, r in zip(hits, rows)]
+
+    def __iter__(self) -> Iterator[str]:
+        try:
+            yield from super().__iter__()
+        except RagError as e:
+            self.error = str(e)
+            self.save()
+            raise
+        except BaseException:
+            self.interrupt()
+            raise
+        self.save()
+
+    def without_generation(self) -> Answer:
+        """The gate's decision, its citations and the key passage, no model loaded (``ask --no-generate``); saved."""
+        self.answer = no_generation_answer(self.gate, self.cites, self.retrieval_ms)
+        if not self.gate.refused:
+            self.answer.key_passage = self.key_passage
+        self.save()
+        return self.answer
+
+    def interrupt(self, note: str = INTERRUPTED) -> None:
+        """Keep the turn with ``note`` and no answer, unless it was saved already (the caller saw the stop)."""
+        if not self.saved:
+            self.error = note
+            self.save()
+
+    def save(self) -> None:
+        """Save the turn in the conversation's chat (once; nothing when the conversation does not save)."""
+        if self.saved:
+            return
+        self.saved = True
+        self.conversation.keep(self)
+
+
+class Conversation:
+    """The turns of one chat over ``store`` (a :class:`rag.store.store.Store`), with every knob from ``settings``
+    (default the store's).
+
+    ``chat_id`` a saved chat to continue (its questions as searched are the history; ``None``: a new chat
+    is created, titled by its first question, when the first turn is saved); ``history`` earlier questions
+    as searched, oldest first, before the saved chat's (``ask --history``); ``save`` ``False`` keeps the
+    turns out of the store (``ask`` without ``--chat``, the evaluation). Raises
+    :class:`rag.errors.StoreError` for an unknown ``chat_id``.
+    """
+
+    def __init__(self, store: Store, settings: Settings | None = None, chat_id: int | None = None, *,
+                 history: Sequence[str] = (), save: bool = True):
+        if chat_id is not None and store.chats.get(chat_id) is None:
+            raise StoreError(f"no chat with id {chat_id} in {store.path}")
+        self.store = store
+        self.settings = settings or store.settings
+        self.chat_id = chat_id
+        self.saving = save
+        saved = [t.standalone for t in store.chats.turns(chat_id)] if chat_id is not None else []
+        self.previous: list[str] = [*history, *saved]
+
+    def standalone(self, question: str, rewrite: RewriteMethod | str = RewriteMethod.KEYWORDS, *,
+                   always: bool = False, get_generator: Callable[[], Any] | None = None) -> Rewrite:
+        """``question`` made standalone against :attr:`previous` (:func:`rag.answer.followup.rewrite_followup`,
+        IDF from the store; the ``model`` rewrite with ``get_generator()``, default the settings' GGUF)."""
+        return rewrite_followup(question, self.previous, rewrite, idf=store_idf(self.store.term_stats()),
+                                get_generator=get_generator or (lambda: rewrite_generator(self.settings)),
+                                always=always)
+
+    def ask(self, question: str, *, scope: Sequence[str] | None = None,
+            rewrite: RewriteMethod | str = RewriteMethod.KEYWORDS, followup: Rewrite | None = None,
+            get_generator: Callable[[Settings], Any] | None = None) -> TurnStream:
+        """One turn: ``question`` made standalone (``rewrite``; or ``followup`` when the caller already did,
+        :meth:`standalone`), searched and gated within ``scope`` (document ids; ``None``: all), cited, and
+        ready to stream (a refusal yields nothing and never touches the model). ``get_generator(settings)``
+        replaces the default generator for this turn. Raises :class:`rag.errors.ModelError` from a model
+        rewrite, ``ValueError`` for an unknown rewrite method.
+        """
+        rw = followup or self.standalone(question, rewrite)
+        gate, cites, ms = gated_sources(self.store, rw.standalone, self.settings, scope)
+        turn = TurnStream(self, rw, self.previous, scope, gate, cites, self.settings, retrieval_ms=ms,
+                          get_generator=get_generator, embedder=self.store.embedder,
+                          term_stats=None if gate.refused else self.store.term_stats())
+        self.previous.append(rw.standalone)
+        return turn
+
+    def keep(self, turn: TurnStream) -> None:
+        """Append ``turn`` to the saved chat (created on the first turn, or again when it was deleted meanwhile)."""
+        if not self.saving:
+            return
+        chats = self.store.chats
+        if self.chat_id is None or chats.get(self.chat_id) is None:
+            self.chat_id = chats.create(turn.question)
+        answer = None if turn.error else turn.answer
+        cands = [(c.rank, c.cosine_distance, c.label) for c in turn.candidates]
+        chats.append(self.chat_id, turn.question, turn.standalone,
+                     turn_record(turn.question, turn.standalone, answer, method=turn.method, error=turn.error,
+                                 candidates=cands, scope=turn.scope))

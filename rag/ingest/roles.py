@@ -1,0 +1,134 @@
+"""What each stretch of a document is to a reader (issue 28, item 1): reference lists, tables of contents and
+navigation lines, recognised in the canonical text of any format and tagged with :class:`rag.types.TextRole`.
+
+Only body text answers a question. The stretches found here stay in the canonical text and in the index
+(a user may well search a reference list), but the chunker never lets a chunk cross their edges, each chunk
+carries its role into the store and onto its citation, the search ranks them below body text, and the
+answer layer never takes them as a key passage or as the support of a claim.
+
+Rules (each on whole paragraphs: blank-line separated blocks of the canonical text):
+
+* **references**: the body of a section whose heading is a reference-list title (``References``,
+  ``Bibliography``, ``Works cited``, ``Literatur``, ``Références``, ``Bibliografía``, ``参考文献`` ...,
+  numbered or not), up to the next heading of the same or a higher level; and, anywhere, a run of 3 or
+  more paragraphs each of which is a reference entry (``[12]``, ``12.`` or ``(12)`` first, then a year
+  19xx/20xx, ``doi`` or ``et al.``);
+* **toc**: the body of a section titled ``Contents``, ``Table of contents``, ``Inhalt``, ``Sommaire``,
+  ``Índice``, ``目次`` ...; and any paragraph whose lines mostly end in dot leaders and a page number
+  (``Installation ........ 12``);
+* **navigation**: a paragraph whose every line is a navigation line: two or more of *previous, prev,
+  next, up, home, index, contents, top* as words (``Next: Usage, Previous: Install, Up: Top``,
+  ``« Prev | Home | Next »``), or a breadcrumb of three or more parts joined by ``»``, ``›`` or ``>``.
+
+Readers add what only they can know (a slide deck's title slide: :mod:`rag.ingest.pdf`); :func:`merge`
+puts the two together.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from rag.types import Document, Heading, RoleSpan, TextRole
+
+_NUM = r"(?:(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])\.?\s+)?"
+REFERENCE_TITLE = re.compile(
+    r"^\W*" + _NUM + r"(references?|bibliography|works cited|literature cited|cited literature|reference list|"
+    r"literatur|literaturverzeichnis|quellen|quellenverzeichnis|références|références bibliographiques|"
+    r"bibliographie|referencias|bibliografía|bibliografia|riferimenti bibliografici|referências|"
+    r"参考文献|文献)\W*$", re.I)
+TOC_TITLE = re.compile(
+    r"^\W*" + _NUM + r"(contents|table of contents|inhalt|inhaltsverzeichnis|sommaire|table des matières|"
+    r"índice|indice|sumário|目次|目录)\W*$", re.I)
+_REF_ENTRY = re.compile(r"^\s*(?:\[\d{1,4}\]|\d{1,4}\.\s|\(\d{1,4}\))\s*\S.*(?:\b(?:1[6-9]|20)\d{2}[a-z]?\b|\bdoi\b|et al\.)",
+                        re.I | re.S)
+_TOC_LINE = re.compile(r"\S.*?(?:\s?\.\s?){3,}\s*(?:\d{1,4}|[ivxlc]{1,7})\s*$|\S.*?…+\s*(?:\d{1,4}|[ivxlc]{1,7})\s*$",
+                       re.I)
+_NAV_WORD = re.compile(r"\b(previous|prev|next|up|home|index|contents|top)\b", re.I)
+_CRUMB = re.compile(r"\s(?:»|›|>)\s")
+_PARA = re.compile(r"[^\n]+(?:\n[^\n]+)*")
+
+
+def paragraphs(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Spans of the blank-line separated paragraphs of ``text[start:end]`` (0-based code points)."""
+    return [(m.start(), m.end()) for m in _PARA.finditer(text, start, len(text) if end is None else end)
+            if m.group().strip()]
+
+
+def is_navigation(line: str) -> bool:
+    """Whether one line is a navigation line (rule in the module doc)."""
+    line = line.strip().strip("[]|")
+    if not line or len(line) > 200 or line.endswith((".", "?", "!")):
+        return False
+    words = {w.lower() for w in _NAV_WORD.findall(line)}
+    if len(words) >= 2 and len(line.split()) <= 4 * len(words) + 8:
+        return True
+    return len(_CRUMB.findall(line)) >= 2 and len(line.split()) <= 20
+
+
+def is_toc(block: str) -> bool:
+    """Whether a paragraph is table-of-contents entries (most lines end in dot leaders and a page number)."""
+    lines = [ln for ln in block.split("\n") if ln.strip()]
+    return bool(lines) and sum(bool(_TOC_LINE.fullmatch(ln.strip())) for ln in lines) >= max(1, 0.6 * len(lines))
+
+
+def is_reference_entry(block: str) -> bool:
+    """Whether a paragraph is one reference-list entry: a number first, a year, ``doi`` or ``et al.``, and
+    the commas of an author list or a venue (a numbered step that names a year is not one)."""
+    return (bool(_REF_ENTRY.match(block)) and len(block) <= 1200
+            and (block.count(",") >= 2 or "et al." in block or "doi" in block.lower()))
+
+
+def _section_end(headings: list[Heading], i: int, length: int) -> int:
+    h = headings[i]
+    return next((x.start for x in headings[i + 1:] if x.level <= h.level), length)
+
+
+def _titled(doc: Document) -> Iterable[RoleSpan]:
+    heads = list(doc.headings)
+    for i, h in enumerate(heads):
+        role = (TextRole.REFERENCES if REFERENCE_TITLE.match(h.title)
+                else TextRole.TOC if TOC_TITLE.match(h.title) else None)
+        if role is not None:
+            end = _section_end(heads, i, len(doc.canonical))
+            if end > h.end:
+                yield RoleSpan(role, h.end, end)
+
+
+def _by_paragraph(text: str) -> Iterable[RoleSpan]:
+    paras = paragraphs(text)
+    run: list[tuple[int, int]] = []
+    for a, b in paras + [(len(text), len(text))]:
+        block = text[a:b]
+        if b > a and is_reference_entry(block):
+            run.append((a, b))
+            continue
+        if len(run) >= 3:
+            yield RoleSpan(TextRole.REFERENCES, run[0][0], run[-1][1])
+        run = []
+        if b <= a:
+            break
+        if is_toc(block):
+            yield RoleSpan(TextRole.TOC, a, b)
+        elif all(is_navigation(ln) for ln in block.split("\n") if ln.strip()):
+            yield RoleSpan(TextRole.NAVIGATION, a, b)
+
+
+def merge(*groups: Iterable[RoleSpan]) -> tuple[RoleSpan, ...]:
+    """Role spans of several sources as one sorted tuple without overlaps (an earlier-starting span wins;
+    touching spans of one role are joined)."""
+    out: list[RoleSpan] = []
+    for span in sorted((s for g in groups for s in g if s.end > s.start), key=lambda s: (s.start, -s.end)):
+        if out and span.start < out[-1].end:
+            continue
+        if out and span.role == out[-1].role and span.start <= out[-1].end + 2:
+            out[-1] = RoleSpan(span.role, out[-1].start, max(out[-1].end, span.end))
+            continue
+        out.append(span)
+    return tuple(out)
+
+
+def find_roles(doc: Document) -> tuple[RoleSpan, ...]:
+    """The document's role spans: the reader's own (``doc.roles``), then sections titled as reference lists
+    or contents, then paragraphs that are reference entries, contents lines or navigation lines."""
+    return merge(doc.roles, _titled(doc), _by_paragraph(doc.canonical))

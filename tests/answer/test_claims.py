@@ -1,0 +1,63 @@
+"""What a sentence claims and the statement of a source that makes it (rag.answer.claims, issue 24 item 1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.answer.claims import garbled, statement_gaps, statements
+
+
+def test_statements_read_a_table_row_with_its_header_and_a_list_item_with_its_lead_in():
+    text = ("Sizes of the models:\n- the small one has 24 layers\n- the large one has 80 layers\n\n"
+            "| Model | Layers |\n|---|---|\n| 0.5B | 24 |\n| 72B | 80 |")
+    ctx = {text[s.start:s.end]: s.context for s in statements(text)}
+    assert ctx["- the small one has 24 layers"] == "Sizes of the models:\n- the small one has 24 layers"
+    assert ctx["| 72B | 80 |"] == "| Model | Layers |\n| 72B | 80 |"
+    assert ctx["| Model | Layers |"] == "\n| Model | Layers |"  # the header row is its own statement
+
+
+def test_a_table_written_as_plain_lines_gives_one_statement_per_line():
+    text = "Configuration 0.5B 1.5B\nHidden Size 896 1,536\n# Layers 24 28\nVocabulary Size 151,646 151,646"
+    ctx = [s.context for s in statements(text)]
+    assert ctx[1] == "Configuration 0.5B 1.5B\nHidden Size 896 1,536" and len(ctx) == 4
+
+
+def test_wrapped_prose_stays_one_statement():
+    text = "Models of all sizes employ a common\nvocabulary consisting of 151,643 regular\ntokens and 3 control tokens."
+    assert [s.context for s in statements(text)] == [text]
+
+
+def test_statement_gaps():
+    src = "| Configuration | 0.5B | 1.5B |\n|---|---|---|\n| Hidden Size | 896 | 1,536 |\n| Vocabulary Size | 151,646 | 151,646 |"
+    q = "What is the vocabulary size?"
+    assert statement_gaps("The vocabulary size is 896 [1].", src, ["896"], q) == ["896"]
+    assert statement_gaps("The vocabulary size is 151,646 [1].", src, ["151646"], q) == []
+    assert statement_gaps("The hidden size of the 0.5B is 896 [1].", src, ["896", "0.5b"], q) == []
+    assert statement_gaps("It is 151,646 [1].", src, ["151646"], q) == []  # a terse answer is read with the question
+    # a specific no statement holds is a gap too
+    assert statement_gaps("The vocabulary size is 32,000 [1].", src, ["32000"], q) == ["32000"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "In 2015, was published [1].",
+    "Because of this, is used for long documents [2].",
+    "Was published in 2015 by the foundation [1].",
+    "The model is trained on the [1].",
+    ", and the tokenizer splits words [1].",
+    "and the tokenizer splits words into pieces [1].",
+])
+def test_garbled_sentences(sentence):
+    assert garbled(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "In 2015, the guide was published [1].",
+    "However, it is slower on long inputs [2].",
+    "The data it was trained on comes from the web [1].",
+    "Plan A costs 10 dollars and includes vitamin A [1].",
+    "Longformer and Reformer use sparse attention [1].",
+    "Yes, the host caches this value [1].",
+    "The prefill phase processes the whole prompt at once [3].",
+])
+def test_sentences_that_are_statements(sentence):
+    assert garbled(sentence) is None

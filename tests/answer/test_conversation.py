@@ -1,0 +1,109 @@
+"""One conversation turn (rag.answer.conversation): follow-up -> search and gate -> cite -> stream -> save.
+
+The app, the CLI and the follow-up evaluation take their turns here. Fakes only: a hash embedder and the
+scripted generator behind the one generator seam (the ``fake_generator`` fixture).
+"""
+
+from __future__ import annotations
+
+import pytest
+from fakes import HashEmbedder
+
+from rag.answer.conversation import INTERRUPTED, Conversation
+from rag.answer.history import turn_from_record
+from rag.errors import ModelError, StoreError
+from rag.settings import get_settings
+from rag.store.store import Store
+
+LEAVE = b"""# Leave policy
+
+## Annual leave
+
+Full-time staff get 28 days of annual leave per year, including bank holidays.
+
+## Part-time staff
+
+Part-time staff get annual leave pro rata to the days they work.
+
+## Parking
+
+Visitors park in lot B, next to the main entrance.
+"""
+
+
+@pytest.fixture()
+def store(tmp_path):
+    s = Store(tmp_path / "s", settings=get_settings(store=tmp_path / "s"), embedder=HashEmbedder())
+    assert s.ingest_bytes(LEAVE, "leave-policy.md").status == "ready"
+    yield s
+    s.close()
+
+
+def _saved(store, chat_id):
+    return [turn_from_record(t.record) for t in store.chats.turns(chat_id)]
+
+
+def test_a_turn_streams_through_the_one_seam_and_is_saved_with_its_sources(store, fake_generator):
+    conv = Conversation(store)
+    turn = conv.ask("How many days of annual leave do full-time staff get?")
+    assert turn.key_passage is not None and fake_generator.prompts == []  # evidence first, no model yet
+    text = "".join(turn)
+    assert text and len(fake_generator.prompts) == 1 and turn.answer.model == "fake.gguf"
+    assert conv.chat_id is not None and store.chats.get(conv.chat_id).title.startswith("How many days")
+    (saved,) = _saved(store, conv.chat_id)
+    assert saved.answer.citations == turn.answer.citations and saved.answer.shown_text == turn.answer.shown_text
+    assert saved.candidates and saved.candidates[0][0] == 1 and saved.error is None
+
+
+def test_a_follow_up_is_made_standalone_from_the_chat_so_far(store, fake_generator):
+    conv = Conversation(store)
+    conv.ask("How many days of annual leave do full-time staff get?").run()
+    follow = conv.ask("And part-time?")
+    assert follow.followup.rewritten and follow.standalone.startswith("And part-time? (")
+    assert follow.previous == ("How many days of annual leave do full-time staff get?",)
+    follow.run()
+    again = Conversation(store, chat_id=conv.chat_id)  # the saved chat is the history (ask --chat ID, a reopened chat)
+    assert again.previous == [t.standalone for t in store.chats.turns(conv.chat_id)] and len(again.previous) == 2
+    with pytest.raises(StoreError, match="no chat with id 999"):
+        Conversation(store, chat_id=999)
+
+
+def test_a_refusal_never_looks_the_model_up_and_is_saved(store, fake_generator):
+    conv = Conversation(store, store.settings.with_overrides(threshold=0.01))
+    turn = conv.ask("How do I renew my passport?")
+    assert list(turn) == [] and turn.answer.refused and fake_generator.prompts == []
+    (saved,) = _saved(store, conv.chat_id)
+    assert saved.answer.refused and saved.answer.refusal == turn.answer.refusal
+
+
+def test_a_model_error_is_kept_with_the_turn_and_raised(store):
+    def broken(settings):
+        raise ModelError("absent.gguf is missing; run: make models")
+
+    conv = Conversation(store)
+    turn = conv.ask("How many days of annual leave do full-time staff get?", get_generator=broken)
+    with pytest.raises(ModelError):
+        turn.run()
+    (saved,) = _saved(store, conv.chat_id)
+    assert saved.error == "absent.gguf is missing; run: make models" and saved.answer is None
+
+
+def test_an_answer_cut_off_is_kept_with_a_note(store, fake_generator):
+    """Streamlit stops the run when a new question is sent: the stream is closed mid-answer."""
+    fake_generator.reply = lambda q, sources: "Full-time staff get 28 days of annual leave [1]."
+    conv = Conversation(store)
+    turn = conv.ask("How many days of annual leave do full-time staff get?")
+    pieces = iter(turn)
+    assert next(pieces)
+    pieces.close()
+    (saved,) = _saved(store, conv.chat_id)
+    assert saved.error == INTERRUPTED and saved.answer is None and saved.candidates
+    turn.interrupt()  # the app's own handler after the stop: saved once only
+    assert len(store.chats.turns(conv.chat_id)) == 1
+
+
+def test_without_generation_and_without_saving(store, fake_generator):
+    conv = Conversation(store, save=False)
+    a = conv.ask("How many days of annual leave do full-time staff get?").without_generation()
+    assert not a.refused and a.text is None and a.key_passage is not None and a.citations
+    assert fake_generator.prompts == [] and conv.chat_id is None and store.chats.list() == []
