@@ -39,7 +39,7 @@ def cases_dir(shared_dir) -> Path:
 
 @pytest.fixture(scope="session")
 def embedder():
-    """The real all-MiniLM-L6-v2, loaded once for the whole test session."""
+    """The real all-MiniLM-L6-v2, loaded once for the whole test session (a test using it is marked ``slow``)."""
     from rag.index.embed import get_embedder
 
     return get_embedder()
@@ -62,6 +62,37 @@ def hash_embedder():
     return HashEmbedder()
 
 
+def use_fake_embedder(mp: pytest.MonkeyPatch, emb) -> None:
+    """Make every store opened without an embedder (the CLI's, the app's, the benchmarks') embed with ``emb``:
+    :func:`rag.index.embed.get_embedder` / ``load_embedder`` replaced where they are used. The store still
+    stamps the encoder its settings name, so the CLI reopens it without a mismatch."""
+    from rag.evaluation import runner
+    from rag.index import embed
+    from rag.store import store
+
+    def fake(*args, **kwargs):
+        return emb
+
+    for module, name in ((embed, "get_embedder"), (embed, "load_embedder"), (store, "get_embedder"),
+                         (runner, "get_embedder")):
+        mp.setattr(module, name, fake)
+
+
+@pytest.fixture
+def fake_embedder(monkeypatch, hash_embedder):
+    """The :class:`fakes.HashEmbedder` for this test's stores (:func:`use_fake_embedder`): no model loaded."""
+    use_fake_embedder(monkeypatch, hash_embedder)
+    return hash_embedder
+
+
+@pytest.fixture(scope="module")
+def fake_embedder_module(hash_embedder):
+    """:func:`fake_embedder` for a whole module (its module-scoped stores are built with the fake too)."""
+    with pytest.MonkeyPatch.context() as mp:
+        use_fake_embedder(mp, hash_embedder)
+        yield hash_embedder
+
+
 @pytest.fixture
 def fake_generator(monkeypatch):
     """A scripted :class:`fakes.FakeGenerator` in place of the GGUF for every answer of the test (the CLI, the
@@ -74,3 +105,44 @@ def fake_generator(monkeypatch):
     gen = FakeGenerator()
     monkeypatch.setattr(pipeline, "get_default_generator", lambda settings=None: gen)
     return gen
+
+
+# --------------------------------------------------------------------------- the slow marker, true to its word
+
+_MARK_SLOW = "mark it @pytest.mark.slow or use the fakes (tests/fakes.py, the fake_embedder / fake_generator fixtures)"
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test not marked ``slow`` may not ask for the real embedder (issue 23): ``make test-fast`` loads no model."""
+    bad = [i.nodeid for i in items if "embedder" in getattr(i, "fixturenames", ()) and i.get_closest_marker("slow") is None]
+    if bad:
+        raise pytest.UsageError("tests not marked slow ask for the real embedder; " + _MARK_SLOW + ":\n  "
+                                + "\n  ".join(bad))
+
+
+@pytest.fixture(autouse=True)
+def _fast_tests_load_no_model(request, monkeypatch):
+    """In a test not marked ``slow``, loading a real model (the embedder, a GGUF, a cross-encoder) fails with what to
+    do: the marker says "loads a real model", and this keeps it true (issue 23)."""
+    if request.node.get_closest_marker("slow") is not None:
+        return
+    from rag.answer import generate
+    from rag.index import embed, rerank
+
+    def refuse(what):
+        def load(*args, **kwargs):
+            raise AssertionError(f"{request.node.nodeid} loads {what} but is not marked slow: {_MARK_SLOW}")
+        return load
+
+    real_require = generate.require_model
+
+    def require_and_refuse(path):
+        real_require(path)  # a missing or corrupt file still gets its ModelError, named fix and all
+        if Path(path).stat().st_size > 1 << 20:  # a real model (a few bytes of "GGUF" are a test's broken file)
+            refuse(f"the GGUF {path}")()
+
+    monkeypatch.setattr(embed, "_embedders", {})  # nothing a slow test loaded earlier is handed out
+    monkeypatch.setattr(embed, "load_embedder", refuse("the real embedder"))
+    monkeypatch.setattr(generate, "_cache", {})
+    monkeypatch.setattr(generate, "require_model", require_and_refuse)
+    monkeypatch.setattr(rerank.Reranker, "__init__", refuse("a cross-encoder"))

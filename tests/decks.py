@@ -2,8 +2,8 @@
 
 It is drawn the way LaTeX Beamer's common themes draw one (Madrid, Warsaw): 4:3 pages of 364 x 273 pt; a
 headline band with the section navigation and mini-frame dots; the frame title in a band of its own; items
-with a ``▶`` marker (sub-items ``–``); a footline of three coloured boxes, ``author (institute)`` |
-``short title`` | ``date  page / pages``, white on colour; incremental overlays (``\\pause``) whose items not
+with a ``▶`` marker (sub-items ``–``); a footline of two bars of touching boxes, ``author`` |
+``short title`` over ``institute`` | ``date  page / pages``, white on colour; incremental overlays (``\\pause``) whose items not
 yet shown are drawn transparent; a plain title slide that names the author. The facts live on slides 2-40;
 :data:`QUESTIONS` are answered by them (and never by the title slide or the footline).
 """
@@ -61,21 +61,27 @@ DARK, MID = (0.1, 0.1, 0.45), (0.2, 0.2, 0.7)
 
 
 def _headline(page, section: str, frame_no: int) -> None:
-    page.draw_rect(pymupdf.Rect(0, 0, W, 16), color=None, fill=DARK)
+    """Warsaw's headline: two bars of two touching boxes (sections | subsections), the navigation in them."""
+    for y0, y1 in ((0, 10), (10, 16)):
+        page.draw_rect(pymupdf.Rect(0, y0, W / 2, y1), color=None, fill=DARK)
+        page.draw_rect(pymupdf.Rect(W / 2, y0, W, y1), color=None, fill=MID)
     x = 8
     for name in SECTIONS:
         page.insert_text((x, 7), name, fontsize=5, color=(1, 1, 1) if name == section else (0.6, 0.6, 0.8))
         for i in range(3):  # mini-frame dots: drawn circles, as Beamer draws them
-            page.draw_circle((x + 2 + 5 * i, 11.5), 1.5, color=(1, 1, 1), fill=(1, 1, 1) if i == frame_no % 3 else None)
-        x += 110
+            page.draw_circle((x + 2 + 5 * i, 13), 1.5, color=(1, 1, 1), fill=(1, 1, 1) if i == frame_no % 3 else None)
+        x += 60
+    page.insert_text((W / 2 + 8, 7), f"{section}: overview", fontsize=5, color=(1, 1, 1))
 
 
 def _footline(page, number: int, total: int) -> None:
-    boxes = [(0, f"{AUTHOR} ({INSTITUTE})", DARK), (W / 3, TITLE.split(" of ")[0], MID),
-             (2 * W / 3, f"{DATE}        {number} / {total}", DARK)]
-    for x, text, colour in boxes:
-        page.draw_rect(pymupdf.Rect(x, H - 9, x + W / 3, H), color=None, fill=colour)
-        page.insert_text((x + 6, H - 2.5), text, fontsize=5, color=(1, 1, 1))
+    """The footline: two bars of two touching boxes, author (institute) | short title, date | page / pages."""
+    short = TITLE.split(" of ")[0]
+    cells = [(0, H - 16, f"{AUTHOR}", DARK), (W / 2, H - 16, short, MID),
+             (0, H - 8, INSTITUTE, DARK), (W / 2, H - 8, f"{DATE}        {number} / {total}", MID)]
+    for x, y, text, colour in cells:
+        page.draw_rect(pymupdf.Rect(x, y, x + W / 2, y + 8), color=None, fill=colour)
+        page.insert_text((x + 6, y + 6), text, fontsize=5, color=(1, 1, 1))
 
 
 def _frame(page, title: str) -> None:

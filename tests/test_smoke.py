@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 
+@pytest.mark.slow
 def test_embedder_shape_norm_and_paraphrase(embedder):
     texts = [
         "How do I reset my password?",
@@ -23,6 +24,7 @@ def test_embedder_shape_norm_and_paraphrase(embedder):
     assert embedder.max_seq_length == 256
 
 
+@pytest.mark.slow
 def test_embedder_empty_input(embedder):
     assert embedder.encode([]).shape == (0, 384)
 
@@ -34,6 +36,7 @@ def test_unit_norm_check_rejects_unnormalised():
         check_unit_norm(np.array([[3.0, 4.0]], dtype=np.float32))
 
 
+@pytest.mark.slow
 def test_count_tokens_counts_word_pieces(embedder):
     from rag.tokens import count_tokens
 

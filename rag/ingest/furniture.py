@@ -25,10 +25,13 @@ from collections import Counter
 
 from rag.ingest.layout import Line
 from rag.ingest.pdf_page import PageRead
+from rag.ingest.pdf_text import body_size
 from rag.types import PageSpan, RoleSpan, TextRole
 
 #: Share (0..1) of the page height, at the top and at the bottom, where running headers and footers sit.
 HEADER_ZONE = 0.12
+#: In a deck, margin lines at most this share of the body font size are its headline and footline print.
+SMALL_PRINT = 0.75
 
 
 def _key(text: str) -> str:
@@ -56,14 +59,35 @@ def running_lines(pages: list[list[Line]]) -> tuple[set[str], set[str], set[str]
     return _repeated(pages, 3), _repeated(odd, 3), _repeated(even, 3)
 
 
-def drop_running(reads: list[PageRead]) -> None:
-    """Remove running header/footer lines from ``reads`` in place, recording them in ``dropped``."""
+def _inner_body(reads: list[PageRead]) -> float:
+    """The body font size of the pages' text outside the margins (a deck's footline can carry more characters)."""
+    return body_size([[ln for ln in r.lines if ln.kind == "text" and not _is_margin(ln)] for r in reads])
+
+
+def small_print(reads: list[PageRead]) -> set[str]:
+    """Keys of a deck's headline and footline: margin lines in small print (at most :data:`SMALL_PRINT` of the
+    body size) repeating on 3 pages or more. A deck's navigation and footer change with its sections, so they
+    repeat on fewer than half of the pages; its frame titles are large, so they never count."""
+    body = _inner_body(reads)
+    counts: Counter = Counter()
+    for r in reads:
+        counts.update({_key(ln.text) for ln in r.lines
+                       if ln.kind == "text" and _is_margin(ln) and ln.size <= SMALL_PRINT * body})
+    return {k for k, n in counts.items() if n >= 3}
+
+
+def drop_running(reads: list[PageRead], deck: bool = False) -> None:
+    """Remove running header/footer lines from ``reads`` in place, recording them in ``dropped``; in a slide
+    ``deck`` (:func:`is_slide_deck`) also its small-print headline and footline (:func:`small_print`)."""
     every, odd, even = running_lines([r.lines for r in reads])
+    every |= small_print(reads) if deck else set()
+    title_size = _inner_body(reads) + 1 if deck else float("inf")  # a deck's frame titles are never furniture
     for i, r in enumerate(reads):
         keys = every | (odd if i % 2 == 0 else even)
         keep = []
         for ln in r.lines:
-            if ln.kind == "text" and _is_margin(ln) and (_key(ln.text) in keys or not any(c.isalnum() for c in ln.text)):
+            if (ln.kind == "text" and _is_margin(ln) and ln.size < title_size
+                    and (_key(ln.text) in keys or not any(c.isalnum() for c in ln.text))):
                 r.dropped.append(ln.text)
             else:
                 keep.append(ln)

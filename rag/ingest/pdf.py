@@ -239,8 +239,8 @@ def _refuse_empty(reads: list[PageRead], name: str, limits: Limits) -> None:
 def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progress | None,
              use_ocr: bool, limits: Limits, media_type: str = MEDIA_PDF) -> Document:
     reads = _read_pages(doc, name, warnings, progress, use_ocr, limits)
-    drop_running(reads)
     deck = is_slide_deck(reads)
+    drop_running(reads, deck)
     if deck and (steps := drop_overlay_steps(reads)):
         warnings.append(f"slide deck: overlay step(s) on page(s) {_pages_list(steps)} read on the completed slide "
                         "that follows each")
@@ -258,6 +258,10 @@ def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progres
     cov = audit_mod.page_coverage([r.reference for r in reads], texts, [r.dropped for r in reads])
     _warn(reads, cov, warnings)
     headings = find_headings(doc, built.spans, built.paras)
+    if deck and built.spans:  # a title slide's author and institute are no sections: its first heading alone
+        first = built.spans[0]
+        on_title = [h for h in headings if first.start <= h.start < first.end]
+        headings = tuple(h for h in headings if h not in on_title[1:])
     roles = tuple(title_slide(canonical, built.spans)) if deck else ()
     title = document_title(doc, reads, headings, name, built.spans, body)
     return Document(

@@ -25,6 +25,8 @@ from rag.ingest.layout import Line
 #: A rule is a drawn line (or a rectangle this thin, points) at least this long (points).
 _THIN = 2.0
 _MIN_RULE = 15.0
+#: Share (0..1) of a slide's height at the top and at the bottom where its headline and footline bars sit.
+SLIDE_BAND = 0.12
 
 
 def grid_boxes(page) -> list[tuple[float, float, float, float]]:
@@ -32,9 +34,16 @@ def grid_boxes(page) -> list[tuple[float, float, float, float]]:
     horizontal and 2+ vertical rules (drawn lines or thin rectangles, 15 pt or longer) where each
     vertical crosses 2+ horizontals, or 4+ cell boxes in 2+ rows and 2+ columns. Figure frames,
     fraction bars, page rules and underlines alone are no grid. Cheap (``get_cdrawings``), so every
-    page is tested and only grids pay for ``find_tables`` (clipped to each box)."""
+    page is tested and only grids pay for ``find_tables`` (clipped to each box).
+
+    On a slide-shaped page (landscape, 1.2:1 or wider) the coloured bars of a deck's headline and footline
+    (boxes that start in the top :data:`SLIDE_BAND` or end in the bottom one: Beamer's Warsaw and Madrid
+    themes draw them as touching boxes in rows and columns) are page furniture, never a table's cells
+    (issue 28: every slide of a Beamer deck became a pipe table holding its navigation and footer)."""
     try:
         drawings = page.get_cdrawings()
+        r = page.rect
+        band = SLIDE_BAND * r.height if r.width >= 1.2 * r.height else 0.0
     except Exception:  # noqa: BLE001
         return []
     horiz, vert, boxes = [], [], []
@@ -54,6 +63,8 @@ def grid_boxes(page) -> list[tuple[float, float, float, float]]:
             elif w <= _THIN and h >= _MIN_RULE:
                 vert.append((x0, y0, x1, y1))
             elif item[0] == "re" and w >= _MIN_RULE and h >= 6:
+                if band and (y0 < r.y0 + band or y1 > r.y1 - band) and h < 2 * band:
+                    continue  # a slide's headline or footline bar
                 boxes.append((x0, y0, x1, y1))
     boxes_out = []
     for group in _groups(horiz + vert + boxes):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -133,6 +134,7 @@ def test_attribution_on_real_needles(corpus_dir):
     assert att[1].shown_cites == (1,) and att[1].shown().endswith("[1].")  # the wrong [2] is never shown
 
 
+@pytest.mark.slow
 def test_attribution_with_minilm(embedder, corpus_dir):
     """The MiniLM leg supports a paraphrase that shares few words with its source."""
     from rag.answer.pipeline import cosine_support

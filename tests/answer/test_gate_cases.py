@@ -8,6 +8,9 @@ from rag.answer.pipeline import search_and_gate
 from rag.settings import get_settings
 from rag.store.store import Store
 
+#: The calibrated gate's verdicts on real text: they need the real embedder's distances (the fake's are not).
+pytestmark = pytest.mark.slow
+
 WARRANTY = ("# Warranty terms\n\nThe warranty period is 24 months from the date of purchase. "
             "Repairs under warranty are free of charge when the receipt is shown.\n")
 

@@ -18,7 +18,7 @@ Bicycles are parked in the covered racks behind building C.
 """
 
 
-def test_key_passage_only_run_on_a_question_file_of_the_pdf_schema(tmp_path):
+def test_key_passage_only_run_on_a_question_file_of_the_pdf_schema(tmp_path, fake_embedder):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "parking.md").write_text(DOC, encoding="utf-8")

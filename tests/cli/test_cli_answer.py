@@ -1,4 +1,5 @@
-"""``python -m rag ask`` and the sources table, through click's runner, on a real store and the real 0.5B."""
+"""``python -m rag ask`` and the sources table, through click's runner: the JSON contract and the layout on a store
+of the fake embedder (no model); the distances shown, on the real one (slow)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,22 @@ DOC = "12-evaluation.md"
 
 
 @pytest.fixture(scope="module")
-def store_dir(tmp_path_factory, corpus_dir, embedder):
+def store_dir(tmp_path_factory, corpus_dir, fake_embedder_module):
     from rag.settings import get_settings
     from rag.store.store import Store
 
     d = tmp_path_factory.mktemp("cli-answer-store")
+    with Store(d, settings=get_settings()) as s:
+        assert s.ingest_path(corpus_dir / "docs" / DOC).status == "ready"
+    return d
+
+
+@pytest.fixture(scope="module")
+def real_store_dir(tmp_path_factory, corpus_dir, embedder):
+    from rag.settings import get_settings
+    from rag.store.store import Store
+
+    d = tmp_path_factory.mktemp("cli-answer-real")
     with Store(d, settings=get_settings(), embedder=embedder) as s:
         assert s.ingest_path(corpus_dir / "docs" / DOC).status == "ready"
     return d
@@ -70,9 +82,11 @@ def test_no_generate_json_contract(runner, store_dir, corpus_dir):
     assert list(d["citations"][0])[:7] == ["index", "document_id", "document_name", "locator_label", "fragment", "quote", "cosine_distance"]
 
 
-def test_streams_answer_then_sources_table(runner, store_dir, corpus_dir, fake_generator):
-    """The CLI's layout, not the model: a scripted generator answers (the real model is tested in the answer layer)."""
-    r = runner.invoke(main, ["ask", "--store", str(store_dir), _question(corpus_dir)])
+@pytest.mark.slow
+def test_streams_answer_then_sources_table(runner, real_store_dir, corpus_dir, fake_generator):
+    """The CLI's layout, not the model: a scripted generator answers (the real model is tested in the answer layer);
+    the real embedder, for the distance under the threshold."""
+    r = runner.invoke(main, ["ask", "--store", str(real_store_dir), _question(corpus_dir)])
     assert r.exit_code == 0, r.output
     assert len(fake_generator.prompts) == 1 and fake_generator.prompts[0].sources
     out = r.output

@@ -1,4 +1,5 @@
-"""The CLI's JSON contract (issue 4), run in-process through click's runner with the real embedder."""
+"""The CLI's JSON contract (issue 4), run in-process through click's runner: the fake embedder for the contract,
+the real one for the whole corpus (slow)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def _run(*args):
 
 
 @pytest.fixture(scope="module")
-def small_store(tmp_path_factory, embedder, cases_dir, corpus_dir):
+def small_store(tmp_path_factory, fake_embedder_module, cases_dir, corpus_dir):
     d = tmp_path_factory.mktemp("cli") / "store"
     folder = d.parent / "in"
     (folder / "sub").mkdir(parents=True)
@@ -89,11 +90,11 @@ def test_retry_and_delete(small_store):
     assert r.exit_code == 1
 
 
-def test_empty_store_search(tmp_path, embedder):
+def test_empty_store_search(tmp_path, fake_embedder):
     d = tmp_path / "empty"
     from rag.store.store import Store
 
-    Store(d, embedder=embedder).close()
+    Store(d).close()
     code, out = _run("search", "--store", str(d), "--json", "anything")
     assert code == 0 and json.loads(out)["hits"] == []
 
@@ -137,7 +138,7 @@ def test_whole_corpus(tmp_path, embedder, corpus_dir):
     assert p["refusal"] == 'NO ANSWER: nothing under cosine distance 0.675 for "how do I renew my passport"'
 
 
-def test_ingest_and_status_json_carry_extraction_warnings(tmp_path, cases_dir):
+def test_ingest_and_status_json_carry_extraction_warnings(tmp_path, cases_dir, fake_embedder):
     """Issue 13: what the extractor warns about (here: a non-UTF-8 encoding) is in ``ingest --json`` and ``status``."""
     d = tmp_path / "s"
     code, out = _run("ingest", "--store", str(d), "--json", str(cases_dir / "c23_utf16le_bom.txt"))

@@ -1,4 +1,5 @@
-"""Issue 16 in the CLI, with the real embedder: versions (c25), --sync, --doc scope, follow-ups, chats, collections."""
+"""Issue 16 in the CLI, with the fake embedder (no model): versions (c25), --sync, --doc scope, follow-ups, chats,
+collections."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def _quotes(d) -> str:
 
 
 @pytest.fixture(scope="module")
-def c25(tmp_path_factory, embedder, cases_dir):
+def c25(tmp_path_factory, fake_embedder_module, cases_dir):
     """v1 then v2 of leave-policy.md, ingested from their own folders with the default (replace)."""
     store = tmp_path_factory.mktemp("c25") / "store"
     first = _run("ingest", "--store", store, cases_dir / "c25_versions" / "v1" / "leave-policy.md")
@@ -58,7 +59,7 @@ def test_c25_answers_come_from_the_current_version_only(c25):
     assert not d["refused"] and "28 days" in _quotes(d) and "25 days" not in _quotes(d)
 
 
-def test_keep_both_then_sync_reindexes_changed_files_and_removes_deleted_ones(tmp_path, embedder, cases_dir):
+def test_keep_both_then_sync_reindexes_changed_files_and_removes_deleted_ones(tmp_path, fake_embedder, cases_dir):
     store, folder = tmp_path / "store", tmp_path / "docs"
     (folder / "sub").mkdir(parents=True)
     shutil.copy(cases_dir / "c25_versions" / "v1" / "leave-policy.md", folder / "leave-policy.md")
@@ -84,7 +85,9 @@ def test_keep_both_then_sync_reindexes_changed_files_and_removes_deleted_ones(tm
     assert _run("ingest", "--store", store, "--sync", ok=False).exit_code == 2  # --sync needs a folder
 
 
+@pytest.mark.slow
 def test_doc_scope_restricts_search_and_the_gate(tmp_path, embedder, cases_dir):
+    """The gate answers within the scope: it needs the real embedder's distances (the fake's refuse)."""
     store = tmp_path / "store"
     _run("ingest", "--store", store, cases_dir / "c26_bike_shed.md", cases_dir / "c26_visitor_guide.md")
     docs = {d["name"]: d["id"] for d in json.loads(_run("status", "--store", store, "--json").stdout)["documents"]}
@@ -101,7 +104,7 @@ def test_doc_scope_restricts_search_and_the_gate(tmp_path, embedder, cases_dir):
     assert r.exit_code == 1 and "no document with id ffffffff" in r.output
 
 
-def test_history_makes_a_follow_up_standalone_and_chats_are_saved_and_exported(c25, tmp_path):
+def test_history_makes_a_follow_up_standalone_and_chats_are_saved_and_exported(c25, tmp_path, fake_embedder):
     store, _, _ = c25
     hist = tmp_path / "history.json"
     hist.write_text(json.dumps([{"question": "What does the leave policy say about annual leave?"}]))
@@ -127,7 +130,7 @@ def test_history_makes_a_follow_up_standalone_and_chats_are_saved_and_exported(c
     assert r.exit_code == 1 and "no chat with id 99" in r.output
 
 
-def test_collections_are_stores_of_their_own_and_the_default_is_the_data_folder(tmp_path, embedder, cases_dir):
+def test_collections_are_stores_of_their_own_and_the_default_is_the_data_folder(tmp_path, fake_embedder, cases_dir):
     data = tmp_path / "data"
     _run("ingest", "--store", data, cases_dir / "c26_bike_shed.md")  # the data folder's own store, as before
     _run("collections", "create", "--store", data, "Client A")
@@ -150,7 +153,7 @@ def test_collections_are_stores_of_their_own_and_the_default_is_the_data_folder(
     assert names() == ["c26_bike_shed.md"]  # the default collection never moved
 
 
-def test_a_store_made_before_issue_16_opens_unchanged_as_the_default_collection(tmp_path, embedder, cases_dir):
+def test_a_store_made_before_issue_16_opens_unchanged_as_the_default_collection(tmp_path, fake_embedder, cases_dir):
     data = tmp_path / "data"
     _run("ingest", "--store", data, cases_dir / "c26_bike_shed.md")
     before = json.loads(_run("search", "--store", data, "--json", "When does the bike shed close?").stdout)

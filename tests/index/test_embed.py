@@ -31,6 +31,7 @@ def int8():
     return get_embedder(encoder="minilm-int8")
 
 
+@pytest.mark.slow
 def test_int8_vectors_are_unit_norm_in_input_order_and_batch_independent(int8):
     texts = ["a b c " * 200, "short", "", "Time to first token is set by the prefill phase.", "short"]
     v = int8.encode(texts)
@@ -43,6 +44,7 @@ def test_int8_vectors_are_unit_norm_in_input_order_and_batch_independent(int8):
     assert int8.encode_query("short").shape == (384,)
 
 
+@pytest.mark.slow
 def test_int8_truncates_at_the_window_like_the_float_model(int8):
     long = "attention " * 1000
     ids = int8._tok.encode(long).ids

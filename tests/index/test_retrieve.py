@@ -125,28 +125,28 @@ def test_rrf_formula_and_order():
 
 
 @pytest.fixture(scope="module")
-def small_indexes(embedder):
-    vecs = embedder.encode(TEXTS)
+def small_indexes(hash_embedder):
+    vecs = hash_embedder.encode(TEXTS)
     ids = np.array([10, 11, 12, 13, 14], np.int64)
     return DenseIndex.build(ids, vecs), BM25Index.build(TEXTS, ids)
 
 
-def test_retrieve_hybrid_every_hit_has_distance(embedder, small_indexes):
+def test_retrieve_hybrid_every_hit_has_distance(hash_embedder, small_indexes):
     dense, bm25 = small_indexes
     q = "error code E1234"
-    hits = retrieve(q, embedder.encode_query(q), dense, bm25, k=20)
+    hits = retrieve(q, hash_embedder.encode_query(q), dense, bm25, k=20)
     assert len(hits) == 5  # fewer chunks than k: no padding
     assert hits[0].chunk_id == 10 and hits[0].dense_rank is not None and hits[0].bm25_rank == 1
     assert [h.rank for h in hits] == [1, 2, 3, 4, 5] and all(h.fused_rank == h.rank for h in hits)
-    qv = embedder.encode_query(q)
+    qv = hash_embedder.encode_query(q)
     for h in hits:
-        assert h.cosine_distance == pytest.approx(float(1 - embedder.encode([TEXTS[h.chunk_id - 10]])[0] @ qv), abs=1e-4)
+        assert h.cosine_distance == pytest.approx(float(1 - hash_embedder.encode([TEXTS[h.chunk_id - 10]])[0] @ qv), abs=1e-4)
 
 
-def test_retrieve_modes(embedder, small_indexes):
+def test_retrieve_modes(hash_embedder, small_indexes):
     dense, bm25 = small_indexes
     q = "E1234"
-    qv = embedder.encode_query(q)
+    qv = hash_embedder.encode_query(q)
     assert [h.chunk_id for h in retrieve(q, qv, dense, bm25, mode="bm25")] == [10]
     assert len(retrieve(q, qv, dense, bm25, mode="dense", k=3)) == 3
     assert all(h.bm25_rank is None for h in retrieve(q, qv, dense, bm25, mode="dense"))
@@ -154,11 +154,11 @@ def test_retrieve_modes(embedder, small_indexes):
         retrieve(q, qv, dense, bm25, mode="sparse")
 
 
-def test_retrieve_empty_index_and_stopword_query(embedder):
-    assert retrieve("anything", embedder.encode_query("anything"), DenseIndex(), BM25Index.build([], [])) == []
-    dense = DenseIndex.build([1], embedder.encode(["cats"]))
+def test_retrieve_empty_index_and_stopword_query(hash_embedder):
+    assert retrieve("anything", hash_embedder.encode_query("anything"), DenseIndex(), BM25Index.build([], [])) == []
+    dense = DenseIndex.build([1], hash_embedder.encode(["cats"]))
     bm25 = BM25Index.build(["cats"], [1])
-    hits = retrieve("the of and", embedder.encode_query("the of and"), dense, bm25, mode="bm25")
+    hits = retrieve("the of and", hash_embedder.encode_query("the of and"), dense, bm25, mode="bm25")
     assert hits == []
 
 
@@ -184,7 +184,8 @@ def tiny_cross_encoder(tmp_path_factory):
     return d
 
 
-def test_reranker_found_loaded_and_reorders(embedder, small_indexes, tiny_cross_encoder):
+@pytest.mark.slow  # builds and loads a (tiny, random) cross-encoder: torch + transformers, about 20 s on 2 cores
+def test_reranker_found_loaded_and_reorders(hash_embedder, small_indexes, tiny_cross_encoder):
     from rag.models import find_cross_encoder
 
     models_dir = tiny_cross_encoder.parent
@@ -193,7 +194,7 @@ def test_reranker_found_loaded_and_reorders(embedder, small_indexes, tiny_cross_
     assert isinstance(rr, Reranker)
     dense, bm25 = small_indexes
     q = "error code cats"
-    qv = embedder.encode_query(q)
+    qv = hash_embedder.encode_query(q)
     plain = retrieve(q, qv, dense, bm25, k=5)
     texts = {10 + i: t for i, t in enumerate(TEXTS)}
     hits = retrieve(q, qv, dense, bm25, k=5, reranker=rr, texts=texts)

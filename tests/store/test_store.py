@@ -1,4 +1,5 @@
-"""The store's promises (DESIGN.md "What the store must promise"), on real small files and the real embedder."""
+"""The store's promises (DESIGN.md "What the store must promise"), on real small files: the fake embedder for the
+plumbing, the real one where other processes index into the same store (slow)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,17 @@ def _md(title: str, n: int = 3) -> bytes:
 
 
 @pytest.fixture()
-def store(tmp_path, embedder):
+def store(tmp_path, fake_embedder):
+    """A store opened as the app opens it (no embedder given: the encoder its settings name), with the fake's
+    vectors, so it stamps the real encoder's name and the CLI could reopen it."""
+    s = Store(tmp_path / "store", settings=get_settings(store=tmp_path / "store"))
+    yield s
+    s.close()
+
+
+@pytest.fixture()
+def real_store(tmp_path, embedder):
+    """The same with the real encoder: other processes (which load it) index into it."""
     s = Store(tmp_path / "store", settings=get_settings(store=tmp_path / "store"), embedder=embedder)
     yield s
     s.close()
@@ -87,11 +98,11 @@ def test_same_name_different_bytes_kept_both_are_two_documents_told_apart(store)
     assert len(by_doc) == 2 and len(set(by_doc.values())) == 2
 
 
-def test_hostile_names_never_write_outside(tmp_path, embedder, cases_dir):
+def test_hostile_names_never_write_outside(tmp_path, hash_embedder, cases_dir):
     manifest = json.loads((cases_dir / "c20_traversal_manifest.json").read_text())
     payload = (cases_dir / "c20_payload.md").read_bytes()
     root = tmp_path / "deep" / "a" / "b"
-    s = Store(root / "store", embedder=embedder)
+    s = Store(root / "store", embedder=hash_embedder)
     absolute = Path("/tmp/absolute_upload.md")
     before = absolute.stat().st_mtime_ns if absolute.exists() else None
     for i, up in enumerate(manifest["uploads"]):
@@ -144,7 +155,7 @@ def test_delete_removes_everything(store):
     assert store.delete(a.document_id) is False
     _check_consistent(store)
     # reopened: the persisted indexes agree
-    s2 = Store(store.path, embedder=store.embedder)
+    s2 = Store(store.path)
     _check_consistent(s2)
 
 
@@ -157,20 +168,20 @@ def test_empty_store_answers_without_error(store):
     assert store.search("the of and", k=5, mode="bm25") == []
 
 
-def test_model_mismatch_refuses_and_lists_documents(store, embedder):
+def test_model_mismatch_refuses_and_lists_documents(store):
     store.ingest_bytes(_md("Alpha"), "alpha.md")
 
     class Other:
         name, dim = "some/other-model", 384
 
     class Wider:
-        name, dim = embedder.name, 768
+        name, dim = store.model_name, 768
 
     for other in (Other(), Wider()):
         with pytest.raises(ModelMismatchError, match="alpha.md") as e:
             Store(store.path, embedder=other)
         assert e.value.stale == ["alpha.md"]
-    Store(store.path, embedder=embedder).close()  # the right model still opens
+    Store(store.path).close()  # the right model still opens
 
 
 def test_persistence_and_rebuild_from_sqlite(store):
@@ -181,13 +192,13 @@ def test_persistence_and_rebuild_from_sqlite(store):
         import shutil
 
         shutil.rmtree(p) if p.is_dir() else p.unlink()
-    s2 = Store(store.path, embedder=store.embedder)
+    s2 = Store(store.path)
     assert [h.chunk_id for h in s2.search("beta topic", k=5)] == want
     _check_consistent(s2)
 
 
 def test_other_store_object_sees_changes(store):
-    other = Store(store.path, embedder=store.embedder)
+    other = Store(store.path)
     assert other.search("delta", k=5) == []
     store.ingest_bytes(_md("Delta"), "d.md")
     hits = other.search("delta topic", k=5)
@@ -217,7 +228,8 @@ def _worker(store_dir: Path, mode: str, *names: str) -> subprocess.Popen:
 
 
 @pytest.mark.slow
-def test_kill_9_mid_ingest_leaves_a_store_that_opens_answers_and_retries(store):
+def test_kill_9_mid_ingest_leaves_a_store_that_opens_answers_and_retries(real_store):
+    store = real_store
     store.ingest_bytes(_md("Alpha"), "alpha.md")
     p = _worker(store.path, "hang", "victim")
     try:
@@ -238,7 +250,8 @@ def test_kill_9_mid_ingest_leaves_a_store_that_opens_answers_and_retries(store):
 
 
 @pytest.mark.slow
-def test_two_processes_ingesting_at_once_do_not_corrupt(store):
+def test_two_processes_ingesting_at_once_do_not_corrupt(real_store):
+    store = real_store
     p1 = _worker(store.path, "run", "north", "east", "south")
     p2 = _worker(store.path, "run", "west", "up", "down")
     out1, _ = p1.communicate(timeout=600)

@@ -1,6 +1,6 @@
 """The in-app viewer (issue 17) through `streamlit.testing.v1.AppTest`: files of every new format uploaded on the
 Documents page, then the Source page opened at a chunk of each, as a citation link opens it (the chat's preview
-dialog calls the same `ui.viewer.show`). Real store and embedder, no language model."""
+dialog calls the same `ui.viewer.show`). A real store with the fake embedder, no model."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def uploaded(tmp_path_factory):
+def uploaded(tmp_path_factory, fake_embedder_module):
     """A fresh store with one file of each format, uploaded through the Documents page."""
     from streamlit.testing.v1 import AppTest
 
