@@ -21,7 +21,6 @@ from rag.types import DocStatus
 from ui import jobs, services, sidebar
 from ui.access import require_access
 from ui.format import md_escape
-from ui.view.pdf import unpublish
 
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
 services.init_state()
@@ -135,8 +134,7 @@ def confirm_delete(doc) -> None:
         if a.button("Delete", key="confirm-delete", type="primary", width="stretch"):
             st.session_state.pop("deleting", None)
             try:
-                store.delete(doc.id)
-                unpublish(doc.id)
+                store.delete(doc.id)  # its served copy goes with it (rag.served, issue 26)
                 st.session_state.ingest_log = [("info", f"{doc.name}: deleted")]
             except RagError as e:
                 st.session_state.ingest_log = [("error", str(e))]

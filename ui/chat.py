@@ -28,6 +28,7 @@ from rag.settings import Settings
 from rag.types import Verdict
 from ui import services, viewer
 from ui.format import (
+    VERDICT_STYLE,
     answer_markdown,
     answer_notes,
     blockquote,
@@ -39,6 +40,7 @@ from ui.format import (
     md_escape,
     pdf_url,
     removed_markdown,
+    verdict_markdown,
 )
 
 
@@ -95,7 +97,6 @@ def show(stream: TurnStream, conv: Conversation) -> Turn:
         render_turn_body(turn, key="live")
         return turn
     cites = stream.cites
-    _publish(cites)
     # the key passage first (issue 14): verbatim cited evidence on screen before the model is even loaded
     early = st.empty()
     early.markdown(key_passage_markdown(stream.key_passage, cites, cited_pages(cites)))
@@ -169,11 +170,6 @@ def cited_pages(cites: list[Any]) -> dict[int, int]:
     return {c.index: c.page for c in cites if is_pdf(c)}
 
 
-def _publish(cites: list[Any]) -> None:
-    for doc_id in {c.document_id for c in cites if is_pdf(c)}:
-        services.publish_pdf(doc_id)
-
-
 def render_turn_body(turn: Turn, key: str) -> None:
     """The assistant's side of a turn: refusal, error, or answer + sources."""
     if turn.error:
@@ -186,9 +182,8 @@ def render_turn_body(turn: Turn, key: str) -> None:
     if a.refused:
         render_refusal(a, turn.candidates, a.why)
         return
-    _publish(a.citations)
     pages = cited_pages(a.citations)
-    render_notice(a, a.why)
+    render_verdict(a, a.why)
     render_answer(a, pages)
     notes = answer_notes(a)
     if notes:
@@ -217,12 +212,16 @@ def render_answer(a: Answer, pages: dict[int, int]) -> None:
             st.markdown(removed_markdown(removed))
 
 
-def render_notice(a: Answer, why: str | None = None) -> None:
-    """The 'mentions' verdict (issue 15) above the answer: the documents mention this but may not answer it."""
-    if not a.notice:
-        return
-    st.warning(md_escape(a.notice) + "  \nThe passages below mention it; read them before trusting the answer.")
-    if why:
+def render_verdict(a: Answer, why: str | None = None) -> None:
+    """The answer's one verdict (issue 24) above it: supported (green), partly supported or may not answer
+    (yellow), with why in plain words; when the gate says the documents only mention the subject, its
+    evidence follows. The same verdict as ``ask`` prints and the chat export writes."""
+    box, icon = VERDICT_STYLE[str(a.verdict)]
+    text = verdict_markdown(a.judged)
+    if a.notice:
+        text += "  \nThe passages below mention it; read them before trusting the answer."
+    getattr(st, box)(text, icon=icon)
+    if a.notice and why:
         st.caption("Why: " + md_escape(why))
 
 
@@ -235,11 +234,12 @@ def render_search_note(gate: GateResult | None) -> None:
 
 def render_refusal(a: Answer, candidates: list[Candidate], why: str | None = None) -> None:
     """The NO ANSWER line (the model was not called), the gate's evidence, and the nearest distances it saw."""
-    st.error(md_escape(a.refusal or "NO ANSWER"))
+    st.error(md_escape(a.refusal or "NO ANSWER"), icon=VERDICT_STYLE["refused"][1])
     if candidates:
         st.caption(REFUSAL_HINT)
     if why:
         st.caption("Why (the gate's evidence): " + md_escape(why))
+    st.caption("Verdict: " + verdict_markdown(a.judged))
     if not candidates:
         st.caption("The store has no indexed chunk: add documents on the Documents page.")
         return
@@ -268,7 +268,7 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
                    "sources without bold were read whole.")
     for c in cites:
         left, right = st.columns([0.82, 0.18])
-        original = pdf_url(c, pages.get(c.index))
+        original = pdf_url(c, services.publish_pdf(c.document_id) if is_pdf(c) else None, pages.get(c.index))
         secondary = f" · [PDF at page {pages.get(c.index) or c.page} ↗]({original})" if original else ""
         left.markdown(
             f"{marker_link(c.index, citation_url(c, pages.get(c.index), _collection()))} "

@@ -161,7 +161,7 @@ class Job:
         if self.stage == "ocr" and self.total:
             return f"OCR page {min(self.done + 1, self.total)} of {self.total}"
         if self.stage == "embed" and self.total:
-            return f"embedding chunk {self.done} of {self.total}"
+            return f"embedding {self.done} of {self.total} pieces"
         return words.get(self.stage or "", "starting")
 
     def to_json(self) -> dict[str, Any]:

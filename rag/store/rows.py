@@ -38,6 +38,9 @@ def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, mode
              c.end, c.page, c.page_end, int(c.token_split), v.tobytes(),
              json.dumps(c.locator.to_json(), ensure_ascii=False) if c.locator else None, str(c.role)))
         ids.append(cur.lastrowid)
+    if prepared.units:
+        conn.executemany('INSERT INTO chunk_units(chunk_id, start, "end", vector) VALUES (?,?,?,?)',
+                         [(ids[i], a, b, v.tobytes()) for (i, a, b), v in zip(prepared.units, prepared.unit_vectors)])
     n = conn.execute("SELECT COUNT(*) FROM chunks WHERE doc_id=?", (doc_id,)).fetchone()[0]
     doc = prepared.document
     conn.execute(

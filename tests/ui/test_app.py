@@ -206,7 +206,9 @@ def test_slider_flips_the_same_question_from_refused_to_answered(indexed):
     # [1] opens the in-app viewer at the PDF's page; the browser's own viewer is the secondary link
     assert any(re.search(r"\[\\\[1\\\]\]\(/Source\?doc=[0-9a-f]{64}&chunk=\d+&start=\d+&end=\d+&n=1&page=\d+\)", t)
                for t in texts), texts
-    assert any(re.search(r"\[PDF at page \d+ ↗\]\(/app/static/[0-9a-f]{64}\.pdf#page=\d+\)", t) for t in texts), texts
+    # the secondary link: the PDF's served copy, a capability of this collection and publication (issue 26)
+    assert any(re.search(r"\[PDF at page \d+ ↗\]\(/app/static/[0-9a-f]{32}/[0-9a-f]{32}\.pdf#page=\d+\)", t)
+               for t in texts), texts
     assert any("cosine distance `0." in t for t in texts), texts
     assert any(t.startswith("> ") for t in texts), texts
     # issue 14: the key passage first (verbatim, linked), then the model's checked claims, each linked to the
@@ -214,8 +216,11 @@ def test_slider_flips_the_same_question_from_refused_to_answered(indexed):
     assert texts[0].startswith("**Key passage** [\\[") and "\n\n> " in texts[0], texts[0]
     answer = [t for t in texts if t.startswith("**Answer**")]
     assert (answer and "[\\[" in answer[0]) or any("stands as the answer" in i.value for i in reply.info), texts
-    for doc_id in set(re.findall(r"/app/static/([0-9a-f]{64})\.pdf#page=", "\n".join(texts))):
-        assert (ROOT / "static" / f"{doc_id}.pdf").is_file()  # every linked PDF is published for static serving
+    from rag.settings import get_settings
+
+    static = get_settings().static_dir
+    for served in set(re.findall(r"/app/static/([0-9a-f]{32}/[0-9a-f]{32}\.pdf)#page=", "\n".join(texts))):
+        assert (static / served).is_file()  # every linked PDF is published for static serving
     _no_raw_html(at)
     # the first turn (refused) is still there, unchanged
     assert "NO ANSWER" in at.chat_message[1].error[0].value
@@ -289,7 +294,9 @@ def test_answer_links_markers_and_escapes_model_text():
     assert answer_markdown("See [1].", None, [pdf], {1: 7}).endswith("&page=7).")  # best page override
     from ui.format import pdf_url
 
-    assert pdf_url(pdf) == "/app/static/" + "ab" * 32 + ".pdf#page=3" and pdf_url(md) is None
+    served = "/app/static/" + "0" * 32 + "/" + "f" * 32 + ".pdf"
+    assert pdf_url(pdf, served) == served + "#page=3" and pdf_url(pdf, served, 7) == served + "#page=7"
+    assert pdf_url(pdf, None) is None and pdf_url(md, served) is None
 
 
 def test_unsupported_and_inferred_sentences_are_marked():
