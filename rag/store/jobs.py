@@ -151,7 +151,7 @@ class Job:
         return max(0.0, elapsed * (1 - f) / f)
 
     def stage_text(self) -> str:
-        """What a running job does now, in words: ``OCR page 12 of 300``, ``embedding chunk 40 of 96``, ..."""
+        """What a running job does now, in words: ``OCR page 12 of 300``, ``embedding 40 of 96 pieces``, ..."""
         if self.state == JobState.QUEUED:
             return "queued"
         if self.state != JobState.RUNNING:
