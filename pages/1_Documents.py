@@ -168,7 +168,7 @@ def show_jobs() -> None:
 
 #: File name endings the uploader offers (the type is then read from the bytes: rag.ingest.sniff).
 UPLOAD_TYPES = ["pdf", "docx", "pptx", "xlsx", "csv", "tsv", "html", "htm", "epub", "png", "jpg", "jpeg", "tif",
-                "tiff", "md", "markdown", "txt"]
+                "tiff", "md", "markdown", "txt", "odt", "ods", "odp", "xps", "oxps", "fb2", "mobi", "cbz"]
 
 def uploader():
     """The file uploader. No ``type=`` filter: Streamlit would check the names on the server and raise, before this
@@ -176,7 +176,7 @@ def uploader():
     the bytes anyway (rag.ingest.sniff) and unsupported files are refused by name with a reason; names are checked
     by :func:`usable_uploads`."""
     return st.file_uploader(
-        "Add PDF, DOCX, PPTX, XLSX/CSV, HTML, EPUB, PNG/JPEG/TIFF, Markdown or text files",
+        "Add PDF, Word, PowerPoint, Excel/CSV, OpenDocument, HTML, EPUB/FB2/MOBI, XPS, CBZ, PNG/JPEG/TIFF, Markdown or text files",
         accept_multiple_files=True, key="uploader", max_upload_size=limit_mb,
         help=f"Up to {limit_mb} MB per file (server.maxUploadSize). {', '.join(UPLOAD_TYPES)}.",
     )

@@ -28,9 +28,19 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from rag.answer.cite import locator_label
-from rag.answer.followup import Rewrite, RewriteMethod, rewrite_followup, rewrite_generator, store_idf
+from rag.answer.followup import (
+    Rewrite,
+    RewriteMethod,
+    Signal,
+    followup_signal,
+    keeps_own_subject,
+    own_words,
+    rewrite_followup,
+    rewrite_generator,
+    store_idf,
+)
 from rag.answer.history import turn_record
-from rag.answer.pipeline import AnswerStream, gated_sources, no_generation_answer
+from rag.answer.pipeline import AnswerStream, gated_sources, no_generation_answer, search_and_gate
 from rag.answer.record import Answer
 from rag.errors import RagError, StoreError
 from rag.settings import Settings
@@ -150,12 +160,37 @@ class Conversation:
         self.previous: list[str] = [*history, *saved]
 
     def standalone(self, question: str, rewrite: RewriteMethod | str = RewriteMethod.KEYWORDS, *,
-                   always: bool = False, get_generator: Callable[[], Any] | None = None) -> Rewrite:
+                   always: bool = False, get_generator: Callable[[], Any] | None = None,
+                   scope: Sequence[str] | None = None) -> Rewrite:
         """``question`` made standalone against :attr:`previous` (:func:`rag.answer.followup.rewrite_followup`,
-        IDF from the store; the ``model`` rewrite with ``get_generator()``, default the settings' GGUF)."""
-        return rewrite_followup(question, self.previous, rewrite, idf=store_idf(self.store.term_stats()),
-                                get_generator=get_generator or (lambda: rewrite_generator(self.settings)),
-                                always=always)
+        IDF from the store; the ``model`` rewrite with ``get_generator()``, default the settings' GGUF).
+
+        A question that names its own subject is standalone (issue 29: "How do I renew my passport?" after two
+        leave questions was searched with the leave words and answered from the leave policy). Beyond the
+        cheap signals (:func:`rag.answer.followup.followup_signal`), the store decides: a question taken for a
+        follow-up only for being short is searched as typed when one of its words is in no chunk of the store
+        (it names something the documents never mention) or when the gate does not refuse it as typed (it
+        names something they hold), and a rewrite is kept only when the passages it retrieves first
+        (the top ``max_sources`` within ``scope``) still speak of what the question itself names
+        (:func:`rag.answer.followup.keeps_own_subject`). A dropped rewrite is kept in ``Rewrite.declined``.
+        ``always`` (the evaluation's forced rewrite) skips both checks.
+        """
+        rw = rewrite_followup(question, self.previous, rewrite, idf=store_idf(self.store.term_stats()),
+                              get_generator=get_generator or (lambda: rewrite_generator(self.settings)),
+                              always=always)
+        if not rw.rewritten or always:
+            return rw
+        typed = Rewrite(rw.question, rw.question, "", rw.ms, declined=rw.standalone)
+        if followup_signal(rw.question) == Signal.SHORT:
+            idf = store_idf(self.store.term_stats())
+            if any(idf(t) == 0 for t in own_words(rw.question)):
+                return typed  # it names something no document mentions ("parking" in a store of reports)
+            gate = search_and_gate(self.store, rw.question, doc_ids=scope, settings=self.settings)
+            if not gate.refused:
+                return typed
+        hits = self.store.search(rw.standalone, k=self.settings.max_sources, doc_ids=scope)
+        passages = [r.content for r in self.store.chunks([h.chunk_id for h in hits])]
+        return rw if keeps_own_subject(rw.question, passages) else typed
 
     def ask(self, question: str, *, scope: Sequence[str] | None = None,
             rewrite: RewriteMethod | str = RewriteMethod.KEYWORDS, followup: Rewrite | None = None,
@@ -166,7 +201,7 @@ class Conversation:
         replaces the default generator for this turn. Raises :class:`rag.errors.ModelError` from a model
         rewrite, ``ValueError`` for an unknown rewrite method.
         """
-        rw = followup or self.standalone(question, rewrite)
+        rw = followup or self.standalone(question, rewrite, scope=scope)
         gate, cites, ms = gated_sources(self.store, rw.standalone, self.settings, scope)
         turn = TurnStream(self, rw, self.previous, scope, gate, cites, self.settings, retrieval_ms=ms,
                           get_generator=get_generator, embedder=self.store.embedder,

@@ -94,29 +94,76 @@ _POINTERS = re.compile(
     re.IGNORECASE)
 
 
-def needs_context(question: str) -> bool:
-    """Cheap signals that ``question`` depends on the previous turn (no model; microseconds).
+#: "it" that points at nothing: "Is it safe to ...", "is it worth ...", "How long does it take to ..." (issue 29:
+#: "Is it safe to transplant tomato seedlings outdoors?" was taken for a follow-up).
+_DUMMY_IT = re.compile(
+    r"\b(?:is|was|would|will|isn't|wasn't)\s+it\s+(?=(?:[\w-]+\s+){0,2}?(?:to|worth)\b)"
+    r"|\bit\s+(?:is|was|'s)\s+(?=(?:[\w-]+\s+){0,2}?to\b)"
+    r"|\bdoes\s+it\s+take\b(?=.*\bto\b)|\bit\s+takes\b(?=.*\bto\b)",
+    re.IGNORECASE)
 
-    True when it opens with a connective ("and ...?", "what about ...?"), holds
+#: The asker's own thing names the subject ("How do I renew my passport?", "Who approves our expenses?"): a short
+#: question about it is a new question, not a follow-up (issue 29).
+_OWN = re.compile(r"\b(?:my|our|mine)\s+[^\W\d_]", re.IGNORECASE)
+
+#: "What is micromotion?", "What are tensor cores?": a definition asked of a bare noun phrase (no article, no
+#: pronoun) names its subject (issue 29; "What does the name mean?" and "What is the deadline?" stay follow-ups).
+_DEFINITION = re.compile(
+    r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?!(?:the|a|an|this|that|these|those|it|its|they|their|he|she|"
+    r"him|her|his|there|here)\b)[^\W_][\w-]*(?:\s+[^\W_][\w-]*){0,3}\s*\?*\s*$",
+    re.IGNORECASE)
+
+
+class Signal(StrEnum):
+    """Why a question is taken for a follow-up (:func:`followup_signal`): it opens with a connective
+    (``opener``), points back with a pronoun or demonstrative (``pointer``), or is short and names nothing
+    (``short``, the weakest: a short new question looks the same, "Where is the cafeteria?")."""
+
+    OPENER = "opener"
+    POINTER = "pointer"
+    SHORT = "short"
+
+
+def followup_signal(question: str) -> Signal | None:
+    """The cheap signal that ``question`` depends on the previous turn (no model; microseconds), or ``None``.
+
+    ``opener`` when it opens with a connective ("and ...?", "what about ...?"); ``pointer`` when it holds
     a pronoun or demonstrative pointing back ("it", "they", "that one", "for
     that staining", "there", German "es", "dort", ...) in a question that does not name
-    its own subject at length (:data:`SELF_CONTAINED_WORDS`), or is short:
+    its own subject at length (:data:`SELF_CONTAINED_WORDS`); ``short`` when it has
     at most :data:`SHORT_CONTENT_WORDS` content words, none of them a name
     ("Up to how many?" is short; "What is FAISS?" names its subject).
+
+    A question that names its own subject is standalone (issue 29): an "it" that points at nothing ("Is it
+    safe to ...?", :data:`_DUMMY_IT`) is no pointer, and a short question about the asker's own thing ("How do
+    I renew my passport?") or asking what a bare noun phrase is ("What is micromotion?") is not short. The
+    store decides the rest (:class:`rag.answer.conversation.Conversation`: a ``short`` question the gate
+    answers as typed stays as typed; a rewrite whose passages lose the question's own words,
+    :func:`keeps_own_subject`, is dropped).
     """
     if not question.strip():
-        return False
+        return None
     if _OPENERS.search(question):
-        return True
+        return Signal.OPENER
     content = [t for t in tokenize(question) if t not in QUESTION_WORDS]
     words = [w for w in re.findall(r"[^\W_]+", question)[1:] if w != "I"]
     names = any(re.search(r"[A-Z0-9]", w) for w in words)
-    if _POINTERS.search(question):
+    pointer = _POINTERS.search(_DUMMY_IT.sub(lambda m: " " * len(m.group()), question))
+    own = _OWN.search(question)
+    if pointer and not (own and own.start() < pointer.start()):  # "renew my passport before it expires": inside
         # "What is Time to First Token and which phase affects it?" names its own subject: the pronoun points
         # inside the question. A follow-up's pronoun comes with few words ("By how much did it grow in FY 2024?").
         named = any(re.search(r"[A-Z]", w) for w in words)
-        return not (len(content) >= LONG_QUESTION_WORDS or (named and len(content) >= SELF_CONTAINED_WORDS))
-    return len(content) <= SHORT_CONTENT_WORDS and not names
+        inside = len(content) >= LONG_QUESTION_WORDS or (named and len(content) >= SELF_CONTAINED_WORDS)
+        return None if inside else Signal.POINTER
+    if own or _DEFINITION.match(question):
+        return None
+    return Signal.SHORT if len(content) <= SHORT_CONTENT_WORDS and not names else None
+
+
+def needs_context(question: str) -> bool:
+    """Whether ``question`` carries a follow-up signal (:func:`followup_signal`)."""
+    return followup_signal(question) is not None
 
 
 @dataclass(frozen=True)
@@ -126,17 +173,48 @@ class Rewrite:
     ``question`` what the user typed; ``standalone`` what retrieval, the
     gate and the model get (equal to ``question`` when nothing was
     rewritten); ``method`` the :class:`RewriteMethod` value that produced it,
-    ``""`` when the question was left alone; ``ms`` time spent.
+    ``""`` when the question was left alone; ``ms`` time spent; ``declined`` a rewrite that was tried and
+    dropped because the passages it found do not speak of what the question itself names
+    (:func:`keeps_own_subject`; ``""`` otherwise).
     """
 
     question: str
     standalone: str
     method: str = ""
     ms: float = 0.0
+    declined: str = ""
 
     @property
     def rewritten(self) -> bool:
         return self.standalone != self.question
+
+
+def own_words(question: str) -> list[str]:
+    """The words ``question`` itself asks about: its :func:`rag.text.tokenize` terms that are no question or
+    auxiliary word (:data:`QUESTION_WORDS`), in order, each once."""
+    return [t for t in dict.fromkeys(tokenize(question)) if t not in QUESTION_WORDS]
+
+
+def _stem(term: str) -> str:
+    """A crude stem for matching a question's word with a passage's: the first 5 characters ("renew" /
+    "renewal", "connect" / "connection")."""
+    return term[:5]
+
+
+def keeps_own_subject(question: str, passages: Sequence[str]) -> bool:
+    """Whether a follow-up's rewrite found passages that still speak of what ``question`` itself names.
+
+    ``passages`` the contents of the chunks the rewritten question retrieves first (the sources it would get).
+    True when the question has no word of its own ("Up to how many?") or at least one of its own words
+    (:func:`own_words`, matched on a 5-character stem) is in a passage. False means the previous question's
+    words carried the search off to the old topic: "How do I renew my passport? (annual leave full)" found
+    the leave policy, which says nothing of passports, and was answered from it (arch1's browser walk,
+    issue 29) where the question as typed is refused. Such a question names its own subject: it is standalone.
+    """
+    own = {_stem(t) for t in own_words(question)}
+    if not own:
+        return True
+    return any(_stem(t) in own for p in passages for t in tokenize(p))
 
 
 def store_idf(stats: TermStats) -> Callable[[str], float]:

@@ -22,7 +22,16 @@ from rag.cli.collection import collection_option, store_settings
 from rag.errors import StoreError
 from rag.evaluation.bench.corpora import shared_dir
 from rag.evaluation.bench.machine import header
-from rag.evaluation.followup import METHODS, load_dialogues, run_followup, summary_lines
+from rag.evaluation.followup import (
+    METHODS,
+    USER_QUESTIONS,
+    load_dialogues,
+    run_followup,
+    run_standalone,
+    standalone_lines,
+    standalone_questions,
+    summary_lines,
+)
 from rag.settings import ROOT, get_settings
 from rag.store.store import Store
 
@@ -41,7 +50,9 @@ DIALOGUES = ROOT / "tests" / "data" / "followup_dialogues.jsonl"
 @common.shared_option
 def bench_followup_cmd(course_store: str, pdf_store: str, dialogues: str, methods: str, model: str | None,
                        shared: Path | None) -> None:
-    """Recall@4 of each dialogue's second turn as typed and as each rewrite method makes it standalone."""
+    """Recall@4 of each dialogue's second turn as typed and as each rewrite method makes it standalone; then the
+    false follow-ups: standalone questions (the dev questions in both wordings, the out-of-domain ones and
+    tests/data/standalone_user_questions.jsonl) searched with the previous question's words."""
     shared = shared_dir(shared)
     s = get_settings(model_file=model)
     stores = {}
@@ -54,6 +65,10 @@ def bench_followup_cmd(course_store: str, pdf_store: str, dialogues: str, method
     run = run_followup(ds, stores, [m.strip() for m in methods.split(",") if m.strip()],
                        get_generator=lambda: rewrite_generator(s), log=lambda x: click.echo(x, err=True))
     click.echo("\n".join(summary_lines(run)))
+    extra = Path(dialogues).with_name(USER_QUESTIONS)
+    questions = standalone_questions(shared / "corpus", extra if extra.is_file() else None)
+    click.echo("")
+    click.echo("\n".join(standalone_lines(run_standalone(questions, stores, log=lambda x: click.echo(x, err=True)))))
 
 
 _store_option = click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,

@@ -148,4 +148,99 @@ def summary_lines(run: FollowupRun, k: int = 4) -> list[str]:
     return lines
 
 
+# --------------------------------------------------------------------------- standalone questions (issue 29)
+
+#: New standalone questions in users' words, short ones most of all (the kind the short-question rule took for
+#: follow-ups), some about things neither corpus holds ("How do I renew my passport?").
+USER_QUESTIONS = "standalone_user_questions.jsonl"
+
+#: The dev questions' wordings per corpus: the documents' (first) and a user's.
+WORDINGS = {"course": ("query_course", "query_ticket"), "pdf-dev": ("query_doc", "query_user")}
+OOD_FILES = {"course": "dev_ood.jsonl", "pdf-dev": "pdf-dev/ood.jsonl"}
+
+#: How far down its file a standalone dev question's "previous question" is taken from (another subject).
+PREVIOUS_OFFSET = 7
+
+
+@dataclass(frozen=True)
+class StandaloneQuestion:
+    """A question that needs no context, asked after ``previous`` (another question over the same corpus):
+    ``kind`` ``documents`` / ``user`` (the dev questions' two wordings), ``ood`` (out of domain) or ``new``
+    (:data:`USER_QUESTIONS`)."""
+
+    id: str
+    corpus: str
+    kind: str
+    question: str
+    previous: str
+
+
+def standalone_questions(corpus_dir: Path, user_questions: Path | None = None) -> list[StandaloneQuestion]:
+    """Every standalone question of the shared corpus (both corpora: the dev questions in both wordings, each
+    asked after the dev question :data:`PREVIOUS_OFFSET` further down its file; the out-of-domain questions,
+    after the i-th dev question) and of ``user_questions`` (after the i-th dev question of its corpus)."""
+    out: list[StandaloneQuestion] = []
+    dev: dict[str, list[dict]] = {}
+    for corpus, rel in QUESTION_FILES.items():
+        rows = [q for _, q in read_jsonl(corpus_dir / rel)]
+        dev[corpus] = rows
+        docs, user = WORDINGS[corpus]
+        for i, q in enumerate(rows):
+            prev = rows[(i + PREVIOUS_OFFSET) % len(rows)][docs]
+            out += [StandaloneQuestion(f"{q['id']}/{kind}", corpus, kind, q[key], prev)
+                    for kind, key in (("documents", docs), ("user", user))]
+    for corpus, rel in OOD_FILES.items():
+        rows = dev[corpus]
+        for i, (_, q) in enumerate(read_jsonl(corpus_dir / rel)):
+            out.append(StandaloneQuestion(q["id"], corpus, "ood", q["query"], rows[i % len(rows)][WORDINGS[corpus][0]]))
+    if user_questions is not None:
+        for i, (_, q) in enumerate(read_jsonl(user_questions)):
+            rows = dev[q["corpus"]]
+            out.append(StandaloneQuestion(q["id"], q["corpus"], "new", q["question"],
+                                          rows[i % len(rows)][WORDINGS[q["corpus"]][0]]))
+    return out
+
+
+@dataclass
+class StandaloneRun:
+    """Per standalone question: whether the cheap signals flag it and what the conversation searched."""
+
+    questions: list[StandaloneQuestion]
+    flagged: list[bool] = field(default_factory=list)
+    searched: list[str] = field(default_factory=list)
+
+
+def run_standalone(questions: Sequence[StandaloneQuestion], stores: dict[str, Any],
+                   log: Callable[[str], None] = lambda s: None) -> StandaloneRun:
+    """Ask each question after its ``previous`` one as the app does (:meth:`Conversation.standalone`, ``keywords``):
+    a question searched as anything but typed is a false follow-up."""
+    run = StandaloneRun(list(questions))
+    for q in questions:
+        conv = Conversation(stores[q.corpus], history=[q.previous], save=False)
+        r = conv.standalone(q.question)
+        run.flagged.append(needs_context(q.question))
+        run.searched.append(r.standalone)
+        if r.rewritten or r.declined:
+            log(f"  {q.id} {'REWRITTEN' if r.rewritten else 'as typed, rewrite dropped:'} "
+                f"{r.standalone if r.rewritten else r.declined!r}")
+    return run
+
+
+def standalone_lines(run: StandaloneRun) -> list[str]:
+    """A Markdown table: per kind of standalone question, how many the cheap signals flag and how many are
+    searched as something else than typed (false follow-ups)."""
+    kinds = {"documents": "dev questions, documents' words", "user": "dev questions, a user's words",
+             "ood": "out-of-domain questions", "new": f"new short questions in users' words ({USER_QUESTIONS})"}
+    lines = ["| standalone questions | n | flagged by the cheap signals | searched with added words (false follow-ups) |",
+             "|---|---|---|---|"]
+    groups = [(label, [i for i, q in enumerate(run.questions) if q.kind == k]) for k, label in kinds.items()]
+    groups.append(("all", list(range(len(run.questions)))))
+    for label, idx in groups:
+        if not idx:
+            continue
+        wrong = sum(run.searched[i] != run.questions[i].question.strip() for i in idx)
+        lines.append(f"| {label} | {len(idx)} | {sum(run.flagged[i] for i in idx)} | {wrong} |")
+    return lines
+
+
 METHODS = tuple(m.value for m in (RewriteMethod.OFF, RewriteMethod.KEYWORDS, RewriteMethod.CONTEXT, RewriteMethod.MODEL))

@@ -43,7 +43,8 @@ strategies A/B are left blind on purpose (they are the baselines).
 (:mod:`rag.ingest.roles`, plus what the reader tagged in ``doc.roles``) are
 cut off from the body text around them, like a section; each chunk carries
 the :class:`rag.types.TextRole` of its text. A chunk with no letter or digit
-(a form's rules, an empty table row) is left out: it says nothing.
+outside markup tags (a form's rules, an empty table row, ``</hfoption>``
+closers) is left out: it says nothing.
 
 Offsets: every chunk is a span FOUND in ``doc.canonical`` (0-based code
 points, end exclusive), and ``doc.canonical[start:end] == content`` always.
@@ -68,10 +69,16 @@ _OVERLAP = (ChunkStrategy.B, ChunkStrategy.D, ChunkStrategy.F)
 _HEADER = (ChunkStrategy.E, ChunkStrategy.F)
 #: Longest header (characters) before the title/section path is shortened.
 MAX_HEADER_CHARS = 160
+#: Longest table header row (characters) repeated in a table chunk's embedded text: a wide table's full header
+#: took most of the 256 word-pieces, so every chunk held one row (issue 28: 150 of 151 chunks of a workbook
+#: under 120 characters).
+MAX_TABLE_HEADER_CHARS = 240
 
 # --------------------------------------------------------------------------- packing units (found by rag.text.units)
 
 _WORD = re.compile(r"\S+")
+#: An HTML/XML tag as written in Markdown (``</hfoption>``): a chunk of tags alone is never made.
+_MARKUP = re.compile(r"<[^<>\n]*>")
 
 
 #: Units of fewer words get no vector of their own (issue 27: a lone "Yes." or a page number is close to anything).
@@ -204,7 +211,10 @@ def table_header(text: str, start: int) -> tuple[str, int] | None:
     if not _RULE.match(text[first_end + 1:rule_end]):
         return None
     cells = [c.strip() for c in text[top:first_end].strip().strip("|").split("|")]
-    return "| " + " | ".join(cells) + " |\n|" + "---|" * len(cells) + "\n", rule_end
+    row = "| " + " | ".join(cells) + " |"
+    if len(row) > MAX_TABLE_HEADER_CHARS:  # a wide table's header would leave no room for its rows (issue 28)
+        row = row[:MAX_TABLE_HEADER_CHARS - 1].rstrip() + "\u2026"
+    return row + "\n|" + "---|" * min(len(cells), 8) + "\n", rule_end
 
 
 def table_extra(text: str, start: int) -> str:
@@ -440,8 +450,8 @@ def chunk_document(doc, strategy: ChunkStrategy | str = ChunkStrategy.E, *, budg
     chunks = []
     for s, e, path, flag, header in raw:
         content = text[s:e]
-        if not any(ch.isalnum() for ch in content):
-            continue  # punctuation alone (a form's rules, an empty table row) says nothing (issue 28)
+        if not any(ch.isalnum() for ch in _MARKUP.sub("", content)):
+            continue  # punctuation or markup alone (a form's rules, `</hfoption>` closers) says nothing (issue 28)
         chunks.append(Chunk(
             doc_id=doc.id, index=len(chunks), text=header + content, content=content, section=path,
             start=s, end=e, page=doc.page_at(s), page_end=doc.page_at(e - 1), token_split=flag,

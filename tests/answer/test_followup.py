@@ -151,3 +151,42 @@ def test_the_real_model_rewrites_through_its_own_cached_prefix(gguf_path):
     # its own context: the rewrite's instruction and worked exchange are the cached prefix, not the answer prompt's
     assert "tomato hornworm" in gen.llm.detokenize(list(gen._prefix)).decode().lower()
     assert gen._prefix_cached and gen.n_ctx == followup.REWRITE_N_CTX
+
+
+@pytest.mark.parametrize("question", [
+    "How do I renew my passport?", "Who approves my expenses?", "How do I renew my passport before it expires?",
+    "What is micromotion?", "What is speculative decoding?", "Is it safe to eat raw eggs?",
+    "Is it worth fine-tuning a small model?", "How long does it take to get a visa?",
+    "When is it safe to transplant tomato seedlings outdoors?",
+])
+def test_a_question_that_names_its_own_subject_is_standalone(question):
+    """Issue 29: the asker's own thing ("my passport"), a definition of a bare noun phrase, and an "it" that points
+    at nothing ("is it safe to") name the question's subject."""
+    assert not needs_context(question)
+
+
+@pytest.mark.parametrize("question", ["What does the name mean?", "Which server do I connect to?",
+                                      "How do I turn on packing with it?", "Is it safe?", "How long does it take?"])
+def test_short_questions_about_nothing_named_stay_follow_ups(question):
+    assert needs_context(question)
+
+
+def test_the_signal_says_why_a_question_is_taken_for_a_follow_up():
+    from rag.answer.followup import Signal, followup_signal
+
+    assert followup_signal("And for part-time staff?") == Signal.OPENER
+    assert followup_signal("How many problems does it contain?") == Signal.POINTER
+    assert followup_signal("Where is the cafeteria?") == Signal.SHORT  # the weak one: the store decides
+    assert followup_signal("What is FAISS?") is None
+
+
+def test_keeps_own_subject_reads_the_rewrites_passages():
+    from rag.answer.followup import keeps_own_subject, own_words
+
+    leave = ["Full-time staff get 28 days of annual leave per year.", "Part-time staff get leave pro rata."]
+    assert own_words("How do I renew my passport?") == ["renew", "passport"]
+    assert not keeps_own_subject("How do I renew my passport?", leave)
+    assert keeps_own_subject("And for part-time staff?", leave)
+    assert keeps_own_subject("Up to how many?", leave)  # no word of its own: the previous question's subject
+    assert keeps_own_subject("Who gets the renewal?", ["Contracts are renewed each year."])  # "renew" stem
+    assert not keeps_own_subject("What is the onboarding target?", [])
