@@ -108,6 +108,22 @@ class Settings(BaseSettings):
         description="Ask the model once more, told to quote the source sentence that answers, when its first answer "
                     "has no claim that passes the claim check (issue 14); the key passage stands otherwise.",
     )
+    evidence_selector: Literal["lexical", "model"] = Field(
+        "lexical",
+        description="How the key passage (and so the sentence the model surely reads) is chosen: 'lexical' (the "
+                    "question's IDF-weighted terms, about 1 ms) or 'model' (the local model re-ranks the best "
+                    "sentences in one listwise pass before it answers, rag/answer/evidence.py; issue 24).",
+    )
+    selector_weight: float = Field(
+        0.5, ge=0.0, le=10.0,
+        description="With evidence_selector 'model': weight of the model's share beside the lexical score.",
+    )
+    answer_style: Literal["claims", "quote"] = Field(
+        "claims",
+        description="'claims': the model answers in cited sentences, each checked (issue 14); 'quote': it first "
+                    "copies the sentence that answers, then a short answer that must be a span of it "
+                    "(rag/answer/quote_answer.py; issue 24).",
+    )
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
     embed_batch_size: int | None = Field(
