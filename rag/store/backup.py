@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from rag.served import ServedCopies
+from rag.store.results import IngestStatus
 from rag.types import DocStatus
 
 #: Sub-folder of the store holding the backups.
@@ -186,7 +187,7 @@ def repair(store: Path, open_store, *, rebuild: bool = False) -> RepairReport:
                 continue
             name = read_name(store, doc_id) or (doc.name if doc is not None else f"recovered-{doc_id[:12]}")
             r = s.ingest_bytes((store / "files" / doc_id).read_bytes(), name, on_conflict=OnConflict.KEEP_BOTH)
-            if r.status in (DocStatus.READY, "duplicate"):  # IngestStatus: rag.store.writer imports this module
+            if r.status in (IngestStatus.READY, IngestStatus.DUPLICATE):
                 report.reindexed.append(name)
             else:
                 report.failed.append((name, r.reason or r.status))
