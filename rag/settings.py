@@ -221,6 +221,30 @@ class Settings(BaseSettings):
         description="The evaluation's embedding cache (every chunk text embedded once, ever; safe to delete); "
                     "unset = $XDG_CACHE_HOME/rag/embeddings.sqlite (~/.cache/rag/...). Env RAG_EMBED_CACHE.",
     )
+    extract_memory_mb: int = Field(
+        1536, ge=128, le=65536,
+        description="Most resident memory, MiB, that extracting one file may use (issue 26): the worker reads each "
+                    "file in a child process and stops it past this, failing that file alone ('extraction needed N MB, "
+                    "over the limit'); a backstop behind the readers' own limits. Measured on the pdf-dev corpus: 400 MB with the readers loaded, 500-1000 MB for PDFs "
+                    "with pages read by OCR (docs/jobs.md).",
+    )
+    extract_seconds: int = Field(
+        3600, ge=5, le=86400,
+        description="Most wall time, seconds, that extracting one file may take in the worker (issue 26); past it the "
+                    "child is stopped and the file fails ('extraction took longer than the limit of N s'). A backstop "
+                    "above the readers' own limits (max_ocr_seconds): it also stops a reader stuck in a loop.",
+    )
+    worker_idle_exit_s: int = Field(
+        120, ge=0, le=86400,
+        description="Seconds a worker started by the app waits with nothing to do before it stops (issue 25); the app "
+                    "starts one again when a file is added. 0 = never stops by itself.",
+    )
+    watch_dirs: list[Path] = Field(
+        default_factory=list,
+        description="Folders the app's worker keeps in sync with its store (issue 25), as 'rag watch DIR' does: new "
+                    "and changed files are queued (a changed file becomes a new version), deleted ones leave. "
+                    "Env RAG_WATCH_DIRS as a JSON list.",
+    )
 
     @model_validator(mode="before")
     @classmethod
