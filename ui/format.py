@@ -213,10 +213,10 @@ def line_starts(text: str, sentences: Sequence[Any]) -> list[bool]:
 
 #: How each answer verdict (issue 24) is shown above the answer: the Streamlit box and its icon.
 VERDICT_STYLE = {
-    "supported": ("success", "✅"),
-    "partly_supported": ("warning", "🌓"),  # a valid emoji: Streamlit refused "◐" and the page failed
-    "may_not_answer": ("warning", "⚠️"),
-    "refused": ("error", "⛔"),
+    "supported": ("success", ":material/check_circle:"),
+    "partly_supported": ("warning", ":material/contrast:"),
+    "may_not_answer": ("warning", ":material/warning:"),
+    "refused": ("error", ":material/block:"),
 }
 
 
