@@ -182,3 +182,23 @@ def test_the_model_reads_the_answering_sentence_of_source_1():
     ex = prompt_excerpts(q, [c.quote for c in cites], 60, _words, views=citation_views(cites), must=must)
     assert "151,643" in ex[0].text
     assert "TECHNICAL REPORT" not in ex[1].text and ". . ." not in ex[1].text  # the model never reads a TOC or a running head
+
+
+def test_the_model_never_reads_a_footer_a_navigation_line_a_bibliography_or_a_lone_title():
+    """Item 2 holds for what the model reads as for the key passage: the excerpts of the sources above are their
+    body text, even when the question's words are the footer's, the navigation line's or the entry's."""
+    cases = [
+        ("Who is Jane Roe from Example University, and when was the BSD Tales talk?",
+         [_cite(1, SLIDE_FORK, ("OpenBSD and NetBSD",), "bsd.pdf"), _cite(2, SLIDE_PORTS, ("Ports",), "bsd.pdf")],
+         ("Jane Roe", "Saturday", "/ 30")),
+        ("What is the next step after creating the archive? Previous: Introduction?",
+         [_cite(1, f"{MANUAL_NAV}\n\n{MANUAL_BODY}", ("Creating an archive",), "tar.html")], ("[Index]", "Previous:")),
+        ("How does the OpenBSD security audit process work?",
+         [_cite(1, REFERENCES, ("Paper",)), _cite(2, AUDIT_BODY, ("Security",))], ("USENIX", "de Raadt")),
+        ("What is NetBSD?", [_cite(1, "NetBSD\n\nNetBSD is a free and portable Unix-like operating system.")],
+         ("NetBSD\n",)),
+    ]
+    for q, cites, never in cases:
+        ex = prompt_excerpts(q, [c.quote for c in cites], 160, _words, views=citation_views(cites))
+        read = "\n".join(e.text for e in ex)
+        assert read.strip() and not any(s in read for s in never), (q, read)
