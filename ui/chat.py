@@ -22,6 +22,7 @@ from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gates import regate_with
 from rag.answer.history import turn_from_record
 from rag.answer.record import Answer, AnswerFrom
+from rag.answer.translate import searched_as_line
 from rag.collections import DEFAULT
 from rag.errors import RagError
 from rag.settings import Settings
@@ -226,9 +227,14 @@ def render_verdict(a: Answer, why: str | None = None) -> None:
 
 
 def render_search_note(gate: GateResult | None) -> None:
-    """"Searched as: ..." when the question was rewritten before the search (issue 19); nothing otherwise."""
+    """"Searched as: ..." when the question was rewritten before the search (issue 19); for a question translated
+    into the documents' language (issue 27) "Searched as (translated from German): ..." and that the answer is in
+    the documents' language; nothing otherwise."""
     plan = gate.plan if gate is not None else None
-    if plan is not None and plan.rewritten:
+    translated = searched_as_line(gate) if gate is not None else None
+    if translated:
+        st.caption(md_escape(translated))
+    elif plan is not None and plan.rewritten:
         st.caption("Searched as: " + md_escape(plan.rewritten))
 
 

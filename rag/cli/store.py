@@ -6,7 +6,7 @@ JSON contracts (pinned by ``tests/test_cli_store.py``):
   "document_name", "page", "start", "end", "section", "content", "cosine_distance"}]}``, best first
   (``page`` 1-based or null: the page holding the chunk's sentence that best matches the query; ``start``/``end``
   code points into the canonical text; ``section`` a list of heading titles; ``retrieval`` how the question was
-  searched, :meth:`rag.types.QueryPlan.to_json`: ``{"query", "language", "bm25_weight", "rewritten_query"}``, issue 19).
+  searched, :meth:`rag.types.QueryPlan.to_json`: ``{"query", "language", "bm25_weight", "rewritten_query", "translated_from", "reranked"}``, issues 19 and 27).
 * ``status --json`` -> ``{"store", "embed_model", "embed_dim", "chunks", "documents": [{"id", "name",
   "label", "media_type", "size_bytes", "status", "reason", "chunk_count", "pages", "embed_model",
   "embed_dim", "pipeline_version", "extractor", "extractor_version", "warnings", "created_at",

@@ -63,7 +63,7 @@ def test_search_json_contract(small_store):
     j = json.loads(out)
     assert list(j) == ["query", "mode", "retrieval", "hits"] and j["mode"] == "hybrid"
     # issue 19: how the question was searched; no model rewrite by default
-    assert list(j["retrieval"]) == ["query", "language", "bm25_weight", "rewritten_query"]
+    assert list(j["retrieval"]) == ["query", "language", "bm25_weight", "rewritten_query", "translated_from", "reranked"]
     assert j["retrieval"]["query"] == "layout parser table" and j["retrieval"]["rewritten_query"] is None
     assert j["retrieval"]["language"] == "en" and 0.0 <= j["retrieval"]["bm25_weight"] <= 1.0
     assert 1 <= len(j["hits"]) <= 3
