@@ -40,7 +40,9 @@ from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gates import StoreContext, gate_for
 from rag.answer.generate import get_default_generator
 from rag.answer.key_passage import KeyPassage, key_passage
+from rag.answer.listwise import selector_generator
 from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
+from rag.answer.rerank import model_rerank, should_rerank
 from rag.answer.roles import SUPPORTING
 from rag.answer.translate import Translation, translate_question, translation_generator
 from rag.settings import Settings
@@ -267,16 +269,22 @@ def searched_as(store: Store, query: str, settings: Settings,
 
 def gated_sources(store: Store, query: str, settings: Settings | None = None,
                   doc_ids: Sequence[str] | None = None, *,
-                  get_translator: Callable[[], Any] | None = None) -> tuple[GateResult, list[Citation], float]:
+                  get_translator: Callable[[], Any] | None = None,
+                  get_selector: Callable[[], Any] | None = None) -> tuple[GateResult, list[Citation], float]:
     """:func:`search_and_gate` with every knob from ``settings`` (default the store's), then the numbered
     citations of what it kept (:func:`rag.answer.cite.citations`); returns ``(gate, citations, ms)``, ``ms``
     covering the translation (:func:`searched_as`), embedding, both legs, fusion, the gate and the citation
     lookup. A translated question is searched, gated and answered as translated: ``gate.query`` is the
-    translation, ``gate.plan`` keeps the question as asked with ``rewritten`` and ``translated_from``."""
+    translation, ``gate.plan`` keeps the question as asked with ``rewritten`` and ``translated_from``. With
+    ``settings.model_rerank`` a question the gate passed and BM25 covered little has its sources chosen by the
+    local model (:mod:`rag.answer.rerank`, ``get_selector()`` default the listwise selector; the verdict stays the
+    gate's)."""
     s = settings or store.settings
     t0 = time.perf_counter()
     tr = searched_as(store, query, s, get_translator)
     gate = search_and_gate(store, tr.query, doc_ids=doc_ids, settings=s)
+    if s.model_rerank and should_rerank(gate):
+        gate, _ = model_rerank(store, gate, get_selector=get_selector or (lambda: selector_generator(s)))
     if tr.translated:
         plan = gate.plan or QueryPlan(tr.query)
         gate = replace(gate, plan=replace(plan, query=query, rewritten=tr.query, translated_from=tr.source_language))
