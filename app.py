@@ -16,7 +16,7 @@ from rag.collections import DEFAULT
 from rag.errors import RagError
 from rag.models import KNOWN_GGUF
 from rag.types import DocStatus
-from ui import chat, services, sidebar
+from ui import chat, jobs, services, sidebar
 from ui.access import require_access
 from ui.format import md_escape
 
@@ -33,6 +33,7 @@ with st.sidebar:
     except RagError as e:
         st.error(md_escape(str(e)))
         st.stop()
+    jobs.progress_panel(store)
     scope = sidebar.scope_picker(store)
     sidebar.chat_list(store)
     st.header("Answering")

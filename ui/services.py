@@ -42,6 +42,7 @@ STATE_DEFAULTS: dict[str, Any] = {
     "ingested_ids": set(),  # Documents page: uploader file ids already handled in this session
     "chat_id": None,        # the saved chat the turns belong to (rag.store.chats), None before the first question
     "pending_versions": [],  # Documents page: uploads under a name already indexed, waiting for replace / keep both
+    "my_jobs": {},          # Documents page: job id -> file name of the files this session queued (issue 25)
 }
 
 
@@ -119,6 +120,11 @@ def default_min_score() -> float:
 def store():
     """The process-wide :class:`rag.store.store.Store` of this session's collection (cached per resolved path)."""
     return _store(str(collections().path(collection_name()).resolve()))
+
+
+def store_at(path: Path):
+    """The process-wide store at ``path`` (another collection's, e.g. to resume its jobs)."""
+    return _store(str(Path(path).resolve()))
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…")

@@ -29,8 +29,13 @@ def _say(level: str, text: str) -> None:
     st.session_state.collection_msg = (level, text)
 
 
-def _on_pick() -> None:
-    services.switch_collection(st.session_state.collection_pick)
+def _pick_key(current: str) -> str:
+    """The collection selectbox's key while ``current`` is this session's collection (see :func:`collection_picker`)."""
+    return f"collection_pick::{current}"
+
+
+def _on_pick(key: str) -> None:
+    services.switch_collection(st.session_state[key])
 
 
 def _on_create() -> None:
@@ -40,7 +45,6 @@ def _on_create() -> None:
         _say("error", str(e))
         return
     services.switch_collection(c.name)
-    st.session_state.collection_pick = c.name
     st.session_state.new_collection = ""
     _say("success", f"Created collection {c.name}")
 
@@ -54,7 +58,6 @@ def _on_rename() -> None:
         _say("error", str(e))
         return
     st.session_state.collection = c.name
-    st.session_state.collection_pick = c.name
     st.session_state.rename_collection = ""
     _say("success", f"Renamed {old} to {c.name}")
 
@@ -71,7 +74,6 @@ def _on_delete() -> None:
         _say("error", str(e))
         return
     services.switch_collection(DEFAULT)
-    st.session_state.collection_pick = DEFAULT
     st.session_state.confirm_delete_collection = False
     _say("success", f"Deleted collection {name}")
 
@@ -80,9 +82,12 @@ def collection_picker() -> str:
     """The collection selectbox and the "Manage collections" expander; returns this session's collection."""
     current = services.collection_name()
     names = [c.name for c in services.collections().list()]
-    if st.session_state.get("collection_pick") not in names or st.session_state.get("collection_pick") != current:
-        st.session_state.collection_pick = current
-    st.selectbox("Collection", names, key="collection_pick", on_change=_on_pick,
+    # One widget per current collection (its key names it), drawn at that collection: the box always shows the
+    # collection every page lists. A single key whose value was set before drawing showed "default" after a
+    # page change while the page listed another collection's documents (issue 25, found trying the app).
+    key = _pick_key(current)
+    st.selectbox("Collection", names, index=names.index(current) if current in names else 0, key=key,
+                 on_change=_on_pick, args=(key,),
                  help="Each collection is a store of its own (documents, indexes, chats) under the data folder. "
                       f"'{DEFAULT}' is the data folder's own store.")
     msg = st.session_state.pop("collection_msg", None)
