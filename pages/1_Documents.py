@@ -248,9 +248,11 @@ st.dataframe(table, hide_index=True, width="stretch", key="documents_table")
 
 by_id = {d.id: d for d in docs}
 left, mid, right = st.columns([0.6, 0.2, 0.2], vertical_alignment="bottom")
-pick = left.selectbox("Document", list(by_id), key="doc_pick",
-                      format_func=lambda i: f"{by_id[i].label} · {by_id[i].status}")
+pick = left.selectbox("Document", list(by_id), key="doc_pick", format_func=lambda i: by_id[i].label)
 doc = by_id[pick]
+# the status beside, not in the option's label: the browser kept a picked option's old label ("queued") after
+# its document had failed
+st.caption(md_escape(f"{doc.label} · {doc.status}" + (f" · {doc.reason}" if doc.reason else "")))
 for w in doc.warnings:  # text coverage, OCR'd and unreadable pages, encodings (issue 13)
     st.warning(md_escape(f"{doc.label}: {w}"))
 if mid.button("Retry", key="retry", disabled=doc.status != DocStatus.FAILED or not doc.has_file,
@@ -268,10 +270,13 @@ if st.session_state.get("deleting") in by_id:
     confirm_delete(by_id[st.session_state.deleting])
 failed = [d for d in docs if d.status == DocStatus.FAILED and d.has_file]
 transient = [d for d in failed if d.retryable is not False]
-if failed:
+if failed and not transient:
+    st.caption(f"{len(failed)} failed: a retry cannot help (a damaged, refused or too large file, or a limit hit); "
+               "the reason is in the table.")
+if transient:
     label = (f"Retry all {len(transient)} failed that a retry can help" if len(transient) < len(failed)
              else f"Retry all {len(failed)} failed")
-    if st.button(label, key="retry_all", disabled=not transient,
+    if st.button(label, key="retry_all",
                  help="Queues again the documents that failed on a transient fault (interrupted, internal error); "
                       "a damaged, refused or too large file fails the same way again and is left as it is."):
         st.session_state.ingest_log = []

@@ -30,9 +30,6 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from rag.types import GateKind
 
-#: Repository root (the folder holding ``rag/``); ``models/`` lives under it.
-ROOT = Path(__file__).resolve().parent.parent
-
 #: The default generator written by ``python -m rag models``.
 DEFAULT_MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 
@@ -59,7 +56,12 @@ class Settings(BaseSettings):
                                       validate_by_name=True, validate_by_alias=True)
 
     store: Path = Field(Path("data"), description="Store directory (SQLite, FAISS, BM25, original files). Env RAG_STORE.")
-    models_dir: Path = Field(ROOT / "models", description="Folder holding GGUF generators and optional cross-encoders.")
+    models_dir: Path = Field(
+        Path("models"),
+        description="Folder holding GGUF generators and optional cross-encoders, relative to the working directory "
+                    "like the store (the README's commands run from the repository, where 'make' provisions it). "
+                    "Env RAG_MODELS_DIR.",
+    )
     chunk_budget_chars: int = Field(512, ge=64, le=8192, description="Strategy E chunk budget, characters (design stage 2).")
     encoder_window_tokens: int = Field(256, ge=16, le=8192, description="Embedder window in word-pieces; no chunk text may exceed it.")
     overlap_chars: int = Field(64, ge=0, le=1024, description="Overlap for strategies B, D, F, characters.")

@@ -127,9 +127,12 @@ def store_at(path: Path):
     return _store(str(Path(path).resolve()))
 
 
-@st.cache_resource(show_spinner="Loading the embedding model…")
 def embedder():
-    """The store's encoder (the one its stamp names, :func:`rag.index.embed.encoder_for_store`), loaded once."""
+    """The encoder of this session's collection's store (the one its stamp names,
+    :func:`rag.index.embed.encoder_for_store`). Each encoder is loaded once per process by the store
+    (:func:`rag.index.embed.get_embedder`); not cached here, so after switching collections the Evaluation page
+    embeds with the new store's encoder (review 2026-12-01, defect 3: a ``cache_resource`` without the collection
+    kept the first store's)."""
     return store().embedder
 
 

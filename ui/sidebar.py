@@ -18,6 +18,7 @@ import streamlit as st
 from rag.answer.history import chat_markdown, turn_from_record
 from rag.collections import DEFAULT
 from rag.errors import StoreError
+from rag.types import DocStatus
 from ui import chat, services
 from ui.format import md_escape
 
@@ -112,7 +113,7 @@ def collection_picker() -> str:
 
 def scope_picker(store) -> list[str] | None:
     """The "Ask within" multiselect of this collection's ready documents; their ids, or ``None`` for all."""
-    docs = [d for d in store.documents() if d.status == "ready"]
+    docs = [d for d in store.documents() if d.status == DocStatus.READY]
     labels = {d.id: d.label for d in docs}
     if "scope_docs" in st.session_state:  # a document deleted or replaced meanwhile leaves the scope
         st.session_state.scope_docs = [i for i in st.session_state.scope_docs if i in labels]

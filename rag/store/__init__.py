@@ -9,6 +9,7 @@ and the background work that fills it (issue 25).
   (embed) -> rows -> index delta, in two halves joined by the job table (accept, then run);
   :mod:`rag.store.rows` the rows it writes and the versions of a document; :mod:`rag.store.results` what it
   tells its caller (``IngestResult``, ``OnConflict``);
+* :mod:`rag.store.queueing` - the store's queue methods (enqueue, jobs), mixed into the facade;
 * :mod:`rag.store.jobs` - the durable job queue in the store's own SQLite (queued / running / done / failed /
   cancelled), leases, heartbeats, progress, cancellation (issue 25);
 * :mod:`rag.store.worker` - the worker: one per store (``locks/worker.lock``), takes jobs, runs extraction in a
@@ -17,6 +18,10 @@ and the background work that fills it (issue 25).
 * :mod:`rag.store.cache` - the search indexes of each generation (one rebuild path, term statistics, what the
   layers above derive from the rows), held by a search backend: :mod:`rag.store.backend` (the interface and the
   local FAISS + bm25s files) or :mod:`rag.store.milvus` (a Milvus collection, issue 18);
+* :mod:`rag.store.facts` - what extraction learned, kept per document (page spans, locator parts, OCR pages,
+  language; issue 23);
+* :mod:`rag.store.records` - the records the reads return; :mod:`rag.store.check` - the promises checked;
+* :mod:`rag.store.backup` - consistent copies of the SQLite file (issue 26);
 * :mod:`rag.store.chats` - the chats kept with the store (issue 16).
 
 Layer: above :mod:`rag.ingest` and :mod:`rag.index` (it calls both, downwards), below :mod:`rag.answer`;
