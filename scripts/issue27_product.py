@@ -137,7 +137,9 @@ def recall(stores: dict[str, str]) -> dict[str, list[dict]]:
 # --------------------------------------------------------------------------- model re-rank (item 2)
 
 
-def run_rerank(stores: dict[str, str], limit: int | None) -> None:
+def run_rerank(stores: dict[str, str], limit: int | None, max_weight: float = 1.0) -> None:
+    """Score with the model the questions the gate passes whose BM25 weight is under ``max_weight`` (1.0: every
+    question BM25 did not fully cover; 1.01: all), then :func:`report_rerank`."""
     from rag.answer.listwise import listwise_scores, selector_generator
     from rag.settings import get_settings
 
@@ -148,7 +150,7 @@ def run_rerank(stores: dict[str, str], limit: int | None) -> None:
         store = Store(stores[corpus])
         path = CACHE / f"rerank-{corpus}.json"
         done = json.loads(path.read_text()) if path.exists() else {}
-        todo = [q for q in qs if not q["refused"] and len(q["pool"]) > 1
+        todo = [q for q in qs if not q["refused"] and len(q["pool"]) > 1 and q["bm25_weight"] < max_weight
                 and f"{q['id']}|{q['wording']}" not in done]
         for i, q in enumerate(todo[:limit] if limit else todo):
             pool_hits = eligible(q["_gate"])
@@ -174,7 +176,7 @@ def reranked_rank(q: dict, scores: np.ndarray, weight: float, cont: dict[int, st
 
 
 WEIGHTS = (0.25, 0.5, 1.0, 2.0, 4.0, 1000.0)
-BELOW = (1.01, 0.75, 0.5, 0.25, 0.01)  # bm25 weight under this: re-rank (1.01 = every passed question)
+BELOW = (1.0, 0.75, 0.5, 0.25, 0.01)  # bm25 weight under this: re-rank (1.0 = every question BM25 did not cover)
 
 
 def candidate_ranks(data, scored, weight, below, orders) -> dict[tuple, int | None]:
@@ -274,15 +276,27 @@ def crosslang(store_path: str, check: int) -> None:
     done = json.loads(cached.read_text()) if cached.exists() else {}
     langs = store_calibration(store).languages
     print(f"load {load_avg()}; documents' languages {langs}")
+    prod_path = CACHE / "translate-product.json"
+    prod = json.loads(prod_path.read_text()) if prod_path.exists() else {}
     if check:
         gen = tr.translation_generator(get_settings())
         for r in rows[:check]:
-            t0 = time.perf_counter()
-            out = tr.translate_question(r["query"], langs, lambda: gen)
-            same = done.get(r["query"], {}).get("out")
-            print(f"check {r['id']} {r['lang']}: {(time.perf_counter() - t0) * 1000:.0f} ms (load "
-                  f"{os.getloadavg()[0]:.1f}) product {out.query!r} | cached {same!r} | "
-                  f"{'identical' if same is not None and tr.clean_translation(same, r['query']) == out.query else 'DIFFERENT'}")
+            if r["query"] not in prod:
+                t0 = time.perf_counter()
+                out = gen.complete(tr.translation_messages(r["query"], "en"), tr.TRANSLATE_MAX_TOKENS)
+                prod[r["query"]] = {"out": out, "ms": (time.perf_counter() - t0) * 1000, "load": os.getloadavg()[0],
+                                    "prompt_tokens": len(gen.prompt_tokens(tr.translation_messages(r["query"]))[1]),
+                                    "generated": gen.count_tokens(out)}
+                CACHE.mkdir(parents=True, exist_ok=True)
+                prod_path.write_text(json.dumps(prod, ensure_ascii=False, indent=1))
+            p, same = prod[r["query"]], done.get(r["query"], {}).get("out")
+            print(f"check {r['id']} {r['lang']}: {p['ms']:.0f} ms (load {p['load']:.1f}) product {p['out']!r} | "
+                  f"cached {same!r} | {'identical' if same == p['out'] else 'DIFFERENT'}")
+        done = {**done, **prod}  # the product's own translations where it made them
+        ms = [prod[r["query"]]["ms"] for r in rows[:check]]
+        print(f"product translations: {len(ms)}, {statistics.median(ms):.0f} ms p50, prompt tokens p50 "
+              f"{statistics.median(prod[r['query']]['prompt_tokens'] for r in rows[:check])}, written p50 "
+              f"{statistics.median(prod[r['query']]['generated'] for r in rows[:check])}")
 
     class Cached:
         def complete(self, messages, max_tokens):
