@@ -1,4 +1,4 @@
-"""Documents: upload PDF, Word, PowerPoint, Excel/CSV, HTML, EPUB, image, Markdown or text files, watch them index, see every document's status, retry, delete.
+"""Documents: upload PDF, Word, PowerPoint, Excel/CSV, HTML, EPUB, image, Markdown or text files, watch them index, see every document's status and what it holds (its overview), retry, delete (after asking).
 
 The page calls the store (:class:`rag.store.store.Store`) and nothing else: it
 extracts, chunks (strategy E), embeds and indexes. A bad file shows its reason
@@ -6,6 +6,10 @@ and nothing else is lost; the same bytes (or the same text) again say "already
 indexed". Other bytes under a name already indexed wait for the user: replace
 the current version (it leaves the index at once and is listed as a previous
 version) or keep both (issue 16). The sidebar picks the collection.
+
+Plain words first (issue 29): the table shows name, kind, pages, status and when it was added (human
+dates); versions, sizes, chunk counts, the embedding model, OCR pages and ids sit under "Details". A
+document's overview (its sections and a summary made of its own sentences) is shown when it is picked.
 """
 
 import pandas as pd
@@ -15,9 +19,10 @@ from rag.answer.calibrated_gate import store_calibration
 from rag.errors import RagError
 from rag.store.writer import IngestStatus, OnConflict
 from rag.types import DocStatus, MediaType
-from ui import services, sidebar
+from ui import overview, services, sidebar
 from ui.access import require_access
 from ui.format import md_escape
+from ui.plain import STATUS, human_time, kind_label
 from ui.view.pdf import unpublish
 
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
@@ -53,10 +58,12 @@ def _log_result(r) -> None:
     """One line per file in the session's ingest log (kept across reruns)."""
     name = r.name
     if r.status == IngestStatus.READY:
-        extra = f"; warnings: {'; '.join(r.warnings)}" if r.warnings else ""
+        # a notice to read (hidden text left out, pages read by OCR) is orange, never a green success (issue 29)
+        extra = f"; to know: {'; '.join(r.warnings)}" if r.warnings else ""
         if r.replaced_id:
-            extra += f"; replaced the version added {r.replaced_added_at}"
-        st.session_state.ingest_log.append(("success", f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}"))
+            extra += f"; replaced the version added {human_time(r.replaced_added_at)}"
+        level = "warning" if r.warnings else "success"
+        st.session_state.ingest_log.append((level, f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}"))
         doc = store.get_document(r.document_id)
         if doc and doc.media_type == MediaType.PDF:
             services.publish_pdf(r.document_id)
@@ -148,7 +155,7 @@ def ask_pending() -> None:
     """For each upload under a name already indexed: which version is current, and replace / keep both / cancel."""
     for i, (fid, name, _, existing) in enumerate(st.session_state.pending_versions):
         cur = store.get_document(existing)
-        when = f", added {cur.created_at}" if cur else ""
+        when = f", added {human_time(cur.created_at)}" if cur else ""
         with st.container(border=True):
             st.warning(md_escape(f"{name} is already indexed (current version {existing[:8]}{when}) with other "
                                  "content. Replace it with the new file, or keep both as separate documents?"))
@@ -222,28 +229,36 @@ if not docs:
 
 table = pd.DataFrame({
     "document": [d.label for d in docs],
-    "version": [d.versions + 1 for d in docs],
-    "added (UTC)": [d.created_at for d in docs],
-    "previous versions (added)": [", ".join(v.added_at for v in store.versions(d.id)) if d.versions else ""
-                                  for d in docs],
-    "status": [d.status for d in docs],  # plain words: no emoji font needed to read them
-    "reason": [d.reason or "" for d in docs],
-    "chunks": [d.chunk_count for d in docs],
+    "kind": [kind_label(d.media_type) for d in docs],
     "pages": [str(d.pages) if d.pages else "–" for d in docs],
-    "type": [d.media_type or "" for d in docs],
-    "size (KB)": [round(d.size_bytes / 1024, 1) for d in docs],
-    "embedding model": [f"{d.embed_model} ({d.embed_dim}-d)" for d in docs],
-    "read by OCR (pages)": [", ".join(map(str, d.ocr_pages)) for d in docs],
-    "warnings": ["; ".join(d.warnings) for d in docs],
-    "id": [d.id[:12] for d in docs],
+    "status": [STATUS.get(str(d.status), str(d.status)) for d in docs],  # plain words: no emoji font needed
+    "added": [human_time(d.created_at) for d in docs],
 })
 st.dataframe(table, hide_index=True, width="stretch", key="documents_table")
+with st.expander("Details", icon=":material/info:"):
+    st.dataframe(pd.DataFrame({
+        "document": [d.label for d in docs],
+        "version": [d.versions + 1 for d in docs],
+        "added (UTC)": [d.created_at for d in docs],
+        "previous versions (added)": [", ".join(v.added_at for v in store.versions(d.id)) if d.versions else ""
+                                      for d in docs],
+        "reason": [d.reason or "" for d in docs],
+        "chunks": [d.chunk_count for d in docs],
+        "type": [d.media_type or "" for d in docs],
+        "size (KB)": [round(d.size_bytes / 1024, 1) for d in docs],
+        "embedding model": [f"{d.embed_model} ({d.embed_dim}-d)" for d in docs],
+        "read by OCR (pages)": [", ".join(map(str, d.ocr_pages)) for d in docs],
+        "warnings": ["; ".join(d.warnings) for d in docs],
+        "id": [d.id[:12] for d in docs],
+    }), hide_index=True, width="stretch", key="documents_details")
 
 by_id = {d.id: d for d in docs}
 left, mid, right = st.columns([0.6, 0.2, 0.2], vertical_alignment="bottom")
 pick = left.selectbox("Document", list(by_id), key="doc_pick",
-                      format_func=lambda i: f"{by_id[i].label} · {by_id[i].status}")
+                      format_func=lambda i: f"{by_id[i].label} · {STATUS.get(str(by_id[i].status), by_id[i].status)}")
 doc = by_id[pick]
+if doc.status == DocStatus.FAILED:
+    st.error(md_escape(f"{doc.label} could not be indexed: {doc.reason or 'no reason recorded'}"))
 for w in doc.warnings:  # text coverage, OCR'd and unreadable pages, encodings (issue 13)
     st.warning(md_escape(f"{doc.label}: {w}"))
 if mid.button("Retry", key="retry", disabled=doc.status != DocStatus.FAILED or not doc.has_file,
@@ -254,16 +269,28 @@ if mid.button("Retry", key="retry", disabled=doc.status != DocStatus.FAILED or n
     except RagError as e:
         st.session_state.ingest_log.append(("error", str(e)))
     st.rerun()
-if right.button("Delete", key="delete", type="primary", width="stretch",
-                help="Remove the document, its chunks, vectors and stored file."):
-
-    try:
-        store.delete(doc.id)
-        unpublish(doc.id)
-        st.session_state.ingest_log = [("info", f"{doc.name}: deleted")]
-    except RagError as e:
-        st.session_state.ingest_log = [("error", str(e))]
-    st.rerun()
+if right.button("Delete", key="delete", width="stretch", icon=":material/delete:",
+                help="Remove the document, its chunks, vectors and stored file (you are asked first)."):
+    st.session_state.confirm_delete = doc.id
+if st.session_state.get("confirm_delete") == doc.id:  # Delete asks first (issue 29)
+    with st.container(border=True):
+        st.warning(md_escape(f"Delete {doc.label}? Its passages, its stored file and its overview are removed "
+                             "from this collection; saved chats keep the quotes they showed."))
+        yes, no = st.columns(2)
+        if yes.button(f"Yes, delete {doc.label}", key="confirm-delete", type="primary", width="stretch"):
+            st.session_state.confirm_delete = None
+            try:
+                store.delete(doc.id)
+                unpublish(doc.id)
+                st.session_state.ingest_log = [("info", f"{doc.name}: deleted")]
+            except RagError as e:
+                st.session_state.ingest_log = [("error", str(e))]
+            st.rerun()
+        if no.button("Cancel", key="cancel-delete", width="stretch"):
+            st.session_state.confirm_delete = None
+            st.rerun()
+elif st.session_state.get("confirm_delete") not in by_id:
+    st.session_state.confirm_delete = None
 failed = [d for d in docs if d.status == DocStatus.FAILED and d.has_file]
 if failed and st.button(f"Retry all {len(failed)} failed", key="retry_all"):
     bar = st.progress(0.0, text="Retrying…")
@@ -271,3 +298,6 @@ if failed and st.button(f"Retry all {len(failed)} failed", key="retry_all"):
     for i, d in enumerate(failed):
         _log_result(store.retry(d.id, progress=_progress_callback(bar, i, len(failed), d.name)))
     st.rerun()
+if doc.status == DocStatus.READY:
+    st.subheader("What it holds")
+    overview.show(store, doc, heading=False)

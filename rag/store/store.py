@@ -69,7 +69,7 @@ from rag.index.fusion import MODES, body_first, retrieve_planned
 from rag.index.rerank import default_reranker
 from rag.ingest.limits import Limits, check_size
 from rag.settings import get_settings
-from rag.store import facts
+from rag.store import derived, facts
 from rag.store.backup import backup, remove_original
 from rag.store.backup import due as backup_due
 from rag.store.cache import IndexCache, IndexDelta
@@ -322,6 +322,7 @@ class Store:
                 self._db.execute("DELETE FROM documents WHERE id=?", (doc.id,))
                 self.index_cache.commit(IndexDelta.remove(ids))
                 remove_original(self.path, doc.id)
+                derived.remove(self.path, doc.id)  # its overview (issue 29) goes with it
         self._locks.discard_document(doc.id)
         return True
 
