@@ -18,12 +18,11 @@ import streamlit as st
 from rag.answer.calibrated_gate import store_calibration
 from rag.errors import RagError
 from rag.store.writer import IngestStatus, OnConflict
-from rag.types import DocStatus, MediaType
+from rag.types import DocStatus
 from ui import overview, services, sidebar
 from ui.access import require_access
 from ui.format import md_escape
 from ui.plain import STATUS, human_time, kind_label
-from ui.view.pdf import unpublish
 
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
 services.init_state()
@@ -64,9 +63,6 @@ def _log_result(r) -> None:
             extra += f"; replaced the version added {human_time(r.replaced_added_at)}"
         level = "warning" if r.warnings else "success"
         st.session_state.ingest_log.append((level, f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}"))
-        doc = store.get_document(r.document_id)
-        if doc and doc.media_type == MediaType.PDF:
-            services.publish_pdf(r.document_id)
     elif r.status == IngestStatus.DUPLICATE:
         other = r.existing_name and (r.existing_name != name or r.same_text)
         same = f" (same text as {r.existing_name})" if other else ""
@@ -174,7 +170,7 @@ def ask_pending() -> None:
 
 #: File name endings the uploader offers (the type is then read from the bytes: rag.ingest.sniff).
 UPLOAD_TYPES = ["pdf", "docx", "pptx", "xlsx", "csv", "tsv", "html", "htm", "epub", "png", "jpg", "jpeg", "tif",
-                "tiff", "md", "markdown", "txt"]
+                "tiff", "md", "markdown", "txt", "odt", "ods", "odp", "xps", "oxps", "fb2", "mobi", "cbz"]
 
 def uploader():
     """The file uploader. No ``type=`` filter: Streamlit would check the names on the server and raise, before this
@@ -182,7 +178,7 @@ def uploader():
     the bytes anyway (rag.ingest.sniff) and unsupported files are refused by name with a reason; names are checked
     by :func:`usable_uploads`."""
     return st.file_uploader(
-        "Add PDF, DOCX, PPTX, XLSX/CSV, HTML, EPUB, PNG/JPEG/TIFF, Markdown or text files",
+        "Add PDF, Word, PowerPoint, Excel/CSV, OpenDocument, HTML, EPUB/FB2/MOBI, XPS, CBZ, PNG/JPEG/TIFF, Markdown or text files",
         accept_multiple_files=True, key="uploader", max_upload_size=limit_mb,
         help=f"Up to {limit_mb} MB per file (server.maxUploadSize). {', '.join(UPLOAD_TYPES)}.",
     )
@@ -280,8 +276,7 @@ if st.session_state.get("confirm_delete") == doc.id:  # Delete asks first (issue
         if yes.button(f"Yes, delete {doc.label}", key="confirm-delete", type="primary", width="stretch"):
             st.session_state.confirm_delete = None
             try:
-                store.delete(doc.id)
-                unpublish(doc.id)
+                store.delete(doc.id)  # its served copy goes with it (rag.served, issue 26)
                 st.session_state.ingest_log = [("info", f"{doc.name}: deleted")]
             except RagError as e:
                 st.session_state.ingest_log = [("error", str(e))]

@@ -13,9 +13,10 @@ mixed between collections::
 Names: 1-64 characters, letters (any script), digits, spaces, ``_``, ``-``
 and ``.``; not starting with a dot or a space; ``default`` is taken. Creating
 only makes the folder (the store is created when first opened); renaming
-moves the folder; deleting removes it with everything in it. A store open in
-another process while its collection is renamed or deleted keeps its open
-files; reopen it by its new name.
+moves the folder; deleting removes it with everything in it, and its
+documents' served copies (:mod:`rag.served`). A store open in another process
+while its collection is renamed or deleted keeps its open files; reopen it by
+its new name.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag.errors import StoreError
+from rag.served import ServedCopies
 
 #: The name of the collection that lives in the data folder itself.
 DEFAULT = "default"
@@ -122,11 +124,12 @@ class Collections:
         return Collection(n, dest, False, (dest / "store.sqlite3").is_file())
 
     def delete(self, name: str) -> None:
-        """Delete collection ``name`` and everything in it (documents, indexes, chats).
+        """Delete collection ``name`` and everything in it (documents, indexes, chats, served copies).
 
         Raises :class:`rag.errors.StoreError` for the default collection or an unknown name.
         """
         c = self.get(name)
         if c.is_default:
             raise StoreError("the default collection cannot be deleted (delete its documents instead)")
+        ServedCopies(c.path).withdraw_all()  # issue 26: its documents' served copies leave with it
         shutil.rmtree(c.path)

@@ -12,7 +12,7 @@ stored canonical text, ``end`` exclusive; pages are 1-based physical pages):
 * :class:`QueryPlan` - stages 4-5 (index), how the question was searched (issue 19);
 * :class:`Citation` - stages 8-9 (answer), one numbered source as the server attaches it.
 
-Named choices: :class:`DocStatus`, :class:`GateKind`, :class:`Verdict`, :class:`TextRole`, :class:`RetrievalMode`,
+Named choices: :class:`DocStatus`, :class:`GateKind`, :class:`Verdict`, :class:`AnswerVerdict`, :class:`TextRole`, :class:`RetrievalMode`,
 :class:`ChunkStrategy`, :class:`MediaType`, :class:`LocatorKind`. Each is a ``StrEnum``, so it
 compares equal to (and serialises as) its plain string value: ``"ready" ==
 DocStatus.READY`` and JSON contracts are unchanged.
@@ -52,6 +52,22 @@ class Verdict(StrEnum):
 
     ANSWERED = "answered"
     MENTIONS = "mentions"
+    REFUSED = "refused"
+
+
+class AnswerVerdict(StrEnum):
+    """What an answer is worth, in one word a user can rely on (issue 24, item 4); shown the same way in the chat,
+    the CLI (``ask --json``'s ``verdict``), saved chats and the Markdown export.
+
+    ``supported``: every claim shown passed the claim check and agrees with the key passage; ``partly_supported``:
+    some of it is backed by the sources (a claim passed while another was left out, or the verbatim key
+    passage stands in for the model's answer); ``may_not_answer``: the documents mention the subject but what is
+    shown may not answer the question; ``refused``: the gate found nothing to answer from (no model ran).
+    """
+
+    SUPPORTED = "supported"
+    PARTLY_SUPPORTED = "partly_supported"
+    MAY_NOT_ANSWER = "may_not_answer"
     REFUSED = "refused"
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from rag.answer import learned_gate as lg
+from rag.answer.calibrated_gate import calibrated_model
 from rag.answer.calibration import calibrate, distinct_indices, gate_term_stats
 from rag.evaluation.loco import (
     THRESHOLD,
@@ -103,6 +104,11 @@ def main(paths, save=None):
         pt = shipped.probability(matrix(test["queries"], "raw", shipped.features))
         print(row("issue 8 learned gate as shipped", "course", test, f">= {shipped.default_min_score:g}",
                   two_verdicts((d1 < THRESHOLD) & (pt >= shipped.default_min_score))))
+        cg = calibrated_model()
+        pc = cg.probability(matrix(test["queries"], "cal", cg.features))
+        print(row("calibrated gate as shipped (default)", "both", test,
+                  f"{cg.default_mention_score:.2f} / {cg.default_min_score:.2f}",
+                  verdicts(pc, d1, cg.default_min_score, cg.default_mention_score)))
         for key, names, nm in [("raw", lg.FEATURES, "issue-8 features, refitted"),
                                ("cal", lg.CALIBRATED_FEATURES, "8 calibrated features"),
                                ("cal", ("relative_distance",), "relative distance alone"),

@@ -16,6 +16,18 @@ CORPUS = SHARED / "corpus"
 CASES = SHARED / "cases"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def static_dir(tmp_path_factory) -> Path:
+    """Served copies of PDFs (:mod:`rag.served`) that the app's pages publish under AppTest go to a temporary
+    static folder (``RAG_STATIC_DIR``), never the repository's ``static/`` (which the app sweeps at start). The
+    browser tests' servers publish into the folder Streamlit serves, ``<repo>/static``, as the app does."""
+    mp = pytest.MonkeyPatch()
+    folder = tmp_path_factory.mktemp("static")
+    mp.setenv("RAG_STATIC_DIR", str(folder))
+    yield folder
+    mp.undo()
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     if not SHARED.is_dir():

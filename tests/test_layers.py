@@ -6,7 +6,7 @@ The order, lowest first (a module may import its own package and anything in a L
 rank    packages
 ======  ==============================================================================================
 0       the ground floor: ``rag`` itself, ``rag.types``, ``rag.text``, ``rag.tokens``, ``rag.language``,
-        ``rag.settings``, ``rag.errors``, ``rag.models``, ``rag.collections``, ``rag.access``
+        ``rag.settings``, ``rag.errors``, ``rag.models``, ``rag.collections``, ``rag.access``, ``rag.served``
 1       ``rag.ingest`` (bytes -> Document -> chunks) and ``rag.index`` (embed, dense, BM25, fusion, rerank):
         side by side, neither imports the other
 2       ``rag.store`` (SQLite, index files, the ingest path: calls ingest and index, downwards)
@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-GROUND = {"types", "text", "tokens", "language", "settings", "errors", "models", "collections", "access"}
+GROUND = {"types", "text", "tokens", "language", "settings", "errors", "models", "collections", "access", "served"}
 RANK = {"ground": 0, "ingest": 1, "index": 1, "store": 2, "answer": 3, "evaluation": 4, "cli": 5}
 SUBPACKAGES = {"ingest", "index", "store", "answer", "evaluation", "cli"}
 

@@ -28,6 +28,7 @@ from rag.settings import Settings
 from rag.types import Verdict
 from ui import services, viewer
 from ui.format import (
+    VERDICT_STYLE,
     answer_markdown,
     answer_notes,
     blockquote,
@@ -38,6 +39,7 @@ from ui.format import (
     md_escape,
     pdf_url,
     removed_markdown,
+    verdict_markdown,
 )
 from ui.plain import answered_from, mentions_text, names_phrase, refusal_text
 
@@ -95,7 +97,6 @@ def show(stream: TurnStream, conv: Conversation) -> Turn:
         render_turn_body(turn, key="live")
         return turn
     cites = stream.cites
-    _publish(cites)
     # the key passage first (issue 14): verbatim cited evidence on screen before the model is even loaded
     early = st.empty()
     early.markdown(key_passage_markdown(stream.key_passage, cites, cited_pages(cites), _collection()))
@@ -174,11 +175,6 @@ def cited_pages(cites: list[Any]) -> dict[int, int]:
     return {c.index: c.page for c in cites if is_pdf(c)}
 
 
-def _publish(cites: list[Any]) -> None:
-    for doc_id in {c.document_id for c in cites if is_pdf(c)}:
-        services.publish_pdf(doc_id)
-
-
 def anchor(key: str) -> str:
     """The id prefix of a turn's source rows: ``[n]`` in its answer links to ``#<anchor>-<n>`` (same page)."""
     return f"src-{key}"
@@ -201,9 +197,8 @@ def render_turn_body(turn: Turn, key: str) -> None:
         render_refusal(a, scope)
         render_details(turn, key)
         return
-    _publish(a.citations)
     pages = cited_pages(a.citations)
-    render_notice(a, scope)
+    render_verdict(a, scope)
     render_answer(a, pages, key)
     notes = answer_notes(a, with_model=False)
     if scope:
@@ -238,17 +233,24 @@ def render_answer(a: Answer, pages: dict[int, int], key: str = "live") -> None:
             st.markdown(removed_markdown(removed))
 
 
-def render_notice(a: Answer, scope: list[str] | None = None) -> None:
-    """The 'mentions' verdict (issue 15) above the answer, in plain words (the gate's line is in "Details")."""
+def render_verdict(a: Answer, scope: list[str] | None = None) -> None:
+    """The answer's one verdict (issue 24) above it: supported (green), partly supported or may not answer
+    (orange), with why in plain words; when the gate says the documents only mention the subject, that too,
+    in plain words and naming the documents asked within (issue 29; the gate's line is in "Details"). The same
+    verdict as ``ask`` prints and the chat export writes."""
+    box, icon = VERDICT_STYLE[str(a.verdict)]
+    text = verdict_markdown(a.judged)
     if a.notice:
-        st.warning(md_escape(mentions_text(a, scope)))
+        text += "  \n" + md_escape(mentions_text(a, scope))
+    getattr(st, box)(text, icon=icon)
 
 
 def render_refusal(a: Answer, scope: list[str] | None = None) -> None:
     """A refusal in plain words (neutral, not red: nothing failed) and what to do next; the model was not
     called. The gate's line, its evidence and the nearest distances are in "Details"."""
     what, nxt = refusal_text(a, scope)
-    st.info(md_escape(what))
+    box, icon = VERDICT_STYLE["refused"]
+    getattr(st, box)(f"**{md_escape(a.judged.label)}** · {md_escape(what)}", icon=icon)
     st.caption(md_escape(nxt))
 
 
@@ -309,7 +311,7 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
         st.html(f'<span id="{anchor(key)}-{int(c.index)}"></span>')
         left, right = st.columns([0.8, 0.2], vertical_alignment="center")
         page = pages.get(c.index)
-        original = pdf_url(c, page)
+        original = pdf_url(c, services.publish_pdf(c.document_id) if is_pdf(c) else None, page)
         secondary = f" · [PDF at page {page or c.page} ↗]({original})" if original else ""
         left.markdown(f"**\\[{c.index}\\] {md_escape(c.locator_label)}** · "
                       f"[new tab ↗]({citation_url(c, page, _collection())}){secondary}")

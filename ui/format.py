@@ -6,7 +6,7 @@ HTML here: no ``unsafe_allow_html`` with such text). The only links on the
 page are the ones built here from citation records: a ``[n]`` becomes a link
 to its source at its place (design stage 9, issue 17): the in-app viewer
 ``/Source?doc=<id>&chunk=<chunk id>&start=S&end=E&n=N`` (plus ``&page=P`` for a
-PDF, 1-based), for every format; a PDF's ``/app/static/<id>.pdf#page=N`` (the
+PDF, 1-based), for every format; a PDF's ``/app/static/<key>/<token>.pdf#page=N`` (the
 browser's own viewer) is the secondary link, :func:`pdf_url`.
 """
 
@@ -18,7 +18,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 from rag.text import MARKER_RE, markdown_literal, strip_markers
-from ui.view.pdf import static_url
 
 #: URL path of ``pages/2_Source.py`` (Streamlit names a page's URL after its file, number prefix dropped).
 SOURCE_PAGE = "/Source"
@@ -83,12 +82,14 @@ def citation_url(citation: Any, page: int | None = None, collection: str | None 
     return f"{SOURCE_PAGE}?{urlencode(params)}"
 
 
-def pdf_url(citation: Any, page: int | None = None) -> str | None:
+def pdf_url(citation: Any, served: str | None, page: int | None = None) -> str | None:
     """The secondary link of a PDF citation: the stored PDF in the browser's own viewer at its 1-based page
-    (``/app/static/<id>.pdf#page=N``, PDF Open Parameters); ``None`` for other formats."""
-    if not is_pdf(citation):
+    (PDF Open Parameters). ``served`` the URL of the document's served copy
+    (``/app/static/<key>/<token>.pdf``, :func:`ui.services.publish_pdf`); ``None`` for other formats or when
+    the copy is not served."""
+    if not is_pdf(citation) or not served:
         return None
-    return static_url(citation.document_id, page or citation.page)
+    return f"{served.split('#', 1)[0]}#page={page or citation.page}"
 
 
 def marker_link(n: int, url: str) -> str:
@@ -212,6 +213,22 @@ def line_starts(text: str, sentences: Sequence[Any]) -> list[bool]:
         out.append(pos > 0 and "\n" in text[pos:i])
         pos = i + len(probe)
     return out
+
+
+#: How each answer verdict (issue 24) is shown above the answer: the Streamlit box and its icon.
+VERDICT_STYLE = {
+    "supported": ("success", "✅"),
+    "partly_supported": ("warning", "◐"),
+    "may_not_answer": ("warning", "⚠️"),
+    "refused": ("info", "ℹ️"),  # a refusal is no failure: not red (issue 29)
+}
+
+
+def verdict_markdown(judged: Any) -> str:
+    """The answer's verdict (a :class:`rag.answer.verdict.VerdictResult`) as one line of Markdown: the label in
+    bold, then why in plain words (escaped): ``**Partly supported**: the model's answer did not pass ...``."""
+    reason = judged.reason[:1].upper() + judged.reason[1:] if judged.reason else ""
+    return f"**{md_escape(judged.label)}**" + (f" · {md_escape(reason)}." if reason else "")
 
 
 def answer_notes(a: Any, with_model: bool = True) -> list[str]:

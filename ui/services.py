@@ -16,6 +16,7 @@ new tab) opens that collection.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +24,16 @@ import streamlit as st
 
 from rag.answer.gates import GATES
 from rag.collections import DEFAULT, Collections
-from rag.errors import ModelError, StoreError
+from rag.errors import ModelError, RagError, StoreError
 from rag.models import gguf_info, list_gguf
+from rag.served import ServedCopies, sweep
 from rag.settings import Settings, get_settings
 from rag.store.store import Store
-from ui.view.pdf import publish_original
+from rag.types import DocStatus, MediaType
+from ui.view.pdf import static_url
 
 MiB = 1024 * 1024
+logger = logging.getLogger(__name__)
 
 #: Session-state keys and their initial values (initialised under a guard by :func:`init_state`).
 STATE_DEFAULTS: dict[str, Any] = {
@@ -46,6 +50,7 @@ def init_state() -> None:
     for key, value in STATE_DEFAULTS.items():
         if key not in st.session_state:
             st.session_state[key] = value.copy() if hasattr(value, "copy") else value
+    sweep_served()  # issue 26: once per process, before any page links a served copy
     if "collection" not in st.session_state:
         st.session_state.collection = get_settings().collection or DEFAULT
     wanted = st.query_params.get("collection")
@@ -149,13 +154,36 @@ def gguf_summary(path: str, mtime: float) -> dict[str, Any]:
     }
 
 
-def publish_pdf(doc_id: str) -> bool:
-    """Make the stored PDF ``doc_id`` reachable at ``/app/static/<id>.pdf``; ``False`` if it has no stored file."""
+def publish_pdf(doc_id: str) -> str | None:
+    """The URL of the indexed PDF ``doc_id``'s served copy in this session's collection (``/app/static/<key>/<token>.pdf``,
+    a capability of that collection and publication, :mod:`rag.served`), published now if it was not;
+    ``None`` for a document that is not an indexed PDF or has no stored original (the link is not offered)."""
+    s = store()
+    doc = s.get_document(doc_id)
+    if doc is None or doc.status != DocStatus.READY or doc.media_type != MediaType.PDF:
+        return None
     try:
-        src = store().original_path(doc_id)
-    except Exception:  # noqa: BLE001 - a deleted or fileless document: the link is not offered
-        return False
-    if not Path(src).is_file():
-        return False
-    publish_original(Path(src), doc_id)
-    return True
+        return static_url(ServedCopies(s.path).publish(doc_id, s.original_path(doc_id), settings().static_dir))
+    except (OSError, ValueError, StoreError):  # deleted meanwhile, or the static folder cannot be written
+        return None
+
+
+@st.cache_resource(show_spinner=False)
+def sweep_served() -> int:
+    """Once per server process (app start): remove every served copy no store of this data folder holds
+    (:func:`rag.served.sweep`: documents deleted while the app was not running, removed collections, the shared
+    ``static/<sha256>.pdf`` copies of the layout before issue 26). Returns the files and folders removed."""
+
+    def indexed(path: Path) -> set[str] | None:
+        if not (path / "store.sqlite3").is_file():
+            return set()
+        try:
+            return {d.id for d in _store(str(path.resolve())).documents() if d.status == DocStatus.READY}
+        except RagError:  # a store this code cannot open (another encoder, a newer schema): left alone
+            return None
+
+    try:
+        return sweep(settings().static_dir, [c.path for c in collections().list()], indexed)
+    except OSError as e:  # a static folder that cannot be changed must not keep the app from starting
+        logger.warning("served copies not swept from %s: %s", settings().static_dir, e)
+        return 0

@@ -28,7 +28,7 @@ from rag.ingest.image import open_frames
 from rag.types import Locator, LocatorKind, MediaType
 from ui import services
 from ui.format import md_escape
-from ui.view.pdf import pdf_view, static_url
+from ui.view.pdf import pdf_view
 from ui.view.text import (
     document_html,
     highlight_html,
@@ -129,7 +129,7 @@ def show(t: Target, *, height: int = VIEW_HEIGHT, key: str = "viewer") -> None:
 def _show_pdf(t: Target, doc: Any, height: int, key: str) -> None:
     from streamlit_pdf_viewer import pdf_viewer
 
-    services.publish_pdf(t.document_id)
+    served = services.publish_pdf(t.document_id)
     path = services.store().original_path(t.document_id)
     page = t.page or 1
     try:
@@ -138,9 +138,9 @@ def _show_pdf(t: Target, doc: Any, height: int, key: str) -> None:
         st.error(md_escape(f"{doc.name}: cannot open page {page} ({e})"))
         return
     located = f"; {view.coverage:.0%} of the quote located and outlined" if t.quote else ""
+    whole = f" · [open the whole PDF in the browser's viewer at page {page}]({served}#page={page})" if served else ""
     st.caption(f"Page {page} of {doc.pages or '?'} (pages {view.first_page}–{view.first_page + view.page_count - 1} "
-               f"shown here{located}) · [open the whole PDF in the browser's viewer at page {page}]"
-               f"({static_url(t.document_id, page)})")
+               f"shown here{located}){whole}")
     pdf_viewer(view.pdf, height=height, annotations=view.annotations, key=f"{key}-pdf-{t.document_id[:12]}-{page}",
                scroll_to_annotation=1 if view.annotations else None,
                scroll_to_page=None if view.annotations else view.page, scroll_behavior="instant",

@@ -93,9 +93,10 @@ def answer_view(text: str, *, role: TextRole | str | None = None, section: Seque
     return _mask(text, skipped), skipped
 
 
-def citation_role(c: Citation) -> TextRole | None:
-    """The role ingest stored for a citation's chunk (issue 28's ``Citation.role``), ``None`` when it has none."""
-    return getattr(c, "role", None) or None
+def citation_role(c: Citation) -> TextRole:
+    """The role ingest stored for a citation's chunk (issue 28's ``Citation.role``; ``body`` for chunks stored
+    before roles): a chunk that is not body has no answering unit at all."""
+    return c.role
 
 
 def citation_views(cites: Sequence[Citation], keep: frozenset[TextRole] = frozenset({TextRole.BODY}),

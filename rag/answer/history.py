@@ -117,9 +117,25 @@ def _locator(c: Citation) -> str:
     return f"{lit(c.locator_label)} `{fragment}`" if fragment else lit(c.locator_label)
 
 
+def verdict_markdown(a: Answer) -> str:
+    """The answer's verdict as the export writes it (issue 24): ``**Verdict: Partly supported.** <reason>.``"""
+    v = a.judged
+    return f"**Verdict: {v.label}.** {lit(v.reason[:1].upper() + v.reason[1:])}."
+
+
+def shown_markdown(a: Answer) -> str:
+    """The checked answer as the chat shows it: each sentence with its ``[n]``, and ``*(inferred)*`` after one
+    whose source the server attached (the model cited none, or a source that does not hold it)."""
+    if not a.shown_sentences:
+        return lit(a.shown_text or "", keep_markers=True)
+    return " ".join(lit(s.shown(), keep_markers=True) + (" *(inferred)*" if s.inferred and s.shown_cites else "")
+                    for s in a.shown_sentences)
+
+
 def turn_markdown(n: int, t: HistoryTurn) -> str:
-    """One turn as Markdown: the question (and the question searched), the key passage and the checked answer
-    (issue 14: what the claim check left out is listed with why) or the refusal, then its sources."""
+    """One turn as Markdown: the question (and the question searched), the answer's verdict (issue 24), the
+    gate's "may not answer" notice, the key passage and the checked answer with its "(inferred)" marks (issue
+    14: what the claim check left out is listed with why) or the refusal, then its sources."""
     out = [f"## {n}. {lit(t.question)}"]
     if t.standalone != t.question:
         out.append(f"*Standalone question:* {lit(t.standalone)}")
@@ -131,8 +147,12 @@ def turn_markdown(n: int, t: HistoryTurn) -> str:
     elif a is None:
         out.append("(no answer)")
     elif a.refused:
+        out.append(verdict_markdown(a))
         out.append(f"**{lit(a.refusal)}**" + (f"\n\nWhy: {lit(a.why)}" if a.why else ""))
     else:
+        out.append(verdict_markdown(a))
+        if a.notice:
+            out.append(f"*{lit(a.notice)}*" + (f" (why: {lit(a.why)})" if a.why else ""))
         kp = a.key_passage
         if kp is not None and kp.sentences:
             out.append(f"**Key passage** [{kp.index}] {lit(kp.sentences[0].locator_label)}\n\n"
@@ -140,7 +160,7 @@ def turn_markdown(n: int, t: HistoryTurn) -> str:
         if a.note:
             out.append(f"*{lit(a.note)}*")
         elif a.shown_text:
-            out.append(lit(a.shown_text, keep_markers=True))
+            out.append(shown_markdown(a))
         elif not a.generated:
             out.append("(no text generated)")
         removed = a.removed_sentences

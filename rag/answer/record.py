@@ -19,12 +19,15 @@ from rag.answer.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.cite import Citation, citation_from_json, citation_json
 from rag.answer.gate import GateResult
 from rag.answer.key_passage import KeyPassage
-from rag.types import Verdict
+from rag.answer.verdict import VerdictResult, answer_verdict
+from rag.types import AnswerVerdict, Verdict
 
 #: The version of :meth:`Answer.to_json`'s full form (the ``format`` key). Objects without one are read as
 #: format 1: chat records written before it (``text``, ``raw_text``, ``sentences``, ``why``, ``notice``) and
-#: ``bench answers`` rows (``model_answer``, ``raw``, ``first_raw``, ``answer_sentences``).
-ANSWER_FORMAT = 2
+#: ``bench answers`` rows (``model_answer``, ``raw``, ``first_raw``, ``answer_sentences``). Format 3 (issue 24):
+#: the top-level ``verdict`` is the answer's (:class:`rag.types.AnswerVerdict`, with ``verdict_reason``), kept
+#: as it was shown; before, it repeated the gate's (still ``gate.verdict``), and the answer's is recomputed.
+ANSWER_FORMAT = 3
 
 
 class AnswerFrom(StrEnum):
@@ -80,17 +83,29 @@ class Answer:
     key_passage: KeyPassage | None = None
     reasked: bool = False
     first_text: str | None = None
+    shown_verdict: VerdictResult | None = None
 
     @property
     def generated(self) -> bool:
         return self.text is not None
 
     @property
-    def verdict(self) -> Verdict:
+    def gate_verdict(self) -> Verdict:
         """The gate's verdict (:class:`rag.types.Verdict`): ``answered``, ``mentions`` or ``refused``."""
         if self.gate is not None:
             return self.gate.verdict
         return Verdict.REFUSED if self.refused else Verdict.ANSWERED
+
+    @property
+    def judged(self) -> VerdictResult:
+        """The answer's verdict with its reason (issue 24, :func:`rag.answer.verdict.answer_verdict`); for an answer
+        read back from a saved chat, the one it was shown with (``shown_verdict``)."""
+        return self.shown_verdict or answer_verdict(self)
+
+    @property
+    def verdict(self) -> AnswerVerdict:
+        """The answer's verdict (:class:`rag.types.AnswerVerdict`): supported, partly_supported, may_not_answer, refused."""
+        return self.judged.verdict
 
     @property
     def notice(self) -> str | None:
@@ -184,6 +199,8 @@ class Answer:
     def to_json(self, *, full: bool = False) -> dict[str, Any]:
         """The ``ask --json`` object of issues 4, 5 and 14 (generation keys only when the model ran).
 
+        ``verdict`` the answer's verdict (issue 24: ``supported``, ``partly_supported``, ``may_not_answer``,
+        ``refused``) and ``verdict_reason`` why; the gate's own verdict is ``gate.verdict``.
         ``answer`` is the checked answer (:attr:`shown_text`); ``model_answer`` the model's text as streamed;
         ``answer_from`` ``model`` / ``key_passage`` / ``none``; ``answer_sentences`` every sentence with its
         ``verdict`` and ``reason``; ``key_passage`` whenever the gate passed. ``full`` adds what
@@ -200,9 +217,10 @@ class Answer:
             "answer": self.shown_text,
             "citations": [citation_json(c) for c in self.citations],
         }
+        judged = self.judged
+        d["verdict"], d["verdict_reason"] = str(judged.verdict), judged.reason
         g = self.gate
         if g is not None:
-            d["verdict"] = str(self.verdict)
             d["notice"] = g.notice
             d["gate"] = g.to_json()
             if g.plan is not None:
@@ -241,6 +259,9 @@ class Answer:
         notice, why, evidence). Raises ``KeyError`` when ``refused`` or ``query`` is missing.
         """
         sentences = d.get("answer_sentences") if "answer_sentences" in d else d.get("sentences")
+        shown = None
+        if int(d.get("format") or 1) >= 3 and d.get("verdict") in tuple(AnswerVerdict):
+            shown = VerdictResult(AnswerVerdict(d["verdict"]), d.get("verdict_reason") or "")
         return cls(
             query=d["query"], threshold=float(d.get("threshold") or 0.0), refused=bool(d["refused"]),
             refusal=d.get("refusal"),
@@ -255,7 +276,7 @@ class Answer:
             nearest_distance=_nearest(d),
             read_spans={int(n): tuple(tuple(sp) for sp in spans) for n, spans in (d.get("read_spans") or {}).items()},
             key_passage=KeyPassage.from_json(d.get("key_passage")), reasked=bool(d.get("reasked")),
-            first_text=d["first_text"] if "first_text" in d else d.get("first_raw"),
+            first_text=d["first_text"] if "first_text" in d else d.get("first_raw"), shown_verdict=shown,
         )
 
 
@@ -288,9 +309,10 @@ def _gate_from_json(d: Mapping[str, Any]) -> GateResult | None:
     g = d.get("gate")
     if g is None and d.get("why") is None and d.get("notice") is None:
         return None
+    top = d.get("verdict") if d.get("verdict") in tuple(Verdict) else None  # before format 3: the gate's
     return GateResult.from_json(g or {"why": d.get("why")}, query=d["query"], threshold=float(d.get("threshold") or 0.0),
                                 refused=bool(d["refused"]), refusal=d.get("refusal"), notice=d.get("notice"),
-                                verdict=d.get("verdict"), plan=d.get("retrieval"))
+                                verdict=top, plan=d.get("retrieval"))
 
 
 def _r4(x: float | None) -> float | None:

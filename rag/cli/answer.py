@@ -103,9 +103,15 @@ def key_passage_lines(kp: Any) -> list[str]:
     return [f"Key passage [{kp.index}] {kp.sentences[0].locator_label}:", f"  {body}", ""]
 
 
+def verdict_line(a: Any) -> str:
+    """The answer's verdict as the CLI prints it (issue 24): ``Verdict: Partly supported: <reason>``."""
+    return f"Verdict: {a.judged.line()}"
+
+
 def checked_lines(a: Any) -> list[str]:
     """What the claim check did to the streamed answer: the checked answer when it differs, the note when
-    the key passage stands as the answer, and every sentence left out with its verdict and reason."""
+    the key passage stands as the answer, every sentence left out with its verdict and reason, then the
+    answer's verdict (:func:`verdict_line`)."""
     out = []
     if a.note:
         out += ["", f"Note: {a.note}", f"Answer: {a.shown_text}"]
@@ -115,7 +121,7 @@ def checked_lines(a: Any) -> list[str]:
     if removed:
         out.append(f"Left out by the claim check ({len(removed)}):")
         out += [f"  - {s.body} ({s.verdict}: {s.reason})" for s in removed]
-    return out
+    return [*out, "", verdict_line(a)]
 
 
 @click.command()
@@ -220,6 +226,7 @@ def _report(a: Answer) -> None:
     """After the stream: the refusal (why on stderr), or the sources table, then the notes and timings (stderr)."""
     if a.refused:
         click.echo(a.refusal)
+        click.echo(verdict_line(a))
         if a.why:
             click.echo(f"why: {a.why}", err=True)
         return
@@ -227,6 +234,7 @@ def _report(a: Answer) -> None:
         for line in key_passage_lines(a.key_passage):
             click.echo(line)
         click.echo("(generation skipped: --no-generate)")
+        click.echo(verdict_line(a))
     click.echo()
     click.echo(sources_table(a.citations))
     if a.generated:

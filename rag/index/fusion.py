@@ -22,6 +22,7 @@ import numpy as np
 from rag.index.bm25 import BM25Index
 from rag.index.dense import DenseIndex
 from rag.index.rerank import Reranker, TextSource
+from rag.index.units import UnitIndex, dense_leg
 from rag.types import Hit, QueryPlan, RetrievalMode
 
 #: The retrieval modes (design stages 4-5), as plain strings.
@@ -80,17 +81,18 @@ def retrieve(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm25: BM25
              k: int = 20, mode: RetrievalMode | str = RetrievalMode.HYBRID, depth: int | None = None, rrf_k: int = 60,
              reranker: "Reranker | None" = None, texts: "TextSource | None" = None,
              rerank_top: int = 25, coverage_band: tuple[float, float] | None = COVERAGE_BAND,
-             allowed: np.ndarray | None = None) -> list[Hit]:
+             allowed: np.ndarray | None = None, units: UnitIndex | None = None) -> list[Hit]:
     """:func:`retrieve_planned` without the plan: the hits alone."""
     return retrieve_planned(query, q_vec, dense, bm25, k=k, mode=mode, depth=depth, rrf_k=rrf_k, reranker=reranker,
-                            texts=texts, rerank_top=rerank_top, coverage_band=coverage_band, allowed=allowed)[0]
+                            texts=texts, rerank_top=rerank_top, coverage_band=coverage_band, allowed=allowed,
+                            units=units)[0]
 
 
 def retrieve_planned(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm25: BM25Index | None, *,
                      k: int = 20, mode: str = "hybrid", depth: int | None = None, rrf_k: int = 60,
                      reranker: "Reranker | None" = None, texts: "TextSource | None" = None, rerank_top: int = 25,
                      coverage_band: tuple[float, float] | None = COVERAGE_BAND,
-                     allowed: np.ndarray | None = None) -> tuple[list[Hit], QueryPlan]:
+                     allowed: np.ndarray | None = None, units: UnitIndex | None = None) -> tuple[list[Hit], QueryPlan]:
     """Retrieve the top ``k`` chunks for ``query`` (design stages 4-6), and say how (:class:`rag.types.QueryPlan`).
 
     ``q_vec`` is the query embedding ((384,) float32, unit norm); ``mode`` a
@@ -105,7 +107,10 @@ def retrieve_planned(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm
     nothing; never padding. In ``hybrid`` mode the BM25 list is weighted by
     :func:`bm25_weight` (``coverage_band`` ``None``: the design's equal weights).
     ``allowed`` (int64 chunk ids) restricts both legs to those chunks (issue
-    16's scope); ``None`` searches everything.
+    16's scope); ``None`` searches everything. With ``units`` (issue 27) the
+    dense leg ranks each chunk by the best of its own and its units' cosine
+    similarity (:func:`rag.index.units.dense_leg`); ``cosine_distance`` stays the
+    chunk vector's own.
     Raises ``ValueError`` for an unknown mode.
     """
     if mode not in MODES:
@@ -115,7 +120,7 @@ def retrieve_planned(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm
     d_rank: dict[int, int] = {}
     b_rank: dict[int, tuple[int, float]] = {}
     if mode in (RetrievalMode.HYBRID, RetrievalMode.DENSE) and len(dense):
-        ids, _ = dense.search(q_vec, depth) if allowed is None else dense.search(q_vec, depth, allowed)
+        ids, _ = dense_leg(q_vec, dense, units, depth, allowed)
         legs.append(ids.tolist())
         d_rank = {int(c): r for r, c in enumerate(ids, start=1)}
     if mode in (RetrievalMode.HYBRID, RetrievalMode.BM25) and bm25 is not None and len(bm25):

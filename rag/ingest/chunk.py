@@ -43,7 +43,8 @@ strategies A/B are left blind on purpose (they are the baselines).
 (:mod:`rag.ingest.roles`, plus what the reader tagged in ``doc.roles``) are
 cut off from the body text around them, like a section; each chunk carries
 the :class:`rag.types.TextRole` of its text. A chunk with no letter or digit
-(a form's rules, an empty table row) is left out: it says nothing.
+outside markup tags (a form's rules, an empty table row, ``</hfoption>``
+closers) is left out: it says nothing.
 
 Offsets: every chunk is a span FOUND in ``doc.canonical`` (0-based code
 points, end exclusive), and ``doc.canonical[start:end] == content`` always.
@@ -57,7 +58,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from rag.ingest.roles import find_roles
-from rag.text import Span, lines, matches_as_spans, paragraphs, sentences
+from rag.text import Span, lines, matches_as_spans, paragraphs, sentences, units
 from rag.tokens import count_tokens_batch
 from rag.types import Chunk, ChunkStrategy, RoleSpan, TextRole
 
@@ -68,10 +69,35 @@ _OVERLAP = (ChunkStrategy.B, ChunkStrategy.D, ChunkStrategy.F)
 _HEADER = (ChunkStrategy.E, ChunkStrategy.F)
 #: Longest header (characters) before the title/section path is shortened.
 MAX_HEADER_CHARS = 160
+#: Longest table header row (characters) repeated in a table chunk's embedded text: a wide table's full header
+#: took most of the 256 word-pieces, so every chunk held one row (issue 28: 150 of 151 chunks of a workbook
+#: under 120 characters).
+MAX_TABLE_HEADER_CHARS = 240
 
 # --------------------------------------------------------------------------- packing units (found by rag.text.units)
 
 _WORD = re.compile(r"\S+")
+#: An HTML/XML tag as written in Markdown (``</hfoption>``): a chunk of tags alone is never made.
+_MARKUP = re.compile(r"<[^<>\n]*>")
+
+
+#: Units of fewer words get no vector of their own (issue 27: a lone "Yes." or a page number is close to anything).
+UNIT_MIN_WORDS = 3
+
+
+def chunk_units(chunk: Chunk, min_words: int = UNIT_MIN_WORDS) -> list[Span]:
+    """The units of ``chunk.content`` (:func:`units`) that get a vector of their own beside the chunk's (issue 27,
+    item 1): spans into the canonical text (0-based code points, end exclusive), those of ``min_words`` words or
+    more, in order; ``[]`` when fewer than two are left (the chunk's own vector is then its unit's)."""
+    spans = [(a, b) for a, b in units(chunk.content) if len(chunk.content[a:b].split()) >= min_words]
+    return [(chunk.start + a, chunk.start + b) for a, b in spans] if len(spans) > 1 else []
+
+
+def unit_text(chunk: Chunk, start: int, end: int) -> str:
+    """What a unit's vector embeds: the chunk's header (``text`` before ``content``: the section path and, in a
+    table, its header row) followed by the unit ``canonical[start:end]`` taken from ``chunk.content``."""
+    head = chunk.text[: len(chunk.text) - len(chunk.content)] if chunk.text.endswith(chunk.content) else ""
+    return head + chunk.content[start - chunk.start:end - chunk.start]
 
 
 def pack(units: Sequence[Span], budget: int) -> list[Span]:
@@ -90,11 +116,42 @@ def pack(units: Sequence[Span], budget: int) -> list[Span]:
     return out
 
 
+def balanced_pack(units: Sequence[Span], budget: int) -> list[Span]:
+    """:func:`pack` into as few spans as it makes, but as even as possible (issue 27, item 4).
+
+    Greedy packing fills each span to the budget and leaves the remainder, often
+    one sentence, as the last span: a paragraph of 550 characters became 480 + 70,
+    the 70 a sentence cut off from the words it shares with its paragraph. Here
+    the number of spans is greedy's (the fewest possible) and the cap is the
+    smallest one that still gives that number (binary search over characters),
+    so 550 becomes about 275 + 275. Every span stays within ``budget`` (a single
+    unit over it stays alone, as in :func:`pack`).
+    """
+    greedy = pack(units, budget)
+    if len(greedy) <= 1:
+        return greedy
+    lo = max(1, max(e - s for s, e in units))
+    lo = min(lo, budget)
+    hi = budget
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if len(pack(units, mid)) <= len(greedy):
+            hi = mid
+        else:
+            lo = mid + 1
+    return pack(units, lo)
+
+
+#: Issue 27, item 4: a paragraph over the budget is cut into even pieces (:func:`balanced_pack`), not greedy ones.
+BALANCED_SPLIT = True
+
+
 def split_unit(text: str, start: int, end: int, budget: int, level: str) -> list[Span]:
     """Split one over-budget unit: ``lines`` -> ``sentences`` -> ``words`` -> hard cut.
 
     Returns spans each at most ``budget`` characters, in order, covering every
-    non-space character of ``text[start:end]``.
+    non-space character of ``text[start:end]``; with :data:`BALANCED_SPLIT` the
+    pieces of one unit are as even as their count allows (:func:`balanced_pack`).
     """
     if end - start <= budget:
         return [(start, end)]
@@ -111,7 +168,7 @@ def split_unit(text: str, start: int, end: int, budget: int, level: str) -> list
     pieces: list[Span] = []
     for a, b in units:
         pieces.extend(split_unit(text, a, b, budget, nxt))
-    return pack(pieces, budget)
+    return balanced_pack(pieces, budget) if BALANCED_SPLIT else pack(pieces, budget)
 
 
 def split_span(text: str, start: int, end: int, budget: int) -> list[Span]:
@@ -154,7 +211,10 @@ def table_header(text: str, start: int) -> tuple[str, int] | None:
     if not _RULE.match(text[first_end + 1:rule_end]):
         return None
     cells = [c.strip() for c in text[top:first_end].strip().strip("|").split("|")]
-    return "| " + " | ".join(cells) + " |\n|" + "---|" * len(cells) + "\n", rule_end
+    row = "| " + " | ".join(cells) + " |"
+    if len(row) > MAX_TABLE_HEADER_CHARS:  # a wide table's header would leave no room for its rows (issue 28)
+        row = row[:MAX_TABLE_HEADER_CHARS - 1].rstrip() + "\u2026"
+    return row + "\n|" + "---|" * min(len(cells), 8) + "\n", rule_end
 
 
 def table_extra(text: str, start: int) -> str:
@@ -261,6 +321,42 @@ def _fit_window(text: str, items: list[tuple[int, int, str]], budget: int, windo
     return result
 
 
+# --------------------------------------------------------------------------- a split paragraph's lead
+
+#: Issue 27, item 4: a chunk that begins inside a paragraph carries the paragraph's first sentence in ``text``.
+CARRY_LEAD = True
+#: Between the carried lead and the chunk's own words in ``text`` (the lead is not at that place in the document).
+LEAD_MARK = " \u2026\n"
+
+
+def carry_lead(text: str, items: list[tuple[int, int, str, bool]], window: int,
+               count: Callable[[list[str]], list[int]]) -> list[tuple[int, int, str, bool]]:
+    """Give every ``(start, end, header, token_split)`` that begins inside a prose paragraph an earlier chunk
+    started the paragraph's first sentence, after its header: ``header + lead + LEAD_MARK`` (issue 27, item 4).
+
+    A paragraph cut at the budget leaves its later sentences away from the words the question shares with its
+    opening (what the paragraph is about); the lead puts them back in what is embedded and searched, never in
+    ``content`` (what is quoted). Kept only where the chunk still fits ``window`` word-pieces. Lists, tables and
+    code (line-structured paragraphs) are left alone: a table's pieces carry its header row instead.
+    """
+    paras = [(a, b) for a, b, structured in paragraphs(text, 0, len(text)) if not structured]
+    starts = [a for a, _ in paras]
+    todo: list[tuple[int, str]] = []
+    for i, (s, _e, h, _flag) in enumerate(items):
+        j = bisect.bisect_right(starts, s) - 1
+        if j >= 0 and paras[j][0] < s < paras[j][1]:
+            lead = sentences(text, paras[j][0], s)
+            if lead:
+                todo.append((i, h + text[lead[0][0]:lead[0][1]] + LEAD_MARK))
+    out = list(items)
+    counts = count([head + text[items[i][0]:items[i][1]] for i, head in todo]) if todo else []
+    for (i, head), n in zip(todo, counts):
+        if n <= window:
+            s, e, _h, flag = items[i]
+            out[i] = (s, e, head, flag)
+    return out
+
+
 # --------------------------------------------------------------------------- strategies
 
 
@@ -299,6 +395,8 @@ def _boundaries(doc, strategy: ChunkStrategy, budget: int, overlap: int, window:
             path_of[s] = sec.path
     # every piece (re-split ones too) of a table after its header rows carries them (issue 13, case c34)
     fitted = _fit_window(text, items, budget, window, count, (lambda s: table_extra(text, s)) if use_header else None)
+    if use_header and CARRY_LEAD:
+        fitted = carry_lead(text, fitted, window, count)
     paths = sorted(path_of.items())
     starts = [p[0] for p in paths]
     out = [(s, e, paths[bisect.bisect_right(starts, s) - 1][1], flag, h) for s, e, h, flag in fitted]
@@ -352,8 +450,8 @@ def chunk_document(doc, strategy: ChunkStrategy | str = ChunkStrategy.E, *, budg
     chunks = []
     for s, e, path, flag, header in raw:
         content = text[s:e]
-        if not any(ch.isalnum() for ch in content):
-            continue  # punctuation alone (a form's rules, an empty table row) says nothing (issue 28)
+        if not any(ch.isalnum() for ch in _MARKUP.sub("", content)):
+            continue  # punctuation or markup alone (a form's rules, `</hfoption>` closers) says nothing (issue 28)
         chunks.append(Chunk(
             doc_id=doc.id, index=len(chunks), text=header + content, content=content, section=path,
             start=s, end=e, page=doc.page_at(s), page_end=doc.page_at(e - 1), token_split=flag,

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from rag.served import ServedCopies
+
 #: Sub-folder of the store holding the backups.
 BACKUP_DIR = "backups"
 #: Sub-folder of the store where a damaged database is moved by :func:`repair`.
@@ -117,9 +119,12 @@ def read_name(store: Path, doc_id: str) -> str | None:
 
 
 def remove_original(store: Path, doc_id: str) -> None:
-    """Remove a kept original and its recorded name."""
+    """A document left the store (deleted, replaced by a new version, or a twin of one indexed): remove its kept
+    original, its recorded name and its served copies (:meth:`rag.served.ServedCopies.withdraw`, issue 26), so
+    every path that removes a document unpublishes it."""
     (Path(store) / "files" / doc_id).unlink(missing_ok=True)
     (Path(store) / NAMES_DIR / doc_id).unlink(missing_ok=True)
+    ServedCopies(store).withdraw(doc_id)
 
 
 @dataclass

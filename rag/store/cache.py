@@ -45,6 +45,7 @@ import numpy as np
 
 from rag.index.bm25 import BM25Index
 from rag.index.dense import DenseIndex, choose_kind
+from rag.index.units import UnitIndex
 from rag.store.locks import StoreLocks
 from rag.store.schema import get_meta, set_meta
 from rag.text import TermStats
@@ -243,6 +244,29 @@ class IndexCache:
                 return stats
             idx.term_stats = stats
         return idx.term_stats
+
+    def units(self) -> UnitIndex | None:
+        """The unit vectors of the current generation (issue 27, :class:`rag.index.units.UnitIndex`), read from
+        ``chunk_units`` on first use and kept with the generation's indexes (1.5 KiB per unit, about 3.3 units
+        per chunk); ``None`` while this process's batch is writing (the indexes it searches are the older ones)."""
+        idx = self.current()
+        if "_units" not in idx.derived:
+            with self.locks.thread:
+                own = not self.conn.in_transaction
+                if own:
+                    self.conn.execute("BEGIN")
+                try:
+                    gen = int(get_meta(self.conn, "generation") or 0)
+                    rows = self.conn.execute("SELECT id, chunk_id, vector FROM chunk_units ORDER BY id").fetchall()
+                finally:
+                    if own:
+                        self.conn.execute("COMMIT")
+            if gen != idx.generation:
+                return None
+            vecs = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), self.dim)
+                    if rows else np.zeros((0, self.dim), np.float32))
+            idx.derived["_units"] = UnitIndex([r[0] for r in rows], [r[1] for r in rows], vecs, dim=self.dim)
+        return idx.derived["_units"]
 
     def memo(self, name: str, compute: Callable[[ChunkTable], T]) -> T:
         """A value derived from the current generation's chunk rows, computed once and kept with its indexes.

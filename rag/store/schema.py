@@ -182,9 +182,20 @@ def m006_chunk_role(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE chunks ADD COLUMN role TEXT")
 
 
+def m007_chunk_units(conn: sqlite3.Connection) -> None:
+    """Version 7 (issue 27, item 1): ``chunk_units``, one float32 vector per unit (sentence, list item, table row)
+    of a chunk of more than one unit (:func:`rag.ingest.chunk.chunk_units`), with the unit's span in the canonical
+    text (0-based code points, end exclusive). Deleting a chunk deletes its units. Older chunks have none (their
+    own vector alone, as before) until their document is indexed again."""
+    conn.execute("""CREATE TABLE IF NOT EXISTS chunk_units (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    start INTEGER NOT NULL, "end" INTEGER NOT NULL, vector BLOB NOT NULL)""")
+    conn.execute("CREATE INDEX IF NOT EXISTS chunk_units_chunk ON chunk_units(chunk_id)")
+
+
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
 MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats,
-                                     m005_extraction_facts, m006_chunk_role)
+                                     m005_extraction_facts, m006_chunk_role, m007_chunk_units)
 
 #: The version a store has after :func:`migrate` with this code.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -518,7 +518,8 @@ class Store:
         hits, plan = retrieve_planned(query, q_vec, idx.dense, idx.bm25, k=k, mode=mode,
                                       depth=max(k, self.settings.candidates_k), rrf_k=self.settings.rrf_k,
                                       reranker=rr, texts=self._texts, rerank_top=self.settings.rerank_top,
-                                      allowed=allowed)
+                                      allowed=allowed,
+                                      units=self.index_cache.units() if self.settings.unit_vectors else None)
         return body_first(hits, self.not_body([h.chunk_id for h in hits])), plan
 
     def not_body(self, ids: Sequence[int]) -> set[int]:

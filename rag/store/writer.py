@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from rag.errors import ExtractionError, LimitExceeded, StoreError
-from rag.ingest.chunk import chunk_document
+from rag.ingest.chunk import chunk_document, chunk_units, unit_text
 from rag.ingest.extract import extract_bytes
 from rag.ingest.limits import Limits, check_size
 from rag.language import text_language
@@ -158,6 +158,10 @@ class Prepared:
     document: Document
     chunks: list[Chunk]
     vectors: np.ndarray
+    #: Issue 27: ``(chunk position, start, end)`` of each unit with a vector of its own, and those vectors
+    #: ``(len(units), dim)`` float32 (none when the ``unit_vectors`` setting is off).
+    units: tuple[tuple[int, int, int], ...] = ()
+    unit_vectors: np.ndarray | None = None
 
 
 def prepare(data: bytes, name: str, settings: Any, embedder: Any, dim: int, progress: Progress = _no_progress) -> Prepared:
@@ -176,16 +180,19 @@ def prepare(data: bytes, name: str, settings: Any, embedder: Any, dim: int, prog
     chunks = chunk_document(doc, "E", budget_chars=s.chunk_budget_chars, overlap_chars=s.overlap_chars,
                             window_tokens=s.encoder_window_tokens, count_tokens=getattr(embedder, "count_tokens", None))
     progress("chunk", 1, 1)
+    units = tuple((i, a, b) for i, c in enumerate(chunks) for a, b in chunk_units(c)) if s.unit_vectors else ()
+    texts = [c.text for c in chunks] + [unit_text(chunks[i], a, b) for i, a, b in units]
     bs = max(1, s.embed_batch_size or getattr(embedder, "batch_size", None) or 32)
     parts = []
-    progress("embed", 0, len(chunks))
-    for i in range(0, len(chunks), bs):
-        parts.append(embedder.encode([c.text for c in chunks[i:i + bs]]))
-        progress("embed", min(i + bs, len(chunks)), len(chunks))
+    progress("embed", 0, len(texts))
+    for i in range(0, len(texts), bs):
+        parts.append(embedder.encode(texts[i:i + bs]))
+        progress("embed", min(i + bs, len(texts)), len(texts))
     vecs = np.concatenate(parts) if parts else np.zeros((0, dim), np.float32)
-    if vecs.shape != (len(chunks), dim):
-        raise StoreError(f"{name}: embedder returned {vecs.shape}, expected ({len(chunks)}, {dim})")
-    return Prepared(doc, chunks, np.ascontiguousarray(vecs, dtype=np.float32))
+    if vecs.shape != (len(texts), dim):
+        raise StoreError(f"{name}: embedder returned {vecs.shape}, expected ({len(texts)}, {dim})")
+    vecs = np.ascontiguousarray(vecs, dtype=np.float32)
+    return Prepared(doc, chunks, vecs[:len(chunks)], units, vecs[len(chunks):])
 
 
 def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, model_name: str, model_dim: int) -> tuple[int, IndexDelta]:
@@ -205,6 +212,9 @@ def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, mode
              c.end, c.page, c.page_end, int(c.token_split), v.tobytes(),
              json.dumps(c.locator.to_json(), ensure_ascii=False) if c.locator else None, str(c.role)))
         ids.append(cur.lastrowid)
+    if prepared.units:
+        conn.executemany('INSERT INTO chunk_units(chunk_id, start, "end", vector) VALUES (?,?,?,?)',
+                         [(ids[i], a, b, v.tobytes()) for (i, a, b), v in zip(prepared.units, prepared.unit_vectors)])
     n = conn.execute("SELECT COUNT(*) FROM chunks WHERE doc_id=?", (doc_id,)).fetchone()[0]
     doc = prepared.document
     conn.execute(

@@ -70,7 +70,27 @@ def test_markdown_export_keeps_questions_answers_citations_and_locators():
     assert "[1] leave.md > Annual leave `#char=12,70` · cosine distance 0.250" in md
     assert "[2] paper.pdf, p. 5 `#page=5` · cosine distance 0.310 (not cited)" in md
     assert "> Full-time staff get 28 days of annual leave.\n> Per year." in md
-    assert "## 2. Can I take a sabbatical?\n\n**NO ANSWER: x**" in md
+    assert "## 2. Can I take a sabbatical?\n\n**Verdict: Refused.** The documents hold nothing" in md
+    assert "\n\n**NO ANSWER: x**" in md
+
+
+def test_the_export_carries_the_verdict_the_may_not_answer_notice_and_the_inferred_marks():
+    """Issue 24: the exported chat dropped the banners and the "(inferred)" marks the app shows."""
+    from dataclasses import replace
+
+    from rag.answer.gate import apply_gate
+    from rag.types import Hit
+
+    inferred = SentenceAttribution("Full-time staff get 28 days of annual leave.", (), (1,), False, True,
+                                   verdict=ClaimVerdict.INFERRED, reason="no citation written; [1] holds it")
+    gate = replace(apply_gate("q", [Hit(1, 1, 1, 1 / 61, 0.3)], 0.675, 4), verdict="mentions",
+                   notice='MAY NOT ANSWER: the documents mention "leave" but may not answer it')
+    a = Answer(query="How many days of leave?", threshold=0.675, refused=False, refusal=None, text=inferred.text,
+               citations=[_cite(1)], sentences=[inferred], model="m.gguf", gate=gate)
+    md = turn_markdown(1, turn_from_record(json.loads(json.dumps(turn_record("q", "q", a)))))
+    assert "**Verdict: May not answer.** The documents mention this but may not answer it." in md
+    assert '*MAY NOT ANSWER: the documents mention "leave" but may not answer it*' in md
+    assert "Full-time staff get 28 days of annual leave [1]. *(inferred)*" in md
 
 
 def test_history_files_in_every_accepted_shape():

@@ -55,8 +55,9 @@ def test_refusal_never_loads_or_calls_the_model(store, tmp_path):
     assert a.refusal == f'NO ANSWER: nothing under cosine distance 0.675 for "{OUT_OF_DOMAIN}"'
     assert (generate.STATS.loads, generate.STATS.generations) == before
     assert generate._cache == {}
-    assert set(a.to_json()) == {"query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "notice",
-                                "gate", "retrieval"}
+    assert set(a.to_json()) == {"query", "threshold", "refused", "refusal", "answer", "citations", "verdict",
+                                "verdict_reason", "notice", "gate", "retrieval"}
+    assert a.to_json()["verdict"] == a.to_json()["gate"]["verdict"] == "refused"
 
 
 def test_passing_gate_reaches_the_loader_which_names_the_fix(store, tmp_path):
@@ -96,8 +97,8 @@ def test_real_model_answer_is_cited_and_checked(real_store, gguf_path):
     assert "http" not in a.text
     d = a.to_json()
     assert list(d) == [
-        "query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "notice", "gate", "retrieval",
-        "key_passage", "answer_sentences",
+        "query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "verdict_reason", "notice", "gate",
+        "retrieval", "key_passage", "answer_sentences",
         "invalid_citations_removed", "model", "retrieval_ms", "ttft_ms", "generation_ms", "tokens", "read_spans",
         "model_answer", "answer_from", "note", "reasked",
     ]
@@ -110,8 +111,11 @@ def test_real_model_answer_is_cited_and_checked(real_store, gguf_path):
     for n, spans in a.read_spans.items():
         assert spans and all(0 <= x < y <= len(quotes[n]) for x, y in spans)
     assert d["read_spans"] == {str(n): [list(sp) for sp in v] for n, v in a.read_spans.items()}
-    assert d["gate"]["kind"] == "calibrated" and d["verdict"] in ("answered", "mentions")
-    assert (d["verdict"] == "answered") == (d["gate"]["score"] >= d["gate"]["min_score"])
+    # issue 24: the answer's verdict on top, the gate's under gate.verdict
+    assert d["gate"]["kind"] == "calibrated" and d["gate"]["verdict"] in ("answered", "mentions")
+    assert (d["gate"]["verdict"] == "answered") == (d["gate"]["score"] >= d["gate"]["min_score"])
+    assert d["verdict"] in ("supported", "partly_supported", "may_not_answer") and d["verdict_reason"]
+    assert (d["gate"]["verdict"] == "mentions") <= (d["verdict"] == "may_not_answer")
     for sent in d["answer_sentences"]:
         assert set(sent) == {"text", "cited", "supported_by", "unsupported", "inferred", "verdict", "reason", "cites"}
         assert set(sent["cited"]) <= valid and set(sent["supported_by"]) <= valid

@@ -13,7 +13,7 @@ from rag.answer.gate import apply_gate
 from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.record import ANSWER_FORMAT, Answer
 from rag.cli.bench_answers import rescored, rows_json
-from rag.types import Citation, Hit, Locator, LocatorKind, QueryPlan, TextRole, Verdict
+from rag.types import AnswerVerdict, Citation, Hit, Locator, LocatorKind, QueryPlan, TextRole, Verdict
 
 QUOTE = "Full-time staff get 28 days of annual leave. Part-time staff get it pro rata."
 
@@ -88,7 +88,7 @@ def test_a_chat_turn_saved_before_the_format_key_still_decodes():
     assert a.text == "Part-time staff get it pro rata [1]." and a.shown_text == a.text and a.ttft_ms == 812.4
     assert a.citations[0] == _cite(1) and a.read_spans == {1: ((0, 44),)}
     assert a.why.startswith("nearest distance") and a.notice.startswith("MAY NOT ANSWER")
-    assert a.verdict == Verdict.MENTIONS
+    assert a.gate_verdict == Verdict.MENTIONS and a.verdict == AnswerVerdict.MAY_NOT_ANSWER  # recomputed: format 1
 
 
 def test_a_bench_row_saved_before_the_format_key_still_decodes_with_its_locators():

@@ -65,14 +65,16 @@ def test_no_generate_json_contract(runner, store_dir, corpus_dir):
     r = runner.invoke(main, ["ask", "--store", str(store_dir), "--no-generate", "--json", "--max-sources", "2", _question(corpus_dir)])
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
-    assert list(d) == ["query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "notice", "gate",
-                       "retrieval", "key_passage"]
+    assert list(d) == ["query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "verdict_reason",
+                       "notice", "gate", "retrieval", "key_passage"]
     assert d["retrieval"]["rewritten_query"] is None and 0.0 <= d["retrieval"]["bm25_weight"] <= 1.0
     assert d["answer"] is None and 1 <= len(d["citations"]) <= 2
-    # issue 15: the verdict, the calibrated evidence and why
+    # issue 15: the gate's verdict, the calibrated evidence and why; issue 24: the answer's verdict on top
     g = d["gate"]
-    assert g["kind"] == "calibrated" and d["verdict"] == g["verdict"] in ("answered", "mentions")
-    assert (d["notice"] is not None) == (d["verdict"] == "mentions")
+    assert g["kind"] == "calibrated" and g["verdict"] in ("answered", "mentions")
+    assert (d["notice"] is not None) == (g["verdict"] == "mentions")
+    assert d["verdict"] in ("partly_supported", "may_not_answer")  # no model ran: the key passage alone
+    assert (g["verdict"] == "mentions") <= (d["verdict"] == "may_not_answer")
     assert {"relative_distance", "coverage", "score", "self_distance", "far_distance"} <= set(g["evidence"])
     assert g["language"]["documents"] == ["en"] and g["why"].startswith("nearest distance 0.")
     kp = d["key_passage"]  # issue 14: verbatim sentences of a gated source, with its [n] and locator

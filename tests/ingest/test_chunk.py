@@ -38,13 +38,15 @@ def _check_invariants(doc, chunks, strategy):
 
 
 def _covered_outside_headings(doc, chunks) -> bool:
-    """Every letter and digit outside heading lines lies inside some chunk (a stretch of punctuation alone, a
-    ``---`` rule or an empty table row, makes no chunk: issue 28)."""
+    """Every letter and digit outside heading lines and markup tags lies inside some chunk (a stretch of
+    punctuation or tags alone, a ``---`` rule, an empty table row, ``</hfoption>``, makes no chunk: issue 28)."""
     covered = bytearray(len(doc.canonical))
     for c in chunks:
         covered[c.start:c.end] = b"\x01" * (c.end - c.start)
     for h in doc.headings:
         covered[h.start:h.end] = b"\x01" * (h.end - h.start)
+    for m in re.finditer(r"<[^<>\n]*>", doc.canonical):  # markup alone makes no chunk either
+        covered[m.start():m.end()] = b"\x01" * (m.end() - m.start())
     return all(covered[i] or not ch.isalnum() for i, ch in enumerate(doc.canonical))
 
 

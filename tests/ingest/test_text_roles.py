@@ -89,9 +89,11 @@ def test_contents_and_navigation_lines_are_cut_off_from_body_text():
 
 def test_a_chunk_of_punctuation_alone_is_never_made():
     rows = "\n".join(["| | | |"] * 40)
-    doc = _doc(f"# Form\n\nName: Alice Example\n\n{rows}\n\nSigned on 3 March.\n", "form.md")
+    doc = _doc(f"# Form\n\nName: Alice Example\n\n{rows}\n\nSigned on 3 March.\n\n## Tabs\n\n</hfoption>\n\n</hfoptions>\n",
+               "form.md")
     chunks = chunk_document(doc, budget_chars=40, count_tokens=lambda t: len(t.split()))
     assert chunks and all(any(ch.isalnum() for ch in c.content) for c in chunks)
+    assert not any("hfoption" in c.content for c in chunks)
     assert [c.index for c in chunks] == list(range(len(chunks)))
 
 

@@ -74,7 +74,7 @@ def test_scope_follow_up_caption_saved_chat_reopened_and_exported(data, cases_di
     user, reply = at.chat_message[0], at.chat_message[1]
     assert "Asked within c26\\_visitor\\_guide.md" in [c.value for c in user.caption]  # named (issue 29)
     # the shed's own document is out of scope: refused, and the refusal says within what
-    assert reply.info and reply.info[0].value.startswith("No answer: within c26\\_visitor\\_guide.md")
+    assert reply.info and "No answer: within c26\\_visitor\\_guide.md" in reply.info[0].value
     at.chat_input(key="question").set_value("And on Sundays?").run()  # still within the visitor guide: refused
     assert not at.exception, at.exception
     follow = at.chat_message[2]
@@ -88,7 +88,7 @@ def test_scope_follow_up_caption_saved_chat_reopened_and_exported(data, cases_di
     open_btn.click().run()
     assert len(at.chat_message) == 4
     assert any(c.value.startswith("Read as a follow-up") for c in at.chat_message[2].caption)
-    assert at.chat_message[1].info[0].value.startswith("No answer")
+    assert "No answer" in at.chat_message[1].info[0].value
     [dl] = at.get("download_button")
     assert "Export chat" in dl.proto.label
 

@@ -103,6 +103,7 @@ def server(requirements, tmp_path_factory):
     port = _free_port()
     env = {**os.environ, "RAG_STORE": str(tmp_path_factory.mktemp("browser-store")),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    env.pop("RAG_STATIC_DIR", None)  # the app publishes where Streamlit serves: <repo>/static
     log = open(ARTIFACTS / "streamlit.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
@@ -259,7 +260,7 @@ def _pdf_flow(page, browser_context, server, corpus, pdf):
 
     # 4. The secondary action: the browser's own PDF viewer at #page=N in a new tab, read back by OCR.
     secondary = answer.locator(f'a[href$="#page={cited_page}"]', has_text="PDF at page").first
-    assert re.search(r"/app/static/[0-9a-f]{64}\.pdf#page=\d+$", secondary.get_attribute("href") or "")
+    assert re.search(r"/app/static/[0-9a-f]{32}/[0-9a-f]{32}\.pdf#page=\d+$", secondary.get_attribute("href") or "")
     with browser_context.expect_page() as info:
         secondary.click()
     tab = info.value

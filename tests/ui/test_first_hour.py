@@ -116,7 +116,7 @@ def test_the_first_view_says_whats_in_the_documents_and_offers_questions_they_an
     assert not at.exception, at.exception
     user, reply = at.chat_message[0], at.chat_message[1]
     assert user.markdown[0].value == question
-    assert not reply.error and not reply.info  # answered: no refusal, no failure
+    assert not reply.error and not any("No answer" in i.value for i in reply.info)  # answered, nothing failed
     texts = [m.value for m in reply.markdown]
     assert any("](#src-t0-1)" in t for t in texts), texts  # [1] jumps to its source row on the page
     assert "Open [1]" in [b.label for b in reply.button]  # which opens the app's viewer
@@ -137,7 +137,7 @@ def test_a_refusal_is_plain_neutral_and_names_the_scope(two_docs, fake_generator
     assert "Asked within soups.md" in [c.value for c in user.caption]
     assert not reply.error  # red is for failures only
     (info,) = reply.info
-    assert info.value.startswith("No answer: within soups.md, the documents do not seem to say this")
+    assert info.value.startswith("**Refused** · No answer: within soups.md, the documents do not seem to say this")
     assert any("Ask within" in c.value and "all of them" in c.value for c in reply.caption)
     details = next(e for e in reply.expander if e.label == "Details")
     assert any("NO ANSWER" in c.value for c in details.caption)  # the gate's own line, for a specialist

@@ -12,10 +12,8 @@ import pytest
 from ui.view.pdf import (
     best_page,
     locate_quote,
-    publish_original,
     render_pdf_page,
     static_url,
-    unpublish,
 )
 from ui.view.text import highlight_html, scrolling_document
 
@@ -122,23 +120,12 @@ def test_highlight_html_context_and_bounds():
     assert "scrollIntoView" in doc and "&lt;b&gt;x&lt;/b&gt;.md" in doc
 
 
-def test_publish_original_links_under_static(tmp_path, dpr):
-    doc_id = "ab" * 32
-    src = tmp_path / "store" / "orig.bin"
-    src.parent.mkdir()
-    src.write_bytes(dpr.read_bytes())
-    static = tmp_path / "static"
-    out = publish_original(src, doc_id, static)
-    assert out == static / f"{doc_id}.pdf" and out.read_bytes() == src.read_bytes()
-    assert not out.is_symlink()  # Streamlit refuses links leading outside ./static
-    assert publish_original(src, doc_id, static) == out  # idempotent
-    assert static_url(doc_id, 3) == f"/app/static/{doc_id}.pdf#page=3"
-    unpublish(doc_id, static)
-    assert not out.exists()
-    with pytest.raises(ValueError, match="not a document id"):
-        publish_original(src, "../../etc/passwd", static)
-    with pytest.raises(ValueError, match="not a document id"):
-        static_url("x/../y")
+def test_static_url_links_only_a_served_copy():
+    served = "0" * 32 + "/" + "f" * 32 + ".pdf"  # <key>/<token>.pdf (rag.served)
+    assert static_url(served, 3) == f"/app/static/{served}#page=3" and static_url(served) == f"/app/static/{served}"
+    for bad in ("ab" * 32 + ".pdf", "x/../y", "../" + served, "0" * 32 + "/../../etc/passwd", ""):
+        with pytest.raises(ValueError, match="not a served copy"):
+            static_url(bad)
 
 
 def test_best_page_follows_the_words_across_a_page_break(dpr):

@@ -139,7 +139,7 @@ def test_pdf_opens_in_the_pdfjs_viewer_at_the_page_with_the_quote_outlined(uploa
     assert _label(src) == "**\\[1\\] ferry.pdf, p. 4**"
     caption = src.caption[0].value
     assert "Page 4 of 5" in caption and "100% of the quote located" in caption
-    assert re.search(r"\(/app/static/[0-9a-f]{64}\.pdf#page=4\)", caption)  # the secondary action stays
+    assert re.search(r"\(/app/static/[0-9a-f]{32}/[0-9a-f]{32}\.pdf#page=4\)", caption)  # the secondary action stays
     component = src.get("component_instance")[0]
     args = json.loads(component.proto.json_args)
     assert args["scroll_to_annotation"] == 1 and args["annotations"]

@@ -1,8 +1,8 @@
 """The viewer's rendering (design stage 9, issue 17): a citation shown at its place, as pure helpers (no Streamlit).
 
 * :mod:`ui.view.pdf` - a PDF citation: the quote located on its page, a page rendered with the quote
-  highlighted, the PDF.js window (``streamlit-pdf-viewer``), the stored original published under settings
-  ``static_dir`` for Streamlit's static serving (``/app/static/<id>.pdf#page=N``);
+  highlighted, the PDF.js window (``streamlit-pdf-viewer``), the link to the stored original's served copy
+  (:mod:`rag.served`, ``/app/static/<key>/<token>.pdf#page=N``);
 * :mod:`ui.view.text` - the other formats: Markdown and text, DOCX, slides, sheets and images as HTML with the
   passage highlighted.
 

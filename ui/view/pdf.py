@@ -4,9 +4,8 @@
   out of the stored PDF and gives the quote's line boxes as annotations for
   the PDF.js component (``streamlit-pdf-viewer``, in :mod:`ui.viewer`);
   :func:`render_pdf_page` draws one page to PNG bytes with the quote
-  highlighted; :func:`publish_original` links the stored original under
-  settings ``static_dir`` (``./static/<doc_id>.pdf``) so that Streamlit's static serving opens it at
-  ``/app/static/<doc_id>.pdf#page=N`` (PDF Open Parameters, the secondary action).
+  highlighted; :func:`static_url` is the link to the stored original's served copy
+  (:mod:`rag.served`: ``/app/static/<key>/<token>.pdf#page=N``, PDF Open Parameters, the secondary action).
 * Text-based formats (Markdown, DOCX, slides, sheets, images) are shown by :mod:`ui.view.text`.
 
 Why not only ``page.search_for(quote)``: a quote is the chunk's ``content``,
@@ -21,9 +20,6 @@ which survives hyphenation, ligatures, and column order.
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +27,7 @@ from pathlib import Path
 import pymupdf
 
 from rag.ingest import ocr as ocr_engine
-from rag.settings import get_settings
+from rag.served import SERVED_PATH
 
 #: URL prefix of Streamlit's static file serving (``server.enableStaticServing = true``).
 STATIC_URL = "/app/static"
@@ -41,9 +37,6 @@ _PIECE_WORDS = 5
 
 #: Pieces shorter than this (normalised characters) are merged with the next one: too ambiguous alone.
 _MIN_PIECE_CHARS = 12
-
-_DOC_ID = re.compile(r"^[0-9a-f]{16,128}$")
-
 
 @dataclass(frozen=True)
 class PagePreview:
@@ -202,46 +195,14 @@ def render_pdf_page(pdf: Path | bytes, page: int, quote: str = "", *, dpi: int =
         return PagePreview(png=png, page=page, highlights=len(rects), coverage=coverage)
 
 
-def _check_id(doc_id: str) -> str:
-    if not _DOC_ID.match(doc_id):
-        raise ValueError(f"not a document id (hex content hash): {doc_id!r}")
-    return doc_id
-
-
-def static_url(doc_id: str, page: int | None = None) -> str:
-    """``/app/static/<doc_id>.pdf`` plus ``#page=N`` (1-based physical page) when given."""
-    url = f"{STATIC_URL}/{_check_id(doc_id)}.pdf"
+def static_url(served_path: str, page: int | None = None) -> str:
+    """``/app/static/<key>/<token>.pdf`` (a served copy's path, :meth:`rag.served.ServedCopies.publish`) plus
+    ``#page=N`` (1-based physical page) when given. Raises ``ValueError`` for any other path (so a link can never
+    point elsewhere in the static folder)."""
+    if not SERVED_PATH.match(served_path or ""):
+        raise ValueError(f"not a served copy's path (<key>/<token>.pdf): {served_path!r}")
+    url = f"{STATIC_URL}/{served_path}"
     return f"{url}#page={page}" if page else url
-
-
-def publish_original(src: Path, doc_id: str, static_dir: Path | None = None) -> Path:
-    """Make the stored original PDF ``src`` reachable as ``static_dir/<doc_id>.pdf``; returns that path.
-
-    A hard link when ``src`` is on the same file system, else a copy (a
-    symbolic link would not do: Streamlit resolves links and refuses targets
-    outside the static folder). Idempotent; written through a temporary name
-    and an atomic rename. ``doc_id`` must be a hex content hash (``ValueError``
-    otherwise), so the name can never leave ``static_dir`` (default: settings ``static_dir``).
-    """
-    static_dir = static_dir or get_settings().static_dir
-    dest = static_dir / f"{_check_id(doc_id)}.pdf"
-    if dest.exists() and dest.stat().st_size == src.stat().st_size:
-        return dest
-    static_dir.mkdir(parents=True, exist_ok=True)
-    tmp = static_dir / f".{doc_id}.{os.getpid()}.tmp"
-    tmp.unlink(missing_ok=True)
-    try:
-        os.link(src, tmp)
-    except OSError:
-        shutil.copyfile(src, tmp)
-    os.replace(tmp, dest)
-    return dest
-
-
-def unpublish(doc_id: str, static_dir: Path | None = None) -> None:
-    """Remove ``static_dir/<doc_id>.pdf`` (default settings ``static_dir``) if present (after the document is deleted)."""
-    static_dir = static_dir or get_settings().static_dir
-    (static_dir / f"{_check_id(doc_id)}.pdf").unlink(missing_ok=True)
 
 
 # --------------------------------------------------------------------------- PDF.js view (issue 17)

@@ -1,0 +1,122 @@
+"""One verdict a user can read and rely on (issue 24, item 4): supported, partly supported, may not answer, refused.
+
+:func:`answer_verdict` judges a finished :class:`rag.answer.record.Answer` from what the server already
+checked, never from the model's say-so:
+
+* ``refused``: the gate refused (no model ran);
+* ``may_not_answer``: the gate says the documents mention the subject but may not answer it; or nothing
+  shown is backed (the model declined, wrote nothing that passed, and the key passage matches the question
+  weakly: under :data:`KEY_MIN` of its IDF-weighted terms);
+* ``partly_supported``: something shown is backed but not all of it: a claim passed while another was left
+  out (unsupported, garbled), or the claims that passed do not lean on the key passage (two independent
+  choices of evidence disagree), or the verbatim key passage stands in for the model's answer;
+* ``supported``: the gate answered, every claim the model made passed the check, and a shown claim leans on
+  the key passage (its words the question lacks are in the key passage's sentences, share at least
+  :data:`AGREE_MIN`).
+
+The thresholds were fitted on the course corpus and reported on the pdf-dev corpus (``docs/answers.md``:
+the share of right answers per verdict is the calibration).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rag.answer.attribute import ClaimVerdict
+from rag.answer.claims import novel_roots, roots
+from rag.text import strip_markers
+from rag.types import AnswerVerdict, Verdict
+
+if TYPE_CHECKING:
+    from rag.answer.record import Answer
+
+#: A key passage standing in for the model's answer is "partly supported" when it covers at least this share of
+#: the question's IDF-weighted terms (:attr:`rag.answer.key_passage.KeySentence.score`, the source-rank bonus
+#: removed); under it, "may not answer".
+KEY_MIN = 0.5
+#: A shown claim agrees with the key passage when at least this share of its words the question lacks are
+#: in the key passage's text.
+AGREE_MIN = 0.5
+#: The share of the rank bonus in a key sentence's score (:data:`rag.answer.key_passage.RANK_WEIGHT` / rank).
+_RANK_WEIGHT = 0.1
+
+#: The verdicts as a user reads them (the chat's badge, the CLI line, the Markdown export).
+LABELS = {
+    AnswerVerdict.SUPPORTED: "Supported",
+    AnswerVerdict.PARTLY_SUPPORTED: "Partly supported",
+    AnswerVerdict.MAY_NOT_ANSWER: "May not answer",
+    AnswerVerdict.REFUSED: "Refused",
+}
+
+#: Claim verdicts that count against an answer: a claim the model made that the check left out.
+_FAILED = (ClaimVerdict.UNSUPPORTED, ClaimVerdict.GARBLED)
+
+
+@dataclass(frozen=True)
+class VerdictResult:
+    """``verdict`` and ``reason`` (one plain sentence saying why)."""
+
+    verdict: AnswerVerdict
+    reason: str
+
+    @property
+    def label(self) -> str:
+        """The verdict as a user reads it: "Supported", "Partly supported", "May not answer", "Refused"."""
+        return LABELS[self.verdict]
+
+    def line(self) -> str:
+        """``"Partly supported: <reason>"``: the CLI's and the export's verdict line."""
+        return f"{self.label}: {self.reason}"
+
+
+def key_score(a: Answer) -> float:
+    """The key passage's share of the question's IDF-weighted terms (0 when there is none), rank bonus removed."""
+    kp = a.key_passage
+    if kp is None or not kp.sentences or kp.index is None:
+        return 0.0
+    rank = next((k for k, c in enumerate(a.citations, start=1) if c.index == kp.index), kp.index)
+    return max(0.0, float(kp.sentences[0].score) - _RANK_WEIGHT / max(1, rank))
+
+
+def agrees_with_key_passage(a: Answer, min_share: float = AGREE_MIN) -> bool:
+    """Whether a claim shown leans on the key passage: it cites the key passage's source and at least ``min_share``
+    of its words the question lacks (:func:`rag.answer.claims.novel_roots`) are in the key passage's text."""
+    kp = a.key_passage
+    if kp is None or not kp.sentences:
+        return False
+    kp_roots = roots(kp.body or " ".join(s.text for s in kp.sentences))
+    for s in a.shown_sentences:
+        if not s.passed or kp.index not in s.shown_cites:
+            continue
+        new = novel_roots(strip_markers(s.text), a.query)
+        if new and len(new & kp_roots) / len(new) >= min_share:
+            return True
+    return False
+
+
+def answer_verdict(a: Answer) -> VerdictResult:
+    """The verdict of answer ``a`` (module doc). An answer without generation (``--no-generate``) is judged by
+    its key passage alone."""
+    if a.refused:
+        return VerdictResult(AnswerVerdict.REFUSED, "the documents hold nothing close enough to the question; "
+                                                    "no answer was written")
+    if a.gate is not None and a.gate.verdict == Verdict.MENTIONS:
+        return VerdictResult(AnswerVerdict.MAY_NOT_ANSWER, "the documents mention this but may not answer it")
+    claims = [s for s in a.sentences if s.claim or s.verdict in _FAILED]
+    failed = [s for s in claims if s.verdict in _FAILED]
+    if a.passed:
+        if failed:
+            return VerdictResult(AnswerVerdict.PARTLY_SUPPORTED,
+                                 f"{len(claims) - len(failed)} of {len(claims)} claims passed the check; "
+                                 f"the others were left out")
+        if not agrees_with_key_passage(a):
+            return VerdictResult(AnswerVerdict.PARTLY_SUPPORTED,
+                                 "the answer's claims passed the check but do not rest on the key passage")
+        return VerdictResult(AnswerVerdict.SUPPORTED, "every claim shown passed the check and rests on the key passage")
+    if key_score(a) >= KEY_MIN:
+        why = "the model's answer did not pass the check" if a.generated else "no answer was written"
+        return VerdictResult(AnswerVerdict.PARTLY_SUPPORTED, f"{why}; the key passage is shown verbatim, check it "
+                                                             "answers what you asked")
+    return VerdictResult(AnswerVerdict.MAY_NOT_ANSWER, "nothing shown is backed well enough: the key passage "
+                                                       "matches the question only in part")

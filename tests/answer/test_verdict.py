@@ -1,0 +1,114 @@
+"""One verdict per answer (rag.answer.verdict, issue 24 item 4): what each verdict needs, and its wire format."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from rag.answer.attribute import ClaimVerdict, SentenceAttribution
+from rag.answer.gate import apply_gate
+from rag.answer.key_passage import KeyPassage, KeySentence
+from rag.answer.pipeline import check_answer
+from rag.answer.record import Answer
+from rag.answer.verdict import answer_verdict
+from rag.types import AnswerVerdict, Citation, Hit, Verdict
+
+Q = "How many days of annual leave do full-time staff get?"
+LEAVE = "Full-time staff get 28 days of annual leave. Part-time staff get it pro rata. Sabbaticals are not offered."
+OTHER = "The office opens at 8 am. Visitors sign in at the front desk."
+
+
+def _cite(i: int, quote: str) -> Citation:
+    return Citation(index=i, document_id=f"d{i}", document_name="policy.md", locator_label=f"policy.md > Leave {i}",
+                    fragment="#char=0,10", quote=quote, cosine_distance=0.3, fused_rank=i, page=None, start=0,
+                    end=len(quote), media_type="text/markdown", chunk_id=i, section=("Leave",))
+
+
+def _kp(score: float = 0.8, index: int = 1, text: str = "Full-time staff get 28 days of annual leave.") -> KeyPassage:
+    return KeyPassage((KeySentence(index, text, 0, len(text), f"policy.md > Leave {index}", score + 0.1 / index),), 1.0, text)
+
+
+def _answer(raw: str | None, *, kp: KeyPassage | None = None, gate_verdict: str | None = None, refused: bool = False) -> Answer:
+    hit = Hit(chunk_id=1, rank=1, fused_rank=1, rrf_score=1 / 61, cosine_distance=0.3)
+    gate = apply_gate(Q, [] if refused else [hit], 0.675, 4)
+    if gate_verdict:
+        gate = replace(gate, verdict=gate_verdict, notice="The documents mention this but may not answer it.")
+    cites = [] if refused else [_cite(1, LEAVE), _cite(2, OTHER)]
+    a = Answer(query=Q, threshold=0.675, refused=refused, refusal="NO ANSWER" if refused else None, citations=cites,
+               gate=gate, key_passage=None if refused else (kp or _kp()))
+    if raw is not None and not refused:
+        a.text, _, _, a.sentences = check_answer(raw, cites, None, Q)
+    return a
+
+
+def test_a_refusal_is_refused():
+    assert answer_verdict(_answer(None, refused=True)).verdict == AnswerVerdict.REFUSED
+
+
+def test_every_claim_passed_and_resting_on_the_key_passage_is_supported():
+    v = answer_verdict(_answer("Full-time staff get 28 days of annual leave [1]."))
+    assert v.verdict == AnswerVerdict.SUPPORTED and v.label == "Supported"
+
+
+def test_a_claim_left_out_beside_one_that_passed_is_partly_supported():
+    a = _answer("Full-time staff get 28 days of annual leave [1]. They also get 12 weeks of sabbatical [1].")
+    assert [str(s.verdict) for s in a.sentences] == ["supported", "unsupported"]
+    v = answer_verdict(a)
+    assert v.verdict == AnswerVerdict.PARTLY_SUPPORTED and v.reason.startswith("1 of 2 claims passed")
+
+
+def test_claims_that_do_not_rest_on_the_key_passage_are_partly_supported():
+    a = _answer("Visitors sign in at the front desk when the office opens at 8 am [2].")
+    assert a.passed and answer_verdict(a).verdict == AnswerVerdict.PARTLY_SUPPORTED
+
+
+def test_the_key_passage_standing_in_is_partly_supported_or_may_not_answer():
+    assert answer_verdict(_answer("The sources do not contain the answer.")).verdict == AnswerVerdict.PARTLY_SUPPORTED
+    weak = _answer("The sources do not contain the answer.", kp=_kp(0.2, 2, "The office opens at 8 am."))
+    assert answer_verdict(weak).verdict == AnswerVerdict.MAY_NOT_ANSWER
+
+
+def test_the_gate_saying_mentions_is_may_not_answer_even_with_a_checked_claim():
+    a = _answer("Full-time staff get 28 days of annual leave [1].", gate_verdict="mentions")
+    assert a.passed and answer_verdict(a).verdict == AnswerVerdict.MAY_NOT_ANSWER
+
+
+def test_the_founder_claim_from_a_slide_footer_is_never_supported():
+    """Issue 24: '<the deck's author> is the founder of OpenBSD [2].' had no warning at all."""
+    slide = ("OpenBSD and NetBSD\n\nOpenBSD was forked from NetBSD in 1995.\n"
+             "Jane Roe (Example University)   BSD Tales   Saturday, October 10, 2015   12 / 30")
+    cites = [_cite(1, slide)]
+    a = Answer(query="Who founded OpenBSD?", threshold=0.675, refused=False, refusal=None, citations=cites,
+               gate=apply_gate("Who founded OpenBSD?", [Hit(1, 1, 1, 1 / 61, 0.3)], 0.675, 4),
+               key_passage=KeyPassage((KeySentence(1, "OpenBSD was forked from NetBSD in 1995.", 20, 59, "l", 0.45),), 1.0,
+                                      "OpenBSD was forked from NetBSD in 1995."))
+    a.text, _, _, a.sentences = check_answer("Jane Roe is the founder of OpenBSD [1].", cites, None, a.query)
+    assert answer_verdict(a).verdict in (AnswerVerdict.MAY_NOT_ANSWER, AnswerVerdict.PARTLY_SUPPORTED)
+    assert answer_verdict(a).verdict != AnswerVerdict.SUPPORTED
+
+
+def test_ask_json_gives_the_answer_verdict_and_keeps_the_gate_verdict():
+    a = _answer("Full-time staff get 28 days of annual leave [1].")
+    d = a.to_json()
+    assert d["verdict"] == "supported" and d["verdict_reason"] and d["gate"]["verdict"] == "answered"
+    assert _answer(None, refused=True).to_json()["verdict"] == "refused"
+
+
+def test_a_saved_answer_keeps_the_verdict_it_was_shown_with():
+    a = _answer("Full-time staff get 28 days of annual leave [1].")
+    d = json.loads(json.dumps(a.to_json(full=True)))
+    d["verdict"], d["verdict_reason"] = "partly_supported", "as shown then"
+    b = Answer.from_json(d)
+    assert b.verdict == AnswerVerdict.PARTLY_SUPPORTED and b.judged.reason == "as shown then"
+    assert b.gate_verdict == Verdict.ANSWERED
+    # an answer saved before the verdict existed (format 2: 'verdict' was the gate's) gets today's judgement
+    old = {**a.to_json(full=True), "format": 2, "verdict": "mentions"}
+    old.pop("verdict_reason")
+    old["gate"] = {k: v for k, v in old["gate"].items() if k != "verdict"}
+    c = Answer.from_json(old)
+    assert c.gate_verdict == Verdict.MENTIONS and c.verdict == AnswerVerdict.MAY_NOT_ANSWER
+
+
+def test_claim_verdicts_that_count_against_an_answer():
+    s = SentenceAttribution("In 2015, was published [1].", (1,), (), False, False, claim=False, garbled=True)
+    assert s.verdict == ClaimVerdict.GARBLED
