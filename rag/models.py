@@ -59,13 +59,13 @@ class GGUFSpec:
     right_user_pct: int | None = None
 
     def plain_figures(self) -> str:
-        """The measured wait and hit rate in plain words ("first words after about 0.8 s; right 63 % of the time
-        in the documents' words, 31 % in a user's"); ``""`` when not measured."""
+        """The measured wait and hit rate in plain words ("first words in about 0.8 s · right 63 % of the time, 31 %
+        for questions in your own words"); ``""`` when not measured."""
         if self.first_word_s is None or self.right_documents_pct is None:
             return ""
-        user = f", {self.right_user_pct} % in your own words" if self.right_user_pct is not None else ""
-        return (f"first words after about {self.first_word_s:.1f} s; answers right {self.right_documents_pct} % of "
-                f"the time for questions in the documents' words{user} (measured on our test questions)")
+        user = f", {self.right_user_pct} % for questions in your own words" if self.right_user_pct is not None else ""
+        return (f"first words in about {self.first_word_s:.1f} s · answers right {self.right_documents_pct} % of the "
+                f"time{user}")
 
     def modules(self) -> list[str]:
         return [f"{self.package_prefix}{i}" for i in range(1, self.n_parts + 1)]

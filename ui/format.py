@@ -218,7 +218,7 @@ def line_starts(text: str, sentences: Sequence[Any]) -> list[bool]:
 #: How each answer verdict (issue 24) is shown above the answer: the Streamlit box and its icon.
 VERDICT_STYLE = {
     "supported": ("success", "✅"),
-    "partly_supported": ("warning", "◐"),
+    "partly_supported": ("warning", "🌓"),  # a valid emoji: Streamlit refused "◐" and the page failed
     "may_not_answer": ("warning", "⚠️"),
     "refused": ("info", "ℹ️"),  # a refusal is no failure: not red (issue 29)
 }

@@ -45,6 +45,14 @@ def _overview(store, doc_id: str) -> Overview | None:
         return None
 
 
+def place(label: str, name: str) -> str:
+    """Where a sentence is within its document: its locator label without the document's name (``"Install >
+    Linux"``, ``"p. 5"``); ``"the beginning"`` for text before the first heading."""
+    if label.startswith(name):
+        label = label[len(name):].lstrip(" ,>")
+    return label or "the beginning"
+
+
 def what_it_is(doc) -> str:
     """``"PDF, 13 pages"``, ``"Word"``, ``"Markdown"``: a document's kind and length in plain words."""
     pages = f", {doc.pages} page{'s' if doc.pages != 1 else ''}" if doc.pages else ""
@@ -68,7 +76,7 @@ def show(store, doc, *, heading: bool = True) -> None:
     if ov.summary:
         st.markdown("**In its own words** (sentences picked from the document, each with where it is):")
         st.markdown("\n".join(f"- “{md_escape(' '.join(s.text.split()))}” — "
-                              f"[{md_escape(s.label)} ↗]({source_link(doc.id, s.start, s.end, s.page)})"
+                              f"[{md_escape(place(s.label, doc.label))} ↗]({source_link(doc.id, s.start, s.end, s.page)})"
                               for s in ov.summary))
     elif not ov.sections:
         st.caption("This document has no sections and no sentence that reads well alone (a table, a list, "

@@ -135,6 +135,10 @@ class Overview:
 # --------------------------------------------------------------------------- sections
 
 
+#: A heading that is a question of a quiz or an FAQ, not a section's subject: long and ending in "?"
+#: ("1. What does it typically mean when training loss decreases but validation loss starts increasing?").
+_QUIZ_ITEM = re.compile(r"^(?:\d{1,3}[.)]\s+)?\S+(?:\s+\S+){7,}\?$")
+
 #: A heading that is extraction noise: a unit of 1-3 characters repeated ("kikikikikik", "gtgtgtgtg").
 _NOISE = re.compile(r"(\w{1,3})\1{3,}")
 
@@ -155,7 +159,7 @@ def sections_of(rows: Sequence[ChunkRow], max_sections: int = MAX_SECTIONS, max_
         path = tuple(_clean_title(t) for t in r.section)
         for depth in range(1, min(len(path), max_depth) + 1):
             key = path[:depth]
-            if key not in seen and key[-1]:
+            if key not in seen and key[-1] and not _QUIZ_ITEM.match(key[-1]):
                 seen[key] = Section(key[-1], depth, r.chunk_id, r.start, r.page)
     out = list(seen.values())
     if len(out) > max_sections:

@@ -14,3 +14,13 @@ def test_every_verdict_has_a_box_and_a_plain_label():
     md = verdict_markdown(VerdictResult(AnswerVerdict.PARTLY_SUPPORTED, "1 of 2 claims passed the check; *the* others"))
     assert md == "**Partly supported** · 1 of 2 claims passed the check; \\*the\\* others."
     assert verdict_markdown(VerdictResult(AnswerVerdict.SUPPORTED, "")) == "**Supported**"
+
+
+def test_every_verdict_box_has_an_icon_streamlit_accepts():
+    """Found in the first-hour walk (issue 29): "◐" is no emoji to Streamlit, which raised on every "partly
+    supported" answer and the chat page failed."""
+    from streamlit.string_util import validate_icon_or_emoji
+
+    for box, icon in VERDICT_STYLE.values():
+        assert box in ("success", "warning", "info", "error")
+        validate_icon_or_emoji(icon)
