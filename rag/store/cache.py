@@ -1,16 +1,20 @@
-"""The index cache: the FAISS and BM25 indexes (and term statistics) of one store generation (issue 12).
+"""The index cache: the search indexes (and term statistics) of one store generation (issue 12), held by a
+search backend (:mod:`rag.store.backend`, issue 23).
 
 SQLite is the source of truth (every chunk row holds its text and float32
 vector). Every change to the chunks is one transaction that bumps
-``meta.generation``; the indexes are caches of generation ``N``:
+``meta.generation``; the backend's indexes are caches of generation ``N``. The
+local backend keeps them as files:
 
     index/dense.g<N>.faiss   FAISS over the chunk vectors (ids = chunk row ids): exact IndexFlatIP below
                              20k chunks, IVF-Flat from there (rag.index.dense.choose_kind, issue 18)
     index/bm25.g<N>/         bm25s index over the chunk texts (:class:`rag.index.bm25.BM25Index`)
 
 written through a temporary name and an atomic rename by the one writer that
-holds the write lock (:mod:`rag.store.locks`), older generations removed.
-Missing or unreadable files (a ``kill -9``, a copied store) are rebuilt from
+holds the write lock (:mod:`rag.store.locks`), older generations removed; the
+Milvus backend records the generation its collection holds. Either way the
+cache drives it through the same calls (:class:`rag.store.backend.SearchBackend`).
+Missing or unreadable indexes (a ``kill -9``, a copied store, a lost collection) are rebuilt from
 SQLite by the ONE rebuild path, :meth:`IndexCache.rebuild`, and written back.
 Another process's changes are seen by comparing generations
 (:meth:`IndexCache.current`).
@@ -33,9 +37,9 @@ gate's ``calibration-v1``, issue 15).
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 import threading
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,10 +47,10 @@ from typing import TypeVar
 
 import numpy as np
 
-from rag.index.bm25 import BM25Index
-from rag.index.dense import DenseIndex, choose_kind
 from rag.index.units import UnitIndex
+from rag.store.backend import Batch, ChunkTable, DenseLeg, LexicalLeg, LocalBackend, SearchBackend
 from rag.store.locks import StoreLocks
+from rag.store.milvus import MilvusBackend, resolve_uri
 from rag.store.schema import get_meta, set_meta
 from rag.text import TermStats
 
@@ -87,33 +91,14 @@ class IndexDelta:
                           np.concatenate(vecs) if vecs else None, tuple(dict.fromkeys(removed)))
 
 
-@dataclass(frozen=True)
-class ChunkTable:
-    """Every chunk row, ordered by id: ``ids`` ``(n,)`` int64, ``texts`` the embedded texts,
-    ``vectors`` ``(n, dim)`` float32 (``None`` when not read), ``contents`` the quoted texts (``None`` when not
-    read), ``doc_ids`` each chunk's document and ``languages`` its document's stored ISO 639-1 code (BM25 stems a
-    document's chunks in its language, issue 19; stored per document since issue 23, ``None`` where unknown)."""
-
-    ids: np.ndarray
-    texts: list[str]
-    vectors: np.ndarray | None
-    contents: list[str] | None = None
-    doc_ids: list[str] | None = None
-    languages: list[str | None] | None = None
-
-    def bm25(self, k1: float, b: float) -> BM25Index:
-        """The BM25 index over :attr:`texts`, stemmed per document in its stored language (detected only where
-        none is stored) (:meth:`rag.index.bm25.BM25Index.build`)."""
-        return BM25Index.build(self.texts, self.ids, k1=k1, b=b, groups=self.doc_ids, languages=self.languages)
-
-
 @dataclass
 class Indexes:
-    """The in-memory indexes of one generation. ``term_stats`` is filled on first use (:meth:`IndexCache.term_stats`)."""
+    """The two legs of one generation (the backend's, :class:`rag.store.backend.DenseLeg` and ``LexicalLeg``).
+    ``term_stats`` is filled on first use (:meth:`IndexCache.term_stats`)."""
 
     generation: int
-    dense: DenseIndex
-    bm25: BM25Index
+    dense: DenseLeg
+    bm25: LexicalLeg
     term_stats: TermStats | None = None
     derived: dict = field(default_factory=dict)
 
@@ -138,31 +123,29 @@ class _Batch:
 
 
 class IndexCache:
-    """The index files under ``folder`` for the store whose SQLite connection is ``conn``.
+    """The search indexes, per generation, of the store whose SQLite connection is ``conn``, held by ``backend``.
 
-    ``locks`` the store's :class:`rag.store.locks.StoreLocks` (its thread
-    lock guards ``conn``; its write lock guards the files); ``dim`` the
-    vector dimension; ``k1``/``b`` BM25's parameters.
+    ``folder`` where the layers above keep what they derive per generation (:meth:`artifact`); ``locks`` the
+    store's :class:`rag.store.locks.StoreLocks` (its thread lock guards ``conn``; its write lock guards the
+    indexes); ``backend`` a :class:`rag.store.backend.SearchBackend` (the local FAISS + bm25s files, or Milvus).
     """
 
-    def __init__(self, folder: Path, conn: sqlite3.Connection, locks: StoreLocks, *, dim: int,
-                 k1: float = 1.2, b: float = 0.75):
+    def __init__(self, folder: Path, conn: sqlite3.Connection, locks: StoreLocks, backend: SearchBackend):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.conn, self.locks, self.dim, self.k1, self.b = conn, locks, int(dim), k1, b
+        self.conn, self.locks, self.backend = conn, locks, backend
         self._idx: Indexes | None = None
         self._batch: _Batch | None = None
+        self._backend_gen: int | None = None  # the generation the backend's legs hold now
 
     # ------------------------------------------------------------------ reads
 
-    def paths(self, gen: int) -> tuple[Path, Path]:
-        """``(index/dense.g<gen>.faiss, index/bm25.g<gen>)``."""
-        return self.folder / f"dense.g{gen}.faiss", self.folder / f"bm25.g{gen}"
-
     def files_present(self, gen: int) -> bool:
-        """Whether both index files of generation ``gen`` are on disk."""
-        dpath, bpath = self.paths(gen)
-        return dpath.is_file() and (bpath / "params.json").is_file()
+        """Whether the backend keeps generation ``gen`` (its files on disk, or its collection at that generation)."""
+        return self.backend.holds(gen)
+
+    def _legs(self, gen: int) -> Indexes:
+        return Indexes(gen, self.backend.dense, self.backend.bm25)
 
     def generation(self) -> int:
         """The store's committed generation (``meta.generation``; 0 for a new store)."""
@@ -178,7 +161,7 @@ class IndexCache:
             rows = self.conn.execute(f"SELECT {cols} FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id "
                                      "ORDER BY c.id").fetchall()
         ids = np.array([r[0] for r in rows], dtype=np.int64)
-        vecs = (np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(len(rows), self.dim)
+        vecs = (np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(len(rows), self.backend.dim)
                 if vectors else None)
         return ChunkTable(ids, [r[1] for r in rows], vecs, [r[-1] for r in rows] if contents else None,
                           [r[2] for r in rows], [r[3] for r in rows])
@@ -200,17 +183,20 @@ class IndexCache:
                     self.conn.execute("COMMIT")
 
     def rebuild(self) -> Indexes:
-        """Both indexes built from SQLite for its current generation (the one rebuild path)."""
+        """The backend refilled from SQLite for its current generation (the one rebuild path); its legs."""
         gen, table = self._snapshot()
-        return Indexes(gen, DenseIndex.build(table.ids, table.vectors, dim=self.dim),
-                       table.bm25(self.k1, self.b))
+        self._backend_gen = None
+        self.backend.rebuild(table.ids, table.vectors, table.texts, table=table)
+        self._backend_gen = gen
+        return self._legs(gen)
 
     def _load(self, gen: int) -> Indexes | None:
-        dpath, bpath = self.paths(gen)
-        try:
-            return Indexes(gen, DenseIndex.load(dpath), BM25Index.load(bpath))
-        except Exception:  # noqa: BLE001 - missing or half-removed cache: the caller rebuilds from SQLite
-            return None
+        if self._backend_gen != gen:
+            self._backend_gen = None
+            if not self.backend.load(gen):
+                return None
+            self._backend_gen = gen
+        return self._legs(gen)
 
     def current(self) -> Indexes:
         """The indexes of the committed generation: kept in memory, else loaded, else rebuilt and written back.
@@ -263,9 +249,10 @@ class IndexCache:
                         self.conn.execute("COMMIT")
             if gen != idx.generation:
                 return None
-            vecs = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), self.dim)
-                    if rows else np.zeros((0, self.dim), np.float32))
-            idx.derived["_units"] = UnitIndex([r[0] for r in rows], [r[1] for r in rows], vecs, dim=self.dim)
+            dim = self.backend.dim
+            vecs = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dim)
+                    if rows else np.zeros((0, dim), np.float32))
+            idx.derived["_units"] = UnitIndex([r[0] for r in rows], [r[1] for r in rows], vecs, dim=dim)
         return idx.derived["_units"]
 
     def memo(self, name: str, compute: Callable[[ChunkTable], T]) -> T:
@@ -335,30 +322,36 @@ class IndexCache:
         return self._apply(old, gen, delta)
 
     def _apply(self, old: int, gen: int, delta: IndexDelta) -> int:
-        """Indexes of generation ``old`` (in memory or on disk) plus ``delta`` become generation ``gen``, saved;
-        a rebuild from SQLite when ``old``'s are gone."""
+        """Indexes of generation ``old`` (in memory or kept by the backend) plus ``delta`` become generation
+        ``gen``, saved; a rebuild from SQLite when ``old``'s are gone."""
         try:
-            cur = self._idx if self._idx is not None and self._idx.generation == old else self._load(old)
-            if cur is not None:
-                if delta.removed_ids:
-                    cur.dense.remove(delta.removed_ids)
-                if delta.added_vectors is not None and len(delta.added_ids):
-                    cur.dense.add(delta.added_ids, delta.added_vectors)
-                dense = cur.dense
-                if choose_kind(len(dense)) != dense.kind or dense.stale:  # crossed the flat/IVF size, or outgrew it
-                    table = self.rows(vectors=True)
-                    dense = DenseIndex.build(table.ids, table.vectors, dim=self.dim)
-                else:
-                    table = self.rows(vectors=False)
-                idx = Indexes(gen, dense, table.bm25(self.k1, self.b))
+            if self._load(old) is not None:
+                self._backend_gen = None
+                self.backend.update(self._added(delta), removed=delta.removed_ids,
+                                    all_rows=lambda: self.rows(vectors=False))
+                self._backend_gen = gen
+                idx = self._legs(gen)
             else:
                 idx = self.rebuild()
             self._idx = idx
-            self._save(idx)
+            self.backend.save(idx.generation)
         except BaseException:
-            self._idx = None
+            self._idx = self._backend_gen = None
             raise
         return gen
+
+    def _added(self, delta: IndexDelta) -> Batch | None:
+        """The chunks ``delta`` adds, with their texts read from SQLite (in the writer's transaction)."""
+        if delta.added_vectors is None or not len(delta.added_ids):
+            return None
+        ids = [int(i) for i in delta.added_ids]
+        texts: dict[int, str] = {}
+        with self.locks.thread:
+            for s in range(0, len(ids), 500):
+                part = ids[s:s + 500]
+                texts.update(self.conn.execute(
+                    f"SELECT id, text FROM chunks WHERE id IN ({','.join('?' * len(part))})", part).fetchall())
+        return Batch(np.asarray(ids, np.int64), delta.added_vectors, [texts[i] for i in ids])
 
     def begin_batch(self) -> None:
         """Start deferring index updates (issue 18): until :meth:`end_batch`, :meth:`commit` moves the generation
@@ -384,33 +377,35 @@ class IndexCache:
         self._idx = None
         idx = self.rebuild()
         self._idx = idx
-        self._save(idx)
+        self.backend.save(idx.generation)
         return idx.generation
 
     def _write_back(self, idx: Indexes) -> None:
-        """Persist a rebuilt generation if it is still the committed one and its files are missing."""
+        """Persist a rebuilt generation if it is still the committed one and the backend does not keep it yet."""
         try:
             with self.locks.write():
-                if self.generation() == idx.generation and not self.files_present(idx.generation):
-                    self._save(idx)
+                if self.generation() == idx.generation and not self.backend.holds(idx.generation):
+                    self.backend.save(idx.generation)
         except OSError:  # a read-only store still answers from memory
             pass
 
-    def _save(self, idx: Indexes) -> None:
-        """Write the files of ``idx.generation`` (temp name + atomic rename) and drop every other generation's.
 
-        Called under the write lock, so no other writer interleaves.
-        """
-        dpath, bpath = self.paths(idx.generation)
-        tag = f".tmp{os.getpid()}.{threading.get_ident()}"
-        tmp_d, tmp_b = dpath.with_name(dpath.name + tag), bpath.with_name(bpath.name + tag)
-        idx.dense.save(tmp_d)
-        os.replace(tmp_d, dpath)
-        shutil.rmtree(tmp_b, ignore_errors=True)
-        idx.bm25.save(tmp_b)
-        shutil.rmtree(bpath, ignore_errors=True)
-        os.replace(tmp_b, bpath)
-        keep = {dpath.name, bpath.name}
-        for p in self.folder.iterdir():
-            if p.name not in keep:
-                shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+def open_index_cache(path: Path, conn: sqlite3.Connection, locks: StoreLocks, settings, *, encoder: str,
+                     dim: int) -> IndexCache:
+    """The index cache of the store at ``path`` over the search backend settings ``backend`` names (issue 18):
+    the local FAISS + BM25 files under ``index/``, or a Milvus collection (``milvus_uri``, default
+    ``<store>/milvus.db``) stamped with ``encoder`` and ``dim``. The collection's name is kept in the store's
+    meta (``milvus_collection``) so every process opening this store uses the same one, also on a shared server.
+    """
+    s = settings
+    if s.backend != "milvus":
+        backend = LocalBackend(dim, k1=s.bm25_k1, b=s.bm25_b, folder=Path(path) / "index")
+    else:
+        with locks.write(conn):
+            name = get_meta(conn, "milvus_collection")
+            if name is None:
+                name = f"rag_{uuid.uuid4().hex[:16]}"
+                set_meta(conn, "milvus_collection", name)
+        backend = MilvusBackend(resolve_uri(s.milvus_uri, path), encoder=encoder, dim=dim, collection=name,
+                                k1=s.bm25_k1, b=s.bm25_b)
+    return IndexCache(Path(path) / "index", conn, locks, backend)

@@ -12,7 +12,10 @@ spaces, so Milvus's analyzer sees the same terms as the local BM25: tokens
 are ``[^\\W_]+`` words, which the ``standard`` analyzer keeps whole) and
 ``sparse`` (the BM25 function's output; k1 / b from settings). The collection
 property ``rag.stamp`` records the encoder that made the vectors and their dimension;
-opening it with another raises :class:`rag.errors.ModelMismatchError`.
+opening it with another raises :class:`rag.errors.ModelMismatchError`. The property
+``rag.generation`` records the store generation the collection holds: the store's index cache
+(:class:`rag.store.cache.IndexCache`) drives this backend as it drives the local one (issue 23; a subclass
+of the cache with its own copy of the update path did until then).
 
 SQLite stays the source of truth: :meth:`MilvusBackend.rebuild` drops and
 refills the collection from the chunks the store passes. BM25 in Milvus is
@@ -39,8 +42,7 @@ import numpy as np
 
 from rag.errors import ModelMismatchError, StoreError
 from rag.index.analyzer import Analyzer
-from rag.store.backend import AllRows, Batch, LocalBackend
-from rag.store.cache import IndexCache, IndexDelta, Indexes
+from rag.store.backend import AllRows, Batch, ChunkTable, LocalBackend
 from rag.text import tokenize
 
 #: The collection property holding the stamp (encoder, dimension, BM25 k1 and b).
@@ -254,6 +256,18 @@ class MilvusBackend:
         """Record that the collection now matches the store's generation ``gen``."""
         self.client.alter_collection_properties(self.collection, properties={GENERATION_PROPERTY: str(int(gen))})
 
+    def holds(self, gen: int) -> bool:
+        """Whether the collection holds the store's generation ``gen`` (its ``rag.generation`` property)."""
+        return self.generation == gen
+
+    def load(self, gen: int) -> bool:
+        """The collection is searched where it is: True when it holds generation ``gen`` (else the store refills it)."""
+        return self.holds(gen)
+
+    def save(self, gen: int) -> None:
+        """Record that the collection now matches the store's generation ``gen`` (:meth:`set_generation`)."""
+        self.set_generation(gen)
+
     # ------------------------------------------------------------------ SearchBackend
 
     def __len__(self) -> int:
@@ -276,8 +290,10 @@ class MilvusBackend:
                     self.client.insert(self.collection, rows)  # chunk ids are never reused (AUTOINCREMENT)
             self._count = None
 
-    def rebuild(self, ids: np.ndarray, vectors: np.ndarray, texts: Sequence[str]) -> None:
-        """Drop the collection and refill it with these chunks (from SQLite)."""
+    def rebuild(self, ids: np.ndarray, vectors: np.ndarray, texts: Sequence[str], *,
+                table: ChunkTable | None = None) -> None:
+        """Drop the collection and refill it with these chunks (from SQLite; ``table`` unused: Milvus's BM25
+        reads plain terms)."""
         with self._lock:
             self._create(drop=True)
         self.update(Batch(np.asarray(ids, np.int64), vectors, list(texts)))
@@ -322,68 +338,6 @@ class MilvusBackend:
     def close(self) -> None:
         """Close the client (a milvus-lite server stops with the process)."""
         self.client.close()
-
-
-class MilvusIndexCache(IndexCache):
-    """The store's index cache (:class:`rag.store.cache.IndexCache`) with a Milvus collection in place of the
-    FAISS and BM25 files (settings ``backend = "milvus"``).
-
-    The collection plays the role of a generation's files: its property
-    ``rag.generation`` says which store generation it matches. A commit at
-    the generation it holds applies the delta (deletes, inserts with the
-    chunk texts read from SQLite in the writer's transaction); any other
-    state (a new collection, a crash between the SQLite commit and Milvus,
-    another process's writes seen late) refills it from SQLite, the source of
-    truth. The in-memory :class:`rag.store.cache.Indexes` hold the backend's
-    two legs, so searches and :meth:`rag.store.store.Store.check` read Milvus.
-    """
-
-    def __init__(self, folder: Path, conn, locks, *, backend: MilvusBackend, dim: int, k1: float = 1.2,
-                 b: float = 0.75):
-        super().__init__(folder, conn, locks, dim=dim, k1=k1, b=b)
-        self.backend = backend
-
-    def files_present(self, gen: int) -> bool:
-        """Whether the collection holds generation ``gen``."""
-        return self.backend.generation == gen
-
-    def _legs(self, gen: int) -> Indexes:
-        return Indexes(gen, self.backend.dense, self.backend.bm25)
-
-    def rebuild(self) -> Indexes:
-        """Refill the collection from SQLite (the one rebuild path) and return its legs."""
-        gen, table = self._snapshot()
-        self.backend.rebuild(table.ids, table.vectors, table.texts)
-        return self._legs(gen)
-
-    def _load(self, gen: int) -> Indexes | None:
-        return self._legs(gen) if self.backend.generation == gen else None
-
-    def _apply(self, old: int, gen: int, delta: IndexDelta) -> int:
-        try:
-            if self.backend.generation == old:
-                added = None
-                if delta.added_vectors is not None and len(delta.added_ids):
-                    ids = [int(i) for i in delta.added_ids]
-                    texts: dict[int, str] = {}
-                    for s in range(0, len(ids), 500):
-                        part = ids[s:s + 500]
-                        texts.update(self.conn.execute(
-                            f"SELECT id, text FROM chunks WHERE id IN ({','.join('?' * len(part))})", part).fetchall())
-                    added = Batch(np.asarray(ids, np.int64), delta.added_vectors, [texts[i] for i in ids])
-                self.backend.update(added, removed=delta.removed_ids)
-                idx = self._legs(gen)
-            else:
-                idx = self.rebuild()
-            self._idx = idx
-            self._save(idx)
-        except BaseException:
-            self._idx = None
-            raise
-        return gen
-
-    def _save(self, idx: Indexes) -> None:
-        self.backend.set_generation(idx.generation)
 
 
 def open_backend(settings, store_path: Path | str | None = None, *, encoder: str, dim: int = 384):

@@ -1,4 +1,5 @@
-"""The store's records: what its reads return (documents, earlier versions, chunks) and what :meth:`check` finds.
+"""The store's records: what its reads return (documents, earlier versions, chunks) and what :meth:`check` finds;
+and how a document row and a chunk row are read from SQLite (:func:`document_row`, :func:`chunk_rows`).
 
 All frozen; offsets are 0-based code points into the document's stored canonical text, pages 1-based physical
 pages, timestamps ISO 8601 UTC.
@@ -6,9 +7,12 @@ pages, timestamps ISO 8601 UTC.
 
 from __future__ import annotations
 
+import json
+import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.types import DocStatus, Locator, TextRole
+from rag.types import DocStatus, Locator, TextRole, role_of
 
 
 @dataclass(frozen=True)
@@ -137,3 +141,47 @@ def status_of(value: str) -> DocStatus | str:
         return DocStatus(value)
     except ValueError:
         return value
+
+
+# --------------------------------------------------------------------------- reading them (caller holds the thread lock)
+
+#: The columns :func:`document_row` reads, in order.
+DOC_COLS = ("id, name, media_type, size_bytes, status, reason, chunk_count, pages, title, embed_model, embed_dim, "
+            "pipeline_version, extractor, extractor_version, warnings, has_file, created_at, updated_at, source, "
+            "(SELECT COUNT(*) FROM document_versions v WHERE v.current_id = documents.id), ocr_pages, language")
+
+
+def labels(conn: sqlite3.Connection) -> dict[str, str]:
+    """Document id -> the name shown in citations: the name, plus ``(<8 hex>)`` when another document has it too."""
+    dup = {r[0] for r in conn.execute("SELECT name FROM documents GROUP BY name HAVING COUNT(*) > 1")}
+    return {r[0]: (f"{r[1]} ({r[0][:8]})" if r[1] in dup else r[1])
+            for r in conn.execute("SELECT id, name FROM documents")}
+
+
+def document_row(r: Sequence, names: dict[str, str]) -> DocumentRow:
+    """The :class:`DocumentRow` of one row of :data:`DOC_COLS`; ``names`` from :func:`labels`."""
+    return DocumentRow(id=r[0], name=r[1], label=names.get(r[0], r[1]), media_type=r[2], size_bytes=r[3],
+                       status=status_of(r[4]), reason=r[5], chunk_count=r[6], pages=r[7], title=r[8],
+                       embed_model=r[9], embed_dim=r[10], pipeline_version=r[11], extractor=r[12],
+                       extractor_version=r[13], warnings=tuple(json.loads(r[14] or "[]")), has_file=bool(r[15]),
+                       created_at=r[16], updated_at=r[17], source=r[18], versions=int(r[19]),
+                       ocr_pages=tuple(json.loads(r[20] or "[]")), language=r[21])
+
+
+def chunk_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, ChunkRow]:
+    """``{chunk id: ChunkRow}`` for the known ones of ``ids`` (500 per query), joined with their documents."""
+    names = labels(conn)
+    got: dict[int, ChunkRow] = {}
+    for i in range(0, len(ids), 500):
+        part = list(ids[i:i + 500])
+        q = ('SELECT c.id, c.doc_id, d.name, d.media_type, c.idx, c.text, c.content, c.section, c.start, '
+             'c."end", c.page, c.page_end, c.token_split, c.locator, c.role FROM chunks c JOIN documents d '
+             f"ON d.id = c.doc_id WHERE c.id IN ({','.join('?' * len(part))})")
+        for r in conn.execute(q, part):
+            got[r[0]] = ChunkRow(chunk_id=r[0], document_id=r[1], document_name=r[2],
+                                 document_label=names.get(r[1], r[2]), media_type=r[3] or "", index=r[4],
+                                 text=r[5], content=r[6], section=tuple(json.loads(r[7])), start=r[8],
+                                 end=r[9], page=r[10], page_end=r[11], token_split=bool(r[12]),
+                                 locator=Locator.from_json(json.loads(r[13])) if r[13] else None,
+                                 role=role_of(r[14]))
+    return got

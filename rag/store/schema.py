@@ -35,8 +35,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from rag.errors import StoreError
+from rag.errors import ModelMismatchError, StoreError
 from rag.language import text_language
+from rag.types import DocStatus
 
 #: One migration: applies its DDL/DML through the connection (inside a transaction the caller opened).
 Migration = Callable[[sqlite3.Connection], None]
@@ -257,3 +258,26 @@ def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
 def set_meta(conn: sqlite3.Connection, key: str, value: object) -> None:
     """Set ``meta[key] = str(value)`` (inside the caller's transaction)."""
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, str(value)))
+
+
+def stamp_model(conn: sqlite3.Connection, path: Path, name: str, dim: int) -> None:
+    """Record the embedding model of a new store (``meta``: model, dimension, generation 0, creation time); refuse
+    another model's store: :class:`rag.errors.ModelMismatchError` naming the documents to re-index (vectors are
+    never mixed). Called under the store's write lock, in its transaction."""
+    have, have_dim = get_meta(conn, "embed_model"), get_meta(conn, "embed_dim")
+    if have is None:
+        set_meta(conn, "embed_model", name)
+        set_meta(conn, "embed_dim", dim)
+        set_meta(conn, "generation", 0)
+        set_meta(conn, "created_at", now_iso())
+        return
+    stale = [r[0] for r in conn.execute(
+        "SELECT name FROM documents WHERE status=? AND (embed_model!=? OR embed_dim!=?) ORDER BY name",
+        (DocStatus.READY, name, dim))]
+    if have != name or int(have_dim) != dim:
+        stale = stale or [r[0] for r in conn.execute(
+            "SELECT name FROM documents WHERE status=? ORDER BY name", (DocStatus.READY,))]
+        listed = ", ".join(stale) if stale else "(no documents)"
+        raise ModelMismatchError(
+            f"the store at {path} was indexed with {have} ({have_dim}-d), not {name} "
+            f"({dim}-d); vectors are never mixed. Re-index into a new store: {listed}", stale)

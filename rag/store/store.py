@@ -54,35 +54,32 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import logging
 import sqlite3
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from rag.errors import LimitExceeded, ModelMismatchError, StoreError
+from rag.errors import LimitExceeded, StoreError
 from rag.index.embed import EMBED_DIM, encoder_for_store, get_embedder
 from rag.index.fusion import MODES, body_first, retrieve_planned
 from rag.index.rerank import default_reranker
 from rag.ingest.limits import Limits, check_size
 from rag.settings import get_settings
-from rag.store import derived, facts
+from rag.store import derived, facts, records
 from rag.store.backup import backup, remove_original
 from rag.store.backup import due as backup_due
-from rag.store.cache import IndexCache, IndexDelta
+from rag.store.cache import IndexDelta, open_index_cache
 from rag.store.chats import ChatLog
 from rag.store.check import check
 from rag.store.facts import Facts
 from rag.store.locks import StoreLocks
-from rag.store.milvus import MilvusBackend, MilvusIndexCache, resolve_uri
-from rag.store.records import ChunkRow, ConsistencyReport, DocumentRow, VersionRow, status_of
-from rag.store.schema import SCHEMA_VERSION, connect, get_meta, migrate, now_iso, schema_version, set_meta
+from rag.store.records import ChunkRow, ConsistencyReport, DocumentRow, VersionRow
+from rag.store.schema import SCHEMA_VERSION, connect, get_meta, migrate, now_iso, schema_version, stamp_model
 from rag.store.writer import IngestResult, IngestStatus, OnConflict, Progress, Writer, clean_name
 from rag.text import TermStats
-from rag.types import DocStatus, Hit, Locator, PageSpan, Part, QueryPlan, TextRole, role_of
+from rag.types import DocStatus, Hit, PageSpan, Part, QueryPlan, TextRole
 
 __all__ = ["INTERRUPTED", "ChunkRow", "ConsistencyReport", "DocumentRow", "IngestResult", "IngestStatus", "OnConflict",
            "Progress", "Store", "VersionRow", "clean_name"]
@@ -128,11 +125,12 @@ class Store:
                 self.encoder = None if embedder is not None else encoder_for_store(
                     self.settings.encoder, get_meta(self._db, "embed_model"))
                 self.model_name = getattr(embedder, "name", None) or self.encoder.name
-                self._stamp_model()
+                stamp_model(self._db, self.path, self.model_name, self.model_dim)
         except sqlite3.Error as e:
             raise StoreError(f"cannot open the store at {self.path}: {e}") from e
         #: The index cache (:class:`rag.store.cache.IndexCache`): read it (``current()``, ``rows()``), never write it.
-        self.index_cache = self._open_index_cache()
+        self.index_cache = open_index_cache(self.path, self._db, self._locks, self.settings, encoder=self.model_name,
+                                            dim=self.model_dim)
         self._writer = Writer(self.path, self._db, self._locks, self.index_cache, self.settings,
                                 lambda: self.embedder, self.model_name, self.model_dim)
         #: The chats kept with this store (:class:`rag.store.chats.ChatLog`, issue 16).
@@ -155,52 +153,12 @@ class Store:
             logger.warning("store %s: scheduled backup failed: %s", self.path, e)
             return None
 
-    def _open_index_cache(self) -> IndexCache:
-        """The local FAISS + BM25 files, or a Milvus collection with settings ``backend = "milvus"`` (issue 18).
-
-        The collection's name is kept in the store's meta (``milvus_collection``) so every process opening this
-        store uses the same one, also on a shared Milvus server.
-        """
-        s = self.settings
-        if s.backend != "milvus":
-            return IndexCache(self.path / "index", self._db, self._locks, dim=self.model_dim, k1=s.bm25_k1, b=s.bm25_b)
-
-        with self._locks.write(self._db):
-            name = get_meta(self._db, "milvus_collection")
-            if name is None:
-                name = f"rag_{uuid.uuid4().hex[:16]}"
-                set_meta(self._db, "milvus_collection", name)
-        backend = MilvusBackend(resolve_uri(s.milvus_uri, self.path), encoder=self.model_name, dim=self.model_dim,
-                                collection=name, k1=s.bm25_k1, b=s.bm25_b)
-        return MilvusIndexCache(self.path / "index", self._db, self._locks, backend=backend, dim=self.model_dim,
-                                k1=s.bm25_k1, b=s.bm25_b)
-
     @property
     def embedder(self):
         """The embedder (loaded on first use)."""
         if self._embedder is None:
             self._embedder = get_embedder(self.settings.embed_batch_size, encoder=self.encoder.key)
         return self._embedder
-
-    def _stamp_model(self) -> None:
-        """Record the embedding model of a new store; refuse another model's store (vectors are never mixed)."""
-        name, dim = get_meta(self._db, "embed_model"), get_meta(self._db, "embed_dim")
-        if name is None:
-            set_meta(self._db, "embed_model", self.model_name)
-            set_meta(self._db, "embed_dim", self.model_dim)
-            set_meta(self._db, "generation", 0)
-            set_meta(self._db, "created_at", now_iso())
-            return
-        stale = [r[0] for r in self._db.execute(
-            "SELECT name FROM documents WHERE status=? AND (embed_model!=? OR embed_dim!=?) ORDER BY name",
-            (DocStatus.READY, self.model_name, self.model_dim))]
-        if name != self.model_name or int(dim) != self.model_dim:
-            stale = stale or [r[0] for r in self._db.execute(
-                "SELECT name FROM documents WHERE status=? ORDER BY name", (DocStatus.READY,))]
-            listed = ", ".join(stale) if stale else "(no documents)"
-            raise ModelMismatchError(
-                f"the store at {self.path} was indexed with {name} ({dim}-d), not {self.model_name} "
-                f"({self.model_dim}-d); vectors are never mixed. Re-index into a new store: {listed}", stale)
 
     def _reap_stale(self) -> None:
         """Mark ``queued``/``indexing`` documents whose indexing process is gone as failed (retryable)."""
@@ -328,37 +286,20 @@ class Store:
 
     # ------------------------------------------------------------------ reads
 
-    def _labels(self) -> dict[str, str]:
-        dup = {r[0] for r in self._db.execute("SELECT name FROM documents GROUP BY name HAVING COUNT(*) > 1")}
-        return {r[0]: (f"{r[1]} ({r[0][:8]})" if r[1] in dup else r[1])
-                for r in self._db.execute("SELECT id, name FROM documents")}
-
-    _DOC_COLS = ("id, name, media_type, size_bytes, status, reason, chunk_count, pages, title, embed_model, embed_dim, "
-                 "pipeline_version, extractor, extractor_version, warnings, has_file, created_at, updated_at, source, "
-                 "(SELECT COUNT(*) FROM document_versions v WHERE v.current_id = documents.id), ocr_pages, language")
-
-    def _doc_row(self, r, labels: dict[str, str]) -> DocumentRow:
-        return DocumentRow(id=r[0], name=r[1], label=labels.get(r[0], r[1]), media_type=r[2], size_bytes=r[3],
-                           status=status_of(r[4]), reason=r[5], chunk_count=r[6], pages=r[7], title=r[8],
-                           embed_model=r[9], embed_dim=r[10], pipeline_version=r[11], extractor=r[12],
-                           extractor_version=r[13], warnings=tuple(json.loads(r[14] or "[]")), has_file=bool(r[15]),
-                           created_at=r[16], updated_at=r[17], source=r[18], versions=int(r[19]),
-                           ocr_pages=tuple(json.loads(r[20] or "[]")), language=r[21])
-
     def documents(self) -> list[DocumentRow]:
         """Every document (any status), oldest first (in upload order within the same second). Interrupted ones are
         shown ``failed``."""
         self._reap_stale()
         with self._locks.thread:
-            labels = self._labels()
-            rows = self._db.execute(f"SELECT {self._DOC_COLS} FROM documents ORDER BY created_at, rowid").fetchall()
-            return [self._doc_row(r, labels) for r in rows]
+            labels = records.labels(self._db)
+            rows = self._db.execute(f"SELECT {records.DOC_COLS} FROM documents ORDER BY created_at, rowid").fetchall()
+            return [records.document_row(r, labels) for r in rows]
 
     def get_document(self, doc_id: str) -> DocumentRow | None:
         """The document with this id (full sha256), or ``None``."""
         with self._locks.thread:
-            r = self._db.execute(f"SELECT {self._DOC_COLS} FROM documents WHERE id=?", (doc_id,)).fetchone()
-            return self._doc_row(r, self._labels()) if r else None
+            r = self._db.execute(f"SELECT {records.DOC_COLS} FROM documents WHERE id=?", (doc_id,)).fetchone()
+            return records.document_row(r, records.labels(self._db)) if r else None
 
     def find_document(self, doc_id: str) -> DocumentRow | None:
         """The document with this full id, or with this unique id prefix (at least 4 hex characters,
@@ -434,20 +375,7 @@ class Store:
         if not ids:
             return []
         with self._locks.thread:
-            labels = self._labels()
-            got = {}
-            for i in range(0, len(ids), 500):
-                part = ids[i:i + 500]
-                q = ('SELECT c.id, c.doc_id, d.name, d.media_type, c.idx, c.text, c.content, c.section, c.start, '
-                     'c."end", c.page, c.page_end, c.token_split, c.locator, c.role FROM chunks c JOIN documents d '
-                     f"ON d.id = c.doc_id WHERE c.id IN ({','.join('?' * len(part))})")
-                for r in self._db.execute(q, part):
-                    got[r[0]] = ChunkRow(chunk_id=r[0], document_id=r[1], document_name=r[2],
-                                         document_label=labels.get(r[1], r[2]), media_type=r[3] or "", index=r[4],
-                                         text=r[5], content=r[6], section=tuple(json.loads(r[7])), start=r[8],
-                                         end=r[9], page=r[10], page_end=r[11], token_split=bool(r[12]),
-                                         locator=Locator.from_json(json.loads(r[13])) if r[13] else None,
-                                         role=role_of(r[14]))
+            got = records.chunk_rows(self._db, ids)
         missing = [i for i in ids if i not in got]
         if missing:
             raise StoreError(f"unknown chunk id(s): {missing[:5]} (deleted meanwhile?)")
@@ -462,7 +390,6 @@ class Store:
         with self._locks.thread:
             ids = [r[0] for r in self._db.execute("SELECT id FROM chunks WHERE doc_id=? ORDER BY idx", (doc_id,))]
         return self.chunks(ids)
-
 
     @property
     def chunk_count(self) -> int:
@@ -556,10 +483,8 @@ class Store:
         return check(self._db, self._locks, self.index_cache, self.model_dim, self.path / "files")
 
     def close(self) -> None:
-        """Close the SQLite connection (and the Milvus client with backend ``milvus``)."""
-        backend = getattr(self.index_cache, "backend", None)
-        if backend is not None:
-            backend.close()
+        """Close the SQLite connection and the search backend (the Milvus client with backend ``milvus``)."""
+        self.index_cache.backend.close()
         with self._locks.thread:
             self._db.close()
 

@@ -8,7 +8,7 @@ import pytest
 
 from rag.errors import ModelMismatchError
 from rag.settings import get_settings
-from rag.store.backend import Batch, LocalBackend, search
+from rag.store.backend import Batch, ChunkTable, LocalBackend, search
 from rag.store.milvus import MilvusBackend, open_backend, resolve_uri, terms_of
 
 TEXTS = [
@@ -104,7 +104,7 @@ def test_batches_add_and_remove(kind, tmp_path_factory):
 
     def all_rows():
         keys = sorted(rows)
-        return np.array(keys, np.int64), [rows[i] for i in keys]
+        return ChunkTable(np.array(keys, np.int64), [rows[i] for i in keys], None)
 
     first = Batch(IDS[:8], VECS[:8], TEXTS[:8])
     rows.update(zip(IDS[:8].tolist(), TEXTS[:8]))
@@ -164,3 +164,21 @@ def test_backend_selected_by_settings(tmp_path, monkeypatch):
     be.close()
     monkeypatch.setenv("RAG_BACKEND", "local")
     assert open_backend(get_settings(), tmp_path, encoder="enc").kind == "local"
+
+
+def test_one_index_cache_drives_either_backend(tmp_path, hash_embedder):
+    """Issue 23: the store's index cache is one class over a SearchBackend; no Milvus subclass with its own copy of
+    the update path."""
+    from rag.store import milvus
+    from rag.store.cache import IndexCache
+    from rag.store.store import Store
+
+    opened = {}
+    for kind in ("local", "milvus"):
+        path = tmp_path / kind
+        s = Store(path, settings=get_settings(store=path, backend=kind), embedder=hash_embedder)
+        s.ingest_bytes(b"# Prefill\n\nThe prefill phase reads the whole prompt at once.\n", "prefill.md")
+        opened[kind] = (type(s.index_cache), s.index_cache.backend.kind, s.index_cache.files_present(1), s.check().ok)
+        s.close()
+    assert opened == {"local": (IndexCache, "local", True, True), "milvus": (IndexCache, "milvus", True, True)}
+    assert not hasattr(milvus, "MilvusIndexCache")
