@@ -57,9 +57,9 @@ else:
         overview.suggestions(store, asking, scope)
 
 for i, turn in enumerate(st.session_state.turns):
-    with st.chat_message("user"):
+    with st.chat_message("user", avatar=chat.USER_AVATAR):
         chat.render_question(turn)
-    with st.chat_message("assistant"):
+    with st.chat_message("assistant", avatar=chat.ASSISTANT_AVATAR):
         chat.render_turn_body(turn, key=f"t{i}")
 
 typed = st.chat_input("Ask a question about your documents", key="question")
@@ -73,10 +73,10 @@ if question:
     except RagError as e:
         st.error(md_escape(str(e)))
         st.stop()
-    with st.chat_message("user"):
+    with st.chat_message("user", avatar=chat.USER_AVATAR):
         chat.render_question(chat.Turn(question, None, standalone=rw.standalone if rw.rewritten else "",
                                        scope=tuple(scope) if scope else None))
-    with st.chat_message("assistant"):
+    with st.chat_message("assistant", avatar=chat.ASSISTANT_AVATAR):
         turn = chat.show(conv.ask(question, scope=scope, followup=rw), conv)
     chat.keep_turn(turn, conv)
     st.rerun()

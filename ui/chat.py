@@ -43,6 +43,11 @@ from ui.format import (
 )
 from ui.plain import answered_from, mentions_text, names_phrase, refusal_text
 
+#: The chat's avatars: neutral icons (issue 29: Streamlit's default ones are red and orange, and red is for
+#: what failed).
+USER_AVATAR = ":material/person:"
+ASSISTANT_AVATAR = ":material/menu_book:"
+
 
 @dataclass
 class Turn:

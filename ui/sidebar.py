@@ -143,7 +143,8 @@ def chat_list(store) -> None:
     if saved is not None and saved.turns:
         turns = [turn_from_record(t.record, t.created_at) for t in store.chats.turns(saved.id)]
         name = services.collection_name()
-        md = chat_markdown(saved.title, turns, collection=None if name == DEFAULT else name,
+        labels = {d.id: d.label for d in store.documents()}
+        md = chat_markdown(saved.title, turns, collection=None if name == DEFAULT else name, names=labels,
                            exported_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
         st.download_button("Export chat (Markdown)", data=md.encode("utf-8"), file_name=f"chat-{saved.id}.md",
                            mime="text/markdown", key="export_chat", icon=":material/download:")

@@ -64,7 +64,7 @@ _LEANS_BACK = re.compile(
     r"for instance|e\.g\.|i\.e\.|similarly|likewise|otherwise|instead|finally|first|second|third|next|"
     r"above|below|in this|in that|on the other hand|as (?:shown|mentioned|discussed|described|expected|we saw|you can see)|"
     r"now|let's|let us|great|okay|ok|oh|again|yes|no|well|sure|note|remember|before|after that|here's|"
-    r"complete example)\b", re.IGNORECASE)
+    r"complete example|in the \w+ (?:below|above)|(?:as )?(?:shown|seen) (?:below|above))\b", re.IGNORECASE)
 #: Links, code and formulas read badly out of context ("Complete example can be found [here](./x.py)."), and so
 #: does a sentence about a figure, table or note of the document ("Other parameters are as in Fig. 1.").
 _MARKUP = re.compile(r"\]\(|`|\\\(|\$\$|https?://|<[a-z/]|"

@@ -197,11 +197,11 @@ def _walk(page, context, server, corpus_dir, cases_dir):
     _shot(page, "33-chat-start.png")
 
     # 5. Click a suggested question: it is answered (never refused), with a verdict and sources.
-    asked = suggestions.first.inner_text().strip()
+    asked = suggestions.first.get_by_test_id("stMarkdownContainer").inner_text().strip()  # without the icon
     suggestions.first.click()
     answer = _answer(page, 0)
     expect(page.get_by_test_id("stChatMessage").nth(0)).to_contain_text(asked)
-    expect(answer.get_by_text("Sources")).to_be_visible()
+    expect(answer.get_by_text("Sources", exact=True)).to_be_visible()
     _no_red(answer)
     assert "No answer" not in answer.inner_text()
     _shot(page, "34-suggested-answer.png")
@@ -246,7 +246,7 @@ def _walk(page, context, server, corpus_dir, cases_dir):
     assert md.count("**Verdict: ") == 3  # one per answer, as the chat showed it
     assert f"## 2. {FOLLOW_UP}" in md and "*Standalone question:*" in md
     assert f"## 3. {OFF_TOPIC}" in md and "NO ANSWER" in md
-    shown = page.get_by_test_id("stMain").inner_text()
+    shown = page.get_by_test_id("stMainBlockContainer").inner_text(timeout=60_000)
     if "(inferred)" in shown:
         assert "*(inferred)*" in md
     _shot(page, "38-exported.png")
