@@ -18,7 +18,7 @@ from rag.answer.followup import Rewrite
 from rag.collections import DEFAULT
 from rag.errors import RagError
 from rag.types import DocStatus
-from ui import chat, overview, services, sidebar
+from ui import chat, jobs, overview, services, sidebar
 from ui.access import require_access
 from ui.format import md_escape
 
@@ -35,6 +35,7 @@ with st.sidebar:
     except RagError as e:
         st.error(md_escape(str(e)))
         st.stop()
+    jobs.progress_panel(store)  # issue 25: indexing under way, on every page
     scope = sidebar.scope_picker(store)
     sidebar.chat_list(store)
     model_file = sidebar.model_picker(cfg)

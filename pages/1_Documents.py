@@ -1,25 +1,30 @@
-"""Documents: upload PDF, Word, PowerPoint, Excel/CSV, HTML, EPUB, image, Markdown or text files, watch them index, see every document's status and what it holds (its overview), retry, delete (after asking).
+"""Documents: upload PDF, Word, PowerPoint, Excel/CSV, HTML, EPUB, image, Markdown or text files, follow their
+indexing, see every document's status, retry, cancel, delete.
 
-The page calls the store (:class:`rag.store.store.Store`) and nothing else: it
-extracts, chunks (strategy E), embeds and indexes. A bad file shows its reason
-and nothing else is lost; the same bytes (or the same text) again say "already
-indexed". Other bytes under a name already indexed wait for the user: replace
-the current version (it leaves the index at once and is listed as a previous
-version) or keep both (issue 16). The sidebar picks the collection.
+An upload is accepted at once (issue 25): its bytes and a job are kept in the store
+(:meth:`rag.store.store.Store.enqueue_bytes`) and the store's worker, a separate process started for the
+user (:mod:`ui.jobs`), extracts, chunks, embeds and indexes it. Leaving the page, closing the tab or
+restarting the app loses nothing; the sidebar's "Indexing" box on every page shows the progress. A bad
+file shows its reason and whether a retry can help, and nothing else is lost; the same bytes (or the same
+text) again say "already indexed". Other bytes under a name already indexed wait for the user: replace
+the current version (it leaves the index once the new one is ready and is listed as a previous version)
+or keep both (issue 16). Deleting a document asks first. The sidebar picks the collection.
 
 Plain words first (issue 29): the table shows name, kind, pages, status and when it was added (human
-dates); versions, sizes, chunk counts, the embedding model, OCR pages and ids sit under "Details". A
-document's overview (its sections and a summary made of its own sentences) is shown when it is picked.
+dates); versions, ISO times, reasons, sizes, chunk counts, the embedding model, OCR pages and ids sit under
+"Details". A file indexed with a notice (hidden text left out, pages read by OCR) is orange, not a green
+success. The picked document's overview (its sections and a summary made of its own sentences,
+:mod:`ui.overview`) is shown under "What it holds".
 """
 
 import pandas as pd
 import streamlit as st
 
-from rag.answer.calibrated_gate import store_calibration
 from rag.errors import RagError
-from rag.store.writer import IngestStatus, OnConflict
+from rag.store.jobs import result_of
+from rag.store.results import IngestStatus, OnConflict
 from rag.types import DocStatus
-from ui import overview, services, sidebar
+from ui import jobs, overview, services, sidebar
 from ui.access import require_access
 from ui.format import md_escape
 from ui.plain import STATUS, human_time, kind_label
@@ -28,7 +33,6 @@ st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layo
 services.init_state()
 require_access()  # issue 26: a password first when served beyond this machine
 MiB = services.MiB
-STAGES = {"ocr": (0.0, 0.1), "extract": (0.0, 0.1), "chunk": (0.1, 0.2), "embed": (0.2, 0.95), "index": (0.95, 1.0)}
 
 with st.sidebar:
     sidebar.collection_picker()
@@ -41,110 +45,71 @@ except RagError as e:
     st.stop()
 
 
-def _progress_callback(bar, i: int, n: int, name: str):
-    """A ``progress(stage, done, total)`` for the store that moves ``bar`` across file ``i`` of ``n``."""
-
-    def cb(stage: str, done: int, total: int) -> None:
-        lo, hi = STAGES.get(stage, (0.0, 1.0))
-        frac = lo + (hi - lo) * (done / total if total else 1.0)
-        unit = {"embed": " chunks", "ocr": " scanned pages read by OCR"}.get(stage, "")
-        bar.progress(min(1.0, (i + frac) / n), text=f"{name}: {stage} {done}/{total}{unit}  (file {i + 1} of {n})")
-
-    return cb
-
-
 def _log_result(r) -> None:
-    """One line per file in the session's ingest log (kept across reruns)."""
+    """One line per file in the session's log (kept across reruns)."""
     name = r.name
-    if r.status == IngestStatus.READY:
+    log = st.session_state.ingest_log
+    if r.status == IngestStatus.QUEUED:
+        log.append(("info", f"{name}: queued for indexing"))
+        st.session_state.my_jobs[r.job_id] = name
+    elif r.status == IngestStatus.READY:
         # a notice to read (hidden text left out, pages read by OCR) is orange, never a green success (issue 29)
         extra = f"; to know: {'; '.join(r.warnings)}" if r.warnings else ""
         if r.replaced_id:
             extra += f"; replaced the version added {human_time(r.replaced_added_at)}"
         level = "warning" if r.warnings else "success"
-        st.session_state.ingest_log.append((level, f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}"))
+        log.append((level, f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}"))
+    elif r.status == IngestStatus.CANCELLED:
+        log.append(("info", f"{name}: cancelled"))
     elif r.status == IngestStatus.DUPLICATE:
         other = r.existing_name and (r.existing_name != name or r.same_text)
         same = f" (same text as {r.existing_name})" if other else ""
-        st.session_state.ingest_log.append(("info", f"{name}: already indexed{same}; nothing done"))
-    elif r.status == IngestStatus.BUSY:
-        st.session_state.ingest_log.append(("warning", f"{name}: being indexed by another process right now"))
+        log.append(("info", f"{name}: already indexed{same}; nothing done"))
     else:
-        st.session_state.ingest_log.append(("error", f"{name}: failed: {r.reason}"))
+        hint = "" if r.retryable is None else " (a retry may help)" if r.retryable else " (a retry cannot help)"
+        log.append(("error", f"{name}: failed: {r.reason}{hint}"))
 
 
-def ingest_uploads(files) -> None:
-    """Index the uploads this session has not handled yet, one progress bar across all of them."""
+def report_finished() -> None:
+    """Say how each file this session queued ended (indexed, already there, failed, cancelled), once."""
+    for job_id in list(st.session_state.my_jobs):
+        job = store.jobs.get(job_id)
+        if job is None or job.active:
+            continue
+        del st.session_state.my_jobs[job_id]
+        _log_result(result_of(job))
+
+
+def accept_uploads(files) -> None:
+    """Keep the uploads this session has not handled yet and queue them (instant: the worker indexes them)."""
     new = [f for f in files if f.file_id not in st.session_state.ingested_ids]
-    for f in new:
-        st.session_state.ingested_ids.add(f.file_id)
-    ingest_items([(f.file_id, f.name, f.size, f.getvalue) for f in new])
-
-
-def ingest_items(items) -> None:
-    """Index ``items`` (``(key, name, size in bytes, () -> bytes)``) with one progress bar and one index update.
-
-    Opening another page or closing the tab stops this run (Streamlit); the file under way and those after it
-    are then kept in the session (``unindexed``) and offered again on this page, never silently lost.
-    """
-    if not items:
+    if not new:
         return
     st.session_state.ingest_log = []
-    bar = st.progress(0.0, text=f"Indexing {len(items)} file(s)…")
-    i = 0
-    try:
-        with store.batch():  # one index update for the whole upload, not one per file (issue 18)
-            for i, (key, name, size, read) in enumerate(items):
-                if size > limit_mb * MiB:
-                    st.session_state.ingest_log.append(
-                        ("error", f"{name}: refused: {size / MiB:.1f} MB is over the {limit_mb} MB limit"))
-                    continue
-                cb = _progress_callback(bar, i, len(items), name)
-                data = read()
-                # scanned pages: the bar moves page by page while OCR reads them (extraction's progress)
-                r = store.ingest_bytes(data, name, progress=cb, on_conflict=OnConflict.ASK)
-                if r.status == IngestStatus.EXISTS:  # other bytes under a name already indexed: the user decides below
-                    st.session_state.pending_versions.append((key, name, data, r.existing_id))
-                    continue
-                _log_result(r)
-            bar.progress(1.0, text="Updating the search indexes…")
-    except BaseException:
-        st.session_state.unindexed = [(key, name, size, read()) for key, name, size, read in items[i:]]
-        raise
-    if not store.is_empty:
-        bar.progress(1.0, text="Calibrating the answer gate on these documents…")
-        store_calibration(store)  # issue 15: once per batch of uploads, so the first question does not wait for it
-    bar.progress(1.0, text="Done.")
-
-
-def offer_unindexed() -> None:
-    """Files whose indexing was stopped by leaving the page: say so, and index them again or forget them."""
-    left = st.session_state.get("unindexed") or []
-    if not left:
-        return
-    with st.container(border=True):
-        st.warning(md_escape(f"{len(left)} file(s) were not indexed because the page was left while they were being "
-                             f"indexed: {', '.join(name for _, name, _, _ in left)}."))
-        a, b = st.columns(2)
-        if a.button("Index them now", key="index-unindexed", type="primary"):
-            st.session_state.unindexed = []
-            ingest_items([(key, name, size, (lambda d=data: d)) for key, name, size, data in left])
-            st.rerun()  # the warning above was drawn before the click: draw the page again without it
-        if b.button("Forget them", key="forget-unindexed"):
-            st.session_state.unindexed = []
-            st.rerun()
+    for f in new:
+        st.session_state.ingested_ids.add(f.file_id)
+        if f.size > limit_mb * MiB:
+            st.session_state.ingest_log.append(
+                ("error", f"{f.name}: refused: {f.size / MiB:.1f} MB is over the {limit_mb} MB limit"))
+            continue
+        data = f.getvalue()
+        r = store.enqueue_bytes(data, f.name, on_conflict=OnConflict.ASK)
+        if r.status == IngestStatus.EXISTS:  # other bytes under a name already indexed: the user decides below
+            st.session_state.pending_versions.append((f.file_id, f.name, data, r.existing_id))
+            continue
+        _log_result(r)
+    jobs.ensure_worker(store.path)
 
 
 def resolve_pending(i: int, policy: str | None) -> None:
-    """Index pending upload ``i`` with ``policy`` (replace / keep both), or drop it (``None``)."""
+    """Queue pending upload ``i`` with ``policy`` (replace / keep both), or drop it (``None``)."""
     _, name, data, _ = st.session_state.pending_versions.pop(i)
     if policy is None:
         st.session_state.ingest_log = [("info", f"{name}: not added")]
         return
     st.session_state.ingest_log = []
-    bar = st.progress(0.0, text=f"Indexing {name}…")
-    cb = _progress_callback(bar, 0, 1, name)
-    _log_result(store.ingest_bytes(data, name, progress=cb, on_conflict=policy))
+    _log_result(store.enqueue_bytes(data, name, on_conflict=policy))
+    jobs.ensure_worker(store.path)
 
 
 def ask_pending() -> None:
@@ -157,7 +122,7 @@ def ask_pending() -> None:
                                  "content. Replace it with the new file, or keep both as separate documents?"))
             a, b, c = st.columns(3)
             if a.button("Replace", key=f"replace-{fid}", type="primary",
-                        help="The new file becomes the current version; the old one leaves the index now."):
+                        help="The new file becomes the current version; the old one leaves the index when it is ready."):
                 resolve_pending(i, OnConflict.REPLACE)
                 st.rerun()
             if b.button("Keep both", key=f"keepboth-{fid}"):
@@ -166,6 +131,48 @@ def ask_pending() -> None:
             if c.button("Cancel", key=f"cancel-{fid}"):
                 resolve_pending(i, None)
                 st.rerun()
+
+
+def confirm_delete(doc) -> None:
+    """Ask before deleting (issue 25): what goes, then Delete or Keep it. Shown until one is clicked."""
+    with st.container(border=True, key="confirm-delete-box"):
+        st.warning(md_escape(f"Delete {doc.label}? Its chunks, vectors, stored file"
+                             + (f" and {doc.versions} earlier version(s)" if doc.versions else "")
+                             + " are removed; chats that cited it keep their quotes. This cannot be undone."))
+        a, b = st.columns(2)
+        if a.button("Delete", key="confirm-delete", type="primary", width="stretch"):
+            st.session_state.pop("deleting", None)
+            try:
+                store.delete(doc.id)  # its served copy goes with it (rag.served, issue 26)
+                st.session_state.ingest_log = [("info", f"{doc.name}: deleted")]
+            except RagError as e:
+                st.session_state.ingest_log = [("error", str(e))]
+            st.rerun()
+        if b.button("Keep it", key="cancel-delete", width="stretch"):
+            st.session_state.pop("deleting", None)
+            st.rerun()
+
+
+@st.fragment(run_every=jobs.REFRESH_S)
+def show_jobs() -> None:
+    """The queue of this collection: each queued or running file with its progress and a Cancel button
+    (redrawn every few seconds on its own, like the sidebar's box)."""
+    active = store.jobs.active()
+    if not active:
+        return
+    st.subheader(f"Indexing {len(active)} file(s)")
+    for job in active:
+        a, b = st.columns([0.85, 0.15], vertical_alignment="center")
+        with a:
+            eta = job.eta_s()
+            left = "" if eta is None else f" · about {max(1, round(eta / 60))} min left" if eta >= 60 else \
+                " · less than a minute left"
+            st.progress(job.fraction, text=md_escape(f"{job.name}: {job.stage_text()}{left}"))
+        if b.button("Cancel", key=f"cancel-job-{job.id}", width="stretch",
+                    help="Stop indexing this file; it is not added."):
+            store.cancel_job(job.id)
+            st.session_state.ingest_log = [("info", f"{job.name}: cancelled")]
+            st.rerun()
 
 
 #: File name endings the uploader offers (the type is then read from the bytes: rag.ingest.sniff).
@@ -202,19 +209,21 @@ def usable_uploads(files) -> list:
 
 files = usable_uploads(uploader())
 st.caption(f"Files up to **{limit_mb} MB** each (server.maxUploadSize); bigger files are refused. "
-           "Each file is extracted, cut into chunks and embedded locally; nothing leaves this machine.  \n"
-           "Stay on this page until the bar says **Done.**: opening another page stops the indexing, and the files "
-           "not yet indexed are offered again here when you come back; closing the tab loses them (the file "
-           "under way is then marked failed, to retry).")
-offer_unindexed()
+           "Each file is kept, then extracted, cut into chunks and embedded locally by a background worker; nothing "
+           "leaves this machine. You can open other pages or close the tab meanwhile: indexing goes on, and the "
+           "sidebar shows its progress on every page.")
 if files:
-    ingest_uploads(files)
+    accept_uploads(files)
+with st.sidebar:  # after the uploads were queued, so the box shows them at once
+    jobs.progress_panel(store, rerun_when_done=True)
 ask_pending()
 
+report_finished()
 for level, msg in st.session_state.ingest_log:
     getattr(st, level)(md_escape(msg))
 for msg in st.session_state.get("name_refusals", []):
     st.error(md_escape(msg))
+show_jobs()
 
 # ---------------------------------------------------------------- the documents
 docs = store.documents()
@@ -222,6 +231,10 @@ st.subheader(f"{len(docs)} document(s)")
 if not docs:
     st.caption("Nothing indexed yet.")
     st.stop()
+counts = {s: sum(d.status == s for d in docs) for s in DocStatus}
+st.caption(", ".join(f"{counts[s]} {STATUS.get(str(s), s)}" for s in DocStatus if counts[s] or s == DocStatus.READY),
+           help="waiting: for the worker; being read: now; ready: you can ask about it; failed: see why under the "
+                "table.")
 
 table = pd.DataFrame({
     "document": [d.label for d in docs],
@@ -238,7 +251,9 @@ with st.expander("Details", icon=":material/info:"):
         "added (UTC)": [d.created_at for d in docs],
         "previous versions (added)": [", ".join(v.added_at for v in store.versions(d.id)) if d.versions else ""
                                       for d in docs],
+        "status": [d.status for d in docs],
         "reason": [d.reason or "" for d in docs],
+        "retry can help": [("yes" if d.retryable else "no") if d.status == DocStatus.FAILED else "" for d in docs],
         "chunks": [d.chunk_count for d in docs],
         "type": [d.media_type or "" for d in docs],
         "size (KB)": [round(d.size_bytes / 1024, 1) for d in docs],
@@ -250,49 +265,46 @@ with st.expander("Details", icon=":material/info:"):
 
 by_id = {d.id: d for d in docs}
 left, mid, right = st.columns([0.6, 0.2, 0.2], vertical_alignment="bottom")
-pick = left.selectbox("Document", list(by_id), key="doc_pick",
-                      format_func=lambda i: f"{by_id[i].label} · {STATUS.get(str(by_id[i].status), by_id[i].status)}")
+pick = left.selectbox("Document", list(by_id), key="doc_pick", format_func=lambda i: by_id[i].label)
 doc = by_id[pick]
-if doc.status == DocStatus.FAILED:
-    st.error(md_escape(f"{doc.label} could not be indexed: {doc.reason or 'no reason recorded'}"))
+# the status beside, not in the option's label: the browser kept a picked option's old label ("queued") after
+# its document had failed
+if doc.status == DocStatus.FAILED:  # red: it failed (issue 29), with why and whether a retry can help
+    hint = "" if doc.retryable is None else " A retry may help." if doc.retryable else " A retry cannot help."
+    st.error(md_escape(f"{doc.label} could not be indexed: {doc.reason or 'no reason recorded'}.{hint}"))
+else:
+    st.caption(md_escape(f"{doc.label} · {STATUS.get(str(doc.status), doc.status)}"))
 for w in doc.warnings:  # text coverage, OCR'd and unreadable pages, encodings (issue 13)
     st.warning(md_escape(f"{doc.label}: {w}"))
 if mid.button("Retry", key="retry", disabled=doc.status != DocStatus.FAILED or not doc.has_file,
               help="Index a failed document again from its stored original.", width="stretch"):
-    bar = st.progress(0.0, text=f"Retrying {doc.name}…")
     try:
-        _log_result(store.retry(doc.id, progress=_progress_callback(bar, 0, 1, doc.name)))
+        _log_result(store.enqueue_retry(doc.id))
+        jobs.ensure_worker(store.path)
     except RagError as e:
-        st.session_state.ingest_log.append(("error", str(e)))
+        st.session_state.ingest_log = [("error", str(e))]
     st.rerun()
 if right.button("Delete", key="delete", width="stretch", icon=":material/delete:",
-                help="Remove the document, its chunks, vectors and stored file (you are asked first)."):
-    st.session_state.confirm_delete = doc.id
-if st.session_state.get("confirm_delete") == doc.id:  # Delete asks first (issue 29)
-    with st.container(border=True):
-        st.warning(md_escape(f"Delete {doc.label}? Its passages, its stored file and its overview are removed "
-                             "from this collection; saved chats keep the quotes they showed."))
-        yes, no = st.columns(2)
-        if yes.button(f"Yes, delete {doc.label}", key="confirm-delete", type="primary", width="stretch"):
-            st.session_state.confirm_delete = None
-            try:
-                store.delete(doc.id)  # its served copy goes with it (rag.served, issue 26)
-                st.session_state.ingest_log = [("info", f"{doc.name}: deleted")]
-            except RagError as e:
-                st.session_state.ingest_log = [("error", str(e))]
-            st.rerun()
-        if no.button("Cancel", key="cancel-delete", width="stretch"):
-            st.session_state.confirm_delete = None
-            st.rerun()
-elif st.session_state.get("confirm_delete") not in by_id:
-    st.session_state.confirm_delete = None
+                help="Remove the document, its chunks, vectors and stored file (asks first)."):
+    st.session_state.deleting = doc.id
+if st.session_state.get("deleting") in by_id:
+    confirm_delete(by_id[st.session_state.deleting])
 failed = [d for d in docs if d.status == DocStatus.FAILED and d.has_file]
-if failed and st.button(f"Retry all {len(failed)} failed", key="retry_all"):
-    bar = st.progress(0.0, text="Retrying…")
-    st.session_state.ingest_log = []
-    for i, d in enumerate(failed):
-        _log_result(store.retry(d.id, progress=_progress_callback(bar, i, len(failed), d.name)))
-    st.rerun()
+transient = [d for d in failed if d.retryable is not False]
+if failed and not transient:
+    st.caption(f"{len(failed)} failed: a retry cannot help (a damaged, refused or too large file, or a limit hit); "
+               "the reason is in the table.")
+if transient:
+    label = (f"Retry all {len(transient)} failed that a retry can help" if len(transient) < len(failed)
+             else f"Retry all {len(failed)} failed")
+    if st.button(label, key="retry_all",
+                 help="Queues again the documents that failed on a transient fault (interrupted, internal error); "
+                      "a damaged, refused or too large file fails the same way again and is left as it is."):
+        st.session_state.ingest_log = []
+        for d in transient:
+            _log_result(store.enqueue_retry(d.id))
+        jobs.ensure_worker(store.path)
+        st.rerun()
 if doc.status == DocStatus.READY:
     st.subheader("What it holds")
     overview.show(store, doc, heading=False)

@@ -13,7 +13,7 @@ import streamlit as st
 from rag.answer.cite import locator_label
 from rag.errors import RagError
 from rag.types import DocStatus
-from ui import services, viewer
+from ui import jobs, services, viewer
 from ui.access import require_access
 from ui.format import md_escape
 from ui.plain import kind_label
@@ -26,6 +26,8 @@ try:
 except RagError as e:
     st.error(md_escape(str(e)))
     st.stop()
+with st.sidebar:
+    jobs.progress_panel(store)
 
 params = st.query_params
 ready = {d.id: d for d in store.documents() if d.status == DocStatus.READY}

@@ -20,7 +20,7 @@ from rag.evaluation.data import load_ood, load_questions, store_documents
 from rag.evaluation.report import headline, write_report
 from rag.evaluation.runner import run_evaluation
 from rag.ingest.chunk import STRATEGIES
-from ui import services
+from ui import jobs, services
 from ui.access import require_access
 from ui.format import md_escape
 from ui.plain import plain_results
@@ -54,6 +54,8 @@ try:
 except RagError as e:
     st.error(md_escape(str(e)))
     st.stop()
+with st.sidebar:
+    jobs.progress_panel(store)
 if store.is_empty:
     st.info("The store is empty: add documents on the Documents page first.")
     st.stop()

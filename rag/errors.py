@@ -52,6 +52,10 @@ def _figure(value: float, unit: str) -> str:
     return f"{text} {unit}".strip()
 
 
+class Cancelled(RagError):
+    """Work stopped because the user cancelled it (a job of the queue, issue 25)."""
+
+
 class ModelError(RagError):
     """A model file is missing, corrupt, or cannot be loaded; the message names the fixing command."""
 

@@ -30,9 +30,6 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from rag.types import GateKind
 
-#: Repository root (the folder holding ``rag/``); ``models/`` lives under it.
-ROOT = Path(__file__).resolve().parent.parent
-
 #: The default generator written by ``python -m rag models``.
 DEFAULT_MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 
@@ -59,7 +56,12 @@ class Settings(BaseSettings):
                                       validate_by_name=True, validate_by_alias=True)
 
     store: Path = Field(Path("data"), description="Store directory (SQLite, FAISS, BM25, original files). Env RAG_STORE.")
-    models_dir: Path = Field(ROOT / "models", description="Folder holding GGUF generators and optional cross-encoders.")
+    models_dir: Path = Field(
+        Path("models"),
+        description="Folder holding GGUF generators and optional cross-encoders, relative to the working directory "
+                    "like the store (the README's commands run from the repository, where 'make' provisions it). "
+                    "Env RAG_MODELS_DIR.",
+    )
     chunk_budget_chars: int = Field(512, ge=64, le=8192, description="Strategy E chunk budget, characters (design stage 2).")
     encoder_window_tokens: int = Field(256, ge=16, le=8192, description="Embedder window in word-pieces; no chunk text may exceed it.")
     overlap_chars: int = Field(64, ge=0, le=1024, description="Overlap for strategies B, D, F, characters.")
@@ -107,6 +109,22 @@ class Settings(BaseSettings):
         False,
         description="Ask the model once more, told to quote the source sentence that answers, when its first answer "
                     "has no claim that passes the claim check (issue 14); the key passage stands otherwise.",
+    )
+    evidence_selector: Literal["lexical", "model"] = Field(
+        "lexical",
+        description="How the key passage (and so the sentence the model surely reads) is chosen: 'lexical' (the "
+                    "question's IDF-weighted terms, about 1 ms) or 'model' (the local model re-ranks the best "
+                    "sentences in one listwise pass before it answers, rag/answer/evidence.py; issue 24).",
+    )
+    selector_weight: float = Field(
+        0.5, ge=0.0, le=10.0,
+        description="With evidence_selector 'model': weight of the model's share beside the lexical score.",
+    )
+    answer_style: Literal["claims", "quote"] = Field(
+        "claims",
+        description="'claims': the model answers in cited sentences, each checked (issue 14); 'quote': it first "
+                    "copies the sentence that answers, then a short answer that must be a span of it "
+                    "(rag/answer/quote_answer.py; issue 24).",
     )
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
@@ -204,6 +222,30 @@ class Settings(BaseSettings):
         None,
         description="The evaluation's embedding cache (every chunk text embedded once, ever; safe to delete); "
                     "unset = $XDG_CACHE_HOME/rag/embeddings.sqlite (~/.cache/rag/...). Env RAG_EMBED_CACHE.",
+    )
+    extract_memory_mb: int = Field(
+        1536, ge=128, le=65536,
+        description="Most resident memory, MiB, that extracting one file may use (issue 26): the worker reads each "
+                    "file in a child process and stops it past this, failing that file alone ('extraction needed N MB, "
+                    "over the limit'); a backstop behind the readers' own limits. Measured on the pdf-dev corpus: 400 MB with the readers loaded, 500-1000 MB for PDFs "
+                    "with pages read by OCR (docs/jobs.md).",
+    )
+    extract_seconds: int = Field(
+        3600, ge=5, le=86400,
+        description="Most wall time, seconds, that extracting one file may take in the worker (issue 26); past it the "
+                    "child is stopped and the file fails ('extraction took longer than the limit of N s'). A backstop "
+                    "above the readers' own limits (max_ocr_seconds): it also stops a reader stuck in a loop.",
+    )
+    worker_idle_exit_s: int = Field(
+        120, ge=0, le=86400,
+        description="Seconds a worker started by the app waits with nothing to do before it stops (issue 25); the app "
+                    "starts one again when a file is added. 0 = never stops by itself.",
+    )
+    watch_dirs: list[Path] = Field(
+        default_factory=list,
+        description="Folders the app's worker keeps in sync with its store (issue 25), as 'rag watch DIR' does: new "
+                    "and changed files are queued (a changed file becomes a new version), deleted ones leave. "
+                    "Env RAG_WATCH_DIRS as a JSON list.",
     )
 
     @model_validator(mode="before")

@@ -338,8 +338,9 @@ class Document:
     ``id`` is the hex sha256 of the original bytes; ``name`` the user's file
     name (display metadata only, never used as a path); ``media_type`` the
     :class:`MediaType` sniffed from the bytes (one per reader: PDF, Markdown,
-    text, DOCX, PPTX, XLSX, CSV, HTML, EPUB, PNG, JPEG, TIFF; a string is
-    converted, an unknown one raises ``ValueError``);
+    text, DOCX, PPTX, XLSX, CSV, HTML, EPUB, PNG, JPEG, TIFF, ODT, ODS, ODP,
+    XPS, FB2, MOBI, CBZ; a string is converted, an unknown one raises
+    ``ValueError``);
     ``canonical`` the stored text every offset points into (NFC, ``\\n`` line
     ends); ``title`` the document title used in chunk headers; ``pages`` one
     :class:`PageSpan` per physical page (PDF only, empty otherwise);

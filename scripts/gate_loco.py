@@ -23,7 +23,6 @@ from rag.evaluation.loco import (
     C,
     GateQuery,
     choose_cuts,
-    cv_probabilities,
     matrix,
     run,
     verdict_table,
@@ -137,7 +136,7 @@ def main(paths, save=None):
         X = matrix(both["queries"], "cal", CHOSEN)
         y = np.array([q.label for q in both["queries"]])
         grp = np.array([q.id for q in both["queries"]])
-        pcv = cv_probabilities(X, y, grp)
+        pcv = lg.cross_val_probabilities(X, y, grp, C=C)
         A, R = choose_cuts(pcv, both["queries"])
         model = lg.fit_gate_model(X[y >= 0], y[y >= 0], CHOSEN, C=C)
         model.default_min_score, model.default_mention_score = A, R

@@ -427,7 +427,11 @@ def crosslang(corpora, gen: bool) -> None:
     for name, ranks in res.items():
         if ranks:
             m = rx.cell(ranks)
-            print(f"crosslang {name}: n={len(ranks)} R@1 {m['R@1']:.3f} R@4 {m['R@4']:.3f} R@20 {m['R@20']:.3f} MRR {m['MRR']:.3f}")
+            t4 = rx.sign_test(rx.hits(ranks, 4), rx.hits(res["today"], 4))
+            t20 = rx.sign_test(rx.hits(ranks, 20), rx.hits(res["today"], 20))
+            print(f"crosslang {name}: n={len(ranks)} R@1 {m['R@1']:.3f} R@4 {m['R@4']:.3f} R@20 {m['R@20']:.3f} "
+                  f"MRR {m['MRR']:.3f}; vs today R@4 +{t4.wins}/-{t4.losses} p={t4.p:.4f}, "
+                  f"R@20 +{t20.wins}/-{t20.losses} p={t20.p:.4f}")
     if outs:
         ms = [outs[t]["ms"] for t in texts]
         print(f"translation ms p50 {statistics.median(ms):.0f}, max {max(ms):.0f}; prompt tokens p50 "

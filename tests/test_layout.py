@@ -56,3 +56,32 @@ def test_subpackages_name_the_pipeline_stages():
     for name in subpackages:
         doc = (ROOT / "rag" / name / "__init__.py").read_text()
         assert doc.lstrip().startswith('"""'), f"rag/{name}/__init__.py has no docstring describing the stage"
+
+
+def test_every_module_is_named_in_its_package_index():
+    """Each subpackage's docstring lists its modules (review 2026-12-01, defect 5: answer/ and cli/ had stale
+    indexes): a new module is one line there."""
+    missing = []
+    for init in sorted((ROOT / "rag").rglob("__init__.py")):
+        pkg = ".".join(init.parent.relative_to(ROOT).parts)
+        doc = init.read_text(encoding="utf-8")
+        for mod in sorted(init.parent.glob("*.py")):
+            if mod.stem != "__init__" and f"{pkg}.{mod.stem}" not in doc:
+                missing.append(f"{pkg}.{mod.stem}")
+        for sub in sorted(p for p in init.parent.iterdir() if (p / "__init__.py").is_file()):
+            if f"{pkg}.{sub.name}" not in doc:
+                missing.append(f"{pkg}.{sub.name} (subpackage)")
+    assert missing == [], "modules missing from their package's docstring: " + ", ".join(missing)
+
+
+def test_readme_layout_table_names_every_module():
+    """The README's layout table matches the tree (issue 23): each folder's row names every module in it."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(rag/[a-z/]+/)` \|[^|]*\|(.*)\|$", readme, re.M)}
+    folders = ["rag/ingest/", "rag/index/", "rag/store/", "rag/answer/", "rag/evaluation/", "rag/cli/"]
+    assert set(folders) <= set(rows), sorted(rows)
+    missing = [f"{folder}{m.stem}" for folder in folders for m in sorted((ROOT / folder).glob("*.py"))
+               if m.stem != "__init__" and f"`{m.stem}`" not in rows[folder]]
+    assert missing == [], "modules missing from the README layout table: " + ", ".join(missing)

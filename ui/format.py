@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from rag.text import MARKER_RE, markdown_literal, strip_markers
+from rag.types import MediaType
 
 #: URL path of ``pages/2_Source.py`` (Streamlit names a page's URL after its file, number prefix dropped).
 SOURCE_PAGE = "/Source"
@@ -60,7 +61,7 @@ def blockquote(text: str, marks: Sequence[tuple[int, int]] = ()) -> str:
 
 def is_pdf(citation: Any) -> bool:
     """Whether a citation points into a PDF (opened at ``#page=N``) rather than a text document."""
-    return citation.media_type == "application/pdf" and citation.page is not None
+    return citation.media_type == MediaType.PDF and citation.page is not None
 
 
 def citation_url(citation: Any, page: int | None = None, collection: str | None = None) -> str:
@@ -217,10 +218,10 @@ def line_starts(text: str, sentences: Sequence[Any]) -> list[bool]:
 
 #: How each answer verdict (issue 24) is shown above the answer: the Streamlit box and its icon.
 VERDICT_STYLE = {
-    "supported": ("success", "✅"),
-    "partly_supported": ("warning", "🌓"),  # a valid emoji: Streamlit refused "◐" and the page failed
-    "may_not_answer": ("warning", "⚠️"),
-    "refused": ("info", "ℹ️"),  # a refusal is no failure: not red (issue 29)
+    "supported": ("success", ":material/check_circle:"),
+    "partly_supported": ("warning", ":material/contrast:"),
+    "may_not_answer": ("warning", ":material/warning:"),
+    "refused": ("info", ":material/block:"),  # a refusal is no failure: not red (issue 29)
 }
 
 

@@ -42,6 +42,7 @@ STATE_DEFAULTS: dict[str, Any] = {
     "ingested_ids": set(),  # Documents page: uploader file ids already handled in this session
     "chat_id": None,        # the saved chat the turns belong to (rag.store.chats), None before the first question
     "pending_versions": [],  # Documents page: uploads under a name already indexed, waiting for replace / keep both
+    "my_jobs": {},          # Documents page: job id -> file name of the files this session queued (issue 25)
 }
 
 
@@ -121,9 +122,17 @@ def store():
     return _store(str(collections().path(collection_name()).resolve()))
 
 
-@st.cache_resource(show_spinner="Loading the embedding model…")
+def store_at(path: Path):
+    """The process-wide store at ``path`` (another collection's, e.g. to resume its jobs)."""
+    return _store(str(Path(path).resolve()))
+
+
 def embedder():
-    """The store's encoder (the one its stamp names, :func:`rag.index.embed.encoder_for_store`), loaded once."""
+    """The encoder of this session's collection's store (the one its stamp names,
+    :func:`rag.index.embed.encoder_for_store`). Each encoder is loaded once per process by the store
+    (:func:`rag.index.embed.get_embedder`); not cached here, so after switching collections the Evaluation page
+    embeds with the new store's encoder (review 2026-12-01, defect 3: a ``cache_resource`` without the collection
+    kept the first store's)."""
     return store().embedder
 
 

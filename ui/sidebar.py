@@ -27,6 +27,7 @@ from rag.collections import DEFAULT
 from rag.errors import StoreError
 from rag.models import KNOWN_GGUF
 from rag.settings import Settings
+from rag.types import DocStatus
 from ui import chat, services
 from ui.format import md_escape
 
@@ -38,8 +39,13 @@ def _say(level: str, text: str) -> None:
     st.session_state.collection_msg = (level, text)
 
 
-def _on_pick() -> None:
-    services.switch_collection(st.session_state.collection_pick)
+def _pick_key(current: str) -> str:
+    """The collection selectbox's key while ``current`` is this session's collection (see :func:`collection_picker`)."""
+    return f"collection_pick::{current}"
+
+
+def _on_pick(key: str) -> None:
+    services.switch_collection(st.session_state[key])
 
 
 def _on_create() -> None:
@@ -49,7 +55,6 @@ def _on_create() -> None:
         _say("error", str(e))
         return
     services.switch_collection(c.name)
-    st.session_state.collection_pick = c.name
     st.session_state.new_collection = ""
     _say("success", f"Created collection {c.name}")
 
@@ -63,7 +68,6 @@ def _on_rename() -> None:
         _say("error", str(e))
         return
     st.session_state.collection = c.name
-    st.session_state.collection_pick = c.name
     st.session_state.rename_collection = ""
     _say("success", f"Renamed {old} to {c.name}")
 
@@ -80,7 +84,6 @@ def _on_delete() -> None:
         _say("error", str(e))
         return
     services.switch_collection(DEFAULT)
-    st.session_state.collection_pick = DEFAULT
     st.session_state.confirm_delete_collection = False
     _say("success", f"Deleted collection {name}")
 
@@ -89,9 +92,12 @@ def collection_picker() -> str:
     """The collection selectbox and the "Manage collections" expander; returns this session's collection."""
     current = services.collection_name()
     names = [c.name for c in services.collections().list()]
-    if st.session_state.get("collection_pick") not in names or st.session_state.get("collection_pick") != current:
-        st.session_state.collection_pick = current
-    st.selectbox("Collection", names, key="collection_pick", on_change=_on_pick,
+    # One widget per current collection (its key names it), drawn at that collection: the box always shows the
+    # collection every page lists. A single key whose value was set before drawing showed "default" after a
+    # page change while the page listed another collection's documents (issue 25, found trying the app).
+    key = _pick_key(current)
+    st.selectbox("Collection", names, index=names.index(current) if current in names else 0, key=key,
+                 on_change=_on_pick, args=(key,),
                  help="Each collection is a store of its own (documents, indexes, chats) under the data folder. "
                       f"'{DEFAULT}' is the data folder's own store.")
     msg = st.session_state.pop("collection_msg", None)
@@ -116,7 +122,7 @@ def collection_picker() -> str:
 
 def scope_picker(store) -> list[str] | None:
     """The "Ask within" multiselect of this collection's ready documents; their ids, or ``None`` for all."""
-    docs = [d for d in store.documents() if d.status == "ready"]
+    docs = [d for d in store.documents() if d.status == DocStatus.READY]
     labels = {d.id: d.label for d in docs}
     if "scope_docs" in st.session_state:  # a document deleted or replaced meanwhile leaves the scope
         st.session_state.scope_docs = [i for i in st.session_state.scope_docs if i in labels]

@@ -9,7 +9,12 @@
 * :mod:`rag.answer.excerpt` - the sentences of each source the model reads;
 * :mod:`rag.answer.key_passage` - the source sentences that best match the question, shown before the model writes;
 * :mod:`rag.answer.generate` - the local GGUF model and the prompt;
-* :mod:`rag.answer.attribute` - the server's checks of what the model wrote;
+* :mod:`rag.answer.clean` - the model's text cleaned before anyone sees it; :mod:`rag.answer.attribute` - the
+  server's checks of what the model wrote, :mod:`rag.answer.claims` - what a sentence claims and the source
+  statement that makes the same claim; :mod:`rag.answer.roles` - which units of a source may answer (body
+  text); :mod:`rag.answer.listwise` - the local model as a listwise selector, :mod:`rag.answer.evidence` - it
+  choosing the key passage's evidence, :mod:`rag.answer.quote_answer` - quote-then-answer;
+  :mod:`rag.answer.verdict` - the one verdict a user reads (issue 24);
 * :mod:`rag.answer.pipeline` - retrieve -> gate -> (refuse | generate) -> check;
 * :mod:`rag.answer.record` - the :class:`~rag.answer.record.Answer` of one question and its one JSON form;
 * :mod:`rag.answer.followup` - a follow-up question made standalone before retrieval (issue 16);

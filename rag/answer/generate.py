@@ -267,7 +267,8 @@ class Generator:
         Over budget, the lowest-ranked source is trimmed (token-exact, with the
         model's tokenizer) or, if it would keep fewer than
         :data:`MIN_SOURCE_TOKENS`, dropped; repeated until it fits. With no
-        sources left, the question itself is trimmed. Raises :class:`ModelError`
+        sources left, the question itself is trimmed. The messages are this generator's prompt (``build``,
+        default :func:`build_messages`; issue 24's quote-then-answer has its own). Raises :class:`ModelError`
         if even the bare instructions do not fit (``n_ctx`` far too small). ``hint``: see :func:`build_messages`.
         """
         budget = self.n_ctx - max_answer_tokens
@@ -276,7 +277,7 @@ class Generator:
         trimmed: list[int] = []
         q = question
         while True:
-            text, toks = self.prompt_tokens(build_messages(q, srcs, hint))
+            text, toks = self.prompt_tokens(self._build(q, srcs, hint) if hint else self._build(q, srcs))
             over = len(toks) - budget
             if over <= 0:
                 return FittedPrompt(text, toks, tuple(srcs), tuple(dropped), tuple(trimmed))

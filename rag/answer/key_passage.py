@@ -150,7 +150,7 @@ def key_passage(query: str, sources: Sequence[Citation], term_stats: TermStats |
     Among every stretch of up to ``max_units`` consecutive units of one source (:func:`stretches`), the one
     whose words cover the largest IDF-weighted share of the question's BM25 terms
     (:func:`rag.answer.excerpt.lexical_overlap`, the excerpt scorer), plus :data:`RANK_WEIGHT` / source rank;
-    on a tie the shorter stretch, then the better source, then the earlier place. A stretch ending in a
+    on a tie the better source, then the earlier place, then the shorter stretch. A stretch ending in a
     colon brings the unit it introduces (a formula, a list, a table) when that fits ``max_chars``.
 
     Measured on the dev questions of both shared corpora (issue 14, ``bench answers --no-generate``): the
@@ -160,19 +160,63 @@ def key_passage(query: str, sources: Sequence[Citation], term_stats: TermStats |
     Empty when there are no sources or they hold no visible text.
     """
     t0 = time.perf_counter()
+    views = citation_views(sources)
+    ranked = scored_stretches(query, sources, term_stats, max_chars, max_units, views)
+    if not ranked:
+        return KeyPassage((), (time.perf_counter() - t0) * 1000.0)
+    return passage_from(ranked[0], sources, views, max_chars, t0)
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """A candidate key passage: ``score`` (lexical share plus the rank bonus), ``source`` the position of its
+    citation in the sources (0-based), ``spans`` its units' offsets into that citation's quote, in order."""
+
+    score: float
+    source: int
+    spans: tuple[tuple[int, int], ...]
+
+    def overlaps(self, other: Stretch) -> bool:
+        """Whether both stretches share a character of the same source."""
+        return self.source == other.source and self.spans[0][0] < other.spans[-1][1] and other.spans[0][0] < self.spans[-1][1]
+
+
+def scored_stretches(query: str, sources: Sequence[Citation], term_stats: TermStats | None = None,
+                     max_chars: int = MAX_CHARS, max_units: int = MAX_UNITS,
+                     views: Sequence[tuple[str, Sequence[tuple[int, int]]]] | None = None) -> list[Stretch]:
+    """Every stretch of every source (:func:`stretches` of its body text) with its score, best first (module
+    doc of :func:`key_passage`: IDF-weighted share of the question's terms plus :data:`RANK_WEIGHT` / rank;
+    ties: the better source, then the earlier place, then the shorter stretch)."""
     terms = set(tokenize(query))
     weights = term_stats.weights(terms) if term_stats is not None else None
-    views = citation_views(sources)
-    best: tuple[float, int, list[tuple[int, int]]] | None = None
+    views = citation_views(sources) if views is None else views
+    out = []
     for j, c in enumerate(sources):
         scored = without_table_headers(views[j][0])
         for st in stretches(c.quote, max_units, max_chars, views[j][0]):
             score = lexical_overlap(terms, scored[st[0][0]:st[-1][1]], weights) + RANK_WEIGHT / (j + 1)
-            if best is None or score > best[0] + 1e-9:
-                best = (score, j, st)
-    if best is None:
-        return KeyPassage((), (time.perf_counter() - t0) * 1000.0)
-    score, j, spans = best
+            out.append(Stretch(score, j, tuple(st)))
+    order = sorted(range(len(out)), key=lambda k: (-round(out[k].score, 9), k))  # ties: the first seen
+    return [out[k] for k in order]
+
+
+def distinct(ranked: Sequence[Stretch], k: int) -> list[Stretch]:
+    """The first ``k`` stretches of ``ranked`` that share no text with a better one (the candidates a selector
+    chooses among: three versions of the same place waste its list)."""
+    out: list[Stretch] = []
+    for st in ranked:
+        if len(out) >= k:
+            break
+        if not any(st.overlaps(o) for o in out):
+            out.append(st)
+    return out
+
+
+def passage_from(best: Stretch, sources: Sequence[Citation], views: Sequence[tuple[str, Sequence[tuple[int, int]]]],
+                 max_chars: int = MAX_CHARS, t0: float | None = None) -> KeyPassage:
+    """The :class:`KeyPassage` of stretch ``best``; a stretch ending in a colon brings the unit it introduces
+    when that fits ``max_chars``. ``t0``: ``time.perf_counter()`` when the choice began (for ``ms``)."""
+    score, j, spans = best.score, best.source, list(best.spans)
     c = sources[j]
     shown, skipped = views[j]
     if shown[spans[-1][0]:spans[-1][1]].rstrip().endswith(":"):
@@ -181,4 +225,4 @@ def key_passage(query: str, sources: Sequence[Citation], term_stats: TermStats |
             spans = [*spans, after[0]]
     out = tuple(KeySentence(c.index, c.quote[a:b], a, b, c.locator_label, score) for a, b in spans)
     body = readable(c.quote, spans[0][0], spans[-1][1], skipped)
-    return KeyPassage(out, (time.perf_counter() - t0) * 1000.0, body)
+    return KeyPassage(out, (time.perf_counter() - t0) * 1000.0 if t0 is not None else 0.0, body)

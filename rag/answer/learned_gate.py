@@ -235,14 +235,23 @@ def cross_val_probabilities(X: np.ndarray, y: np.ndarray, groups: Sequence[str],
     """Leave-one-group-out probabilities: each row scored by a model fitted without its group.
 
     Group both phrasings of a question together (and each OOD query alone),
-    so no question is scored by a model that saw it. Returns ``(n,)`` float64.
+    so no question is scored by a model that saw it. Rows labelled ``-1`` (an
+    in-domain query whose needle is not among its sources: neither class) are
+    scored but never fitted on; a fold left with fewer than two classes scores
+    its rows 0.5 (undecided). Returns ``(n,)`` float64. The one cross-validation
+    of the threshold sweeps (:mod:`rag.evaluation.sweeps`) and the
+    leave-one-corpus-out fits (:mod:`rag.evaluation.loco`).
     """
     groups = np.asarray(groups)
-    out = np.zeros(len(y), dtype=np.float64)
+    y = np.asarray(y)
+    out = np.full(len(y), 0.5, dtype=np.float64)
+    train = y >= 0
     for g in dict.fromkeys(groups.tolist()):
         test = groups == g
-        m = fit_gate_model(X[~test], y[~test], names, C=C)
-        out[test] = m.probability(X[test])
+        fit = train & ~test
+        if len(set(y[fit].tolist())) < 2:
+            continue
+        out[test] = fit_gate_model(X[fit], y[fit], names, C=C).probability(X[test])
     return out
 
 

@@ -34,11 +34,14 @@ from rag.answer.attribute import (
     split_sentences,
 )
 from rag.answer.cite import Citation, citations, format_sources_for_prompt
+from rag.answer.evidence import Selection, select_key_passage
 from rag.answer.excerpt import citation_views, prompt_excerpts
 from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gates import StoreContext, gate_for
 from rag.answer.generate import get_default_generator
 from rag.answer.key_passage import KeyPassage, key_passage
+from rag.answer.listwise import selector_generator
+from rag.answer.quote_answer import quote_generator, quote_result
 from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
 from rag.answer.roles import SUPPORTING
 from rag.settings import Settings
@@ -138,15 +141,29 @@ class AnswerStream:
         self.term_stats = term_stats
         self.excerpts: list[Any] = []
         self.key_passage: KeyPassage | None = None
+        self.selection: Selection | None = None
+        self.select_ms = 0.0
         if gate.refused:
             self.answer: Answer | None = refused_answer(gate, retrieval_ms)
         else:
             self.answer = None
             self.key_passage = key_passage(gate.query, self.cites, term_stats)
 
+    def _select(self) -> None:
+        """``settings.evidence_selector == "model"`` (issue 24, item 3a): the model re-ranks the key passage's
+        candidates in one listwise pass (:func:`rag.answer.evidence.select_key_passage`) before it answers; the
+        pass counts in the first-token time."""
+        if self.settings.evidence_selector != "model":
+            return
+        t0 = time.perf_counter()
+        self.key_passage, self.selection = select_key_passage(
+            self.gate.query, self.cites, self.term_stats, selector_generator(self.settings),
+            weight=self.settings.selector_weight)
+        self.select_ms = (time.perf_counter() - t0) * 1000.0
+
     def _attempt(self, gen: Any, hint: str | None) -> Iterator[str]:
         """One generation over the excerpts; yields cleaned pieces; sets ``self.answer`` to the checked result."""
-        t0 = time.perf_counter()
+        t0 = time.perf_counter() - self.select_ms / 1000.0
         prompt = gen.fit(self.gate.query, self.prompt_sources(gen.count_tokens), self.settings.max_answer_tokens,
                          hint=hint)
         prep_ms = (time.perf_counter() - t0) * 1000.0
@@ -160,7 +177,13 @@ class AnswerStream:
         tail = filt.finish()
         if tail:
             yield tail
-        text, invalid, links, sentences = check_answer(stream.text, seen, self.embedder, self.gate.query)
+        key = self.key_passage
+        if self.settings.answer_style == "quote":
+            text, invalid, links = filt.shown, 0, 0
+            views = [v for v, _ in citation_views(seen, keep=SUPPORTING)]
+            sentences, key = quote_result(stream.text, seen, views, key)
+        else:
+            text, invalid, links, sentences = check_answer(stream.text, seen, self.embedder, self.gate.query)
         self.answer = Answer(
             query=self.gate.query, threshold=self.gate.threshold, refused=False, refusal=None,
             text=text, citations=seen, sentences=sentences, invalid_citations_removed=invalid,
@@ -171,13 +194,16 @@ class AnswerStream:
             gate=self.gate,
             read_spans={c.index: e.spans for c, e in zip(self.cites, self.excerpts)
                         if not e.whole and c.index in {x.index for x in seen}},
-            key_passage=self.key_passage,
+            key_passage=key,
         )
 
     def __iter__(self) -> Iterator[str]:
         if self.gate.refused:
             return
         gen = (self._get_generator or get_default_generator)(self.settings)
+        if self.settings.answer_style == "quote":
+            gen = quote_generator(self.settings)
+        self._select()
         yield from self._attempt(gen, None)
         first = self.answer
         if not self.settings.reask or first.passed or first.declined:

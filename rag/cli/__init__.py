@@ -6,6 +6,7 @@
 * :mod:`rag.cli.answer` - ``ask``;
 * :mod:`rag.cli.chat` - ``chats list|show|export|rename|delete``, ``bench followup``;
 * :mod:`rag.cli.collection` - ``--collection`` and ``collections list|create|rename|delete``;
+* :mod:`rag.cli.jobs` - ``jobs``, ``worker``, ``watch`` (the queue, issue 25);
 * :mod:`rag.cli.eval` - ``eval``;
 * :mod:`rag.cli.bench_extract`, :mod:`rag.cli.bench_retrieval`, :mod:`rag.cli.bench_scale`,
   :mod:`rag.cli.bench_answers` - ``bench extract|retrieval|scale|answers``;

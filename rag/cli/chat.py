@@ -32,11 +32,12 @@ from rag.evaluation.followup import (
     standalone_questions,
     summary_lines,
 )
-from rag.settings import ROOT, get_settings
+from rag.settings import get_settings
 from rag.store.store import Store
 
-#: The dialogues written for issue 16 (two turns each, over both shared corpora).
-DIALOGUES = ROOT / "tests" / "data" / "followup_dialogues.jsonl"
+#: The dialogues written for issue 16 (two turns each, over both shared corpora), in the repository's tests/data
+#: (relative to the working directory, like every default path).
+DIALOGUES = Path("tests") / "data" / "followup_dialogues.jsonl"
 
 
 @click.command()

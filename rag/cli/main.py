@@ -2,7 +2,7 @@
 
 Each subcommand lives next to the stage it drives (:mod:`rag.cli.store`,
 :mod:`rag.cli.answer`, :mod:`rag.cli.bench_answers`, :mod:`rag.cli.eval`, :mod:`rag.cli.bench_extract`,
-:mod:`rag.cli.bench_retrieval`, :mod:`rag.cli.doctor`); this module only lists them. Heavy libraries (torch,
+:mod:`rag.cli.bench_retrieval`, :mod:`rag.cli.doctor`, :mod:`rag.cli.jobs`); this module only lists them. Heavy libraries (torch,
 FAISS, llama.cpp, PyMuPDF) are imported inside the commands, so ``--help``
 stays fast. Domain errors (:class:`rag.errors.RagError`) are printed as one
 line and exit with status 1; anything else is logged with its traceback.
@@ -26,6 +26,7 @@ from rag.cli import chat as chat_cli
 from rag.cli import collection as collection_cli
 from rag.cli import doctor as doctor_cli
 from rag.cli import eval as eval_cli
+from rag.cli import jobs as jobs_cli
 from rag.cli import store as store_cli
 from rag.errors import RagError
 from rag.settings import get_settings
@@ -142,6 +143,9 @@ main.add_command(answer_cli.ask_cmd, "ask")
 main.add_command(eval_cli.eval_cmd, "eval")
 main.add_command(chat_cli.chats_cmd, "chats")
 main.add_command(collection_cli.collections_cmd, "collections")
+main.add_command(jobs_cli.jobs_cmd, "jobs")
+main.add_command(jobs_cli.worker_cmd, "worker")
+main.add_command(jobs_cli.watch_cmd, "watch")
 bench.add_command(bench_extract_cli.bench_extract_cmd, "extract")
 bench.add_command(bench_retrieval_cli.bench_retrieval_cmd, "retrieval")
 bench.add_command(bench_scale_cli.bench_scale_cmd, "scale")

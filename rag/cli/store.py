@@ -15,7 +15,8 @@ JSON contracts (pinned by ``tests/test_cli_store.py``):
   "reason", "chunk_count", "elapsed_ms", "warnings", "replaced_id", "existing_name"}`` (``warnings``: the
   extractor's, e.g. pages under 99 % text coverage or read by OCR, issue 13; the last two: issue 16, ``null``
   when nothing was replaced / no other document holds the same text); with ``--sync`` a removed document is
-  ``{"path", "document_id", "name", "status": "removed", ...}``.
+  ``{"path", "document_id", "name", "status": "removed", ...}``. Issue 25 added ``job_id`` (the job that indexed
+  it, ``null`` when nothing was queued) and, with ``--no-wait``, the status ``queued``.
 
 Every command takes ``--collection NAME`` (:mod:`rag.cli.collection`); ``search``
 takes ``--doc ID`` (repeatable) to search only those documents.
@@ -35,12 +36,13 @@ from typing import Any
 
 import click
 
-from rag.answer.calibrated_gate import store_calibration
 from rag.answer.cite import evidence_pages, fragment, locator_label, row_locator
 from rag.cli.collection import collection_option, store_settings
+from rag.cli.jobs import wait_for_jobs
 from rag.errors import StoreError
+from rag.store.results import IngestResult, IngestStatus, OnConflict
 from rag.store.store import Store
-from rag.store.writer import OnConflict
+from rag.store.sync import conflict_policies, expand_paths, removed_by_sync
 from rag.types import DocStatus, RetrievalMode
 
 _store_option = click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
@@ -53,18 +55,6 @@ def _open(store_dir: str | None, *, must_exist: bool = False, collection: str | 
     if must_exist and not Path(s.store).is_dir():
         raise StoreError(f"no store at {s.store}; ingest documents first: python -m rag ingest --store {s.store} PATH")
     return Store(s.store, settings=s)
-
-
-def expand_paths(paths: tuple[str, ...]) -> list[Path]:
-    """Files given, plus every file under each folder (recursive, sorted; hidden files and folders skipped)."""
-    out: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            out.extend(f for f in sorted(p.rglob("*"))
-                       if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts))
-        else:
-            out.append(p)
-    return out
 
 
 def resolve_docs(store: Store, ids: tuple[str, ...]) -> list[str] | None:
@@ -81,34 +71,13 @@ def resolve_docs(store: Store, ids: tuple[str, ...]) -> list[str] | None:
     return list(dict.fromkeys(d.id for d in found.values()))
 
 
-def conflict_policies(files: list[Path], default: str) -> dict[Path, str]:
-    """The on-conflict policy of each file of one ingest run: ``default``, except that a file whose name an
-    earlier file of the same run already had keeps both (two files of one folder tree are two documents)."""
-    seen: set[str] = set()
-    out = {}
-    for f in files:
-        out[f] = OnConflict.KEEP_BOTH if f.name in seen else default
-        seen.add(f.name)
-    return out
-
-
-def _removed_by_sync(store: Store, folders: list[Path], files: list[Path]) -> list[Any]:
-    """Documents read from a file under one of ``folders`` that is no longer among ``files`` (``--sync``)."""
-    present = {str(f.resolve()) for f in files}
-    gone = {}
-    for folder in folders:
-        for d in store.sourced_under(folder):
-            if d.source not in present:
-                gone[d.id] = d
-    return list(gone.values())
-
-
 @click.command()
 @_store_option
 @collection_option
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--retry", "retry_ids", multiple=True, metavar="ID", help="Index a failed document again (id or prefix).")
-@click.option("--retry-failed", is_flag=True, help="Index every failed document again.")
+@click.option("--retry-failed", is_flag=True,
+              help="Index again every failed document a retry can help (not the damaged or refused ones).")
 @click.option("--replace", "policy", flag_value=OnConflict.REPLACE.value, default=None,
               help="Other bytes under a name already indexed replace that version (the default, with a notice).")
 @click.option("--keep-both", "policy", flag_value=OnConflict.KEEP_BOTH.value,
@@ -116,18 +85,19 @@ def _removed_by_sync(store: Store, folders: list[Path], files: list[Path]) -> li
 @click.option("--sync", is_flag=True,
               help="For each folder given: also remove the documents read from files no longer in it "
                    "(changed files are re-indexed as new versions either way).")
+@click.option("--no-wait", is_flag=True,
+              help="Queue the files and return at once (a worker indexes them: the app's, or `rag worker`).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file instead of status lines.")
 def ingest_cmd(store_dir: str | None, collection: str | None, paths: tuple[str, ...], retry_ids: tuple[str, ...],
-               retry_failed: bool, policy: str | None, sync: bool, as_json: bool) -> None:
+               retry_failed: bool, policy: str | None, sync: bool, no_wait: bool, as_json: bool) -> None:
     """Index PATHS (files, or folders recursively) into the store; print one status line per document.
 
-    A file whose name is already indexed with other bytes is a new version of
-    that document: it replaces the old one (--replace, the default) or is kept
-    beside it (--keep-both). Exit status 1 if any file failed (the others are
-    indexed anyway).
+    The files are queued first (kept in the store with a job each, issue 25), then indexed by the worker
+    serving the store, or by this command when none does, with one progress bar; --no-wait returns once
+    they are queued. A file whose name is already indexed with other bytes is a new version of that
+    document: it replaces the old one (--replace, the default) or is kept beside it (--keep-both). Exit
+    status 1 if any file failed (the others are indexed anyway).
     """
-    from tqdm import tqdm
-
     if not paths and not retry_ids and not retry_failed:
         raise click.UsageError("give PATH..., --retry ID or --retry-failed")
     folders = [Path(p) for p in paths if Path(p).is_dir()]
@@ -136,8 +106,7 @@ def ingest_cmd(store_dir: str | None, collection: str | None, paths: tuple[str, 
     store = _open(store_dir, collection=collection)
     files = expand_paths(paths)
     policies = conflict_policies(files, policy or OnConflict.REPLACE)
-    failed = 0
-    for d in _removed_by_sync(store, folders, files) if sync else []:
+    for d in removed_by_sync(store, folders, files) if sync else []:
         store.delete(d.id)
         line = (json.dumps({"path": d.source, "document_id": d.id, "name": d.name, "status": "removed", "reason": None,
                             "chunk_count": 0, "elapsed_ms": 0.0, "warnings": [], "replaced_id": None,
@@ -145,60 +114,97 @@ def ingest_cmd(store_dir: str | None, collection: str | None, paths: tuple[str, 
                            ensure_ascii=False)
                 if as_json else f"removed    {d.name} ({d.id[:8]}): {d.source} is no longer there")
         click.echo(line)
-    jobs: list[tuple[str, Any]] = [(str(f), f) for f in files]
-    jobs += [(f"retry {i}", ("retry", i)) for i in retry_ids]
+    entries = [(str(f), store.enqueue_path(f, on_conflict=policies[f])) for f in files]
+    retries = [(f"retry {i}", i) for i in retry_ids]
     if retry_failed:
-        jobs += [(f"retry {d.name}", ("retry", d.id)) for d in store.documents() if d.status == DocStatus.FAILED and d.has_file]
-    replaced = 0
-    sizes = [_job_bytes(store, job) for _, job in jobs]
-    # the bar counts bytes, so its ETA weighs a 300-page PDF as such, not as one file among many (issue 18)
-    bar = tqdm(total=sum(sizes), unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, disable=None,
-               dynamic_ncols=True, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {postfix}]")
+        retries += [(f"retry {d.name}", d.id) for d in store.documents() if d.status == DocStatus.FAILED and d.has_file]
+    for label, doc_id in retries:
+        doc = store.find_document(doc_id)
+        if doc is not None and retry_failed and doc_id == doc.id and doc.retryable is False:
+            entries.append((label, IngestResult(doc.id, doc.name, IngestStatus.FAILED, retryable=False,
+                                                reason=f"{doc.reason} (not retried: a retry cannot help)")))
+            continue
+        entries.append((label, store.enqueue_retry(doc_id)))
+    _report(store, entries, wait=not no_wait, as_json=as_json, policy=policy)
 
-    def progress(stage: str, done: int, total: int) -> None:
-        bar.set_postfix_str(f"{stage} {done}/{total}", refresh=True)
 
-    t0, chunks = time.perf_counter(), 0
-    with store.batch():  # FAISS and BM25 updated once for the whole run, not per document
-        for (label, job), size in zip(jobs, sizes):
-            bar.set_description(Path(label).name[:30])
-            r = (store.retry(job[1], progress) if isinstance(job, tuple)
-                 else store.ingest_path(job, progress, on_conflict=policies[job]))
-            failed += r.status == "failed"
-            replaced += bool(r.replaced_id)
-            chunks += r.chunk_count if r.status == "ready" else 0
-            line = json.dumps({"path": label, "document_id": r.document_id, "name": r.name, "status": r.status,
-                               "reason": r.reason, "chunk_count": r.chunk_count,
-                               "elapsed_ms": round(r.elapsed_ms, 1), "warnings": list(r.warnings),
-                               "replaced_id": r.replaced_id, "existing_name": r.existing_name},
-                              ensure_ascii=False) if as_json else r.message
-            if not as_json and r.warnings:  # coverage, OCR'd pages, encodings (issue 13)
-                line += "".join(f"\n           warning: {w}" for w in r.warnings)
-            bar.write(line, file=sys.stdout)
-            bar.update(size)
-        bar.set_postfix_str("updating the indexes", refresh=True)
+def _line(label: str, r: IngestResult, as_json: bool) -> str:
+    """What ``ingest`` prints for one file (the JSON contract of the module docstring)."""
+    if as_json:
+        return json.dumps({"path": label, "document_id": r.document_id, "name": r.name, "status": r.status,
+                           "reason": r.reason, "chunk_count": r.chunk_count, "elapsed_ms": round(r.elapsed_ms, 1),
+                           "warnings": list(r.warnings), "replaced_id": r.replaced_id,
+                           "existing_name": r.existing_name, "job_id": r.job_id}, ensure_ascii=False)
+    line = r.message
+    if r.warnings:  # coverage, OCR'd pages, encodings (issue 13)
+        line += "".join(f"\n           warning: {w}" for w in r.warnings)
+    return line
+
+
+def _report(store: Store, entries: list[tuple[str, IngestResult]], *, wait: bool, as_json: bool,
+            policy: str | None) -> None:
+    """Print one line per file, in order, as each is known; with ``wait`` follow the queued ones to the end
+    under ONE progress bar (bytes, so its ETA weighs a 300-page PDF as such, issue 18). Exits 1 on a failure."""
+    from tqdm import tqdm
+
+    t0 = time.perf_counter()
+    sizes = [max(1, _size(store, r)) for _, r in entries]
+    final: dict[int, IngestResult] = {}
+    queued = [r.job_id for _, r in entries if r.status == IngestStatus.QUEUED and r.job_id]
+    bar = tqdm(total=sum(sizes), unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr,
+               disable=None if wait and queued else True, dynamic_ncols=True,
+               bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {postfix}]")
+    shown = {"next": 0}
+    outcome = {"failed": 0, "replaced": 0, "chunks": 0, "jobs": 0}
+
+    def flush() -> None:
+        while shown["next"] < len(entries):
+            label, r = entries[shown["next"]]
+            if wait and r.status == IngestStatus.QUEUED and r.job_id:
+                if r.job_id not in final:
+                    return
+                r = final[r.job_id]
+            outcome["failed"] += r.status == IngestStatus.FAILED
+            outcome["replaced"] += bool(r.replaced_id)
+            outcome["chunks"] += r.chunk_count if r.status == IngestStatus.READY else 0
+            bar.write(_line(label, r, as_json), file=sys.stdout)
+            bar.update(sizes[shown["next"]])
+            shown["next"] += 1
+
+    def progress(job, stage: str, done: int, total: int) -> None:
+        bar.set_description(job.name[:30])
+        bar.set_postfix_str(job.stage_text() if stage and job.state == "running" and not total else
+                            f"{stage} {done}/{total}", refresh=True)
+
+    def done(job_id: int, r: IngestResult) -> None:
+        final[job_id] = r
+        flush()
+
+    flush()
+    if wait and queued:
+        wait_for_jobs(store, queued, on_progress=progress, on_done=done)
+        bar.set_postfix_str("done", refresh=True)
+    flush()
     bar.close()
     took = time.perf_counter() - t0
-    if replaced and policy is None:
-        click.echo(f"note: {replaced} document(s) replaced by a new version under the same name (the default); "
-                   "--keep-both keeps both versions as documents", err=True)
-    if len(jobs) > failed and not store.is_empty:
-        store_calibration(store)  # the gate's references for the new contents (issue 15), once per batch, not per file
+    if outcome["replaced"] and policy is None:
+        click.echo(f"note: {outcome['replaced']} document(s) replaced by a new version under the same name (the "
+                   "default); --keep-both keeps both versions as documents", err=True)
     if not as_json:
-        rate = f", {took * 1000 / chunks:.0f} ms per new chunk" if chunks else ""
-        click.echo(f"{len(jobs) - failed} ok, {failed} failed in {took:.1f} s{rate}; store {store.path}: "
-                   f"{store.chunk_count} chunks")
-    sys.exit(1 if failed else 0)
+        if not wait:
+            click.echo(f"{len(queued)} queued; a worker indexes them (rag jobs shows the progress)")
+        else:
+            rate = f", {took * 1000 / outcome['chunks']:.0f} ms per new chunk" if outcome["chunks"] else ""
+            click.echo(f"{len(entries) - outcome['failed']} ok, {outcome['failed']} failed in {took:.1f} s{rate}; "
+                       f"store {store.path}: {store.chunk_count} chunks")
+    sys.exit(1 if outcome["failed"] else 0)
 
 
-def _job_bytes(store: Store, job) -> int:
-    """Bytes a job will read: the file's size, or the stored original's for a retry (1 when unknown)."""
+def _size(store: Store, r: IngestResult) -> int:
+    """Bytes of a file's original (for the bar), 1 when unknown."""
     try:
-        if isinstance(job, tuple):
-            doc = store.find_document(job[1])
-            return max(1, doc.size_bytes) if doc else 1
-        return max(1, Path(job).stat().st_size)
-    except OSError:
+        return store.original_path(r.document_id).stat().st_size if r.document_id else 1
+    except (OSError, StoreError):
         return 1
 
 

@@ -72,16 +72,6 @@ def matrix(qs: Sequence[GateQuery], key: str, names: Sequence[str]) -> np.ndarra
     return lg.feature_matrix([q.features[key] for q in qs], names)
 
 
-def cv_probabilities(X: np.ndarray, y: np.ndarray, groups: np.ndarray, c: float = C) -> np.ndarray:
-    """Leave-one-group-out probabilities (``(n,)``); rows labelled -1 are scored, never fitted on."""
-    out = np.full(len(y), 0.5)
-    train = y >= 0
-    for g in dict.fromkeys(groups.tolist()):
-        test = groups == g
-        out[test] = lg.fit_gate_model(X[train & ~test], y[train & ~test], C=c).probability(X[test])
-    return out
-
-
 def verdicts(p: np.ndarray, nearest: np.ndarray, answer_cut: float, mention_cut: float,
              threshold: float = THRESHOLD) -> np.ndarray:
     """Per query ``"answered"`` (``p >= answer_cut``), ``"mentions"`` (``p >= mention_cut``) or ``"refused"``;
@@ -135,7 +125,7 @@ def run(fit: Sequence[GateQuery], test: Sequence[GateQuery], key: str, names: Se
     """Fit on ``fit`` (cuts from its leave-one-question-out probabilities), score ``test`` unchanged."""
     xf, xt = matrix(fit, key, names), matrix(test, key, names)
     yf = np.array([q.label for q in fit])
-    pcv = cv_probabilities(xf, yf, np.array([q.id for q in fit]), c)
+    pcv = lg.cross_val_probabilities(xf, yf, [q.id for q in fit], C=c)
     answer, mention = choose_cuts(pcv, fit)
     model = lg.fit_gate_model(xf[yf >= 0], yf[yf >= 0], names, C=c)
     return LocoRun(answer, mention, model, pcv, model.probability(xt))

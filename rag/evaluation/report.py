@@ -17,6 +17,7 @@ from rag.evaluation.metrics import CONTEXT_BUDGET_CHARS, RECALL_KS, RecallCell, 
 from rag.evaluation.plots import write_plots
 from rag.evaluation.records import EvalResult, PairTest, Sweep
 from rag.evaluation.sweeps import pick_sweep_config
+from rag.types import RetrievalMode
 
 #: How the report names the wordings (issue 19).
 WORDING_NAMES = {"doc": "documents' wording", "user": "users' wording"}
@@ -33,7 +34,7 @@ def _ci(c: RecallCell) -> str:
 def headline(result: EvalResult) -> dict[str, str]:
     """The four answers the design asks of a run, each one sentence (used by the report and the app)."""
     out: dict[str, str] = {}
-    mode = "hybrid" if "hybrid" in result.modes else (result.modes[0] if result.modes else None)
+    mode = RetrievalMode.HYBRID if RetrievalMode.HYBRID in result.modes else (result.modes[0] if result.modes else None)
     if mode and {"A", "E"} <= set(result.strategies):
         t = next(p for p in result.strategy_tests if p.within == mode and p.k == 20 and {p.a, p.b} == {"A", "E"})
         w, l = (t.test.losses, t.test.wins) if t.a == "A" else (t.test.wins, t.test.losses)
@@ -47,15 +48,15 @@ def headline(result: EvalResult) -> dict[str, str]:
             out[f"destroyed {s}"] = (f"Strategy {s} destroys {len(d)} of {result.n_questions} needles "
                                      f"({2 * len(d)} of {result.n_queries} queries can never be answered)"
                                      + (f": {', '.join(d)}." if d else "."))
-    if {"dense", "hybrid"} <= set(result.modes):
+    if {RetrievalMode.DENSE, RetrievalMode.HYBRID} <= set(result.modes):
         parts = []
         for s in result.strategies:
             hv = {}
             for k in (1, 20):
-                t = next(p for p in result.mode_tests if p.within == s and p.k == k and {p.a, p.b} == {"dense", "hybrid"})
-                w, l = (t.test.wins, t.test.losses) if t.a == "hybrid" else (t.test.losses, t.test.wins)
+                t = next(p for p in result.mode_tests if p.within == s and p.k == k and {p.a, p.b} == {RetrievalMode.DENSE, RetrievalMode.HYBRID})
+                w, l = (t.test.wins, t.test.losses) if t.a == RetrievalMode.HYBRID else (t.test.losses, t.test.wins)
                 hv[k] = f"+{w}/-{l}, p = {format_p(t.test.p)}"
-            d, h = result.metric(s, "dense"), result.metric(s, "hybrid")
+            d, h = result.metric(s, RetrievalMode.DENSE), result.metric(s, RetrievalMode.HYBRID)
             parts.append(f"{s}: R@1 {d.recall[1].value:.3f} -> {h.recall[1].value:.3f} ({hv[1]}), "
                          f"R@20 {d.recall[20].value:.3f} -> {h.recall[20].value:.3f} ({hv[20]}), MRR {d.mrr:.3f} -> {h.mrr:.3f}")
         out["hybrid vs dense"] = "Hybrid over dense: " + "; ".join(parts) + "."

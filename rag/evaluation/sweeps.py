@@ -28,6 +28,7 @@ from rag.evaluation.indexes import StrategyIndex
 from rag.evaluation.metrics import holds_needle
 from rag.evaluation.records import EvalResult, Sweep, SweepRow
 from rag.text import TermStats
+from rag.types import RetrievalMode
 
 #: Default sweep: thresholds 0.400, 0.425, ..., 0.900 (cosine distance).
 SWEEP_THRESHOLDS = tuple(round(0.40 + 0.025 * i, 3) for i in range(21))
@@ -43,25 +44,33 @@ def get_gate() -> tuple[Callable, str]:
 
 def sweep_rows(in_domain: Sequence[tuple[Sequence, Sequence[str], str]], ood: Sequence[tuple[Sequence, str]],
                thresholds: Sequence[float], gate: Callable, contents: dict[int, str] | Callable[[int], str],
-               max_sources: int = 4) -> list[SweepRow]:
+               max_sources: int = 4, *, admitted: Sequence[bool] | None = None,
+               admitted_ood: Sequence[bool] | None = None) -> list[SweepRow]:
     """Count bluffs and lost answers per threshold through ``gate(hits, threshold, max_sources)``.
 
     ``in_domain``: ``(hits, _, needle)`` per query, hits in final rank order;
     ``ood``: ``(hits, kind)``; ``contents`` maps a chunk id to its ``content``.
     An in-domain query is answerable when one of its ungated top
-    ``max_sources`` hits holds the needle.
+    ``max_sources`` hits holds the needle. ``admitted`` / ``admitted_ood`` (one
+    flag per query, same order): whether a second gate that does not depend on
+    the threshold lets the query through at all (the learned gate's score cut);
+    a query it stops keeps no source at any threshold. Default: every query.
     """
     get = contents if callable(contents) else contents.__getitem__
     answerable = [any(holds_needle(get(h.chunk_id), needle) for h in hits[:max_sources]) for hits, _, needle in in_domain]
+    admitted = list(admitted) if admitted is not None else [True] * len(in_domain)
+    admitted_ood = list(admitted_ood) if admitted_ood is not None else [True] * len(ood)
+    if len(admitted) != len(in_domain) or len(admitted_ood) != len(ood):
+        raise ValueError(f"{len(admitted)} / {len(admitted_ood)} admitted flags for {len(in_domain)} / {len(ood)} queries")
     rows = []
     for t in thresholds:
         near = far = lost = refused = 0
-        for hits, kind in ood:
-            if gate(hits, t, max_sources):
+        for (hits, kind), ok in zip(ood, admitted_ood):
+            if ok and gate(hits, t, max_sources):
                 near += kind == "near"
                 far += kind == "far"
-        for (hits, _, needle), ok in zip(in_domain, answerable):
-            kept = gate(hits, t, max_sources)
+        for (hits, _, needle), ok, let in zip(in_domain, answerable, admitted):
+            kept = gate(hits, t, max_sources) if let else []
             refused += not kept
             if ok and not any(holds_needle(get(h.chunk_id), needle) for h in kept):
                 lost += 1
@@ -94,7 +103,7 @@ def recommend_threshold(rows: Sequence[SweepRow], n_answerable: int, n_ood: int,
 
 def pick_sweep_config(strategies: Sequence[str], modes: Sequence[str]) -> tuple[str, str]:
     """The product's configuration when evaluated (E, hybrid), else the first strategy / mode given."""
-    return ("E" if "E" in strategies else strategies[0]), ("hybrid" if "hybrid" in modes else modes[0])
+    return ("E" if "E" in strategies else strategies[0]), (RetrievalMode.HYBRID if RetrievalMode.HYBRID in modes else modes[0])
 
 
 def distance_sweep(index: StrategyIndex, run: dict[str, list], queries: Sequence[EvalQuery], ood: Sequence[OODQuery],
@@ -167,15 +176,7 @@ def learned_gate_sweep(result: EvalResult, strategy: str | None = None, mode: st
     X = gm.feature_matrix(feats)
     y = np.array(labels)
     train = y >= 0
-    prob = np.zeros(len(y))
-    g = np.array(groups)
-    for grp in dict.fromkeys(groups):
-        test = g == grp
-        fit = train & ~test
-        if len(set(y[fit].tolist())) < 2:  # too few labelled queries left to fit: undecided
-            prob[test] = 0.5
-            continue
-        prob[test] = gm.fit_gate_model(X[fit], y[fit], C=C).probability(X[test])
+    prob = gm.cross_val_probabilities(X, y, groups, C=C)
     kinds = {o.id: o.kind for o in result.ood}
     rows = []
     n_ans = int((y == 1).sum())
@@ -217,15 +218,14 @@ def combined_gate_sweep(result: EvalResult, *, thresholds: Sequence[float] = SWE
     strategy, mode = run_.sweep.strategy, run_.sweep.mode
     idx, run = result.indexes[strategy], result.runs[strategy, mode]
     prob = dict(zip(run_.keys, run_.probability))
-    by_list = {id(run[k]): prob[k] for k in run_.keys}
-    dist_gate, _ = get_gate()
-
-    def gate(hits, threshold, ms=max_sources):
-        return dist_gate(hits, threshold, ms) if by_list.get(id(hits), 1.0) >= cut else []
-
+    gate, _ = get_gate()
     ind = [(run[q.key], q.key, q.needle) for q in result.queries]
     oo = [(run[o.id], o.kind) for o in result.ood]
-    rows = sweep_rows(ind, oo, thresholds, gate, idx.content, max_sources)
+    # a query's cross-validated score is looked up by its key (review 2026-12-01, defect 1: by id(hits) with a
+    # default of 1.0, any copy of a hit list let every query through)
+    rows = sweep_rows(ind, oo, thresholds, gate, idx.content, max_sources,
+                      admitted=[prob[q.key] >= cut for q in result.queries],
+                      admitted_ood=[prob[o.id] >= cut for o in result.ood])
     n_ans = run_.sweep.n_answerable
     rec, rule = recommend_threshold(rows, n_ans, len(result.ood))
     return Sweep(strategy, mode, f"rag.answer.learned_gate.apply_learned_gate (distance AND cross-validated score >= {cut:g})",

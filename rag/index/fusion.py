@@ -128,10 +128,10 @@ def retrieve_planned(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm
         legs.append(ids.tolist())
         b_rank = {int(c): (r, float(s)) for r, (c, s) in enumerate(zip(ids, scores), start=1)}
     weights = [1.0] * len(legs)
-    if mode == "hybrid" and len(legs) == 2 and legs[1]:
+    if mode == RetrievalMode.HYBRID and len(legs) == 2 and legs[1]:
         weights[1] = bm25_weight(query, bm25, legs[1][0], coverage_band)
     lang = bm25.analyzer.query_language(query) if bm25 is not None else "en"
-    plan = QueryPlan(query=query, language=lang, bm25_weight=weights[1] if mode == "hybrid" and len(legs) == 2 else 1.0)
+    plan = QueryPlan(query=query, language=lang, bm25_weight=weights[1] if mode == RetrievalMode.HYBRID and len(legs) == 2 else 1.0)
     fused = rrf(legs, k=rrf_k, weights=weights)[: max(k, rerank_top if reranker else k)]
     if not fused:
         return [], plan

@@ -1,18 +1,27 @@
 """Stages 1-2 of the design: file bytes -> canonical text + locator map -> chunks.
 
-* :mod:`rag.ingest.extract` - the entry point: sniff the media type from the bytes, pick the reader;
-  text and Markdown are read there;
+* :mod:`rag.ingest.extract` - the entry point: sniff the media type from the bytes (:mod:`rag.ingest.sniff`),
+  bound the work (:mod:`rag.ingest.limits`), pick the reader; text and Markdown are read there;
+  :mod:`rag.ingest.contained` runs it in a child process with memory and time limits (issue 26);
 * :mod:`rag.ingest.textfile` - text files: encodings (BOMs, charset-normalizer), Markdown front matter
   and HTML comments;
-* :mod:`rag.ingest.pdf` - the PDF reader (PyMuPDF), with its parts: :mod:`rag.ingest.layout` (lines,
-  reading order), :mod:`rag.ingest.hyphen` (line-end hyphens), :mod:`rag.ingest.tables` (ruled tables
-  as Markdown), :mod:`rag.ingest.forms` (widgets, annotations), :mod:`rag.ingest.quality` (blank /
-  scanned / unreadable pages), :mod:`rag.ingest.ocr` (OCR engine, also for images) and
+* :mod:`rag.ingest.pdf` - the PDF reader (PyMuPDF), with its parts: :mod:`rag.ingest.pdf_page` (one page as
+  read), :mod:`rag.ingest.pdf_text` (lines -> paragraphs -> canonical text), :mod:`rag.ingest.pdf_title`
+  (sections and title), :mod:`rag.ingest.layout` (lines, reading order), :mod:`rag.ingest.hyphen` (line-end
+  hyphens), :mod:`rag.ingest.tables` (ruled tables as Markdown), :mod:`rag.ingest.forms` (widgets,
+  annotations), :mod:`rag.ingest.hidden` (text no reader sees, a scan's OCR layer), :mod:`rag.ingest.quality`
+  (blank / scanned / unreadable pages), :mod:`rag.ingest.ocr` (OCR engine, also for images) and
   :mod:`rag.ingest.audit` (text coverage against PyMuPDF's own words);
+* the other formats, all writing through :mod:`rag.ingest.canonical`: :mod:`rag.ingest.docx`,
+  :mod:`rag.ingest.pptx`, :mod:`rag.ingest.sheets` (XLSX, CSV), :mod:`rag.ingest.html`, :mod:`rag.ingest.epub`,
+  :mod:`rag.ingest.image` (OCR), :mod:`rag.ingest.odf` (OpenDocument), :mod:`rag.ingest.ooxml` (Strict OOXML);
+  hidden text left out by :mod:`rag.ingest.office_hidden` and :mod:`rag.ingest.css_hidden`;
+* :mod:`rag.ingest.furniture` (running headers and footers) and :mod:`rag.ingest.roles` (reference lists,
+  tables of contents, navigation): what each stretch of a document is to a reader;
 * :mod:`rag.ingest.chunk` - strategy E of the design (and A-F for evaluation).
 
 Every reader returns a :class:`rag.types.Document`; every offset is a 0-based
-code point into its ``canonical`` text.
+code point into its ``canonical`` text. Ingest imports only the ground floor (``tests/test_layers.py``).
 """
 
 #: Bumped whenever the canonical text of the same bytes could change. 2: issue 13 (reading order,

@@ -124,8 +124,3 @@ def low_pages(cov: Sequence[PageCoverage], floor: float = MIN_PAGE_COVERAGE) -> 
     """The pages whose coverage is under ``floor`` (0..1)."""
     return [c for c in cov if c.share < floor]
 
-
-def document_share(cov: Sequence[PageCoverage]) -> float:
-    """Coverage of the whole document: found words over reference words (1.0 when there are none)."""
-    ref = sum(c.reference for c in cov)
-    return sum(c.found for c in cov) / ref if ref else 1.0

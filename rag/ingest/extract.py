@@ -73,14 +73,6 @@ def is_blank(text: str) -> bool:
     return not text.translate(_INVISIBLE).strip()
 
 
-def decode_utf8(data: bytes, name: str) -> str:
-    """Strict UTF-8 decode. Raises ``ExtractionError(name, "not valid UTF-8 text (byte offset N)")``."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ExtractionError(name, f"not valid UTF-8 text (byte offset {e.start})") from e
-
-
 def clean_heading_title(raw: str) -> str:
     """A heading's words: closing ``#``s, ``[[anchor]]``/``{#id}`` suffixes and emphasis marks removed."""
     title = _CLOSING_HASHES.sub("", raw)

@@ -272,7 +272,3 @@ def paragraphs_of(lines: list[Line]) -> list[list[Line]]:
             paras[-1].append(ln)
     return paras
 
-
-def median_size(lines: list[Line]) -> float:
-    """Median font size of ``lines`` (10 when empty)."""
-    return statistics.median(ln.size for ln in lines) if lines else 10.0

@@ -114,11 +114,6 @@ def _text_grid(box, lines: list[Line]) -> bool:
             and len({round(ln.x0 / 8) for ln in inside}) >= 2)
 
 
-def has_grid(page) -> bool:
-    """Whether :func:`grid_boxes` finds a grid on ``page``."""
-    return bool(grid_boxes(page))
-
-
 def _cell_lines(cell, lines: list[Line], used: set[int]) -> list[Line]:
     if cell is None:
         return []

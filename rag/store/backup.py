@@ -28,6 +28,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from rag.served import ServedCopies
+from rag.store.results import IngestStatus
+from rag.types import DocStatus
 
 #: Sub-folder of the store holding the backups.
 BACKUP_DIR = "backups"
@@ -181,11 +183,11 @@ def repair(store: Path, open_store, *, rebuild: bool = False) -> RepairReport:
         originals = sorted(p.name for p in (store / "files").glob("*") if len(p.name) == 64)
         for doc_id in originals:
             doc = s.get_document(doc_id)
-            if doc is not None and doc.status == "ready":
+            if doc is not None and doc.status == DocStatus.READY:
                 continue
             name = read_name(store, doc_id) or (doc.name if doc is not None else f"recovered-{doc_id[:12]}")
             r = s.ingest_bytes((store / "files" / doc_id).read_bytes(), name, on_conflict=OnConflict.KEEP_BOTH)
-            if r.status in ("ready", "duplicate"):
+            if r.status in (IngestStatus.READY, IngestStatus.DUPLICATE):
                 report.reindexed.append(name)
             else:
                 report.failed.append((name, r.reason or r.status))

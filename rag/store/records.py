@@ -26,7 +26,9 @@ class DocumentRow:
     ``reason`` why it failed; ``chunk_count`` the chunk rows really stored
     (written by the server after indexing); ``pages`` physical pages (PDF) or
     0; timestamps ISO 8601 UTC; ``ocr_pages`` the 1-based pages OCR read;
-    ``language`` the ISO 639-1 code of its text (``None`` while not indexed).
+    ``language`` the ISO 639-1 code of its text (``None`` while not indexed); ``retryable`` (failed only)
+    whether a retry can help (issue 25: a transient fault) or not (a damaged, refused or too large file, a
+    limit hit), ``None`` when not failed.
     """
 
     id: str
@@ -52,6 +54,7 @@ class DocumentRow:
     versions: int = 0
     ocr_pages: tuple[int, ...] = ()
     language: str | None = None
+    retryable: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,8 @@ def status_of(value: str) -> DocStatus | str:
 #: The columns :func:`document_row` reads, in order.
 DOC_COLS = ("id, name, media_type, size_bytes, status, reason, chunk_count, pages, title, embed_model, embed_dim, "
             "pipeline_version, extractor, extractor_version, warnings, has_file, created_at, updated_at, source, "
-            "(SELECT COUNT(*) FROM document_versions v WHERE v.current_id = documents.id), ocr_pages, language")
+            "(SELECT COUNT(*) FROM document_versions v WHERE v.current_id = documents.id), ocr_pages, language, "
+            "retryable")
 
 
 def labels(conn: sqlite3.Connection) -> dict[str, str]:
@@ -165,7 +169,8 @@ def document_row(r: Sequence, names: dict[str, str]) -> DocumentRow:
                        embed_model=r[9], embed_dim=r[10], pipeline_version=r[11], extractor=r[12],
                        extractor_version=r[13], warnings=tuple(json.loads(r[14] or "[]")), has_file=bool(r[15]),
                        created_at=r[16], updated_at=r[17], source=r[18], versions=int(r[19]),
-                       ocr_pages=tuple(json.loads(r[20] or "[]")), language=r[21])
+                       ocr_pages=tuple(json.loads(r[20] or "[]")), language=r[21],
+                       retryable=None if r[4] != DocStatus.FAILED or r[22] is None else bool(r[22]))
 
 
 def chunk_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, ChunkRow]:

@@ -194,9 +194,38 @@ def m007_chunk_units(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS chunk_units_chunk ON chunk_units(chunk_id)")
 
 
+def m008_jobs(conn: sqlite3.Connection) -> None:
+    """Version 8 (issue 25): the durable job queue (:mod:`rag.store.jobs`) and whether a failure can be retried.
+
+    * ``jobs`` - one row per piece of indexing work: the document (sha256 of its bytes, kept as
+      ``files/<sha256>``), its name, source path and conflict policy, the state (queued / running / done /
+      failed / cancelled), the last progress report, the reason and ``retryable`` of a failure, the result,
+      the lease (``owner``, ``lease_until``, ``heartbeat``, Unix seconds) and the attempts; at most one active
+      job per document (``jobs_active``);
+    * ``workers`` - the workers' heartbeats (which process serves the store, and on what);
+    * ``documents.retryable`` - 1 when a retry can help (interrupted, internal fault), 0 when not (a damaged,
+      refused or too large file, a limit hit); filled for the failed rows already there from their reasons.
+    """
+    conn.execute("""CREATE TABLE IF NOT EXISTS jobs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, doc_id TEXT NOT NULL, name TEXT NOT NULL, source TEXT,
+    size_bytes INTEGER NOT NULL DEFAULT 0, on_conflict TEXT NOT NULL, state TEXT NOT NULL, stage TEXT,
+    done INTEGER NOT NULL DEFAULT 0, total INTEGER NOT NULL DEFAULT 0, reason TEXT, retryable INTEGER, result TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0, owner TEXT, lease_until REAL, cancel INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, started REAL, heartbeat REAL, finished_at TEXT)""")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS jobs_active ON jobs(doc_id) WHERE state IN ('queued', 'running')")
+    conn.execute("CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, id)")
+    conn.execute("""CREATE TABLE IF NOT EXISTS workers (
+    id TEXT PRIMARY KEY, pid INTEGER NOT NULL, host TEXT NOT NULL, started_at TEXT NOT NULL, heartbeat REAL NOT NULL,
+    job_id INTEGER)""")
+    if "retryable" not in {r[1] for r in conn.execute("PRAGMA table_info(documents)")}:
+        conn.execute("ALTER TABLE documents ADD COLUMN retryable INTEGER")
+    conn.execute("UPDATE documents SET retryable = CASE WHEN reason LIKE 'interrupted%' OR reason LIKE 'internal error%' "
+                 "THEN 1 ELSE 0 END WHERE status = 'failed'")
+
+
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
 MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats,
-                                     m005_extraction_facts, m006_chunk_role, m007_chunk_units)
+                                     m005_extraction_facts, m006_chunk_role, m007_chunk_units, m008_jobs)
 
 #: The version a store has after :func:`migrate` with this code.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -17,6 +17,10 @@ PUBLIC API (stable; the app, the CLI and generation build on it)::
     store.page_map(id) -> tuple[PageSpan, ...]; store.parts(id) -> tuple[Part, ...]   # what extraction learned
     store.chunk(chunk_id) -> ChunkRow; store.chunks(ids) -> list[ChunkRow]  (same order as ids)
     store.delete(id) -> bool; store.retry(id) -> IngestResult; store.retry_failed() -> list[IngestResult]
+    r = store.enqueue_bytes(data, name, on_conflict=...)  # issue 25: kept + queued, instant -> "queued" (r.job_id)
+    store.enqueue_path(path); store.enqueue_retry(id)   # a worker (rag.store.worker) indexes them
+    store.jobs -> rag.store.jobs.JobQueue               # queued / running / failed jobs, workers, progress
+    store.cancel_job(job_id) -> Job | None; store.run_job(job, owner, ...)   # what a worker calls
     store.search(query, k=20, mode="hybrid", doc_ids=None) -> list[rag.types.Hit]   # doc_ids: the scope
     store.chats -> rag.store.chats.ChatLog              # the chats kept with this store (issue 16)
     store.term_stats() -> rag.text.TermStats            # of the current index generation
@@ -75,9 +79,10 @@ from rag.store.chats import ChatLog
 from rag.store.check import check
 from rag.store.facts import Facts
 from rag.store.locks import StoreLocks
+from rag.store.queueing import QueueFacade
 from rag.store.records import ChunkRow, ConsistencyReport, DocumentRow, VersionRow
 from rag.store.schema import SCHEMA_VERSION, connect, get_meta, migrate, now_iso, schema_version, stamp_model
-from rag.store.writer import IngestResult, IngestStatus, OnConflict, Progress, Writer, clean_name
+from rag.store.writer import INTERRUPTED, Extract, IngestResult, IngestStatus, OnConflict, Progress, Writer, clean_name
 from rag.text import TermStats
 from rag.types import DocStatus, Hit, PageSpan, Part, QueryPlan, TextRole
 
@@ -86,11 +91,9 @@ __all__ = ["INTERRUPTED", "ChunkRow", "ConsistencyReport", "DocumentRow", "Inges
 
 logger = logging.getLogger(__name__)
 
-#: The reason shown for a document whose indexing process stopped (its lock is free, its row still ``indexing``).
-INTERRUPTED = "interrupted while indexing (the process stopped); retry"
 
 
-class Store:
+class Store(QueueFacade):
     """A document store under one directory (see the module docstring for the layout and promises).
 
     ``settings`` default :func:`rag.settings.get_settings`; ``embedder`` any
@@ -105,7 +108,7 @@ class Store:
     processes may share one directory.
     """
 
-    def __init__(self, path: str | Path, settings=None, embedder=None):
+    def __init__(self, path: str | Path, settings=None, embedder=None, *, extract: Extract | None = None):
         self.settings = settings or get_settings()
         self.path = Path(path).resolve()
         self._embedder = embedder
@@ -132,7 +135,10 @@ class Store:
         self.index_cache = open_index_cache(self.path, self._db, self._locks, self.settings, encoder=self.model_name,
                                             dim=self.model_dim)
         self._writer = Writer(self.path, self._db, self._locks, self.index_cache, self.settings,
-                                lambda: self.embedder, self.model_name, self.model_dim)
+                              lambda: self.embedder, self.model_name, self.model_dim,
+                              **({"extract": extract} if extract is not None else {}))
+        #: The job queue kept in this store (:class:`rag.store.jobs.JobQueue`, issue 25).
+        self.jobs = self._writer.jobs
         #: The chats kept with this store (:class:`rag.store.chats.ChatLog`, issue 16).
         self.chats = ChatLog(self._db, self._locks)
         self._reap_stale()
@@ -154,6 +160,11 @@ class Store:
             return None
 
     @property
+    def locks(self) -> StoreLocks:
+        """The store's locks (:class:`rag.store.locks.StoreLocks`): a worker holds a document's while it runs its job."""
+        return self._locks
+
+    @property
     def embedder(self):
         """The embedder (loaded on first use)."""
         if self._embedder is None:
@@ -161,18 +172,13 @@ class Store:
         return self._embedder
 
     def _reap_stale(self) -> None:
-        """Mark ``queued``/``indexing`` documents whose indexing process is gone as failed (retryable)."""
-        busy = (DocStatus.QUEUED, DocStatus.INDEXING)
+        """``queued``/``indexing`` documents whose process is gone: back to ``queued`` when their job will resume,
+        else ``failed`` (retryable); see :meth:`rag.store.writer.Writer.reap`."""
         with self._locks.thread:
-            rows = self._db.execute("SELECT id FROM documents WHERE status IN (?, ?)", busy).fetchall()
-        dead = [r[0] for r in rows if self._locks.document_free(r[0])]
-        if not dead:
-            return
-        with self._locks.write(self._db):
-            for doc_id in dead:
-                self._db.execute("UPDATE documents SET status=?, reason=?, updated_at=? WHERE id=? AND status IN (?, ?)",
-                                 (DocStatus.FAILED, INTERRUPTED, now_iso(), doc_id, *busy))
-                logger.warning("store %s: %s was interrupted while indexing; marked failed", self.path, doc_id[:8])
+            rows = self._db.execute("SELECT id FROM documents WHERE status IN (?, ?)",
+                                    (DocStatus.QUEUED, DocStatus.INDEXING)).fetchall()
+        if rows:
+            self._writer.reap([r[0] for r in rows])
 
     # ------------------------------------------------------------------ ingest (rag.store.writer)
 
@@ -259,8 +265,10 @@ class Store:
                                  on_conflict=OnConflict.KEEP_BOTH)
 
     def retry_failed(self, progress: Progress | None = None) -> list[IngestResult]:
-        """:meth:`retry` every failed document that has its original; returns one result each."""
-        return [self.retry(d.id, progress) for d in self.documents() if d.status == DocStatus.FAILED and d.has_file]
+        """:meth:`retry` every failed document a retry can help (``retryable``, issue 25) that has its original;
+        returns one result each. A damaged, refused or too large file is left as it is."""
+        return [self.retry(d.id, progress) for d in self.documents()
+                if d.status == DocStatus.FAILED and d.has_file and d.retryable is not False]
 
     def delete(self, doc_id: str) -> bool:
         """Remove a document: its row, chunks, vectors, BM25 entries, stored file and earlier versions. False if unknown.
@@ -278,6 +286,9 @@ class Store:
                 ids = [r[0] for r in self._db.execute("SELECT id FROM chunks WHERE doc_id=?", (doc.id,))]
                 self._db.execute("DELETE FROM chunks WHERE doc_id=?", (doc.id,))
                 self._db.execute("DELETE FROM documents WHERE id=?", (doc.id,))
+                self._db.execute("UPDATE jobs SET state='cancelled', reason='the document was deleted', owner=NULL, "
+                                 "finished_at=?, updated_at=? WHERE doc_id=? AND state IN ('queued', 'running')",
+                                 (now_iso(), now_iso(), doc.id))
                 self.index_cache.commit(IndexDelta.remove(ids))
                 remove_original(self.path, doc.id)
                 derived.remove(self.path, doc.id)  # its overview (issue 29) goes with it

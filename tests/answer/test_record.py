@@ -12,7 +12,7 @@ from rag.answer.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.gate import apply_gate
 from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.record import ANSWER_FORMAT, Answer
-from rag.cli.bench_answers import rescored, rows_json
+from rag.evaluation.bench.answers import rescored, rows_json
 from rag.types import AnswerVerdict, Citation, Hit, Locator, LocatorKind, QueryPlan, TextRole, Verdict
 
 QUOTE = "Full-time staff get 28 days of annual leave. Part-time staff get it pro rata."
@@ -104,7 +104,7 @@ def test_a_bench_row_saved_before_the_format_key_still_decodes_with_its_locators
 
 
 def test_bench_rows_are_the_full_form():
-    from rag.cli.bench_answers import Row
+    from rag.evaluation.bench.answers import Row
 
     row = Row("q01/doc", "doc", "How many days of leave?", "28 days", (("28 days",),), _answer())
     (d,) = rows_json([row])

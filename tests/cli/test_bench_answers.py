@@ -42,3 +42,38 @@ def test_key_passage_only_run_on_a_question_file_of_the_pdf_schema(tmp_path, fak
     saved = json.loads(out.read_text())
     assert [x["key"] for x in saved[0]["rows"]] == ["p1/doc", "p1/user", "p2/doc", "p2/user"]
     assert all("key_passage" in x for x in saved[0]["rows"] if not x["refused"])
+
+
+def test_verdicts_and_confident_wrong_answers_are_reported_and_two_runs_compared(tmp_path, fake_embedder, fake_generator,
+                                                                                 monkeypatch):
+    """Issue 24: per wording, the answers per verdict with their share of right ones, the confident wrong answers
+    (shown as supported, not right by the keys) counted and listed; --rescore A --compare B pairs two runs."""
+    from rag.cli import bench_answers
+
+    monkeypatch.setattr(bench_answers, "get_default_generator", lambda s=None: fake_generator)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "parking.md").write_text(DOC, encoding="utf-8")
+    rows = [{"id": "p2", "doc": "parking.md", "needle": "Parking in lot B is free for the first two hours.",
+             "query_doc": "How long is parking in lot B free?", "query_user": "is the lot B car park free, how long",
+             "answer_keys": [["two hours", "2 hours"]]}]
+    q = tmp_path / "questions.jsonl"
+    q.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    fake_generator.reply = lambda question, sources: "Lot B is free for the first hours [1]."  # wrong, and checked
+    out = tmp_path / "run.json"
+    args = ["bench", "answers", "--questions", str(q), "--docs", str(docs), "--store", str(tmp_path / "store"),
+            "--model", "fake.gguf"]
+    r = CliRunner().invoke(main, [*args, "--json-out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "| verdict supported: answers (right)" in r.output
+    line = next(x for x in r.output.splitlines() if x.startswith("| confident wrong (supported, not right)"))
+    assert line.split("|")[2].strip().startswith("1/1")
+    assert "confident wrong answers (shown as supported, not right by the keys)" in r.output
+    assert "- p2/doc (doc): 'Lot B is free for the first hours [1].'  keys: two hours/2 hours" in r.output
+    fake_generator.reply = lambda question, sources: "Parking in lot B is free for the first two hours [1]."
+    right = tmp_path / "right.json"
+    assert CliRunner().invoke(main, [*args, "--json-out", str(right)]).exit_code == 0
+    r = CliRunner().invoke(main, [*args, "--rescore", str(out), "--compare", str(right)])
+    assert r.exit_code == 0, r.output
+    pair = next(x for x in r.output.splitlines() if x.startswith("| all doc |"))
+    assert pair.split("|")[3].strip() == "0 / 1" and pair.split("|")[4].strip() == "+1 / -0"

@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from pydantic import ValidationError
 
 from rag.cli.main import main
-from rag.settings import ROOT, Settings, get_settings
+from rag.settings import Settings, get_settings
 from rag.types import GateKind
 
+ROOT = Path(__file__).resolve().parents[2]
 
-def test_defaults_follow_the_design():
+
+def test_defaults_follow_the_design(monkeypatch):
+    for var in ("RAG_STORE", "RAG_MODELS_DIR", "RAG_STATIC_DIR", "RAG_SHARED"):
+        monkeypatch.delenv(var, raising=False)
     s = Settings()
+    # paths are relative to the working directory, never hung off where the package is installed (issue 23)
+    assert (s.store, s.models_dir, s.static_dir, s.shared) == (Path("data"), Path("models"), Path("static"),
+                                                               Path("../shared"))
     assert (s.chunk_budget_chars, s.encoder_window_tokens, s.threshold, s.max_sources, s.rrf_k) == (512, 256, 0.675, 4, 60)
     assert (s.bm25_k1, s.bm25_b) == (1.2, 0.75)
 

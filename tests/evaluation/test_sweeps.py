@@ -31,3 +31,28 @@ def test_sweep_rows_and_recommendation():
     assert rec == 0.5  # may lose 1: 0.35 and 0.5 tie on bluffs and losses, the larger wins
     rec, rule = sw.recommend_threshold(rows[:2], n_answerable=2, n_ood=2)
     assert rec == 0.5 and "minimum" in rule  # every row loses too much: smallest bluff share + lost share
+
+
+class _CopyingRun(dict):
+    """A run whose hit lists are handed out as fresh copies on each access (any upstream copy or slice does this)."""
+
+    def __getitem__(self, key):
+        return list(super().__getitem__(key))
+
+
+def test_combined_sweep_reads_each_query_score_by_its_key_not_by_the_list_object():
+    """Review 2026-12-01, defect 1: scores were looked up by id(hits) with a default of 1.0, so a copied hit list let
+    a query the learned gate refuses through. Here the out-of-domain query scores 0.1 (under the cut 0.5): it must
+    never count as a bluff, and the in-domain query scored 0.2 must count as refused at every threshold."""
+    from types import SimpleNamespace as NS
+
+    runs = {("E", "hybrid"): _CopyingRun({"q1/doc": [FakeHit(0, 0.3)], "q2/doc": [FakeHit(1, 0.3)],
+                                          "o1": [FakeHit(2, 0.3)]})}
+    result = NS(gate_run=NS(keys=["q1/doc", "q2/doc", "o1"], probability=[0.9, 0.2, 0.1],
+                            model=NS(default_min_score=0.5),
+                            sweep=NS(strategy="E", mode="hybrid", n_answerable=2, n_near=1, n_far=0)),
+                indexes={"E": NS(content={0: "has NEEDLE", 1: "has NEEDLE", 2: "other"}.__getitem__)},
+                runs=runs, queries=[NS(key="q1/doc", needle="NEEDLE"), NS(key="q2/doc", needle="NEEDLE")],
+                ood=[NS(id="o1", kind="near")])
+    sweep = sw.combined_gate_sweep(result, thresholds=[0.5, 0.9])
+    assert [(r.bluffs_near, r.lost, r.refused) for r in sweep.rows] == [(0, 1, 1), (0, 1, 1)]

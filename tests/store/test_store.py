@@ -17,7 +17,9 @@ from rag.answer.pipeline import search_and_gate
 from rag.errors import ModelMismatchError, StoreError
 from rag.index.embed import DEFAULT_ENCODER, ENCODERS
 from rag.settings import get_settings
-from rag.store.store import INTERRUPTED, Store, clean_name
+from rag.store.store import Store, clean_name
+from rag.store.worker import Worker
+from rag.store.writer import RESUMES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -133,7 +135,9 @@ def test_failed_document_visible_retryable_and_never_blocks(store, cases_dir):
     assert row.status == "failed" and row.reason == bad.reason and row.chunk_count == 0
     again = store.retry(bad.document_id)
     assert again.status == "failed" and again.reason == bad.reason
-    assert [r.status for r in store.retry_failed()] == ["failed"]
+    # a refused file says a retry cannot help, and "retry all failed" leaves it alone (issue 25)
+    assert row.retryable is False and again.retryable is False
+    assert store.retry_failed() == []
     with pytest.raises(StoreError, match="no document"):
         store.retry("f" * 64)
     _check_consistent(store)
@@ -235,11 +239,13 @@ def test_kill_9_mid_ingest_leaves_a_store_that_opens_answers_and_retries(real_st
         p.wait(timeout=60)
     s2 = Store(store.path, embedder=store.embedder)
     victim = [d for d in s2.documents() if d.name == "victim.md"][0]
-    assert victim.status == "failed" and victim.reason == INTERRUPTED and victim.chunk_count == 0
+    # issue 25: its job is left, so it waits for a worker instead of failing
+    assert victim.status == "queued" and victim.reason == RESUMES and victim.chunk_count == 0
     assert s2.search("alpha topic", k=5)
     _check_consistent(s2)
-    r = s2.retry(victim.id)
-    assert r.status == "ready" and s2.get_document(victim.id).chunk_count == r.chunk_count
+    Worker(s2, contained=False).run(until=lambda: not s2.jobs.active())
+    done = s2.get_document(victim.id)
+    assert done.status == "ready" and done.chunk_count > 0
     _check_consistent(s2)
 
 

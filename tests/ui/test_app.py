@@ -121,8 +121,12 @@ def test_bad_file_shows_reason_and_can_be_retried_and_deleted(indexed, cases_dir
     at.button(key="retry").click().run()
     assert any("locked.pdf: failed:" in e.value for e in at.error)
     at.selectbox(key="doc_pick").set_value(value).run()
+    at.button(key="delete").click().run()  # asks first (issue 25): nothing is deleted yet
+    assert any("Delete locked.pdf?" in w.value for w in at.warning) and len(_table(at)) == 3
+    at.button(key="cancel-delete").click().run()
+    assert len(_table(at)) == 3 and not any("Delete locked.pdf?" in w.value for w in at.warning)
     at.button(key="delete").click().run()
-    at.button(key="confirm-delete").click().run()  # Delete asks first (issue 29)
+    at.button(key="confirm-delete").click().run()
     assert any("locked.pdf: deleted" in i.value for i in at.info)
     assert list(_table(at)["document"]) == [MD_NAME, PDF_NAME]
 
@@ -148,6 +152,7 @@ def test_hostile_file_name_and_content_are_escaped(indexed):
     _no_raw_html(at)
     at.selectbox(key="doc_pick").set_value(hashlib.sha256(payload).hexdigest()).run()
     at.button(key="delete").click().run()
+    _no_raw_html(at)  # the question names the file, escaped
     at.button(key="confirm-delete").click().run()
     assert len(_table(at)) == 2
 

@@ -42,9 +42,9 @@ SLOW_MS = 600_000
 
 
 def _free_port() -> int:
-    """``RAG_BROWSER_PORT`` + 1 when set (a developer's own port range on a shared machine), else a free port."""
-    if os.environ.get("RAG_BROWSER_PORT"):
-        return int(os.environ["RAG_BROWSER_PORT"]) + 1
+    """``RAG_TEST_PORT`` when set (a port range of one's own on a shared machine), else any free port."""
+    if os.environ.get("RAG_TEST_PORT"):
+        return int(os.environ["RAG_TEST_PORT"])
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

@@ -36,9 +36,9 @@ OFF_TOPIC = "How do I renew my passport?"
 
 
 def _free_port() -> int:
-    """``RAG_BROWSER_PORT`` when set (a developer's own port range on a shared machine), else a free port."""
-    if os.environ.get("RAG_BROWSER_PORT"):
-        return int(os.environ["RAG_BROWSER_PORT"])
+    """``RAG_TEST_PORT`` when set (a port range of one's own on a shared machine), else any free port."""
+    if os.environ.get("RAG_TEST_PORT"):
+        return int(os.environ["RAG_TEST_PORT"])
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

@@ -16,6 +16,15 @@ def test_every_verdict_has_a_box_and_a_plain_label():
     assert verdict_markdown(VerdictResult(AnswerVerdict.SUPPORTED, "")) == "**Supported**"
 
 
+def test_every_verdict_icon_is_one_streamlit_accepts():
+    """'◐' raised StreamlitAPIException on every partly supported answer (issue 29's walk); the emoji for
+    'refused' drew as an empty box in headless Chromium. Streamlit's own check accepts every icon."""
+    from streamlit.string_util import validate_icon_or_emoji
+
+    for box, icon in VERDICT_STYLE.values():
+        assert validate_icon_or_emoji(icon) and box in ("success", "warning", "error")
+
+
 def test_every_verdict_box_has_an_icon_streamlit_accepts():
     """Found in the first-hour walk (issue 29): "◐" is no emoji to Streamlit, which raised on every "partly
     supported" answer and the chat page failed."""

@@ -37,10 +37,11 @@ from rag.index.dense import DenseIndex
 from rag.index.fusion import rrf
 from rag.settings import get_settings
 from rag.store.store import Store
-from rag.types import Hit
+from rag.store.writer import IngestStatus
+from rag.types import Hit, RetrievalMode
 
 #: Modes whose recall is measured through ``Store.search``; the first is compared with the others.
-RECALL_MODES = ("hybrid", "dense", "bm25")
+RECALL_MODES = (RetrievalMode.HYBRID, RetrievalMode.DENSE, RetrievalMode.BM25)
 #: The DPR paper the course corpus is timed with beside its Markdown chapters.
 DPR_PDF = "01-dpr-paper-two-column-13p.pdf"
 
@@ -122,7 +123,7 @@ def bench_retrieval(store_dir: str | None, sizes: list[int], repeat: int, echo: 
     t0 = time.perf_counter()
     done = ingest_missing(store, files)
     ingest_s = time.perf_counter() - t0
-    n, new_chunks = store.chunk_count, sum(r.chunk_count for r in done if r.status == "ready")
+    n, new_chunks = store.chunk_count, sum(r.chunk_count for r in done if r.status == IngestStatus.READY)
     if new_chunks:
         echo(f"ingest           {len(done)} files, {new_chunks} chunks in {ingest_s:.1f} s: "
              f"{ingest_s * 1000 / new_chunks:.1f} ms per chunk end to end (design 22)")

@@ -48,7 +48,9 @@ from rag.store.backend import LocalBackend
 from rag.store.backend import search as backend_search
 from rag.store.milvus import MilvusBackend
 from rag.store.store import Store
+from rag.store.writer import IngestStatus
 from rag.text import TermStats
+from rag.types import RetrievalMode
 
 Echo = Callable[[str], None]
 
@@ -95,7 +97,7 @@ def bench_ingest(echo: Echo = print, *, encoder: str | None = None, backend: str
             t0 = time.perf_counter()
             results = store.ingest_paths(files)
             took = time.perf_counter() - t0
-            chunks = sum(r.chunk_count for r in results if r.status == "ready")
+            chunks = sum(r.chunk_count for r in results if r.status == IngestStatus.READY)
             pages = sum(d.pages for d in store.documents())
             row = {"files": len(files), "chunks": chunks, "pages": pages, "seconds": took,
                    "ms_per_chunk": took * 1000 / max(1, chunks), "pages_per_s": pages / took if pages else None,
@@ -210,7 +212,7 @@ def bench_encoders(corpora: Sequence[ChunkedCorpus], echo: Echo = print) -> dict
                     "cos_min": float(cos.min()), "cos_p01": percentile(cos, 1), "query_cos_min": float(qcos.min())}
         echo(f"{c.name}: {len(c.chunks)} chunks, {len(c.queries)} queries; cosine int8 vs float: mean "
              f"{cos.mean():.5f}, 1st percentile {percentile(cos, 1):.5f}, min {cos.min():.5f}; queries min {qcos.min():.5f}")
-        for mode in ("hybrid", "dense"):
+        for mode in (RetrievalMode.HYBRID, RetrievalMode.DENSE):
             rf = ranks_for(c, a, qa, mode, settings=s)
             ri = ranks_for(c, b, qb, mode, settings=s)
             same = sum(x == y for x, y in zip(rf, ri))
@@ -264,7 +266,7 @@ def bench_backends(corpora: Sequence[ChunkedCorpus], echo: Echo = print, *, k: i
             mil.rebuild(ids, vecs, c.texts)
             t_mil = time.perf_counter() - t0
             stats = TermStats.from_texts(c.texts)
-            kw = dict(k=k, mode="hybrid", depth=max(k, s.candidates_k), rrf_k=s.rrf_k)
+            kw = dict(k=k, mode=RetrievalMode.HYBRID, depth=max(k, s.candidates_k), rrf_k=s.rrf_k)
             ranks = {"local": [], "milvus": []}
             ms = {"local": [], "milvus": [], "milvus-server-rrf": []}
             same_top, same_gate, same_learned, server_same = 0, 0, 0, 0

@@ -1,5 +1,6 @@
 """Issue 26 in a real browser: a decompression bomb uploaded on the Documents page fails its own document, and the
-app keeps working with the web server's memory bounded.
+app keeps working with the web server's memory bounded; a PDF's served copy answers at its capability URL until the
+document is deleted (by the CLI), then never again.
 
 Playwright drives Debian's chromium against ``streamlit run app.py`` (as ``make run`` starts it). The TIFF is
 made here like the handed ``r3_c7_frames.tiff`` (31 KB): 200 frames of 7000 x 7000 sharing one deflated strip,
@@ -15,13 +16,16 @@ Skips (with the reason) when chromium, Playwright, llama-cpp-python or the defau
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -110,7 +114,7 @@ def server(requirements, tmp_path_factory):
     port = _free_port()
     env = {**os.environ, "RAG_STORE": str(tmp_path_factory.mktemp("bomb-store")), "HF_HUB_OFFLINE": "1",
            "TRANSFORMERS_OFFLINE": "1"}
-    env.pop("RAG_STATIC_DIR", None)
+    env.pop("RAG_STATIC_DIR", None)  # the app publishes where Streamlit serves: <repo>/static
     log = open(ARTIFACTS / "bomb-streamlit.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
@@ -123,7 +127,7 @@ def server(requirements, tmp_path_factory):
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"streamlit did not start; see {ARTIFACTS / 'bomb-streamlit.log'}")
             time.sleep(0.3)
-        yield base, proc
+        yield base, proc, Path(env["RAG_STORE"])
     finally:
         proc.terminate()
         try:
@@ -144,7 +148,7 @@ def _healthy(base: str) -> bool:
 def test_a_tiff_bomb_fails_alone_and_the_app_keeps_answering(server, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
-    base, proc = server
+    base, proc, _ = server
     bomb = hf.tiff_frames(200, 7000, 7000)
     assert len(bomb) < 100 * 1024  # 70 KB on disk (the handed file: 31 KB), 9.8 gigapixels decoded
     with sync_playwright() as p:
@@ -200,3 +204,52 @@ def test_a_tiff_bomb_fails_alone_and_the_app_keeps_answering(server, tmp_path):
     print(figures)
     assert after_bomb - before < BOMB_GROWTH_BOUND, figures
     assert peak < SERVER_PEAK_BOUND, figures
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, b""
+
+
+def test_a_served_copy_answers_until_the_cli_deletes_its_document(server):
+    """Issue 26, item 4 over HTTP: the link the app shows for a PDF is ``/app/static/<key>/<token>.pdf`` (nothing
+    of the document's hash in it), Streamlit serves it, and after ``rag delete`` in another process it answers 404."""
+    import pymupdf
+    from playwright.sync_api import expect, sync_playwright
+
+    base, proc, store = server
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "The pressure vessel is inspected every spring by the insurer.", fontsize=11)
+    pdf = doc.tobytes(garbage=3, deflate=True)
+    doc_id = hashlib.sha256(pdf).hexdigest()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update"])
+        page = browser.new_context(viewport={"width": 1280, "height": 1400}).new_page()
+        page.set_default_timeout(SLOW_MS)
+        try:
+            page.goto(f"{base}/Documents")
+            page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+                [{"name": "vessel.pdf", "mimeType": "application/pdf", "buffer": pdf}])
+            expect(page.get_by_text("vessel.pdf: indexed")).to_be_visible(timeout=SLOW_MS)
+            page.goto(f"{base}/Source?doc={doc_id}&start=0&end=20&n=1&page=1")
+            link = page.get_by_role("link", name=re.compile("open the whole PDF"))
+            expect(link).to_be_visible(timeout=SLOW_MS)
+            href = link.get_attribute("href") or ""
+            page.screenshot(path=ARTIFACTS / "served-01-source.png", full_page=True)
+        finally:
+            browser.close()
+    m = re.fullmatch(r"/app/static/([0-9a-f]{32})/([0-9a-f]{32})\.pdf#page=1", href)
+    assert m and doc_id[:16] not in href, href
+    url = base + href.split("#")[0]
+    assert _get(url) == (200, pdf)  # the copy is the stored original, served
+    assert _get(f"{base}/app/static/{doc_id}.pdf")[0] == 404  # nothing under the guessable name of before
+    out = subprocess.run([sys.executable, "-m", "rag", "delete", "--store", str(store), doc_id[:12]], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "RAG_STORE": str(store)})
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert _get(url)[0] == 404
+    assert proc.poll() is None

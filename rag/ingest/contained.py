@@ -1,0 +1,325 @@
+"""Extraction in a child process with a memory and a time limit, so a runaway file fails alone (issue 26, item 2).
+
+A decompression bomb or a reader stuck in a loop used to take the process that read it down with it: the
+web server (every user's session), later the worker. :class:`ContainedExtractor` runs
+:func:`rag.ingest.extract.extract_bytes` in a child process of its own and watches it:
+
+* memory: the child's resident size is read from ``/proc`` every :data:`POLL_S` (and the child's address
+  space is capped with ``RLIMIT_AS`` at the limit plus :data:`AS_HEADROOM_MB`, a backstop for allocations
+  faster than the poll); over ``memory_mb`` the child is killed and the file fails with
+  :class:`rag.errors.LimitExceeded` (``extract_memory_mb``, the figure reached);
+* time: past ``seconds`` of wall time on one file the child is killed (``extract_seconds``);
+* a crash of a reader (a signal) fails that file with the signal named; nothing else is affected;
+* a cancel (``should_stop()`` true) kills the child and raises :class:`rag.errors.Cancelled`.
+
+The child is started once and reads one file after another (importing the readers and loading the OCR
+engine costs about a second; paid once, not per file); it is replaced after a limit, a crash, a cancel,
+or when it has grown past two thirds of the memory limit (the allocator keeps what a big file took). The readers' own limits (zip members, pixels, pages,
+rows: issue 26 item 1) refuse most bombs before any work; this is the backstop for what they miss.
+
+Wire: length-prefixed frames on the child's stdin/stdout. Requests are JSON (``name``, ``size``) followed
+by the file's bytes; replies are pickles, read back with an unpickler that only builds the records of
+:mod:`rag.types` and plain builtins (a child subverted by a hostile file cannot make the parent run code).
+OCR progress comes back as ``("progress", stage, done, total)`` frames while the file is read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import logging
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rag.errors import Cancelled, ExtractionError, LimitExceeded
+from rag.ingest.limits import Limits
+from rag.types import Document
+
+logger = logging.getLogger(__name__)
+
+#: Seconds between two looks at the child's memory while it works.
+POLL_S = 0.05
+
+#: Seconds a new child may take to import the readers (not counted in a file's ``seconds``; a loaded machine).
+STARTUP_S = 300.0
+
+#: ``RLIMIT_AS`` of the child: the memory limit plus this many MiB of address space (the readers' shared
+#: libraries, thread stacks and allocator arenas are mapped but mostly never resident).
+AS_HEADROOM_MB = 3072
+
+#: What the child runs on each file: ``module:function(data, name, limits=Limits, progress=...) -> Document``.
+DEFAULT_TARGET = "rag.ingest.extract:extract_bytes"
+
+_HEADER = struct.Struct("!Q")
+_SAFE_BUILTINS = {"tuple", "list", "dict", "set", "frozenset", "str", "bytes", "int", "float", "bool", "complex",
+                  "bytearray", "slice", "range"}
+
+#: ``progress(stage, done, total)`` as the store's ingest path reports it.
+Progress = Callable[[str, int, int], None]
+
+
+class _RecordsOnly(pickle.Unpickler):
+    """Builds only :mod:`rag.types` records, their enums and plain builtins; anything else is refused."""
+
+    def find_class(self, module: str, name: str):
+        if module == "rag.types" or (module == "builtins" and name in _SAFE_BUILTINS):
+            return super().find_class(module, name)
+        if module == "copyreg" and name == "_reconstructor":
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"refused to build {module}.{name} from the extraction child")
+
+
+def _loads(payload: bytes):
+    return _RecordsOnly(io.BytesIO(payload)).load()
+
+
+def rss_mb(pid: int) -> float | None:
+    """Resident memory of process ``pid`` in MiB (``/proc/<pid>/statm``), or ``None`` when unreadable."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class ContainedExtractor:
+    """``extract(data, name, progress, should_stop) -> Document`` in a watched child process (see the module doc).
+
+    ``memory_mb`` the most resident memory the child may reach (MiB); ``seconds`` the most wall time one
+    file may take; ``target`` the ``module:function`` the child calls as ``function(data, name)`` (default
+    :func:`rag.ingest.extract.extract_bytes`; tests put a runaway there). Not thread-safe: one file at a time (the worker's loop). :meth:`close` stops the child.
+    Raises, per file: :class:`rag.errors.ExtractionError` (what the readers raise, and a crash),
+    :class:`rag.errors.LimitExceeded` (a limit hit), :class:`rag.errors.Cancelled`.
+    """
+
+    def __init__(self, memory_mb: int, seconds: float, *, target: str = DEFAULT_TARGET):
+        self.memory_mb, self.seconds, self.target = int(memory_mb), float(seconds), target
+        self._proc: subprocess.Popen | None = None
+        self._ready = False
+        #: Peak resident MiB of the child seen while reading the last file (for figures and tests).
+        self.last_peak_mb = 0.0
+
+    # ------------------------------------------------------------------ the child
+
+    def start(self) -> None:
+        """Start the child now (it imports the readers while the caller does something else)."""
+        if self._proc is not None and self._proc.poll() is None:
+            return
+        env = {**os.environ, "RAG_CONTAINED_AS_MB": str(self.memory_mb + AS_HEADROOM_MB),
+               "RAG_CONTAINED_TARGET": self.target}
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self._proc = subprocess.Popen([sys.executable, "-m", "rag.ingest.contained"], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, env=env, close_fds=True)
+        self._ready = False
+
+    def close(self) -> None:
+        """Stop the child (it is started again on the next file)."""
+        p, self._proc = self._proc, None
+        if p is None:
+            return
+        try:
+            if p.poll() is None:
+                p.kill()
+            p.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        for fh in (p.stdin, p.stdout):
+            try:
+                fh.close()
+            except OSError:
+                pass
+
+    def __enter__(self) -> "ContainedExtractor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ one file
+
+    def extract(self, data: bytes, name: str, progress: Progress | None = None,
+                should_stop: Callable[[], bool] | None = None, limits: Limits | None = None) -> Document:
+        """Extract one file's bytes in the child with the reader ``limits`` (default: the settings'; issue 26
+        item 1), the memory and time limits around it (see the class doc for what is raised)."""
+        self.start()
+        p = self._proc
+        assert p is not None and p.stdin is not None and p.stdout is not None
+        if not self._ready:  # the child has imported the readers: from here on the time is this file's
+            if _loads(self._next_frame(name, time.monotonic() + STARTUP_S, should_stop))[0] != "ready":
+                self._fail_dead(name)
+            self._ready = True
+        deadline = time.monotonic() + self.seconds
+        self.last_peak_mb = 0.0
+        try:
+            lim = dataclasses.asdict(limits if limits is not None else Limits.from_settings())
+            head = json.dumps({"name": name, "size": len(data), "limits": lim}).encode()
+            p.stdin.write(_HEADER.pack(len(head)) + head + _HEADER.pack(len(data)))
+            p.stdin.write(data)
+            p.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self._fail_dead(name)
+        while True:
+            payload = self._next_frame(name, deadline, should_stop)
+            msg = _loads(payload)
+            if msg[0] == "progress":
+                if progress is not None:
+                    try:
+                        progress(msg[1], msg[2], msg[3])
+                    except BaseException:  # e.g. the caller's cancel: the child must not go on reading
+                        self.close()
+                        raise
+                continue
+            break
+        if (rss_mb(p.pid) or 0) > self.memory_mb * 2 / 3:  # a child grown by a big file starts afresh
+            self.close()
+        kind = msg[0]
+        if kind == "ok":
+            return msg[1]
+        if kind == "extraction":
+            raise ExtractionError(name, msg[1])
+        if kind == "limit":  # a reader's own limit, rebuilt with its figures
+            _, reason, limit, what, figure, maximum, unit = msg
+            raise LimitExceeded(name, limit, what, figure, maximum, unit, over=", over the limit" in reason)
+        if kind == "memory":
+            self.close()
+            raise self._memory_limit(name, self.memory_mb)
+        self.close()
+        raise ExtractionError(name, f"the reader failed on this file ({msg[1]})")
+
+    def _memory_limit(self, name: str, figure: float) -> LimitExceeded:
+        return LimitExceeded(name, "extract_memory_mb", "extraction needed", round(figure), self.memory_mb, "MB")
+
+    def _fail_dead(self, name: str):
+        """The child died on its own: a crash (signal) or the kernel's out-of-memory killer."""
+        p = self._proc
+        code = p.wait(timeout=10) if p is not None else None
+        self.close()
+        if code is not None and code < 0:
+            sig = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+            if -code == signal.SIGKILL:
+                raise self._memory_limit(name, max(self.last_peak_mb, self.memory_mb))
+            raise ExtractionError(name, f"the reader crashed on this file ({sig})")
+        raise ExtractionError(name, f"the reader stopped on this file (exit status {code})")
+
+    def _next_frame(self, name: str, deadline: float, should_stop: Callable[[], bool] | None) -> bytes:
+        """One reply frame, watching memory, time and cancel while waiting for it."""
+        p = self._proc
+        assert p is not None and p.stdout is not None
+        fd = p.stdout.fileno()
+        buf = bytearray()
+        need = _HEADER.size
+        size: int | None = None
+        while True:
+            ready, _, _ = select.select([fd], [], [], POLL_S)
+            if ready:
+                chunk = os.read(fd, max(1, min(need - len(buf), 1 << 20)))
+                if not chunk:
+                    self._fail_dead(name)
+                buf += chunk
+                if len(buf) == need:
+                    if size is None:
+                        size = _HEADER.unpack(bytes(buf))[0]
+                        if size > self.memory_mb * 2**20:
+                            self.close()
+                            raise self._memory_limit(name, size / 2**20)
+                        buf, need = bytearray(), size
+                        if size == 0:
+                            return b""
+                    else:
+                        return bytes(buf)
+                continue
+            rss = rss_mb(p.pid)
+            if rss is not None:
+                self.last_peak_mb = max(self.last_peak_mb, rss)
+                if rss > self.memory_mb:
+                    self.close()
+                    raise self._memory_limit(name, rss)
+            if p.poll() is not None:
+                self._fail_dead(name)
+            if time.monotonic() > deadline:
+                self.close()
+                raise LimitExceeded(name, "extract_seconds", "extraction took longer than", self.seconds,
+                                    self.seconds, "s", over=False)
+            try:
+                stop = should_stop is not None and should_stop()
+            except BaseException:  # the caller stops in its own way (a worker shutting down)
+                self.close()
+                raise
+            if stop:
+                self.close()
+                raise Cancelled(f"{name}: cancelled")
+
+
+# --------------------------------------------------------------------------- the child's side
+
+
+def _read_exact(fh, n: int) -> bytes:
+    out = bytearray()
+    while len(out) < n:
+        chunk = fh.read(n - len(out))
+        if not chunk:
+            raise EOFError
+        out += chunk
+    return bytes(out)
+
+
+def _child_main() -> None:  # pragma: no cover - runs in the child process (tested through ContainedExtractor)
+    """Serve extraction requests on stdin/stdout until stdin closes."""
+    import resource
+
+    limit = int(os.environ.get("RAG_CONTAINED_AS_MB", "0"))
+    if limit > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (limit * 2**20, limit * 2**20))
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # stray prints of a library go to stderr, never into the frames
+    sys.stdout = sys.stderr
+    stdin = sys.stdin.buffer
+
+    import importlib
+
+    module, _, func = os.environ.get("RAG_CONTAINED_TARGET", DEFAULT_TARGET).partition(":")
+    extract_bytes = getattr(importlib.import_module(module), func)
+
+    def send(obj) -> None:
+        payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        out.write(_HEADER.pack(len(payload)) + payload)
+        out.flush()
+
+    send(("ready",))
+    while True:
+        try:
+            head = json.loads(_read_exact(stdin, _HEADER.unpack(_read_exact(stdin, _HEADER.size))[0]))
+            data = _read_exact(stdin, _HEADER.unpack(_read_exact(stdin, _HEADER.size))[0])
+        except EOFError:
+            return
+        name = head["name"]
+
+        def progress(stage: str, done: int, total: int) -> None:
+            send(("progress", stage, int(done), int(total)))
+
+        try:
+            doc = extract_bytes(data, name, limits=Limits(**head.get("limits", {})), progress=progress)
+            del data
+            send(("ok", doc))
+        except LimitExceeded as e:  # a reader's own limit (issue 26 item 1): keep its name and figure
+            send(("limit", e.reason, e.limit, e.what, e.figure, e.maximum, e.unit))
+        except ExtractionError as e:
+            send(("extraction", e.reason))
+        except MemoryError:
+            send(("memory",))
+        except Exception as e:  # noqa: BLE001 - reported to the parent as this file's failure
+            send(("error", f"{type(e).__name__}: {e}"))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _child_main()

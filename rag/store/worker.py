@@ -1,0 +1,273 @@
+"""The worker: one per store, it runs the store's jobs (issue 25) with extraction contained (issue 26 item 2).
+
+``rag worker`` runs one alone; the app starts one for the user (``ui/jobs.py``); ``rag ingest`` runs one in
+its own process while it waits, when no other worker serves the store. A worker
+
+1. holds ``locks/worker.lock`` (``flock``, released by the kernel when the process dies) for as long as it
+   runs: a second worker on the same store waits for it (``rag worker``) or leaves at once (the app's);
+2. registers in ``workers`` and renews its heartbeat and its job's lease every
+   :data:`rag.store.jobs.HEARTBEAT_S` from a thread of its own (which is also how a cancel reaches it);
+3. takes the oldest job whose document lock it can get (queued ones, and running ones left by a dead
+   worker: :meth:`rag.store.jobs.JobQueue.take`) and runs it with :meth:`rag.store.store.Store.run_job`,
+   extraction in a :class:`rag.ingest.contained.ContainedExtractor` (memory and time limits from the
+   settings ``extract_memory_mb`` / ``extract_seconds``), progress written to the job row at most every
+   :data:`PROGRESS_EVERY_S`;
+4. updates the search indexes once per run of consecutive jobs (``IndexCache`` batch, issue 18; meanwhile
+   other processes search the new rows through a rebuild from SQLite), at the latest every ``batch_seconds``,
+   and once the queue is empty calls ``after_batch(store)`` (the app and CLI pass the answer gate's
+   calibration, which lives in a layer above this one);
+5. stops when asked (``stop()``, SIGTERM, Ctrl-C: the job under way is abandoned and resumes next time, as
+   after a kill), when ``until()`` says so, or after ``idle_exit_s`` with nothing to do (never while folders
+   are watched and the process that started it is alive).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from rag.errors import Cancelled
+from rag.ingest.contained import ContainedExtractor
+from rag.store.jobs import HEARTBEAT_S, Job, worker_id
+from rag.store.results import IngestResult
+
+logger = logging.getLogger(__name__)
+
+#: The most often a running job's progress is written to its row (seconds); a new stage is written at once.
+PROGRESS_EVERY_S = 0.5
+
+#: Seconds between two looks at the job table when there is nothing to do.
+POLL_S = 0.5
+
+
+@contextlib.contextmanager
+def worker_lock(store_path: Path, *, wait: bool) -> Iterator[bool]:
+    """Hold ``locks/worker.lock`` of the store at ``store_path``: yields ``True`` once held, or ``False`` at
+    once when another process holds it and ``wait`` is false."""
+    folder = Path(store_path) / "locks"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "worker.lock", "a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+class _Stopping(BaseException):
+    """The worker is stopping: the job under way is put back (not cancelled) and resumes with the next worker.
+    A ``BaseException`` so that the ingest path's ``except Exception`` does not take it for a fault."""
+
+
+def worker_running(store_path: Path) -> bool:
+    """True when a worker holds the store at ``store_path`` right now (its lock is taken)."""
+    with worker_lock(store_path, wait=False) as got:
+        return not got
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Worker:
+    """Runs one store's jobs (see the module docstring).
+
+    ``store`` an open :class:`rag.store.store.Store`; ``extractor`` where extraction runs (default: a
+    :class:`rag.ingest.contained.ContainedExtractor` with the store's settings' limits; ``None`` with
+    ``contained=False``: in this process); ``after_batch(store)`` called after each index update;
+    ``idle_exit_s`` stop after that long with nothing to do (``None``: never); ``parent_pid`` the process
+    that started this one (with ``watch``, the worker stays while it lives); ``watch`` folders kept in sync
+    (:class:`rag.store.sync.FolderWatcher`); ``on_progress(job, stage, done, total)`` and
+    ``on_result(job, result)`` for a caller that draws progress (the CLI's bar); ``batch_seconds`` the
+    longest the search indexes lag behind the rows while a queue drains.
+    """
+
+    def __init__(self, store: Any, *, contained: bool = True, extractor: ContainedExtractor | None = None,
+                 after_batch: Callable[[Any], None] | None = None, idle_exit_s: float | None = None,
+                 parent_pid: int | None = None, watch: list[Path] | tuple[Path, ...] = (),
+                 on_progress: Callable[[Job, str, int, int], None] | None = None,
+                 on_result: Callable[[Job, IngestResult], None] | None = None, batch_seconds: float = 300.0):
+        s = store.settings
+        self.store = store
+        self.extractor = extractor or (ContainedExtractor(s.extract_memory_mb, s.extract_seconds) if contained else None)
+        self.after_batch, self.idle_exit_s, self.parent_pid = after_batch, idle_exit_s, parent_pid
+        self.watch = [Path(w) for w in watch]
+        self.on_progress, self.on_result, self.batch_seconds = on_progress, on_result, batch_seconds
+        self.owner = worker_id()
+        self.jobs_run = 0
+        self._stop = threading.Event()
+        self._current: Job | None = None
+        self._cancelled: set[int] = set()  # jobs a cancel (or a lost lease) reached; per job, so none leaks
+        self._batch_open: float | None = None
+
+    # ------------------------------------------------------------------ control
+
+    def stop(self) -> None:
+        """Ask the loop to stop (the job under way is abandoned; it resumes with the next worker)."""
+        self._stop.set()
+
+    def _heartbeat(self) -> None:
+        """Renew the worker's heartbeat and the running job's lease; notice a cancel or a lost lease."""
+        q = self.store.jobs
+        while not self._stop.wait(HEARTBEAT_S):
+            job = self._current
+            try:
+                q.beat_worker(self.owner, job.id if job else None)
+                if job is not None:
+                    beat = q.heartbeat(job.id, self.owner)
+                    if beat.cancel or not beat.owned:
+                        self._cancelled.add(job.id)
+            except Exception:  # noqa: BLE001 - a busy database must not kill the heartbeat; the next one retries
+                logger.warning("worker heartbeat failed", exc_info=True)
+
+    # ------------------------------------------------------------------ the loop
+
+    def run(self, *, until: Callable[[], bool] | None = None, only: Callable[[], set[int] | None] | None = None,
+            wait_for_lock: bool = True) -> int:
+        """Run jobs until stopped (see the module docstring); returns how many jobs were run, or ``-1`` when
+        another worker holds the store and ``wait_for_lock`` is false. ``only()`` restricts the jobs taken to
+        those ids (``None``: all)."""
+        with worker_lock(self.store.path, wait=wait_for_lock) as got:
+            if not got:
+                return -1
+            return self._serve(until, only)
+
+    def _serve(self, until: Callable[[], bool] | None, only: Callable[[], set[int] | None] | None) -> int:
+        q = self.store.jobs
+        q.register_worker(self.owner)
+        q.prune()
+        if self.extractor is not None:
+            self.extractor.start()  # the child imports the readers while the embedder loads
+        _ = self.store.embedder  # loaded before the first job, so its progress starts at its first stage
+        beat = threading.Thread(target=self._heartbeat, name="rag-worker-heartbeat", daemon=True)
+        beat.start()
+        watcher = None
+        if self.watch:
+            from rag.store.sync import FolderWatcher
+
+            watcher = FolderWatcher(self.store, self.watch)
+            watcher.start()
+        idle_since = time.monotonic()
+        logger.info("worker %s serves %s", self.owner, self.store.path)
+        try:
+            while not self._stop.is_set():
+                if self._run_one(only() if only is not None else None):
+                    idle_since = time.monotonic()
+                    if self._batch_open is not None and time.monotonic() - self._batch_open > self.batch_seconds:
+                        self._end_batch(drained=False)
+                    continue
+                self._end_batch()
+                if until is not None and until():
+                    break
+                if self._idle_over(idle_since):
+                    logger.info("worker %s: nothing to do for %.0f s; stopping", self.owner, self.idle_exit_s)
+                    break
+                self._stop.wait(POLL_S)
+        finally:
+            self._stop.set()
+            if watcher is not None:
+                watcher.stop()
+            try:
+                self._end_batch()
+            finally:
+                if self.extractor is not None:
+                    self.extractor.close()
+                beat.join(timeout=2 * HEARTBEAT_S)
+                q.unregister_worker(self.owner)
+        return self.jobs_run
+
+    def _idle_over(self, idle_since: float) -> bool:
+        if self.idle_exit_s is None:
+            return False
+        if self.watch and (self.parent_pid is None or _alive(self.parent_pid)):
+            return False
+        return time.monotonic() - idle_since >= self.idle_exit_s
+
+    def _run_one(self, only: set[int] | None) -> bool:
+        """Take and run the next job this worker can get; ``False`` when there is none."""
+        q = self.store.jobs
+        for cand in q.candidates(only):
+            with self.store.locks.document(cand.doc_id) as got:
+                if not got:
+                    continue  # another worker (or an ingest in another process) runs it
+                job = q.take(cand.id, self.owner)
+                if job is None:
+                    continue
+                if self._batch_open is None:
+                    self.store.index_cache.begin_batch()
+                    self._batch_open = time.monotonic()
+                self._run(job)
+                return True
+        return False
+
+    def _run(self, job: Job) -> None:
+        self._current = job
+        if job.cancel_requested:
+            self._cancelled.add(job.id)
+        last: dict[str, Any] = {"t": 0.0, "stage": None}
+        q = self.store.jobs
+
+        def should_stop() -> bool:
+            if self._stop.is_set():
+                raise _Stopping
+            return job.id in self._cancelled
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if should_stop():
+                raise Cancelled(f"{job.name}: cancelled")
+            t = time.monotonic()
+            if stage != last["stage"] or t - last["t"] >= PROGRESS_EVERY_S or done >= total:
+                if q.progress(job.id, self.owner, stage, done, total):
+                    self._cancelled.add(job.id)
+                    raise Cancelled(f"{job.name}: cancelled")
+                last.update(t=t, stage=stage)
+            if self.on_progress is not None:
+                self.on_progress(job, stage, done, total)
+
+        extract = self.extractor.extract if self.extractor is not None else None
+        try:
+            r = self.store.run_job(job, self.owner, progress, should_stop, extract=extract)
+        except _Stopping:
+            q.release(job.id, self.owner)
+            logger.info("%s: left for the next worker (this one is stopping)", job.name)
+            return
+        finally:
+            self._current = None
+            self._cancelled.discard(job.id)
+        self.jobs_run += 1
+        logger.info("%s", r.message)
+        if self.on_result is not None:
+            self.on_result(job, r)
+
+    def _end_batch(self, *, drained: bool = True) -> None:
+        """Update the search indexes for the jobs run since the last update; when the queue is ``drained``, then
+        ``after_batch`` (the gate's calibration costs seconds: once per drained queue, not per index update)."""
+        if self._batch_open is None:
+            return
+        self._batch_open = None
+        with self.store.locks.write(self.store._db):
+            self.store.index_cache.end_batch()
+        if drained and self.after_batch is not None and not self.store.is_empty:
+            try:
+                self.after_batch(self.store)
+            except Exception:  # noqa: BLE001 - a calibration fault must not stop indexing
+                logger.exception("after-batch step failed")
