@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rag.answer.cite import Citation
 from rag.answer.record import Answer
 from rag.text import markdown_literal as lit
-from rag.types import Citation
 
 #: The version of the record layout written by :func:`turn_record`: 2 keeps the answer in
 #: :meth:`rag.answer.record.Answer.to_json`'s full form (version 1 kept its own keys; both are read).

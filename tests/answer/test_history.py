@@ -7,6 +7,7 @@ import json
 import pytest
 
 from rag.answer.attribute import ClaimVerdict, SentenceAttribution
+from rag.answer.cite import Citation
 from rag.answer.history import (
     answer_from_record,
     chat_markdown,
@@ -17,7 +18,6 @@ from rag.answer.history import (
 )
 from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.pipeline import Answer
-from rag.types import Citation
 
 
 def _cite(i: int, *, pdf: bool = False) -> Citation:

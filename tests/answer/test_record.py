@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 
 from rag.answer.attribute import ClaimVerdict, SentenceAttribution
+from rag.answer.cite import Citation
 from rag.answer.gate import apply_gate
 from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.record import ANSWER_FORMAT, Answer
 from rag.evaluation.bench.answers import rescored, rows_json
-from rag.types import AnswerVerdict, Citation, Hit, Locator, LocatorKind, QueryPlan, TextRole, Verdict
+from rag.types import AnswerVerdict, Hit, Locator, LocatorKind, QueryPlan, TextRole, Verdict
 
 QUOTE = "Full-time staff get 28 days of annual leave. Part-time staff get it pro rata."
 
