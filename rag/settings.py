@@ -108,7 +108,7 @@ class Settings(BaseSettings):
     bm25_k1: float = Field(1.2, ge=0.0, le=10.0, description="BM25 term-frequency saturation.")
     bm25_b: float = Field(0.75, ge=0.0, le=1.0, description="BM25 length normalisation.")
     rerank_top: int = Field(25, ge=1, le=200, description="Cross-encoder rerank depth over the fused list (design stage 6).")
-    model_file: str = Field(DEFAULT_MODEL_FILE, description="GGUF file name in models_dir (or an absolute path).")
+    model_file: str = Field(DEFAULT_MODEL_FILE, description="GGUF file name in models_dir (or a path with a folder, taken as written).")
     n_ctx: int = Field(4096, ge=512, le=131072, description="Generator context window, tokens.")
     source_tokens: int = Field(
         160, ge=0, le=8192,
@@ -296,9 +296,17 @@ class Settings(BaseSettings):
 
     @property
     def model_path(self) -> Path:
-        """Absolute path of the selected GGUF (``model_file`` resolved against ``models_dir``)."""
+        """Path of the selected GGUF.
+
+        A bare file name is looked up in ``models_dir``; a path with a folder in it
+        (``models/x.gguf``, ``/abs/x.gguf``) is taken as written, relative to the
+        working directory, so ``--model models/x.gguf`` never becomes
+        ``models/models/x.gguf``.
+        """
         p = Path(self.model_file)
-        return p if p.is_absolute() else self.models_dir / p
+        if p.is_absolute() or len(p.parts) > 1:
+            return p
+        return self.models_dir / p
 
     def with_overrides(self, **kwargs: Any) -> "Settings":
         """A copy with the non-``None`` keyword values replaced (CLI flags left unset are ``None``)."""

@@ -10,7 +10,7 @@ stored canonical text, ``end`` exclusive; pages are 1-based physical pages):
 * :class:`Chunk` - stage 2 (ingest), ``canonical[start:end] == content``;
 * :class:`Hit` - stages 4-6 (index), one retrieved chunk with its ranks and cosine distance;
 * :class:`QueryPlan` - stages 4-5 (index), how the question was searched (issue 19);
-* :class:`Citation` - stages 8-9 (answer), one numbered source as the server attaches it.
+* the answer's :class:`rag.answer.cite.Citation` (stages 8-9) is the answer layer's own.
 
 Named choices: :class:`DocStatus`, :class:`GateKind`, :class:`Verdict`, :class:`AnswerVerdict`, :class:`TextRole`, :class:`RetrievalMode`,
 :class:`ChunkStrategy`, :class:`MediaType`, :class:`LocatorKind`. Each is a ``StrEnum``, so it
@@ -163,10 +163,6 @@ class LocatorKind(StrEnum):
     REGION = "region"
 
 
-MEDIA_PDF = MediaType.PDF.value
-MEDIA_MARKDOWN = MediaType.MARKDOWN.value
-MEDIA_TEXT = MediaType.TEXT.value
-
 
 @dataclass(frozen=True)
 class PageSpan:
@@ -223,14 +219,6 @@ class Heading:
 
 Box = tuple[int, int, int, int]
 """A pixel rectangle ``(x0, y0, x1, y1)`` of an image, origin top-left, ``x1``/``y1`` exclusive."""
-
-
-def union_box(boxes) -> Box | None:
-    """The smallest :data:`Box` holding every box of ``boxes`` (``None`` ones skipped); ``None`` when none."""
-    got = [b for b in boxes if b is not None]
-    if not got:
-        return None
-    return (min(b[0] for b in got), min(b[1] for b in got), max(b[2] for b in got), max(b[3] for b in got))
 
 
 @dataclass(frozen=True)
@@ -358,7 +346,8 @@ class Document:
     ``parts`` the locator map of the formats of issue 17 (slides, sheet rows, paragraphs, HTML
     sections, OCR lines; empty for PDF and text). ``roles`` the stretches that are not body text
     (:class:`RoleSpan`: reference lists, tables of contents, navigation lines, a deck's title slide;
-    issue 28), sorted, not overlapping.
+    issue 28), sorted, not overlapping. What a range of the text is (its locator, its role) is read by
+    :mod:`rag.ingest.locate`.
     """
 
     id: str
@@ -385,18 +374,6 @@ class Document:
     parts: tuple[Part, ...] = ()
     roles: tuple[RoleSpan, ...] = ()
 
-    def role_at(self, start: int, end: int) -> TextRole:
-        """The :class:`TextRole` of canonical range ``[start, end)``: the role of the span holding most of
-        it, ``body`` when none does."""
-        best, cover = TextRole.BODY, 0
-        for span in self.roles:
-            if span.start >= end:
-                break
-            got = min(end, span.end) - max(start, span.start)
-            if got > cover and got * 2 > end - start:
-                best, cover = span.role, got
-        return best
-
     def __post_init__(self) -> None:
         object.__setattr__(self, "media_type", MediaType(self.media_type))
 
@@ -407,35 +384,6 @@ class Document:
     def page_at(self, offset: int) -> int | None:
         """1-based physical page holding canonical offset ``offset``; ``None`` for non-PDF documents."""
         return page_at(self.pages, offset)
-
-    def parts_in(self, start: int, end: int) -> list[Part]:
-        """The :class:`Part` s overlapping ``[start, end)`` (0-based code points, ``end`` exclusive), in order."""
-        if not self.parts:
-            return []
-        starts = [p.start for p in self.parts]
-        out = []
-        for p in self.parts[max(0, bisect.bisect_right(starts, start) - 1):]:
-            if p.start >= end:
-                break
-            if p.end > start:
-                out.append(p)
-        return out
-
-    def locator_at(self, start: int, end: int) -> Locator:
-        """The :class:`Locator` of canonical range ``[start, end)``: pages for a PDF, the parts it touches
-        for issue 17's formats (first and last number, scope of the first, union of boxes), else ``chars``."""
-        if self.pages:
-            return Locator(LocatorKind.PAGE, self.page_at(start), self.page_at(max(start, end - 1)))
-        touched = self.parts_in(start, end)
-        if not touched:
-            return Locator(LocatorKind.CHARS)
-        head = touched[0]
-        same = [p for p in touched if p.kind == head.kind and p.scope == head.scope
-                and p.scope_number == head.scope_number]
-        if head.kind == LocatorKind.SECTION:
-            return Locator(head.kind, scope=head.scope, anchor=head.anchor)
-        return Locator(head.kind, head.number, same[-1].number, scope=head.scope, scope_number=head.scope_number,
-                       anchor=head.anchor, box=union_box(p.box for p in same))
 
 
 @dataclass(frozen=True)
@@ -529,49 +477,3 @@ class QueryPlan:
         return cls(query=d["query"], language=d.get("language") or "en", bm25_weight=float(d.get("bm25_weight", 1.0)),
                    rewritten=d.get("rewritten_query"), translated_from=d.get("translated_from"),
                    reranked=bool(d.get("reranked", False)))
-
-
-@dataclass(frozen=True)
-class Citation:
-    """One numbered source, as the server attaches it after generation.
-
-    ``index`` is the ``n`` of ``[n]`` (1-based); ``document_id`` the content
-    hash; ``document_name`` the user's file name (display only);
-    ``locator_label`` e.g. ``"paper.pdf, p. 5"``, ``"guide.md > Install > Linux"``,
-    ``"deck.pptx, slide 3"``, ``"sales.xlsx, Q1!A2:D9"``;
-    ``fragment`` ``"#page=N"`` (1-based physical page) for PDFs,
-    ``"#char=START,END"`` (0-based code points into the canonical text) for
-    text, DOCX and EPUB, and the format's own for the others (see
-    :func:`rag.answer.cite.fragment`); ``quote`` the chunk's ``content`` (never its embedded ``text``);
-    ``cosine_distance`` in ``[0, 2]``; ``fused_rank`` 1-based rank after
-    reciprocal rank fusion; ``page`` 1-based or ``None``; ``start``/``end``
-    canonical offsets; ``media_type`` of the document; ``chunk_id`` the
-    store's chunk row id; ``section`` the heading path; ``document_label``
-    the name as shown (the name plus a short id when another stored document
-    has the same name; empty means ``document_name``); ``locator`` the chunk's
-    :class:`Locator` (``None`` for chunks stored before issue 17); ``also_in``
-    the locator labels of other chunks with exactly the same content, collapsed
-    into this source before gating and citing (issue 15: the same text
-    uploaded twice is cited once and says where else it is); ``role`` the
-    chunk's :class:`TextRole` (issue 28; ``body`` for chunks stored before it):
-    anything but ``body`` is never a key passage nor the support of a claim.
-    """
-
-    index: int
-    document_id: str
-    document_name: str
-    locator_label: str
-    fragment: str
-    quote: str
-    cosine_distance: float
-    fused_rank: int
-    page: int | None
-    start: int
-    end: int
-    media_type: str
-    chunk_id: int
-    section: tuple[str, ...] = ()
-    document_label: str = ""
-    locator: Locator | None = None
-    also_in: tuple[str, ...] = ()
-    role: TextRole = TextRole.BODY

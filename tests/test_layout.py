@@ -85,3 +85,11 @@ def test_readme_layout_table_names_every_module():
     missing = [f"{folder}{m.stem}" for folder in folders for m in sorted((ROOT / folder).glob("*.py"))
                if m.stem != "__init__" and f"`{m.stem}`" not in rows[folder]]
     assert missing == [], "modules missing from the README layout table: " + ", ".join(missing)
+
+
+def test_no_module_of_rag_is_over_500_lines():
+    """The guide's rule (issue 23 brought store.py from 678 and bench_scale.py from 657 under it): a module that
+    grows past 500 lines splits by concern."""
+    long = {str(p.relative_to(ROOT)): n for p in sorted((ROOT / "rag").rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
+    assert long == {}, f"modules over 500 lines: {long}"

@@ -89,3 +89,13 @@ def test_list_gguf_ignores_temp_files(tmp_path):
     (tmp_path / ".b.gguf.part-1").write_bytes(b"GGUF")
     (tmp_path / ".c.gguf").write_bytes(b"GGUF")
     assert [p.name for p in m.list_gguf(tmp_path)] == ["a.gguf"]
+
+
+def test_model_file_with_a_folder_is_taken_as_written(tmp_path):
+    """`--model models/x.gguf` once became models/models/x.gguf and every real-model test failed in CI."""
+    from rag.settings import get_settings
+
+    s = get_settings(store=tmp_path, models_dir=tmp_path / "m")
+    assert s.with_overrides(model_file="x.gguf").model_path == tmp_path / "m" / "x.gguf"
+    assert s.with_overrides(model_file="models/x.gguf").model_path == Path("models/x.gguf")
+    assert s.with_overrides(model_file=str(tmp_path / "y.gguf")).model_path == tmp_path / "y.gguf"

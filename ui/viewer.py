@@ -63,7 +63,7 @@ class Target:
 
     @classmethod
     def from_citation(cls, c: Any, page: int | None = None) -> "Target":
-        """From a :class:`rag.types.Citation` (``page`` overrides its page: where most of the quote is)."""
+        """From a :class:`rag.answer.cite.Citation` (``page`` overrides its page: where most of the quote is)."""
         return cls(c.document_id, c.media_type, c.start, c.end, c.quote, page or c.page,
                    getattr(c, "locator", None), c.index, c.locator_label)
 

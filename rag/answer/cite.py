@@ -20,16 +20,62 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 from rag.ingest.pptx import NOTES_HEADING
 from rag.text import tokenize, units
-from rag.types import Citation, Locator, LocatorKind, page_at, role_of
+from rag.types import Locator, LocatorKind, TextRole, page_at, role_of
 
 if TYPE_CHECKING:
     from rag.answer.gate import GateResult
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One numbered source, as the server attaches it after generation.
+
+    ``index`` is the ``n`` of ``[n]`` (1-based); ``document_id`` the content
+    hash; ``document_name`` the user's file name (display only);
+    ``locator_label`` e.g. ``"paper.pdf, p. 5"``, ``"guide.md > Install > Linux"``,
+    ``"deck.pptx, slide 3"``, ``"sales.xlsx, Q1!A2:D9"``;
+    ``fragment`` ``"#page=N"`` (1-based physical page) for PDFs,
+    ``"#char=START,END"`` (0-based code points into the canonical text) for
+    text, DOCX and EPUB, and the format's own for the others (see
+    :func:`fragment`); ``quote`` the chunk's ``content`` (never its embedded ``text``);
+    ``cosine_distance`` in ``[0, 2]``; ``fused_rank`` 1-based rank after
+    reciprocal rank fusion; ``page`` 1-based or ``None``; ``start``/``end``
+    canonical offsets; ``media_type`` of the document; ``chunk_id`` the
+    store's chunk row id; ``section`` the heading path; ``document_label``
+    the name as shown (the name plus a short id when another stored document
+    has the same name; empty means ``document_name``); ``locator`` the chunk's
+    :class:`rag.types.Locator` (``None`` for chunks stored before issue 17); ``also_in``
+    the locator labels of other chunks with exactly the same content, collapsed
+    into this source before gating and citing (issue 15: the same text
+    uploaded twice is cited once and says where else it is); ``role`` the
+    chunk's :class:`rag.types.TextRole` (issue 28; ``body`` for chunks stored before it):
+    anything but ``body`` is never a key passage nor the support of a claim.
+    """
+
+    index: int
+    document_id: str
+    document_name: str
+    locator_label: str
+    fragment: str
+    quote: str
+    cosine_distance: float
+    fused_rank: int
+    page: int | None
+    start: int
+    end: int
+    media_type: str
+    chunk_id: int
+    section: tuple[str, ...] = ()
+    document_label: str = ""
+    locator: Locator | None = None
+    also_in: tuple[str, ...] = ()
+    role: TextRole = TextRole.BODY
 
 
 class ChunkLike(Protocol):
@@ -283,7 +329,7 @@ def citation_json(c: Citation) -> dict[str, Any]:
 
 
 def citation_from_json(d: dict[str, Any]) -> Citation:
-    """The inverse of :func:`citation_json`: a :class:`rag.types.Citation` (unknown keys ignored, JSON lists
+    """The inverse of :func:`citation_json`: a :class:`rag.answer.cite.Citation` (unknown keys ignored, JSON lists
     back to the tuples the record holds, the locator through :meth:`rag.types.Locator.from_json`, the role
     through :func:`rag.types.role_of`: ``body`` for a citation saved before roles)."""
     fields = Citation.__dataclass_fields__

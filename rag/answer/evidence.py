@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
+from rag.answer.cite import Citation
 from rag.answer.excerpt import citation_views, readable
 from rag.answer.key_passage import KeyPassage, Stretch, distinct, passage_from, scored_stretches
 from rag.answer.listwise import combine, listwise_scores
 from rag.text import TermStats
-from rag.types import Citation
 
 #: Candidates the model reads (sentences; each about 30 tokens on the dev corpora).
 SELECT_K = 6

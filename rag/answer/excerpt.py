@@ -23,9 +23,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from rag.answer.cite import Citation
 from rag.answer.roles import non_answer_spans, repeated_lines
 from rag.text import TermStats, tokenize, units
-from rag.types import Citation, TextRole
+from rag.types import TextRole
 
 Span = tuple[int, int]
 

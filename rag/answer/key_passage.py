@@ -20,9 +20,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag.answer.cite import Citation
 from rag.answer.excerpt import citation_views, lexical_overlap, readable, visible
 from rag.text import TermStats, tokenize, units
-from rag.types import Citation
 
 #: At most this many characters of key passage (about two or three sentences of prose).
 MAX_CHARS = 400

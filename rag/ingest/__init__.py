@@ -18,7 +18,8 @@
   hidden text left out by :mod:`rag.ingest.office_hidden` and :mod:`rag.ingest.css_hidden`;
 * :mod:`rag.ingest.furniture` (running headers and footers) and :mod:`rag.ingest.roles` (reference lists,
   tables of contents, navigation): what each stretch of a document is to a reader;
-* :mod:`rag.ingest.chunk` - strategy E of the design (and A-F for evaluation).
+* :mod:`rag.ingest.chunk` - strategy E of the design (and A-F for evaluation); :mod:`rag.ingest.locate` - each
+  chunk's locator and role, read from its document.
 
 Every reader returns a :class:`rag.types.Document`; every offset is a 0-based
 code point into its ``canonical`` text. Ingest imports only the ground floor (``tests/test_layers.py``).

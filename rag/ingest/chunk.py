@@ -57,6 +57,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from rag.ingest.locate import locator_at, role_at
 from rag.ingest.roles import find_roles
 from rag.text import Span, lines, matches_as_spans, paragraphs, sentences, units
 from rag.tokens import count_tokens_batch
@@ -455,7 +456,7 @@ def chunk_document(doc, strategy: ChunkStrategy | str = ChunkStrategy.E, *, budg
         chunks.append(Chunk(
             doc_id=doc.id, index=len(chunks), text=header + content, content=content, section=path,
             start=s, end=e, page=doc.page_at(s), page_end=doc.page_at(e - 1), token_split=flag,
-            locator=doc.locator_at(s, e) if doc.parts else None,
-            role=doc.role_at(s, e) if doc.roles else TextRole.BODY,
+            locator=locator_at(doc, s, e) if doc.parts else None,
+            role=role_at(doc, s, e) if doc.roles else TextRole.BODY,
         ))
     return chunks

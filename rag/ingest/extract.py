@@ -43,7 +43,7 @@ from rag.ingest.pdf import PAGED, Progress, extract_pdf
 from rag.ingest.pptx import extract_pptx
 from rag.ingest.sheets import extract_csv, extract_xlsx
 from rag.ingest.sniff import ENCRYPTED_OOXML, OLE2, ZIP, sniff
-from rag.types import MEDIA_MARKDOWN, MEDIA_PDF, MEDIA_TEXT, Document, Heading, MediaType, PageSpan  # noqa: F401
+from rag.types import Document, Heading, MediaType, PageSpan  # noqa: F401
 
 # --------------------------------------------------------------------------- text
 
@@ -142,7 +142,7 @@ def extract_text(data: bytes, name: str) -> Document:
     return Document(
         id=hashlib.sha256(data).hexdigest(),
         name=name,
-        media_type=MEDIA_MARKDOWN if is_md else MEDIA_TEXT,
+        media_type=MediaType.MARKDOWN if is_md else MediaType.TEXT,
         canonical=canonical,
         title=title,
         size_bytes=len(data),

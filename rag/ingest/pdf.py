@@ -33,7 +33,7 @@ from rag.ingest.pdf_page import PageRead, read_page
 from rag.ingest.pdf_text import assemble, body_size, join_across_pages, page_paragraphs
 from rag.ingest.pdf_title import document_title, find_headings
 from rag.ingest.quality import classify_page
-from rag.types import MEDIA_PDF, Document, MediaType
+from rag.types import Document, MediaType
 
 #: ``progress(stage, done, total)``: ``("extract", pages read, pages)`` after every page (so a long document
 #: moves the bar page by page, issue 28), and ``("ocr", pages done, pages to read)`` for pages read by OCR.
@@ -79,7 +79,7 @@ def open_pdf(data: bytes, name: str, filetype: str = "pdf", label: str = "PDF"):
 
 
 def extract_pdf(data: bytes, name: str, *, progress: Progress | None = None, use_ocr: bool = True,
-                limits: Limits | None = None, media_type: str = MEDIA_PDF) -> Document:
+                limits: Limits | None = None, media_type: str = MediaType.PDF) -> Document:
     """PDF bytes -> :class:`rag.types.Document` (design stage 1, PDF branch; rules in the module doc).
 
     ``progress(stage, done, total)``: ``("extract", page, pages)`` after every page, ``("ocr", done, to do)``
@@ -237,7 +237,7 @@ def _refuse_empty(reads: list[PageRead], name: str, limits: Limits) -> None:
 
 
 def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progress | None,
-             use_ocr: bool, limits: Limits, media_type: str = MEDIA_PDF) -> Document:
+             use_ocr: bool, limits: Limits, media_type: str = MediaType.PDF) -> Document:
     reads = _read_pages(doc, name, warnings, progress, use_ocr, limits)
     deck = is_slide_deck(reads)
     drop_running(reads, deck)

@@ -5,6 +5,7 @@ and the background work that fills it (issue 25).
   (SQLite is the source of truth);
 * :mod:`rag.store.schema` - the SQLite file, its schema version and numbered migrations;
 * :mod:`rag.store.locks` - the write lock and the per-document locks (several processes may share a store);
+* :mod:`rag.store.prepare` - the slow half of an ingest (extract, chunk, embed; no lock held, nothing written);
 * :mod:`rag.store.writer` - the ingest path: bytes -> :mod:`rag.ingest` (extract, chunk) -> :mod:`rag.index`
   (embed) -> rows -> index delta, in two halves joined by the job table (accept, then run);
   :mod:`rag.store.rows` the rows it writes and the versions of a document; :mod:`rag.store.results` what it
@@ -22,7 +23,9 @@ and the background work that fills it (issue 25).
   language; issue 23);
 * :mod:`rag.store.records` - the records the reads return; :mod:`rag.store.check` - the promises checked;
 * :mod:`rag.store.backup` - consistent copies of the SQLite file (issue 26);
-* :mod:`rag.store.chats` - the chats kept with the store (issue 16).
+* :mod:`rag.store.chats` - the chats kept with the store (issue 16);
+* :mod:`rag.store.derived` - what the answer layer derives from one document (its overview), kept with the store
+  and removed with the document (issue 29).
 
 Layer: above :mod:`rag.ingest` and :mod:`rag.index` (it calls both, downwards), below :mod:`rag.answer`;
 ``tests/test_layers.py`` pins it.

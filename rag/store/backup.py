@@ -19,6 +19,7 @@ What a backup does not hold (documents added after it) comes back from the origi
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import sqlite3
@@ -28,8 +29,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from rag.served import ServedCopies
-from rag.store.results import IngestStatus
+from rag.store.results import IngestStatus, OnConflict
 from rag.types import DocStatus
+
+logger = logging.getLogger(__name__)
 
 #: Sub-folder of the store holding the backups.
 BACKUP_DIR = "backups"
@@ -165,8 +168,6 @@ def repair(store: Path, open_store, *, rebuild: bool = False) -> RepairReport:
 
     ``rebuild``: start from an empty database whatever the check says (every kept original indexed again).
     """
-    from rag.store.writer import OnConflict
-
     store = Path(store)
     report = RepairReport(problems=integrity(store / DB_NAME) if (store / DB_NAME).exists() else [])
     if report.problems or rebuild:
@@ -195,3 +196,19 @@ def repair(store: Path, open_store, *, rebuild: bool = False) -> RepairReport:
     finally:
         s.close()
     return report
+
+
+def scheduled_backup(conn: sqlite3.Connection, locks, path: Path, settings) -> Path | None:
+    """A scheduled backup of the store at ``path`` when the newest is older than settings ``backup_hours`` and the
+    store holds documents (the store calls it on opening and after each change). Returns it, or ``None``. A
+    backup that cannot be written is logged, never raised (the store itself is fine)."""
+    if not due(path, settings.backup_hours):
+        return None
+    try:
+        with locks.thread:
+            if not conn.execute("SELECT 1 FROM documents LIMIT 1").fetchone():
+                return None
+            return backup(conn, path, "scheduled", keep=settings.backups_kept)
+    except (sqlite3.Error, OSError) as e:
+        logger.warning("store %s: scheduled backup failed: %s", path, e)
+        return None

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from rag.errors import LimitExceeded, StoreError
 from rag.ingest.limits import Limits, check_size
+from rag.store.prepare import Extract, Progress
 from rag.store.results import IngestResult, IngestStatus, OnConflict, clean_name
-from rag.store.writer import Extract, Progress
 
 
 class QueueFacade:

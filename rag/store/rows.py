@@ -18,7 +18,7 @@ from rag.store.schema import now_iso
 from rag.types import DocStatus, Document
 
 if TYPE_CHECKING:
-    from rag.store.writer import Prepared
+    from rag.store.prepare import Prepared
 
 
 def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, model_name: str, model_dim: int) -> tuple[int, IndexDelta]:

@@ -71,18 +71,19 @@ from rag.index.fusion import MODES, body_first, retrieve_planned
 from rag.index.rerank import default_reranker
 from rag.ingest.limits import Limits, check_size
 from rag.settings import get_settings
-from rag.store import facts, records
-from rag.store.backup import backup, remove_original
-from rag.store.backup import due as backup_due
+from rag.store import derived, facts, records
+from rag.store.backup import backup, remove_original, scheduled_backup
 from rag.store.cache import IndexDelta, open_index_cache
 from rag.store.chats import ChatLog
 from rag.store.check import check
 from rag.store.facts import Facts
 from rag.store.locks import StoreLocks
+from rag.store.prepare import Extract, Progress
 from rag.store.queueing import QueueFacade
 from rag.store.records import ChunkRow, ConsistencyReport, DocumentRow, VersionRow
+from rag.store.results import IngestResult, IngestStatus, OnConflict, clean_name
 from rag.store.schema import SCHEMA_VERSION, connect, get_meta, migrate, now_iso, schema_version, stamp_model
-from rag.store.writer import INTERRUPTED, Extract, IngestResult, IngestStatus, OnConflict, Progress, Writer, clean_name
+from rag.store.writer import INTERRUPTED, Writer
 from rag.text import TermStats
 from rag.types import DocStatus, Hit, PageSpan, Part, QueryPlan, TextRole
 
@@ -145,19 +146,8 @@ class Store(QueueFacade):
         self.backup_if_due()
 
     def backup_if_due(self) -> Path | None:
-        """A scheduled backup (:mod:`rag.store.backup`) when the newest is older than settings ``backup_hours``
-        and the store holds documents; called on opening and after each change. Returns it, or ``None``. A
-        backup that cannot be written is logged, never raised (the store itself is fine)."""
-        if not backup_due(self.path, self.settings.backup_hours):
-            return None
-        try:
-            with self._locks.thread:
-                if not self._db.execute("SELECT 1 FROM documents LIMIT 1").fetchone():
-                    return None
-                return backup(self._db, self.path, "scheduled", keep=self.settings.backups_kept)
-        except (sqlite3.Error, OSError) as e:
-            logger.warning("store %s: scheduled backup failed: %s", self.path, e)
-            return None
+        """A scheduled backup when one is due (:func:`rag.store.backup.scheduled_backup`); it, or ``None``."""
+        return scheduled_backup(self._db, self._locks, self.path, self.settings)
 
     @property
     def locks(self) -> StoreLocks:
@@ -291,6 +281,7 @@ class Store(QueueFacade):
                                  (now_iso(), now_iso(), doc.id))
                 self.index_cache.commit(IndexDelta.remove(ids))
                 remove_original(self.path, doc.id)
+                derived.remove(self.path, doc.id)  # its overview (issue 29) goes with it
         self._locks.discard_document(doc.id)
         return True
 

@@ -10,10 +10,10 @@ reads) on text shaped as the extractors write it.
 
 from __future__ import annotations
 
+from rag.answer.cite import Citation
 from rag.answer.excerpt import citation_views, prompt_excerpts
 from rag.answer.key_passage import key_passage
 from rag.answer.pipeline import check_answer
-from rag.types import Citation
 
 #: The Qwen2 technical report (arXiv:2407.10671), section 2.1 and Table 1, as the PDF reader writes them.
 QWEN2_TOKENIZER = (

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
+from rag.answer.cite import Citation
 from rag.answer.history import HistoryTurn, chat_markdown
 from rag.answer.pipeline import Answer
 from rag.text import markdown_literal
-from rag.types import Citation
 
 PAYLOAD = ('Refunds take 30 days. <script>window.__pwn="script"</script> <img src=x onerror="window.__pwn=1"> '
            "[phish](https://evil.example/login) www.evil.example/bare mail me@evil.example &lt;i&gt;")

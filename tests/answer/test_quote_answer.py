@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from rag.answer import evidence
+from rag.answer.cite import Citation
 from rag.answer.excerpt import citation_views
 from rag.answer.listwise import ListwiseResult
 from rag.answer.quote_answer import check_quote_answer, parse_quote_answer, quote_result, quote_span
 from rag.answer.roles import SUPPORTING
-from rag.types import Citation
 
 GRPO = ("For each question, GRPO samples a group of outputs from the old policy. The group size is 16 in our "
         "experiments. The advantage of each output is its reward minus the group mean, divided by the group's "

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 
 from rag.answer.attribute import ClaimVerdict, SentenceAttribution
+from rag.answer.cite import Citation
 from rag.answer.gate import apply_gate
 from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.record import ANSWER_FORMAT, Answer
 from rag.evaluation.bench.answers import rescored, rows_json
-from rag.types import AnswerVerdict, Citation, Hit, Locator, LocatorKind, QueryPlan, TextRole, Verdict
+from rag.types import AnswerVerdict, Hit, Locator, LocatorKind, QueryPlan, TextRole, Verdict
 
 QUOTE = "Full-time staff get 28 days of annual leave. Part-time staff get it pro rata."
 
@@ -110,3 +111,18 @@ def test_bench_rows_are_the_full_form():
     (d,) = rows_json([row])
     assert d["format"] == ANSWER_FORMAT and d["key"] == "q01/doc" and d["raw_text"] == _answer().raw_text
     assert Answer.from_json(json.loads(json.dumps(d))).first_text == "I do not know."
+
+
+
+def test_a_rescored_bench_row_is_judged_by_todays_rules_not_by_the_verdict_it_was_saved_with():
+    """``bench answers --rescore`` re-runs the claim check on saved answers; the verdict must follow it (it kept
+    the saved one, so a change of the rules measured nothing)."""
+    from rag.answer.verdict import answer_verdict
+    from rag.evaluation.bench.answers import Row
+
+    a = _answer()
+    (d,) = json.loads(json.dumps(rows_json([Row("q01/doc", "doc", a.query, "28 days", (("28 days",),), a)])))
+    d["verdict"], d["verdict_reason"] = "refused", "saved by an older rule"
+    assert Answer.from_json(d).verdict == AnswerVerdict.REFUSED  # what a saved chat shows: the verdict as shown
+    r = rescored(d, embedder=None)
+    assert r.judged == answer_verdict(r) and r.verdict != AnswerVerdict.REFUSED

@@ -6,12 +6,13 @@ import json
 from dataclasses import replace
 
 from rag.answer.attribute import ClaimVerdict, SentenceAttribution
+from rag.answer.cite import Citation
 from rag.answer.gate import apply_gate
 from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.pipeline import check_answer
 from rag.answer.record import Answer
 from rag.answer.verdict import answer_verdict
-from rag.types import AnswerVerdict, Citation, Hit, Verdict
+from rag.types import AnswerVerdict, Hit, Verdict
 
 Q = "How many days of annual leave do full-time staff get?"
 LEAVE = "Full-time staff get 28 days of annual leave. Part-time staff get it pro rata. Sabbaticals are not offered."

@@ -15,6 +15,7 @@ from rag.answer.cite import fragment, locator_label
 from rag.errors import ExtractionError
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
+from rag.ingest.locate import locator_at
 from rag.types import LocatorKind, MediaType
 
 
@@ -238,7 +239,7 @@ def test_image_lines_paragraphs_and_region_locators(monkeypatch):
     c, label, frag = _cited(doc, "hook latch")  # the three paragraphs fit one chunk
     assert (c.locator.first, c.locator.last) == (1, 4) and c.locator.box == (39, 46, 643, 321)
     assert label == "record.png, lines 1\u20134" and frag == "#xywh=39,46,604,275"
-    assert doc.locator_at(doc.parts[1].start, doc.parts[2].end).box == (41, 125, 643, 208)
+    assert locator_at(doc, doc.parts[1].start, doc.parts[2].end).box == (41, 125, 643, 208)
 
 
 def test_multipage_tiff_has_a_section_per_page(monkeypatch):

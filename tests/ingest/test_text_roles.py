@@ -10,6 +10,7 @@ import pytest
 from rag.index.fusion import body_first
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
+from rag.ingest.locate import role_at
 from rag.ingest.roles import find_roles, is_navigation, is_reference_entry, is_toc
 from rag.types import Document, Hit, RoleSpan, TextRole
 
@@ -100,10 +101,10 @@ def test_a_chunk_of_punctuation_alone_is_never_made():
 def test_role_at_takes_the_span_holding_most_of_the_range():
     doc = Document(id="x", name="x", media_type="text/plain", canonical="a" * 100, title="x", size_bytes=100,
                    extractor="t", extractor_version="1", roles=(RoleSpan(TextRole.TOC, 10, 60),))
-    assert doc.role_at(10, 60) == TextRole.TOC
-    assert doc.role_at(0, 30) == TextRole.TOC  # 20 of 30 characters in the span: the majority
-    assert doc.role_at(0, 20) == TextRole.BODY  # 10 of 20: not a majority
-    assert doc.role_at(0, 100) == TextRole.BODY
+    assert role_at(doc, 10, 60) == TextRole.TOC
+    assert role_at(doc, 0, 30) == TextRole.TOC  # 20 of 30 characters in the span: the majority
+    assert role_at(doc, 0, 20) == TextRole.BODY  # 10 of 20: not a majority
+    assert role_at(doc, 0, 100) == TextRole.BODY
 
 
 def test_body_hits_rank_before_other_roles():

@@ -270,8 +270,11 @@ def rows_json(rows: Sequence[Row]) -> list[dict]:
 
 def rescored(d: dict, embedder: Any, rekey: Callable[[str, list[Citation]], KeyPassage] | None = None) -> Answer:
     """A saved row's :class:`Answer` (:meth:`rag.answer.record.Answer.from_json`, any format) with today's claim
-    check re-run on the model's raw words (and the key passage re-chosen with ``rekey(query, citations)``)."""
+    check re-run on the model's raw words (and the key passage re-chosen with ``rekey(query, citations)``), and
+    so judged by today's verdict rules: the verdict saved with the row is dropped (a saved chat keeps the one it
+    was shown with; a benchmark re-scored after a change of the rules must not)."""
     a = Answer.from_json(d)
+    a.shown_verdict = None
     if rekey is not None and not a.refused:
         a.key_passage = rekey(a.query, a.citations)
     if a.raw_text is not None:

@@ -36,8 +36,8 @@ from rag.index.bm25 import BM25Index
 from rag.index.dense import DenseIndex
 from rag.index.fusion import rrf
 from rag.settings import get_settings
+from rag.store.results import IngestStatus
 from rag.store.store import Store
-from rag.store.writer import IngestStatus
 from rag.types import Hit, RetrievalMode
 
 #: Modes whose recall is measured through ``Store.search``; the first is compared with the others.

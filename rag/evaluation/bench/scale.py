@@ -47,8 +47,8 @@ from rag.settings import get_settings
 from rag.store.backend import LocalBackend
 from rag.store.backend import search as backend_search
 from rag.store.milvus import MilvusBackend
+from rag.store.results import IngestStatus
 from rag.store.store import Store
-from rag.store.writer import IngestStatus
 from rag.text import TermStats
 from rag.types import RetrievalMode
 
