@@ -9,6 +9,12 @@ file shows its reason and whether a retry can help, and nothing else is lost; th
 text) again say "already indexed". Other bytes under a name already indexed wait for the user: replace
 the current version (it leaves the index once the new one is ready and is listed as a previous version)
 or keep both (issue 16). Deleting a document asks first. The sidebar picks the collection.
+
+Plain words first (issue 29): the table shows name, kind, pages, status and when it was added (human
+dates); versions, ISO times, reasons, sizes, chunk counts, the embedding model, OCR pages and ids sit under
+"Details". A file indexed with a notice (hidden text left out, pages read by OCR) is orange, not a green
+success. The picked document's overview (its sections and a summary made of its own sentences,
+:mod:`ui.overview`) is shown under "What it holds".
 """
 
 import pandas as pd
@@ -18,9 +24,10 @@ from rag.errors import RagError
 from rag.store.jobs import result_of
 from rag.store.results import IngestStatus, OnConflict
 from rag.types import DocStatus
-from ui import jobs, services, sidebar
+from ui import jobs, overview, services, sidebar
 from ui.access import require_access
 from ui.format import md_escape
+from ui.plain import STATUS, human_time, kind_label
 
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
 services.init_state()
@@ -46,10 +53,12 @@ def _log_result(r) -> None:
         log.append(("info", f"{name}: queued for indexing"))
         st.session_state.my_jobs[r.job_id] = name
     elif r.status == IngestStatus.READY:
-        extra = f"; warnings: {'; '.join(r.warnings)}" if r.warnings else ""
+        # a notice to read (hidden text left out, pages read by OCR) is orange, never a green success (issue 29)
+        extra = f"; to know: {'; '.join(r.warnings)}" if r.warnings else ""
         if r.replaced_id:
-            extra += f"; replaced the version added {r.replaced_added_at}"
-        log.append(("success", f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}"))
+            extra += f"; replaced the version added {human_time(r.replaced_added_at)}"
+        level = "warning" if r.warnings else "success"
+        log.append((level, f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}"))
     elif r.status == IngestStatus.CANCELLED:
         log.append(("info", f"{name}: cancelled"))
     elif r.status == IngestStatus.DUPLICATE:
@@ -107,7 +116,7 @@ def ask_pending() -> None:
     """For each upload under a name already indexed: which version is current, and replace / keep both / cancel."""
     for i, (fid, name, _, existing) in enumerate(st.session_state.pending_versions):
         cur = store.get_document(existing)
-        when = f", added {cur.created_at}" if cur else ""
+        when = f", added {human_time(cur.created_at)}" if cur else ""
         with st.container(border=True):
             st.warning(md_escape(f"{name} is already indexed (current version {existing[:8]}{when}) with other "
                                  "content. Replace it with the new file, or keep both as separate documents?"))
@@ -223,28 +232,36 @@ if not docs:
     st.caption("Nothing indexed yet.")
     st.stop()
 counts = {s: sum(d.status == s for d in docs) for s in DocStatus}
-st.caption(", ".join(f"{counts[s]} {s}" for s in DocStatus if counts[s] or s == DocStatus.READY),
-           help="queued: waiting for the worker; indexing: being read now; ready: searchable; failed: see the reason.")
+st.caption(", ".join(f"{counts[s]} {STATUS.get(str(s), s)}" for s in DocStatus if counts[s] or s == DocStatus.READY),
+           help="waiting: for the worker; being read: now; ready: you can ask about it; failed: see why under the "
+                "table.")
 
 table = pd.DataFrame({
     "document": [d.label for d in docs],
-    "version": [d.versions + 1 for d in docs],
-    "added (UTC)": [d.created_at for d in docs],
-    "previous versions (added)": [", ".join(v.added_at for v in store.versions(d.id)) if d.versions else ""
-                                  for d in docs],
-    "status": [d.status for d in docs],  # plain words: no emoji font needed to read them
-    "reason": [d.reason or "" for d in docs],
-    "retry can help": [("yes" if d.retryable else "no") if d.status == DocStatus.FAILED else "" for d in docs],
-    "chunks": [d.chunk_count for d in docs],
+    "kind": [kind_label(d.media_type) for d in docs],
     "pages": [str(d.pages) if d.pages else "–" for d in docs],
-    "type": [d.media_type or "" for d in docs],
-    "size (KB)": [round(d.size_bytes / 1024, 1) for d in docs],
-    "embedding model": [f"{d.embed_model} ({d.embed_dim}-d)" for d in docs],
-    "read by OCR (pages)": [", ".join(map(str, d.ocr_pages)) for d in docs],
-    "warnings": ["; ".join(d.warnings) for d in docs],
-    "id": [d.id[:12] for d in docs],
+    "status": [STATUS.get(str(d.status), str(d.status)) for d in docs],  # plain words: no emoji font needed
+    "added": [human_time(d.created_at) for d in docs],
 })
 st.dataframe(table, hide_index=True, width="stretch", key="documents_table")
+with st.expander("Details", icon=":material/info:"):
+    st.dataframe(pd.DataFrame({
+        "document": [d.label for d in docs],
+        "version": [d.versions + 1 for d in docs],
+        "added (UTC)": [d.created_at for d in docs],
+        "previous versions (added)": [", ".join(v.added_at for v in store.versions(d.id)) if d.versions else ""
+                                      for d in docs],
+        "status": [d.status for d in docs],
+        "reason": [d.reason or "" for d in docs],
+        "retry can help": [("yes" if d.retryable else "no") if d.status == DocStatus.FAILED else "" for d in docs],
+        "chunks": [d.chunk_count for d in docs],
+        "type": [d.media_type or "" for d in docs],
+        "size (KB)": [round(d.size_bytes / 1024, 1) for d in docs],
+        "embedding model": [f"{d.embed_model} ({d.embed_dim}-d)" for d in docs],
+        "read by OCR (pages)": [", ".join(map(str, d.ocr_pages)) for d in docs],
+        "warnings": ["; ".join(d.warnings) for d in docs],
+        "id": [d.id[:12] for d in docs],
+    }), hide_index=True, width="stretch", key="documents_details")
 
 by_id = {d.id: d for d in docs}
 left, mid, right = st.columns([0.6, 0.2, 0.2], vertical_alignment="bottom")
@@ -252,7 +269,11 @@ pick = left.selectbox("Document", list(by_id), key="doc_pick", format_func=lambd
 doc = by_id[pick]
 # the status beside, not in the option's label: the browser kept a picked option's old label ("queued") after
 # its document had failed
-st.caption(md_escape(f"{doc.label} · {doc.status}" + (f" · {doc.reason}" if doc.reason else "")))
+if doc.status == DocStatus.FAILED:  # red: it failed (issue 29), with why and whether a retry can help
+    hint = "" if doc.retryable is None else " A retry may help." if doc.retryable else " A retry cannot help."
+    st.error(md_escape(f"{doc.label} could not be indexed: {doc.reason or 'no reason recorded'}.{hint}"))
+else:
+    st.caption(md_escape(f"{doc.label} · {STATUS.get(str(doc.status), doc.status)}"))
 for w in doc.warnings:  # text coverage, OCR'd and unreadable pages, encodings (issue 13)
     st.warning(md_escape(f"{doc.label}: {w}"))
 if mid.button("Retry", key="retry", disabled=doc.status != DocStatus.FAILED or not doc.has_file,
@@ -263,7 +284,7 @@ if mid.button("Retry", key="retry", disabled=doc.status != DocStatus.FAILED or n
     except RagError as e:
         st.session_state.ingest_log = [("error", str(e))]
     st.rerun()
-if right.button("Delete", key="delete", type="primary", width="stretch",
+if right.button("Delete", key="delete", width="stretch", icon=":material/delete:",
                 help="Remove the document, its chunks, vectors and stored file (asks first)."):
     st.session_state.deleting = doc.id
 if st.session_state.get("deleting") in by_id:
@@ -284,3 +305,6 @@ if transient:
             _log_result(store.enqueue_retry(d.id))
         jobs.ensure_worker(store.path)
         st.rerun()
+if doc.status == DocStatus.READY:
+    st.subheader("What it holds")
+    overview.show(store, doc, heading=False)

@@ -16,6 +16,7 @@ from rag.types import DocStatus
 from ui import jobs, services, viewer
 from ui.access import require_access
 from ui.format import md_escape
+from ui.plain import kind_label
 
 st.set_page_config(page_title="Source · Document QA", page_icon="📄", layout="wide")
 services.init_state()
@@ -55,8 +56,10 @@ def _target(doc_id: str) -> viewer.Target:
         if row is not None and row.document_id == doc_id:
             return viewer.Target.from_chunk(row, n, page, locator_label(row))
     if doc_id == wanted and start is not None and end is not None:
-        return viewer.Target(doc_id, doc.media_type or "", start, end, page=page, index=n,
-                             label=f"characters {start}–{end}")
+        text = store.canonical_text(doc_id)
+        quote = text[start:end] if 0 <= start <= end <= len(text) else ""  # a PDF outlines it on its page
+        where = f"{doc.label}, p. {page}" if page is not None and doc.pages else f"characters {start}–{end}"
+        return viewer.Target(doc_id, doc.media_type or "", start, end, quote, page=page, index=n, label=where)
     return viewer.Target(doc_id, doc.media_type or "", 0, 0, page=1)
 
 
@@ -70,5 +73,5 @@ doc_id = st.selectbox("Document", ids, index=ids.index(wanted) if wanted in read
 st.title(ready[doc_id].label)
 target = _target(doc_id)
 if target.end == 0 and target.start == 0:
-    st.caption(f"{ready[doc_id].media_type} · {ready[doc_id].chunk_count} chunks")
+    st.caption(f"{kind_label(ready[doc_id].media_type)} · {ready[doc_id].chunk_count} passages indexed")
 viewer.show(target, height=760, key="source")

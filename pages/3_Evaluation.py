@@ -1,4 +1,7 @@
-"""Evaluation: measure retrieval on the user's own store with their questions file.
+"""Quality ("Evaluation" before issue 29): measure retrieval on the user's own store with their questions file.
+
+In plain words first: how often the passage that holds the answer is among the first ones found; the
+strategies, modes, recall@k, Wilson intervals and sign tests sit under "Advanced" and in the report.
 
 The page only gathers inputs and shows results: the documents come from the
 store (``rag.evaluation.data.store_documents``), the work is
@@ -20,20 +23,23 @@ from rag.ingest.chunk import STRATEGIES
 from ui import jobs, services
 from ui.access import require_access
 from ui.format import md_escape
+from ui.plain import plain_results
 
-st.set_page_config(page_title="Evaluation · Document QA", page_icon="📏", layout="wide")
+st.set_page_config(page_title="Quality · Document QA", page_icon="📏", layout="wide")
 services.init_state()
 require_access()  # issue 26: a password first when served beyond this machine
 for key in ("eval_result", "eval_dir", "eval_report"):
     if key not in st.session_state:
         st.session_state[key] = None
 
-st.title("Evaluation")
-st.caption(
-    "How well does retrieval find your answers? Upload questions whose answer is a short verbatim sentence (the "
-    "needle) in one of your documents: a retrieval counts as correct only if a returned chunk contains the whole "
-    "needle. Out-of-domain questions (optional) measure how often the gate lets an unanswerable question through."
-)
+st.title("Quality")
+st.markdown(
+    "How well does the app find the answers in **your** documents? Give it a file of test questions, each with "
+    "the exact sentence of your documents that answers it. The app searches each question and says how often "
+    "that sentence is among the first passages it finds, and, with questions your documents do **not** answer "
+    "(optional), how often it would still offer an answer instead of saying it has none.")
+st.caption("A question counts as found only if a passage the app returns contains the whole answering sentence "
+           "(the \"needle\"). Nothing in your documents changes; it takes a few minutes.")
 with st.expander("File formats (JSON Lines, one object per line)"):
     st.code('{"id": "q01", "doc": "guide.md", "needle": "exact sentence from the document", '
             '"query_doc": "the question in the document\'s words", "query_user": "the same need in a user\'s words"}',
@@ -57,12 +63,14 @@ if store.is_empty:
 c1, c2 = st.columns(2)
 q_file = c1.file_uploader("Questions (JSONL)", type=["jsonl", "json", "txt"], key="eval_questions")
 o_file = c2.file_uploader("Out-of-domain questions (JSONL, optional)", type=["jsonl", "json", "txt"], key="eval_ood")
-c3, c4 = st.columns(2)
-strategies = c3.multiselect("Chunking strategies", list(STRATEGIES), default=["A", "C", "E"], key="eval_strategies",
-                            help="A blind 512, B blind + overlap, C boundaries, D boundaries + overlap, "
-                                 "E boundaries + header (the product's), F E + overlap.")
-modes = c4.multiselect("Retrieval modes", ["dense", "bm25", "hybrid"], default=["dense", "bm25", "hybrid"],
-                       key="eval_modes")
+with st.expander("Advanced: what is compared", icon=":material/tune:"):
+    c3, c4 = st.columns(2)
+    strategies = c3.multiselect("Chunking strategies", list(STRATEGIES), default=["A", "C", "E"],
+                                key="eval_strategies",
+                                help="A blind 512, B blind + overlap, C boundaries, D boundaries + overlap, "
+                                     "E boundaries + header (the product's), F E + overlap.")
+    modes = c4.multiselect("Retrieval modes", ["dense", "bm25", "hybrid"], default=["dense", "bm25", "hybrid"],
+                           key="eval_modes")
 
 
 def _load(upload, loader, workdir: Path):
@@ -110,9 +118,12 @@ if st.button("Run evaluation", type="primary", disabled=not ready, key="eval_run
 result = st.session_state.eval_result
 if result is not None:
     out = Path(st.session_state.eval_dir)
-    st.subheader("Answers")
-    for line in headline(result).values():
+    st.subheader("In short")
+    for line in plain_results(result):
         st.markdown(f"- {md_escape(line)}")
+    with st.expander("The figures (recall@k, sign tests)", icon=":material/info:"):
+        for line in headline(result).values():
+            st.markdown(f"- {md_escape(line)}")
     plots = [(p, cap) for p, cap in (("recall.png", "Recall@k with 95 % Wilson intervals"),
                                      ("sweep.png", "Refusal sweep: bluffs and answerable questions lost"),
                                      ("distances.png", "Nearest cosine distance: in-domain vs out-of-domain"))

@@ -38,7 +38,10 @@ class GGUFSpec:
 
     ``size_bytes`` and ``sha256`` are those of the joined file; ``label`` the short name the app shows and
     ``measured`` the answer figures of ``python -m rag bench answers`` on the dev questions (docs/answers.md),
-    shown beside the model choice so the choice is made on numbers (issue 14).
+    shown beside the model choice so the choice is made on numbers (issue 14). ``choice`` is how the app's
+    model choice reads (issue 29: "Fast (0.5B)", not a file name), with the same measured figures as
+    numbers: ``first_word_s`` seconds to the first word on 2 quiet cores, ``right_documents_pct`` /
+    ``right_user_pct`` the share of answers right for questions in the documents' words / in a user's.
     """
 
     file_name: str
@@ -50,6 +53,19 @@ class GGUFSpec:
     sha256: str
     label: str = ""
     measured: str = ""
+    choice: str = ""
+    first_word_s: float | None = None
+    right_documents_pct: int | None = None
+    right_user_pct: int | None = None
+
+    def plain_figures(self) -> str:
+        """The measured wait and hit rate in plain words ("first words in about 0.8 s · right 63 % of the time, 31 %
+        for questions in your own words"); ``""`` when not measured."""
+        if self.first_word_s is None or self.right_documents_pct is None:
+            return ""
+        user = f", {self.right_user_pct} % for questions in your own words" if self.right_user_pct is not None else ""
+        return (f"first words in about {self.first_word_s:.1f} s · answers right {self.right_documents_pct} % of the "
+                f"time{user}")
 
     def modules(self) -> list[str]:
         return [f"{self.package_prefix}{i}" for i in range(1, self.n_parts + 1)]
@@ -68,6 +84,10 @@ QWEN_05B = GGUFSpec(
     sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
     label="Qwen2.5-Coder 0.5B (default)",
     measured="answer right 63 % in the documents' words, 31 % in a user's; first word after 0.75 s",
+    choice="Fast (0.5B)",
+    first_word_s=0.75,
+    right_documents_pct=63,
+    right_user_pct=31,
 )
 QWEN_15B = GGUFSpec(
     file_name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
@@ -79,6 +99,10 @@ QWEN_15B = GGUFSpec(
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
     label="Qwen2.5-Coder 1.5B",
     measured="answer right 81 % in the documents' words, 46 % in a user's; first word after 1.4 s",
+    choice="Better (1.5B)",
+    first_word_s=1.4,
+    right_documents_pct=81,
+    right_user_pct=46,
 )
 KNOWN_GGUF: dict[str, GGUFSpec] = {s.file_name: s for s in (QWEN_05B, QWEN_15B)}
 

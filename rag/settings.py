@@ -94,6 +94,16 @@ class Settings(BaseSettings):
                           "the chunk, and rank a chunk in the dense leg by the best of its own and its units' cosine "
                           "(users' wording R@4 +4 / -1 on the dev corpora; about 3.3 more vectors per chunk, ingest "
                           "embedding about 2x). Off: chunk vectors alone, as before.")
+    translate_questions: bool = Field(
+        True, description="Issue 27: a question whose language is none of the documents' is translated into their "
+                          "language by the local model before the search (searched, gated and answered as "
+                          "translated, and said so; German/French course questions R@4 0.550 -> 0.875). Off: "
+                          "searched as asked, and the gate says the languages differ.")
+    model_rerank: bool = Field(
+        False, description="Issue 27: when the gate passed a question that BM25 covered little, the local model "
+                           "re-ranks the gate's first 8 candidates in one listwise pass (rag/answer/rerank.py) and "
+                           "the sources are its first ones; the verdict stays the gate's. Off by default: it did not "
+                           "win on both dev corpora (docs/evaluation.md).")
     rrf_k: int = Field(60, ge=1, le=1000, description="Reciprocal rank fusion constant (design stage 5).")
     bm25_k1: float = Field(1.2, ge=0.0, le=10.0, description="BM25 term-frequency saturation.")
     bm25_b: float = Field(0.75, ge=0.0, le=1.0, description="BM25 length normalisation.")

@@ -104,6 +104,12 @@ def content_words(text: str) -> set[str]:
     return words
 
 
+def counted(n: int, noun: str) -> str:
+    """``"1 chunk"``, ``"0 chunks"``, ``"2 chunks"``: a count with its noun, plural unless it is one (English,
+    regular plurals: the nouns the CLI and the app count)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 # --------------------------------------------------------------------------- sentences
 
 # A sentence ends at . ! ? … or 。 (a run), then closing quotes, brackets or emphasis, then whitespace.

@@ -449,18 +449,25 @@ class QueryPlan:
     ``bm25_weight`` the BM25 list's weight in the fusion, in [0, 1] (1.0 = the
     design's plain RRF; lower when its best chunk covers little of the
     question); ``rewritten`` the query the local model rewrote it into, or
-    ``None`` when the question was searched as asked.
+    ``None`` when the question was searched as asked; ``translated_from`` the
+    question's ISO 639-1 code when ``rewritten`` is its translation into the
+    documents' language (issue 27, :mod:`rag.answer.translate`); ``reranked``
+    whether the local model re-ranked the sources (issue 27, :mod:`rag.answer.rerank`).
     """
 
     query: str
     language: str = "en"
     bm25_weight: float = 1.0
     rewritten: str | None = None
+    translated_from: str | None = None
+    reranked: bool = False
 
     def to_json(self) -> dict:
-        """``{"query", "language", "bm25_weight", "rewritten_query"}`` (weight rounded to 4 places)."""
+        """``{"query", "language", "bm25_weight", "rewritten_query", "translated_from", "reranked"}`` (weight
+        rounded to 4 places)."""
         return {"query": self.query, "language": self.language, "bm25_weight": round(self.bm25_weight, 4),
-                "rewritten_query": self.rewritten}
+                "rewritten_query": self.rewritten, "translated_from": self.translated_from,
+                "reranked": self.reranked}
 
     @classmethod
     def from_json(cls, d: dict | None) -> "QueryPlan | None":
@@ -468,4 +475,5 @@ class QueryPlan:
         if not d:
             return None
         return cls(query=d["query"], language=d.get("language") or "en", bm25_weight=float(d.get("bm25_weight", 1.0)),
-                   rewritten=d.get("rewritten_query"))
+                   rewritten=d.get("rewritten_query"), translated_from=d.get("translated_from"),
+                   reranked=bool(d.get("reranked", False)))

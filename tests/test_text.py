@@ -44,3 +44,10 @@ def test_term_weights_are_bm25_idf():
     w = stats.weights(tokenize("cat unicorn"))
     assert w["cat"] == math.log(1 + (3 - 2 + 0.5) / 2.5)
     assert w["unicorn"] > stats.idf("sat") > w["cat"] > 0
+
+
+def test_counted_says_one_chunk_not_one_chunks():
+    """arch1's walk (issue 29): `rag ingest` printed "1 chunks"."""
+    from rag.text import counted
+
+    assert [counted(n, "chunk") for n in (0, 1, 2)] == ["0 chunks", "1 chunk", "2 chunks"]

@@ -22,6 +22,7 @@ from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gates import regate_with
 from rag.answer.history import turn_from_record
 from rag.answer.record import Answer, AnswerFrom
+from rag.answer.translate import searched_as_line
 from rag.collections import DEFAULT
 from rag.errors import RagError
 from rag.settings import Settings
@@ -36,12 +37,17 @@ from ui.format import (
     distance_label,
     is_pdf,
     key_passage_markdown,
-    marker_link,
     md_escape,
     pdf_url,
     removed_markdown,
     verdict_markdown,
 )
+from ui.plain import answered_from, mentions_text, names_phrase, refusal_text
+
+#: The chat's avatars: neutral icons (issue 29: Streamlit's default ones are red and orange, and red is for
+#: what failed).
+USER_AVATAR = ":material/person:"
+ASSISTANT_AVATAR = ":material/menu_book:"
 
 
 @dataclass
@@ -87,7 +93,7 @@ def conversation(cfg: Settings) -> Conversation:
 def show(stream: TurnStream, conv: Conversation) -> Turn:
     """Stream one turn into the current container (the key passage first); returns the finished :class:`Turn`.
 
-    A refusal shows the NO ANSWER line and never loads or calls the model. The conversation saves the turn;
+    A refusal says so in plain words and never loads or calls the model. The conversation saves the turn;
     when Streamlit stops the run (a new question sent, the page left while the model writes) the turn is kept
     with a note, on the page and in the saved chat, instead of vanishing.
     """
@@ -99,7 +105,7 @@ def show(stream: TurnStream, conv: Conversation) -> Turn:
     cites = stream.cites
     # the key passage first (issue 14): verbatim cited evidence on screen before the model is even loaded
     early = st.empty()
-    early.markdown(key_passage_markdown(stream.key_passage, cites, cited_pages(cites)))
+    early.markdown(key_passage_markdown(stream.key_passage, cites, cited_pages(cites), _collection()))
     placeholder = st.empty()
     try:
         with st.spinner("Writing the answer…"):
@@ -118,11 +124,6 @@ def show(stream: TurnStream, conv: Conversation) -> Turn:
     render_turn_body(turn, key="live")
     return turn
 
-
-#: Under a refusal, in plain words: what the user can do next (the evidence line follows it).
-REFUSAL_HINT = ("Your documents do not seem to hold the answer, so no answer was written. If you think they do, "
-                "ask with the words the document would use (names, terms, numbers), choose the document under "
-                "\"Ask within\", or lower the \"Answerability cut\" in the sidebar.")
 
 def keep_turn(turn: Turn, conv: Conversation) -> None:
     """Add ``turn`` to this session's conversation; the saved chat it went to becomes the session's."""
@@ -143,13 +144,23 @@ def open_chat(chat_id: int) -> None:
     st.session_state.chat_id = chat_id
 
 
+def scope_names(scope: tuple[str, ...] | list[str] | None) -> list[str] | None:
+    """The names of the documents a question was asked within (``None``: all); an id no longer stored shows as
+    its first 8 characters."""
+    if scope is None:
+        return None
+    labels = {d.id: d.label for d in services.store().documents()}
+    return [labels.get(i, i[:8]) for i in scope]
+
+
 def render_question(turn: Turn) -> None:
-    """The user's side of a turn: the question, and under it the question searched when it was rewritten."""
+    """The user's side of a turn: the question; the question searched when it was read as a follow-up; the
+    documents it was asked within, by name (issue 29)."""
     st.markdown(md_escape(turn.question))
     if turn.standalone:
-        st.caption("Standalone question: " + md_escape(turn.standalone))
+        st.caption("Read as a follow-up, searched as: " + md_escape(turn.standalone))
     if turn.scope is not None:
-        st.caption(f"Asked within {len(turn.scope)} chosen document(s)")
+        st.caption("Asked within " + md_escape(names_phrase(scope_names(turn.scope) or [])))
 
 
 def _collection() -> str | None:
@@ -170,32 +181,48 @@ def cited_pages(cites: list[Any]) -> dict[int, int]:
     return {c.index: c.page for c in cites if is_pdf(c)}
 
 
+def anchor(key: str) -> str:
+    """The id prefix of a turn's source rows: ``[n]`` in its answer links to ``#<anchor>-<n>`` (same page)."""
+    return f"src-{key}"
+
+
 def render_turn_body(turn: Turn, key: str) -> None:
-    """The assistant's side of a turn: refusal, error, or answer + sources."""
+    """The assistant's side of a turn: a refusal, an error, or the answer and its sources, in plain words; the
+    figures in its "Details"."""
     if turn.error:
-        st.error(md_escape(turn.error))
+        if turn.error == INTERRUPTED:
+            st.warning(md_escape(turn.error))  # stopped by the user, not a failure
+        else:
+            st.error(md_escape(turn.error))
         return
     a = turn.answer
     if a is None:
         return
+    scope = scope_names(turn.scope)
     render_search_note(a.gate)
     if a.refused:
-        render_refusal(a, turn.candidates, a.why)
+        render_refusal(a, scope)
+        render_details(turn, key)
         return
     pages = cited_pages(a.citations)
-    render_verdict(a, a.why)
-    render_answer(a, pages)
-    notes = answer_notes(a)
+    render_verdict(a, scope)
+    render_answer(a, pages, key)
+    notes = answer_notes(a, with_model=False)
+    if scope:
+        notes.insert(0, answered_from(scope))
     if notes:
         st.caption(" · ".join(notes))
     render_sources(a.citations, key, pages, a.read_spans)
+    render_details(turn, key)
 
 
-def render_answer(a: Answer, pages: dict[int, int]) -> None:
+def render_answer(a: Answer, pages: dict[int, int], key: str = "live") -> None:
     """The checked answer (issue 14): the key passage, then the model's claims that passed the claim check,
     each linked to the source that supports it; or, when none passed, a plain note and the key passage
-    standing as the answer. The sentences the check left out are listed, with why, in an expander."""
-    kp = key_passage_markdown(a.key_passage, a.citations, pages, _collection())
+    standing as the answer. The sentences the check left out are listed, with why, in an expander. Each
+    ``[n]`` jumps to its source below (same page, issue 29), where it opens in the app's viewer."""
+    here = anchor(key)
+    kp = key_passage_markdown(a.key_passage, a.citations, pages, _collection(), anchor=here)
     if a.answer_from == AnswerFrom.KEY_PASSAGE:
         st.info(md_escape(a.note or ""))
         st.markdown(kp)
@@ -203,79 +230,110 @@ def render_answer(a: Answer, pages: dict[int, int]) -> None:
         if kp:
             st.markdown(kp)
         if a.answer_from == AnswerFrom.MODEL:
-            st.markdown("**Answer**\n\n" + answer_markdown(a.text or "", a.shown_sentences, a.citations, pages, _collection()))
+            st.markdown("**Answer**\n\n" + answer_markdown(a.text or "", a.shown_sentences, a.citations, pages,
+                                                            _collection(), anchor=here))
         elif a.generated:
-            st.warning("The model wrote no answer the sources support.")
+            st.warning("The model wrote no answer the sources support: read the passages below.")
     removed = a.removed_sentences
     if removed:
         with st.expander(f"Left out by the claim check ({len(removed)})"):
             st.markdown(removed_markdown(removed))
 
 
-def render_verdict(a: Answer, why: str | None = None) -> None:
+def render_verdict(a: Answer, scope: list[str] | None = None) -> None:
     """The answer's one verdict (issue 24) above it: supported (green), partly supported or may not answer
-    (yellow), with why in plain words; when the gate says the documents only mention the subject, its
-    evidence follows. The same verdict as ``ask`` prints and the chat export writes."""
+    (orange), with why in plain words; when the gate says the documents only mention the subject, that too,
+    in plain words and naming the documents asked within (issue 29; the gate's line is in "Details"). The same
+    verdict as ``ask`` prints and the chat export writes."""
     box, icon = VERDICT_STYLE[str(a.verdict)]
     text = verdict_markdown(a.judged)
     if a.notice:
-        text += "  \nThe passages below mention it; read them before trusting the answer."
+        text += "  \n" + md_escape(mentions_text(a, scope))
     getattr(st, box)(text, icon=icon)
-    if a.notice and why:
-        st.caption("Why: " + md_escape(why))
 
 
 def render_search_note(gate: GateResult | None) -> None:
-    """"Searched as: ..." when the question was rewritten before the search (issue 19); nothing otherwise."""
-    plan = gate.plan if gate is not None else None
-    if plan is not None and plan.rewritten:
-        st.caption("Searched as: " + md_escape(plan.rewritten))
+    """For a question translated into the documents' language (issue 27): "Searched as (translated from German):
+    ..." and that the answer is in the documents' language, above the answer, since it changes how to read it. A
+    follow-up's or a plain rewrite's "Searched as" is in "Details" (issue 29); nothing otherwise."""
+    translated = searched_as_line(gate) if gate is not None else None
+    if translated:
+        st.caption(md_escape(translated))
 
 
-def render_refusal(a: Answer, candidates: list[Candidate], why: str | None = None) -> None:
-    """The NO ANSWER line (the model was not called), the gate's evidence, and the nearest distances it saw."""
-    st.error(md_escape(a.refusal or "NO ANSWER"), icon=VERDICT_STYLE["refused"][1])
-    if candidates:
-        st.caption(REFUSAL_HINT)
-    if why:
-        st.caption("Why (the gate's evidence): " + md_escape(why))
-    st.caption("Verdict: " + verdict_markdown(a.judged))
-    if not candidates:
-        st.caption("The store has no indexed chunk: add documents on the Documents page.")
+def render_refusal(a: Answer, scope: list[str] | None = None) -> None:
+    """A refusal in plain words (neutral, not red: nothing failed) and what to do next; the model was not
+    called. The gate's line, its evidence and the nearest distances are in "Details"."""
+    what, nxt = refusal_text(a, scope)
+    box, icon = VERDICT_STYLE["refused"]
+    getattr(st, box)(f"**{md_escape(a.judged.label)}** · {md_escape(what)}", icon=icon)
+    st.caption(md_escape(nxt))
+
+
+def render_details(turn: Turn, key: str) -> None:
+    """The figures behind a turn, folded: how it was searched, the gate's verdict and evidence, each source's
+    or candidate's cosine distance, the model and its time to the first word."""
+    a = turn.answer
+    if a is None:
         return
-    nearest = sorted(candidates, key=lambda c: c.cosine_distance)[:5]
-    st.caption(f"Nearest cosine distances seen (threshold {a.threshold:g}); the model was not called:")
-    st.dataframe(
-        pd.DataFrame({"cosine distance": [round(c.cosine_distance, 3) for c in nearest],
-                      "source": [c.label for c in nearest]}),
-        hide_index=True, width="stretch",
-    )
+    with st.expander("Details", icon=":material/info:"):
+        lines = []
+        plan = a.gate.plan if a.gate is not None else None
+        if plan is not None and plan.rewritten:
+            lines.append("Searched as: " + md_escape(plan.rewritten))
+        if a.refused:
+            lines.append("The gate: " + md_escape(a.refusal or "NO ANSWER") + " (the model was not called)")
+        elif a.notice:
+            lines.append("The gate: " + md_escape(a.notice))
+        if a.why:
+            lines.append("The gate's evidence: " + md_escape(a.why))
+        lines += [md_escape(n) for n in answer_notes(a) if n.startswith(("model ", "first token"))]
+        if a.read_spans:
+            lines.append("In bold in the quotes: the sentences the model read (the ones closest to the question); "
+                         "sources without bold were read whole.")
+        for line in lines:
+            st.caption(line)
+        if a.refused:
+            nearest = sorted(turn.candidates, key=lambda c: c.cosine_distance)[:5]
+            if nearest:
+                st.caption(f"Nearest cosine distances seen (threshold {a.threshold:g}):")
+                st.dataframe(pd.DataFrame({"cosine distance": [round(c.cosine_distance, 3) for c in nearest],
+                                           "source": [c.label for c in nearest]}), hide_index=True, width="stretch")
+            else:
+                st.caption("The documents asked have no indexed passage.")
+        elif a.citations:
+            st.dataframe(pd.DataFrame({"n": [c.index for c in a.citations],
+                                       "source": [c.locator_label for c in a.citations],
+                                       "cosine distance": [distance_label(c.cosine_distance) for c in a.citations],
+                                       "fused rank": [c.fused_rank for c in a.citations]}),
+                         hide_index=True, width="stretch")
 
 
 def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = None,
                    read: dict[int, tuple[tuple[int, int], ...]] | None = None) -> None:
-    """Below an answer: n, document + locator, cosine distance, the verbatim quote, and a preview button.
+    """Below an answer, per source: ``[n]`` and where it is, an "Open" button that shows the cited place in the
+    app's viewer (issue 29: each citation opened a new tab that took 5-10 s), the same place in a new tab
+    (and, for a PDF, the browser's own viewer at the page) as secondary links, and the verbatim quote.
 
     ``read``: per source number, the ranges of its quote the model read (set in bold); others were read whole.
+    Each row carries the anchor ``#<anchor(key)>-<n>`` the answer's ``[n]`` jumps to.
     """
     if not cites:
         return
     pages = pages or {}
     read = read or {}
     st.markdown("**Sources**")
-    if read:
-        st.caption("In bold: the sentences the model read (the ones closest to the question); "
-                   "sources without bold were read whole.")
     for c in cites:
-        left, right = st.columns([0.82, 0.18])
-        original = pdf_url(c, services.publish_pdf(c.document_id) if is_pdf(c) else None, pages.get(c.index))
-        secondary = f" · [PDF at page {pages.get(c.index) or c.page} ↗]({original})" if original else ""
-        left.markdown(
-            f"{marker_link(c.index, citation_url(c, pages.get(c.index), _collection()))} "
-            f"**{md_escape(c.locator_label)}** · cosine distance `{distance_label(c.cosine_distance)}`{secondary}"
-        )
-        if right.button("Preview", key=f"preview-{key}-{c.index}", help="Show the cited place here"):
-            show_source(c, pages.get(c.index))
+        st.html(f'<span id="{anchor(key)}-{int(c.index)}"></span>')
+        left, right = st.columns([0.8, 0.2], vertical_alignment="center")
+        page = pages.get(c.index)
+        original = pdf_url(c, services.publish_pdf(c.document_id) if is_pdf(c) else None, page)
+        secondary = f" · [PDF at page {page or c.page} ↗]({original})" if original else ""
+        left.markdown(f"**\\[{c.index}\\] {md_escape(c.locator_label)}** · "
+                      f"[new tab ↗]({citation_url(c, page, _collection())}){secondary}")
+        if right.button(f"Open [{c.index}]", key=f"preview-{key}-{c.index}", icon=":material/visibility:",
+                        help="Show the cited place here, in the app's viewer"):
+            show_source(c, page)
         st.markdown(blockquote(c.quote, read.get(c.index, ())))
         if c.also_in:
             st.caption("The same text is also in " + md_escape(", ".join(c.also_in))
@@ -328,7 +386,7 @@ def distance_chart(candidates: list[Candidate], threshold: float, source_ranks: 
         tooltip=["rank", alt.Tooltip("cosine distance:Q", format=".3f"), "source", "gate"],
     )
     rule = alt.Chart(pd.DataFrame({"threshold": [threshold]})).mark_rule(
-        color="#e03131", strokeDash=[4, 3], size=2).encode(y=alt.Y("threshold:Q", title="cosine distance"))
+        color="#495057", strokeDash=[4, 3], size=2).encode(y=alt.Y("threshold:Q", title="cosine distance"))
     return alt.layer(bars, rule)
 
 

@@ -149,17 +149,19 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str]) -> str:
 
 
 def key_passage_markdown(passage: Any, citations: Iterable[Any], pages: Mapping[int, int] | None = None,
-                         collection: str | None = None) -> str:
+                         collection: str | None = None, anchor: str | None = None) -> str:
     """The key passage (:class:`rag.answer.key_passage.KeyPassage`) as Markdown: a heading line with its
-    ``[n]`` link and locator (``collection`` as in :func:`citation_url`), then the verbatim words as a block
-    quote. Empty string when there is none."""
+    ``[n]`` link and locator (``collection`` as in :func:`citation_url`; with ``anchor``, the link jumps to
+    ``#<anchor>-<n>`` on the same page instead: the source row below the answer, issue 29), then the verbatim
+    words as a block quote. Empty string when there is none."""
     if passage is None or not passage.sentences:
         return ""
     pages = pages or {}
     c = next((c for c in citations if c.index == passage.index), None)
     if c is None:
         return ""
-    link = marker_link(c.index, citation_url(c, pages.get(c.index), collection))
+    url = f"#{anchor}-{c.index}" if anchor else citation_url(c, pages.get(c.index), collection)
+    link = marker_link(c.index, url)
     return f"**Key passage** {link} {md_escape(c.locator_label)}\n\n{blockquote(passage.body or passage.text)}"
 
 
@@ -171,14 +173,17 @@ def removed_markdown(sentences: Sequence[Any]) -> str:
 
 
 def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Iterable[Any],
-                    pages: Mapping[int, int] | None = None, collection: str | None = None) -> str:
+                    pages: Mapping[int, int] | None = None, collection: str | None = None,
+                    anchor: str | None = None) -> str:
     """The final answer: per-sentence marks when ``sentences`` are given, else ``text`` with linked markers.
 
     ``pages`` maps a citation's ``index`` to the PDF page its link opens (see :func:`citation_url`,
-    which also takes ``collection``).
+    which also takes ``collection``); with ``anchor`` each ``[n]`` jumps to ``#<anchor>-<n>`` on the same page
+    (the source row under the answer, where it opens in the app's viewer; issue 29).
     """
     pages = pages or {}
-    urls = {c.index: citation_url(c, pages.get(c.index), collection) for c in citations}
+    urls = {c.index: (f"#{anchor}-{c.index}" if anchor else citation_url(c, pages.get(c.index), collection))
+            for c in citations}
     if not sentences:
         return link_markers(text, urls)
     out, in_list = "", False
@@ -216,7 +221,7 @@ VERDICT_STYLE = {
     "supported": ("success", ":material/check_circle:"),
     "partly_supported": ("warning", ":material/contrast:"),
     "may_not_answer": ("warning", ":material/warning:"),
-    "refused": ("error", ":material/block:"),
+    "refused": ("info", ":material/block:"),  # a refusal is no failure: not red (issue 29)
 }
 
 
@@ -227,14 +232,15 @@ def verdict_markdown(judged: Any) -> str:
     return f"**{md_escape(judged.label)}**" + (f" · {md_escape(reason)}." if reason else "")
 
 
-def answer_notes(a: Any) -> list[str]:
+def answer_notes(a: Any, with_model: bool = True) -> list[str]:
     """The caption under a checked answer, as separate notes (joined with " · " on screen).
 
     ``a`` has ``shown_sentences``, ``removed_sentences``, ``invalid_citations_removed``, ``model`` and
     ``ttft_ms`` (:class:`rag.answer.pipeline.Answer`). Says how many sentences the claim check left out,
     what "(inferred)" means when a shown sentence carries it (issue 14: the model cited no source or a
     wrong one and the server attached the one that holds the words; unexplained, first-time users could not
-    read it: tryout 2026-11-30), invalid citations removed, the model and its first-token time (seconds).
+    read it: tryout 2026-11-30), invalid citations removed, the model and its first-token time (seconds; not
+    with ``with_model=False``: the chat shows those in the answer's "Details", issue 29).
     """
     notes = []
     if a.removed_sentences:
@@ -245,9 +251,9 @@ def answer_notes(a: Any) -> list[str]:
                      "the app attached the source that holds the words")
     if a.invalid_citations_removed:
         notes.append(f"{a.invalid_citations_removed} invalid citation(s) removed")
-    if a.model:
+    if a.model and with_model:
         notes.append(f"model {md_escape(a.model)}")
-    if a.ttft_ms is not None:
+    if a.ttft_ms is not None and with_model:
         notes.append(f"first token {a.ttft_ms / 1000:.1f} s")
     return notes
 

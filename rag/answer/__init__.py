@@ -20,7 +20,12 @@
 * :mod:`rag.answer.followup` - a follow-up question made standalone before retrieval (issue 16);
 * :mod:`rag.answer.history` - a chat's turns as stored records and as Markdown (issue 16);
 * :mod:`rag.answer.conversation` - one chat turn (follow-up -> gate -> cite -> stream -> save), what the app,
-  the CLI and the evaluation all use.
+  the CLI and the evaluation all use;
+* :mod:`rag.answer.overview` - what's in a document: its sections and a summary made of its own sentences
+  (issue 29); :mod:`rag.answer.suggest` - questions the documents answer, each tested with the gate;
+* :mod:`rag.answer.translate` - a question in another language than the documents', translated by the local model
+  before the search (issue 27); :mod:`rag.answer.rerank` - the local model re-ranking the gate's candidates (off
+  by default, issue 27).
 
 Nothing here opens a document's original bytes: page maps and locator parts come from the store
 (:meth:`rag.store.store.Store.page_map`); the viewer's rendering is :mod:`ui.view`, the language detector

@@ -72,8 +72,8 @@ def store_calibration(store) -> Calibration:
 
     Kept by the store's index cache with the current generation, on disk as
     ``index/calibration-v<version>.g<N>.json``, so it is re-run only after
-    the documents change: about 1-2 s on a quiet 2-core machine for 1k chunks
-    (one batched encode of at most 200 sentences); the documents' languages are
+    the documents change: about 2-3 s on a quiet 2-core machine for 1k chunks
+    (one batched encode of at most 256 sentences); the documents' languages are
     the ones the store recorded (no detector is loaded for it).
     """
     def compute(table) -> str:

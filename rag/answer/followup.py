@@ -196,8 +196,10 @@ def own_words(question: str) -> list[str]:
 
 
 def _stem(term: str) -> str:
-    """A crude stem for matching a question's word with a passage's: the first 5 characters ("renew" /
-    "renewal", "connect" / "connection")."""
+    """A crude stem for matching a question's word with a passage's: a plural ``s`` dropped, then the first 5
+    characters ("renew" / "renewal", "connect" / "connection", "open" / "opens")."""
+    if len(term) > 3 and term.endswith("s") and not term.endswith("ss"):
+        term = term[:-1]
     return term[:5]
 
 

@@ -11,7 +11,7 @@ and locators (the app's download button, ``rag chats export``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,7 +132,23 @@ def shown_markdown(a: Answer) -> str:
                     for s in a.shown_sentences)
 
 
-def turn_markdown(n: int, t: HistoryTurn) -> str:
+def _within(scope: Sequence[str], names: Mapping[str, str] | None) -> str:
+    """The documents a turn was asked within, by name when ``names`` (id -> name) knows them (issue 29: the screen
+    names them), else their count."""
+    if names:
+        got = [names.get(i, i[:8]) for i in scope]
+        listed = got[0] if len(got) == 1 else ", ".join(got[:-1]) + " and " + got[-1] if len(got) <= 3 else ""
+        if listed:
+            return lit(listed)
+    return f"{len(scope)} chosen document(s)"
+
+
+#: What "(inferred)" means, written once under an answer that carries it (the chat's caption says the same).
+INFERRED_NOTE = ("*(inferred): the model gave no source or a wrong one; the app attached the source that holds "
+                 "the words.*")
+
+
+def turn_markdown(n: int, t: HistoryTurn, names: Mapping[str, str] | None = None) -> str:
     """One turn as Markdown: the question (and the question searched), the answer's verdict (issue 24), the
     gate's "may not answer" notice, the key passage and the checked answer with its "(inferred)" marks (issue
     14: what the claim check left out is listed with why) or the refusal, then its sources."""
@@ -140,7 +156,7 @@ def turn_markdown(n: int, t: HistoryTurn) -> str:
     if t.standalone != t.question:
         out.append(f"*Standalone question:* {lit(t.standalone)}")
     if t.scope is not None:
-        out.append(f"*Asked within {len(t.scope)} chosen document(s).*")
+        out.append(f"*Asked within {_within(t.scope, names)}.*")
     a = t.answer
     if t.error:
         out.append(f"**Error:** {lit(t.error)}")
@@ -161,6 +177,8 @@ def turn_markdown(n: int, t: HistoryTurn) -> str:
             out.append(f"*{lit(a.note)}*")
         elif a.shown_text:
             out.append(shown_markdown(a))
+            if any(s.inferred and s.shown_cites for s in a.shown_sentences):
+                out.append(INFERRED_NOTE)
         elif not a.generated:
             out.append("(no text generated)")
         removed = a.removed_sentences
@@ -181,8 +199,9 @@ def turn_markdown(n: int, t: HistoryTurn) -> str:
 
 
 def chat_markdown(title: str, turns: Sequence[HistoryTurn], *, collection: str | None = None,
-                  exported_at: str = "") -> str:
-    """A chat as one Markdown document: a title line, then each turn (:func:`turn_markdown`).
+                  exported_at: str = "", names: Mapping[str, str] | None = None) -> str:
+    """A chat as one Markdown document: a title line, then each turn (:func:`turn_markdown`; ``names`` maps
+    document ids to the names a scoped turn was asked within).
 
     Citations keep their numbers, locator labels (document > section, or
     ``paper.pdf, p. 5``) and fragments (``#page=N``, ``#char=S,E``) with the quoted text. Every text a
@@ -193,4 +212,4 @@ def chat_markdown(title: str, turns: Sequence[HistoryTurn], *, collection: str |
                                  f"exported {exported_at}" if exported_at else "") if x)
     if meta:
         head.append(f"*{meta}*")
-    return "\n\n".join(head + [turn_markdown(i, t) for i, t in enumerate(turns, start=1)]) + "\n"
+    return "\n\n".join(head + [turn_markdown(i, t, names) for i, t in enumerate(turns, start=1)]) + "\n"

@@ -33,6 +33,7 @@ from rag.answer.attribute import (
     lexical_support,
     split_sentences,
 )
+from rag.answer.calibrated_gate import store_calibration
 from rag.answer.cite import Citation, citations, format_sources_for_prompt
 from rag.answer.evidence import Selection, select_key_passage
 from rag.answer.excerpt import citation_views, prompt_excerpts
@@ -43,9 +44,12 @@ from rag.answer.key_passage import KeyPassage, key_passage
 from rag.answer.listwise import selector_generator
 from rag.answer.quote_answer import quote_generator, quote_result
 from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
+from rag.answer.rerank import model_rerank, should_rerank
 from rag.answer.roles import SUPPORTING
+from rag.answer.translate import Translation, translate_question, translation_generator
 from rag.settings import Settings
 from rag.text import TermStats, strip_markers
+from rag.types import QueryPlan
 
 if TYPE_CHECKING:
     from rag.store.store import Store
@@ -276,13 +280,39 @@ def search_and_gate(store: Store, query: str, threshold: float | None = None, ma
     return replace(strategy.decide(query, hits, knobs, StoreContext(store)), plan=plan)
 
 
+def searched_as(store: Store, query: str, settings: Settings,
+                get_translator: Callable[[], Any] | None = None) -> Translation:
+    """What ``query`` is searched as (issue 27, item 5): its translation into the documents' language when
+    ``settings.translate_questions`` and its language is none of the documents' (:mod:`rag.answer.translate`;
+    the model, ``get_translator()`` default :func:`rag.answer.translate.translation_generator`, is loaded only
+    then), else ``query`` itself."""
+    if not settings.translate_questions or store.is_empty:
+        return Translation(query)
+    languages = store_calibration(store).languages
+    return translate_question(query, languages, get_translator or (lambda: translation_generator(settings)))
+
+
 def gated_sources(store: Store, query: str, settings: Settings | None = None,
-                  doc_ids: Sequence[str] | None = None) -> tuple[GateResult, list[Citation], float]:
+                  doc_ids: Sequence[str] | None = None, *,
+                  get_translator: Callable[[], Any] | None = None,
+                  get_selector: Callable[[], Any] | None = None) -> tuple[GateResult, list[Citation], float]:
     """:func:`search_and_gate` with every knob from ``settings`` (default the store's), then the numbered
     citations of what it kept (:func:`rag.answer.cite.citations`); returns ``(gate, citations, ms)``, ``ms``
-    covering embedding, both legs, fusion, the gate and the citation lookup."""
+    covering the translation (:func:`searched_as`), embedding, both legs, fusion, the gate and the citation
+    lookup. A translated question is searched, gated and answered as translated: ``gate.query`` is the
+    translation, ``gate.plan`` keeps the question as asked with ``rewritten`` and ``translated_from``. With
+    ``settings.model_rerank`` a question the gate passed and BM25 covered little has its sources chosen by the
+    local model (:mod:`rag.answer.rerank`, ``get_selector()`` default the listwise selector; the verdict stays the
+    gate's)."""
+    s = settings or store.settings
     t0 = time.perf_counter()
-    gate = search_and_gate(store, query, doc_ids=doc_ids, settings=settings or store.settings)
+    tr = searched_as(store, query, s, get_translator)
+    gate = search_and_gate(store, tr.query, doc_ids=doc_ids, settings=s)
+    if s.model_rerank and should_rerank(gate):
+        gate, _ = model_rerank(store, gate, get_selector=get_selector or (lambda: selector_generator(s)))
+    if tr.translated:
+        plan = gate.plan or QueryPlan(tr.query)
+        gate = replace(gate, plan=replace(plan, query=query, rewritten=tr.query, translated_from=tr.source_language))
     cites = citations(gate, store)
     return gate, cites, (time.perf_counter() - t0) * 1000.0
 

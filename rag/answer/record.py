@@ -19,6 +19,7 @@ from rag.answer.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.cite import Citation, citation_from_json, citation_json
 from rag.answer.gate import GateResult
 from rag.answer.key_passage import KeyPassage
+from rag.answer.translate import searched_as_line
 from rag.answer.verdict import VerdictResult, answer_verdict
 from rag.types import AnswerVerdict, Verdict
 
@@ -225,6 +226,8 @@ class Answer:
             d["gate"] = g.to_json()
             if g.plan is not None:
                 d["retrieval"] = g.plan.to_json()
+                if g.plan.translated_from:
+                    d["retrieval"]["note"] = searched_as_line(g)
         if self.key_passage is not None and not self.refused:
             d["key_passage"] = self.key_passage.to_json()
         if self.generated:

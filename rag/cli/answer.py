@@ -16,6 +16,7 @@ from rag.answer.conversation import Conversation, TurnStream
 from rag.answer.followup import RewriteMethod
 from rag.answer.history import previous_questions
 from rag.answer.record import Answer
+from rag.answer.translate import searched_as_line
 from rag.cli.collection import collection_option, store_settings
 from rag.cli.store import resolve_docs
 from rag.errors import StoreError
@@ -203,6 +204,9 @@ def _stream(turn: TurnStream, no_generate: bool) -> Answer:
     answer and what the claim check did to it (a refusal and ``--no-generate`` print nothing here)."""
     if turn.followup.rewritten:
         click.echo(f"searched as: {turn.standalone}", err=True)
+    translated = searched_as_line(turn.gate)
+    if translated:
+        click.echo(translated)
     if turn.gate.notice:
         click.echo(turn.gate.notice)
         if turn.gate.why:

@@ -6,7 +6,7 @@ JSON contracts (pinned by ``tests/test_cli_store.py``):
   "document_name", "page", "start", "end", "section", "content", "cosine_distance"}]}``, best first
   (``page`` 1-based or null: the page holding the chunk's sentence that best matches the query; ``start``/``end``
   code points into the canonical text; ``section`` a list of heading titles; ``retrieval`` how the question was
-  searched, :meth:`rag.types.QueryPlan.to_json`: ``{"query", "language", "bm25_weight", "rewritten_query"}``, issue 19).
+  searched, :meth:`rag.types.QueryPlan.to_json`: ``{"query", "language", "bm25_weight", "rewritten_query", "translated_from", "reranked"}``, issues 19 and 27).
 * ``status --json`` -> ``{"store", "embed_model", "embed_dim", "chunks", "documents": [{"id", "name",
   "label", "media_type", "size_bytes", "status", "reason", "chunk_count", "pages", "embed_model",
   "embed_dim", "pipeline_version", "extractor", "extractor_version", "warnings", "created_at",
@@ -43,6 +43,7 @@ from rag.errors import StoreError
 from rag.store.results import IngestResult, IngestStatus, OnConflict
 from rag.store.store import Store
 from rag.store.sync import conflict_policies, expand_paths, removed_by_sync
+from rag.text import counted
 from rag.types import DocStatus, RetrievalMode
 
 _store_option = click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
@@ -196,7 +197,7 @@ def _report(store: Store, entries: list[tuple[str, IngestResult]], *, wait: bool
         else:
             rate = f", {took * 1000 / outcome['chunks']:.0f} ms per new chunk" if outcome["chunks"] else ""
             click.echo(f"{len(entries) - outcome['failed']} ok, {outcome['failed']} failed in {took:.1f} s{rate}; "
-                       f"store {store.path}: {store.chunk_count} chunks")
+                       f"store {store.path}: {counted(store.chunk_count, 'chunk')}")
     sys.exit(1 if outcome["failed"] else 0)
 
 
@@ -228,12 +229,12 @@ def status_cmd(store_dir: str | None, collection: str | None, as_json: bool) -> 
                               ensure_ascii=False, indent=2))
         return
     click.echo(f"store {store.path}  model {store.model_name} ({store.model_dim}-d)  "
-               f"{len(docs)} documents, {store.chunk_count} chunks")
+               f"{counted(len(docs), 'document')}, {counted(store.chunk_count, 'chunk')}")
     for d in docs:
         extra = f"  {d.reason}" if d.reason else ""
         pages = f" {d.pages}p" if d.pages else ""
         versions = f"  (version {d.versions + 1}, added {d.created_at})" if d.versions else ""
-        click.echo(f"{d.id[:12]}  {d.status:<8} {d.chunk_count:>5} chunks{pages}  {d.label}{extra}{versions}")
+        click.echo(f"{d.id[:12]}  {d.status:<8} {counted(d.chunk_count, 'chunk'):>10}{pages}  {d.label}{extra}{versions}")
         for w in d.warnings:  # text coverage, OCR'd pages, encodings (issue 13)
             click.echo(f"{'':14}warning: {w}")
         for v in store.versions(d.id) if d.versions else []:

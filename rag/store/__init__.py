@@ -23,7 +23,9 @@ and the background work that fills it (issue 25).
   language; issue 23);
 * :mod:`rag.store.records` - the records the reads return; :mod:`rag.store.check` - the promises checked;
 * :mod:`rag.store.backup` - consistent copies of the SQLite file (issue 26);
-* :mod:`rag.store.chats` - the chats kept with the store (issue 16).
+* :mod:`rag.store.chats` - the chats kept with the store (issue 16);
+* :mod:`rag.store.derived` - what the answer layer derives from one document (its overview), kept with the store
+  and removed with the document (issue 29).
 
 Layer: above :mod:`rag.ingest` and :mod:`rag.index` (it calls both, downwards), below :mod:`rag.answer`;
 ``tests/test_layers.py`` pins it.

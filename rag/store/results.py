@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from rag.text import counted
 from rag.types import DocStatus
 
 
@@ -95,7 +96,7 @@ class IngestResult:
     def message(self) -> str:
         short = self.document_id[:8]
         if self.status == IngestStatus.READY:
-            line = f"ready      {self.name} ({short}): {self.chunk_count} chunks"
+            line = f"ready      {self.name} ({short}): {counted(self.chunk_count, 'chunk')}"  # not "1 chunks"
             if self.replaced_id:
                 line += (f"; replaced the version added {self.replaced_added_at} ({self.replaced_id[:8]}), "
                          "kept as a previous version")

@@ -71,7 +71,7 @@ from rag.index.fusion import MODES, body_first, retrieve_planned
 from rag.index.rerank import default_reranker
 from rag.ingest.limits import Limits, check_size
 from rag.settings import get_settings
-from rag.store import facts, records
+from rag.store import derived, facts, records
 from rag.store.backup import backup, remove_original, scheduled_backup
 from rag.store.cache import IndexDelta, open_index_cache
 from rag.store.chats import ChatLog
@@ -281,6 +281,7 @@ class Store(QueueFacade):
                                  (now_iso(), now_iso(), doc.id))
                 self.index_cache.commit(IndexDelta.remove(ids))
                 remove_original(self.path, doc.id)
+                derived.remove(self.path, doc.id)  # its overview (issue 29) goes with it
         self._locks.discard_document(doc.id)
         return True
 

@@ -32,10 +32,25 @@ def test_identical_contents_count_once_for_pseudo_queries():
     assert [i for i, _ in cb.pseudo_queries(contents)] == [0, 3]
 
 
-def test_pseudo_queries_are_evenly_spaced_and_capped():
+def test_pseudo_queries_are_capped_and_drawn_by_content_not_by_position():
     contents = [f"Sentence number {i} has quite a few words in it." for i in range(300)]
     pq = cb.pseudo_queries(contents, n=10)
-    assert len(pq) == 10 and pq[0][0] == 0 and pq[-1][0] == 299
+    assert len(pq) == 10 and [i for i, _ in pq] == sorted(i for i, _ in pq)
+    drawn = {q for _, q in pq}
+    # ten more chunks at the front (issue 27): the sample of 64 evenly spaced ones was redrawn whole; now a chunk
+    # is drawn for its own content, so at most as many pseudo-queries change as chunks were added
+    fifty = {q for _, q in cb.pseudo_queries(contents, n=50)}
+    more = [f"An added sentence {i} with a few more words in it." for i in range(10)] + contents
+    again = {q for _, q in cb.pseudo_queries(more, n=50)}
+    assert len(fifty & again) >= 40  # evenly spaced, as before: 7 of 50 kept
+    assert {q for _, q in cb.pseudo_queries(list(reversed(contents)), n=10)} == drawn
+
+
+def test_trimmed_mean_drops_both_tails():
+    assert cb.trimmed_mean([0.1, 0.3, 0.3, 0.3, 5.0]) == pytest.approx(0.3)
+    assert cb.trimmed_mean([0.2, 0.4]) == pytest.approx(0.3)
+    with pytest.raises(ValueError, match="no values"):
+        cb.trimmed_mean([])
 
 
 def test_nearest_distances_is_one_minus_best_cosine():

@@ -118,3 +118,16 @@ def test_a_reopened_turn_keeps_the_key_passage_and_the_claim_checks_verdicts():
     md = turn_markdown(1, turn_from_record(json.loads(json.dumps(turn_record("q", "q", live)))))
     assert "**Key passage** [1] leave.md > Annual leave" in md and "> Full-time staff get 28 days" in md
     assert "Left out by the claim check (1)" in md and "restates the question" in md
+
+
+def test_the_export_names_the_documents_asked_within_and_says_what_inferred_means():
+    """Issue 29: the screen names the documents a question was asked within and explains "(inferred)" under the
+    answer; the export says the same."""
+    inferred = SentenceAttribution("Staff get 28 days.", (), (1,), False, True)
+    a = Answer(query="q", threshold=0.675, refused=False, refusal=None, text="Staff get 28 days.",
+               citations=[_cite(1)], sentences=[inferred], model="m.gguf", raw_text="Staff get 28 days.")
+    t = turn_from_record(turn_record("How many days?", "How many days?", a, scope=["a" * 64]))
+    md = turn_markdown(1, t, {"a" * 64: "leave.md"})
+    assert "*Asked within leave.md.*" in md
+    assert "*(inferred)*" in md and "*(inferred): the model gave no source or a wrong one" in md
+    assert "*Asked within 1 chosen document(s).*" in turn_markdown(1, t)  # no names known: the count

@@ -63,7 +63,7 @@ def test_search_json_contract(small_store):
     j = json.loads(out)
     assert list(j) == ["query", "mode", "retrieval", "hits"] and j["mode"] == "hybrid"
     # issue 19: how the question was searched; no model rewrite by default
-    assert list(j["retrieval"]) == ["query", "language", "bm25_weight", "rewritten_query"]
+    assert list(j["retrieval"]) == ["query", "language", "bm25_weight", "rewritten_query", "translated_from", "reranked"]
     assert j["retrieval"]["query"] == "layout parser table" and j["retrieval"]["rewritten_query"] is None
     assert j["retrieval"]["language"] == "en" and 0.0 <= j["retrieval"]["bm25_weight"] <= 1.0
     assert 1 <= len(j["hits"]) <= 3
@@ -147,3 +147,13 @@ def test_ingest_and_status_json_carry_extraction_warnings(tmp_path, cases_dir, f
     assert line["status"] == "ready" and any("UTF-16-LE" in w for w in line["warnings"])
     doc = json.loads(_run("status", "--store", str(d), "--json")[1])["documents"][0]
     assert any("UTF-16-LE" in w for w in doc["warnings"])
+
+
+def test_a_one_chunk_document_is_one_chunk(tmp_path, fake_embedder):
+    """arch1's walk (issue 29): `rag ingest` printed "1 chunks"."""
+    f = tmp_path / "shed.md"
+    f.write_text("# Shed\n\nThe bike shed opens at seven.\n", encoding="utf-8")
+    code, out = _run("ingest", "--store", str(tmp_path / "s"), str(f))
+    assert code == 0 and "shed.md" in out and ": 1 chunk" in out and "1 chunks" not in out, out
+    code, out = _run("status", "--store", str(tmp_path / "s"))
+    assert "1 document, 1 chunk" in out and "1 chunks" not in out, out

@@ -78,15 +78,16 @@ def _table(at):
 @pytest.mark.slow
 def test_upload_indexes_both_files_and_lists_them(indexed):
     at = indexed
-    ok = [s.value for s in at.success]
+    ok = [s.value for s in at.success] + [w.value for w in at.warning]  # indexed with a notice: orange (issue 29)
     assert any(f"{MD_NAME}: indexed" in s for s in ok), ok
     assert any(f"{PDF_NAME}: indexed" in s for s in ok), ok
     df = _table(at)
     assert list(df["document"]) == [MD_NAME, PDF_NAME]
-    assert set(df["status"]) == {"ready"}
-    assert (df["chunks"] > 0).all()
+    assert set(df["status"]) == {"ready"} and list(df["kind"]) == ["Markdown", "PDF"]
     assert int(df.loc[df["document"] == PDF_NAME, "pages"].iloc[0]) == 13
-    assert df["embedding model"].str.contains("384-d").all()
+    details = at.dataframe[1].value  # the figures, under "Details" (issue 29)
+    assert (details["chunks"] > 0).all()
+    assert details["embedding model"].str.contains("384-d").all()
     assert any("50 MB" in c.value for c in at.caption)  # the upload limit is shown
     _no_raw_html(at)
 
@@ -110,7 +111,9 @@ def test_bad_file_shows_reason_and_can_be_retried_and_deleted(indexed, cases_dir
     df = _table(at)
     assert len(df) == 3 and (df["status"] == "ready").sum() == 2  # nothing else lost
     row = df[df["document"] == "locked.pdf"].iloc[0]
-    assert row["status"] == "failed" and "password" in row["reason"]
+    assert row["status"] == "failed"
+    details = at.dataframe[1].value
+    assert "password" in details[details["document"] == "locked.pdf"].iloc[0]["reason"]
 
     value = hashlib.sha256(bad).hexdigest()  # a document's id is the sha256 of its bytes
     at.selectbox(key="doc_pick").set_value(value).run()
@@ -165,12 +168,16 @@ def test_refusal_shows_no_answer_and_never_calls_the_model(indexed):
     assert not at.exception
     reply = at.chat_message[1]
     assert reply.name == "assistant"
-    assert reply.error[0].value == f'NO ANSWER: nothing under cosine distance 0.675 for "{OFF_TOPIC}"'
+    assert not reply.error  # a refusal is no failure: not red (issue 29)
+    assert "No answer: your documents do not seem to say this" in reply.info[0].value
+    # in plain words what the user can do; the gate's line and evidence under "Details"
+    assert [c.value for c in reply.caption][0].startswith("If you think they do")
+    captions = [c.value for c in reply.caption]
+    assert f'The gate: NO ANSWER: nothing under cosine distance 0.675 for "{OFF_TOPIC}" (the model was not called)' \
+        in captions
+    assert any(c.startswith("The gate's evidence: ") for c in captions)
     nearest = reply.dataframe[0].value
     assert len(nearest) > 0 and (nearest["cosine distance"] >= 0.675).all()
-    # in plain words what the user can do, before the gate's evidence
-    assert [c.value for c in reply.caption][0].startswith("Your documents do not seem to hold the answer")
-    assert any(c.value.startswith("Why (the gate's evidence): ") for c in reply.caption)
     assert (generate.STATS.loads, generate.STATS.generations) == (loads, gens)
     # the conversation survives a rerun
     at.run()
@@ -186,7 +193,7 @@ def test_slider_flips_the_same_question_from_refused_to_answered(indexed):
     at = _app(APP).run()
     at.slider(key="threshold").set_value(0.05).run()
     at.chat_input(key="question").set_value(PDF_QUESTION).run()
-    assert "NO ANSWER: nothing under cosine distance 0.05" in at.chat_message[1].error[0].value
+    assert any("NO ANSWER: nothing under cosine distance 0.05" in c.value for c in at.chat_message[1].caption)
     verdicts = [m.value for m in at.sidebar.markdown]
     assert any("refused" in v for v in verdicts), verdicts
     assert at.sidebar.get("arrow_vega_lite_chart") or at.sidebar.get("vega_lite_chart")  # the distance chart
@@ -202,14 +209,17 @@ def test_slider_flips_the_same_question_from_refused_to_answered(indexed):
     reply = at.chat_message[3]
     assert not reply.error, [e.value for e in reply.error]
     texts = [m.value for m in reply.markdown]
-    # the sources: [n] link, locator label, distance, verbatim quote
-    # [1] opens the in-app viewer at the PDF's page; the browser's own viewer is the secondary link
-    assert any(re.search(r"\[\\\[1\\\]\]\(/Source\?doc=[0-9a-f]{64}&chunk=\d+&start=\d+&end=\d+&n=1&page=\d+\)", t)
+    # the sources: [n] and locator label, "Open [n]" (the app's viewer), the viewer in a new tab and the
+    # browser's own PDF viewer as secondary links, the verbatim quote; [1] in the answer jumps to its row
+    assert any(re.search(r"\[new tab ↗\]\(/Source\?doc=[0-9a-f]{64}&chunk=\d+&start=\d+&end=\d+&n=1&page=\d+\)", t)
                for t in texts), texts
     # the secondary link: the PDF's served copy, a capability of this collection and publication (issue 26)
     assert any(re.search(r"\[PDF at page \d+ ↗\]\(/app/static/[0-9a-f]{32}/[0-9a-f]{32}\.pdf#page=\d+\)", t)
                for t in texts), texts
-    assert any("cosine distance `0." in t for t in texts), texts
+    assert any("](#src-t1-1)" in t for t in texts), texts
+    assert "Open [1]" in [b.label for b in reply.button]
+    assert not any("cosine distance" in t for t in texts), texts  # the figures are in Details
+    assert "cosine distance" in reply.dataframe[0].value.columns
     assert any(t.startswith("> ") for t in texts), texts
     # issue 14: the key passage first (verbatim, linked), then the model's checked claims, each linked to the
     # source that supports it, or the plain note that the key passage stands as the answer
@@ -223,7 +233,7 @@ def test_slider_flips_the_same_question_from_refused_to_answered(indexed):
         assert (static / served).is_file()  # every linked PDF is published for static serving
     _no_raw_html(at)
     # the first turn (refused) is still there, unchanged
-    assert "NO ANSWER" in at.chat_message[1].error[0].value
+    assert "No answer" in at.chat_message[1].info[0].value
     # the in-app preview of [1] renders without error (AppTest does not expose dialog contents;
     # tests/test_browser.py looks at the dialog's image)
     at.button(key="preview-t1-1").click().run()

@@ -187,7 +187,7 @@ def test_a_tiff_bomb_fails_alone_and_the_app_keeps_answering(server, tmp_path):
             expect(answer).to_contain_text("Sources", timeout=SLOW_MS)
             text = answer.inner_text()
             assert "NO ANSWER" not in text and "May" in text, text[:800]
-            link = answer.locator('a[href*="/Source?"]', has_text="[1]").first
+            link = answer.locator('a[href*="/Source?"][href*="n=1"]').first  # [1]'s viewer in a new tab
             expect(link).to_be_visible()
             assert "boiler-room.md" in text
             page.screenshot(path=ARTIFACTS / "bomb-02-answer.png", full_page=True)

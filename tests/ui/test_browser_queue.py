@@ -143,7 +143,7 @@ def test_five_uploads_are_all_ready_after_the_page_is_left_and_closed(app_server
         re.escape(files[0].name) + r": (extracting|cutting|embedding|updating)"))
     expect(first).to_be_visible(timeout=SLOW_MS)
     page.screenshot(path=ARTIFACTS / "queue-1-started.png", full_page=True)
-    page.get_by_test_id("stSidebarNav").get_by_text("app", exact=True).click()  # leave the Documents page
+    page.get_by_test_id("stSidebarNav").get_by_text("Chat", exact=True).click()  # leave the Documents page
     expect(page.get_by_test_id("stSidebar").get_by_text("Indexing", exact=True)).to_be_visible(timeout=SLOW_MS)
     page.screenshot(path=ARTIFACTS / "queue-2-chat-page.png", full_page=True)
     page.close()  # close the tab
@@ -183,7 +183,7 @@ def test_the_sidebar_shows_the_collection_the_page_lists_after_a_page_change(app
     note.write_text("# Client A\n\nThe Client A contract renews every March.\n", encoding="utf-8")
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files([str(note)])
     expect(page.get_by_text("client-a-note.md: queued for indexing")).to_be_visible(timeout=SLOW_MS)
-    page.get_by_test_id("stSidebarNav").get_by_text("app", exact=True).click()
+    page.get_by_test_id("stSidebarNav").get_by_text("Chat", exact=True).click()
     expect(box).to_have_value("Client A", timeout=SLOW_MS)
     page.get_by_test_id("stSidebarNav").get_by_text("Documents", exact=True).click()
     expect(page.get_by_text("1 document(s)")).to_be_visible(timeout=SLOW_MS)

@@ -106,6 +106,7 @@ def test_a_linked_copy_is_a_capability_and_leaves_with_delete(tmp_path, monkeypa
 
     docs = _app(DOCS_PAGE).run()
     docs.button(key="delete").click().run()
+    docs.button(key="confirm-delete").click().run()  # Delete asks first (issue 29)
     assert not docs.exception, docs.exception
     assert any("valves.pdf: deleted" in i.value for i in docs.info)
     assert not (static / here).exists() and (static / there).is_file()  # the app's Delete: gone from default only

@@ -1,0 +1,126 @@
+"""Questions the documents can answer, for an empty chat page (issue 29).
+
+A new user facing an empty chat does not know what to ask. The suggestions are drawn from the documents'
+own headings (:func:`rag.answer.overview.sections_of`): "Install guide: what about Installing on Linux?";
+a document without sections gets "What is in <its title>?". Naming the document by its title and the
+section by its heading words the question the way its chunks were embedded (``[Doc title > Section]``),
+with no other content word for the gate to find missing. Each candidate is then asked of the gate with
+the settings the chat uses (:func:`rag.answer.pipeline.gated_sources`: search and gate, no model), and only
+the ones the gate **answers** from the document they were drawn from are offered: a suggestion never leads
+to a refusal or a "may not answer" warning. Generic headings ("Introduction", "References", "Quiz") are
+skipped; documents take turns, so each gets one before any gets two.
+
+Measured on both dev stores (``docs/ui.md``): this wording was answered from its own document for 62 of 62
+heading questions over the course corpus and 30 of 30 over pdf-dev ("What does <file name> say about
+<heading>?": 30 and 18; "What does the document say about <heading>?": 19 and 10), about 40 ms each on a
+loaded 2-core machine; :data:`TRIES` bounds the cost of a page's first view.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag.answer.overview import document_overview
+from rag.answer.pipeline import gated_sources
+from rag.settings import Settings
+from rag.types import DocStatus, Verdict
+
+#: How many suggestions the chat page shows.
+SUGGESTIONS = 4
+
+#: How many candidate questions are asked of the gate at most (each costs one search: about 40 ms).
+TRIES = 12
+
+#: Headings that say nothing a question could be about.
+GENERIC = re.compile(
+    r"^(?:introduction|intro|overview|summary|conclusions?|concluding remarks|abstract|references?|bibliography|"
+    r"contents|table of contents|acknowledge?ments?|appendix(?: [a-z0-9]+)?|index|preface|foreword|about|notes?|"
+    r"further reading|resources|(?:section |end-of-chapter |chapter )?quiz|key takeaways|takeaways|next steps|"
+    r"exercises?|examples?|background|discussion|results|methods|related work|title|untitled|getting started|"
+    r"speaker notes|q&a|questions|faq|glossary|license|copyright|disclaimer|contact|sources|results in brief|"
+    r"about this (?:document|guide|book|report|manual|paper|chapter)|impressum|vorwort|einführung|"
+    r"einleitung|zusammenfassung|inhalt|inhaltsverzeichnis|literatur|open)$", re.IGNORECASE)
+
+#: Numbering before a heading's words: ``3.2 ``, ``IV. ``, ``Step 1: ``, ``Chapter 4 - ``, ``A) ``.
+_NUMBERING = re.compile(r"^\s*(?:(?:step|chapter|part|section|lesson|unit)\s+\w+\s*[:.\-–]\s*|"
+                        r"\d+(?:\.\d+)*[.):]?\s+|[IVXLC]+[.)]\s+|[A-Z][.)]\s+)", re.IGNORECASE)
+_LETTERS = re.compile(r"[^\W\d_]")
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A question the gate answers: ``question`` as shown (and asked when clicked), the ``document_id`` and the
+    ``section`` heading it was drawn from."""
+
+    question: str
+    document_id: str
+    section: str
+
+
+def heading_subject(title: str) -> str | None:
+    """What a heading is about, fit for a question: its numbering dropped, whitespace collapsed; ``None`` for a
+    generic heading (:data:`GENERIC`), one of more than 8 words or without a letter, or a quiz item."""
+    t = _NUMBERING.sub("", " ".join(title.split())).strip(" :.-–#*_")
+    bare = re.sub(r"\s*\([^)]*\)\s*", " ", t).strip()  # "Summary (and terminology)" is a summary
+    if not t or not _LETTERS.search(t) or len(t.split()) > 8 or GENERIC.match(bare):
+        return None
+    if t.endswith("?") and len(t.split()) > 6:  # a quiz's question, not a section's subject
+        return None
+    return t
+
+
+def heading_question(name: str, subject: str) -> str:
+    """The question a heading suggests: the heading itself when it is a question ("What are learning curves?"),
+    else "<document>: what about <subject>?"."""
+    return subject if subject.endswith("?") else f"{name}: what about {subject}?"
+
+
+def document_name(doc) -> str:
+    """How a suggestion names a document: its title when it has a short one, else its file name."""
+    title = " ".join((doc.title or "").split())
+    return title if title and len(title.split()) <= 8 and _LETTERS.search(title) else doc.label
+
+
+def candidate_questions(store, doc_ids: Sequence[str] | None = None) -> list[Suggestion]:
+    """Heading questions of ``store``'s ready documents (or of ``doc_ids``), documents taking turns, each
+    document's top-level sections first, each subject once."""
+    per_doc: list[list[Suggestion]] = []
+    for d in store.documents():
+        if d.status != DocStatus.READY or (doc_ids is not None and d.id not in doc_ids):
+            continue
+        ov = document_overview(store, d.id)
+        name = document_name(d)
+        seen: set[str] = set()
+        qs = []
+        for sec in sorted(ov.sections, key=lambda s: s.depth):
+            subject = heading_subject(sec.title)
+            if subject is None or subject.casefold() in seen:
+                continue
+            seen.add(subject.casefold())
+            qs.append(Suggestion(heading_question(name, subject), d.id, sec.title))
+        if not qs and name != d.label:  # no sections: the document as a whole, by its title
+            qs.append(Suggestion(f"What is in {name}?", d.id, ""))
+        if qs:
+            per_doc.append(qs)
+    out = []
+    for i in range(max((len(q) for q in per_doc), default=0)):
+        out += [q[i] for q in per_doc if i < len(q)]
+    return out
+
+
+def suggested_questions(store, settings: Settings | None = None, *, n: int = SUGGESTIONS, tries: int = TRIES,
+                        doc_ids: Sequence[str] | None = None) -> tuple[list[Suggestion], float]:
+    """Up to ``n`` of :func:`candidate_questions` that the gate answers (with ``settings``, default the store's)
+    from the document each was drawn from, trying at most ``tries``; returns them and the milliseconds spent."""
+    t0 = time.perf_counter()
+    out: list[Suggestion] = []
+    for s in candidate_questions(store, doc_ids)[:tries]:
+        gate, cites, _ = gated_sources(store, s.question, settings, doc_ids)
+        if gate.verdict == Verdict.ANSWERED and cites and cites[0].document_id == s.document_id:
+            out.append(s)
+            if len(out) >= n:
+                break
+    return out, (time.perf_counter() - t0) * 1000.0

@@ -1,0 +1,50 @@
+"""Plain words for the default views (ui.plain, issue 29): pure functions, tested alone."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from types import SimpleNamespace
+
+from rag.answer.gate import LanguageCheck
+from ui.plain import answered_from, human_time, kind_label, mentions_text, names_phrase, refusal_text
+
+NOW = datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc)
+
+
+def test_dates_read_as_a_person_says_them():
+    assert human_time("2026-12-01T17:59:30+00:00", NOW) == "just now"
+    assert human_time("2026-12-01T17:48:00+00:00", NOW) == "12 min ago"
+    assert human_time("2026-12-01T09:05:00+00:00", NOW) == "today 09:05"
+    assert human_time("2026-11-30T22:10:00+00:00", NOW) == "yesterday 22:10"
+    assert human_time("2026-11-03T10:00:00+00:00", NOW) == "3 Nov"
+    assert human_time("2025-11-03T10:00:00+00:00", NOW) == "3 Nov 2025"
+    assert human_time(None, NOW) == "–" and human_time("not a date", NOW) == "not a date"
+
+
+def test_kinds_and_names():
+    assert kind_label("application/pdf") == "PDF" and kind_label(None) == "–"
+    assert kind_label("application/vnd.openxmlformats-officedocument.wordprocessingml.document") == "Word"
+    assert names_phrase(["a.pdf"]) == "a.pdf" and names_phrase(["a.pdf", "b.md"]) == "a.pdf and b.md"
+    assert names_phrase(["a", "b", "c"]) == "a, b and c" and names_phrase(list("abcde")) == "5 chosen documents"
+
+
+def _answer(language=None):
+    return SimpleNamespace(gate=SimpleNamespace(language=language))
+
+
+def test_a_refusal_says_what_happened_and_what_to_do_naming_the_scope():
+    what, nxt = refusal_text(_answer())
+    assert what == "No answer: your documents do not seem to say this, so no answer was written."
+    assert "Ask within" in nxt and "names, terms, numbers" in nxt
+    what, nxt = refusal_text(_answer(), ["leave-policy.md"])
+    assert what.startswith("No answer: within leave-policy.md, the documents do not seem to say this")
+    assert "clear \"Ask within\"" in nxt
+    lang = LanguageCheck("de", 0.99, ("en",), True)
+    what, nxt = refusal_text(_answer(lang))
+    assert "German" in what and "English" in what and nxt.endswith("ask again in English.")
+
+
+def test_may_not_answer_and_answered_within():
+    assert mentions_text(_answer(), ["a.pdf"]).startswith("Your documents mention this (within a.pdf) but may not")
+    assert answered_from(["a.pdf"]) == "Answered from a.pdf only (\"Ask within\" in the sidebar)."
+    assert answered_from(None) == ""
