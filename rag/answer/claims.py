@@ -2,7 +2,7 @@
 
 Pure functions on strings, no model:
 
-* :func:`roots`, :func:`novel_roots` - a sentence's claim words (:func:`rag.text.content_words`, lightly
+* :func:`root`, :func:`roots`, :func:`novel_roots` - a sentence's claim words (:func:`rag.text.content_words`, lightly
   stemmed), and the ones it adds to the question;
 * :func:`specifics`, :func:`holds` - the numbers, dates, versions and names a sentence asserts, and whether
   a text holds one as a whole token;
@@ -35,13 +35,14 @@ ROOT_LEN = 6
 _TOKEN_RE = re.compile(r"[^\W_](?:[\w.,\-/]*[^\W_])?")
 
 
-def _root(word: str) -> str:
+def root(word: str) -> str:
+    """``word``'s root: its first :data:`ROOT_LEN` letters when it has :data:`ROOT_MIN` or more, else itself."""
     return word[:ROOT_LEN] if len(word) >= ROOT_MIN else word
 
 
 def roots(text: str) -> set[str]:
     """The claim words of ``text`` (:func:`rag.text.content_words`) reduced to their roots (:data:`ROOT_LEN`)."""
-    return {_root(w) for w in content_words(text)}
+    return {root(w) for w in content_words(text)}
 
 
 def novel_roots(sentence: str, question: str | None) -> set[str]:

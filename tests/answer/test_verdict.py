@@ -113,3 +113,34 @@ def test_a_saved_answer_keeps_the_verdict_it_was_shown_with():
 def test_claim_verdicts_that_count_against_an_answer():
     s = SentenceAttribution("In 2015, was published [1].", (1,), (), False, False, claim=False, garbled=True)
     assert s.verdict == ClaimVerdict.GARBLED
+
+
+TTFT = ("**Time to First Token (TTFT)**: How quickly can you get the first response? This is crucial for user "
+        "experience and is primarily affected by the prefill phase.")
+
+
+def _ttft_answer(question: str, raw: str) -> Answer:
+    cites = [_cite(1, TTFT)]
+    body = TTFT.replace("**", "")
+    a = Answer(query=question, threshold=0.675, refused=False, refusal=None, citations=cites,
+               gate=apply_gate(question, [Hit(1, 1, 1, 1 / 61, 0.3)], 0.675, 4),
+               key_passage=KeyPassage((KeySentence(1, body, 0, len(body), "inference.md > Metrics", 0.9),), 1.0, body))
+    a.text, _, _, a.sentences = check_answer(raw, cites, None, question)
+    return a
+
+
+def test_a_two_part_question_answered_in_one_part_is_partly_supported():
+    """The 0.5B's confident wrong answer on the course corpus (q03): a true claim from the key passage that
+    answers what TTFT is, and nothing of which phase affects it; shown as supported, wrong by the keys."""
+    q = "What is Time to First Token (TTFT) and which inference phase primarily affects it?"
+    half = _ttft_answer(q, "Time to First Token (TTFT) is how quickly you can get the first response [1].")
+    assert half.passed and [str(s.verdict) for s in half.sentences] == ["supported"]
+    v = answer_verdict(half)
+    assert v.verdict == AnswerVerdict.PARTLY_SUPPORTED and "phase" in v.reason and "primarily" in v.reason
+    whole = _ttft_answer(q, "Time to First Token (TTFT) is how quickly you get the first response, and it is "
+                            "primarily affected by the prefill phase [1].")
+    assert answer_verdict(whole).verdict == AnswerVerdict.SUPPORTED
+    # a follow-up's bracketed context is for the search, not something the user asked the answer to cover
+    follow = _ttft_answer("Which phase primarily affects it? (after: What is Time to First Token (TTFT)?)",
+                          "The prefill phase primarily affects it [1].")
+    assert answer_verdict(follow).verdict == AnswerVerdict.SUPPORTED
