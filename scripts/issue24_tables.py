@@ -4,9 +4,10 @@ supported, not right by the keys), the answers with no warning at all before iss
 banner was the only warning) that are wrong, and first-token p50; then the confident wrong answers listed.
 
 The answers are read as saved (:meth:`rag.answer.record.Answer.from_json`: the verdict they were shown with);
-nothing is re-judged. Usage::
+with ``--rejudge`` each saved answer gets today's verdict (:func:`rag.answer.verdict.answer_verdict`, a pure
+function of the answer: no model, no store). Usage::
 
-    python scripts/issue24_tables.py data/bench/a05-course.json data/bench/a05-pdf.json [...]
+    python scripts/issue24_tables.py [--rejudge] data/bench/a05-course.json data/bench/a05-pdf.json [...]
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from rag.evaluation.bench.machine import percentile
 from rag.types import AnswerVerdict, Verdict
 
 
-def load(paths: list[str]) -> dict[tuple[str, str], list[Row]]:
-    """``{(corpus, model): rows}`` of every run in ``paths``."""
+def load(paths: list[str], rejudge: bool = False) -> dict[tuple[str, str], list[Row]]:
+    """``{(corpus, model): rows}`` of every run in ``paths`` (``rejudge``: today's verdicts, not the saved ones)."""
     out: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for p in paths:
         for run in json.loads(Path(p).read_text(encoding="utf-8")):
@@ -31,8 +32,10 @@ def load(paths: list[str]) -> dict[tuple[str, str], list[Row]]:
             model = "1.5B" if "1.5b" in model else "0.5B" if "0.5b" in model else model
             for x in run["rows"]:
                 ak = tuple(tuple(g) for g in x["answer_keys"]) if x.get("answer_keys") else None
-                out[(corpus, model)].append(Row(x["key"], x["wording"], x["query"], x.get("needle"), ak,
-                                                Answer.from_json(x)))
+                a = Answer.from_json(x)
+                if rejudge:
+                    a.shown_verdict = None
+                out[(corpus, model)].append(Row(x["key"], x["wording"], x["query"], x.get("needle"), ak, a))
     return out
 
 
@@ -63,7 +66,8 @@ def column(rows: list[Row]) -> dict[str, str]:
 
 
 def main(paths: list[str]) -> None:
-    runs = load(paths)
+    rejudge = "--rejudge" in paths
+    runs = load([p for p in paths if p != "--rejudge"], rejudge)
     cols: dict[str, dict[str, str]] = {}
     for (corpus, model), rows in sorted(runs.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         for w in ("doc", "user"):

@@ -140,6 +140,9 @@ def test_a_two_part_question_answered_in_one_part_is_partly_supported():
     whole = _ttft_answer(q, "Time to First Token (TTFT) is how quickly you get the first response, and it is "
                             "primarily affected by the prefill phase [1].")
     assert answer_verdict(whole).verdict == AnswerVerdict.SUPPORTED
+    # one word left out is most often the subject the answer does not restate: still supported
+    short = _ttft_answer("Which phase primarily affects TTFT?", "The prefill phase primarily affects it [1].")
+    assert answer_verdict(short).verdict == AnswerVerdict.SUPPORTED
     # a follow-up's bracketed context is for the search, not something the user asked the answer to cover
     follow = _ttft_answer("Which phase primarily affects it? (after: What is Time to First Token (TTFT)?)",
                           "The prefill phase primarily affects it [1].")
