@@ -140,9 +140,11 @@ def test_a_two_part_question_answered_in_one_part_is_partly_supported():
     whole = _ttft_answer(q, "Time to First Token (TTFT) is how quickly you get the first response, and it is "
                             "primarily affected by the prefill phase [1].")
     assert answer_verdict(whole).verdict == AnswerVerdict.SUPPORTED
-    # one word left out is most often the subject the answer does not restate: still supported
-    short = _ttft_answer("Which phase primarily affects TTFT?", "The prefill phase primarily affects it [1].")
-    assert answer_verdict(short).verdict == AnswerVerdict.SUPPORTED
+    # a one-part question: the answer need not repeat the question's subject or qualifiers (on pdf-dev, asking
+    # for every question demoted 5 right answers such as "The name Wailuku literally means ..." asked "... in the
+    # Hawaiian tongue?")
+    short = _ttft_answer("Which phase primarily affects the Time to First Token?", "The prefill phase does [1].")
+    assert short.passed and answer_verdict(short).verdict == AnswerVerdict.SUPPORTED
     # a follow-up's bracketed context is for the search, not something the user asked the answer to cover
     follow = _ttft_answer("Which phase primarily affects it? (after: What is Time to First Token (TTFT)?)",
                           "The prefill phase primarily affects it [1].")
