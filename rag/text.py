@@ -284,8 +284,11 @@ class TermStats:
 #: ``~``), backslash-escaped by :func:`markdown_literal`; ``@`` also breaks GFM's address autolinks
 #: (``user@host``), and ``&`` any entity.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]$~|#{}!@&])")
-#: The ``:`` of ``scheme://``: escaped, which is enough to stop GFM from linking ``https://...``.
+#: The ``:`` of ``scheme://``. An escape alone does not stop Streamlit's renderer: remark-gfm links URLs, ``www.``
+#: and e-mail addresses in the parsed text, after escapes are gone (seen in the browser, 2026-12-01). A WORD JOINER
+#: (U+2060, invisible, no width) after the escaped ``:``, before ``@`` and after ``www`` breaks each pattern.
 _SCHEME = re.compile(r":(?=//)")
+_JOINER = "\u2060"
 #: What only means something at the start of a line: a quote, a list item, a setext underline, a numbered item.
 _LINE_START = re.compile(r"(?m)^([ \t]*)(>|[-+=])")
 _NUMBERED = re.compile(r"(?m)^([ \t]*\d{1,9})([.)])")
@@ -301,8 +304,9 @@ def markdown_literal(text: str, *, keep_markers: bool = False, blocks: bool = Tr
 
     ``<`` becomes ``&lt;`` (so raw ``<script>``/``<img onerror>`` is never written, even to a Markdown file
     opened by another viewer); Markdown-significant characters are backslash-escaped (those that only count
-    at a line's start, there only); ``www.``, ``://`` and ``@`` are broken up by the escapes, so a quoted
-    ``www.evil.example`` or ``[x](https://...)`` stays text. ``keep_markers``: citation markers ``[n]`` stay
+    at a line's start, there only); ``www.``, ``://`` and ``@`` are broken up by escapes and an invisible
+    WORD JOINER (U+2060), so a quoted ``www.evil.example``, ``a@b.example`` or ``[x](https://...)`` stays text
+    in the chat too (Streamlit's renderer links URLs after escapes are resolved). ``keep_markers``: citation markers ``[n]`` stay
     as written (an export's answer text), which no link can be made of once every other bracket is escaped.
     ``blocks=False`` leaves list items and numbered items as such (the model's own lists in the chat); a
     line-start ``>`` is escaped either way.
@@ -310,9 +314,9 @@ def markdown_literal(text: str, *, keep_markers: bool = False, blocks: bool = Tr
     export (issue 26: quotes and exports are inert).
     """
     text = _MD_SPECIAL.sub(r"\\\1", text).replace("<", "&lt;")  # "&" escaped first, so "&lt;" stays an entity
-    text = _SCHEME.sub(r"\\:", text)
+    text = _SCHEME.sub("\\\\:" + _JOINER, text).replace("\\@", _JOINER + "\\@")
     text = _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2) if blocks or m.group(2) == ">" else m.group(0), text)
     if blocks:
         text = _NUMBERED.sub(r"\1\\\2", text)
-    text = _WWW.sub(r"\1\\.", text)
+    text = _WWW.sub(r"\1" + _JOINER + r"\\.", text)
     return _ESCAPED_MARKER.sub(r"[\1]", text) if keep_markers else text

@@ -14,8 +14,8 @@ A sentence that cannot stand alone is never picked (one that opens with a pronou
 and sections are covered before one is used twice; a section's first statements are preferred (:data:`LEAD`).
 The picks are shown in document order.
 
-An overview depends on the document alone (its id is the sha256 of its bytes), so it is computed once,
-lazily on first view, and kept with the store (:mod:`rag.store.derived`, removed with the document);
+An overview depends on the document alone (its id is the sha256 of its bytes), so it is computed once, by
+the indexing worker after its queue is drained (or on first view for older stores), and kept with the store (:mod:`rag.store.derived`, removed with the document);
 :func:`document_overview` returns it, computed or read back. Measured with ``scripts/overview_time.py``.
 """
 

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import sys
@@ -30,6 +31,9 @@ from rag.errors import StoreError
 from rag.store.jobs import ACTIVE, Job, JobState, result_of
 from rag.store.results import IngestResult, IngestStatus
 from rag.store.worker import Worker
+from rag.types import DocStatus
+
+log = logging.getLogger(__name__)
 
 _store_option = click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
                              help="Store directory (default: settings, env RAG_STORE, else ./data).")
@@ -46,10 +50,22 @@ def open_store(store_dir: str | None, collection: str | None, *, must_exist: boo
 
 
 def calibrate(store: Any) -> None:
-    """The answer gate's references for the store's new contents (issue 15), after each index update."""
+    """What the worker does once a queue is drained (the store layer does not import the answer layer, so the CLI
+    hands it in): the answer gate's references for the store's new contents (issue 15), then each ready document's
+    overview (issue 29: computed after indexing, never delaying "ready"; milliseconds to about a second each, kept
+    in the store, so the chat and the Documents page read it back). An overview that fails is logged and left
+    for the page to compute on first view."""
     from rag.answer.calibrated_gate import store_calibration
+    from rag.answer.overview import document_overview
 
     store_calibration(store)
+    for doc in store.documents():
+        if doc.status != DocStatus.READY:
+            continue
+        try:
+            document_overview(store, doc.id)
+        except (StoreError, ValueError) as e:
+            log.warning("%s: no overview (%s)", doc.name, e)
 
 
 def _eta(seconds: float | None) -> str:

@@ -71,3 +71,19 @@ def test_cancel_a_queued_job_and_retry_only_what_can_help(tmp_path, fake_embedde
     assert r.exit_code == 1 and "no job 999" in r.output
     code, out = _run("status", "--store", store, "--json")
     assert first["name"] not in {d["name"] for d in json.loads(out)["documents"]}  # a cancelled file is not added
+
+
+def test_the_worker_writes_each_ready_documents_overview_after_indexing(tmp_path, fake_embedder):
+    """Issue 29: overviews are made after indexing by the worker (never delaying "ready"), not on first view."""
+    from rag.answer.overview import KEPT_AS
+    from rag.store import derived
+    from rag.store.store import Store
+
+    store = tmp_path / "store"
+    _files(tmp_path / "in")
+    code, _ = _run("ingest", "--store", store, tmp_path / "in")
+    with Store(store) as s:
+        ready = [d for d in s.documents() if d.status == "ready"]
+        assert len(ready) == 3
+        kept = [derived.read(s.path, d.id, KEPT_AS) for d in ready]
+    assert all(kept) and all("list before noon" in k for k in kept), kept

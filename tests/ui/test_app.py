@@ -359,8 +359,10 @@ def test_blockquote_keeps_lines_and_escapes():
     from ui.format import blockquote
 
     assert blockquote("a [x](javascript:y)\n\nb") == "> a \\[x\\](javascript:y)\n>\n> b"
+    # GFM autolinks broken up (issue 26): escapes, and a WORD JOINER, since Streamlit's renderer links URLs after
+    # escapes are resolved (a quoted https://... was a live link in the chat, seen in the browser)
     assert blockquote("see www.evil.example or https://evil.example/x") == (
-        "> see www\\.evil.example or https\\://evil.example/x")  # GFM autolinks broken up (issue 26)
+        "> see www\u2060\\.evil.example or https\\:\u2060//evil.example/x")
 
 
 def test_blockquote_sets_what_the_model_read_in_bold():
