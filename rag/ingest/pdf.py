@@ -70,7 +70,11 @@ def open_pdf(data: bytes, name: str, filetype: str = "pdf", label: str = "PDF"):
     warnings = []
     if doc.is_repaired:
         warnings.append(f"damaged {label}: MuPDF repaired it; some text may be missing")
-    if doc.page_count == 0:
+    try:  # MuPDF parses some formats (FB2, XPS) only when asked for pages: b"<FictionBook" raised here
+        pages = doc.page_count
+    except RuntimeError as e:
+        raise ExtractionError(name, f"damaged {label}: cannot be read ({e or type(e).__name__})") from e
+    if pages == 0:
         raise ExtractionError(name, f"{label} has zero pages")
     return doc, warnings
 

@@ -301,6 +301,13 @@ def test_any_bytes_give_a_document_or_a_reason(data, name, pdf_magic):
         assert doc.canonical.strip() and "\r" not in doc.canonical
 
 
+def test_a_truncated_fb2_gives_a_reason_not_a_crash():
+    """Found by the property test above in CI: bytes sniffed as FB2 that MuPDF opens lazily, then fails to parse."""
+    with pytest.raises(ExtractionError) as e:
+        extract_bytes(b"<FictionBook", "x.md")
+    assert e.value.name == "x.md" and "damaged FB2 e-book" in e.value.reason
+
+
 def test_pdf_cut_anywhere_gives_a_document_or_a_reason(cases_dir):
     data = (cases_dir / "c06_headers_footers.pdf").read_bytes()
     for cut in range(0, len(data), max(1, len(data) // 25)):
