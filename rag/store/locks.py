@@ -22,6 +22,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 
+@contextlib.contextmanager
+def file_lock(path: Path, *, wait: bool) -> Iterator[bool]:
+    """An exclusive ``flock`` on ``path`` (created if missing): yields ``True`` once held, or ``False`` at once
+    when another open file holds it and ``wait`` is false. Released on exit, and by the kernel when the process
+    dies (so a killed worker never leaves a lock behind). The one primitive of a document's lock and the
+    worker's (:func:`rag.store.worker.worker_lock`)."""
+    with open(path, "a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 class StoreLocks:
     """The thread lock and the ``flock`` files under one store's ``locks/`` folder (created if missing).
 
@@ -70,16 +88,8 @@ class StoreLocks:
         thread of this process holding it also yields ``False`` (``flock`` is
         per open file).
         """
-        with open(self.folder / f"{doc_id}.lock", "a+") as fh:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                yield False
-                return
-            try:
-                yield True
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+        with file_lock(self.folder / f"{doc_id}.lock", wait=False) as got:
+            yield got
 
     def document_free(self, doc_id: str) -> bool:
         """True when nobody is indexing ``doc_id`` right now (its lock could be taken and was released)."""

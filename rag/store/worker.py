@@ -24,7 +24,6 @@ its own process while it waits, when no other worker serves the store. A worker
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import threading
@@ -36,6 +35,7 @@ from typing import Any
 from rag.errors import Cancelled
 from rag.ingest.contained import ContainedExtractor
 from rag.store.jobs import HEARTBEAT_S, Job, worker_id
+from rag.store.locks import file_lock
 from rag.store.results import IngestResult
 
 logger = logging.getLogger(__name__)
@@ -53,16 +53,8 @@ def worker_lock(store_path: Path, *, wait: bool) -> Iterator[bool]:
     once when another process holds it and ``wait`` is false."""
     folder = Path(store_path) / "locks"
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / "worker.lock", "a+") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    with file_lock(folder / "worker.lock", wait=wait) as got:
+        yield got
 
 
 class _Stopping(BaseException):
