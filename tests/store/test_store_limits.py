@@ -5,6 +5,7 @@ documents are untouched."""
 from __future__ import annotations
 
 import functools
+import hashlib
 from pathlib import Path
 
 import hostile_files as hf
@@ -38,7 +39,9 @@ def test_a_file_too_large_on_disk_fails_without_being_read(store, tmp_path, monk
     ok = store.ingest_bytes(b"# Valves\n\nThe valve is checked weekly.", "valves.md")
     big = _sparse(tmp_path / "huge.txt", 3 * GiB)
     monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail(f"read {self} into memory"))
+    monkeypatch.setattr(hashlib, "file_digest", lambda *a, **k: pytest.fail("hashed the whole file to refuse it"))
     r = store.ingest_path(big)
+    assert store.ingest_path(big).document_id == r.document_id  # the same file, refused again: the same row
     assert r.status == "failed"
     assert r.reason == "the file is 3 GB, over the limit of 50 MB (setting max_upload_mb)"
     doc = store.get_document(r.document_id)
