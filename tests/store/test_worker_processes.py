@@ -29,14 +29,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: A worker process: the store at argv[1]; with argv[2] == "hang-on NAME" it stops (sleeps) while embedding
 #: the document NAME, after printing "EMBEDDING NAME"; it prints "DONE name" per job and "RUN pid" at start.
+#: argv[5] > 0: it stops once that many jobs of the store are done (else only after ``idle_exit`` with nothing to do).
 _WORKER = textwrap.dedent("""
     import sys, time, os
     sys.path.insert(0, os.path.join(sys.argv[3], "tests"))
     from fakes import HashEmbedder
     from rag.store.store import Store
     from rag.settings import get_settings
+    from rag.store.jobs import JobState
     from rag.store.worker import Worker
-    store_dir, mode = sys.argv[1], sys.argv[2]
+    store_dir, mode, stop_after = sys.argv[1], sys.argv[2], int(sys.argv[5])
     s = Store(store_dir, settings=get_settings(store=store_dir), embedder=HashEmbedder())
     def progress(job, stage, done, total):
         if mode == "hang-on " + job.name and stage == "embed" and done:
@@ -47,14 +49,15 @@ _WORKER = textwrap.dedent("""
     print("RUN", os.getpid(), flush=True)
     w = Worker(s, on_progress=progress, on_result=lambda job, r: print("DONE", r.name, r.status, flush=True),
                idle_exit_s=float(sys.argv[4]))
-    w.run()
+    done = lambda: sum(j.state == JobState.DONE for j in s.jobs.list()) >= stop_after
+    w.run(until=done if stop_after > 0 else None)
     print("EXIT", w.jobs_run, flush=True)
 """)
 
 
-def _worker(store_dir: Path, mode: str = "run", idle_exit: float = 3.0) -> subprocess.Popen:
+def _worker(store_dir: Path, mode: str = "run", idle_exit: float = 3.0, stop_after: int = 0) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen([sys.executable, "-c", _WORKER, str(store_dir), mode, str(ROOT), str(idle_exit)],
+    return subprocess.Popen([sys.executable, "-c", _WORKER, str(store_dir), mode, str(ROOT), str(idle_exit), str(stop_after)],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 
@@ -114,9 +117,10 @@ def test_sigkill_in_the_middle_of_a_document_then_restart_every_document_ready_o
 
 def test_two_workers_on_one_store_index_each_file_once_and_the_second_takes_over(store):
     names = [f"doc{i}.md" for i in range(6)]
-    first = _worker(store.path, "slow", idle_exit=10.0)
+    # idle_exit is a safety net while the jobs are being queued; each stops once all six are done
+    first = _worker(store.path, "slow", idle_exit=10.0, stop_after=len(names))
     assert first.stdout.readline().startswith("RUN")
-    second = _worker(store.path, "slow", idle_exit=10.0)
+    second = _worker(store.path, "slow", idle_exit=10.0, stop_after=len(names))
     assert second.stdout.readline().startswith("RUN")
     time.sleep(1.0)
     for n in names:
