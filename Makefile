@@ -27,9 +27,11 @@ run: setup
 test: setup dev browser
 	$(PY) -m pytest
 
-# The inner loop: no real model, no browser (fakes for the embedder and the generator).
+# The inner loop: no real model, no browser (fakes for the embedder and the generator). Four pytest-xdist
+# processes on two cores: a fifth of the tier's time is spent waiting on child processes (workers, contained
+# extraction, AppTest), which the other processes fill (one process: 4 min 14 s; -n 2: 2 min 15 s; -n 4: under 2).
 test-fast: setup dev
-	$(PY) -m pytest -m "not slow and not browser"
+	$(PY) -m pytest -n 4 -m "not slow and not browser"
 
 lint: dev
 	$(VENV)/bin/ruff check .
