@@ -11,7 +11,7 @@ Citations, key passages and claim verdicts are decoded here and nowhere else.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -33,7 +33,8 @@ ANSWER_FORMAT = 3
 
 class AnswerFrom(StrEnum):
     """Where the shown answer comes from (issue 14): the model's checked sentences, or the key passage
-    standing in for an answer that was empty, declined or failed the claim check."""
+    standing in for an answer that was empty, declined or failed the claim check, or whose claims passed but
+    rest on other passages than the key passage (:attr:`Answer.off_key`)."""
 
     MODEL = "model"
     KEY_PASSAGE = "key_passage"
@@ -129,29 +130,63 @@ class Answer:
         return any(s.passed for s in self.sentences)
 
     @property
-    def answer_from(self) -> AnswerFrom:
-        """Whose words the shown answer is: the model's checked claims, else the key passage, else nothing."""
-        if self.passed:
-            return AnswerFrom.MODEL
-        if self.key_passage is not None and self.key_passage.sentences and not self.refused:
-            return AnswerFrom.KEY_PASSAGE
-        return AnswerFrom.NONE
+    def _has_key_passage(self) -> bool:
+        return self.key_passage is not None and bool(self.key_passage.sentences) and not self.refused
 
     @property
-    def shown_sentences(self) -> list[SentenceAttribution]:
-        """The model's sentences the checked answer shows: the claims that passed (each with the sources that
-        support it) and short non-claims without markers; none when no claim passed."""
+    def passed_sentences(self) -> list[SentenceAttribution]:
+        """The model's sentences that would stand as its answer: the claims that passed (each with the sources
+        that support it) and short non-claims without markers; none when no claim passed."""
         if not self.passed:
             return []
         return [s for s in self.sentences
                 if s.passed or (s.verdict == ClaimVerdict.NO_CLAIM and not s.cited and any(ch.isalnum() for ch in s.text))]
 
     @property
+    def off_key(self) -> bool:
+        """The model's claims passed the check, the gate answered, but no claim rests on the key passage
+        (:func:`rag.answer.verdict.agrees_with_key_passage`): two independent choices of evidence disagree,
+        and the key passage stands as the answer. Measured on both dev corpora (docs/answers.md, "The key
+        passage over claims that rest elsewhere"): with the 0.5B such claims were right 2 times of 18 and the
+        key passage 8; under the gate's "mentions" it was the other way round for the 1.5B, so not there."""
+        if not self.passed or not self._has_key_passage or self.gate_verdict != Verdict.ANSWERED:
+            return False
+        from rag.answer.verdict import agrees_with_key_passage
+
+        return not agrees_with_key_passage(self)
+
+    @property
+    def answer_from(self) -> AnswerFrom:
+        """Whose words the shown answer is: the model's checked claims (when they rest on the key passage, or
+        there is none, or the gate only said "mentions"), else the key passage, else nothing."""
+        if self.passed and not self.off_key:
+            return AnswerFrom.MODEL
+        if self._has_key_passage:
+            return AnswerFrom.KEY_PASSAGE
+        return AnswerFrom.NONE
+
+    @property
+    def shown_sentences(self) -> list[SentenceAttribution]:
+        """The model's sentences the checked answer shows (:attr:`passed_sentences`); none when no claim passed
+        or the key passage stands as the answer (:attr:`off_key`)."""
+        return self.passed_sentences if self.answer_from == AnswerFrom.MODEL else []
+
+    @property
     def removed_sentences(self) -> list[SentenceAttribution]:
         """The model's sentences the claim check keeps out of the answer (unsupported, echoes, dangling,
-        declines, bare markers), each with its ``verdict`` and ``reason``."""
+        declines, bare markers), each with its ``verdict`` and ``reason``; when the key passage stands over
+        claims that passed (:attr:`off_key`), those too, their reason saying where they rest."""
         shown = {id(s) for s in self.shown_sentences}
-        return [s for s in self.sentences if id(s) not in shown]
+        out = []
+        for s in self.sentences:
+            if id(s) in shown:
+                continue
+            if s.passed and self.off_key:
+                where = ", ".join(f"[{n}]" for n in s.shown_cites) or "another source"
+                s = replace(s, reason=f"true of {where}, but not of the passage that best matches the question "
+                                      f"(the key passage, [{self.key_passage.index}])")
+            out.append(s)
+        return out
 
     @property
     def shown_text(self) -> str | None:
@@ -173,6 +208,8 @@ class Answer:
         kp = self.key_passage
         if not (self.text or "").strip():
             why = "The model wrote no answer"
+        elif self.off_key:
+            why = "The model's answer rests on other passages than the one that best matches the question"
         elif self.declined:
             why = "The model said the sources do not contain the answer"
         else:

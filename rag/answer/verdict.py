@@ -9,7 +9,8 @@ checked, never from the model's say-so:
   weakly: under :data:`KEY_MIN` of its IDF-weighted terms);
 * ``partly_supported``: something shown is backed but not all of it: a claim passed while another was left
   out (unsupported, garbled), or the claims that passed do not lean on the key passage (two independent
-  choices of evidence disagree), or the verbatim key passage stands in for the model's answer;
+  choices of evidence disagree: then the key passage stands as the answer, :attr:`Answer.off_key`), or the
+  verbatim key passage stands in for the model's answer;
 * ``supported``: the gate answered, every claim the model made passed the check, a shown claim leans on
   the key passage (its words the question lacks are in the key passage's sentences, share at least
   :data:`AGREE_MIN`), and, for a question that asks two things, the shown claims address both
@@ -102,7 +103,7 @@ def agrees_with_key_passage(a: Answer, min_share: float = AGREE_MIN) -> bool:
     if kp is None or not kp.sentences:
         return False
     kp_roots = roots(kp.body or " ".join(s.text for s in kp.sentences))
-    for s in a.shown_sentences:
+    for s in a.passed_sentences:
         if not s.passed or kp.index not in s.shown_cites:
             continue
         new = novel_roots(strip_markers(s.text), a.query)
@@ -159,6 +160,10 @@ def answer_verdict(a: Answer) -> VerdictResult:
     claims = [s for s in a.sentences if s.claim or s.verdict in _FAILED]
     failed = [s for s in claims if s.verdict in _FAILED]
     if a.passed:
+        if a.off_key:
+            return VerdictResult(AnswerVerdict.PARTLY_SUPPORTED,
+                                 "the model's claims rest on other passages than the one that best matches the "
+                                 "question; that passage is shown verbatim, check it answers what you asked")
         if failed:
             return VerdictResult(AnswerVerdict.PARTLY_SUPPORTED,
                                  f"{len(claims) - len(failed)} of {len(claims)} claims passed the check; "

@@ -63,6 +63,29 @@ def test_claims_that_do_not_rest_on_the_key_passage_are_partly_supported():
     assert a.passed and answer_verdict(a).verdict == AnswerVerdict.PARTLY_SUPPORTED
 
 
+def test_the_key_passage_stands_over_claims_that_rest_on_another_passage():
+    """Two independent choices of evidence disagree: the model's checked claim is true of [2], but the
+    passage that best matches the question is [1]'s. The 0.5B's claims were right 2 times of 18 there, the key
+    passage 8 (docs/answers.md): the key passage stands, and the claim is listed with where it rests."""
+    a = _answer("Visitors sign in at the front desk when the office opens at 8 am [2].")
+    assert a.off_key and str(a.answer_from) == "key_passage" and a.shown_sentences == []
+    assert a.shown_text == "Full-time staff get 28 days of annual leave. [1]" and a.cited_indices == [1]
+    assert a.note.startswith("The model's answer rests on other passages than the one that best matches")
+    v = answer_verdict(a)
+    assert v.verdict == AnswerVerdict.PARTLY_SUPPORTED and "shown verbatim" in v.reason
+    [left] = a.removed_sentences
+    assert left.verdict == ClaimVerdict.SUPPORTED and "true of [2], but not of the passage" in left.reason
+    assert "[1]" in left.reason
+
+
+def test_claims_resting_on_the_key_passage_or_under_mentions_still_stand():
+    a = _answer("Full-time staff get 28 days of annual leave [1].")
+    assert not a.off_key and str(a.answer_from) == "model" and a.removed_sentences == []
+    m = _answer("Visitors sign in at the front desk when the office opens at 8 am [2].", gate_verdict="mentions")
+    assert not m.off_key and str(m.answer_from) == "model"  # the 1.5B's claims were right more often there
+    assert answer_verdict(m).verdict == AnswerVerdict.MAY_NOT_ANSWER
+
+
 def test_the_key_passage_standing_in_is_partly_supported_or_may_not_answer():
     assert answer_verdict(_answer("The sources do not contain the answer.")).verdict == AnswerVerdict.PARTLY_SUPPORTED
     weak = _answer("The sources do not contain the answer.", kp=_kp(0.2, 2, "The office opens at 8 am."))

@@ -181,7 +181,7 @@ def summary(rows: Sequence[Row], generate: bool) -> list[tuple[str, str]]:
         ("shown correct, citing a source holding the needle", _f(sum(r.shown_correct_cited for r in ans), n)),
         ("  share of correct answers citing the needle's source", _f(sum(r.shown_correct_cited for r in correct), len(correct))),
         ("shown answer = model's checked claims", _f(sum(r.a.answer_from == AnswerFrom.MODEL for r in ans), len(ans))),
-        ("shown answer = key passage (model empty/declined/failed)", _f(sum(r.a.answer_from == AnswerFrom.KEY_PASSAGE for r in ans), len(ans))),
+        ("shown answer = key passage (model empty/declined/failed/off it)", _f(sum(r.a.answer_from == AnswerFrom.KEY_PASSAGE for r in ans), len(ans))),
         ("model declined", _f(sum(r.a.declined for r in ans), len(ans))),
         ("re-asked after a failed check", _f(sum(r.a.reasked for r in ans), len(ans))),
         ("answers where the model wrote an echo/tautology", _f(sum(r.model_echoes for r in ans), len(ans))),
