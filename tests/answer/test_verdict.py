@@ -172,3 +172,15 @@ def test_a_two_part_question_answered_in_one_part_is_partly_supported():
     follow = _ttft_answer("Which phase primarily affects it? (after: What is Time to First Token (TTFT)?)",
                           "The prefill phase primarily affects it [1].")
     assert answer_verdict(follow).verdict == AnswerVerdict.SUPPORTED
+
+
+def test_a_question_asking_how_many_answered_without_a_number_is_partly_supported():
+    """Issue 24: "how many more requests per second are we talking?" answered with what paging does, shown as
+    supported by both models; a quantity question needs a number in the shown claims."""
+    kp = _kp(text=LEAVE)
+    a = _answer("Full-time staff get annual leave, and part-time staff get it pro rata [1].", kp=kp)
+    assert a.passed and not a.off_key
+    v = answer_verdict(a)
+    assert v.verdict == AnswerVerdict.PARTLY_SUPPORTED and "asks for a number" in v.reason
+    assert answer_verdict(_answer("Full-time staff get 28 days of annual leave [1].", kp=kp)).verdict == \
+        AnswerVerdict.SUPPORTED
