@@ -55,7 +55,8 @@ def test_verdicts_and_confident_wrong_answers_are_reported_and_two_runs_compared
     docs.mkdir()
     (docs / "parking.md").write_text(DOC, encoding="utf-8")
     rows = [{"id": "p2", "doc": "parking.md", "needle": "Parking in lot B is free for the first two hours.",
-             "query_doc": "How long is parking in lot B free?", "query_user": "is the lot B car park free, how long",
+             # not a quantity question: "How long ...?" answered without a number is only partly supported (issue 24)
+             "query_doc": "What does parking in lot B cost?", "query_user": "do I pay for the lot B car park?",
              "answer_keys": [["two hours", "2 hours"]]}]
     q = tmp_path / "questions.jsonl"
     q.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
