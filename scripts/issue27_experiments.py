@@ -9,6 +9,7 @@ holds the whole needle. The base is the product's retrieval of today
     nice -n 10 .venv/bin/python scripts/issue27_experiments.py [--only NAME ...] [--full] [--misses]
     nice -n 10 .venv/bin/python scripts/issue27_experiments.py --orphans
     nice -n 10 .venv/bin/python scripts/issue27_experiments.py --timing
+    nice -n 10 .venv/bin/python scripts/issue27_experiments.py --doc2query [--gen-only] [--threads N]
 
 Vectors come from the evaluation's embedding cache (every distinct text
 embedded once, ever). This is a measurement script, not product code.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import sys
 import time
@@ -315,10 +317,17 @@ def main(argv=None) -> int:
     ap.add_argument("--timing", action="store_true")
     ap.add_argument("--crosslang", action="store_true")
     ap.add_argument("--gen", action="store_true", help="with --crosslang: run the model for the translations")
+    ap.add_argument("--doc2query", action="store_true", help="item 3: generate (cached) and measure")
+    ap.add_argument("--gen-only", action="store_true", help="with --doc2query: only generate the questions")
+    ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--chunkers", nargs="*", help="compare chunkers (greedy balanced lead balanced+lead) with today's retrieval")
     a = ap.parse_args(argv)
     t0 = time.time()
     _, _, corpora = rx.load_all()
+    if a.doc2query:
+        doc2query(a.threads, a.gen_only)
+        print(os.popen("uptime").read().strip())
+        return 0
     if a.crosslang:
         crosslang(corpora, a.gen)
         print(os.popen("uptime").read().strip())
@@ -378,6 +387,134 @@ def main(argv=None) -> int:
     print(os.popen("uptime").read().strip())
     return 0
 
+
+
+# --------------------------------------------------------------------------- doc2query (item 3)
+
+rx.LLM_PROMPTS["doc2query"] = (
+    "Write three questions that a person who has not read this passage might type into a search box, and that the "
+    "passage answers. Use plain everyday words, not the passage's technical terms where a simpler word exists. "
+    "One question per line, no numbering.",
+    "Battery drain is mostly caused by background apps refreshing data, high screen brightness and location "
+    "services. Restricting background activity and lowering brightness extends battery life considerably.",
+    "why does my phone die so fast?\nhow can I make my battery last longer?\nwhat uses up the most charge?",
+    72,
+)
+
+def _words(q: str) -> set[str]:
+    from rag.text import content_words
+
+    return {w.lower() for w in content_words(q)}
+
+
+_D2Q_EXAMPLE = [_words(x) for x in rx.LLM_PROMPTS["doc2query"][2].splitlines()]
+
+
+def _echoes_example(q: str) -> bool:
+    words = _words(q)
+    return any(ex and len(words & ex) >= len(ex) / 2 for ex in _D2Q_EXAMPLE)
+
+#: Characters of a chunk's content the model reads to write its questions (about 200 word-pieces).
+D2Q_CHARS = 900
+
+
+def d2q_questions(c: rx.Corpus, threads: int = 2) -> list[list[str]]:
+    """The 0.5B's questions per chunk (generated once, cached by content; resumable)."""
+    texts = [ch.content[:D2Q_CHARS] for ch in c.chunks]
+    outs = rx.llm_outputs("doc2query", texts, threads=threads)
+    qs = []
+    for t in texts:
+        lines = [re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s*", "", x).strip() for x in outs[t]["out"].splitlines()]
+        # the one-shot example's own questions, echoed (often reworded) for text the model cannot read (garbled PDF
+        # math, another language), are none: half or more of an example question's words
+        qs.append([x for x in lines if len(x.split()) >= 3 and not _echoes_example(x)][:3])
+    return qs
+
+
+def d2q_bm25(c: rx.Corpus) -> BM25Index:
+    def make():
+        qs = d2q_questions(c)
+        return BM25Index.build([ch.text + "\n" + "\n".join(q) for ch, q in zip(c.chunks, qs)],
+                               np.arange(len(c.chunks)), groups=c.doc_of)
+    return rx._cached(c, "d2q_bm25", make)
+
+
+def d2q_index(c: rx.Corpus):
+    def make():
+        owner, texts = [], []
+        for i, q in enumerate(d2q_questions(c)):
+            owner += [i] * len(q)
+            texts += q
+        vecs = rx.embed(texts) if texts else np.zeros((0, 384), np.float32)
+        return np.asarray(owner, np.int64), DenseIndex.build(np.arange(len(texts), dtype=np.int64), vecs), len(texts)
+    return rx._cached(c, "d2q_dense", make)
+
+
+def d2q_candidate(bm25: bool, dense: bool, margin: float = 0.02, unit_margin: float = 0.02):
+    """The chosen pipeline (units max - .02) with the generated questions in the BM25 text and/or as extra vectors
+    (a chunk's dense score: the best of its own, its units' less ``unit_margin`` and its questions' less ``margin``)."""
+    def fn(c, q):
+        d = dense_with_units(c, q, "head", "max", margin=unit_margin)
+        if dense:
+            owner, qidx, _ = d2q_index(c)
+            ids, dist = qidx.search(q.vec, 60)
+            scores = dense_with_units_scores(c, q, unit_margin)
+            for qi, dd in zip(ids, dist):
+                ch = int(owner[int(qi)])
+                scores[ch] = max(scores.get(ch, float(c.vecs[ch] @ q.vec)), 1.0 - float(dd) - margin)
+            d = [i for i, _ in sorted(scores.items(), key=lambda kv: -kv[1])][:DEPTH]
+        bm = d2q_bm25(c) if bm25 else product_bm25(c)
+        b = bm.search(q.text, DEPTH)[0].tolist()
+        w = bm25_weight(q.text, bm, b[0] if b else None)
+        return [i for i, _ in rrf([d, b], weights=[1.0, w])][:20]
+    return fn
+
+
+def dense_with_units_scores(c: rx.Corpus, q: rx.Query, margin: float) -> dict[int, float]:
+    """``{chunk: max(own cosine, best unit - margin)}`` over the candidates of :func:`dense_with_units`."""
+    owner, uidx, _, _ = unit_index(c, "head", 3, 1)
+    d_ids, d_sc = c.dense.search(q.vec, DEPTH * 3)
+    u_ids, u_sc = uidx.search(q.vec, 60)
+    own = {int(i): 1.0 - float(d) for i, d in zip(d_ids, d_sc)}
+    best: dict[int, float] = {}
+    for u, d in zip(u_ids, u_sc):
+        ch = int(owner[int(u)])
+        best[ch] = max(best.get(ch, -1.0), 1.0 - float(d))
+    for i in set(best) - set(own):
+        own[i] = float(c.vecs[i] @ q.vec)
+    return {i: max(own[i], best.get(i, -1.0) - margin) for i in set(own) | set(best)}
+
+
+def doc2query(threads: int, gen_only: bool) -> None:
+    """Item 3 measured: the chosen chunks (even splits + lead), every chunk's questions from the 0.5B."""
+    corpora = load_variant("balanced+lead")
+    for c in corpora:
+        t0 = time.time()
+        qs = d2q_questions(c, threads)
+        outs = rx.llm_outputs("doc2query", [ch.content[:D2Q_CHARS] for ch in c.chunks], threads=threads)
+        ms = [outs[ch.content[:D2Q_CHARS]]["ms"] for ch in c.chunks]
+        pt = [outs[ch.content[:D2Q_CHARS]]["prompt_tokens"] for ch in c.chunks]
+        ct = [outs[ch.content[:D2Q_CHARS]]["completion_tokens"] for ch in c.chunks]
+        print(f"{c.name}: {len(c.chunks)} chunks, {sum(map(len, qs))} questions; ms per chunk p50 "
+              f"{statistics.median(ms):.0f} (as generated, load varies), prompt tokens p50 {statistics.median(pt)}, "
+              f"written p50 {statistics.median(ct)}; {time.time() - t0:.0f} s this run")
+        for ch, q in list(zip(c.chunks, qs))[:: max(1, len(qs) // 4)][:4]:
+            print(f"   {ch.content[:70]!r} -> {q}")
+    if gen_only:
+        return
+    names = [c.name for c in corpora]
+    base = rx.run_candidate("chosen (units max - .02)", units_max_opts(margin=0.02), corpora)
+    runs = [base,
+            rx.run_candidate("+ doc2query in BM25", d2q_candidate(True, False), corpora),
+            rx.run_candidate("+ doc2query vectors - .02", d2q_candidate(False, True), corpora),
+            rx.run_candidate("+ doc2query vectors - .05", d2q_candidate(False, True, 0.05), corpora),
+            rx.run_candidate("+ doc2query BM25 and vectors - .02", d2q_candidate(True, True), corpora)]
+    print(rx.summary(runs, base, names))
+    print()
+    print(rx.report(runs, base, names))
+    for run in runs:
+        miss = [k for k, r in run.ranks.items() if not r or r > 4]
+        print(run.name, "misses@4:", " ".join(f"{k[0]}:{k[1]}:{k[2]}={run.ranks[k]}" for k in sorted(miss)))
 
 
 # --------------------------------------------------------------------------- other-language questions (item 5)
