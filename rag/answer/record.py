@@ -20,7 +20,7 @@ from rag.answer.cite import Citation, citation_from_json, citation_json
 from rag.answer.gate import GateResult
 from rag.answer.key_passage import KeyPassage
 from rag.answer.translate import searched_as_line
-from rag.answer.verdict import VerdictResult, answer_verdict
+from rag.answer.verdict import VerdictResult, agrees_with_key_passage, answer_verdict
 from rag.types import AnswerVerdict, Verdict
 
 #: The version of :meth:`Answer.to_json`'s full form (the ``format`` key). Objects without one are read as
@@ -146,13 +146,11 @@ class Answer:
     def off_key(self) -> bool:
         """The model's claims passed the check, the gate answered, but no claim rests on the key passage
         (:func:`rag.answer.verdict.agrees_with_key_passage`): two independent choices of evidence disagree,
-        and the key passage stands as the answer. Measured on both dev corpora (docs/answers.md, "The key
-        passage over claims that rest elsewhere"): with the 0.5B such claims were right 2 times of 18 and the
-        key passage 8; under the gate's "mentions" it was the other way round for the 1.5B, so not there."""
+        and the key passage stands as the answer. Measured on both dev corpora (docs/answers.md, "Second pass",
+        rule 1): with the 0.5B such claims were right 2 times of 18 and the key passage 8; under the gate's
+        "mentions" it was the other way round for the 1.5B, so not there."""
         if not self.passed or not self._has_key_passage or self.gate_verdict != Verdict.ANSWERED:
             return False
-        from rag.answer.verdict import agrees_with_key_passage
-
         return not agrees_with_key_passage(self)
 
     @property

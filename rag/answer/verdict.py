@@ -174,11 +174,7 @@ def answer_verdict(a: Answer) -> VerdictResult:
         return VerdictResult(AnswerVerdict.MAY_NOT_ANSWER, "the documents mention this but may not answer it")
     claims = [s for s in a.sentences if s.claim or s.verdict in _FAILED]
     failed = [s for s in claims if s.verdict in _FAILED]
-    if a.passed:
-        if a.off_key:
-            return VerdictResult(AnswerVerdict.PARTLY_SUPPORTED,
-                                 "the model's claims rest on other passages than the one that best matches the "
-                                 "question; that passage is shown verbatim, check it answers what you asked")
+    if a.passed and not a.off_key:
         if failed:
             return VerdictResult(AnswerVerdict.PARTLY_SUPPORTED,
                                  f"{len(claims) - len(failed)} of {len(claims)} claims passed the check; "
@@ -197,8 +193,11 @@ def answer_verdict(a: Answer) -> VerdictResult:
                                  "the answer's claims passed the check, but the question asks for a number and "
                                  "they give none")
         return VerdictResult(AnswerVerdict.SUPPORTED, "every claim shown passed the check and rests on the key passage")
+    # the key passage stands as the answer (the model wrote nothing that passed, or its claims rest elsewhere):
+    # judged by how well it matches the question, whichever the reason it stands
     if key_score(a) >= KEY_MIN:
-        why = "the model's answer did not pass the check" if a.generated else "no answer was written"
+        why = ("the model's claims rest on other passages than the one that best matches the question" if a.off_key
+               else "the model's answer did not pass the check" if a.generated else "no answer was written")
         return VerdictResult(AnswerVerdict.PARTLY_SUPPORTED, f"{why}; the key passage is shown verbatim, check it "
                                                              "answers what you asked")
     return VerdictResult(AnswerVerdict.MAY_NOT_ANSWER, "nothing shown is backed well enough: the key passage "
