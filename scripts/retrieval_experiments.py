@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rag.evaluation.cache import EmbeddingCache  # noqa: E402
-from rag.evaluation.metrics import sign_test  # noqa: E402
+from rag.evaluation.metrics import holds_needle, sign_test  # noqa: E402
 from rag.index.bm25 import BM25Index  # noqa: E402
 from rag.index.dense import DenseIndex  # noqa: E402
 from rag.index.fusion import rrf  # noqa: E402
@@ -76,9 +76,12 @@ class Corpus:
     extra: dict = field(default_factory=dict)
 
     def rank(self, ids, needle: str) -> int | None:
+        """1-based rank of the first chunk holding the whole needle, judged as the product's evaluation judges it
+        (:func:`rag.evaluation.metrics.holds_needle`: whitespace collapsed, a Markdown table row's cells read as
+        words); ``None`` if none in ``ids`` does."""
         n = norm(needle)
         for r, cid in enumerate(ids, 1):
-            if n in self.contents[cid]:
+            if n in self.contents[cid] or holds_needle(self.chunks[cid].content, needle):
                 return r
         return None
 
