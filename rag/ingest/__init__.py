@@ -27,5 +27,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 
 #: Bumped whenever the canonical text of the same bytes could change. 2: issue 13 (reading order,
 #: hyphens, tables, forms, OCR, text encodings, front matter, comments). 4: issue 26 (hidden text left out in
-#: DOCX, PPTX, XLSX, HTML, EPUB and Markdown; Unicode tag characters dropped).
-EXTRACTOR_VERSION = "4"
+#: DOCX, PPTX, XLSX, HTML, EPUB and Markdown; Unicode tag characters dropped). 5: issue 27 (a PDF's bold title
+#: lines split from the byline under them).
+EXTRACTOR_VERSION = "5"

@@ -261,14 +261,36 @@ def order_blocks(lines: list[Line]) -> tuple[list[Line], str]:
 
 def paragraphs_of(lines: list[Line]) -> list[list[Line]]:
     """Group ordered lines into paragraphs: a new one at a block change, a kind change, a vertical gap,
-    a jump back up (next column), or a font-size change."""
+    a jump back up (next column), a font-size change, or after a bold title line (:func:`ends_bold_title`)."""
     paras: list[list[Line]] = []
+    full = full_width(lines)
     for ln in lines:
         prev = paras[-1][-1] if paras else None
         if (prev is None or ln.block != prev.block or ln.kind != prev.kind or ln.kind == "table"
-                or ln.y0 - prev.y1 > 0.6 * prev.height or ln.y0 < prev.y0 - 1 or abs(ln.size - prev.size) > 0.6):
+                or ln.y0 - prev.y1 > 0.6 * prev.height or ln.y0 < prev.y0 - 1 or abs(ln.size - prev.size) > 0.6
+                or ends_bold_title(paras[-1], ln, full)):
             paras.append([ln])
         else:
             paras[-1].append(ln)
     return paras
 
+
+def full_width(lines: list[Line]) -> float:
+    """The width of a full line of the page's prose (points): the median width of its text lines of 40 or more
+    characters; 0.0 when it has none."""
+    widths = sorted(ln.x1 - ln.x0 for ln in lines if ln.kind == "text" and len(ln.text) >= 40)
+    return widths[len(widths) // 2] if widths else 0.0
+
+
+def ends_bold_title(para: list[Line], ln: Line, full: float) -> bool:
+    """Whether ``para`` (the lines so far) is a bold title set in the body's own size that ``ln`` does not
+    continue: one or two bold lines of at most 80 characters together, each under 60 % of a full prose line
+    (``full``, :func:`full_width`: a title line stops short; a bold run-in phrase at a paragraph's start fills
+    its line), then a line of regular weight. An anthology sets each story's title this way, the byline in the
+    same block right under it ("The Half-Chick" / "by Anonymous ..."); read as one paragraph, the title was
+    lost as a heading."""
+    if ln.bold or ln.kind != "text" or full <= 0 or len(para) > 2:
+        return False
+    if not all(p.bold and p.kind == "text" for p in para) or sum(len(p.text) for p in para) > 80:
+        return False
+    return all(p.x1 - p.x0 < 0.6 * full for p in para)

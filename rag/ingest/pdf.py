@@ -30,7 +30,7 @@ from rag.ingest.furniture import drop_overlay_steps, drop_running, is_slide_deck
 from rag.ingest.hyphen import Lexicon
 from rag.ingest.limits import Limits, OcrBudget, resolve
 from rag.ingest.pdf_page import PageRead, read_page
-from rag.ingest.pdf_text import assemble, body_size, join_across_pages, page_paragraphs
+from rag.ingest.pdf_text import assemble, body_size, bold_is_rare, join_across_pages, page_paragraphs
 from rag.ingest.pdf_title import document_title, find_headings
 from rag.ingest.quality import classify_page
 from rag.types import Document, MediaType
@@ -250,7 +250,8 @@ def _extract(doc, data: bytes, name: str, warnings: list[str], progress: Progres
                         "that follows each")
     lexicon = Lexicon.of(ln.text for r in reads for ln in r.lines if ln.kind != "table")
     body = body_size([[ln for ln in r.lines if ln.kind == "text"] for r in reads])
-    pages = [page_paragraphs(r.lines, lexicon, body) for r in reads]
+    bold_titles = bold_is_rare([r.lines for r in reads])
+    pages = [page_paragraphs(r.lines, lexicon, body, bold_titles) for r in reads]
     join_across_pages(pages, lexicon)
     built = assemble(pages, _page_labels(doc))
     canonical = built.canonical

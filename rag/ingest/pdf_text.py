@@ -4,8 +4,9 @@
   pages separated by a blank line; line-end hyphens follow :mod:`rag.ingest.hyphen` (joined only when
   the document attests the word), also across a column or page end;
 * a paragraph looks like a heading by its font (:func:`heading_size`: a 1-2 line paragraph, <= 120
-  chars, no final period, at least 1 pt above the body size, or bold and numbered); form and annotation
-  text is never a heading;
+  chars, no final period, at least 1 pt above the body size, or bold and numbered; :func:`is_bold_title`:
+  bold, short and followed by prose where bold is rare in the document); form and annotation text and
+  decorative rules are never headings;
 * :func:`assemble` lays the pages out one after the other and records each page's span (1-based
   physical pages) and each paragraph's offsets.
 
@@ -41,15 +42,46 @@ def body_size(pages: list[list[Line]]) -> float:
     return c.most_common(1)[0][0] if c else 10.0
 
 
+#: Bold is a heading's weight, not the body's, when at most this share of a document's text characters is bold.
+BOLD_TITLES_MAX_SHARE = 0.10
+#: Author and affiliation marks (a byline), or a page number at the end (a table-of-contents entry): a bold
+#: line holding one is not a section title.
+_NOT_TITLE = re.compile(r"[*\u2217\u2020\u2021\u00a7]|\d\s*,|,\s*\d|\s\d+$")
+
+
+def bold_is_rare(pages: list[list[Line]]) -> bool:
+    """Whether bold marks titles in these pages rather than body text: at most :data:`BOLD_TITLES_MAX_SHARE` of
+    their text-layer characters are in bold lines (0.3 % in a story anthology, 1.5-4.4 % in the dev PDFs)."""
+    total = bold = 0
+    for lines in pages:
+        for ln in lines:
+            if ln.kind == "text":
+                total += len(ln.text)
+                bold += len(ln.text) if ln.bold else 0
+    return total > 0 and bold <= BOLD_TITLES_MAX_SHARE * total
+
+
+def is_ornament(text: str) -> bool:
+    """Whether ``text`` is a decorative rule drawn in a picture font, whose letters are not words
+    (``xyxyxyxyxyx``, ``kikikiki``): six or more letters made of at most three distinct letter pairs."""
+    letters = "".join(ch for ch in text.lower() if ch.isalpha())
+    return len(letters) >= 6 and len({letters[i:i + 2] for i in range(len(letters) - 1)}) <= 3
+
+
 def heading_size(para: list[Line], text: str, body: float) -> float | None:
-    """The font size if paragraph ``para`` (joined ``text``) looks like a heading, else None."""
+    """The font size if paragraph ``para`` (joined ``text``) looks like a heading, else None.
+
+    A heading is one or two lines of at most 120 characters, without a final period or a sentence ending
+    inside, of text-layer lines, and either at least 1 pt above the ``body`` size (points) or bold and
+    numbered. A decorative rule (:func:`is_ornament`) is never a heading. See also :func:`is_bold_title`.
+    """
     if len(para) > 2 or len(text) > 120 or len(text) < 2 or text.endswith((".", ",", ";", ":", "-", "\u2010")):
         return None
     if re.search(r"[.!?] \S", _NUMBERED_PREFIX.sub("", text)):
         return None  # a sentence ends inside: body text in a large font (a call-out), not a heading
     if any(ln.kind != "text" or ln.sideways for ln in para):
         return None
-    if not text[0].isalnum() or "@" in text or "://" in text:
+    if not text[0].isalnum() or "@" in text or "://" in text or is_ornament(text):
         return None
     size = para[0].size
     if size >= body + 1 and sum(ch.isalpha() for ch in text) >= 3:
@@ -57,6 +89,27 @@ def heading_size(para: list[Line], text: str, body: float) -> float | None:
     if all(ln.bold for ln in para) and _NUMBERED.match(text) and size >= body - 0.5:
         return size
     return None
+
+
+def is_bold_title(para: list[Line], text: str, body: float) -> bool:
+    """Whether paragraph ``para`` (joined ``text``) is an unnumbered title set bold in the body's size: it passes
+    :func:`heading_size`'s shape rules, every line is bold, at least ``body`` - 0.5 pt, capitalised, at most 80
+    characters, not a byline or a contents entry (:data:`_NOT_TITLE`). Only where bold is rare
+    (:func:`bold_is_rare`), and only when prose follows (:func:`page_paragraphs`)."""
+    if len(para) > 2 or len(text) > 80 or text.endswith((".", ",", ";", ":", "-", "\u2010")):
+        return False
+    if re.search(r"[.!?] \S", text) or not text[0].isupper() or is_ornament(text) or _NOT_TITLE.search(text):
+        return False
+    if any(ln.kind != "text" or ln.sideways or not ln.bold for ln in para) or para[0].size < body - 0.5:
+        return False
+    return sum(ch.isalpha() for ch in text) >= 3 and "@" not in text and "://" not in text
+
+
+def is_prose(text: str) -> bool:
+    """Whether a paragraph reads as running text: 8 or more words, at least 70 % of its non-space characters
+    letters (a table's data row is mostly digits)."""
+    chars = [ch for ch in text if not ch.isspace()]
+    return len(text.split()) >= 8 and sum(ch.isalpha() for ch in chars) >= 0.7 * len(chars)
 
 
 # --------------------------------------------------------------------------- paragraphs
@@ -73,16 +126,19 @@ class Para:
     kind: str
     start: int = 0
     end: int = 0
+    bold_title: bool = False
 
 
 def _hyphen_end(text: str) -> bool:
     return text.endswith(("-", "\u2010")) and text[-2:-1].isalpha()
 
 
-def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float) -> list[Para]:
+def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float, bold_titles: bool = False) -> list[Para]:
     """A page's paragraphs, NFC; a paragraph cut by a column break (no final punctuation, next one starts
     lower-case, or ends in a hyphen the lexicon joins) is joined back; a short paragraph (a margin note)
-    that falls between the two halves of a hyphenated word is moved before the joined paragraph."""
+    that falls between the two halves of a hyphenated word is moved before the joined paragraph.
+    ``body`` is the body font size (points); ``bold_titles`` lets bold unnumbered lines be headings
+    (:func:`is_bold_title`) when running text follows them within two paragraphs (:func:`is_prose`)."""
     out: list[Para] = []
     for para in paragraphs_of(lines):
         kind = para[0].kind
@@ -94,6 +150,9 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float) -> list[Pa
         if not text:
             continue
         size = heading_size(para, text, body)
+        bold_title = size is None and bold_titles and is_bold_title(para, text, body)
+        if bold_title:
+            size = para[0].size
         prev = out[-1] if out else None
         aside = out[-2] if len(out) > 1 else None
         if (aside is not None and aside.kind == kind == prev.kind == "text" and _hyphen_end(aside.text)
@@ -114,7 +173,10 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float) -> list[Pa
             if prev.size != size or (prev.size is not None and (prev.lines > 2 or len(prev.text) > 120)):
                 prev.size = None  # too long for a heading: body text, so it stays in the chunks
         else:
-            out.append(Para(text, size, len(para), kind))
+            out.append(Para(text, size, len(para), kind, bold_title=bold_title))
+    for i, p in enumerate(out):
+        if p.bold_title and not any(q.kind == "text" and q.size is None and is_prose(q.text) for q in out[i + 1:i + 3]):
+            p.size = None  # a bold line that no prose follows: a table's header row, a label, not a title
     return join_items(out)
 
 

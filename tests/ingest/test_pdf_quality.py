@@ -58,8 +58,8 @@ def test_a_page_losing_text_is_named_in_the_warnings(monkeypatch, cases_dir):
 
     real = pdf_mod.page_paragraphs
 
-    def lossy(lines, lexicon, body):
-        paras = real(lines, lexicon, body)
+    def lossy(lines, lexicon, body, *rest):
+        paras = real(lines, lexicon, body, *rest)
         return paras[:-1] if len(paras) > 1 else paras  # a rule that silently drops a page's last paragraph
 
     monkeypatch.setattr(pdf_mod, "page_paragraphs", lossy)

@@ -1,0 +1,85 @@
+"""PDF section headings set bold in the body's size (issue 27: a story anthology's titles were lost, so a question
+naming the story could not find its ending), and decorative rules that are never headings."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from rag.ingest.chunk import chunk_document
+from rag.ingest.layout import Line, paragraphs_of
+from rag.ingest.pdf import extract_pdf
+from rag.ingest.pdf_text import is_bold_title, is_ornament, is_prose
+
+PROSE = "Once upon a time there was a hen who had a large brood of chickens, and all of them were plump"
+
+
+def _line(text, x0, y, x1, bold, size=10.5, block=1):
+    return Line(text, x0, y, x1, y + 12, size, bold, block, 800)
+
+
+def test_a_short_bold_line_over_a_regular_byline_is_a_paragraph_of_its_own():
+    lines = [_line("The Half-Chick", 57, 83, 131, True), _line("by Anonymous, from Spanish Tradition.", 57, 96, 240, False),
+             _line(PROSE, 57, 109, 555, False), _line(PROSE, 57, 122, 555, False)]
+    paras = paragraphs_of(lines)
+    assert [len(p) for p in paras] == [1, 3]
+    assert paras[0][0].text == "The Half-Chick"
+
+
+def test_a_bold_run_in_phrase_filling_its_line_stays_in_its_paragraph():
+    lines = [_line("Important: the valve must be closed before the pump is started, always and", 57, 83, 555, True),
+             _line(PROSE, 57, 96, 555, False), _line(PROSE, 57, 109, 555, False)]
+    assert [len(p) for p in paragraphs_of(lines)] == [3]
+
+
+def test_bold_title_rules():
+    def para(text, bold=True, size=10.5):
+        return [_line(text, 57, 83, 200, bold, size)]
+
+    assert is_bold_title(para("The Half-Chick"), "The Half-Chick", 10.5)
+    assert not is_bold_title(para("The Half-Chick", bold=False), "The Half-Chick", 10.5)
+    for text in ("About this document 1", "Hala Faragalla 1,*, Anna Plotkin 2", "Copyright:", "figure one",
+                 "xyxyxyxyxyx", "It ends. Then it goes on"):
+        assert not is_bold_title(para(text), text, 10.5), text
+    assert is_ornament("xyxyxyxyxyx") and is_ornament("gtgtgtgtg gtgtgtgtg") and not is_ornament("Hiawatha")
+    assert is_prose(PROSE) and not is_prose("Top-20 Top-100 78.4 85.4 79.4 85.0 73.2 81.4")
+
+
+def _story_pdf(title_bold: bool = True, bold_everywhere: bool = False) -> bytes:
+    d = pymupdf.open()
+    body_font = "hebo" if bold_everywhere else "helv"
+    for title, word in (("The Copper Kettle", "kettle"), ("The Lantern Keeper", "lantern")):
+        p = d.new_page(width=500, height=700)
+        p.insert_text((40, 60), title, fontsize=10, fontname="hebo" if title_bold else "helv")
+        for k in range(20):
+            p.insert_text((40, 90 + 14 * k), f"The {word} was polished every morning and every night, line {k}, and so it went",
+                          fontsize=10, fontname=body_font)
+    return d.tobytes()
+
+
+def test_bold_story_titles_become_sections_of_their_chunks():
+    doc = extract_pdf(_story_pdf(), "stories.pdf", use_ocr=False)
+    assert [h.title for h in doc.headings] == ["The Copper Kettle", "The Lantern Keeper"]
+    last = [c for c in chunk_document(doc) if "lantern" in c.content][-1]
+    assert "The Lantern Keeper" in last.text[: len(last.text) - len(last.content)]
+
+
+def test_no_bold_titles_where_bold_is_the_body_or_titles_are_regular():
+    assert extract_pdf(_story_pdf(title_bold=False), "plain.pdf", use_ocr=False).headings == ()
+    assert extract_pdf(_story_pdf(bold_everywhere=True), "allbold.pdf", use_ocr=False).headings == ()
+
+
+def test_anthology_story_titles_are_headings_and_its_ornaments_are_not(corpus_dir):
+    name = "07-book-pd-kids-anthology.pdf"
+    doc = extract_pdf((corpus_dir / "pdf-dev" / "docs" / name).read_bytes(), name, use_ocr=False)
+    titles = [h.title for h in doc.headings]
+    assert "The Half-Chick" in titles and "Hiawatha" in titles
+    assert not any(is_ornament(t) for t in titles), titles
+    steeple = next(c for c in chunk_document(doc) if "fastened to the top of the steeple" in c.content)
+    assert "The Half-Chick" in steeple.text[: len(steeple.text) - len(steeple.content)]
+
+
+def test_a_bold_table_header_row_is_no_heading(corpus_dir):
+    name = "01-dpr-paper-two-column-13p.pdf"
+    doc = extract_pdf((corpus_dir / "pdfs" / name).read_bytes(), name, use_ocr=False)
+    titles = [h.title for h in doc.headings]
+    assert "Sim Loss Retrieval Accuracy" not in titles and "Introduction" in " ".join(titles)
