@@ -18,7 +18,8 @@ its own process while it waits, when no other worker serves the store. A worker
    calibration, which lives in a layer above this one);
 5. stops when asked (``stop()``, SIGTERM, Ctrl-C: the job under way is abandoned and resumes next time, as
    after a kill), when ``until()`` says so, or after ``idle_exit_s`` with nothing to do (never while folders
-   are watched and the process that started it is alive).
+   are watched and the process that started it is alive; a job waiting for a document lock that another
+   process still holds is something to do).
 """
 
 from __future__ import annotations
@@ -162,7 +163,8 @@ class Worker:
         logger.info("worker %s serves %s", self.owner, self.store.path)
         try:
             while not self._stop.is_set():
-                if self._run_one(only() if only is not None else None):
+                allowed = only() if only is not None else None
+                if self._run_one(allowed):
                     idle_since = time.monotonic()
                     if self._batch_open is not None and time.monotonic() - self._batch_open > self.batch_seconds:
                         self._end_batch(drained=False)
@@ -170,6 +172,10 @@ class Worker:
                 self._end_batch()
                 if until is not None and until():
                     break
+                if q.candidates(allowed):
+                    # jobs wait on a document lock another process still holds (a dead worker's extraction
+                    # child finishing, an ingest in another process): waiting for them is not idling
+                    idle_since = time.monotonic()
                 if self._idle_over(idle_since):
                     logger.info("worker %s: nothing to do for %.0f s; stopping", self.owner, self.idle_exit_s)
                     break

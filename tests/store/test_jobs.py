@@ -174,6 +174,33 @@ def test_a_job_that_stopped_its_worker_three_times_fails_for_good(store):
     assert store.get_document(r.document_id).status == "failed"
 
 
+def test_an_idle_timeout_does_not_run_out_while_a_job_waits_for_its_document_lock(store):
+    """A standby worker that takes over from a dead one may find a job's document lock still held (by the dead
+    worker's extraction child, or an ingest in another process): it waits for it instead of idling out."""
+    r = store.enqueue_bytes(_md("Alpha"), "a.md")
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with store.locks.document(r.document_id) as got:
+            assert got
+            held.set()
+            release.wait(10)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    held.wait(5)
+    w = Worker(store, contained=False, idle_exit_s=0.3)
+    timer = threading.Timer(1.5, release.set)  # five idle timeouts later the lock is free
+    timer.start()
+    try:
+        assert w.run() == 1
+    finally:
+        release.set()
+        t.join()
+        timer.cancel()
+    assert store.get_document(r.document_id).status == "ready"
+
+
 def test_one_worker_per_store(store):
     with worker_lock(store.path, wait=False) as got:
         assert got and worker_running(store.path)
