@@ -93,11 +93,14 @@ class Lexicon:
 
 def join_lines(texts: list[str], lexicon: Lexicon) -> str:
     """Join a paragraph's lines with spaces, undoing line-end hyphenation where :meth:`Lexicon.join` says
-    so; a hyphen before a digit (``10-`` / ``20``) joins without a space, keeping the hyphen."""
+    so; a hyphen before a digit (``10-`` / ``20``) joins without a space, keeping the hyphen; a dash with a
+    space before it (``The Buried Moon -`` / ``An English Fairy Tale``) ends no word and keeps the space."""
     out = texts[0] if texts else ""
     for nxt in texts[1:]:
         if out.endswith("\u00ad"):
             out = out[:-1] + nxt
+        elif out.endswith(_HYPHENS) and (len(out) == 1 or out[-2].isspace()):
+            out = out + " " + nxt
         elif out.endswith(_HYPHENS) and nxt[:1].isalpha():
             out = (out[:-1] if lexicon.join(out, nxt) else out) + nxt
         elif out.endswith(_HYPHENS) and nxt[:1].isdigit() and out[-2:-1].isdigit():

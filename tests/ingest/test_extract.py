@@ -230,6 +230,7 @@ def test_line_joining_rules():
     assert join_lines(["is self-", "managed"], lex) == "is self-managed"  # both parts are words: a compound
     assert join_lines(["was self-", "made"], lex) == "was selfmade"  # the joined word is attested
     assert join_lines(["For for-", "splncs04.bst matting"], lex) == "For for-splncs04.bst matting"
+    assert join_lines(["The Buried Moon -", "An English Fairy Tale"], lex) == "The Buried Moon - An English Fairy Tale"
     assert lex.joins == [("cli-mate", "climate"), ("self-made", "selfmade")]
 
 
