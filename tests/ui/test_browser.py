@@ -16,38 +16,23 @@ or ../shared are missing; `make test` installs chromium and tesseract first.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_app import ARTIFACTS, ROOT, chromium, new_context, require_chromium, require_model, streamlit_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
-CHROMIUM = Path(os.environ.get("RAG_CHROMIUM", "/usr/bin/chromium"))
 PDF_NAME = "01-dpr-paper-two-column-13p.pdf"
 MD_NAME = "04-learning-curves.md"
 PDF_QUESTION = "What similarity function does DPR use between question and passage vectors?"
 MD_QUESTION = "What does a learning curve show during training?"
 # Generous: indexing and a local LLM on 2 shared CPU cores. No timing is asserted, these only bound waits.
 SLOW_MS = 600_000
-
-
-def _free_port() -> int:
-    """``RAG_TEST_PORT`` when set (a port range of one's own on a shared machine), else any free port."""
-    if os.environ.get("RAG_TEST_PORT"):
-        return int(os.environ["RAG_TEST_PORT"])
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _words(text: str) -> set[str]:
@@ -85,75 +70,30 @@ def _best_page(ocr_text: str, pdf: Path) -> tuple[int, list[float]]:
 
 @pytest.fixture(scope="module")
 def requirements(corpus_dir):
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not installed (make browser installs it as root)")
+    require_chromium()
     if shutil.which("tesseract") is None:
         pytest.skip("tesseract not installed (make browser installs tesseract-ocr as root)")
-    pytest.importorskip("playwright.sync_api", reason="playwright not installed")
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python not installed: the answer needs the local model")
-    from rag.models import QWEN_05B
-    from rag.settings import get_settings
-
-    if not (get_settings().models_dir / QWEN_05B.file_name).is_file():
-        pytest.skip("the default GGUF is not provisioned (make models)")
+    require_model()
     return corpus_dir
 
 
 @pytest.fixture(scope="module")
 def server(requirements, tmp_path_factory):
     """`streamlit run app.py` on a free port with an empty store in a temporary folder; yields the base URL."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
-    env = {**os.environ, "RAG_STORE": str(tmp_path_factory.mktemp("browser-store")),
-           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    env.pop("RAG_STATIC_DIR", None)  # the app publishes where Streamlit serves: <repo>/static
-    log = open(ARTIFACTS / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start; see {ARTIFACTS / 'streamlit.log'}")
-            time.sleep(0.3)
+    # the app publishes where Streamlit serves: <repo>/static
+    env = {"RAG_STORE": str(tmp_path_factory.mktemp("browser-store")), "RAG_STATIC_DIR": None}
+    with streamlit_app(env, "streamlit.log") as (base, _):
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 @pytest.fixture(scope="module")
 def browser_context(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update"],
-        )
-        context = browser.new_context(viewport={"width": 1280, "height": 1500})
-        context.set_default_timeout(SLOW_MS)
+    with chromium() as browser:
+        context = new_context(browser, 1500, SLOW_MS)
         try:
             yield context
         finally:
             context.close()
-            browser.close()
 
 
 def _ocr_page_check(tab, pdf: Path, cited_page: int, quote_words: set[str], shot_name: str) -> None:
@@ -346,7 +286,6 @@ def _open_source_of(answer, browser_context, name: str):
 def test_docx_and_pptx_citations_open_at_the_passage(server, browser_context, requirements):
     """Issue 17: a Word file and a slide deck uploaded, asked about; each citation opens in the app's viewer
     at the highlighted paragraph (DOCX) and on the right slide (PPTX)."""
-    import sys
 
     from playwright.sync_api import expect
 

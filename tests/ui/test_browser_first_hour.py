@@ -13,81 +13,28 @@ Skips (with the reason) when chromium, Playwright, llama-cpp-python or ../shared
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_app import ARTIFACTS, chromium, new_context, require_chromium, require_model, streamlit_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
-CHROMIUM = Path(os.environ.get("RAG_CHROMIUM", "/usr/bin/chromium"))
 CHAPTER = "04-learning-curves.md"
 SLOW_MS = 600_000  # indexing and a local model on 2 shared cores: bounds on waiting, never assertions
 FOLLOW_UP = "And what does it look like when the model overfits?"
 OFF_TOPIC = "How do I renew my passport?"
 
 
-def _free_port() -> int:
-    """``RAG_TEST_PORT`` when set (a port range of one's own on a shared machine), else any free port."""
-    if os.environ.get("RAG_TEST_PORT"):
-        return int(os.environ["RAG_TEST_PORT"])
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def walk_server(corpus_dir, cases_dir, tmp_path_factory):
     """``streamlit run app.py`` on a free port with an empty store; yields the base URL."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not installed (make browser installs it as root)")
-    pytest.importorskip("playwright.sync_api", reason="playwright not installed")
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python not installed: the answer needs the local model")
-    from rag.models import QWEN_05B
-    from rag.settings import get_settings
-
-    if not (get_settings().models_dir / QWEN_05B.file_name).is_file():
-        pytest.skip("the default GGUF is not provisioned (make models)")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
-    env = {**os.environ, "RAG_STORE": str(tmp_path_factory.mktemp("first-hour-store")),
-           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    env.pop("RAG_COLLECTION", None)
-    log = open(ARTIFACTS / "streamlit-first-hour.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start; see {ARTIFACTS / 'streamlit-first-hour.log'}")
-            time.sleep(0.3)
+    require_chromium()
+    require_model()
+    env = {"RAG_STORE": str(tmp_path_factory.mktemp("first-hour-store")), "RAG_COLLECTION": None}
+    with streamlit_app(env, "streamlit-first-hour.log") as (base, _):
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 def _shot(page, name: str, settle: float = 1.0) -> None:
@@ -135,20 +82,12 @@ def test_first_hour_walk(walk_server, browser_context_factory, corpus_dir, cases
 
 @pytest.fixture(scope="module")
 def browser_context_factory(walk_server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update"])
-        context = browser.new_context(viewport={"width": 1280, "height": 1600}, accept_downloads=True)
-        context.set_default_timeout(SLOW_MS)
+    with chromium() as browser:
+        context = new_context(browser, 1600, SLOW_MS, accept_downloads=True)
         try:
             yield context
         finally:
             context.close()
-            browser.close()
 
 
 def _walk(page, context, server, corpus_dir, cases_dir):

@@ -20,7 +20,6 @@ import hashlib
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -31,12 +30,9 @@ from pathlib import Path
 
 import hostile_files as hf
 import pytest
+from browser_app import ARTIFACTS, ROOT, chromium, healthy, new_context, require_chromium, require_model, streamlit_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
-CHROMIUM = Path(os.environ.get("RAG_CHROMIUM", "/usr/bin/chromium"))
 SLOW_MS = 600_000  # indexing and a local LLM on 2 shared cores: bounds a wait, never an assertion
 MiB = 1024 * 1024
 #: The web server's peak resident memory over the whole test: the app with the embedder and the 0.5B model loaded
@@ -47,15 +43,6 @@ BOMB_GROWTH_BOUND = 1024 * MiB
 NOTES = ("# Boiler room\n\nThe boiler is serviced every May by Harlow Heating. The pressure relief valve is tested "
          "every Monday by the shift engineer.\n\n## Keys\n\nThe boiler room key hangs in the security office.\n")
 QUESTION = "When is the boiler serviced?"
-
-
-def _free_port() -> int:
-    """``RAG_TEST_PORT`` when set (a port range of one's own on a shared machine), else any free port."""
-    if os.environ.get("RAG_TEST_PORT"):
-        return int(os.environ["RAG_TEST_PORT"])
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Memory:
@@ -96,67 +83,28 @@ class Memory:
 
 @pytest.fixture(scope="module")
 def requirements():
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not installed (make browser installs it as root)")
-    pytest.importorskip("playwright.sync_api", reason="playwright not installed")
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python not installed: the answer needs the local model")
-    from rag.models import QWEN_05B
-    from rag.settings import get_settings
-
-    if not (get_settings().models_dir / QWEN_05B.file_name).is_file():
-        pytest.skip("the default GGUF is not provisioned (make models)")
+    require_chromium()
+    require_model()
 
 
 @pytest.fixture(scope="module")
 def server(requirements, tmp_path_factory):
-    """`streamlit run app.py` on a free port with an empty store in a temporary folder; yields (URL, process)."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
-    env = {**os.environ, "RAG_STORE": str(tmp_path_factory.mktemp("bomb-store")), "HF_HUB_OFFLINE": "1",
-           "TRANSFORMERS_OFFLINE": "1"}
-    env.pop("RAG_STATIC_DIR", None)  # the app publishes where Streamlit serves: <repo>/static
-    log = open(ARTIFACTS / "bomb-streamlit.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
-         "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while not _healthy(base):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start; see {ARTIFACTS / 'bomb-streamlit.log'}")
-            time.sleep(0.3)
-        yield base, proc, Path(env["RAG_STORE"])
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-
-
-def _healthy(base: str) -> bool:
-    try:
-        return urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok"
-    except OSError:
-        return False
+    """`streamlit run app.py` on a free port with an empty store in a temporary folder; yields (URL, process,
+    store folder)."""
+    store = tmp_path_factory.mktemp("bomb-store")
+    # the app publishes where Streamlit serves: <repo>/static
+    with streamlit_app({"RAG_STORE": str(store), "RAG_STATIC_DIR": None}, "bomb-streamlit.log") as (base, proc):
+        yield base, proc, store
 
 
 def test_a_tiff_bomb_fails_alone_and_the_app_keeps_answering(server, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     base, proc, _ = server
     bomb = hf.tiff_frames(200, 7000, 7000)
     assert len(bomb) < 100 * 1024  # 70 KB on disk (the handed file: 31 KB), 9.8 gigapixels decoded
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update"])
-        page = browser.new_context(viewport={"width": 1280, "height": 1400}).new_page()
-        page.set_default_timeout(SLOW_MS)
+    with chromium() as browser:
+        page = new_context(browser, 1400, SLOW_MS).new_page()
         memory = Memory(proc.pid)
         try:
             page.goto(f"{base}/Documents")
@@ -172,7 +120,7 @@ def test_a_tiff_bomb_fails_alone_and_the_app_keeps_answering(server, tmp_path):
             reason = failed.inner_text()
             assert "200 frames hold 9,800 megapixels" in reason and "max_image_total_megapixels" in reason, reason
             after_bomb = memory.peak
-            assert proc.poll() is None and _healthy(base), "the web server died"
+            assert proc.poll() is None and healthy(base), "the web server died"
             page.screenshot(path=ARTIFACTS / "bomb-01-failed.png", full_page=True)
 
             # the same session goes on: a small file indexed, a question answered with a citation
@@ -191,10 +139,9 @@ def test_a_tiff_bomb_fails_alone_and_the_app_keeps_answering(server, tmp_path):
             expect(link).to_be_visible()
             assert "boiler-room.md" in text
             page.screenshot(path=ARTIFACTS / "bomb-02-answer.png", full_page=True)
-            assert proc.poll() is None and _healthy(base)
+            assert proc.poll() is None and healthy(base)
         finally:
             memory.stop()
-            browser.close()
     peak = memory.peak
     figures = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "load_average": os.getloadavg(),
                "bomb_refused_s": round(refused_s, 2), "server_peak_before_upload_mib": before // MiB,
@@ -218,19 +165,15 @@ def test_a_served_copy_answers_until_the_cli_deletes_its_document(server):
     """Issue 26, item 4 over HTTP: the link the app shows for a PDF is ``/app/static/<key>/<token>.pdf`` (nothing
     of the document's hash in it), Streamlit serves it, and after ``rag delete`` in another process it answers 404."""
     import pymupdf
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     base, proc, store = server
     doc = pymupdf.open()
     doc.new_page().insert_text((72, 72), "The pressure vessel is inspected every spring by the insurer.", fontsize=11)
     pdf = doc.tobytes(garbage=3, deflate=True)
     doc_id = hashlib.sha256(pdf).hexdigest()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update"])
-        page = browser.new_context(viewport={"width": 1280, "height": 1400}).new_page()
-        page.set_default_timeout(SLOW_MS)
+    with chromium() as browser:
+        page = new_context(browser, 1400, SLOW_MS).new_page()
         try:
             page.goto(f"{base}/Documents")
             page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
@@ -242,7 +185,7 @@ def test_a_served_copy_answers_until_the_cli_deletes_its_document(server):
             href = link.get_attribute("href") or ""
             page.screenshot(path=ARTIFACTS / "served-01-source.png", full_page=True)
         finally:
-            browser.close()
+            page.context.close()
     m = re.fullmatch(r"/app/static/([0-9a-f]{32})/([0-9a-f]{32})\.pdf#page=1", href)
     assert m and doc_id[:16] not in href, href
     url = base + href.split("#")[0]

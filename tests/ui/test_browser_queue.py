@@ -11,31 +11,15 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_app import ARTIFACTS, chromium, new_context, require_chromium, streamlit_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
-CHROMIUM = Path(os.environ.get("RAG_CHROMIUM", "/usr/bin/chromium"))
 SLOW_MS = 900_000  # indexing with the real embedder on 2 shared cores: bounds a wait, never an assertion
 TOPICS = ["harbour cranes", "cold store", "night shifts", "visitor badges", "fire drills"]
-
-
-def _free_port() -> int:
-    """``RAG_TEST_PORT`` when set (a port range of one's own on a shared machine), else any free port."""
-    if os.environ.get("RAG_TEST_PORT"):
-        return int(os.environ["RAG_TEST_PORT"])
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _files(folder: Path) -> list[Path]:
@@ -54,40 +38,12 @@ def _files(folder: Path) -> list[Path]:
 
 @pytest.fixture(scope="module")
 def app_server(tmp_path_factory):
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not installed (make browser installs it as root)")
-    pytest.importorskip("playwright.sync_api", reason="playwright not installed")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    require_chromium()
     store = tmp_path_factory.mktemp("queue-store")
-    port = _free_port()
-    env = {**os.environ, "RAG_STORE": str(store), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "RAG_WORKER_IDLE_EXIT_S": "20"}
-    log = open(ARTIFACTS / "queue-streamlit.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
-         "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start; see {ARTIFACTS / 'queue-streamlit.log'}")
-            time.sleep(0.3)
-        yield base, store
+        with streamlit_app({"RAG_STORE": str(store), "RAG_WORKER_IDLE_EXIT_S": "20"}, "queue-streamlit.log") as (base, _):
+            yield base, store
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
         _stop_workers(store)
 
 
@@ -108,22 +64,12 @@ def _stop_workers(store: Path) -> None:
 
 @pytest.fixture(scope="module")
 def browser(app_server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update"])
-        try:
-            yield b
-        finally:
-            b.close()
+    with chromium() as b:
+        yield b
 
 
 def _context(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 1300})
-    ctx.set_default_timeout(SLOW_MS)
-    return ctx
+    return new_context(browser, 1300, SLOW_MS)
 
 
 def test_five_uploads_are_all_ready_after_the_page_is_left_and_closed(app_server, browser, tmp_path):
