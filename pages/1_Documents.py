@@ -46,28 +46,36 @@ except RagError as e:
 
 
 def _log_result(r) -> None:
-    """One line per file in the session's log (kept across reruns)."""
+    """One line per file in the session's log (kept across reruns): "queued for indexing", then its outcome in
+    that line's place (a newcomer saw each file both queued and indexed, five blue boxes above five results,
+    2026-12-02)."""
     name = r.name
     log = st.session_state.ingest_log
     if r.status == IngestStatus.QUEUED:
         log.append(("info", f"{name}: queued for indexing"))
         st.session_state.my_jobs[r.job_id] = name
-    elif r.status == IngestStatus.READY:
+        return
+    if r.status == IngestStatus.READY:
         # a notice to read (hidden text left out, pages read by OCR) is orange, never a green success (issue 29)
         extra = f"; to know: {'; '.join(r.warnings)}" if r.warnings else ""
         if r.replaced_id:
             extra += f"; replaced the version added {human_time(r.replaced_added_at)}"
         level = "warning" if r.warnings else "success"
-        log.append((level, f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}"))
+        line = (level, f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}")
     elif r.status == IngestStatus.CANCELLED:
-        log.append(("info", f"{name}: cancelled"))
+        line = ("info", f"{name}: cancelled")
     elif r.status == IngestStatus.DUPLICATE:
         other = r.existing_name and (r.existing_name != name or r.same_text)
         same = f" (same text as {r.existing_name})" if other else ""
-        log.append(("info", f"{name}: already indexed{same}; nothing done"))
+        line = ("info", f"{name}: already indexed{same}; nothing done")
     else:
         hint = "" if r.retryable is None else " (a retry may help)" if r.retryable else " (a retry cannot help)"
-        log.append(("error", f"{name}: failed: {r.reason}{hint}"))
+        line = ("error", f"{name}: failed: {r.reason}{hint}")
+    queued = ("info", f"{name}: queued for indexing")
+    if queued in log:
+        log[log.index(queued)] = line
+    else:
+        log.append(line)
 
 
 def report_finished() -> None:
@@ -293,7 +301,7 @@ failed = [d for d in docs if d.status == DocStatus.FAILED and d.has_file]
 transient = [d for d in failed if d.retryable is not False]
 if failed and not transient:
     st.caption(f"{len(failed)} failed: a retry cannot help (a damaged, refused or too large file, or a limit hit); "
-               "the reason is in the table.")
+               "pick it under Document to read why.")
 if transient:
     label = (f"Retry all {len(transient)} failed that a retry can help" if len(transient) < len(failed)
              else f"Retry all {len(failed)} failed")

@@ -81,6 +81,8 @@ def test_upload_indexes_both_files_and_lists_them(indexed):
     ok = [s.value for s in at.success] + [w.value for w in at.warning]  # indexed with a notice: orange (issue 29)
     assert any(f"{MD_NAME}: indexed" in s for s in ok), ok
     assert any(f"{PDF_NAME}: indexed" in s for s in ok), ok
+    # each file's outcome took the place of its "queued for indexing" line (both were shown, 2026-12-02)
+    assert not [i.value for i in at.info if "queued for indexing" in i.value]
     df = _table(at)
     assert list(df["document"]) == [MD_NAME, PDF_NAME]
     assert set(df["status"]) == {"ready"} and list(df["kind"]) == ["Markdown", "PDF"]
@@ -405,8 +407,9 @@ def test_answer_notes_explain_inferred_citations():
 
     inferred = SentenceAttribution("DPR uses dot products.", (), (1,), False, True)
     cited = SentenceAttribution("DPR uses dot products [1].", (1,), (1,), False, False)
-    base = dict(removed_sentences=[], invalid_citations_removed=0, model="m.gguf", ttft_ms=1500.0)
+    base = dict(removed_sentences=[], invalid_citations_removed=0, model="m-q4_k_m.gguf", ttft_ms=1500.0)
     notes = answer_notes(SimpleNamespace(shown_sentences=[inferred, cited], **base))
     assert any("1 sentence(s) marked (inferred)" in n and "the app attached" in n for n in notes)
-    assert notes[-2:] == ["model m.gguf", "first token 1.5 s"]
+    # plain text, escaped once by the page that shows it (it was escaped twice: "q4\\_k\\_m" on screen)
+    assert notes[-2:] == ["model m-q4_k_m.gguf", "first token 1.5 s"]
     assert not any("inferred" in n for n in answer_notes(SimpleNamespace(shown_sentences=[cited], **base)))
