@@ -240,7 +240,8 @@ def answer_notes(a: Any, with_model: bool = True) -> list[str]:
     what "(inferred)" means when a shown sentence carries it (issue 14: the model cited no source or a
     wrong one and the server attached the one that holds the words; unexplained, first-time users could not
     read it: tryout 2026-11-30), invalid citations removed, the model and its first-token time (seconds; not
-    with ``with_model=False``: the chat shows those in the answer's "Details", issue 29).
+    with ``with_model=False``: the chat shows those in the answer's "Details", issue 29). Plain text: a caller
+    that renders Markdown escapes each note (:func:`md_escape`).
     """
     notes = []
     if a.removed_sentences:
@@ -252,7 +253,7 @@ def answer_notes(a: Any, with_model: bool = True) -> list[str]:
     if a.invalid_citations_removed:
         notes.append(f"{a.invalid_citations_removed} invalid citation(s) removed")
     if a.model and with_model:
-        notes.append(f"model {md_escape(a.model)}")
+        notes.append(f"model {a.model}")  # plain text: the caller escapes it once (it was shown "q4\\_k\\_m")
     if a.ttft_ms is not None and with_model:
         notes.append(f"first token {a.ttft_ms / 1000:.1f} s")
     return notes

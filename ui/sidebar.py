@@ -30,6 +30,7 @@ from rag.settings import Settings
 from rag.types import DocStatus
 from ui import chat, services
 from ui.format import md_escape
+from ui.plain import human_time
 
 #: How many saved chats the sidebar lists (the most recently used first).
 CHATS_LISTED = 25
@@ -144,7 +145,7 @@ def chat_list(store) -> None:
     for c in rows:
         mark = "▸ " if c.id == current else ""
         st.button(f"{mark}{md_escape(c.title)}", key=f"open_chat_{c.id}", on_click=chat.open_chat, args=(c.id,),
-                  help=f"{c.turns} question(s), last {c.updated_at}", width="stretch")
+                  help=f"{c.turns} question(s), last {human_time(c.updated_at)}", width="stretch")
     saved = store.chats.get(current) if current is not None else None
     if saved is not None and saved.turns:
         turns = [turn_from_record(t.record, t.created_at) for t in store.chats.turns(saved.id)]
