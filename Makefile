@@ -6,6 +6,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 # Where the app listens: this machine only, by default (issue 26). Anything else (make run ADDRESS=0.0.0.0)
 # serves it to the network, and then every page asks for the password of `python -m rag access set-password`.
 ADDRESS ?= 127.0.0.1
+# The port it listens on (make run PORT=8502 when 8501 is taken).
+PORT ?= 8501
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
@@ -21,7 +23,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # the app still starts with the 0.5B alone if the 1.5B cannot be provisioned.
 run: setup
 	@$(PY) -m rag models --large || echo "the 1.5B model could not be provisioned; the app runs with the 0.5B"
-	$(VENV)/bin/streamlit run app.py --server.headless true --server.port 8501 --server.address $(ADDRESS)
+	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT) --server.address $(ADDRESS)
 
 # Everything: real models, the shared corpus, the real browser (what CI and the README run).
 test: setup dev browser
