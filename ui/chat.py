@@ -26,7 +26,7 @@ from rag.answer.translate import searched_as_line
 from rag.collections import DEFAULT
 from rag.errors import RagError
 from rag.settings import Settings
-from rag.types import Verdict
+from rag.types import AnswerVerdict, Verdict
 from ui import services, viewer
 from ui.format import (
     VERDICT_STYLE,
@@ -224,7 +224,8 @@ def render_answer(a: Answer, pages: dict[int, int], key: str = "live") -> None:
     here = anchor(key)
     kp = key_passage_markdown(a.key_passage, a.citations, pages, _collection(), anchor=here)
     if a.answer_from == AnswerFrom.KEY_PASSAGE:
-        st.info(md_escape(a.note or ""))
+        if a.verdict != AnswerVerdict.PARTLY_SUPPORTED:  # partly supported: its verdict above says the same
+            st.info(md_escape(a.note or ""))
         st.markdown(kp)
     else:
         if kp:
@@ -246,9 +247,13 @@ def render_verdict(a: Answer, scope: list[str] | None = None) -> None:
     in plain words and naming the documents asked within (issue 29; the gate's line is in "Details"). The same
     verdict as ``ask`` prints and the chat export writes."""
     box, icon = VERDICT_STYLE[str(a.verdict)]
-    text = verdict_markdown(a.judged)
-    if a.notice:
-        text += "  \n" + md_escape(mentions_text(a, scope))
+    if a.notice and a.verdict == AnswerVerdict.MAY_NOT_ANSWER:
+        # the gate's "mention" is the verdict's whole reason: said once, in plain words (it was said twice)
+        text = f"**{md_escape(a.judged.label)}** · " + md_escape(mentions_text(a, scope))
+    else:
+        text = verdict_markdown(a.judged)
+        if a.notice:
+            text += "  \n" + md_escape(mentions_text(a, scope))
     getattr(st, box)(text, icon=icon)
 
 

@@ -8,6 +8,7 @@ runs against a recording stand-in for ``streamlit`` (no server).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import replace
 from typing import Any
@@ -65,8 +66,9 @@ class _Recorder:
         self.calls: list[tuple[str, str, dict[str, Any]]] = []
 
     def __getattr__(self, name: str) -> Any:
-        def record(*args: Any, **kwargs: Any) -> None:
+        def record(*args: Any, **kwargs: Any) -> Any:
             self.calls.append((name, str(args[0]) if args else "", kwargs))
+            return contextlib.nullcontext()  # st.expander(...) is used as a context manager
         return record
 
 
@@ -109,3 +111,45 @@ def test_the_chat_the_cli_a_saved_chat_and_the_export_show_the_same_verdict(verd
         else:
             assert (calls[0][0], calls[0][2]["icon"]) == (box, icon)
             assert calls[0][1].startswith(f"**{label}**") and reason[1:20] in calls[0][1]
+
+
+def test_the_chat_says_why_the_key_passage_stands_once(monkeypatch):
+    """A newcomer read the same sentence twice (2026-12-02): the orange verdict ("the model's claims rest on other
+    passages ...; the key passage is shown verbatim, check it answers what you asked") and a blue note under it
+    saying so again. A partly supported key passage standing as the answer has its verdict alone; a key passage
+    that may not answer keeps the note (the verdict does not say why the model's answer is not shown)."""
+    from rag.answer.record import AnswerFrom
+
+    monkeypatch.setattr(chat, "_collection", lambda: None)
+    for raw, verdict in (("Full-time staff get 40 days of annual leave [1].", AnswerVerdict.PARTLY_SUPPORTED),
+                         ("Full-time staff get 40 days of annual leave [1].", AnswerVerdict.MAY_NOT_ANSWER)):
+        a = _answer(AnswerVerdict.PARTLY_SUPPORTED)
+        if verdict == AnswerVerdict.MAY_NOT_ANSWER:
+            weak = KeySentence(1, KP, 0, len(KP), "policy.md > Leave 1", 0.2)
+            a = replace(a, key_passage=KeyPassage((weak,), 1.0, KP))
+        a.text, _, _, a.sentences = check_answer(raw, a.citations, None, Q)
+        a.raw_text = raw
+        assert a.answer_from == AnswerFrom.KEY_PASSAGE and a.verdict == verdict, (a.answer_from, a.verdict)
+        rec = _Recorder()
+        monkeypatch.setattr(chat, "st", rec)
+        chat.render_answer(a, {}, "k")
+        notes = [text for name, text, _ in rec.calls if name == "info"]
+        if verdict == AnswerVerdict.PARTLY_SUPPORTED:
+            assert notes == [], notes
+        else:
+            assert len(notes) == 1 and "stands as the answer" in notes[0], notes
+
+
+def test_a_mention_is_said_once_in_the_verdict(monkeypatch):
+    """The gate's "mention" made the verdict box read "May not answer · The documents mention this but may not
+    answer it." and then "Your documents mention this but may not answer it: ..." (2026-12-02): said once now."""
+    from rag.types import Verdict
+
+    a = _answer(AnswerVerdict.SUPPORTED)
+    a = replace(a, gate=replace(a.gate, verdict=Verdict.MENTIONS, notice="MAY NOT ANSWER: the documents mention it"),
+                shown_verdict=None)
+    assert a.verdict == AnswerVerdict.MAY_NOT_ANSWER
+    calls = _chat_shows(a, monkeypatch)
+    text = calls[0][1]
+    assert text.startswith(f"**{LABELS[AnswerVerdict.MAY_NOT_ANSWER]}** · Your documents mention this"), text
+    assert text.lower().count("mention this") == 1, text
