@@ -110,10 +110,10 @@ def _suggested(_store, _settings: Settings, path: str, generation: int, knobs: t
 
 
 def suggestions(store, settings: Settings, scope: Sequence[str] | None) -> None:
-    """"Try asking": questions the documents answer (each tested with the gate at ``settings``, within
-    ``scope``); a click asks it."""
+    """"Try asking": questions the documents cover (each passed the gate at ``settings``, within ``scope``; the
+    answer's own verdict can still be weaker, so the label promises coverage, not an answer); a click asks it."""
     knobs = (settings.threshold, settings.max_sources, settings.min_score, settings.gate)
-    with st.spinner("Finding questions your documents answer…"):
+    with st.spinner("Finding questions your documents cover…"):
         try:
             picked = _suggested(store, settings, str(store.path), store.index_cache.generation(), knobs,
                                 tuple(scope) if scope else None)
@@ -121,7 +121,7 @@ def suggestions(store, settings: Settings, scope: Sequence[str] | None) -> None:
             picked = []
     if not picked:
         return
-    st.markdown("**Try asking** (your documents answer these):")
+    st.markdown("**Try asking** (your documents cover these):")
     for i, (question, _) in enumerate(picked):
         if st.button(question, key=f"suggest-{i}", icon=":material/lightbulb:"):
             st.session_state.pending_question = (question, "")  # asked further down this same run
