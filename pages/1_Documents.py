@@ -61,7 +61,7 @@ def _log_result(r) -> None:
         if r.replaced_id:
             extra += f"; replaced the version added {human_time(r.replaced_added_at)}"
         level = "warning" if r.warnings else "success"
-        line = (level, f"{name}: indexed, {r.chunk_count} chunk{'' if r.chunk_count == 1 else 's'}{extra}")
+        line = (level, f"{name}: indexed, {r.chunk_count} passage{'' if r.chunk_count == 1 else 's'}{extra}")
     elif r.status == IngestStatus.CANCELLED:
         line = ("info", f"{name}: cancelled")
     elif r.status == IngestStatus.DUPLICATE:
@@ -216,8 +216,8 @@ def usable_uploads(files) -> list:
 
 
 files = usable_uploads(uploader())
-st.caption(f"Files up to **{limit_mb} MB** each (server.maxUploadSize); bigger files are refused. "
-           "Each file is kept, then extracted, cut into chunks and embedded locally by a background worker; nothing "
+st.caption(f"Files up to **{limit_mb} MB** each; bigger files are refused. "
+           "Each file is kept, then read, cut into passages and indexed locally by a background worker; nothing "
            "leaves this machine. You can open other pages or close the tab meanwhile: indexing goes on, and the "
            "sidebar shows its progress on every page.")
 if files:
