@@ -249,36 +249,88 @@ class GGUFInfo:
     known: bool  # one of the shipped models (size/hash can be checked)
 
 
+#: GGUF value types (llama.cpp's ``gguf.GGUFValueType``): fixed sizes in bytes, 8 = string, 9 = array.
+_GGUF_FIXED = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+_GGUF_SCALAR = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+#: At most this many metadata entries, and key or string values of at most this many bytes: a file claiming more is
+#: no GGUF this app can use (the bound keeps a damaged header from being walked for long).
+_GGUF_MAX_KV = 100_000
+_GGUF_MAX_STR = 1 << 24
+
+
+def gguf_metadata(path: Path) -> dict[str, object]:
+    """The scalar and string metadata of a GGUF file's header, without reading its tensors or its arrays.
+
+    Returns ``{key: value}`` for numbers, booleans and strings; an array's key maps to ``None`` (present, not
+    read: the tokenizer's 150,000-token vocabulary is one). The reference reader (``gguf.GGUFReader``) parses
+    every array into Python objects, 9 s for the 0.5B on 2 cores, which the sidebar paid at each server start.
+    Format: llama.cpp's ``docs/gguf.md`` (little-endian, versions 2 and 3). Raises :class:`ModelError` naming
+    the file when it is not a readable GGUF.
+    """
+    import mmap
+    import struct
+
+    try:
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+            if buf[:4] != b"GGUF":
+                raise ValueError("no GGUF magic")
+            version, _tensors, n_kv = struct.unpack_from("<IQQ", buf, 4)
+            if version not in (2, 3) or n_kv > _GGUF_MAX_KV:
+                raise ValueError(f"version {version}, {n_kv} metadata entries")
+            pos, out = 24, {}
+
+            def string(at: int) -> tuple[str, int]:
+                (n,) = struct.unpack_from("<Q", buf, at)
+                if n > _GGUF_MAX_STR or at + 8 + n > len(buf):
+                    raise ValueError("a string runs past the header")
+                return buf[at + 8: at + 8 + n].decode("utf-8", "replace"), at + 8 + n
+
+            for _ in range(n_kv):
+                key, pos = string(pos)
+                (vtype,) = struct.unpack_from("<I", buf, pos)
+                pos += 4
+                if vtype == 8:
+                    out[key], pos = string(pos)
+                elif vtype == 9:
+                    etype, count = struct.unpack_from("<IQ", buf, pos)
+                    pos += 12
+                    if etype in _GGUF_FIXED:
+                        pos += _GGUF_FIXED[etype] * count
+                    elif etype == 8:
+                        for _ in range(count):
+                            (n,) = struct.unpack_from("<Q", buf, pos)
+                            pos += 8 + n
+                    else:
+                        raise ValueError(f"array of type {etype}")
+                    if pos > len(buf):
+                        raise ValueError("an array runs past the file")
+                    out[key] = None
+                elif vtype in _GGUF_SCALAR:
+                    (out[key],) = struct.unpack_from(_GGUF_SCALAR[vtype], buf, pos)
+                    pos += _GGUF_FIXED[vtype]
+                else:
+                    raise ValueError(f"value type {vtype}")
+            return out
+    except (OSError, ValueError, struct.error) as e:
+        raise ModelError(f"{path.name}: not a readable GGUF file ({e})") from e
+
+
 def gguf_info(path: Path) -> GGUFInfo:
-    """Read name, architecture, context length and chat-template presence from a GGUF file.
+    """Read name, architecture, context length and chat-template presence from a GGUF file's header
+    (:func:`gguf_metadata`: well under a second, tensors and arrays not read).
 
     Raises :class:`ModelError` naming the file when it is not a readable GGUF.
     """
-    import gguf  # the reference reader from llama.cpp
-
-    try:
-        reader = gguf.GGUFReader(str(path), "r")
-    except Exception as e:  # noqa: BLE001 - any parse failure means "not a usable GGUF"
-        raise ModelError(f"{path.name}: not a readable GGUF file ({e})") from e
-
-    def field(key: str):
-        f = reader.fields.get(key)
-        if f is None:
-            return None
-        try:
-            return f.contents()
-        except Exception:  # noqa: BLE001
-            return None
-
-    arch = field("general.architecture") or "unknown"
-    ctx = field(f"{arch}.context_length")
+    meta = gguf_metadata(path)
+    arch = meta.get("general.architecture") or "unknown"
+    ctx = meta.get(f"{arch}.context_length")
     return GGUFInfo(
         path=path,
         size_bytes=path.stat().st_size,
-        name=str(field("general.name") or path.stem),
+        name=str(meta.get("general.name") or path.stem),
         architecture=str(arch),
-        context_length=int(ctx) if ctx is not None else None,
-        has_chat_template="tokenizer.chat_template" in reader.fields,
+        context_length=int(ctx) if isinstance(ctx, int) else None,
+        has_chat_template="tokenizer.chat_template" in meta,
         known=path.name in KNOWN_GGUF,
     )
 
