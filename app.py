@@ -12,9 +12,21 @@ The pages read as a person names them (issue 29: the chat page read "app" in the
 import streamlit as st
 
 st.set_page_config(page_title="Document QA", page_icon="📄", layout="wide")
-st.navigation([
+# A session's first run imports the readers, the index and the answer pipeline before its page can draw
+# anything (3 s of imports alone on 2 quiet cores): a newcomer saw a blank page for 5 s (2026-12-02).
+first = not st.session_state.get("_drawn")
+loading = st.empty()
+if first:
+    loading.caption("Starting up… (a few seconds, the first time)")
+pages = st.navigation([
     st.Page("pages/0_Chat.py", title="Chat", icon=":material/chat:", default=True),
     st.Page("pages/1_Documents.py", title="Documents", icon=":material/folder_open:", url_path="Documents"),
     st.Page("pages/2_Source.py", title="Source", icon=":material/article:", url_path="Source"),
     st.Page("pages/3_Evaluation.py", title="Quality", icon=":material/fact_check:", url_path="Quality"),
-]).run()
+])
+try:
+    pages.run()
+finally:
+    st.session_state["_drawn"] = True
+    if first:
+        loading.empty()
