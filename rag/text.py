@@ -289,6 +289,11 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]$~|#{}!@&])")
 #: (U+2060, invisible, no width) after the escaped ``:``, before ``@`` and after ``www`` breaks each pattern.
 _SCHEME = re.compile(r":(?=//)")
 _JOINER = "\u2060"
+#: A ``:`` before a letter opens a directive or a shortcode in Streamlit's renderer: ``:red[text]`` coloured the text
+#: and dropped ``:red`` even with the brackets escaped (a quote read "[REDTEXT]" for ":red[REDTEXT]", 2026-12-02),
+#: ``:smile:`` is an emoji even escaped: the colon is escaped and a WORD JOINER follows it. Only a colon that
+#: opens a word (``A1:E4``, ``key:value`` stay as written).
+_DIRECTIVE = re.compile(r"(?<![A-Za-z0-9]):(?=[A-Za-z])")
 #: What only means something at the start of a line: a quote, a list item, a setext underline, a numbered item.
 _LINE_START = re.compile(r"(?m)^([ \t]*)(>|[-+=])")
 _NUMBERED = re.compile(r"(?m)^([ \t]*\d{1,9})([.)])")
@@ -315,6 +320,7 @@ def markdown_literal(text: str, *, keep_markers: bool = False, blocks: bool = Tr
     """
     text = _MD_SPECIAL.sub(r"\\\1", text).replace("<", "&lt;")  # "&" escaped first, so "&lt;" stays an entity
     text = _SCHEME.sub("\\\\:" + _JOINER, text).replace("\\@", _JOINER + "\\@")
+    text = _DIRECTIVE.sub("\\\\:" + _JOINER, text)
     text = _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2) if blocks or m.group(2) == ">" else m.group(0), text)
     if blocks:
         text = _NUMBERED.sub(r"\1\\\2", text)

@@ -38,3 +38,11 @@ def test_export_never_writes_raw_html_links_or_autolinks():
 def test_markdown_literal_breaks_every_link_form():
     out = markdown_literal("[a](https://x.example) <https://y.example> www.z.example u@v.example ![i](j) [r]: /k")
     assert not re.search(r"(?<!\\)\[|https://|www\.|(?<!\\)@|<https", out)
+
+
+def test_markdown_literal_breaks_directives_and_shortcodes_but_not_ranges():
+    """``:red[text]`` coloured a quote and dropped ``:red`` (2026-12-02); ``:smile:`` became an emoji. A colon that
+    opens a word is escaped and followed by a WORD JOINER; one inside a word (a cell range, ``key:value``) stays."""
+    out = markdown_literal(":red[REDTEXT] and :smile: in A1:E4, key:value")
+    assert "\\:\u2060red" in out and "\\:\u2060smile:" in out
+    assert "A1:E4" in out and "key:value" in out

@@ -12,7 +12,8 @@ from browser_app import ROOT, chromium, require_chromium, streamlit_app
 
 pytestmark = [pytest.mark.browser]
 
-QUOTED = "see [Weights & Biases](https://wandb.example/x), mail ops@corp.example or visit www.evil.example now"
+QUOTED = ("see [Weights & Biases](https://wandb.example/x), mail ops@corp.example or visit www.evil.example, "
+          ":red[REDTEXT] :smile: now")
 
 PAGE = f'''
 import streamlit as st
@@ -41,3 +42,5 @@ def test_quoted_urls_and_addresses_are_no_links_in_streamlit(tmp_path):
                 shown = block.inner_text().replace("\u2060", "")
                 assert "[Weights & Biases](https://wandb.example/x)" in shown  # the characters, as written
                 assert "ops@corp.example" in shown and "www.evil.example" in shown
+                # a directive and a shortcode are characters too (":red" vanished from a quote, 2026-12-02)
+                assert ":red[REDTEXT] :smile: now" in shown, shown
