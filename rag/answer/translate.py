@@ -142,7 +142,9 @@ def searched_as_line(gate: Any) -> str | None:
     if plan is None or not plan.translated_from or not plan.rewritten:
         return None
     docs = gate.language.documents if gate.language is not None and gate.language.documents else ("en",)
-    return (f"Searched as (translated from {language_name(plan.translated_from)}): {plan.rewritten}. "
+    searched = plan.rewritten.rstrip()
+    end = "" if searched.endswith((".", "?", "!")) else "."  # "...end of the story?." read as a typo
+    return (f"Searched as (translated from {language_name(plan.translated_from)}): {searched}{end} "
             + answer_language_note(plan.translated_from, docs[0]))
 
 

@@ -111,3 +111,18 @@ def test_the_real_model_translates_a_german_question(gguf_path):
     out = translate_question(GERMAN, {"en": 1.0}, lambda: gen)
     assert out.translated and out.source_language == "de"
     assert "TTFT" in out.query and "token" in out.query.lower()
+
+
+def test_the_searched_as_line_ends_its_sentence_once():
+    """"Searched as (translated from Spanish): ... end of the story?." read as a typo (2026-12-02)."""
+    from types import SimpleNamespace
+
+    from rag.answer.translate import searched_as_line
+    from rag.types import QueryPlan
+
+    def line(rewritten: str) -> str:
+        plan = QueryPlan(query="¿cómo termina?", language="es", rewritten=rewritten, translated_from="es")
+        return searched_as_line(SimpleNamespace(plan=plan, language=SimpleNamespace(documents=("en",))))
+
+    assert "How does the story end? Your question is in Spanish" in line("How does the story end?")
+    assert "the end of the story. Your question" in line("the end of the story")
