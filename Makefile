@@ -23,6 +23,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # the app still starts with the 0.5B alone if the 1.5B cannot be provisioned.
 run: setup
 	@$(PY) -m rag models --large || echo "the 1.5B model could not be provisioned; the app runs with the 0.5B"
+	@mkdir -p static  # where cited PDFs are served from; Streamlit warns at start when it is missing
 	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT) --server.address $(ADDRESS)
 
 # Everything: real models, the shared corpus, the real browser (what CI and the README run).
