@@ -9,12 +9,15 @@ The pages read as a person names them (issue 29: the chat page read "app" in the
 ``/``, ``/Documents``, ``/Source`` (every citation link) and ``/Quality``.
 """
 
+import sys
+
 import streamlit as st
 
 st.set_page_config(page_title="Document QA", page_icon="📄", layout="wide")
-# A session's first run imports the readers, the index and the answer pipeline before its page can draw
-# anything (3 s of imports alone on 2 quiet cores): a newcomer saw a blank page for 5 s (2026-12-02).
-first = not st.session_state.get("_drawn")
+# The server's first page imports the readers, the index and the answer pipeline before it can draw anything
+# (3 s of imports alone on 2 quiet cores): a newcomer saw a blank page for 5 s (2026-12-02). Said only while
+# those modules are not loaded yet in this process, so it never stays above a page that is drawing.
+first = "ui.services" not in sys.modules  # every page imports it (and the store with it)
 loading = st.empty()
 if first:
     loading.caption("Starting up… (a few seconds, the first time)")
@@ -27,6 +30,5 @@ pages = st.navigation([
 try:
     pages.run()
 finally:
-    st.session_state["_drawn"] = True
     if first:
         loading.empty()
