@@ -114,9 +114,9 @@ class Settings(BaseSettings):
         240, ge=0, le=8192,
         description="Prompt: tokens of source text the model reads, shared by all sources (the sentences closest "
                     "to the question, rag/answer/excerpt.py); 0 = every chunk whole, as design stage 8. 240, not "
-                    "160 (2026-12-02, docs/answers.md 'Third pass'): the 0.5B's shown answer right 66 against 59 of "
-                    "108 dev questions (+8 / -1, p = 0.039), confident wrong 0 against 3, first word later by "
-                    "0.2-1.4 s p50.",
+                    "160 (2026-12-02, docs/answers.md 'How much of the sources the model reads'): the 0.5B's shown "
+                    "answer right 66 against 59 of 108 dev questions (+8 / -1, p = 0.039), confident wrong 0 "
+                    "against 3, first word 0.7 s later p50 (2.3 -> 3.0 s; 0.6-1.1 s per corpus and wording).",
     )
     reask: bool = Field(
         False,

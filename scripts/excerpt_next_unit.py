@@ -57,21 +57,7 @@ def with_next(query_terms, contents, budget, count, weights=None, must=None):
                     and used + costs[nxt] <= budget):
                 chosen.add(nxt)
                 used += costs[nxt]
-    out = []
-    for i, c in enumerate(contents):
-        ks = [k for k in sorted(chosen) if flat[k][0] == i]
-        if not ks:
-            best = [k for k in by_score if flat[k][0] == i]
-            if not best:
-                out.append(whole[i])
-                continue
-            _, a, b = flat[best[0]]
-            share = max(8, budget // max(1, len(contents)))
-            end = ex_mod._cut_to_budget(c, a, b, share, count)
-            out.append(ex_mod.Excerpt(c[a:end], ((a, end),), False))
-            continue
-        out.append(ex_mod._join(c, [(flat[k][1], flat[k][2]) for k in ks]))
-    return out
+    return ex_mod.assemble(contents, flat, chosen, by_score, budget, count)
 
 
 def queries(corpus: str):

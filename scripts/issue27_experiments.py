@@ -160,6 +160,13 @@ def units_only_dense(variant="head", min_words=3):
     return lambda c, q: dense_with_units(c, q, variant, "max", min_words)[:20]
 
 
+def print_misses(runs) -> None:
+    """Each run's queries whose first correct chunk is not in the top 4, as ``corpus:qid:wording=rank``."""
+    for run in runs:
+        miss = [k for k, r in run.ranks.items() if not r or r > 4]
+        print(run.name, "misses@4:", " ".join(f"{k[0]}:{k[1]}:{k[2]}={run.ranks[k]}" for k in sorted(miss)))
+
+
 CANDIDATES = {
     "today (product)": today,
     "dense only": lambda c, q: c.dense.search(q.vec, 20)[0].tolist(),
@@ -350,9 +357,7 @@ def main(argv=None) -> int:
         if a.full:
             print(rx.report(runs, runs[0], [c.name for c in corpora]))
         if a.misses:
-            for run in runs:
-                miss = [k for k, r in run.ranks.items() if not r or r > 4]
-                print(run.name, "misses@4:", " ".join(f"{k[0]}:{k[1]}:{k[2]}={run.ranks[k]}" for k in sorted(miss)))
+            print_misses(runs)
         print(os.popen("uptime").read().strip())
         return 0
     print(f"loaded {[(c.name, len(c.chunks), len(c.queries)) for c in corpora]} in {time.time() - t0:.1f} s; "
@@ -373,9 +378,7 @@ def main(argv=None) -> int:
         print()
         print(rx.report(runs, base, names))
     if a.misses:
-        for run in runs:
-            miss = [k for k, r in run.ranks.items() if not r or r > 4]
-            print(run.name, "misses@4:", " ".join(f"{k[0]}:{k[1]}:{k[2]}={run.ranks[k]}" for k in sorted(miss)))
+        print_misses(runs)
     for c in corpora:
         for k, v in c.extra.items():
             if k.startswith("units-"):
@@ -512,9 +515,7 @@ def doc2query(threads: int, gen_only: bool) -> None:
     print(rx.summary(runs, base, names))
     print()
     print(rx.report(runs, base, names))
-    for run in runs:
-        miss = [k for k, r in run.ranks.items() if not r or r > 4]
-        print(run.name, "misses@4:", " ".join(f"{k[0]}:{k[1]}:{k[2]}={run.ranks[k]}" for k in sorted(miss)))
+    print_misses(runs)
 
 
 # --------------------------------------------------------------------------- other-language questions (item 5)

@@ -208,9 +208,7 @@ def main(argv=None) -> int:
     if a.full:
         print(rx.report(runs, base, names))
     if a.misses:
-        for run in runs:
-            miss = [k for k, r in run.ranks.items() if not r or r > 4]
-            print(run.name, "misses@4:", " ".join(f"{k[0]}:{k[1]}:{k[2]}={run.ranks[k]}" for k in sorted(miss)))
+        ix.print_misses(runs)
     print(os.popen("uptime").read().strip())
     return 0
 

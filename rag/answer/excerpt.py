@@ -218,13 +218,21 @@ def excerpts(
                     and nxt not in chosen and used + costs[nxt] <= budget):
                 chosen.add(nxt)
                 used += costs[nxt]
+    return assemble(contents, flat, chosen, by_score, budget, count)
+
+
+def assemble(contents: Sequence[str], flat: Sequence[tuple[int, int, int]], chosen: set[int], by_score: Sequence[int],
+             budget: int, count: Callable[[str], int]) -> list[Excerpt]:
+    """Each content's :class:`Excerpt` from the units chosen for it: ``flat[k]`` is unit ``k`` as ``(content index,
+    start, end)``, ``chosen`` the units read, ``by_score`` all units best first. A content with no unit chosen gets
+    the first ``budget / len(contents)`` tokens' worth of its best unit; one with no unit at all is read whole."""
     out = []
     for i, c in enumerate(contents):
         ks = [k for k in sorted(chosen) if flat[k][0] == i]
         if not ks:
             best = [k for k in by_score if flat[k][0] == i]
             if not best:
-                out.append(whole[i])
+                out.append(Excerpt(c, ((0, len(c)),), True))
                 continue
             _, a, b = flat[best[0]]
             share = max(8, budget // max(1, len(contents)))

@@ -68,6 +68,20 @@ def is_ornament(text: str) -> bool:
     return len(letters) >= 6 and len({letters[i:i + 2] for i in range(len(letters) - 1)}) <= 3
 
 
+def _heading_shaped(para: list[Line], text: str, max_chars: int) -> bool:
+    """The shape every heading has, whatever marks it: one or two text-layer lines (not sideways), 2 to
+    ``max_chars`` characters, no final period, comma, colon or hyphen, no sentence ending inside (a large-font
+    call-out is body text), opening with a letter or digit, no address or URL, no decorative rule
+    (:func:`is_ornament`)."""
+    if len(para) > 2 or not 2 <= len(text) <= max_chars or text.endswith((".", ",", ";", ":", "-", "\u2010")):
+        return False
+    if re.search(r"[.!?] \S", _NUMBERED_PREFIX.sub("", text)):
+        return False
+    if any(ln.kind != "text" or ln.sideways for ln in para):
+        return False
+    return text[0].isalnum() and "@" not in text and "://" not in text and not is_ornament(text)
+
+
 def heading_size(para: list[Line], text: str, body: float) -> float | None:
     """The font size if paragraph ``para`` (joined ``text``) looks like a heading, else None.
 
@@ -75,13 +89,7 @@ def heading_size(para: list[Line], text: str, body: float) -> float | None:
     inside, of text-layer lines, and either at least 1 pt above the ``body`` size (points) or bold and
     numbered. A decorative rule (:func:`is_ornament`) is never a heading. See also :func:`is_bold_title`.
     """
-    if len(para) > 2 or len(text) > 120 or len(text) < 2 or text.endswith((".", ",", ";", ":", "-", "\u2010")):
-        return None
-    if re.search(r"[.!?] \S", _NUMBERED_PREFIX.sub("", text)):
-        return None  # a sentence ends inside: body text in a large font (a call-out), not a heading
-    if any(ln.kind != "text" or ln.sideways for ln in para):
-        return None
-    if not text[0].isalnum() or "@" in text or "://" in text or is_ornament(text):
+    if not _heading_shaped(para, text, 120):
         return None
     size = para[0].size
     if size >= body + 1 and sum(ch.isalpha() for ch in text) >= 3:
@@ -96,13 +104,9 @@ def is_bold_title(para: list[Line], text: str, body: float) -> bool:
     :func:`heading_size`'s shape rules, every line is bold, at least ``body`` - 0.5 pt, capitalised, at most 80
     characters, not a byline or a contents entry (:data:`_NOT_TITLE`). Only where bold is rare
     (:func:`bold_is_rare`), and only when prose follows (:func:`page_paragraphs`)."""
-    if len(para) > 2 or len(text) > 80 or text.endswith((".", ",", ";", ":", "-", "\u2010")):
+    if not _heading_shaped(para, text, 80) or not text[0].isupper() or _NOT_TITLE.search(text):
         return False
-    if re.search(r"[.!?] \S", text) or not text[0].isupper() or is_ornament(text) or _NOT_TITLE.search(text):
-        return False
-    if any(ln.kind != "text" or ln.sideways or not ln.bold for ln in para) or para[0].size < body - 0.5:
-        return False
-    return sum(ch.isalpha() for ch in text) >= 3 and "@" not in text and "://" not in text
+    return all(ln.bold for ln in para) and para[0].size >= body - 0.5 and sum(ch.isalpha() for ch in text) >= 3
 
 
 def is_prose(text: str) -> bool:
