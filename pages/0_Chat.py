@@ -75,8 +75,7 @@ if question:
         st.error(md_escape(str(e)))
         st.stop()
     with st.chat_message("user", avatar=chat.USER_AVATAR):
-        chat.render_question(chat.Turn(question, None, standalone=rw.standalone if rw.rewritten else "",
-                                       scope=tuple(scope) if scope else None))
+        chat.render_question(chat.Turn(question, rw.standalone, scope=tuple(scope) if scope else None))
     with st.chat_message("assistant", avatar=chat.ASSISTANT_AVATAR):
         turn = chat.show(conv.ask(question, scope=scope, followup=rw), conv)
     chat.keep_turn(turn, conv)

@@ -4,7 +4,7 @@ supported, not right by the keys), the answers with no warning at all before iss
 banner was the only warning) that are wrong, and first-token p50; then the confident wrong answers listed.
 
 The answers are read as saved (:meth:`rag.answer.record.Answer.from_json`: the verdict they were shown with);
-with ``--rejudge`` each saved answer gets today's verdict (:func:`rag.answer.verdict.answer_verdict`, a pure
+with ``--rejudge`` each saved answer gets today's verdict (:func:`rag.answer.verdict.judge`, a pure
 function of the answer: no model, no store). Usage::
 
     python scripts/issue24_tables.py [--rejudge] data/bench/a05-course.json data/bench/a05-pdf.json [...]
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 from rag.answer.record import Answer
@@ -34,7 +35,7 @@ def load(paths: list[str], rejudge: bool = False) -> dict[tuple[str, str], list[
                 ak = tuple(tuple(g) for g in x["answer_keys"]) if x.get("answer_keys") else None
                 a = Answer.from_json(x)
                 if rejudge:
-                    a.shown_verdict = None
+                    a = replace(a, saved_verdict=None)
                 out[(corpus, model)].append(Row(x["key"], x["wording"], x["query"], x.get("needle"), ak, a))
     return out
 
@@ -50,7 +51,7 @@ def column(rows: list[Row]) -> dict[str, str]:
                          "key passage alone right": f(sum(r.kp_correct for r in ans), n),
                          "shown answer right": f(sum(r.shown_correct for r in ans), n)}
     for v in AnswerVerdict:
-        got = [r for r in rows if r.a.verdict == v]
+        got = [r for r in rows if r.a.judged.verdict == v]
         c[f"{v}: answers (right)"] = f"{len(got)} ({sum(r.shown_correct for r in got)})"
     sup = [r for r in rows if r.supported]
     c["right among supported"] = f(sum(r.shown_correct for r in sup), len(sup))
@@ -93,7 +94,7 @@ def main(paths: list[str]) -> None:
         for r in rows:
             if r.confident_wrong:
                 keys = " + ".join("/".join(g) for g in r.answer_key) if r.answer_key else "(out of domain)"
-                text = " ".join((r.a.shown_text or "").split())[:200]
+                text = " ".join((r.a.judged.text or "").split())[:200]
                 print(f"- {corpus} {model} {r.key} ({r.wording}): {text!r}  keys: {keys}")
 
 

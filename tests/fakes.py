@@ -104,3 +104,13 @@ class FakeGenerator:
 
     def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
         return messages[-1]["content"] if messages else ""
+
+
+def gate_result(query: str, *, refused: bool = False, threshold: float = 0.675, distance: float = 0.3) -> Any:
+    """The distance gate's decision (:func:`rag.answer.gate.apply_gate`) for ``query`` over one hit at cosine
+    ``distance``, or over none (``refused``): the gate an :class:`rag.answer.record.Answer` is built around."""
+    from rag.answer.gate import apply_gate
+    from rag.types import Hit
+
+    hits = [] if refused else [Hit(chunk_id=1, rank=1, fused_rank=1, rrf_score=1 / 61, cosine_distance=distance)]
+    return apply_gate(query, hits, threshold, 4)

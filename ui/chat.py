@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import altair as alt
@@ -20,7 +19,7 @@ import streamlit as st
 from rag.answer.conversation import INTERRUPTED, Candidate, Conversation, TurnStream  # noqa: F401  (re-exported)
 from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gates import regate_with
-from rag.answer.history import turn_from_record
+from rag.answer.history import Turn  # noqa: F401  (re-exported: the pages render it)
 from rag.answer.record import Answer, AnswerFrom
 from rag.answer.translate import searched_as_line
 from rag.collections import DEFAULT
@@ -50,38 +49,6 @@ USER_AVATAR = ":material/person:"
 ASSISTANT_AVATAR = ":material/menu_book:"
 
 
-@dataclass
-class Turn:
-    """One question and what the app answered (kept in ``st.session_state.turns``, so it survives reruns).
-
-    ``answer`` is ``None`` only when ``error`` says why; ``gate`` the gate's decision with its candidates
-    (:class:`rag.answer.gate.GateResult`), kept so the sidebar can re-apply the gate at another threshold
-    without searching again (a turn reopened from a saved chat has none). ``standalone`` the question as
-    searched (a follow-up made standalone, issue 16; ``""`` = as typed); ``scope`` the document ids it was
-    asked within (``None`` = all).
-    """
-
-    question: str
-    answer: Answer | None
-    candidates: list[Candidate] = field(default_factory=list)
-    error: str | None = None
-    gate: GateResult | None = None
-    standalone: str = ""
-    scope: tuple[str, ...] | None = None
-    method: str = ""
-
-    @property
-    def searched(self) -> str:
-        """The question as searched (the standalone form when it was rewritten)."""
-        return self.standalone or self.question
-
-    @classmethod
-    def of(cls, stream: TurnStream) -> Turn:
-        """The turn a :class:`rag.answer.conversation.TurnStream` took (its answer once it has one, or its error)."""
-        return cls(stream.question, None if stream.error else stream.answer, stream.candidates, stream.error,
-                   stream.gate, stream.standalone if stream.followup.rewritten else "", stream.scope, stream.method)
-
-
 def conversation(cfg: Settings) -> Conversation:
     """This session's chat over the collection's store, with the sidebar's knobs in ``cfg``; a saved chat deleted
     meanwhile is started afresh."""
@@ -99,7 +66,7 @@ def show(stream: TurnStream, conv: Conversation) -> Turn:
     """
     if stream.gate.refused:
         stream.run()
-        turn = Turn.of(stream)
+        turn = stream.end()
         render_turn_body(turn, key="live")
         return turn
     cites = stream.cites
@@ -111,16 +78,16 @@ def show(stream: TurnStream, conv: Conversation) -> Turn:
         with st.spinner("Writing the answer…"):
             placeholder.write_stream(_escaped(stream))
     except RagError:
-        turn = Turn.of(stream)
+        turn = stream.end()
         placeholder.error(md_escape(turn.error or ""))
         return turn
     except BaseException:
         stream.interrupt()
-        keep_turn(Turn.of(stream), conv)
+        keep_turn(stream.end(), conv)
         raise
     early.empty()
     placeholder.empty()
-    turn = Turn.of(stream)
+    turn = stream.end()
     render_turn_body(turn, key="live")
     return turn
 
@@ -134,13 +101,7 @@ def keep_turn(turn: Turn, conv: Conversation) -> None:
 def open_chat(chat_id: int) -> None:
     """Make saved chat ``chat_id`` the conversation: its turns, answers and sources as they were saved."""
     store = services.store()
-    turns = []
-    for row in store.chats.turns(chat_id):
-        h = turn_from_record(row.record, row.created_at)
-        turns.append(Turn(h.question, h.answer, [Candidate(r, d, label) for r, d, label in h.candidates],
-                          error=h.error, standalone=h.standalone if h.standalone != h.question else "",
-                          scope=h.scope, method=h.method))
-    st.session_state.turns = turns
+    st.session_state.turns = [Turn.from_json(row.record, row.created_at) for row in store.chats.turns(chat_id)]
     st.session_state.chat_id = chat_id
 
 
@@ -157,7 +118,7 @@ def render_question(turn: Turn) -> None:
     """The user's side of a turn: the question; the question searched when it was read as a follow-up; the
     documents it was asked within, by name (issue 29)."""
     st.markdown(md_escape(turn.question))
-    if turn.standalone:
+    if turn.rewritten:
         st.caption("Read as a follow-up, searched as: " + md_escape(turn.standalone))
     if turn.scope is not None:
         st.caption("Asked within " + md_escape(names_phrase(scope_names(turn.scope) or [])))
@@ -223,19 +184,20 @@ def render_answer(a: Answer, pages: dict[int, int], key: str = "live") -> None:
     ``[n]`` jumps to its source below (same page, issue 29), where it opens in the app's viewer."""
     here = anchor(key)
     kp = key_passage_markdown(a.key_passage, a.citations, pages, _collection(), anchor=here)
-    if a.answer_from == AnswerFrom.KEY_PASSAGE:
-        if a.verdict != AnswerVerdict.PARTLY_SUPPORTED:  # partly supported: its verdict above says the same
-            st.info(md_escape(a.note or ""))
+    j = a.judged
+    if j.answer_from == AnswerFrom.KEY_PASSAGE:
+        if j.verdict != AnswerVerdict.PARTLY_SUPPORTED:  # partly supported: its verdict above says the same
+            st.info(md_escape(j.note or ""))
         st.markdown(kp)
     else:
         if kp:
             st.markdown(kp)
-        if a.answer_from == AnswerFrom.MODEL:
-            st.markdown("**Answer**\n\n" + answer_markdown(a.text or "", a.shown_sentences, a.citations, pages,
+        if j.answer_from == AnswerFrom.MODEL:
+            st.markdown("**Answer**\n\n" + answer_markdown(a.text or "", j.shown, a.citations, pages,
                                                             _collection(), anchor=here))
         elif a.generated:
             st.warning("The model wrote no answer the sources support: read the passages below.")
-    removed = a.removed_sentences
+    removed = j.removed
     if removed:
         with st.expander(f"Left out by the claim check ({len(removed)})"):
             st.markdown(removed_markdown(removed))
@@ -246,8 +208,8 @@ def render_verdict(a: Answer, scope: list[str] | None = None) -> None:
     (orange), with why in plain words; when the gate says the documents only mention the subject, that too,
     in plain words and naming the documents asked within (issue 29; the gate's line is in "Details"). The same
     verdict as ``ask`` prints and the chat export writes."""
-    box, icon = VERDICT_STYLE[str(a.verdict)]
-    if a.notice and a.verdict == AnswerVerdict.MAY_NOT_ANSWER:
+    box, icon = VERDICT_STYLE[str(a.judged.verdict)]
+    if a.notice and a.judged.verdict == AnswerVerdict.MAY_NOT_ANSWER:
         # the gate's "mention" is the verdict's whole reason: said once, in plain words (it was said twice)
         text = f"**{md_escape(a.judged.label)}** · " + md_escape(mentions_text(a, scope))
     else:

@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from rag.text import MARKER_RE, markdown_literal, strip_markers
 from rag.types import MediaType
+
+if TYPE_CHECKING:
+    from rag.answer.record import Answer
+    from rag.answer.verdict import Judged
 
 #: URL path of ``pages/2_Source.py`` (Streamlit names a page's URL after its file, number prefix dropped).
 SOURCE_PAGE = "/Source"
@@ -225,18 +229,18 @@ VERDICT_STYLE = {
 }
 
 
-def verdict_markdown(judged: Any) -> str:
-    """The answer's verdict (a :class:`rag.answer.verdict.VerdictResult`) as one line of Markdown: the label in
+def verdict_markdown(judged: Judged) -> str:
+    """The answer's verdict (a :class:`rag.answer.verdict.Judged`) as one line of Markdown: the label in
     bold, then why in plain words (escaped): ``**Partly supported**: the model's answer did not pass ...``."""
     reason = judged.reason[:1].upper() + judged.reason[1:] if judged.reason else ""
     return f"**{md_escape(judged.label)}**" + (f" · {md_escape(reason)}." if reason else "")
 
 
-def answer_notes(a: Any, with_model: bool = True) -> list[str]:
+def answer_notes(a: Answer, with_model: bool = True) -> list[str]:
     """The caption under a checked answer, as separate notes (joined with " · " on screen).
 
-    ``a`` has ``shown_sentences``, ``removed_sentences``, ``invalid_citations_removed``, ``model`` and
-    ``ttft_ms`` (:class:`rag.answer.pipeline.Answer`). Says how many sentences the claim check left out,
+    ``a`` a :class:`rag.answer.record.Answer` (its judged ``shown`` and ``removed`` sentences,
+    ``invalid_citations_removed``, ``model`` and ``ttft_ms``). Says how many sentences the claim check left out,
     what "(inferred)" means when a shown sentence carries it (issue 14: the model cited no source or a
     wrong one and the server attached the one that holds the words; unexplained, first-time users could not
     read it: tryout 2026-11-30), invalid citations removed, the model and its first-token time (seconds; not
@@ -244,9 +248,9 @@ def answer_notes(a: Any, with_model: bool = True) -> list[str]:
     that renders Markdown escapes each note (:func:`md_escape`).
     """
     notes = []
-    if a.removed_sentences:
-        notes.append(f"{len(a.removed_sentences)} sentence(s) of the model left out by the claim check")
-    inferred = sum(1 for s in a.shown_sentences if s.inferred)
+    if a.judged.removed:
+        notes.append(f"{len(a.judged.removed)} sentence(s) of the model left out by the claim check")
+    inferred = sum(1 for s in a.judged.shown if s.inferred)
     if inferred:
         notes.append(f"{inferred} sentence(s) marked (inferred): the model gave no source or a wrong one; "
                      "the app attached the source that holds the words")

@@ -22,7 +22,7 @@ from typing import Any
 import streamlit as st
 
 from rag.answer.followup import RewriteMethod
-from rag.answer.history import chat_markdown, turn_from_record
+from rag.answer.history import Turn, chat_markdown
 from rag.collections import DEFAULT
 from rag.errors import StoreError
 from rag.models import KNOWN_GGUF
@@ -148,7 +148,7 @@ def chat_list(store) -> None:
                   help=f"{c.turns} question(s), last {human_time(c.updated_at)}", width="stretch")
     saved = store.chats.get(current) if current is not None else None
     if saved is not None and saved.turns:
-        turns = [turn_from_record(t.record, t.created_at) for t in store.chats.turns(saved.id)]
+        turns = [Turn.from_json(t.record, t.created_at) for t in store.chats.turns(saved.id)]
         name = services.collection_name()
         labels = {d.id: d.label for d in store.documents()}
         md = chat_markdown(saved.title, turns, collection=None if name == DEFAULT else name, names=labels,
@@ -280,4 +280,4 @@ def _candidates(threshold: float, max_sources: int, min_score: float) -> None:
                "under the threshold but beyond max sources; grey: over. Dashed line: the threshold.")
     st.markdown(chat.what_if(verdict))
     if st.button("Ask it again at these values", key="reask"):
-        st.session_state.pending_question = (last.question, last.searched)
+        st.session_state.pending_question = (last.question, last.standalone)

@@ -5,9 +5,10 @@ the CLI (``rag ask`` with ``--chat`` / ``--history`` / ``--doc``) and the follow
 (:mod:`rag.evaluation.followup`) all take their turns here and only render them::
 
     conv = Conversation(store, settings, chat_id)          # chat_id None: a new chat on the first saved turn
-    turn = conv.ask("And for part-time staff?", scope=doc_ids)
-    turn.standalone, turn.key_passage                      # ready before the model is looked up
-    for piece in turn: ...                                 # the checked answer streams; then turn.answer
+    stream = conv.ask("And for part-time staff?", scope=doc_ids)
+    stream.followup.standalone, stream.key_passage         # ready before the model is looked up
+    for piece in stream: ...                               # the checked answer streams
+    stream.turn                                            # then the frozen Turn (question, answer, ...)
     conv.chat_id                                           # the saved chat holding the turn
 
 A follow-up is made standalone against the earlier questions of the chat as searched
@@ -15,7 +16,7 @@ A follow-up is made standalone against the earlier questions of the chat as sear
 every knob of the one ``settings`` (:func:`rag.answer.pipeline.gated_sources`); the answer streams through
 :class:`rag.answer.pipeline.AnswerStream`, whose generator seam is
 :func:`rag.answer.pipeline.get_default_generator` (``get_generator`` overrides it for one turn). The turn is
-saved in the store's chats (:mod:`rag.store.chats`, as :func:`rag.answer.history.turn_record`) when its answer is
+saved in the store's chats (:mod:`rag.store.chats`, as :meth:`rag.answer.history.Turn.to_json`) when its answer is
 done, when the model fails (the error kept), and when it is cut off (a new question sent, the page left:
 kept with :data:`INTERRUPTED`), as the app has kept turns since issue 16.
 """
@@ -23,7 +24,6 @@ kept with :data:`INTERRUPTED`), as the app has kept turns since issue 16.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +39,7 @@ from rag.answer.followup import (
     rewrite_generator,
     store_idf,
 )
-from rag.answer.history import turn_record
+from rag.answer.history import Candidate, Turn
 from rag.answer.pipeline import AnswerStream, gated_sources, no_generation_answer, search_and_gate
 from rag.answer.record import Answer
 from rag.errors import RagError, StoreError
@@ -54,24 +54,16 @@ INTERRUPTED = ("Stopped before the answer was finished (a new question was sent 
                "ask it again for the answer.")
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """One retrieved chunk the gate saw: fused ``rank`` (1-based), ``cosine_distance``, where it is (``label``)."""
-
-    rank: int
-    cosine_distance: float
-    label: str
-
-
 class TurnStream(AnswerStream):
-    """One turn's :class:`rag.answer.pipeline.AnswerStream`, which saves itself.
+    """One turn's :class:`rag.answer.pipeline.AnswerStream`, which ends in a frozen :class:`rag.answer.history.Turn`
+    (:attr:`turn`) and saves it.
 
     ``followup`` the :class:`rag.answer.followup.Rewrite` (``question`` as typed, ``standalone`` as searched,
     ``method``); ``previous`` the earlier questions it was made standalone against; ``scope`` the document ids
-    it was asked within (``None``: all); ``candidates`` every chunk the gate saw, labelled; ``error`` why it has
-    no answer (the model failed, or :data:`INTERRUPTED`). Iterating streams the answer and saves the turn at the
-    end, or on a :class:`rag.errors.RagError` (then re-raised) or an interruption (``GeneratorExit``,
-    Streamlit's stop: saved with :data:`INTERRUPTED`, then re-raised). Saving happens once.
+    it was asked within (``None``: all). Iterating streams the answer; at its end, on a
+    :class:`rag.errors.RagError` (then re-raised, the turn keeping the error) or on an interruption
+    (``GeneratorExit``, Streamlit's stop: kept with :data:`INTERRUPTED`, then re-raised) :attr:`turn` is made
+    and saved, once.
     """
 
     def __init__(self, conversation: Conversation, followup: Rewrite, previous: Sequence[str],
@@ -81,60 +73,46 @@ class TurnStream(AnswerStream):
         self.followup = followup
         self.previous = tuple(previous)
         self.scope = tuple(scope) if scope is not None else None
-        self.error: str | None = None
-        self.saved = False
-
-    @property
-    def question(self) -> str:
-        return self.followup.question
-
-    @property
-    def standalone(self) -> str:
-        return self.followup.standalone
-
-    @property
-    def method(self) -> str:
-        return self.followup.method
+        self.turn: Turn | None = None
 
     @cached_property
-    def candidates(self) -> list[Candidate]:
+    def candidates(self) -> tuple[Candidate, ...]:
         """Every hit the gate saw, in fused order, with its cosine distance and locator label."""
         hits = self.gate.candidates
         rows = self.conversation.store.chunks([h.chunk_id for h in hits]) if hits else []
-        return [Candidate(h.fused_rank, float(h.cosine_distance), locator_label(r)) for h, r in zip(hits, rows)]
+        return tuple(Candidate(h.fused_rank, float(h.cosine_distance), locator_label(r)) for h, r in zip(hits, rows))
 
     def __iter__(self) -> Iterator[str]:
         try:
             yield from super().__iter__()
         except RagError as e:
-            self.error = str(e)
-            self.save()
+            self.end(str(e))
             raise
         except BaseException:
             self.interrupt()
             raise
-        self.save()
+        self.end()
 
     def without_generation(self) -> Answer:
         """The gate's decision, its citations and the key passage, no model loaded (``ask --no-generate``); saved."""
-        self.answer = no_generation_answer(self.gate, self.cites, self.retrieval_ms)
-        if not self.gate.refused:
-            self.answer.key_passage = self.key_passage
-        self.save()
+        self.answer = no_generation_answer(self.gate, self.cites, self.retrieval_ms, self.key_passage)
+        self.end()
         return self.answer
 
     def interrupt(self, note: str = INTERRUPTED) -> None:
-        """Keep the turn with ``note`` and no answer, unless it was saved already (the caller saw the stop)."""
-        if not self.saved:
-            self.error = note
-            self.save()
+        """End the turn with ``note`` and no answer, unless it ended already (the caller saw the stop)."""
+        self.end(note)
 
-    def save(self) -> None:
-        """Save the turn in the conversation's chat (once; nothing when the conversation does not save)."""
-        if self.saved:
-            return
-        self.saved = True
-        self.conversation.keep(self)
+    def end(self, error: str | None = None) -> Turn:
+        """Make :attr:`turn` (with ``error``, and then no answer) and save it in the conversation's chat; once:
+        a turn that ended already is returned as it was."""
+        if self.turn is None:
+            fu = self.followup
+            self.turn = Turn(question=fu.question, standalone=fu.standalone,
+                             answer=None if error else self.answer, error=error, method=fu.method, scope=self.scope,
+                             candidates=self.candidates, gate=self.gate)
+            self.conversation.keep(self.turn)
+        return self.turn
 
 
 class Conversation:
@@ -209,15 +187,11 @@ class Conversation:
         self.previous.append(rw.standalone)
         return turn
 
-    def keep(self, turn: TurnStream) -> None:
+    def keep(self, turn: Turn) -> None:
         """Append ``turn`` to the saved chat (created on the first turn, or again when it was deleted meanwhile)."""
         if not self.saving:
             return
         chats = self.store.chats
         if self.chat_id is None or chats.get(self.chat_id) is None:
             self.chat_id = chats.create(turn.question)
-        answer = None if turn.error else turn.answer
-        cands = [(c.rank, c.cosine_distance, c.label) for c in turn.candidates]
-        chats.append(self.chat_id, turn.question, turn.standalone,
-                     turn_record(turn.question, turn.standalone, answer, method=turn.method, error=turn.error,
-                                 candidates=cands, scope=turn.scope))
+        chats.append(self.chat_id, turn.question, turn.standalone, dict(turn.to_json()))

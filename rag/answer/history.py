@@ -1,11 +1,9 @@
 """A chat's turns as records (saved with the store, :mod:`rag.store.chats`) and as Markdown (issue 16).
 
-:func:`turn_record` turns one answered question into the JSON the store keeps
-(the question as typed and as searched, the answer or refusal, every
-citation with its locator and quote, the per-sentence verdicts);
-:func:`answer_from_record` rebuilds the :class:`rag.answer.record.Answer`
-so a reopened chat shows its sources as they were, even after the documents
-changed; :func:`chat_markdown` writes a chat as Markdown with its citations
+:class:`Turn` is one question and its answer; :meth:`Turn.to_json` is the JSON the store keeps
+(:class:`TurnDict`: the question as typed and as searched, the answer or refusal, every citation with its
+locator and quote, the per-sentence verdicts) and :meth:`Turn.from_json` rebuilds it, answer included,
+so a reopened chat shows its sources as they were, even after the documents changed; :func:`chat_markdown` writes a chat as Markdown with its citations
 and locators (the app's download button, ``rag chats export``).
 """
 
@@ -13,68 +11,99 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from rag.answer.cite import Citation
-from rag.answer.record import Answer
+from rag.answer.gate import GateResult
+from rag.answer.record import Answer, AnswerDict
 from rag.text import markdown_literal as lit
 
-#: The version of the record layout written by :func:`turn_record`: 2 keeps the answer in
-#: :meth:`rag.answer.record.Answer.to_json`'s full form (version 1 kept its own keys; both are read).
-RECORD_VERSION = 2
+#: The version of the record layout written by :meth:`Turn.to_json`: 3 nests the answer under ``answer``
+#: (:meth:`rag.answer.record.Answer.to_json`'s full form); 2 kept the answer's keys beside the turn's, 1 kept its
+#: own keys. All three are read.
+RECORD_VERSION = 3
 
 
 @dataclass(frozen=True)
-class HistoryTurn:
-    """One turn read back: ``question`` as typed, ``standalone`` as searched (equal when not rewritten),
-    ``answer`` rebuilt (``None`` when the turn ended in an error), ``error`` that error,
-    ``candidates`` ``(fused rank, cosine distance, label)`` of the chunks the gate saw,
-    ``scope`` the document ids the question was restricted to (``None``: all), ``created_at`` ISO 8601."""
+class Candidate:
+    """One retrieved chunk the gate saw: fused ``rank`` (1-based), ``cosine_distance``, where it is (``label``)."""
+
+    rank: int
+    cosine_distance: float
+    label: str
+
+
+class TurnDict(TypedDict):
+    """The JSON of one turn (:meth:`Turn.to_json`): what a saved chat keeps per question (:mod:`rag.store.chats`)
+    and what ``rag chats show --json`` prints. ``candidates`` ``[fused rank, cosine distance, label]``;
+    ``answer`` ``None`` when the turn ended in an ``error``; ``created_at`` ISO 8601 UTC, when known."""
+
+    version: int
+    question: str
+    standalone: str
+    method: str
+    error: str | None
+    scope: list[str] | None
+    candidates: list[tuple[int, float, str]]
+    answer: AnswerDict | None
+    created_at: NotRequired[str]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One question and what was answered: the one turn record of the app, the CLI, the saved chats and the export.
+
+    ``question`` as typed, ``standalone`` as searched (equal when not rewritten), ``answer`` (``None`` only when
+    ``error`` says why: the model failed, or the turn was interrupted), ``method`` the follow-up rewrite that made
+    it standalone (``""``: none), ``scope`` the document ids it was asked within (``None``: all),
+    ``candidates`` every chunk the gate saw, labelled, ``created_at`` ISO 8601 (``""`` before it is saved).
+    ``gate`` the gate's decision with its hits, for a turn asked in this process only (so the app can re-apply
+    the gate at another threshold without searching again); it is not saved.
+    """
 
     question: str
     standalone: str
-    answer: Answer | None
+    answer: Answer | None = None
     error: str | None = None
-    candidates: tuple[tuple[int, float, str], ...] = ()
-    scope: tuple[str, ...] | None = None
-    created_at: str = ""
     method: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    scope: tuple[str, ...] | None = None
+    candidates: tuple[Candidate, ...] = ()
+    created_at: str = ""
+    gate: GateResult | None = field(default=None, repr=False, compare=False)
 
+    @property
+    def rewritten(self) -> bool:
+        """The question was searched as another wording (a follow-up made standalone)."""
+        return self.standalone != self.question
 
-def turn_record(question: str, standalone: str, answer: Answer | None, *, method: str = "",
-                error: str | None = None, candidates: Sequence[tuple[int, float, str]] = (),
-                scope: Sequence[str] | None = None) -> dict[str, Any]:
-    """The JSON-ready record of one turn (see :class:`HistoryTurn` for the fields; ``answer`` may be ``None``).
+    def to_json(self) -> TurnDict:
+        """The JSON-ready record of this turn (:data:`RECORD_VERSION`; the answer in its full form)."""
+        d: TurnDict = {
+            "version": RECORD_VERSION, "question": self.question, "standalone": self.standalone,
+            "method": self.method, "error": self.error, "scope": list(self.scope) if self.scope is not None else None,
+            "candidates": [(int(c.rank), float(c.cosine_distance), str(c.label)) for c in self.candidates],
+            "answer": self.answer.to_json(full=True) if self.answer is not None else None,
+        }
+        if self.created_at:
+            d["created_at"] = self.created_at
+        return d
 
-    The answer's keys are :meth:`rag.answer.record.Answer.to_json`'s full form, beside the turn's own.
-    """
-    rec: dict[str, Any] = {
-        "version": RECORD_VERSION, "question": question, "standalone": standalone, "method": method,
-        "error": error, "scope": list(scope) if scope is not None else None,
-        "candidates": [[int(r), float(d), str(label)] for r, d, label in candidates],
-    }
-    if answer is not None:
-        rec.update(answer.to_json(full=True))
-    return rec
-
-
-def answer_from_record(rec: dict[str, Any]) -> Answer | None:
-    """The :class:`rag.answer.record.Answer` a :func:`turn_record` holds (``None`` when it holds none); records
-    of every version (:meth:`rag.answer.record.Answer.from_json` reads the answer's format)."""
-    if "refused" not in rec:
-        return None
-    return Answer.from_json({**rec, "query": rec.get("query") or rec.get("standalone") or rec["question"]})
-
-
-def turn_from_record(rec: dict[str, Any], created_at: str = "") -> HistoryTurn:
-    """A :class:`HistoryTurn` from a stored record."""
-    scope = rec.get("scope")
-    return HistoryTurn(
-        question=rec["question"], standalone=rec.get("standalone") or rec["question"], answer=answer_from_record(rec),
-        error=rec.get("error"), candidates=tuple((int(r), float(d), str(lb)) for r, d, lb in rec.get("candidates") or []),
-        scope=tuple(scope) if scope is not None else None, created_at=created_at, method=rec.get("method") or "",
-    )
+    @classmethod
+    def from_json(cls, rec: Mapping[str, Any], created_at: str = "") -> Turn:
+        """The :class:`Turn` of a stored record, any version (1 and 2 keep the answer's keys beside the turn's;
+        :meth:`rag.answer.record.Answer.from_json` reads the answer's own format); ``created_at`` the row's time
+        (default the record's own)."""
+        standalone = rec.get("standalone") or rec["question"]
+        if int(rec.get("version") or 1) >= 3:
+            ans = rec.get("answer")
+            answer = Answer.from_json({**ans, "query": ans.get("query") or standalone}) if ans else None
+        else:
+            answer = Answer.from_json({**rec, "query": rec.get("query") or standalone}) if "refused" in rec else None
+        scope = rec.get("scope")
+        return cls(question=rec["question"], standalone=standalone, answer=answer, error=rec.get("error"),
+                   method=rec.get("method") or "", scope=tuple(scope) if scope is not None else None,
+                   candidates=tuple(Candidate(int(r), float(d), str(lb)) for r, d, lb in rec.get("candidates") or []),
+                   created_at=created_at or rec.get("created_at") or "")
 
 
 def previous_questions(turns: Any) -> list[str]:
@@ -126,10 +155,11 @@ def verdict_markdown(a: Answer) -> str:
 def shown_markdown(a: Answer) -> str:
     """The checked answer as the chat shows it: each sentence with its ``[n]``, and ``*(inferred)*`` after one
     whose source the server attached (the model cited none, or a source that does not hold it)."""
-    if not a.shown_sentences:
-        return lit(a.shown_text or "", keep_markers=True)
+    j = a.judged
+    if not j.shown:
+        return lit(j.text or "", keep_markers=True)
     return " ".join(lit(s.shown(), keep_markers=True) + (" *(inferred)*" if s.inferred and s.shown_cites else "")
-                    for s in a.shown_sentences)
+                    for s in j.shown)
 
 
 def _within(scope: Sequence[str], names: Mapping[str, str] | None) -> str:
@@ -148,12 +178,12 @@ INFERRED_NOTE = ("*(inferred): the model gave no source or a wrong one; the app 
                  "the words.*")
 
 
-def turn_markdown(n: int, t: HistoryTurn, names: Mapping[str, str] | None = None) -> str:
+def turn_markdown(n: int, t: Turn, names: Mapping[str, str] | None = None) -> str:
     """One turn as Markdown: the question (and the question searched), the answer's verdict (issue 24), the
     gate's "may not answer" notice, the key passage and the checked answer with its "(inferred)" marks (issue
     14: what the claim check left out is listed with why) or the refusal, then its sources."""
     out = [f"## {n}. {lit(t.question)}"]
-    if t.standalone != t.question:
+    if t.rewritten:
         out.append(f"*Standalone question:* {lit(t.standalone)}")
     if t.scope is not None:
         out.append(f"*Asked within {_within(t.scope, names)}.*")
@@ -173,20 +203,21 @@ def turn_markdown(n: int, t: HistoryTurn, names: Mapping[str, str] | None = None
         if kp is not None and kp.sentences:
             out.append(f"**Key passage** [{kp.index}] {lit(kp.sentences[0].locator_label)}\n\n"
                        f"{_quote(kp.body or kp.text)}")
-        if a.note:
-            out.append(f"*{lit(a.note)}*")
-        elif a.shown_text:
+        j = a.judged
+        if j.note:
+            out.append(f"*{lit(j.note)}*")
+        elif j.text:
             out.append(shown_markdown(a))
-            if any(s.inferred and s.shown_cites for s in a.shown_sentences):
+            if any(s.inferred and s.shown_cites for s in j.shown):
                 out.append(INFERRED_NOTE)
         elif not a.generated:
             out.append("(no text generated)")
-        removed = a.removed_sentences
+        removed = j.removed
         if removed:
             out.append(f"*Left out by the claim check ({len(removed)}):*\n\n"
                        + "\n".join(f"- {lit(s.text.strip())} ({s.verdict}: {lit(s.reason)})" for s in removed))
     if a is not None and a.citations:
-        cited = set(a.cited_indices)
+        cited = set(a.judged.cited)
         lines = ["**Sources**", ""]
         for c in a.citations:
             mark = "" if c.index in cited or not cited else " (not cited)"
@@ -198,7 +229,7 @@ def turn_markdown(n: int, t: HistoryTurn, names: Mapping[str, str] | None = None
     return "\n\n".join(out)
 
 
-def chat_markdown(title: str, turns: Sequence[HistoryTurn], *, collection: str | None = None,
+def chat_markdown(title: str, turns: Sequence[Turn], *, collection: str | None = None,
                   exported_at: str = "", names: Mapping[str, str] | None = None) -> str:
     """A chat as one Markdown document: a title line, then each turn (:func:`turn_markdown`; ``names`` maps
     document ids to the names a scoped turn was asked within).

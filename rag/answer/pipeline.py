@@ -106,10 +106,7 @@ def check_answer(text: str, sources: Sequence[Citation], embedder: Any | None = 
 
 def refused_answer(gate: GateResult, retrieval_ms: float | None = None) -> Answer:
     """The gate's refusal as an :class:`Answer` (no model involved)."""
-    return Answer(
-        query=gate.query, threshold=gate.threshold, refused=True, refusal=gate.refusal,
-        retrieval_ms=retrieval_ms, nearest_distance=gate.nearest_distance, gate=gate,
-    )
+    return Answer(query=gate.query, gate=gate, retrieval_ms=retrieval_ms)
 
 
 class AnswerStream:
@@ -189,13 +186,11 @@ class AnswerStream:
         else:
             text, invalid, links, sentences = check_answer(stream.text, seen, self.embedder, self.gate.query)
         self.answer = Answer(
-            query=self.gate.query, threshold=self.gate.threshold, refused=False, refusal=None,
-            text=text, citations=seen, sentences=sentences, invalid_citations_removed=invalid,
+            query=self.gate.query, gate=self.gate, text=text, citations=seen, sentences=sentences, invalid_citations_removed=invalid,
             links_removed=links, model=gen.name, retrieval_ms=self.retrieval_ms,
             ttft_ms=None if stream.ttft_ms is None else stream.ttft_ms + prep_ms, generation_ms=(stream.generation_ms or 0.0) + prep_ms,
             tokens=stream.tokens,
-            dropped_sources=prompt.dropped, raw_text=stream.text, nearest_distance=self.gate.nearest_distance,
-            gate=self.gate,
+            dropped_sources=prompt.dropped, raw_text=stream.text,
             read_spans={c.index: e.spans for c, e in zip(self.cites, self.excerpts)
                         if not e.whole and c.index in {x.index for x in seen}},
             key_passage=key,
@@ -210,15 +205,14 @@ class AnswerStream:
         self._select()
         yield from self._attempt(gen, None)
         first = self.answer
-        if not self.settings.reask or first.passed or first.declined:
+        if not self.settings.reask or first.judged.passed or first.judged.declined:
             return
         yield "\n\n"
         yield from self._attempt(gen, REASK_HINT)
         second = self.answer
-        second.reasked, second.first_text = True, first.text
-        second.ttft_ms = first.ttft_ms
-        second.generation_ms = (first.generation_ms or 0.0) + (second.generation_ms or 0.0)
-        second.tokens += first.tokens
+        self.answer = replace(second, reasked=True, first_text=first.text, ttft_ms=first.ttft_ms,
+                              generation_ms=(first.generation_ms or 0.0) + (second.generation_ms or 0.0),
+                              tokens=second.tokens + first.tokens)
 
     def prompt_sources(self, count: Callable[[str], int]) -> list[Citation]:
         """The citations as the model reads them: each ``quote`` replaced by its excerpt (:mod:`rag.answer.excerpt`):
@@ -243,14 +237,14 @@ class AnswerStream:
         return self.answer
 
 
-def no_generation_answer(gate: GateResult, cites: Sequence[Citation], retrieval_ms: float | None = None) -> Answer:
-    """``--no-generate``: the gate's decision and citations, ``text`` ``None``, no model loaded."""
+def no_generation_answer(gate: GateResult, cites: Sequence[Citation], retrieval_ms: float | None = None,
+                         key_passage: KeyPassage | None = None) -> Answer:
+    """``--no-generate``: the gate's decision, its citations and ``key_passage``, ``text`` ``None``, no model
+    loaded."""
     if gate.refused:
         return refused_answer(gate, retrieval_ms)
-    return Answer(
-        query=gate.query, threshold=gate.threshold, refused=False, refusal=None, citations=list(cites),
-        retrieval_ms=retrieval_ms, nearest_distance=gate.nearest_distance, gate=gate,
-    )
+    return Answer(query=gate.query, gate=gate, citations=tuple(cites), retrieval_ms=retrieval_ms,
+                  key_passage=key_passage)
 
 
 def search_and_gate(store: Store, query: str, threshold: float | None = None, max_sources: int | None = None, *,

@@ -1,7 +1,8 @@
 """One verdict a user can read and rely on (issue 24, item 4): supported, partly supported, may not answer, refused.
 
-:func:`answer_verdict` judges a finished :class:`rag.answer.record.Answer` from what the server already
-checked, never from the model's say-so:
+:func:`judge` judges a finished :class:`rag.answer.record.Answer` once, where it is made, into a frozen
+:class:`Judged` (what is shown, what is left out, the verdict); the verdict comes from :func:`verdict_rules`, the
+one function that decides, from what the server already checked, never from the model's say-so:
 
 * ``refused``: the gate refused (no model ran);
 * ``may_not_answer``: the gate says the documents mention the subject but may not answer it; or nothing
@@ -9,7 +10,7 @@ checked, never from the model's say-so:
   weakly: under :data:`KEY_MIN` of its IDF-weighted terms);
 * ``partly_supported``: something shown is backed but not all of it: a claim passed while another was left
   out (unsupported, garbled), or the claims that passed do not lean on the key passage (two independent
-  choices of evidence disagree: then the key passage stands as the answer, :attr:`Answer.off_key`), or the
+  choices of evidence disagree: then the key passage stands as the answer, :attr:`Judged.off_key`), or the
   verbatim key passage stands in for the model's answer;
 * ``supported``: the gate answered, every claim the model made passed the check, a shown claim leans on
   the key passage (its words the question lacks are in the key passage's sentences, share at least
@@ -26,16 +27,17 @@ the share of right answers per verdict is the calibration).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Protocol
 
-from rag.answer.attribute import ClaimVerdict
+from rag.answer.attribute import ClaimVerdict, SentenceAttribution
+from rag.answer.cite import Citation
 from rag.answer.claims import novel_roots, root, roots
+from rag.answer.key_passage import KeyPassage
 from rag.text import content_words, strip_markers
 from rag.types import AnswerVerdict, Verdict
-
-if TYPE_CHECKING:
-    from rag.answer.record import Answer
 
 #: A key passage standing in for the model's answer is "partly supported" when it covers at least this share of
 #: the question's IDF-weighted terms (:attr:`rag.answer.key_passage.KeySentence.score`, the source-rank bonus
@@ -85,12 +87,70 @@ LABELS = {
 _FAILED = (ClaimVerdict.UNSUPPORTED, ClaimVerdict.GARBLED)
 
 
+class AnswerFrom(StrEnum):
+    """Where the shown answer comes from (issue 14): the model's checked sentences, or the key passage
+    standing in for an answer that was empty, declined or failed the claim check, or whose claims passed but
+    rest on other passages than the key passage (:attr:`Judged.off_key`)."""
+
+    MODEL = "model"
+    KEY_PASSAGE = "key_passage"
+    NONE = "none"
+
+
+class Judgeable(Protocol):
+    """What the rules read of an answer: :class:`rag.answer.record.Answer` provides it (declared here so this
+    module does not import the record it judges)."""
+
+    @property
+    def query(self) -> str: ...
+
+    @property
+    def refused(self) -> bool: ...
+
+    @property
+    def gate_verdict(self) -> Verdict: ...
+
+    @property
+    def text(self) -> str | None: ...
+
+    @property
+    def generated(self) -> bool: ...
+
+    @property
+    def sentences(self) -> Sequence[SentenceAttribution]: ...
+
+    @property
+    def key_passage(self) -> KeyPassage | None: ...
+
+    @property
+    def citations(self) -> Sequence[Citation]: ...
+
+
 @dataclass(frozen=True)
-class VerdictResult:
-    """``verdict`` and ``reason`` (one plain sentence saying why)."""
+class Judged:
+    """An answer judged once (:func:`judge`): what the checked answer shows and its one verdict.
+
+    ``verdict`` (:class:`rag.types.AnswerVerdict`) and ``reason`` (one plain sentence saying why);
+    ``answer_from`` whose words are shown; ``text`` the answer as shown after the claim check (the passing
+    sentences with their ``[n]``, else the key passage; ``None`` for a refusal or when the model did not run);
+    ``shown`` the model's sentences shown; ``removed`` the ones the check kept out, each with its verdict and
+    reason; ``note`` the plain note shown when the key passage stands as the answer; ``cited`` the source
+    numbers the shown answer cites; ``passed`` at least one claim passed the check; ``off_key`` the claims
+    passed but rest on other passages than the key passage; ``declined`` the model said the sources lack the
+    answer (and no claim passed).
+    """
 
     verdict: AnswerVerdict
     reason: str
+    answer_from: AnswerFrom = AnswerFrom.NONE
+    text: str | None = None
+    shown: tuple[SentenceAttribution, ...] = ()
+    removed: tuple[SentenceAttribution, ...] = ()
+    note: str | None = None
+    cited: tuple[int, ...] = ()
+    passed: bool = False
+    off_key: bool = False
+    declined: bool = False
 
     @property
     def label(self) -> str:
@@ -102,7 +162,7 @@ class VerdictResult:
         return f"{self.label}: {self.reason}"
 
 
-def key_score(a: Answer) -> float:
+def key_score(a: Judgeable) -> float:
     """The key passage's share of the question's IDF-weighted terms (0 when there is none), rank bonus removed."""
     kp = a.key_passage
     if kp is None or not kp.sentences or kp.index is None:
@@ -111,14 +171,23 @@ def key_score(a: Answer) -> float:
     return max(0.0, float(kp.sentences[0].score) - _RANK_WEIGHT / max(1, rank))
 
 
-def agrees_with_key_passage(a: Answer, min_share: float = AGREE_MIN) -> bool:
+def passed_sentences(sentences: Sequence[SentenceAttribution]) -> list[SentenceAttribution]:
+    """The model's sentences that would stand as its answer: the claims that passed (each with the sources
+    that support it) and short non-claims without markers; none when no claim passed."""
+    if not any(s.passed for s in sentences):
+        return []
+    return [s for s in sentences
+            if s.passed or (s.verdict == ClaimVerdict.NO_CLAIM and not s.cited and any(ch.isalnum() for ch in s.text))]
+
+
+def agrees_with_key_passage(a: Judgeable, min_share: float = AGREE_MIN) -> bool:
     """Whether a claim shown leans on the key passage: it cites the key passage's source and at least ``min_share``
     of its words the question lacks (:func:`rag.answer.claims.novel_roots`) are in the key passage's text."""
     kp = a.key_passage
     if kp is None or not kp.sentences:
         return False
     kp_roots = roots(kp.body or " ".join(s.text for s in kp.sentences))
-    for s in a.passed_sentences:
+    for s in passed_sentences(a.sentences):
         if not s.passed or kp.index not in s.shown_cites:
             continue
         new = novel_roots(strip_markers(s.text), a.query)
@@ -142,9 +211,9 @@ def asked(query: str) -> str:
     return text
 
 
-def question_gaps(a: Answer) -> tuple[list[str], int]:
-    """What the shown claims leave out of the question: the question's words (:func:`rag.text.content_words`, as
-    typed, lower case, in question order) whose root (:func:`rag.answer.claims.root`) is in the key passage's
+def question_gaps(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple[list[str], int]:
+    """What the ``shown`` claims leave out of the question: the question's words (:func:`rag.text.content_words`,
+    as typed, lower case, in question order) whose root (:func:`rag.answer.claims.root`) is in the key passage's
     text but in no shown claim, and how many of the question's roots the key passage holds. A follow-up's
     bracketed context (:func:`asked`) is not part of the question here. ``([], 0)`` without a key passage."""
     kp = a.key_passage
@@ -152,53 +221,122 @@ def question_gaps(a: Answer) -> tuple[list[str], int]:
         return [], 0
     question = asked(a.query)
     held = roots(question) & roots(kp.body or " ".join(s.text for s in kp.sentences))
-    shown: set[str] = set()
-    for s in a.shown_sentences:
-        shown |= roots(strip_markers(s.text))
+    said: set[str] = set()
+    for s in shown:
+        said |= roots(strip_markers(s.text))
     missing, seen = [], set()
     for w in content_words(question):
         r = root(w)
-        if r in held and r not in shown and r not in seen:
+        if r in held and r not in said and r not in seen:
             seen.add(r)
             missing.append(w)
     return missing, len(held)
 
 
-def answer_verdict(a: Answer) -> VerdictResult:
-    """The verdict of answer ``a`` (module doc). An answer without generation (``--no-generate``) is judged by
-    its key passage alone."""
+def verdict_rules(a: Judgeable, shown: Sequence[SentenceAttribution], off_key: bool) -> tuple[AnswerVerdict, str]:
+    """The verdict rules (module doc): ``(verdict, reason)`` of answer ``a`` whose checked answer shows the model's
+    sentences ``shown`` (none when the key passage stands as the answer) and whose claims passed but rest off the
+    key passage when ``off_key``. An answer without generation (``--no-generate``) is judged by its key passage
+    alone. The one place a verdict is decided: a new rule goes here, and :func:`judge` records its outcome."""
     if a.refused:
-        return VerdictResult(AnswerVerdict.REFUSED, "the documents hold nothing close enough to the question; "
-                                                    "no answer was written")
-    if a.gate is not None and a.gate.verdict == Verdict.MENTIONS:
-        return VerdictResult(AnswerVerdict.MAY_NOT_ANSWER, "the documents mention this but may not answer it")
+        return AnswerVerdict.REFUSED, "the documents hold nothing close enough to the question; no answer was written"
+    if a.gate_verdict == Verdict.MENTIONS:
+        return AnswerVerdict.MAY_NOT_ANSWER, "the documents mention this but may not answer it"
     claims = [s for s in a.sentences if s.claim or s.verdict in _FAILED]
     failed = [s for s in claims if s.verdict in _FAILED]
-    if a.passed and not a.off_key:
+    if any(s.passed for s in a.sentences) and not off_key:
         if failed:
-            return VerdictResult(AnswerVerdict.PARTLY_SUPPORTED,
-                                 f"{len(claims) - len(failed)} of {len(claims)} claims passed the check; "
-                                 f"the others were left out")
+            return (AnswerVerdict.PARTLY_SUPPORTED,
+                    f"{len(claims) - len(failed)} of {len(claims)} claims passed the check; the others were left out")
         if not agrees_with_key_passage(a):
-            return VerdictResult(AnswerVerdict.PARTLY_SUPPORTED,
-                                 "the answer's claims passed the check but do not rest on the key passage")
-        missing, held = question_gaps(a) if TWO_PART_RE.search(asked(a.query)) else ([], 0)
+            return AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check but do not rest on the key passage"
+        missing, held = question_gaps(a, shown) if TWO_PART_RE.search(asked(a.query)) else ([], 0)
         if len(missing) >= GAP_MIN_WORDS and len(missing) / held >= GAP_MAX:
-            return VerdictResult(AnswerVerdict.PARTLY_SUPPORTED,
-                                 "the answer's claims passed the check but leave out part of the question the key "
-                                 f"passage answers ({', '.join(missing)})")
-        if QUANTITY_RE.search(asked(a.query)) and not any(NUMBER_RE.search(strip_markers(s.text))
-                                                          for s in a.shown_sentences):
-            return VerdictResult(AnswerVerdict.PARTLY_SUPPORTED,
-                                 "the answer's claims passed the check, but the question asks for a number and "
-                                 "they give none")
-        return VerdictResult(AnswerVerdict.SUPPORTED, "every claim shown passed the check and rests on the key passage")
+            return (AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check but leave out part of the "
+                                                    f"question the key passage answers ({', '.join(missing)})")
+        if QUANTITY_RE.search(asked(a.query)) and not any(NUMBER_RE.search(strip_markers(s.text)) for s in shown):
+            return (AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but the question asks for a "
+                                                    "number and they give none")
+        return AnswerVerdict.SUPPORTED, "every claim shown passed the check and rests on the key passage"
     # the key passage stands as the answer (the model wrote nothing that passed, or its claims rest elsewhere):
     # judged by how well it matches the question, whichever the reason it stands
     if key_score(a) >= KEY_MIN:
-        why = ("the model's claims rest on other passages than the one that best matches the question" if a.off_key
+        why = ("the model's claims rest on other passages than the one that best matches the question" if off_key
                else "the model's answer did not pass the check" if a.generated else "no answer was written")
-        return VerdictResult(AnswerVerdict.PARTLY_SUPPORTED, f"{why}; the key passage is shown verbatim, check it "
-                                                             "answers what you asked")
-    return VerdictResult(AnswerVerdict.MAY_NOT_ANSWER, "nothing shown is backed well enough: the key passage "
-                                                       "matches the question only in part")
+        return AnswerVerdict.PARTLY_SUPPORTED, f"{why}; the key passage is shown verbatim, check it answers what you asked"
+    return AnswerVerdict.MAY_NOT_ANSWER, "nothing shown is backed well enough: the key passage matches the question only in part"
+
+
+def judge(a: Judgeable, saved: tuple[AnswerVerdict, str] | None = None) -> Judged:
+    """Judge answer ``a`` once: whose words are shown (the model's checked claims when they rest on the key
+    passage, or there is none, or the gate only said "mentions"; else the key passage; else nothing), what is
+    shown and left out, and the verdict (:func:`verdict_rules`; ``saved`` instead: the ``(verdict, reason)`` a
+    saved answer was shown with, kept as it was shown).
+
+    Off the key passage (rule 1 of docs/answers.md, "Second pass"): claims that passed the check while the gate
+    answered but none rests on the key passage (:func:`agrees_with_key_passage`) leave the key passage standing
+    as the answer. Measured on both dev corpora: with the 0.5B such claims were right 2 times of 18 and the key
+    passage 8; under the gate's "mentions" it was the other way round for the 1.5B, so not there.
+    """
+    kp = a.key_passage
+    has_kp = kp is not None and bool(kp.sentences) and not a.refused
+    passing = passed_sentences(a.sentences)
+    passed = bool(passing)
+    off_key = passed and has_kp and a.gate_verdict == Verdict.ANSWERED and not agrees_with_key_passage(a)
+    answer_from = (AnswerFrom.MODEL if passed and not off_key else AnswerFrom.KEY_PASSAGE if has_kp
+                   else AnswerFrom.NONE)
+    shown = tuple(passing) if answer_from == AnswerFrom.MODEL else ()
+    declined = bool(a.sentences) and any(s.declines for s in a.sentences) and not passed
+    verdict, reason = saved or verdict_rules(a, shown, off_key)
+    return Judged(verdict=verdict, reason=reason, answer_from=answer_from, text=_shown_text(a, answer_from, shown),
+                  shown=shown, removed=_removed(a, shown, off_key), note=_note(a, answer_from, off_key, declined),
+                  cited=_cited(a, answer_from, shown), passed=passed, off_key=off_key, declined=declined)
+
+
+def _removed(a: Judgeable, shown: Sequence[SentenceAttribution], off_key: bool) -> tuple[SentenceAttribution, ...]:
+    """The model's sentences the claim check keeps out of the answer (unsupported, echoes, dangling, declines, bare
+    markers), each with its ``verdict`` and ``reason``; when the key passage stands over claims that passed
+    (``off_key``), those too, their reason saying where they rest."""
+    ids = {id(s) for s in shown}
+    out = []
+    for s in a.sentences:
+        if id(s) in ids:
+            continue
+        if s.passed and off_key and a.key_passage is not None:
+            where = ", ".join(f"[{n}]" for n in s.shown_cites) or "another source"
+            s = replace(s, reason=f"true of {where}, but not of the passage that best matches the question "
+                                  f"(the key passage, [{a.key_passage.index}])")
+        out.append(s)
+    return tuple(out)
+
+
+def _shown_text(a: Judgeable, answer_from: AnswerFrom, shown: Sequence[SentenceAttribution]) -> str | None:
+    if a.refused or not a.generated:
+        return None
+    if answer_from == AnswerFrom.MODEL:
+        return " ".join(s.shown() for s in shown)
+    if answer_from == AnswerFrom.KEY_PASSAGE and a.key_passage is not None:
+        return a.key_passage.text
+    return ""
+
+
+def _note(a: Judgeable, answer_from: AnswerFrom, off_key: bool, declined: bool) -> str | None:
+    if answer_from != AnswerFrom.KEY_PASSAGE or not a.generated or a.key_passage is None:
+        return None
+    if not (a.text or "").strip():
+        why = "The model wrote no answer"
+    elif off_key:
+        why = "The model's answer rests on other passages than the one that best matches the question"
+    elif declined:
+        why = "The model said the sources do not contain the answer"
+    else:
+        why = "The model's answer did not pass the claim check"
+    return (f"{why}; the passage of [{a.key_passage.index}] that best matches the question stands as the answer, "
+            f"verbatim. Check that it answers what you asked.")
+
+
+def _cited(a: Judgeable, answer_from: AnswerFrom, shown: Sequence[SentenceAttribution]) -> tuple[int, ...]:
+    if answer_from == AnswerFrom.KEY_PASSAGE and a.generated and a.key_passage is not None \
+            and a.key_passage.index is not None:
+        return (a.key_passage.index,)
+    return tuple(dict.fromkeys(n for s in shown for n in s.shown_cites))

@@ -60,7 +60,7 @@ def sources_table(cites: list) -> str:
     return "\n".join(lines)
 
 
-def _notes(a: Any) -> list[str]:
+def _notes(a: Answer) -> list[str]:
     notes = []
     if a.invalid_citations_removed:
         notes.append(f"{a.invalid_citations_removed} citation(s) to no source removed")
@@ -104,21 +104,22 @@ def key_passage_lines(kp: Any) -> list[str]:
     return [f"Key passage [{kp.index}] {kp.sentences[0].locator_label}:", f"  {body}", ""]
 
 
-def verdict_line(a: Any) -> str:
+def verdict_line(a: Answer) -> str:
     """The answer's verdict as the CLI prints it (issue 24): ``Verdict: Partly supported: <reason>``."""
     return f"Verdict: {a.judged.line()}"
 
 
-def checked_lines(a: Any) -> list[str]:
+def checked_lines(a: Answer) -> list[str]:
     """What the claim check did to the streamed answer: the checked answer when it differs, the note when
     the key passage stands as the answer, every sentence left out with its verdict and reason, then the
     answer's verdict (:func:`verdict_line`)."""
     out = []
-    if a.note:
-        out += ["", f"Note: {a.note}", f"Answer: {a.shown_text}"]
-    elif a.shown_text is not None and " ".join((a.text or "").split()) != " ".join(a.shown_text.split()):
-        out += ["", f"Checked answer: {a.shown_text}"]
-    removed = a.removed_sentences
+    j = a.judged
+    if j.note:
+        out += ["", f"Note: {j.note}", f"Answer: {j.text}"]
+    elif j.text is not None and " ".join((a.text or "").split()) != " ".join(j.text.split()):
+        out += ["", f"Checked answer: {j.text}"]
+    removed = j.removed
     if removed:
         out.append(f"Left out by the claim check ({len(removed)}):")
         out += [f"  - {s.body} ({s.verdict}: {s.reason})" for s in removed]
@@ -189,9 +190,10 @@ def ask_cmd(question: str, store_dir: str | None, collection: str | None, thresh
 def turn_json(turn: TurnStream, a: Answer, chat_id: int | None) -> dict[str, Any]:
     """``ask --json``: :meth:`rag.answer.record.Answer.to_json`, then ``followup`` (when there was a history),
     ``scope`` (with ``--doc``) and ``chat_id`` (with ``--chat``)."""
-    d = a.to_json()
+    d: dict[str, Any] = dict(a.to_json())
+    fu = turn.followup
     if turn.previous:
-        d["followup"] = {"question": turn.question, "standalone": turn.standalone, "method": turn.method or None}
+        d["followup"] = {"question": fu.question, "standalone": fu.standalone, "method": fu.method or None}
     if turn.scope is not None:
         d["scope"] = list(turn.scope)
     if chat_id is not None:
@@ -203,7 +205,7 @@ def _stream(turn: TurnStream, no_generate: bool) -> Answer:
     """Print the turn as it comes: the searched question, the 'mentions' notice, the key passage, the streamed
     answer and what the claim check did to it (a refusal and ``--no-generate`` print nothing here)."""
     if turn.followup.rewritten:
-        click.echo(f"searched as: {turn.standalone}", err=True)
+        click.echo(f"searched as: {turn.followup.standalone}", err=True)
     translated = searched_as_line(turn.gate)
     if translated:
         click.echo(translated)

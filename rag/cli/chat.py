@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from rag.answer.followup import rewrite_generator
-from rag.answer.history import chat_markdown, turn_from_record
+from rag.answer.history import Turn, chat_markdown
 from rag.cli import common
 from rag.cli.collection import collection_option, store_settings
 from rag.errors import StoreError
@@ -86,7 +86,7 @@ def _store(store_dir: str | None, collection: str | None) -> Store:
 def _turns(store: Store, chat_id: int):
     if store.chats.get(chat_id) is None:
         raise StoreError(f"no chat with id {chat_id} in {store.path}")
-    return [turn_from_record(t.record, t.created_at) for t in store.chats.turns(chat_id)]
+    return [Turn.from_json(t.record, t.created_at) for t in store.chats.turns(chat_id)]
 
 
 @click.group("chats")

@@ -37,7 +37,7 @@ class ChatRow:
 @dataclass(frozen=True)
 class TurnRow:
     """One question of a chat: ``index`` 0-based order; ``question`` as typed; ``standalone`` as searched;
-    ``record`` the answer as JSON (:func:`rag.answer.history.turn_record`); ``created_at`` ISO 8601 UTC."""
+    ``record`` the turn as JSON (:meth:`rag.answer.history.Turn.to_json`); ``created_at`` ISO 8601 UTC."""
 
     chat_id: int
     index: int

@@ -10,7 +10,7 @@ import pytest
 from fakes import HashEmbedder
 
 from rag.answer.conversation import INTERRUPTED, Conversation
-from rag.answer.history import turn_from_record
+from rag.answer.history import Turn
 from rag.errors import ModelError, StoreError
 from rag.settings import get_settings
 from rag.store.store import Store
@@ -40,7 +40,7 @@ def store(tmp_path):
 
 
 def _saved(store, chat_id):
-    return [turn_from_record(t.record) for t in store.chats.turns(chat_id)]
+    return [Turn.from_json(t.record) for t in store.chats.turns(chat_id)]
 
 
 def test_a_turn_streams_through_the_one_seam_and_is_saved_with_its_sources(store, fake_generator):
@@ -51,15 +51,15 @@ def test_a_turn_streams_through_the_one_seam_and_is_saved_with_its_sources(store
     assert text and len(fake_generator.prompts) == 1 and turn.answer.model == "fake.gguf"
     assert conv.chat_id is not None and store.chats.get(conv.chat_id).title.startswith("How many days")
     (saved,) = _saved(store, conv.chat_id)
-    assert saved.answer.citations == turn.answer.citations and saved.answer.shown_text == turn.answer.shown_text
-    assert saved.candidates and saved.candidates[0][0] == 1 and saved.error is None
+    assert saved.answer.citations == turn.answer.citations and saved.answer.judged.text == turn.answer.judged.text
+    assert saved.candidates and saved.candidates[0].rank == 1 and saved.error is None
 
 
 def test_a_follow_up_is_made_standalone_from_the_chat_so_far(store, fake_generator):
     conv = Conversation(store)
     conv.ask("How many days of annual leave do full-time staff get?").run()
     follow = conv.ask("And part-time?")
-    assert follow.followup.rewritten and follow.standalone.startswith("And part-time? (")
+    assert follow.followup.rewritten and follow.followup.standalone.startswith("And part-time? (")
     assert follow.previous == ("How many days of annual leave do full-time staff get?",)
     follow.run()
     again = Conversation(store, chat_id=conv.chat_id)  # the saved chat is the history (ask --chat ID, a reopened chat)
@@ -109,6 +109,27 @@ def test_without_generation_and_without_saving(store, fake_generator):
     assert fake_generator.prompts == [] and conv.chat_id is None and store.chats.list() == []
 
 
+def test_a_finished_turn_is_one_frozen_record_that_round_trips_through_json(store, fake_generator):
+    """The app, the CLI and the saved chat hold the same :class:`rag.answer.history.Turn` (review 2026-12-02,
+    change 1): the stream ends in it, and the record the store keeps rebuilds it."""
+    import dataclasses
+    import json
+
+    conv = Conversation(store)
+    stream = conv.ask("How many days of annual leave do full-time staff get?")
+    assert stream.turn is None
+    stream.run()
+    turn = stream.turn
+    assert turn is not None and turn.answer is stream.answer and turn.gate is stream.gate and turn.candidates
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        turn.answer.text = "changed"  # type: ignore[misc]
+    back = Turn.from_json(json.loads(json.dumps(turn.to_json())))
+    assert (back.question, back.standalone, back.candidates, back.scope) == (turn.question, turn.standalone,
+                                                                          turn.candidates, turn.scope)
+    assert back.answer.judged == turn.answer.judged and back.answer.citations == turn.answer.citations
+    assert stream.end() is turn  # ended once
+
+
 def test_a_question_that_names_its_own_subject_is_not_dragged_to_the_previous_topic(store, fake_generator):
     """arch1's browser walk (issue 29): after two leave questions, "How do I renew my passport?" was searched as
     "... (annual leave full)", found the leave policy and was answered from it instead of being refused. The
@@ -124,7 +145,7 @@ def test_a_question_that_names_its_own_subject_is_not_dragged_to_the_previous_to
         assert conv.standalone(question).declined.startswith(question + " ("), question
     for question in ("How do I renew my passport?", "Where is the cafeteria?", "What is the onboarding target?"):
         turn = conv.ask(question)
-        assert not turn.followup.rewritten and turn.standalone == question, turn.standalone
+        assert not turn.followup.rewritten and turn.followup.standalone == question, turn.followup.standalone
         assert turn.gate.refused and list(turn) == []
     assert len(fake_generator.prompts) == 2  # the two leave questions only
 

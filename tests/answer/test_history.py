@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
+from fakes import gate_result
 
 from rag.answer.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.cite import Citation
-from rag.answer.history import (
-    answer_from_record,
-    chat_markdown,
-    previous_questions,
-    turn_from_record,
-    turn_markdown,
-    turn_record,
-)
+from rag.answer.history import Candidate, Turn, chat_markdown, previous_questions, turn_markdown
 from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.pipeline import Answer
 
@@ -33,36 +28,44 @@ def _cite(i: int, *, pdf: bool = False) -> Citation:
 
 def _answer() -> Answer:
     s = SentenceAttribution("Staff get 28 days [1].", (1,), (1,), False, False)
-    return Answer(query="How many days of leave? (after: What is the leave policy?)", threshold=0.675, refused=False,
-                  refusal=None, text="Staff get 28 days [1].", citations=[_cite(1), _cite(2, pdf=True)], sentences=[s],
+    return Answer(query="How many days of leave? (after: What is the leave policy?)",
+                  gate=gate_result("How many days of leave? (after: What is the leave policy?)"), text="Staff get 28 days [1].", citations=[_cite(1), _cite(2, pdf=True)], sentences=[s],
                   model="m.gguf", raw_text="Staff get 28 days [1].", read_spans={1: ((0, 10),)})
 
 
+def _record(question: str, standalone: str, answer: Answer | None, *, method: str = "", error: str | None = None,
+            candidates: tuple[tuple[int, float, str], ...] = (), scope: list[str] | None = None) -> dict:
+    """The record a saved chat keeps for one turn (:meth:`rag.answer.history.Turn.to_json`), through JSON."""
+    t = Turn(question, standalone, answer, error=error, method=method, scope=tuple(scope) if scope is not None else None,
+             candidates=tuple(Candidate(*c) for c in candidates))
+    return json.loads(json.dumps(t.to_json()))
+
+
 def test_an_answered_turn_survives_the_round_trip_through_json():
-    rec = turn_record("How many days?", "How many days of leave? (after: What is the leave policy?)", _answer(),
+    rec = _record("How many days?", "How many days of leave? (after: What is the leave policy?)", _answer(),
                       method="context", candidates=[(1, 0.25, "leave.md > Annual leave")], scope=["a" * 64])
     rec = json.loads(json.dumps(rec))  # what the store keeps
-    t = turn_from_record(rec, "2026-11-30T10:00:00+00:00")
+    t = Turn.from_json(rec, "2026-11-30T10:00:00+00:00")
     a = t.answer
     assert (t.question, t.method, t.scope, t.candidates) == ("How many days?", "context", ("a" * 64,),
-                                                            ((1, 0.25, "leave.md > Annual leave"),))
+                                                            (Candidate(1, 0.25, "leave.md > Annual leave"),))
     assert a.text == "Staff get 28 days [1]." and a.citations == _answer().citations
-    assert a.sentences == _answer().sentences and a.read_spans == {1: ((0, 10),)} and a.cited_indices == [1]
+    assert a.sentences == _answer().sentences and a.read_spans == {1: ((0, 10),)} and a.judged.cited == (1,)
 
 
 def test_a_refused_turn_and_an_error_turn():
-    refused = Answer(query="q", threshold=0.5, refused=True, refusal='NO ANSWER: nothing under cosine distance 0.5 for "q"')
-    a = answer_from_record(json.loads(json.dumps(turn_record("q", "q", refused))))
-    assert a.refused and a.refusal == refused.refusal and a.text is None and a.citations == []
-    t = turn_from_record(turn_record("q", "q", None, error="model missing"))
+    refused = Answer(query="q", gate=gate_result("q", refused=True, threshold=0.5))
+    a = Turn.from_json(json.loads(json.dumps(_record("q", "q", refused)))).answer
+    assert a.refused and a.refusal == refused.refusal and a.text is None and a.citations == ()
+    t = Turn.from_json(_record("q", "q", None, error="model missing"))
     assert t.answer is None and t.error == "model missing"
 
 
 def test_markdown_export_keeps_questions_answers_citations_and_locators():
-    answered = turn_from_record(turn_record("How many days?", "How many days of leave? (after: What is the leave policy?)",
+    answered = Turn.from_json(_record("How many days?", "How many days of leave? (after: What is the leave policy?)",
                                             _answer(), method="context"))
-    refused = turn_from_record(turn_record("Can I take a sabbatical?", "Can I take a sabbatical?",
-                                           Answer(query="x", threshold=0.675, refused=True, refusal="NO ANSWER: x")))
+    refused = Turn.from_json(_record("Can I take a sabbatical?", "Can I take a sabbatical?",
+                                           Answer(query="x", gate=replace(gate_result("x", refused=True), refusal="NO ANSWER: x"))))
     md = chat_markdown("Leave questions", [answered, refused], collection="HR", exported_at="2026-11-30T10:00:00+00:00")
     assert md.startswith("# Leave questions\n\n*collection HR, exported 2026-11-30T10:00:00+00:00*")
     assert "## 1. How many days?" in md and "*Standalone question:* How many days of leave?" in md
@@ -85,9 +88,9 @@ def test_the_export_carries_the_verdict_the_may_not_answer_notice_and_the_inferr
                                    verdict=ClaimVerdict.INFERRED, reason="no citation written; [1] holds it")
     gate = replace(apply_gate("q", [Hit(1, 1, 1, 1 / 61, 0.3)], 0.675, 4), verdict="mentions",
                    notice='MAY NOT ANSWER: the documents mention "leave" but may not answer it')
-    a = Answer(query="How many days of leave?", threshold=0.675, refused=False, refusal=None, text=inferred.text,
+    a = Answer(query="How many days of leave?", text=inferred.text,
                citations=[_cite(1)], sentences=[inferred], model="m.gguf", gate=gate)
-    md = turn_markdown(1, turn_from_record(json.loads(json.dumps(turn_record("q", "q", a)))))
+    md = turn_markdown(1, Turn.from_json(json.loads(json.dumps(_record("q", "q", a)))))
     assert "**Verdict: May not answer.** The documents mention this but may not answer it." in md
     assert '*MAY NOT ANSWER: the documents mention "leave" but may not answer it*' in md
     assert "Full-time staff get 28 days of annual leave [1]. *(inferred)*" in md
@@ -109,13 +112,13 @@ def test_a_reopened_turn_keeps_the_key_passage_and_the_claim_checks_verdicts():
                                verdict=ClaimVerdict.ECHO, reason="restates the question")
     kp = KeyPassage((KeySentence(1, "Full-time staff get 28 days of annual leave.", 0, 44,
                                  "leave.md > Annual leave", 0.8),), 1.5, "Full-time staff get 28 days of annual leave.")
-    live = Answer(query="q", threshold=0.675, refused=False, refusal=None, text=echo.text, citations=[_cite(1)],
+    live = Answer(query="q", gate=gate_result("q"), text=echo.text, citations=[_cite(1)],
                   sentences=[echo], model="m.gguf", key_passage=kp)
-    a = answer_from_record(json.loads(json.dumps(turn_record("q", "q", live))))
+    a = Turn.from_json(json.loads(json.dumps(_record("q", "q", live)))).answer
     assert a.key_passage == kp and a.sentences[0].verdict is ClaimVerdict.ECHO
-    assert (a.answer_from, a.shown_text, a.note) == (live.answer_from, live.shown_text, live.note)
-    assert a.shown_text == kp.text and a.note
-    md = turn_markdown(1, turn_from_record(json.loads(json.dumps(turn_record("q", "q", live)))))
+    assert (a.judged.answer_from, a.judged.text, a.judged.note) == (live.judged.answer_from, live.judged.text, live.judged.note)
+    assert a.judged.text == kp.text and a.judged.note
+    md = turn_markdown(1, Turn.from_json(json.loads(json.dumps(_record("q", "q", live)))))
     assert "**Key passage** [1] leave.md > Annual leave" in md and "> Full-time staff get 28 days" in md
     assert "Left out by the claim check (1)" in md and "restates the question" in md
 
@@ -124,9 +127,9 @@ def test_the_export_names_the_documents_asked_within_and_says_what_inferred_mean
     """Issue 29: the screen names the documents a question was asked within and explains "(inferred)" under the
     answer; the export says the same."""
     inferred = SentenceAttribution("Staff get 28 days.", (), (1,), False, True)
-    a = Answer(query="q", threshold=0.675, refused=False, refusal=None, text="Staff get 28 days.",
+    a = Answer(query="q", gate=gate_result("q"), text="Staff get 28 days.",
                citations=[_cite(1)], sentences=[inferred], model="m.gguf", raw_text="Staff get 28 days.")
-    t = turn_from_record(turn_record("How many days?", "How many days?", a, scope=["a" * 64]))
+    t = Turn.from_json(_record("How many days?", "How many days?", a, scope=["a" * 64]))
     md = turn_markdown(1, t, {"a" * 64: "leave.md"})
     assert "*Asked within leave.md.*" in md
     assert "*(inferred)*" in md and "*(inferred): the model gave no source or a wrong one" in md

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 
+from fakes import gate_result
+
 from rag.answer.cite import Citation
-from rag.answer.history import HistoryTurn, chat_markdown
+from rag.answer.history import Turn, chat_markdown
 from rag.answer.pipeline import Answer
 from rag.text import markdown_literal
 
@@ -14,14 +16,14 @@ PAYLOAD = ('Refunds take 30 days. <script>window.__pwn="script"</script> <img sr
            "[phish](https://evil.example/login) www.evil.example/bare mail me@evil.example &lt;i&gt;")
 
 
-def _turn() -> HistoryTurn:
+def _turn() -> Turn:
     c = Citation(index=1, document_id="a" * 64, document_name="<b>x</b>.md", locator_label="<b>x</b>.md > Refunds",
                  fragment="#char=0,20", quote=PAYLOAD + "\n> not a quote\n- not a list", cosine_distance=0.2,
                  fused_rank=1, page=None, start=0, end=20, media_type="text/markdown", chunk_id=1)
-    a = Answer(query="refund window?", threshold=0.675, refused=False, refusal=None,
+    a = Answer(query="refund window?", gate=gate_result("refund window?"),
                text="Refunds take 30 days [1]. See [here](https://evil.example) <script>x</script>", citations=[c],
                model="m.gguf", raw_text="")
-    return HistoryTurn(question="refund window? <img src=x onerror=alert(1)>", standalone="refund window?",
+    return Turn(question="refund window? <img src=x onerror=alert(1)>", standalone="refund window?",
                        answer=a, created_at="2026-12-01T10:00:00+00:00")
 
 

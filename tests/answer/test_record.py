@@ -38,11 +38,11 @@ def _answer() -> Answer:
                                  verdict=ClaimVerdict.ECHO, reason="restates the question")]
     kp = KeyPassage((KeySentence(1, "Full-time staff get 28 days of annual leave.", 0, 44, "leave.docx > Leave, ¶ 2", 0.8),),
                     1.5, "Full-time staff get 28 days of annual leave.")
-    return Answer(query="How many days of leave?", threshold=0.675, refused=False, refusal=None,
+    return Answer(query="How many days of leave?",
                   text="Staff get 28 days [2]. How many days of leave?", citations=[_cite(1), _cite(2)],
                   sentences=sents, invalid_citations_removed=1, links_removed=2, model="m.gguf", retrieval_ms=12.3,
                   ttft_ms=700.0, generation_ms=900.0, tokens=12, dropped_sources=(2,), gate=gate,
-                  raw_text="Staff get 28 days [2] [7]. How many days of leave?", nearest_distance=0.25,
+                  raw_text="Staff get 28 days [2] [7]. How many days of leave?",
                   read_spans={1: ((0, 44),)}, key_passage=kp, reasked=True, first_text="I do not know.")
 
 
@@ -57,8 +57,8 @@ def test_the_full_form_rebuilds_the_same_answer():
         assert getattr(b, name) == getattr(a, name), name
     assert b.citations[0].locator == Locator(LocatorKind.PARAGRAPH, 2, 2, "Leave")
     assert type(b.citations[0].role) is TextRole
-    assert (b.verdict, b.gate.kind, b.gate.plan, b.why) == (a.verdict, a.gate.kind, a.gate.plan, a.why)
-    assert (b.shown_text, b.note, b.answer_from, b.cited_indices) == (a.shown_text, a.note, a.answer_from, a.cited_indices)
+    assert (b.judged.verdict, b.gate.kind, b.gate.plan, b.why) == (a.judged.verdict, a.gate.kind, a.gate.plan, a.why)
+    assert (b.judged.text, b.judged.note, b.judged.answer_from, b.judged.cited) == (a.judged.text, a.judged.note, a.judged.answer_from, a.judged.cited)
     assert json.loads(json.dumps(b.to_json(full=True))) == d
 
 
@@ -71,7 +71,7 @@ def test_the_ask_json_contract_carries_no_storage_keys():
 
 def test_a_chat_turn_saved_before_the_format_key_still_decodes():
     """A record written by rag.answer.history at RECORD_VERSION 1 (its own keys, the gate as why / notice)."""
-    from rag.answer.history import turn_from_record
+    from rag.answer.history import Turn
 
     rec = {"version": 1, "question": "And part-time?", "standalone": "And part-time? leave", "method": "keywords",
            "error": None, "scope": None, "candidates": [[1, 0.25, "leave.docx > Leave, ¶ 2"]],
@@ -85,11 +85,11 @@ def test_a_chat_turn_saved_before_the_format_key_still_decodes():
            "why": "nearest distance 0.250, score 0.41 in [0.30, 0.55)",
            "notice": 'MAY NOT ANSWER: the documents mention "And part-time? leave" but may not answer it',
            "read_spans": {"1": [[0, 44]]}, "key_passage": None, "reasked": False, "first_text": None}
-    a = turn_from_record(rec).answer
-    assert a.text == "Part-time staff get it pro rata [1]." and a.shown_text == a.text and a.ttft_ms == 812.4
+    a = Turn.from_json(rec).answer
+    assert a.text == "Part-time staff get it pro rata [1]." and a.judged.text == a.text and a.ttft_ms == 812.4
     assert a.citations[0] == _cite(1) and a.read_spans == {1: ((0, 44),)}
     assert a.why.startswith("nearest distance") and a.notice.startswith("MAY NOT ANSWER")
-    assert a.gate_verdict == Verdict.MENTIONS and a.verdict == AnswerVerdict.MAY_NOT_ANSWER  # recomputed: format 1
+    assert a.gate_verdict == Verdict.MENTIONS and a.judged.verdict == AnswerVerdict.MAY_NOT_ANSWER  # recomputed: format 1
 
 
 def test_a_bench_row_saved_before_the_format_key_still_decodes_with_its_locators():
@@ -99,7 +99,7 @@ def test_a_bench_row_saved_before_the_format_key_still_decodes_with_its_locators
            "answer_keys": [["28 days"]], "raw": "Staff get 28 days [1]. [9]", "first_raw": None}
     a = Answer.from_json(json.loads(json.dumps(old)))
     assert a.raw_text == "Staff get 28 days [1]. [9]" and a.retrieval_ms == 12.3
-    assert a.citations == [_cite(1), _cite(2)] and isinstance(a.citations[0].locator, Locator)
+    assert a.citations == (_cite(1), _cite(2)) and isinstance(a.citations[0].locator, Locator)
     r = rescored(json.loads(json.dumps(old)), embedder=None)
     assert r.text == "Staff get 28 days [1]." and r.invalid_citations_removed == 1 and r.sentences[0].passed
 
@@ -117,12 +117,11 @@ def test_bench_rows_are_the_full_form():
 def test_a_rescored_bench_row_is_judged_by_todays_rules_not_by_the_verdict_it_was_saved_with():
     """``bench answers --rescore`` re-runs the claim check on saved answers; the verdict must follow it (it kept
     the saved one, so a change of the rules measured nothing)."""
-    from rag.answer.verdict import answer_verdict
     from rag.evaluation.bench.answers import Row
 
     a = _answer()
     (d,) = json.loads(json.dumps(rows_json([Row("q01/doc", "doc", a.query, "28 days", (("28 days",),), a)])))
     d["verdict"], d["verdict_reason"] = "refused", "saved by an older rule"
-    assert Answer.from_json(d).verdict == AnswerVerdict.REFUSED  # what a saved chat shows: the verdict as shown
+    assert Answer.from_json(d).judged.verdict == AnswerVerdict.REFUSED  # what a saved chat shows: the verdict as shown
     r = rescored(d, embedder=None)
-    assert r.judged == answer_verdict(r) and r.verdict != AnswerVerdict.REFUSED
+    assert r.judged == r.judged and r.judged.verdict != AnswerVerdict.REFUSED

@@ -11,7 +11,6 @@ from rag.answer.gate import apply_gate
 from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.pipeline import check_answer
 from rag.answer.record import Answer
-from rag.answer.verdict import answer_verdict
 from rag.types import AnswerVerdict, Hit, Verdict
 
 Q = "How many days of annual leave do full-time staff get?"
@@ -35,32 +34,33 @@ def _answer(raw: str | None, *, kp: KeyPassage | None = None, gate_verdict: str 
     if gate_verdict:
         gate = replace(gate, verdict=gate_verdict, notice="The documents mention this but may not answer it.")
     cites = [] if refused else [_cite(1, LEAVE), _cite(2, OTHER)]
-    a = Answer(query=Q, threshold=0.675, refused=refused, refusal="NO ANSWER" if refused else None, citations=cites,
+    a = Answer(query=Q, citations=cites,
                gate=gate, key_passage=None if refused else (kp or _kp()))
     if raw is not None and not refused:
-        a.text, _, _, a.sentences = check_answer(raw, cites, None, Q)
+        _text, _, _, _sents = check_answer(raw, cites, None, Q)
+        a = replace(a, text=_text, sentences=_sents)
     return a
 
 
 def test_a_refusal_is_refused():
-    assert answer_verdict(_answer(None, refused=True)).verdict == AnswerVerdict.REFUSED
+    assert _answer(None, refused=True).judged.verdict == AnswerVerdict.REFUSED
 
 
 def test_every_claim_passed_and_resting_on_the_key_passage_is_supported():
-    v = answer_verdict(_answer("Full-time staff get 28 days of annual leave [1]."))
+    v = _answer("Full-time staff get 28 days of annual leave [1].").judged
     assert v.verdict == AnswerVerdict.SUPPORTED and v.label == "Supported"
 
 
 def test_a_claim_left_out_beside_one_that_passed_is_partly_supported():
     a = _answer("Full-time staff get 28 days of annual leave [1]. They also get 12 weeks of sabbatical [1].")
     assert [str(s.verdict) for s in a.sentences] == ["supported", "unsupported"]
-    v = answer_verdict(a)
+    v = a.judged
     assert v.verdict == AnswerVerdict.PARTLY_SUPPORTED and v.reason.startswith("1 of 2 claims passed")
 
 
 def test_claims_that_do_not_rest_on_the_key_passage_are_partly_supported():
     a = _answer("Visitors sign in at the front desk when the office opens at 8 am [2].")
-    assert a.passed and answer_verdict(a).verdict == AnswerVerdict.PARTLY_SUPPORTED
+    assert a.judged.passed and a.judged.verdict == AnswerVerdict.PARTLY_SUPPORTED
 
 
 def test_the_key_passage_stands_over_claims_that_rest_on_another_passage():
@@ -68,33 +68,33 @@ def test_the_key_passage_stands_over_claims_that_rest_on_another_passage():
     passage that best matches the question is [1]'s. The 0.5B's claims were right 2 times of 18 there, the key
     passage 8 (docs/answers.md): the key passage stands, and the claim is listed with where it rests."""
     a = _answer("Visitors sign in at the front desk when the office opens at 8 am [2].")
-    assert a.off_key and str(a.answer_from) == "key_passage" and a.shown_sentences == []
-    assert a.shown_text == "Full-time staff get 28 days of annual leave. [1]" and a.cited_indices == [1]
-    assert a.note.startswith("The model's answer rests on other passages than the one that best matches")
-    v = answer_verdict(a)
+    assert a.judged.off_key and str(a.judged.answer_from) == "key_passage" and a.judged.shown == ()
+    assert a.judged.text == "Full-time staff get 28 days of annual leave. [1]" and a.judged.cited == (1,)
+    assert a.judged.note.startswith("The model's answer rests on other passages than the one that best matches")
+    v = a.judged
     assert v.verdict == AnswerVerdict.PARTLY_SUPPORTED and "shown verbatim" in v.reason
-    [left] = a.removed_sentences
+    [left] = a.judged.removed
     assert left.verdict == ClaimVerdict.SUPPORTED and "true of [2], but not of the passage" in left.reason
     assert "[1]" in left.reason
 
 
 def test_claims_resting_on_the_key_passage_or_under_mentions_still_stand():
     a = _answer("Full-time staff get 28 days of annual leave [1].")
-    assert not a.off_key and str(a.answer_from) == "model" and a.removed_sentences == []
+    assert not a.judged.off_key and str(a.judged.answer_from) == "model" and a.judged.removed == ()
     m = _answer("Visitors sign in at the front desk when the office opens at 8 am [2].", gate_verdict="mentions")
-    assert not m.off_key and str(m.answer_from) == "model"  # the 1.5B's claims were right more often there
-    assert answer_verdict(m).verdict == AnswerVerdict.MAY_NOT_ANSWER
+    assert not m.judged.off_key and str(m.judged.answer_from) == "model"  # the 1.5B's claims were right more often there
+    assert m.judged.verdict == AnswerVerdict.MAY_NOT_ANSWER
 
 
 def test_the_key_passage_standing_in_is_partly_supported_or_may_not_answer():
-    assert answer_verdict(_answer("The sources do not contain the answer.")).verdict == AnswerVerdict.PARTLY_SUPPORTED
+    assert _answer("The sources do not contain the answer.").judged.verdict == AnswerVerdict.PARTLY_SUPPORTED
     weak = _answer("The sources do not contain the answer.", kp=_kp(0.2, 2, "The office opens at 8 am."))
-    assert answer_verdict(weak).verdict == AnswerVerdict.MAY_NOT_ANSWER
+    assert weak.judged.verdict == AnswerVerdict.MAY_NOT_ANSWER
 
 
 def test_the_gate_saying_mentions_is_may_not_answer_even_with_a_checked_claim():
     a = _answer("Full-time staff get 28 days of annual leave [1].", gate_verdict="mentions")
-    assert a.passed and answer_verdict(a).verdict == AnswerVerdict.MAY_NOT_ANSWER
+    assert a.judged.passed and a.judged.verdict == AnswerVerdict.MAY_NOT_ANSWER
 
 
 def test_the_founder_claim_from_a_slide_footer_is_never_supported():
@@ -102,13 +102,14 @@ def test_the_founder_claim_from_a_slide_footer_is_never_supported():
     slide = ("OpenBSD and NetBSD\n\nOpenBSD was forked from NetBSD in 1995.\n"
              "Jane Roe (Example University)   BSD Tales   Saturday, October 10, 2015   12 / 30")
     cites = [_cite(1, slide)]
-    a = Answer(query="Who founded OpenBSD?", threshold=0.675, refused=False, refusal=None, citations=cites,
+    a = Answer(query="Who founded OpenBSD?", citations=cites,
                gate=apply_gate("Who founded OpenBSD?", [Hit(1, 1, 1, 1 / 61, 0.3)], 0.675, 4),
                key_passage=KeyPassage((KeySentence(1, "OpenBSD was forked from NetBSD in 1995.", 20, 59, "l", 0.45),), 1.0,
                                       "OpenBSD was forked from NetBSD in 1995."))
-    a.text, _, _, a.sentences = check_answer("Jane Roe is the founder of OpenBSD [1].", cites, None, a.query)
-    assert answer_verdict(a).verdict in (AnswerVerdict.MAY_NOT_ANSWER, AnswerVerdict.PARTLY_SUPPORTED)
-    assert answer_verdict(a).verdict != AnswerVerdict.SUPPORTED
+    _text, _, _, _sents = check_answer("Jane Roe is the founder of OpenBSD [1].", cites, None, a.query)
+    a = replace(a, text=_text, sentences=_sents)
+    assert a.judged.verdict in (AnswerVerdict.MAY_NOT_ANSWER, AnswerVerdict.PARTLY_SUPPORTED)
+    assert a.judged.verdict != AnswerVerdict.SUPPORTED
 
 
 def test_ask_json_gives_the_answer_verdict_and_keeps_the_gate_verdict():
@@ -123,14 +124,14 @@ def test_a_saved_answer_keeps_the_verdict_it_was_shown_with():
     d = json.loads(json.dumps(a.to_json(full=True)))
     d["verdict"], d["verdict_reason"] = "partly_supported", "as shown then"
     b = Answer.from_json(d)
-    assert b.verdict == AnswerVerdict.PARTLY_SUPPORTED and b.judged.reason == "as shown then"
+    assert b.judged.verdict == AnswerVerdict.PARTLY_SUPPORTED and b.judged.reason == "as shown then"
     assert b.gate_verdict == Verdict.ANSWERED
     # an answer saved before the verdict existed (format 2: 'verdict' was the gate's) gets today's judgement
     old = {**a.to_json(full=True), "format": 2, "verdict": "mentions"}
     old.pop("verdict_reason")
     old["gate"] = {k: v for k, v in old["gate"].items() if k != "verdict"}
     c = Answer.from_json(old)
-    assert c.gate_verdict == Verdict.MENTIONS and c.verdict == AnswerVerdict.MAY_NOT_ANSWER
+    assert c.gate_verdict == Verdict.MENTIONS and c.judged.verdict == AnswerVerdict.MAY_NOT_ANSWER
 
 
 def test_claim_verdicts_that_count_against_an_answer():
@@ -145,10 +146,11 @@ TTFT = ("**Time to First Token (TTFT)**: How quickly can you get the first respo
 def _ttft_answer(question: str, raw: str) -> Answer:
     cites = [_cite(1, TTFT)]
     body = TTFT.replace("**", "")
-    a = Answer(query=question, threshold=0.675, refused=False, refusal=None, citations=cites,
+    a = Answer(query=question, citations=cites,
                gate=apply_gate(question, [Hit(1, 1, 1, 1 / 61, 0.3)], 0.675, 4),
                key_passage=KeyPassage((KeySentence(1, body, 0, len(body), "inference.md > Metrics", 0.9),), 1.0, body))
-    a.text, _, _, a.sentences = check_answer(raw, cites, None, question)
+    _text, _, _, _sents = check_answer(raw, cites, None, question)
+    a = replace(a, text=_text, sentences=_sents)
     return a
 
 
@@ -157,21 +159,21 @@ def test_a_two_part_question_answered_in_one_part_is_partly_supported():
     answers what TTFT is, and nothing of which phase affects it; shown as supported, wrong by the keys."""
     q = "What is Time to First Token (TTFT) and which inference phase primarily affects it?"
     half = _ttft_answer(q, "Time to First Token (TTFT) is how quickly you can get the first response [1].")
-    assert half.passed and [str(s.verdict) for s in half.sentences] == ["supported"]
-    v = answer_verdict(half)
+    assert half.judged.passed and [str(s.verdict) for s in half.sentences] == ["supported"]
+    v = half.judged
     assert v.verdict == AnswerVerdict.PARTLY_SUPPORTED and "phase" in v.reason and "primarily" in v.reason
     whole = _ttft_answer(q, "Time to First Token (TTFT) is how quickly you get the first response, and it is "
                             "primarily affected by the prefill phase [1].")
-    assert answer_verdict(whole).verdict == AnswerVerdict.SUPPORTED
+    assert whole.judged.verdict == AnswerVerdict.SUPPORTED
     # a one-part question: the answer need not repeat the question's subject or qualifiers (on pdf-dev, asking
     # for every question demoted 5 right answers such as "The name Wailuku literally means ..." asked "... in the
     # Hawaiian tongue?")
     short = _ttft_answer("Which phase primarily affects the Time to First Token?", "The prefill phase does [1].")
-    assert short.passed and answer_verdict(short).verdict == AnswerVerdict.SUPPORTED
+    assert short.judged.passed and short.judged.verdict == AnswerVerdict.SUPPORTED
     # a follow-up's bracketed context is for the search, not something the user asked the answer to cover
     follow = _ttft_answer("Which phase primarily affects it? (after: What is Time to First Token (TTFT)?)",
                           "The prefill phase primarily affects it [1].")
-    assert answer_verdict(follow).verdict == AnswerVerdict.SUPPORTED
+    assert follow.judged.verdict == AnswerVerdict.SUPPORTED
 
 
 def test_a_question_asking_how_many_answered_without_a_number_is_partly_supported():
@@ -179,8 +181,8 @@ def test_a_question_asking_how_many_answered_without_a_number_is_partly_supporte
     supported by both models; a quantity question needs a number in the shown claims."""
     kp = _kp(text=LEAVE)
     a = _answer("Full-time staff get annual leave, and part-time staff get it pro rata [1].", kp=kp)
-    assert a.passed and not a.off_key
-    v = answer_verdict(a)
+    assert a.judged.passed and not a.judged.off_key
+    v = a.judged
     assert v.verdict == AnswerVerdict.PARTLY_SUPPORTED and "asks for a number" in v.reason
-    assert answer_verdict(_answer("Full-time staff get 28 days of annual leave [1].", kp=kp)).verdict == \
+    assert _answer("Full-time staff get 28 days of annual leave [1].", kp=kp).judged.verdict == \
         AnswerVerdict.SUPPORTED

@@ -407,9 +407,13 @@ def test_answer_notes_explain_inferred_citations():
 
     inferred = SentenceAttribution("DPR uses dot products.", (), (1,), False, True)
     cited = SentenceAttribution("DPR uses dot products [1].", (1,), (1,), False, False)
-    base = dict(removed_sentences=[], invalid_citations_removed=0, model="m-q4_k_m.gguf", ttft_ms=1500.0)
-    notes = answer_notes(SimpleNamespace(shown_sentences=[inferred, cited], **base))
+    base = dict(invalid_citations_removed=0, model="m-q4_k_m.gguf", ttft_ms=1500.0)
+
+    def shown(*sentences):
+        return SimpleNamespace(judged=SimpleNamespace(shown=sentences, removed=()), **base)
+
+    notes = answer_notes(shown(inferred, cited))
     assert any("1 sentence(s) marked (inferred)" in n and "the app attached" in n for n in notes)
     # plain text, escaped once by the page that shows it (it was escaped twice: "q4\\_k\\_m" on screen)
     assert notes[-2:] == ["model m-q4_k_m.gguf", "first token 1.5 s"]
-    assert not any("inferred" in n for n in answer_notes(SimpleNamespace(shown_sentences=[cited], **base)))
+    assert not any("inferred" in n for n in answer_notes(shown(cited)))

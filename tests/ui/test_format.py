@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag.answer.verdict import VerdictResult
+from rag.answer.verdict import Judged
 from rag.types import AnswerVerdict
 from ui.format import VERDICT_STYLE, verdict_markdown
 
@@ -11,9 +11,9 @@ def test_every_verdict_has_a_box_and_a_plain_label():
     assert set(VERDICT_STYLE) == {str(v) for v in AnswerVerdict}
     assert VERDICT_STYLE["supported"][0] == "success"
     assert VERDICT_STYLE["refused"][0] == "info"  # issue 29: red is for failures, and a refusal is not one
-    md = verdict_markdown(VerdictResult(AnswerVerdict.PARTLY_SUPPORTED, "1 of 2 claims passed the check; *the* others"))
+    md = verdict_markdown(Judged(AnswerVerdict.PARTLY_SUPPORTED, "1 of 2 claims passed the check; *the* others"))
     assert md == "**Partly supported** · 1 of 2 claims passed the check; \\*the\\* others."
-    assert verdict_markdown(VerdictResult(AnswerVerdict.SUPPORTED, "")) == "**Supported**"
+    assert verdict_markdown(Judged(AnswerVerdict.SUPPORTED, "")) == "**Supported**"
 
 
 def test_every_verdict_icon_is_one_streamlit_accepts():

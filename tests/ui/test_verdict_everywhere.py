@@ -17,7 +17,7 @@ import pytest
 
 from rag.answer.cite import Citation
 from rag.answer.gate import apply_gate
-from rag.answer.history import turn_from_record, turn_markdown, turn_record
+from rag.answer.history import Turn, turn_markdown
 from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.pipeline import check_answer
 from rag.answer.record import Answer
@@ -40,10 +40,9 @@ def _cite(i: int, quote: str) -> Citation:
 
 
 def _answer(verdict: AnswerVerdict) -> Answer:
-    """A live answer that :func:`rag.answer.verdict.answer_verdict` judges ``verdict``."""
+    """A live answer that :func:`rag.answer.verdict.judge` judges ``verdict``."""
     if verdict == AnswerVerdict.REFUSED:
-        return Answer(query=Q, threshold=0.675, refused=True, refusal="NO ANSWER: nothing close enough",
-                      gate=apply_gate(Q, [], 0.675, 4))
+        return Answer(query=Q, gate=replace(apply_gate(Q, [], 0.675, 4), refusal="NO ANSWER: nothing close enough"))
     gate = apply_gate(Q, [Hit(chunk_id=1, rank=1, fused_rank=1, rrf_score=1 / 61, cosine_distance=0.3)], 0.675, 4)
     raw = {AnswerVerdict.SUPPORTED: "Full-time staff get 28 days of annual leave [1].",
            AnswerVerdict.PARTLY_SUPPORTED: "Full-time staff get 28 days of annual leave [1]. "
@@ -52,11 +51,9 @@ def _answer(verdict: AnswerVerdict) -> Answer:
     score = 0.2 if verdict == AnswerVerdict.MAY_NOT_ANSWER else 0.8
     kp = KeyPassage((KeySentence(1, KP, 0, len(KP), "policy.md > Leave 1", score + 0.1),), 1.0, KP)
     cites = [_cite(1, LEAVE), _cite(2, OTHER)]
-    a = Answer(query=Q, threshold=0.675, refused=False, refusal=None, citations=cites, gate=gate, key_passage=kp,
-               model="m.gguf")
-    a.text, _, _, a.sentences = check_answer(raw, cites, None, Q)
-    a.raw_text = raw
-    return a
+    text, _, _, sents = check_answer(raw, cites, None, Q)
+    return Answer(query=Q, citations=cites, gate=gate, key_passage=kp, model="m.gguf", text=text, sentences=sents,
+                  raw_text=raw)
 
 
 class _Recorder:
@@ -85,20 +82,20 @@ def _chat_shows(a: Answer, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, s
 @pytest.mark.parametrize("verdict", list(AnswerVerdict), ids=str)
 def test_the_chat_the_cli_a_saved_chat_and_the_export_show_the_same_verdict(verdict, monkeypatch):
     live = _answer(verdict)
-    assert live.verdict == verdict  # the answer was built to get it
+    assert live.judged.verdict == verdict  # the answer was built to get it
     label, reason = LABELS[verdict], live.judged.reason
     # ask --json and the CLI's line
     d = json.loads(json.dumps(live.to_json()))
     assert (d["verdict"], d["verdict_reason"]) == (str(verdict), reason)
     assert verdict_line(live) == f"Verdict: {label}: {reason}"
     # the saved chat, reopened: the verdict it was shown with, not a new judgement
-    saved = turn_from_record(json.loads(json.dumps(turn_record(Q, Q, live))))
+    saved = Turn.from_json(json.loads(json.dumps(Turn(Q, Q, live).to_json())))
     reopened = saved.answer
     assert reopened is not None and reopened.judged == live.judged
     # a stored verdict wins over today's rules: judge the reopened answer differently and it keeps the saved one
     if not reopened.refused:
         reopened_again = replace(reopened, sentences=[], text=None)
-        assert reopened_again.verdict == verdict
+        assert reopened_again.judged.verdict == verdict
     # the Markdown export of that saved chat
     assert f"**Verdict: {label}.** {reason[:1].upper()}{reason[1:]}" in turn_markdown(1, saved)
     # the chat, for the live turn and for the reopened one
@@ -127,9 +124,9 @@ def test_the_chat_says_why_the_key_passage_stands_once(monkeypatch):
         if verdict == AnswerVerdict.MAY_NOT_ANSWER:
             weak = KeySentence(1, KP, 0, len(KP), "policy.md > Leave 1", 0.2)
             a = replace(a, key_passage=KeyPassage((weak,), 1.0, KP))
-        a.text, _, _, a.sentences = check_answer(raw, a.citations, None, Q)
-        a.raw_text = raw
-        assert a.answer_from == AnswerFrom.KEY_PASSAGE and a.verdict == verdict, (a.answer_from, a.verdict)
+        _text, _, _, _sents = check_answer(raw, a.citations, None, Q)
+        a = replace(a, text=_text, sentences=_sents, raw_text=raw)
+        assert a.judged.answer_from == AnswerFrom.KEY_PASSAGE and a.judged.verdict == verdict, (a.judged.answer_from, a.judged.verdict)
         rec = _Recorder()
         monkeypatch.setattr(chat, "st", rec)
         chat.render_answer(a, {}, "k")
@@ -147,8 +144,8 @@ def test_a_mention_is_said_once_in_the_verdict(monkeypatch):
 
     a = _answer(AnswerVerdict.SUPPORTED)
     a = replace(a, gate=replace(a.gate, verdict=Verdict.MENTIONS, notice="MAY NOT ANSWER: the documents mention it"),
-                shown_verdict=None)
-    assert a.verdict == AnswerVerdict.MAY_NOT_ANSWER
+                saved_verdict=None)
+    assert a.judged.verdict == AnswerVerdict.MAY_NOT_ANSWER
     calls = _chat_shows(a, monkeypatch)
     text = calls[0][1]
     assert text.startswith(f"**{LABELS[AnswerVerdict.MAY_NOT_ANSWER]}** · Your documents mention this"), text

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -84,16 +84,16 @@ class Row:
 
     @property
     def shown_correct(self) -> bool:
-        return bool(self.answer_key and contains_answer(self.a.shown_text, self.answer_key))
+        return bool(self.answer_key and contains_answer(self.a.judged.text, self.answer_key))
 
     @property
     def shown_correct_cited(self) -> bool:
-        return self.shown_correct and any(self.holds_needle(n) for n in self.a.cited_indices)
+        return self.shown_correct and any(self.holds_needle(n) for n in self.a.judged.cited)
 
     @property
     def supported(self) -> bool:
         """The answer is shown as supported (issue 24's verdict)."""
-        return self.a.verdict == AnswerVerdict.SUPPORTED
+        return self.a.judged.verdict == AnswerVerdict.SUPPORTED
 
     @property
     def confident_wrong(self) -> bool:
@@ -112,7 +112,7 @@ class Row:
         or ends in a bare marker after a copula: the failure issue 14 forbids, counted independently of the
         check's own verdicts."""
         q = content_words(self.text)
-        for s in self.a.shown_sentences:
+        for s in self.a.judged.shown:
             if s.shown_cites and (not (content_words(s.text) - q) or DANGLING_RE.search(s.text)):
                 return True
         return False
@@ -134,14 +134,13 @@ def run_queries(store: Any, s: Any, queries: Sequence[EvalQuery], ood: Sequence[
         else:
             if not stream.gate.refused:
                 stream._select()  # --no-generate with the model as selector: the selector pass alone
-            a = Answer(query=text, threshold=stream.gate.threshold, refused=stream.gate.refused,
-                       refusal=stream.gate.refusal, citations=stream.cites, retrieval_ms=stream.retrieval_ms,
-                       gate=stream.gate, key_passage=stream.key_passage)
+            a = Answer(query=text, gate=stream.gate, citations=tuple(stream.cites), retrieval_ms=stream.retrieval_ms,
+                       key_passage=stream.key_passage)
         row = Row(key, wording, text, needle, ak, a)
         if stream.selection is not None:
             row.extra["selection"] = stream.selection.to_json()
         rows.append(row)
-        shown = "REFUSED" if a.refused else (a.shown_text if generate else (a.key_passage.text if a.key_passage else ""))
+        shown = "REFUSED" if a.refused else (a.judged.text if generate else (a.key_passage.text if a.key_passage else ""))
         mark = "" if ak is None else (" ok" if (row.shown_correct if generate else row.kp_correct) else " --")
         log(f"  {key}{mark} {_norm(shown or '')[:120]!r}")
     return rows
@@ -180,16 +179,16 @@ def summary(rows: Sequence[Row], generate: bool) -> list[tuple[str, str]]:
         ("shown answer correct", _f(len(correct), n)),
         ("shown correct, citing a source holding the needle", _f(sum(r.shown_correct_cited for r in ans), n)),
         ("  share of correct answers citing the needle's source", _f(sum(r.shown_correct_cited for r in correct), len(correct))),
-        ("shown answer = model's checked claims", _f(sum(r.a.answer_from == AnswerFrom.MODEL for r in ans), len(ans))),
-        ("shown answer = key passage (model empty/declined/failed/off it)", _f(sum(r.a.answer_from == AnswerFrom.KEY_PASSAGE for r in ans), len(ans))),
-        ("model declined", _f(sum(r.a.declined for r in ans), len(ans))),
+        ("shown answer = model's checked claims", _f(sum(r.a.judged.answer_from == AnswerFrom.MODEL for r in ans), len(ans))),
+        ("shown answer = key passage (model empty/declined/failed/off it)", _f(sum(r.a.judged.answer_from == AnswerFrom.KEY_PASSAGE for r in ans), len(ans))),
+        ("model declined", _f(sum(r.a.judged.declined for r in ans), len(ans))),
         ("re-asked after a failed check", _f(sum(r.a.reasked for r in ans), len(ans))),
         ("answers where the model wrote an echo/tautology", _f(sum(r.model_echoes for r in ans), len(ans))),
         ("echo/tautology shown as a cited claim", _f(sum(r.echo_shown_cited for r in ans), len(ans))),
         ("sentences unsupported / echo+dangling / removed",
          f"{sum(s.unsupported for r in ans for s in r.a.sentences)} / "
          f"{sum(s.echo or s.dangling for r in ans for s in r.a.sentences)} / "
-         f"{sum(len(r.a.removed_sentences) for r in ans)} of {sum(len(r.a.sentences) for r in ans)}"),
+         f"{sum(len(r.a.judged.removed) for r in ans)} of {sum(len(r.a.sentences) for r in ans)}"),
         ("first token ms p50 / p95", f"{_pct(ttft, 50)} / {_pct(ttft, 95)}"),
     ]
     return out + verdict_summary(rows)
@@ -200,7 +199,7 @@ def verdict_summary(rows: Sequence[Row]) -> list[tuple[str, str]]:
     the confident wrong answers (shown as supported, not right) as a share of the questions."""
     out = []
     for v in AnswerVerdict:
-        got = [r for r in rows if r.a.verdict == v]
+        got = [r for r in rows if r.a.judged.verdict == v]
         right = sum(r.shown_correct for r in got)
         out.append((f"verdict {v}: answers (right)", f"{len(got)} ({_f(right, len(got))})" if got else "0"))
     out.append(("confident wrong (supported, not right)", _f(sum(r.confident_wrong for r in rows), len(rows))))
@@ -214,10 +213,10 @@ def ood_summary(rows: Sequence[Row], generate: bool) -> list[tuple[str, str]]:
     out = [("out-of-domain queries", str(n)), ("passed the gate", _f(len(ans), n))]
     out += [("  shown as supported (confident wrong)", _f(sum(r.confident_wrong for r in rows), n))]
     if generate:
-        out += [("  model declined", _f(sum(r.a.declined for r in ans), len(ans))),
+        out += [("  model declined", _f(sum(r.a.judged.declined for r in ans), len(ans))),
                 ("  shown: model's claims / key passage",
-                 f"{sum(r.a.answer_from == AnswerFrom.MODEL for r in ans)} / "
-                 f"{sum(r.a.answer_from == AnswerFrom.KEY_PASSAGE for r in ans)}")]
+                 f"{sum(r.a.judged.answer_from == AnswerFrom.MODEL for r in ans)} / "
+                 f"{sum(r.a.judged.answer_from == AnswerFrom.KEY_PASSAGE for r in ans)}")]
     return out
 
 
@@ -254,7 +253,7 @@ def report(rows: Sequence[Row], title: str, generate: bool, echo: Echo = print) 
         echo(f"\n{title}: confident wrong answers (shown as supported, not right by the keys): {len(wrong)}\n")
         for r in wrong:
             keys = " + ".join("/".join(g) for g in r.answer_key) if r.answer_key else "(out of domain)"
-            echo(f"- {r.key} ({r.wording}): {_norm(r.a.shown_text or '')[:160]!r}  keys: {keys}")
+            echo(f"- {r.key} ({r.wording}): {_norm(r.a.judged.text or '')[:160]!r}  keys: {keys}")
 
 
 # ----------------------------------------------------------------------------- saving and rescoring
@@ -274,13 +273,12 @@ def rescored(d: dict, embedder: Any, rekey: Callable[[str, list[Citation]], KeyP
     so judged by today's verdict rules: the verdict saved with the row is dropped (a saved chat keeps the one it
     was shown with; a benchmark re-scored after a change of the rules must not)."""
     a = Answer.from_json(d)
-    a.shown_verdict = None
-    if rekey is not None and not a.refused:
-        a.key_passage = rekey(a.query, a.citations)
-    if a.raw_text is not None:
-        a.text, invalid, a.links_removed, a.sentences = check_answer(a.raw_text, a.citations, embedder, a.query)
-        a.invalid_citations_removed = max(invalid, a.invalid_citations_removed)
-    return a
+    kp = rekey(a.query, list(a.citations)) if rekey is not None and not a.refused else a.key_passage
+    if a.raw_text is None:
+        return replace(a, saved_verdict=None, key_passage=kp)
+    text, invalid, links, sentences = check_answer(a.raw_text, a.citations, embedder, a.query)
+    return replace(a, saved_verdict=None, key_passage=kp, text=text, links_removed=links, sentences=tuple(sentences),
+                   invalid_citations_removed=max(invalid, a.invalid_citations_removed))
 
 
 def rescore_file(path: Path, stores: dict[str, Any]) -> dict[str, list[Row]]:
