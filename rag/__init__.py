@@ -3,7 +3,8 @@
 The subpackages are the pipeline's stages (see ``DESIGN.md``), lowest first: :mod:`rag.ingest` (extract,
 chunk) and :mod:`rag.index` (embed, dense, BM25, fusion, rerank) side by side, :mod:`rag.store` (the
 persistent store and the ingest path), :mod:`rag.answer` (gate, cite, excerpt, generate, check),
-:mod:`rag.evaluation` (recall, MRR, sweeps, reports, benchmarks) and :mod:`rag.cli` (the command line); a
+:mod:`rag.evaluation` (recall, MRR, sweeps, reports, benchmarks), :mod:`rag.api` (the HTTP API and the MCP
+server) and :mod:`rag.cli` (the command line); a
 package imports only the ground floor and the packages below it (``tests/test_layers.py``). The ground floor:
 shared records in :mod:`rag.types`, the one vocabulary in :mod:`rag.text`, word-pieces in :mod:`rag.tokens`,
 the one language detector in :mod:`rag.language`; plus :mod:`rag.settings`, :mod:`rag.models`,

@@ -12,7 +12,8 @@ rank    packages
 2       ``rag.store`` (SQLite, index files, the ingest path: calls ingest and index, downwards)
 3       ``rag.answer`` (gate, cite, generate, check)
 4       ``rag.evaluation`` (recall, sweeps, benchmarks)
-5       ``rag.cli`` (the command line, ``rag.__main__``)
+5       ``rag.api`` (the HTTP API and the MCP server: on top of answer, under the command that serves it)
+6       ``rag.cli`` (the command line, ``rag.__main__``)
 top     ``ui``, ``pages/``, ``app.py`` (Streamlit): ``rag`` never imports them
 ======  ==============================================================================================
 
@@ -28,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 GROUND = {"types", "text", "tokens", "language", "settings", "errors", "models", "collections", "access", "served"}
-RANK = {"ground": 0, "ingest": 1, "index": 1, "store": 2, "answer": 3, "evaluation": 4, "cli": 5}
-SUBPACKAGES = {"ingest", "index", "store", "answer", "evaluation", "cli"}
+RANK = {"ground": 0, "ingest": 1, "index": 1, "store": 2, "answer": 3, "evaluation": 4, "api": 5, "cli": 6}
+SUBPACKAGES = {"ingest", "index", "store", "answer", "evaluation", "api", "cli"}
 
 
 def layer(module: str) -> str | None:
@@ -91,7 +92,7 @@ def test_the_scan_sees_every_kind_of_import():
     assert [layer(n) for n in ("rag.store.store", "rag.language", "ui.format", "rag.answer.pipeline", "numpy")] == [
         "store", "ground", "ui", "answer", None]
     # ingest and index are side by side: an import between them climbs as surely as one into answer
-    assert RANK["ingest"] == RANK["index"] < RANK["store"] < RANK["answer"] < RANK["evaluation"] < RANK["cli"]
+    assert RANK["ingest"] == RANK["index"] < RANK["store"] < RANK["answer"] < RANK["evaluation"] < RANK["api"] < RANK["cli"]
 
 
 def test_every_subpackage_has_a_rank():

@@ -52,7 +52,7 @@ def test_library_never_imports_streamlit():
 
 def test_subpackages_name_the_pipeline_stages():
     subpackages = sorted(p.name for p in (ROOT / "rag").iterdir() if (p / "__init__.py").is_file())
-    assert subpackages == ["answer", "cli", "evaluation", "index", "ingest", "store"]
+    assert subpackages == ["answer", "api", "cli", "evaluation", "index", "ingest", "store"]
     for name in subpackages:
         doc = (ROOT / "rag" / name / "__init__.py").read_text()
         assert doc.lstrip().startswith('"""'), f"rag/{name}/__init__.py has no docstring describing the stage"
@@ -80,7 +80,7 @@ def test_readme_layout_table_names_every_module():
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(rag/[a-z/]+/)` \|[^|]*\|(.*)\|$", readme, re.M)}
-    folders = ["rag/ingest/", "rag/index/", "rag/store/", "rag/answer/", "rag/evaluation/", "rag/cli/"]
+    folders = ["rag/ingest/", "rag/index/", "rag/store/", "rag/answer/", "rag/evaluation/", "rag/api/", "rag/cli/"]
     assert set(folders) <= set(rows), sorted(rows)
     missing = [f"{folder}{m.stem}" for folder in folders for m in sorted((ROOT / folder).glob("*.py"))
                if m.stem != "__init__" and f"`{m.stem}`" not in rows[folder]]

@@ -11,5 +11,6 @@
 * :mod:`rag.cli.bench_extract`, :mod:`rag.cli.bench_retrieval`, :mod:`rag.cli.bench_scale`,
   :mod:`rag.cli.bench_answers` - ``bench extract|retrieval|scale|answers``;
 * :mod:`rag.cli.doctor` - ``doctor``;
+* :mod:`rag.cli.api` - ``serve``, ``mcp``, ``access create-token|tokens|revoke-token`` (issue 38, :mod:`rag.api`);
 * :mod:`rag.cli.common` - the ``--shared`` option.
 """

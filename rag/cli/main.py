@@ -18,6 +18,7 @@ import click
 import rag
 from rag import models as model_files
 from rag.cli import answer as answer_cli
+from rag.cli import api as api_cli
 from rag.cli import bench_answers as bench_answers_cli
 from rag.cli import bench_extract as bench_extract_cli
 from rag.cli import bench_retrieval as bench_retrieval_cli
@@ -98,7 +99,7 @@ def doctor(store_dir: str | None) -> None:
 
 @main.group()
 def access() -> None:
-    """The app's password, asked when it is served beyond this machine (issue 26; rag/access.py)."""
+    """The app's password beyond this machine (issue 26; rag/access.py) and the API's tokens (issue 38)."""
 
 
 @access.command("set-password")
@@ -146,6 +147,11 @@ main.add_command(collection_cli.collections_cmd, "collections")
 main.add_command(jobs_cli.jobs_cmd, "jobs")
 main.add_command(jobs_cli.worker_cmd, "worker")
 main.add_command(jobs_cli.watch_cmd, "watch")
+main.add_command(api_cli.serve_cmd, "serve")
+main.add_command(api_cli.mcp_cmd, "mcp")
+access.add_command(api_cli.create_token_cmd, "create-token")
+access.add_command(api_cli.tokens_cmd, "tokens")
+access.add_command(api_cli.revoke_token_cmd, "revoke-token")
 bench.add_command(bench_extract_cli.bench_extract_cmd, "extract")
 bench.add_command(bench_retrieval_cli.bench_retrieval_cmd, "retrieval")
 bench.add_command(bench_scale_cli.bench_scale_cmd, "scale")

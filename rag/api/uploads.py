@@ -1,0 +1,58 @@
+"""An upload's limits before it is queued (issue 38, item 4: "upload limits as in the app").
+
+The app refuses a file over ``max_upload_mb`` before reading it and names the type it read from the bytes when
+it cannot read it (:func:`rag.ingest.extract.extract_bytes`); the API says the same before the file reaches the
+queue, with the HTTP code a program can act on: 400 an empty file, 413 over the size limit (or a ZIP container
+over its limits, :func:`rag.ingest.limits.check_zip`), 415 a type this product does not read (a legacy Office
+file, another archive, a GIF, binary data; a ``.pdf`` name on other bytes). Everything else is accepted and
+read by the worker, which may still fail it (damaged, password-protected, no text): that is the job's
+``failed`` with its reason, never the request's.
+"""
+
+from __future__ import annotations
+
+from rag.api.errors import ApiError
+from rag.errors import LimitExceeded
+from rag.ingest import textfile
+from rag.ingest.extract import READERS, SUPPORTED, is_pdf_bytes
+from rag.ingest.limits import Limits, check_size, check_zip
+from rag.ingest.sniff import ENCRYPTED_OOXML, OLE2, ZIP, sniff
+
+MiB = 1024 * 1024
+
+_NAMED = {OLE2: "a legacy Office file (.doc/.xls/.ppt); save it as DOCX, XLSX or PPTX",
+          ZIP: "a ZIP archive that is not one of the formats read here"}
+
+
+def _binary(data: bytes) -> bool:
+    """NUL bytes in the first 8 KiB, no byte-order mark and no UTF-16/32 reading: not text (the same test as
+    :func:`rag.ingest.extract.extract_bytes`)."""
+    return b"\x00" in data[:8192] and textfile.bom_encoding(data) is None and textfile.decode_probe(data) is None
+
+
+def screen(data: bytes, name: str, limits: Limits) -> None:
+    """Raise :class:`rag.api.errors.ApiError` (400, 413, 415) naming ``name`` and the reason when the upload
+    ``data`` cannot be queued; return when the worker may try it. Bounded: reads at most the sniffers' heads and
+    a ZIP's central directory."""
+    if not data:
+        raise ApiError(400, "empty_file", f"{name}: empty file (0 bytes)", file=name)
+    try:
+        check_size(len(data), name, limits)
+        if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+            check_zip(data, name, limits)
+    except LimitExceeded as e:
+        raise ApiError(413, "too_large", str(e), file=name) from e
+    if is_pdf_bytes(data):
+        return
+    if name.lower().endswith(".pdf"):
+        raise ApiError(415, "unsupported_type", f"{name}: not a PDF although named .pdf", file=name)
+    kind = sniff(data, name)
+    if kind in READERS or kind == ENCRYPTED_OOXML:  # a password-protected file fails in the worker, with its fix
+        return
+    if kind is not None:
+        what = _NAMED.get(kind, kind)
+        raise ApiError(415, "unsupported_type", f"{name}: unsupported file type ({what}); expected {SUPPORTED}",
+                       file=name)
+    if _binary(data):
+        raise ApiError(415, "unsupported_type", f"{name}: unsupported file type (binary data); expected {SUPPORTED}",
+                       file=name)
