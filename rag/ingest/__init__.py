@@ -12,7 +12,8 @@
   annotations), :mod:`rag.ingest.hidden` (text no reader sees, a scan's OCR layer), :mod:`rag.ingest.quality`
   (blank / scanned / unreadable pages), :mod:`rag.ingest.ocr` (OCR engine, also for images) and
   :mod:`rag.ingest.audit` (text coverage against PyMuPDF's own words);
-* the other formats, all writing through :mod:`rag.ingest.canonical`: :mod:`rag.ingest.docx`,
+* the other formats, all writing through :mod:`rag.ingest.canonical`: :mod:`rag.ingest.docx` (with
+  :mod:`rag.ingest.wordml`: WordprocessingML python-docx does not read),
   :mod:`rag.ingest.pptx`, :mod:`rag.ingest.sheets` (XLSX, CSV), :mod:`rag.ingest.html`, :mod:`rag.ingest.epub`,
   :mod:`rag.ingest.image` (OCR), :mod:`rag.ingest.odf` (OpenDocument), :mod:`rag.ingest.ooxml` (Strict OOXML);
   hidden text left out by :mod:`rag.ingest.office_hidden` and :mod:`rag.ingest.css_hidden`;
@@ -28,5 +29,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: Bumped whenever the canonical text of the same bytes could change. 2: issue 13 (reading order,
 #: hyphens, tables, forms, OCR, text encodings, front matter, comments). 4: issue 26 (hidden text left out in
 #: DOCX, PPTX, XLSX, HTML, EPUB and Markdown; Unicode tag characters dropped). 5: issue 27 (a PDF's bold title
-#: lines split from the byline under them).
-EXTRACTOR_VERSION = "5"
+#: lines split from the byline under them). 6: issue 37 (Office content controls, numbering, notes, headers and
+#: footers, SmartArt, line breaks, builds, sheet captions).
+EXTRACTOR_VERSION = "6"

@@ -173,16 +173,16 @@ def _shaded(run, chain) -> bool:
     return False
 
 
-def strip_hidden_runs(doc) -> Hidden:
-    """Remove the hidden runs (rules in the module doc) from python-docx ``doc``'s body, in place; returns what
-    was removed. Runs inside hyperlinks, fields and tables are covered; the paragraphs stay (emptied ones are
+def strip_hidden_runs(doc, stories=()) -> Hidden:
+    """Remove the hidden runs (rules in the module doc) from python-docx ``doc``'s body and from the XML roots
+    ``stories`` (footnotes, endnotes, headers, footers: issue 37), in place; returns what was removed. Runs
+    inside hyperlinks, fields, content controls and tables are covered; the paragraphs stay (emptied ones are
     skipped by the reader)."""
     hidden = Hidden("runs")
-    body = doc.element.body
     styles = _DocxStyles(doc)
     bg = doc.element.find(f"{_W}background")
     page_dark = bg is not None and is_fill(bg.get(f"{_W}color"))
-    for p in list(body.iter(f"{_W}p")):
+    for p in [p for root in (doc.element.body, *stories) for p in root.iter(f"{_W}p")]:
         pstyle_el = p.find(f"{_W}pPr/{_W}pStyle")
         pstyle = pstyle_el.get(f"{_W}val") if pstyle_el is not None else None
         for run in list(p.iter(f"{_W}r")):
@@ -212,21 +212,61 @@ def shape_off_slide(shape, width: int, height: int) -> bool:
     return left >= width or top >= height or left + w <= 0 or top + h <= 0
 
 
-def _solid(el) -> str | None:
-    """The colour of an ``a:solidFill`` element: ``srgbClr`` hex, ``schemeClr``/``prstClr`` name; else ``None``."""
+def _solid(el, colors: "ThemeColors | None" = None) -> str | None:
+    """The colour of an ``a:solidFill`` (or ``a:fillRef``) element: ``srgbClr`` hex, a ``schemeClr`` resolved
+    through the theme when ``colors`` is given (else its name), a ``prstClr`` name; else ``None``."""
     if el is None:
         return None
     for tag in ("srgbClr", "schemeClr", "prstClr", "sysClr"):
         c = el.find(f"{_A}{tag}")
         if c is not None:
+            if tag == "schemeClr" and colors is not None:
+                return colors.resolve(c.get("val"))
             return c.get("lastClr") if tag == "sysClr" else c.get("val")
     return None
 
 
-def slide_background_white(slide) -> bool:
+class ThemeColors:
+    """A slide master's scheme colours (issue 37): its colour map (``p:clrMap``: ``bg1`` -> ``lt1`` ...) and its
+    theme's colour scheme (``a:clrScheme``: ``lt1`` -> ``FFFFFF``), so ``schemeClr`` fills and text colours
+    are judged as drawn. ``master`` a python-pptx slide master (``None``: names stay names)."""
+
+    def __init__(self, master=None) -> None:
+        self.map: dict[str, str] = {}
+        self.scheme: dict[str, str] = {}
+        if master is None:
+            return
+        cmap = master._element.find(f"{_P}clrMap")
+        if cmap is not None:
+            self.map = dict(cmap.attrib)
+        try:
+            from pptx.opc.constants import RELATIONSHIP_TYPE as RT
+
+            from rag.ingest.ooxml import safe_xml
+
+            theme = safe_xml(master.part.part_related_by(RT.THEME).blob)
+        except Exception:  # noqa: BLE001 - no theme, or an unreadable one: names stay names
+            return
+        scheme = next(theme.iter(f"{_A}clrScheme"), None)
+        for el in (scheme if scheme is not None else ()):
+            name = el.tag.rsplit("}", 1)[-1]
+            value = _solid(el)
+            if value:
+                self.scheme[name] = value
+
+    def resolve(self, name: str | None) -> str | None:
+        """``RRGGBB`` of scheme colour ``name`` (``bg1``, ``accent2`` ...), else the name itself (``phClr``: None)."""
+        if not name or name == "phClr":
+            return None
+        mapped = self.map.get(name, name)
+        return self.scheme.get(mapped, name)
+
+
+def slide_background_white(slide, colors: ThemeColors | None = None) -> bool:
     """Whether the slide's background (its own, else its layout's, else its master's) is white or unset.
 
-    A picture, gradient or pattern background counts as not white (white text may show on it).
+    A picture, gradient or pattern background counts as not white (white text may show on it); scheme
+    colours are resolved through ``colors``.
     """
     for part in (slide, getattr(slide, "slide_layout", None), getattr(getattr(slide, "slide_layout", None),
                                                                        "slide_master", None)):
@@ -238,32 +278,43 @@ def slide_background_white(slide) -> bool:
         pr = bg.find(f"{_P}bgPr")
         if pr is not None:
             fill = pr.find(f"{_A}solidFill")
-            return fill is not None and (is_white(_solid(fill)) or _solid(fill) is None)
+            return fill is not None and (is_white(_solid(fill, colors)) or _solid(fill, colors) is None)
         ref = bg.find(f"{_P}bgRef")
         if ref is not None:
-            color = _solid(ref)
+            color = _solid(ref, colors)
             return color is None or is_white(color)
         return False
     return True
 
 
-def shape_filled(shape) -> bool:
-    """Whether the shape paints a fill of its own other than white (solid, gradient, picture or pattern)."""
-    sppr = shape._element.find(f"{_P}spPr")
-    if sppr is None:
-        return False
-    solid = sppr.find(f"{_A}solidFill")
-    if solid is not None:
-        return not is_white(_solid(solid))
-    return any(sppr.find(f"{_A}{tag}") is not None for tag in ("gradFill", "blipFill", "pattFill"))
+def shape_filled(shape, colors: ThemeColors | None = None) -> bool:
+    """Whether the shape paints a fill other than white: its own (solid, gradient, picture, pattern, its
+    group's) or, without one, its style's (``p:style/a:fillRef`` with an index > 0, the theme's fill in a
+    scheme colour: issue 37, 267 visible labels on theme-filled shapes were called white on white)."""
+    el = shape._element
+    sppr = el.find(f"{_P}spPr")
+    if sppr is not None:
+        if sppr.find(f"{_A}noFill") is not None:
+            return False
+        solid = sppr.find(f"{_A}solidFill")
+        if solid is not None:
+            return not is_white(_solid(solid, colors))
+        if any(sppr.find(f"{_A}{tag}") is not None for tag in ("gradFill", "blipFill", "pattFill", "grpFill")):
+            return True
+    ref = el.find(f"{_P}style/{_A}fillRef")
+    if ref is not None and (ref.get("idx") or "0") not in ("0", "1000"):
+        color = _solid(ref, colors)
+        return color is None or not is_white(color)
+    return False
 
 
-def run_hidden(run, white_ground: bool) -> str | None:
-    """Why a python-pptx run is hidden (``"white on white"``, ``"under 2 pt"``), or ``None``.
-
-    ``white_ground``: nothing but white lies under the run (an unfilled shape on a white background).
+def run_hidden(run, white_ground: bool, colors: ThemeColors | None = None) -> str | None:
+    """Why a python-pptx run (or an ``a:r`` / ``a:fld`` element) is hidden (``"white on white"``, ``"under 2
+    pt"``), or ``None``. ``white_ground``: nothing but white lies under the run (an unfilled shape on a white
+    background); scheme colours are resolved through ``colors``.
     """
-    rpr = run._r.find(f"{_A}rPr")
+    r = getattr(run, "_r", run)
+    rpr = r.find(f"{_A}rPr")
     if rpr is None:
         return None
     try:
@@ -272,7 +323,7 @@ def run_hidden(run, white_ground: bool) -> str | None:
     except ValueError:
         pass
     fill = rpr.find(f"{_A}solidFill")
-    if fill is not None and white_ground and is_white(_solid(fill)):
+    if fill is not None and white_ground and is_white(_solid(fill, colors)):
         return "white on white"
     if rpr.find(f"{_A}noFill") is not None:
         return "no fill (invisible)"

@@ -13,6 +13,8 @@ from __future__ import annotations
 import io
 import zipfile
 
+from rag.ingest.audit import words
+
 #: Strict namespace (and relationship-type) prefixes and their Transitional names (ECMA-376 Part 1, annex A).
 STRICT_TO_TRANSITIONAL = (
     (b"http://purl.oclc.org/ooxml/spreadsheetml/main", b"http://schemas.openxmlformats.org/spreadsheetml/2006/main"),
@@ -63,3 +65,85 @@ def transitional(data: bytes) -> tuple[bytes, bool]:
                     body = body.replace(strict, trans)
             dst.writestr(info, body)
     return out.getvalue(), True
+
+
+# --------------------------------------------------------------------------- SmartArt (DrawingML diagrams)
+
+DGM = "{http://schemas.openxmlformats.org/drawingml/2006/diagram}"
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_R_DM = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}dm"
+#: Point types of a diagram's data model that carry no text of their own (connections, presentation).
+_NOT_NODES = {"parTrans", "sibTrans", "pres"}
+
+
+def safe_xml(blob: bytes):
+    """Parse an XML part without entities or network (lxml); raises ``lxml.etree.XMLSyntaxError``."""
+    from lxml import etree
+
+    return etree.fromstring(blob, etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False))
+
+
+def diagram_data_rid(frame) -> str | None:
+    """The relationship id of the data part (``ppt/diagrams/dataN.xml``) a SmartArt graphic frame (or a
+    ``w:drawing``) points to, or ``None`` when it is not a diagram."""
+    rel = next(frame.iter(f"{DGM}relIds"), None)
+    return rel.get(_R_DM) if rel is not None else None
+
+
+def smartart_lines(root) -> list[tuple[int, str]]:
+    """``(depth, text)`` of every node of a SmartArt data model (``dgm:dataModel``) in reading order: the tree of
+    ``parOf`` connections from the document point, children by ``srcOrd``; nodes no connection reaches
+    follow in the order of the point list. Depth 0 is a top-level node. Empty nodes are left out."""
+    texts, order, docs = {}, [], set()
+    for pt in root.iter(f"{DGM}pt"):
+        kind = pt.get("type") or "node"
+        if kind in _NOT_NODES:
+            continue
+        pid = pt.get("modelId") or ""
+        t = pt.find(f"{DGM}t")
+        paras = []
+        for p in (t.iter(f"{_A}p") if t is not None else ()):
+            paras.append("".join(("\n" if el.tag == f"{_A}br" else el.text or "")
+                                 for el in p.iter(f"{_A}t", f"{_A}br")))
+        texts[pid] = " ".join(" ".join(x.split()) for x in paras if x.strip())
+        if kind == "doc":
+            order.insert(0, pid)
+            docs.add(pid)
+        else:
+            order.append(pid)
+    children: dict[str, list[tuple[int, str]]] = {}
+    for cxn in root.iter(f"{DGM}cxn"):
+        if (cxn.get("type") or "parOf") != "parOf":
+            continue
+        try:
+            ordinal = int(cxn.get("srcOrd") or 0)
+        except ValueError:
+            ordinal = 0
+        children.setdefault(cxn.get("srcId") or "", []).append((ordinal, cxn.get("destId") or ""))
+    out: list[tuple[int, str]] = []
+    seen: set[str] = set()
+
+    def visit(pid: str, depth: int) -> None:
+        stack = [(pid, depth)]
+        while stack:
+            node, d = stack.pop()
+            if node in seen or node not in texts:
+                continue
+            seen.add(node)
+            if texts[node]:
+                out.append((max(0, d), texts[node]))
+            kids = sorted(children.get(node, []))
+            stack.extend((k, d + 1) for _, k in reversed(kids))
+
+    for pid in order:
+        visit(pid, -1 if pid in docs else 0)
+    return out
+
+
+def agrees(meta_title: str, canonical: str, opening: int = 5000) -> bool:
+    """Whether a metadata title is visible: every word of it is among the words of the text's first ``opening``
+    characters (issue 37: a stale title of an older edition or of another talk is not, and never wins over
+    the title a reader sees)."""
+    want = words(meta_title)
+    have = set(words(canonical[:opening]))
+    return bool(want) and all(w in have for w in want)
