@@ -28,18 +28,26 @@ require_access()  # issue 26: a password first when served beyond this machine
 cfg = services.settings()
 
 # ---------------------------------------------------------------- sidebar
+# One container per part: a part that grows (a new saved chat, a file indexing) leaves the ones below it where
+# they were, so an open "Advanced" stays open when an answer arrives (issue 42).
 with st.sidebar:
-    sidebar.collection_picker()
+    with st.container():
+        sidebar.collection_picker()
     try:
         store = services.store()
     except RagError as e:
         st.error(md_escape(str(e)))
         st.stop()
-    jobs.progress_panel(store)  # issue 25: indexing under way, on every page
-    scope = sidebar.scope_picker(store)
-    sidebar.chat_list(store)
-    model_file = sidebar.model_picker(cfg)
-    knobs = sidebar.advanced(cfg, model_file)
+    with st.container():
+        jobs.progress_panel(store)  # issue 25: indexing under way, on every page
+    with st.container():
+        scope = sidebar.scope_picker(store)
+    with st.container():
+        sidebar.chat_list(store)
+    with st.container():
+        model_file = sidebar.model_picker(cfg)
+    with st.container():
+        knobs = sidebar.advanced(cfg, model_file)
 
 # ---------------------------------------------------------------- conversation
 st.title("Ask your documents")
@@ -66,7 +74,14 @@ for i, turn in enumerate(st.session_state.turns):
 typed = st.chat_input("Ask a question about your documents", key="question")
 pending = None if typed else st.session_state.pop("pending_question", None)
 question = (typed or (pending[0] if pending else "") or "").strip()
-if question:
+if question and not ready:  # nothing to search: said plainly, no search, no model, nothing saved
+    with st.chat_message("user", avatar=chat.USER_AVATAR):
+        st.markdown(md_escape(question))
+    with st.chat_message("assistant", avatar=chat.ASSISTANT_AVATAR):
+        st.info(f"Add documents first: nothing is indexed{where} yet, so there is nothing to answer from. "
+                "Drop your files on the **Documents** page, then ask again.", icon=":material/upload_file:")
+        st.page_link("pages/1_Documents.py", label="Add documents", icon=":material/upload_file:")
+elif question:
     conv = chat.conversation(asking)
     try:  # a follow-up made standalone first (a question asked again is searched as it was)
         rw = Rewrite(question, pending[1]) if pending and pending[1] else conv.standalone(

@@ -9,6 +9,7 @@ shown through :mod:`ui.format`'s escaping or as plain data (dataframes).
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,12 +17,14 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from rag.answer.asked_with import asked_with_line, changed_knobs, default_knobs, gate_knobs
 from rag.answer.conversation import INTERRUPTED, Candidate, Conversation, TurnStream  # noqa: F401  (re-exported)
 from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gates import regate_with
 from rag.answer.history import Turn  # noqa: F401  (re-exported: the pages render it)
 from rag.answer.record import Answer, AnswerFrom
 from rag.answer.translate import searched_as_line
+from rag.answer.waits import FIRST_WORDS, Wait
 from rag.collections import DEFAULT
 from rag.errors import RagError
 from rag.settings import Settings
@@ -73,12 +76,15 @@ def show(stream: TurnStream, conv: Conversation) -> Turn:
     # the key passage first (issue 14): verbatim cited evidence on screen before the model is even loaded
     early = st.empty()
     early.markdown(key_passage_markdown(stream.key_passage, cites, cited_pages(cites), _collection()))
+    status = st.empty()
+    status.caption(md_escape(waiting_line(FIRST_WORDS.wait(stream.settings.model_file))))
     placeholder = st.empty()
     try:
-        with st.spinner("Writing the answer…"):
-            placeholder.write_stream(_escaped(stream))
+        with st.spinner("Writing the answer…", show_time=True):
+            placeholder.write_stream(_escaped(stream, status))
     except RagError:
         turn = stream.end()
+        status.empty()
         placeholder.error(md_escape(turn.error or ""))
         return turn
     except BaseException:
@@ -86,10 +92,26 @@ def show(stream: TurnStream, conv: Conversation) -> Turn:
         keep_turn(stream.end(), conv)
         raise
     early.empty()
+    status.empty()
     placeholder.empty()
     turn = stream.end()
+    if turn.answer is not None:
+        FIRST_WORDS.add(turn.answer.model, turn.answer.ttft_ms)  # what the next wait is told from
     render_turn_body(turn, key="live")
     return turn
+
+
+def waiting_line(wait: Wait | None) -> str:
+    """Under the key passage while the model starts: how long the first word took here lately (issue 42: "about
+    3.0 s" was promised and 7.6-24 s came), or that this is the first answer measured here."""
+    if wait is None:
+        return "The model is reading the sources; the first answer here shows how long this machine takes."
+    return f"The model is reading the sources: {wait.plain()}."
+
+
+def writing_line(words: int, elapsed_s: float) -> str:
+    """While the answer streams: ``"Writing the answer: 42 words so far · 12 s"``."""
+    return f"Writing the answer: {words} word{'s' if words != 1 else ''} so far · {elapsed_s:.0f} s"
 
 
 def keep_turn(turn: Turn, conv: Conversation) -> None:
@@ -130,9 +152,22 @@ def _collection() -> str | None:
     return None if name == DEFAULT else name
 
 
-def _escaped(stream: TurnStream) -> Iterator[str]:
-    """The answer stream, escaped piece by piece (escaping is per character, so pieces can be split anywhere)."""
+#: Seconds between two updates of the "Writing the answer" line (each is a message to the browser).
+STATUS_EVERY_S = 0.5
+
+
+def _escaped(stream: TurnStream, status: Any = None) -> Iterator[str]:
+    """The answer stream, escaped piece by piece (escaping is per character, so pieces can be split anywhere);
+    ``status`` (a placeholder) shows the words so far and the time since the question, every
+    :data:`STATUS_EVERY_S`."""
+    t0 = time.monotonic()
+    text, shown = "", 0.0
     for piece in stream:
+        text += piece
+        now = time.monotonic()
+        if status is not None and now - shown >= STATUS_EVERY_S:
+            status.caption(writing_line(len(text.split()), now - t0))
+            shown = now
         yield md_escape(piece)
 
 
@@ -161,6 +196,7 @@ def render_turn_body(turn: Turn, key: str) -> None:
         return
     scope = scope_names(turn.scope)
     render_search_note(a.gate)
+    render_asked_with(a)
     if a.refused:
         render_refusal(a, scope)
         render_details(turn, key)
@@ -175,6 +211,14 @@ def render_turn_body(turn: Turn, key: str) -> None:
         st.caption(" · ".join(notes))
     render_sources(a.citations, key, pages, a.read_spans)
     render_details(turn, key)
+
+
+def render_asked_with(a: Answer) -> None:
+    """"Asked with non-default settings: ..." above a turn the gate decided with other knobs than the defaults
+    (issue 42: an answer at threshold 1.5 and cut 0 read like any other); nothing otherwise."""
+    line = asked_with_line(changed_knobs(gate_knobs(a.gate), default_knobs(services.settings())))
+    if line:
+        st.caption(":material/tune: " + md_escape(line))
 
 
 def render_answer(a: Answer, pages: dict[int, int], key: str = "live") -> None:
@@ -317,14 +361,16 @@ def show_source(c: Any, page: int | None = None) -> None:
 VERDICTS = {"source": "#2b8a3e", "under threshold, over max sources": "#8ce99a", "over threshold": "#adb5bd"}
 
 
-def gate_at(turn: Turn, threshold: float, max_sources: int, min_score: float | None = None) -> GateResult:
+def gate_at(turn: Turn, threshold: float, max_sources: int, min_score: float | None = None,
+            mention_score: float | None = None) -> GateResult:
     """The gate re-applied to ``turn``'s candidates at other knob values: no new search, no embedding.
 
-    The gate that decided (:func:`rag.answer.gates.regate_with`) keeps the score it computed. Only for a turn
-    asked in this session (``turn.gate`` set; a reopened one has no candidates' hits).
+    The gate that decided (:func:`rag.answer.gates.regate_with`) keeps the score it computed and compares it with
+    both cuts (``None``: the ones it decided with). Only for a turn asked in this session (``turn.gate`` set; a
+    reopened one has no candidates' hits).
     """
     assert turn.gate is not None, "a reopened turn has no gate to re-apply"
-    return regate_with(turn.gate, GateKnobs(threshold, max_sources, min_score))
+    return regate_with(turn.gate, GateKnobs(threshold, max_sources, min_score, mention_score))
 
 
 def distance_chart(candidates: list[Candidate], threshold: float, source_ranks: set[int] | None = None) -> alt.Chart:
@@ -357,21 +403,37 @@ def distance_chart(candidates: list[Candidate], threshold: float, source_ranks: 
     return alt.layer(bars, rule)
 
 
+def at_values(g: GateResult) -> str:
+    """The values a what-if was computed at, as the sliders show them: ``"At threshold 0.675, answerability cut
+    0.62, mention cut 0.27"`` (the cuts only for a scored gate; the mention cut only when it has a band)."""
+    parts = [f"threshold {g.threshold:.3f}"]
+    if g.score is not None and g.min_score is not None:
+        parts.append(f"answerability cut {g.min_score:.2f}")
+        if g.mention_score is not None:
+            parts.append(f"mention cut {g.mention_score:.2f}")
+    return "At " + ", ".join(parts)
+
+
 def what_if(g: GateResult) -> str:
-    """What the gate says at its threshold (a :class:`rag.answer.gate.GateResult` from :func:`gate_at`), as Markdown."""
+    """What the gate says at the values of ``g`` (a :class:`rag.answer.gate.GateResult` from :func:`gate_at`), as
+    Markdown naming those values (issue 42: each cut the text names is a slider, and the text says which values
+    it was computed at)."""
     why = f"\n\n{md_escape(g.why)}" if g.why else ""
     lang = g.language
     if lang is not None and lang.differs and g.verdict != Verdict.ANSWERED:
         why += (f"\n\nThe question seems to be in {md_escape(str(lang.question))}, the documents in "
                 f"{md_escape(', '.join(lang.documents))}.")
+    at = at_values(g)
     if g.refused:
         if g.score is not None and g.nearest_distance is not None and g.nearest_distance < g.threshold:
-            low = min(g.min_score, g.mention_score) if g.mention_score is not None else g.min_score
-            return (f"At {g.threshold:g} this question is **refused**: answerability score {g.score:.2f} "
-                    f"under the cut {low:.2f}.{why}")
-        return f"At {g.threshold:g} this question is **refused**: no chunk under the threshold.{why}"
+            if g.mention_score is not None and g.mention_score < (g.min_score or 0.0):
+                cut = f"under the mention cut {g.mention_score:.2f}"
+            else:
+                cut = f"under the answerability cut {g.min_score:.2f}"
+            return f"{at} this question is **refused**: answerability score {g.score:.2f} {cut}.{why}"
+        return f"{at} this question is **refused**: no chunk under the threshold.{why}"
     if g.verdict == Verdict.MENTIONS:
-        return (f"At {g.threshold:g} the documents **mention this but may not answer it**: answerability score "
-                f"{g.score:.2f} under the cut {g.min_score:.2f}, {len(g.sources)} source(s) shown with that "
-                f"warning.{why}")
-    return f"At {g.threshold:g} this question is **answered** from {len(g.sources)} source(s).{why}"
+        return (f"{at} the documents **mention this but may not answer it**: answerability score "
+                f"{g.score:.2f} under the answerability cut {g.min_score:.2f}, {len(g.sources)} source(s) shown with "
+                f"that warning.{why}")
+    return f"{at} this question is **answered** from {len(g.sources)} source(s).{why}"

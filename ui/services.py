@@ -23,6 +23,7 @@ from typing import Any
 import streamlit as st
 
 from rag.answer.gates import GATES
+from rag.answer.waits import FIRST_WORDS, saved_records
 from rag.collections import DEFAULT, Collections
 from rag.errors import ModelError, RagError, StoreError
 from rag.models import gguf_info, list_gguf
@@ -144,6 +145,20 @@ def upload_limit_mb() -> int:
 def models() -> list[Path]:
     """The ``*.gguf`` files in ``settings().models_dir``, sorted by name."""
     return list_gguf(settings().models_dir)
+
+
+def seed_first_words() -> int:
+    """Once per process and store: this session's store's saved answers seed the measured first-word times
+    (:data:`rag.answer.waits.FIRST_WORDS`), so the first view after a restart already tells this machine's wait."""
+    return _seed_first_words(str(store().path.resolve()))
+
+
+@st.cache_resource(show_spinner=False)
+def _seed_first_words(path: str) -> int:
+    try:
+        return FIRST_WORDS.seed(saved_records(store()))
+    except RagError:  # a store whose chats cannot be read: the waits start from the next answer
+        return 0
 
 
 @st.cache_data(show_spinner=False)

@@ -21,11 +21,13 @@ from typing import Any
 
 import streamlit as st
 
+from rag.answer.asked_with import changed_knobs, default_knobs
 from rag.answer.followup import RewriteMethod
 from rag.answer.history import Turn, chat_markdown
+from rag.answer.waits import FIRST_WORDS, Wait
 from rag.collections import DEFAULT
 from rag.errors import StoreError
-from rag.models import KNOWN_GGUF
+from rag.models import KNOWN_GGUF, GGUFSpec
 from rag.settings import Settings
 from rag.types import DocStatus
 from ui import chat, services
@@ -152,7 +154,8 @@ def chat_list(store) -> None:
         name = services.collection_name()
         labels = {d.id: d.label for d in store.documents()}
         md = chat_markdown(saved.title, turns, collection=None if name == DEFAULT else name, names=labels,
-                           exported_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                           exported_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                           defaults=default_knobs(services.settings()))
         st.download_button("Export chat (Markdown)", data=md.encode("utf-8"), file_name=f"chat-{saved.id}.md",
                            mime="text/markdown", key="export_chat", icon=":material/download:")
 
@@ -162,6 +165,25 @@ def model_label(file_name: str) -> str:
     other ``*.gguf`` dropped into ``models/``."""
     spec = KNOWN_GGUF.get(file_name)
     return spec.choice if spec is not None and spec.choice else file_name
+
+
+def model_caption(spec: GGUFSpec | None, wait: Wait | None) -> str:
+    """Under a model's choice: its first-word wait as measured on this machine (the median of its last answers,
+    :mod:`rag.answer.waits`) once it has answered here, else the figure of our 2-core test machine said as such
+    (issue 42: "about 3.0 s" was promised, 7.6-24 s came); then how often its answers were right."""
+    if spec is None:
+        return wait.plain() if wait is not None else "a model you added to models/"
+    right = ""
+    if spec.right_documents_pct is not None:
+        user = f", {spec.right_user_pct} % in your own words" if spec.right_user_pct is not None else ""
+        right = f"answers right {spec.right_documents_pct} % of the time{user}"
+    if wait is not None:
+        first = wait.plain()
+    elif spec.first_word_s is not None:
+        first = f"first words after about {spec.first_word_s:.1f} s on our quiet test machine (2 cores)"
+    else:
+        first = ""
+    return " · ".join(x for x in (first, right) if x)
 
 
 def model_picker(cfg: Settings) -> str | None:
@@ -176,7 +198,8 @@ def model_picker(cfg: Settings) -> str | None:
     known = sorted((n for n in names if n in KNOWN_GGUF), key=lambda n: KNOWN_GGUF[n].size_bytes)
     order = known + [n for n in names if n not in KNOWN_GGUF]
     start = order.index(cfg.model_file) if cfg.model_file in order else 0
-    captions = [KNOWN_GGUF[n].plain_figures() if n in KNOWN_GGUF else "a model you added to models/" for n in order]
+    services.seed_first_words()
+    captions = [model_caption(KNOWN_GGUF.get(n), FIRST_WORDS.wait(n)) for n in order]
     picked = st.radio("Answer with", order, index=start, key="model_file", format_func=model_label,
                       captions=captions, label_visibility="collapsed")
     missing = [s for s in KNOWN_GGUF.values() if s.file_name not in names and s.choice]
@@ -188,49 +211,108 @@ def model_picker(cfg: Settings) -> str | None:
 @dataclass(frozen=True)
 class Knobs:
     """The Advanced section's values: the gate's ``threshold`` (cosine distance), ``max_sources``,
-    ``min_score`` (the answerability cut), ``source_tokens`` (what the model reads, tokens) and the
-    follow-up ``rewrite`` method."""
+    ``min_score`` (the answerability cut), ``mention_score`` (the lower cut of the "mentions" band; ``None``
+    for a gate without one), ``source_tokens`` (what the model reads, tokens) and the follow-up ``rewrite``
+    method."""
 
     threshold: float
     max_sources: int
     min_score: float
     source_tokens: int
     rewrite: str
+    mention_score: float | None = None
 
     def settings(self) -> dict[str, Any]:
         """The knobs as :meth:`rag.settings.Settings.with_overrides` keywords."""
+        out = {"threshold": self.threshold, "max_sources": self.max_sources, "min_score": self.min_score,
+               "source_tokens": self.source_tokens}
+        if self.mention_score is not None:
+            out["mention_score"] = self.mention_score
+        return out
+
+    def gate(self) -> dict[str, float | None]:
+        """The knobs that decide a refusal, as :func:`rag.answer.asked_with.changed_knobs` compares them."""
         return {"threshold": self.threshold, "max_sources": self.max_sources, "min_score": self.min_score,
-                "source_tokens": self.source_tokens}
+                "mention_score": self.mention_score}
+
+
+#: The sliders' session-state keys, by the settings field each one sets.
+KNOB_KEYS = {"threshold": "threshold", "max_sources": "max_sources", "min_score": "min_score",
+             "mention_score": "mention_score", "source_tokens": "source_tokens"}
+
+
+def knob_defaults(cfg: Settings) -> dict[str, float | int | None]:
+    """What each Advanced slider starts at and "Reset to defaults" returns to: the gate's knobs
+    (:func:`rag.answer.asked_with.default_knobs`) and the model's ``source_tokens``."""
+    return {**default_knobs(cfg), "source_tokens": int(cfg.source_tokens)}
+
+
+def _worked_in() -> None:
+    """A knob was moved: the Advanced section stays open for the rest of the session."""
+    st.session_state.advanced_open = True
+
+
+def _reset_knobs(defaults: dict[str, Any]) -> None:
+    for name, key in KNOB_KEYS.items():
+        if defaults.get(name) is not None:
+            st.session_state[key] = defaults[name]
+    _worked_in()
+
+
+def _init_knobs(defaults: dict[str, Any]) -> None:
+    """Each slider's value lives in session state from its first draw (no ``value=``), so "Reset" can set it."""
+    for name, key in KNOB_KEYS.items():
+        if key not in st.session_state and defaults.get(name) is not None:
+            st.session_state[key] = defaults[name]
 
 
 def advanced(cfg: Settings, model_file: str | None) -> Knobs:
-    """The "Advanced" section (folded): the gate's and the model's figures, the model file's details, and
-    the last question's candidates with their cosine distances (re-gated here at other values, and asked
-    again)."""
-    with st.expander("Advanced", icon=":material/tune:"):
+    """The "Advanced" section: every cut the gate decides with, as a slider that can reach its default, and
+    "Reset to defaults"; what the model reads; the model file's details; the last question's candidates with
+    the verdict at the values the sliders show (re-gated in this same run), and asked again.
+
+    Folded at first; open while any knob is off its default or was just reset (issue 42: it folded itself
+    when an answer arrived, with the user's slider inside).
+    """
+    defaults = knob_defaults(cfg)
+    _init_knobs(defaults)
+    current = {name: st.session_state.get(key) for name, key in KNOB_KEYS.items()}
+    changed = changed_knobs(current, defaults) or current["source_tokens"] != defaults["source_tokens"]
+    opened = bool(changed) or st.session_state.get("advanced_open", False)
+    with st.expander("Advanced", icon=":material/tune:", expanded=opened):
         st.caption("For specialists: how sure the app must be before it answers, and what the model reads. "
                    "The defaults were measured on our test questions (docs/evaluation.md).")
         threshold = st.slider(
-            "Threshold (cosine distance)", min_value=0.0, max_value=1.5, value=float(cfg.threshold), step=0.005,
-            key="threshold", format="%.3f",
-            help="A chunk is a source only if its cosine distance to the question is under this. "
-                 "None under it: no answer, and the model is not called.")
-        max_sources = st.slider("Max sources", min_value=1, max_value=10, value=int(cfg.max_sources),
-                                key="max_sources")
+            "Threshold (cosine distance)", min_value=0.0, max_value=1.5, step=0.005, key=KNOB_KEYS["threshold"], on_change=_worked_in,
+            format="%.3f", help=f"A chunk is a source only if its cosine distance to the question is under this "
+                                f"(default {defaults['threshold']:g}). None under it: no answer, and the model is "
+                                "not called.")
+        max_sources = st.slider("Max sources", min_value=1, max_value=10, key=KNOB_KEYS["max_sources"], on_change=_worked_in,
+                                help=f"At most this many passages are shown and read (default "
+                                     f"{defaults['max_sources']}).")
         min_score = st.slider(
-            "Answerability cut", min_value=0.0, max_value=1.0, value=float(services.default_min_score()), step=0.05,
-            key="min_score", format="%.2f",
+            "Answerability cut", min_value=0.0, max_value=1.0, step=0.01, key=KNOB_KEYS["min_score"], on_change=_worked_in, format="%.2f",
             help="The gate also scores how well the sources answer the question (nearest distance on this "
-                 "store's own scale, query words found or missing, ...): below this cut the question is not "
-                 "answered outright even when chunks are under the threshold. A little below it the app says the "
-                 "documents mention this but may not answer it and shows the passages; further below, no answer. "
-                 "Higher refuses more; 0 turns it off.")
+                 "store's own scale, query words found or missing, ...): from this cut up the question is answered "
+                 f"(default {defaults['min_score']:g}). Higher refuses more; 0 answers whatever is under the "
+                 "threshold.")
+        mention_score = None
+        if defaults["mention_score"] is not None:
+            mention_score = st.slider(
+                "Mention cut", min_value=0.0, max_value=1.0, step=0.01, key=KNOB_KEYS["mention_score"], on_change=_worked_in,
+                format="%.2f",
+                help="From this score up to the answerability cut the app says the documents mention this but may "
+                     f"not answer it, and shows the passages; below it, no answer (default "
+                     f"{defaults['mention_score']:g}). At or above the answerability cut there is no such band.")
         source_tokens = st.slider(
-            "Source text the model reads (tokens)", min_value=0, max_value=800, value=int(cfg.source_tokens),
-            step=20, key="source_tokens",
+            "Source text the model reads (tokens)", min_value=0, max_value=800, step=20,
+            key=KNOB_KEYS["source_tokens"], on_change=_worked_in,
             help="The model reads the sentences of the sources closest to the question, up to this many tokens in "
-                 "all (0: every source whole). Fewer answer sooner: on 2 cores each 100 tokens add about a second "
-                 "before the first word. The sources you see and open are always whole.")
+                 f"all (0: every source whole; default {defaults['source_tokens']}). Fewer answer sooner: on 2 "
+                 "cores each 100 tokens add about a second before the first word. The sources you see and open "
+                 "are always whole.")
+        st.button("Reset to defaults", key="reset_knobs", icon=":material/restart_alt:", disabled=not changed,
+                  on_click=_reset_knobs, args=(defaults,), help="Every slider above back to where it started.")
         rewrite = st.selectbox(
             "Follow-up questions", [m.value for m in RewriteMethod], key="rewrite_method",
             format_func={"keywords": "add the previous question's key words", "context": "add the previous question",
@@ -239,8 +321,9 @@ def advanced(cfg: Settings, model_file: str | None) -> Knobs:
                  "standalone before it is searched; the searched question is shown under yours. A question that "
                  "names its own subject is never touched. See docs/answers.md.")
         _model_details(model_file)
-        _candidates(threshold, max_sources, min_score)
-    return Knobs(threshold, max_sources, min_score, source_tokens, rewrite)
+        knobs = Knobs(threshold, max_sources, min_score, source_tokens, rewrite, mention_score)
+        _candidates(knobs)
+    return knobs
 
 
 def _model_details(model_file: str | None) -> None:
@@ -264,18 +347,19 @@ def _model_details(model_file: str | None) -> None:
             f"**{s.label}**: {s.measured}" for s in measured))
 
 
-def _candidates(threshold: float, max_sources: int, min_score: float) -> None:
+def _candidates(knobs: Knobs) -> None:
     """The last question's retrieved chunks, their cosine distances against the threshold, and the verdict the
-    gate would give at the values above (with a button to ask again at them)."""
+    gate gives at the values the sliders show now (computed in this run from ``knobs``, never from an earlier
+    one), with a button to ask again at them."""
     last = next((t for t in reversed(st.session_state.turns) if t.candidates and t.gate is not None), None)
     st.markdown("**Last question's candidates**")
     if last is None:
         st.caption("Ask a question to see the cosine distances of the retrieved chunks.")
         return
     st.caption(md_escape(last.question))
-    verdict = chat.gate_at(last, threshold, max_sources, min_score)
+    verdict = chat.gate_at(last, knobs.threshold, knobs.max_sources, knobs.min_score, knobs.mention_score)
     ranks = {h.fused_rank for h in verdict.sources}
-    st.altair_chart(chat.distance_chart(last.candidates, threshold, ranks), width="stretch", height=200)
+    st.altair_chart(chat.distance_chart(last.candidates, knobs.threshold, ranks), width="stretch", height=200)
     st.caption("Each retrieved chunk's cosine distance, in fused order. Dark green: a source; light green: "
                "under the threshold but beyond max sources; grey: over. Dashed line: the threshold.")
     st.markdown(chat.what_if(verdict))

@@ -5,6 +5,8 @@
 * :mod:`rag.answer.calibration` - the store's own references (pseudo-queries, unrelated questions, languages) and
   :mod:`rag.answer.calibrated_gate` - the default gate that reads the evidence against them (issue 15);
 * :mod:`rag.answer.gates` - the table of the three (``GATES``), looked up once per question;
+* :mod:`rag.answer.asked_with` - which of the gate's knobs a turn was decided with differ from the defaults
+  (issue 42: said in the chat and the export);
 * :mod:`rag.answer.cite` - numbered sources, locators and URL fragments;
 * :mod:`rag.answer.excerpt` - the sentences of each source the model reads;
 * :mod:`rag.answer.key_passage` - the source sentences that best match the question, shown before the model writes;
@@ -25,7 +27,7 @@
   (issue 29); :mod:`rag.answer.suggest` - questions the documents answer, each tested with the gate;
 * :mod:`rag.answer.translate` - a question in another language than the documents', translated by the local model
   before the search (issue 27); :mod:`rag.answer.rerank` - the local model re-ranking the gate's candidates (off
-  by default, issue 27).
+  by default, issue 27); :mod:`rag.answer.waits` - this machine's measured first-word times (issue 42).
 
 Nothing here opens a document's original bytes: page maps and locator parts come from the store
 (:meth:`rag.store.store.Store.page_map`); the viewer's rendering is :mod:`ui.view`, the language detector

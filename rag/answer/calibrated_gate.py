@@ -112,10 +112,10 @@ def collapse_duplicates(hits: Sequence[Hit], contents: Mapping[int, str]) -> tup
 
 
 def _why(f: Mapping[str, float], score: float, verdict: Verdict, min_score: float, mention_score: float,
-         nearest: float | None, cal: Calibration, threshold: float | None = None) -> str:
+         nearest: float | None, self_distance: float, far_distance: float, threshold: float | None = None) -> str:
     near = f"nearest distance {nearest:.3f}" if nearest is not None else "no candidate"
     rel = (f" ({f['relative_distance']:.2f} on this store's scale: 0 = its own sentences at "
-           f"{cal.self_distance:.3f}, 1 = unrelated questions at {cal.far_distance:.3f})")
+           f"{self_distance:.3f}, 1 = unrelated questions at {far_distance:.3f})")
     low = min(mention_score, min_score)
     cut = {Verdict.ANSWERED: f">= {min_score:.2f}", Verdict.MENTIONS: f"in [{mention_score:.2f}, {min_score:.2f})",
            Verdict.REFUSED: f"< {low:.2f}"}[verdict]
@@ -158,7 +158,8 @@ def apply_calibrated_gate(query: str, hits: Sequence[Hit], texts: Mapping[int, s
     evidence = Evidence({k: round(float(v), 4) for k, v in f.items()}, score, calibration.self_distance,
                         calibration.far_distance, calibration.n_chunks, calibration.n_distinct)
     return replace(dist, kind=GateKind.CALIBRATED, why=_why(f, score, decision["verdict"], cut, mention,
-                                                             dist.nearest_distance, calibration, threshold),
+                                                             dist.nearest_distance, calibration.self_distance,
+                                                             calibration.far_distance, threshold),
                    evidence=evidence, language=language, duplicates=dups, **decision)
 
 
@@ -179,7 +180,19 @@ class CalibratedGate:
                                      min_score=knobs.min_score, mention_score=knobs.mention_score, model=self._model)
 
     def regate(self, result: GateResult, knobs: GateKnobs) -> GateResult:
-        return regate(result, knobs.threshold, knobs.max_sources, knobs.min_score)
+        """``result`` at ``knobs`` (both cuts), its ``why`` re-written at the new cuts from its evidence."""
+        r = regate(result, knobs.threshold, knobs.max_sources, knobs.min_score, knobs.mention_score)
+        ev = r.evidence
+        if ev is None or r.score is None or ev.self_distance is None or ev.far_distance is None:
+            return r
+        mention = r.min_score if r.mention_score is None else r.mention_score
+        return replace(r, why=_why(ev.features, r.score, r.verdict, r.min_score, mention, r.nearest_distance,
+                                   ev.self_distance, ev.far_distance, r.threshold))
 
     def default_min_score(self) -> float:
         return float((self._model or calibrated_model()).default_min_score)
+
+    def default_mention_score(self) -> float:
+        """The lower cut its "mentions" band starts at (the shipped model's; its ``min_score`` when it has none)."""
+        m = self._model or calibrated_model()
+        return float(m.default_mention_score if m.default_mention_score is not None else m.default_min_score)

@@ -365,19 +365,22 @@ def scored_verdict(query: str, score: float, min_score: float, mention_score: fl
 # --------------------------------------------------------------------------- re-gating
 
 
-def regate(result: GateResult, threshold: float, max_sources: int, min_score: float | None = None) -> GateResult:
-    """The same question's decision at another threshold / max sources / score cut, without searching again.
+def regate(result: GateResult, threshold: float, max_sources: int, min_score: float | None = None,
+           mention_score: float | None = None) -> GateResult:
+    """The same question's decision at another threshold / max sources / score cuts, without searching again.
 
     Re-applies the distance gate to ``result.candidates`` (identical chunks collapsed by the gate stay
     collapsed); a scored result keeps the answerability ``score`` already computed and compares it with
-    ``min_score`` (default the cut it was computed with) and its ``mention_score``. This is what lets a user
-    move the slider and watch a question flip between answered, mentions and refused. Raises ``ValueError``
-    like :func:`apply_gate`.
+    ``min_score`` and ``mention_score`` (each defaulting to the cut it was computed with). This is what lets a
+    user move the sliders and watch a question flip between answered, mentions and refused. The result's
+    ``why`` is the decided one's: the gate that re-decides rewrites it (issue 42: the app's what-if showed the
+    old cut). Raises ``ValueError`` like :func:`apply_gate`, or for a cut outside [0, 1].
     """
     dropped = {i for ids in result.duplicates.values() for i in ids}
     dist = apply_gate(result.query, [h for h in result.candidates if h.chunk_id not in dropped], threshold, max_sources)
     if result.score is None:
         return replace(dist, candidates=result.candidates, plan=result.plan)
-    cut = result.min_score if min_score is None else min_score
+    cut = result.min_score if min_score is None else check_score_cut("min_score", min_score)
+    mention = result.mention_score if mention_score is None else check_score_cut("mention_score", mention_score)
     return replace(result, threshold=threshold, max_sources=max_sources, nearest_distance=dist.nearest_distance,
-                   **scored_verdict(result.query, result.score, cut, result.mention_score, dist, result.language))
+                   **scored_verdict(result.query, result.score, cut, mention, dist, result.language))

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
+from rag.answer.asked_with import asked_with_line, changed_knobs, gate_knobs
 from rag.answer.cite import Citation
 from rag.answer.gate import GateResult
 from rag.answer.record import Answer, AnswerDict
@@ -178,16 +179,21 @@ INFERRED_NOTE = ("*(inferred): the model gave no source or a wrong one; the app 
                  "the words.*")
 
 
-def turn_markdown(n: int, t: Turn, names: Mapping[str, str] | None = None) -> str:
+def turn_markdown(n: int, t: Turn, names: Mapping[str, str] | None = None,
+                  defaults: Mapping[str, float | None] | None = None) -> str:
     """One turn as Markdown: the question (and the question searched), the answer's verdict (issue 24), the
     gate's "may not answer" notice, the key passage and the checked answer with its "(inferred)" marks (issue
-    14: what the claim check left out is listed with why) or the refusal, then its sources."""
+    14: what the claim check left out is listed with why) or the refusal, then its sources. With ``defaults``
+    (:func:`rag.answer.asked_with.default_knobs`), a turn decided at other knobs says so (issue 42)."""
     out = [f"## {n}. {lit(t.question)}"]
     if t.rewritten:
         out.append(f"*Standalone question:* {lit(t.standalone)}")
     if t.scope is not None:
         out.append(f"*Asked within {_within(t.scope, names)}.*")
     a = t.answer
+    asked = asked_with_line(changed_knobs(gate_knobs(a.gate), defaults)) if a is not None and defaults else ""
+    if asked:
+        out.append(f"*{lit(asked)}*")
     if t.error:
         out.append(f"**Error:** {lit(t.error)}")
     elif a is None:
@@ -230,9 +236,11 @@ def turn_markdown(n: int, t: Turn, names: Mapping[str, str] | None = None) -> st
 
 
 def chat_markdown(title: str, turns: Sequence[Turn], *, collection: str | None = None,
-                  exported_at: str = "", names: Mapping[str, str] | None = None) -> str:
+                  exported_at: str = "", names: Mapping[str, str] | None = None,
+                  defaults: Mapping[str, float | None] | None = None) -> str:
     """A chat as one Markdown document: a title line, then each turn (:func:`turn_markdown`; ``names`` maps
-    document ids to the names a scoped turn was asked within).
+    document ids to the names a scoped turn was asked within; ``defaults`` the knobs' defaults, to say which
+    turns were asked with others).
 
     Citations keep their numbers, locator labels (document > section, or
     ``paper.pdf, p. 5``) and fragments (``#page=N``, ``#char=S,E``) with the quoted text. Every text a
@@ -243,4 +251,4 @@ def chat_markdown(title: str, turns: Sequence[Turn], *, collection: str | None =
                                  f"exported {exported_at}" if exported_at else "") if x)
     if meta:
         head.append(f"*{meta}*")
-    return "\n\n".join(head + [turn_markdown(i, t, names) for i, t in enumerate(turns, start=1)]) + "\n"
+    return "\n\n".join(head + [turn_markdown(i, t, names, defaults) for i, t in enumerate(turns, start=1)]) + "\n"

@@ -258,6 +258,13 @@ def cross_val_probabilities(X: np.ndarray, y: np.ndarray, groups: Sequence[str],
 # --------------------------------------------------------------------------- the default gate
 
 
+def _why(f: Mapping[str, float], p: float, cut: float) -> str:
+    """The learned gate's one line of evidence: nearest distance, lexical coverage, the score against ``cut``."""
+    return (f"nearest distance {f['nearest_distance']:.3f}, lexical coverage {f['coverage']:.0%}"
+            + (f" (rarest missing term idf {f['missing_idf']:.1f})" if f.get("missing_idf") else "")
+            + f", score {p:.2f} {'<' if p < cut else '>='} cut {cut:.2f}")
+
+
 def apply_learned_gate(query: str, hits: Sequence[Hit], texts: Mapping[int, str], stats: TermStats,
                        threshold: float = 0.675, max_sources: int = 4, min_score: float | None = None,
                        model: GateModel | None = None) -> GateResult:
@@ -279,10 +286,7 @@ def apply_learned_gate(query: str, hits: Sequence[Hit], texts: Mapping[int, str]
     cut = check_score_cut("min_score", model.default_min_score if min_score is None else min_score)
     f = gate_features(query, hits, texts, stats, top=max_sources)
     p = float(model.probability(f)) if hits else 0.0
-    why = (f"nearest distance {f['nearest_distance']:.3f}, lexical coverage {f['coverage']:.0%}"
-           + (f" (rarest missing term idf {f['missing_idf']:.1f})" if f["missing_idf"] else "")
-           + f", score {p:.2f} {'<' if p < cut else '>='} cut {cut:.2f}")
-    return replace(dist, kind=GateKind.LEARNED, why=why, evidence=Evidence(f, p),
+    return replace(dist, kind=GateKind.LEARNED, why=_why(f, p, cut), evidence=Evidence(f, p),
                    **scored_verdict(query, p, cut, None, dist))
 
 
@@ -301,7 +305,11 @@ class LearnedGate:
                                   knobs.min_score, self._model)
 
     def regate(self, result: GateResult, knobs: GateKnobs) -> GateResult:
-        return regate(result, knobs.threshold, knobs.max_sources, knobs.min_score)
+        """``result`` at ``knobs``, its ``why`` re-written at the new cut (issue 42: it named the old one)."""
+        r = regate(result, knobs.threshold, knobs.max_sources, knobs.min_score)
+        if r.evidence is None or r.score is None or r.min_score is None:
+            return r
+        return replace(r, why=_why(r.evidence.features, r.score, r.min_score))
 
     def default_min_score(self) -> float:
         return float((self._model or default_model()).default_min_score)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from rag.answer.asked_with import default_knobs
 from rag.answer.followup import rewrite_generator
 from rag.answer.history import Turn, chat_markdown
 from rag.cli import common
@@ -138,7 +139,8 @@ def chats_export_cmd(store_dir: str | None, collection: str | None, chat_id: int
     turns = _turns(store, chat_id)
     name = collection or get_settings().collection or None
     md = chat_markdown(store.chats.get(chat_id).title, turns, collection=name,
-                       exported_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                       exported_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                       defaults=default_knobs(get_settings()))
     if output == "-":
         click.echo(md, nl=False)
         return

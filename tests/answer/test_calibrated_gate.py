@@ -119,3 +119,23 @@ def test_the_shipped_model_reads_the_calibrated_features():
     assert set(m.features) <= set(CALIBRATED_FEATURES)
     assert m.default_mention_score is not None and 0.0 <= m.default_mention_score <= m.default_min_score <= 1.0
     assert "loco" in m.info
+
+
+def test_regate_takes_both_cuts_and_rewrites_why_at_them():
+    """Issue 42: the app's what-if said "answered" and "score 0.05 < 0.27" in one box at cut 0: ``why`` kept
+    the cut the gate first decided with. Re-decided by the gate, it names the cuts it was re-decided at."""
+    from rag.answer.calibrated_gate import CalibratedGate
+    from rag.answer.gate import GateKnobs
+
+    g = apply_calibrated_gate("When are parking permits renewed?", [hit(1, 1, 0.6)], TEXTS, CONTENTS, STATS, CAL,
+                              model=distance_model(), question_lang=None)
+    assert g.verdict == "refused" and g.score < 0.3 and "< 0.30" in g.why
+    gate = CalibratedGate(distance_model())
+    at0 = gate.regate(g, GateKnobs(0.675, 4, 0.0, 0.0))
+    assert at0.verdict == "answered" and f"score {g.score:.2f} >= 0.00" in at0.why and "< 0.30" not in at0.why
+    band = gate.regate(g, GateKnobs(0.675, 4, 0.6, round(g.score - 0.01, 2)))
+    assert band.verdict == "mentions" and band.mention_score == round(g.score - 0.01, 2)
+    assert f"in [{band.mention_score:.2f}, 0.60)" in band.why
+    assert gate.default_mention_score() == 0.3
+    with pytest.raises(ValueError, match="mention_score"):
+        regate(g, 0.675, 4, mention_score=1.5)
