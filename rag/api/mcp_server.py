@@ -24,6 +24,7 @@ import time
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.types import Resource as MCPResource
 
 from rag.api import turns
@@ -51,14 +52,15 @@ def _wait_ready(service: ApiService) -> None:
         time.sleep(0.2)
 
 
-def _call(fn: Any, *args: Any) -> Any:
-    """Run ``fn``; an API or domain error becomes a ``ValueError`` with its message (the SDK's tool error)."""
+def _call(fn: Any, *args: Any, error: type[Exception] = ToolError) -> Any:
+    """Run ``fn``; an API or domain error becomes the SDK's ``error`` (a tool's ``is_error`` result with the
+    message, for the assistant to read; any other exception is a crash, whose text the SDK withholds)."""
     try:
         return fn(*args)
     except ApiError as e:
-        raise ValueError(f"{e.code} ({e.status}): {e.message}") from e
+        raise error(f"{e.code} ({e.status}): {e.message}") from e
     except RagError as e:
-        raise ValueError(str(e)) from e
+        raise error(str(e)) from e
 
 
 def compact_answer(record: dict[str, Any]) -> dict[str, Any]:
@@ -107,9 +109,9 @@ def build_mcp(service: ApiService, *, app_url: str) -> DocumentsServer:
     def search_documents(query: str, k: int = 8, mode: str = "hybrid", documents: list[str] | None = None,
                          collection: str | None = None) -> dict[str, Any]:
         if mode not in {m.value for m in RetrievalMode}:
-            raise ValueError(f"unknown mode {mode!r}; allowed: {', '.join(m.value for m in RetrievalMode)}")
+            raise ToolError(f"unknown mode {mode!r}; allowed: {', '.join(m.value for m in RetrievalMode)}")
         if not 1 <= k <= 50:
-            raise ValueError("k must be between 1 and 50")
+            raise ToolError("k must be between 1 and 50")
         _wait_ready(service)
 
         def run() -> dict[str, Any]:
@@ -128,7 +130,7 @@ def build_mcp(service: ApiService, *, app_url: str) -> DocumentsServer:
     def ask(question: str, documents: list[str] | None = None, collection: str | None = None,
             history: list[str] | None = None) -> dict[str, Any]:
         if not question.strip():
-            raise ValueError("the question is empty")
+            raise ToolError("the question is empty")
         _wait_ready(service)
         q = turns.Question(question, collection, documents, tuple(history or ()))
         return compact_answer(_call(turns.answer, service, q))
@@ -166,7 +168,7 @@ def build_mcp(service: ApiService, *, app_url: str) -> DocumentsServer:
                 raise not_found("ready document", doc_id)
             return store.canonical_text(doc.id)
 
-        return _call(run)
+        return _call(run, error=ResourceNotFoundError)
 
     return mcp
 

@@ -108,8 +108,9 @@ def turn_json(turn: Any, answer: Answer, chat_id: int | None) -> dict[str, Any]:
     a history, ``scope`` with documents, ``chat_id`` when saved) with ``format`` first and ``confidence``
     (the gate's score, P(the sources answer the question), ``None`` for the distance gate)."""
     d: dict[str, Any] = {"format": ANSWER_FORMAT, **answer.to_json()}
+    fu = turn.followup
     if turn.previous:
-        d["followup"] = {"question": turn.question, "standalone": turn.standalone, "method": turn.method or None}
+        d["followup"] = {"question": fu.question, "standalone": fu.standalone, "method": fu.method or None}
     if turn.scope is not None:
         d["scope"] = list(turn.scope)
     if chat_id is not None:

@@ -83,7 +83,7 @@ class _Turn(threading.Thread):
 
     def _answer(self) -> None:
         conv, turn = open_turn(self.service, self.q)
-        self.emit("sources", {"query": turn.question, "standalone": turn.standalone,
+        self.emit("sources", {"query": turn.followup.question, "standalone": turn.followup.standalone,
                               "gate_verdict": str(turn.gate.verdict), "notice": turn.gate.notice,
                               "citations": [] if turn.gate.refused else
                               [c for c in turn_citations(turn)]})
