@@ -99,11 +99,6 @@ class Settings(BaseSettings):
                           "language by the local model before the search (searched, gated and answered as "
                           "translated, and said so; German/French course questions R@4 0.550 -> 0.875). Off: "
                           "searched as asked, and the gate says the languages differ.")
-    model_rerank: bool = Field(
-        False, description="Issue 27: when the gate passed a question that BM25 covered little, the local model "
-                           "re-ranks the gate's first 8 candidates in one listwise pass (rag/answer/rerank.py) and "
-                           "the sources are its first ones; the verdict stays the gate's. Off by default: it did not "
-                           "win on both dev corpora (docs/evaluation.md).")
     rrf_k: int = Field(60, ge=1, le=1000, description="Reciprocal rank fusion constant (design stage 5).")
     bm25_k1: float = Field(1.2, ge=0.0, le=10.0, description="BM25 term-frequency saturation.")
     bm25_b: float = Field(0.75, ge=0.0, le=1.0, description="BM25 length normalisation.")
@@ -117,27 +112,6 @@ class Settings(BaseSettings):
                     "160 (2026-12-02, docs/answers.md 'How much of the sources the model reads'): the 0.5B's shown "
                     "answer right 66 against 59 of 108 dev questions (+8 / -1, p = 0.039), confident wrong 0 "
                     "against 3, first word 0.7 s later p50 (2.3 -> 3.0 s; 0.6-1.1 s per corpus and wording).",
-    )
-    reask: bool = Field(
-        False,
-        description="Ask the model once more, told to quote the source sentence that answers, when its first answer "
-                    "has no claim that passes the claim check (issue 14); the key passage stands otherwise.",
-    )
-    evidence_selector: Literal["lexical", "model"] = Field(
-        "lexical",
-        description="How the key passage (and so the sentence the model surely reads) is chosen: 'lexical' (the "
-                    "question's IDF-weighted terms, about 1 ms) or 'model' (the local model re-ranks the best "
-                    "sentences in one listwise pass before it answers, rag/answer/evidence.py; issue 24).",
-    )
-    selector_weight: float = Field(
-        0.5, ge=0.0, le=10.0,
-        description="With evidence_selector 'model': weight of the model's share beside the lexical score.",
-    )
-    answer_style: Literal["claims", "quote"] = Field(
-        "claims",
-        description="'claims': the model answers in cited sentences, each checked (issue 14); 'quote': it first "
-                    "copies the sentence that answers, then a short answer that must be a span of it "
-                    "(rag/answer/quote_answer.py; issue 24).",
     )
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")

@@ -452,7 +452,8 @@ class QueryPlan:
     ``None`` when the question was searched as asked; ``translated_from`` the
     question's ISO 639-1 code when ``rewritten`` is its translation into the
     documents' language (issue 27, :mod:`rag.answer.translate`); ``reranked``
-    whether the local model re-ranked the sources (issue 27, :mod:`rag.answer.rerank`).
+    whether the local model re-ranked the sources (issue 27; the re-rank was measured, not kept and removed in
+    issue 36: always false).
     """
 
     query: str

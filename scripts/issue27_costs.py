@@ -3,7 +3,7 @@
 Item 2 (FIRST-style listwise re-rank: one prompt holding the question and the top candidates, each as its best
 two units, read at the first generated token) and item 3 (doc2query: the model writes questions for a chunk at
 indexing time). This script builds the prompts from a real store and times the 0.5B GGUF on 2 threads; it is not
-the re-ranker itself (``rag/answer/listwise.py``, issue 24, builds that primitive).
+the re-ranker itself (``rag/answer/listwise.py`` of issue 24, removed in issue 36; see a0f7dcb).
 
     PYTHONPATH=. nice -n 10 .venv/bin/python scripts/issue27_costs.py STORE QUESTIONS [--n 8] [--time 3] [--d2q 4]
 """

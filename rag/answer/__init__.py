@@ -14,9 +14,7 @@
 * :mod:`rag.answer.clean` - the model's text cleaned before anyone sees it; :mod:`rag.answer.attribute` - the
   server's checks of what the model wrote, :mod:`rag.answer.claims` - what a sentence claims and the source
   statement that makes the same claim; :mod:`rag.answer.roles` - which units of a source may answer (body
-  text); :mod:`rag.answer.listwise` - the local model as a listwise selector, :mod:`rag.answer.evidence` - it
-  choosing the key passage's evidence, :mod:`rag.answer.quote_answer` - quote-then-answer;
-  :mod:`rag.answer.verdict` - the one verdict a user reads (issue 24);
+  text); :mod:`rag.answer.verdict` - the one verdict a user reads (issue 24);
 * :mod:`rag.answer.pipeline` - retrieve -> gate -> (refuse | generate) -> check;
 * :mod:`rag.answer.record` - the :class:`~rag.answer.record.Answer` of one question and its one JSON form;
 * :mod:`rag.answer.followup` - a follow-up question made standalone before retrieval (issue 16);
@@ -26,8 +24,7 @@
 * :mod:`rag.answer.overview` - what's in a document: its sections and a summary made of its own sentences
   (issue 29); :mod:`rag.answer.suggest` - questions the documents answer, each tested with the gate;
 * :mod:`rag.answer.translate` - a question in another language than the documents', translated by the local model
-  before the search (issue 27); :mod:`rag.answer.rerank` - the local model re-ranking the gate's candidates (off
-  by default, issue 27); :mod:`rag.answer.waits` - this machine's measured first-word times (issue 42).
+  before the search (issue 27); :mod:`rag.answer.waits` - this machine's measured first-word times (issue 42).
 
 Nothing here opens a document's original bytes: page maps and locator parts come from the store
 (:meth:`rag.store.store.Store.page_map`); the viewer's rendering is :mod:`ui.view`, the language detector

@@ -35,16 +35,12 @@ from rag.answer.attribute import (
 )
 from rag.answer.calibrated_gate import store_calibration
 from rag.answer.cite import Citation, citations, format_sources_for_prompt
-from rag.answer.evidence import Selection, select_key_passage
 from rag.answer.excerpt import citation_views, prompt_excerpts
 from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gates import StoreContext, gate_for
 from rag.answer.generate import get_default_generator
 from rag.answer.key_passage import KeyPassage, key_passage
-from rag.answer.listwise import selector_generator
-from rag.answer.quote_answer import quote_generator, quote_result
 from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
-from rag.answer.rerank import model_rerank, should_rerank
 from rag.answer.roles import SUPPORTING
 from rag.answer.translate import Translation, translate_question, translation_generator
 from rag.settings import Settings
@@ -53,10 +49,6 @@ from rag.types import QueryPlan
 
 if TYPE_CHECKING:
     from rag.store.store import Store
-
-#: Said to the model when its first answer had no claim that passed the claim check (``settings.reask``).
-REASK_HINT = "Answer by copying the sentence of the sources that answers the question, then its [n]."
-
 
 def source_headers(sources: Sequence[Citation]) -> list[str]:
     """The heading lines the model saw (``[n] heading``, :func:`rag.answer.cite.prompt_heading`), with and without
@@ -116,9 +108,8 @@ class AnswerStream:
     (``rag.answer.cite.citations``). If the gate refused, iteration yields nothing
     and ``answer`` is the refusal; ``get_generator`` is never called. Otherwise
     ``key_passage`` (:mod:`rag.answer.key_passage`) is ready as soon as the stream is made, before the model
-    is looked up: show it first. With ``settings.reask`` (issue 14) a first answer with no claim that
-    passes the check is asked once more, told to quote the source sentence that answers (only the
-    second answer is checked and kept; its pieces follow a blank line). Raises
+    is looked up: show it first. The model answers once, in claims the server checks (re-asking, quote-then-answer
+    and the model choosing the evidence were measured and not kept: docs/answers.md names the commits). Raises
     :class:`rag.errors.ModelError` (from ``get_generator``) when the model is missing or broken.
     """
 
@@ -142,31 +133,16 @@ class AnswerStream:
         self.term_stats = term_stats
         self.excerpts: list[Any] = []
         self.key_passage: KeyPassage | None = None
-        self.selection: Selection | None = None
-        self.select_ms = 0.0
         if gate.refused:
             self.answer: Answer | None = refused_answer(gate, retrieval_ms)
         else:
             self.answer = None
             self.key_passage = key_passage(gate.query, self.cites, term_stats)
 
-    def _select(self) -> None:
-        """``settings.evidence_selector == "model"`` (issue 24, item 3a): the model re-ranks the key passage's
-        candidates in one listwise pass (:func:`rag.answer.evidence.select_key_passage`) before it answers; the
-        pass counts in the first-token time."""
-        if self.settings.evidence_selector != "model":
-            return
-        t0 = time.perf_counter()
-        self.key_passage, self.selection = select_key_passage(
-            self.gate.query, self.cites, self.term_stats, selector_generator(self.settings),
-            weight=self.settings.selector_weight)
-        self.select_ms = (time.perf_counter() - t0) * 1000.0
-
-    def _attempt(self, gen: Any, hint: str | None) -> Iterator[str]:
+    def _attempt(self, gen: Any) -> Iterator[str]:
         """One generation over the excerpts; yields cleaned pieces; sets ``self.answer`` to the checked result."""
-        t0 = time.perf_counter() - self.select_ms / 1000.0
-        prompt = gen.fit(self.gate.query, self.prompt_sources(gen.count_tokens), self.settings.max_answer_tokens,
-                         hint=hint)
+        t0 = time.perf_counter()
+        prompt = gen.fit(self.gate.query, self.prompt_sources(gen.count_tokens), self.settings.max_answer_tokens)
         prep_ms = (time.perf_counter() - t0) * 1000.0
         seen = [c for c in self.cites if c.index in {s.index for s in prompt.sources}]
         filt = CitationStreamFilter((c.index for c in seen), source_headers(seen))
@@ -178,41 +154,22 @@ class AnswerStream:
         tail = filt.finish()
         if tail:
             yield tail
-        key = self.key_passage
-        if self.settings.answer_style == "quote":
-            text, invalid, links = filt.shown, 0, 0
-            views = [v for v, _ in citation_views(seen, keep=SUPPORTING)]
-            sentences, key = quote_result(stream.text, seen, views, key)
-        else:
-            text, invalid, links, sentences = check_answer(stream.text, seen, self.embedder, self.gate.query)
+        text, invalid, links, sentences = check_answer(stream.text, seen, self.embedder, self.gate.query)
         self.answer = Answer(
-            query=self.gate.query, gate=self.gate, text=text, citations=seen, sentences=sentences, invalid_citations_removed=invalid,
-            links_removed=links, model=gen.name, retrieval_ms=self.retrieval_ms,
-            ttft_ms=None if stream.ttft_ms is None else stream.ttft_ms + prep_ms, generation_ms=(stream.generation_ms or 0.0) + prep_ms,
-            tokens=stream.tokens,
+            query=self.gate.query, gate=self.gate, text=text, citations=tuple(seen), sentences=tuple(sentences),
+            invalid_citations_removed=invalid, links_removed=links, model=gen.name, retrieval_ms=self.retrieval_ms,
+            ttft_ms=None if stream.ttft_ms is None else stream.ttft_ms + prep_ms,
+            generation_ms=(stream.generation_ms or 0.0) + prep_ms, tokens=stream.tokens,
             dropped_sources=prompt.dropped, raw_text=stream.text,
             read_spans={c.index: e.spans for c, e in zip(self.cites, self.excerpts)
                         if not e.whole and c.index in {x.index for x in seen}},
-            key_passage=key,
+            key_passage=self.key_passage,
         )
 
     def __iter__(self) -> Iterator[str]:
         if self.gate.refused:
             return
-        gen = (self._get_generator or get_default_generator)(self.settings)
-        if self.settings.answer_style == "quote":
-            gen = quote_generator(self.settings)
-        self._select()
-        yield from self._attempt(gen, None)
-        first = self.answer
-        if not self.settings.reask or first.judged.passed or first.judged.declined:
-            return
-        yield "\n\n"
-        yield from self._attempt(gen, REASK_HINT)
-        second = self.answer
-        self.answer = replace(second, reasked=True, first_text=first.text, ttft_ms=first.ttft_ms,
-                              generation_ms=(first.generation_ms or 0.0) + (second.generation_ms or 0.0),
-                              tokens=second.tokens + first.tokens)
+        yield from self._attempt((self._get_generator or get_default_generator)(self.settings))
 
     def prompt_sources(self, count: Callable[[str], int]) -> list[Citation]:
         """The citations as the model reads them: each ``quote`` replaced by its excerpt (:mod:`rag.answer.excerpt`):
@@ -288,22 +245,16 @@ def searched_as(store: Store, query: str, settings: Settings,
 
 def gated_sources(store: Store, query: str, settings: Settings | None = None,
                   doc_ids: Sequence[str] | None = None, *,
-                  get_translator: Callable[[], Any] | None = None,
-                  get_selector: Callable[[], Any] | None = None) -> tuple[GateResult, list[Citation], float]:
+                  get_translator: Callable[[], Any] | None = None) -> tuple[GateResult, list[Citation], float]:
     """:func:`search_and_gate` with every knob from ``settings`` (default the store's), then the numbered
     citations of what it kept (:func:`rag.answer.cite.citations`); returns ``(gate, citations, ms)``, ``ms``
     covering the translation (:func:`searched_as`), embedding, both legs, fusion, the gate and the citation
     lookup. A translated question is searched, gated and answered as translated: ``gate.query`` is the
-    translation, ``gate.plan`` keeps the question as asked with ``rewritten`` and ``translated_from``. With
-    ``settings.model_rerank`` a question the gate passed and BM25 covered little has its sources chosen by the
-    local model (:mod:`rag.answer.rerank`, ``get_selector()`` default the listwise selector; the verdict stays the
-    gate's)."""
+    translation, ``gate.plan`` keeps the question as asked with ``rewritten`` and ``translated_from``."""
     s = settings or store.settings
     t0 = time.perf_counter()
     tr = searched_as(store, query, s, get_translator)
     gate = search_and_gate(store, tr.query, doc_ids=doc_ids, settings=s)
-    if s.model_rerank and should_rerank(gate):
-        gate, _ = model_rerank(store, gate, get_selector=get_selector or (lambda: selector_generator(s)))
     if tr.translated:
         plan = gate.plan or QueryPlan(tr.query)
         gate = replace(gate, plan=replace(plan, query=query, rewritten=tr.query, translated_from=tr.source_language))
@@ -323,7 +274,7 @@ def ask(
 
     Every knob comes from the one ``settings`` (default the store's): the gate's (``gate``, ``threshold``,
     ``max_sources``, ``min_score``, ``mention_score``, ``candidates_k``) as well as the model's
-    (``model_file``, ``source_tokens``, ``reask``, ...). ``doc_ids`` restricts retrieval and the gate to those
+    (``model_file``, ``source_tokens``, ``max_answer_tokens``, ...). ``doc_ids`` restricts retrieval and the gate to those
     documents (see :func:`search_and_gate`). A whole chat turn (follow-up, save) is
     :meth:`rag.answer.conversation.Conversation.ask`.
 

@@ -110,7 +110,6 @@ class Answer:
     source number the ``(start, end)`` character ranges of its quote the model read, for sources it read only
     in part (:mod:`rag.answer.excerpt`; absent = read whole); ``key_passage`` the verbatim sentence(s) of the
     sources that best answer the question (:mod:`rag.answer.key_passage`), shown before the model writes;
-    ``reasked`` / ``first_text`` whether the model was asked a second time and its first answer;
     ``saved_verdict`` the ``(verdict, reason)`` a saved answer was shown with (kept, not re-judged).
 
     ``judged`` (:class:`rag.answer.verdict.Judged`) is computed once, when the answer is made (``replace``
@@ -133,8 +132,6 @@ class Answer:
     raw_text: str | None = None
     read_spans: Mapping[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     key_passage: KeyPassage | None = None
-    reasked: bool = False
-    first_text: str | None = None
     saved_verdict: tuple[AnswerVerdict, str] | None = None
     judged: Judged = field(init=False, repr=False, compare=False)
 
@@ -198,7 +195,7 @@ class Answer:
         ``answer_from`` ``model`` / ``key_passage`` / ``none``; ``answer_sentences`` every sentence with its
         ``verdict`` and ``reason``; ``key_passage`` whenever the gate passed. ``full`` adds what
         :meth:`from_json` needs to rebuild this :class:`Answer`: ``format`` (:data:`ANSWER_FORMAT`),
-        ``raw_text``, ``first_text``, ``links_removed``, ``dropped_sources``, ``retrieval_ms`` and
+        ``raw_text``, ``first_text`` (always ``None`` and ``reasked`` always false since the re-ask was removed), ``links_removed``, ``dropped_sources``, ``retrieval_ms`` and
         ``nearest_distance`` always, and every claim-check flag in ``answer_sentences``. Times in ms, rounded
         to 0.1; distances and scores to 4 places.
         """
@@ -228,10 +225,10 @@ class Answer:
                 model_answer=self.text,
                 answer_from=str(j.answer_from),
                 note=j.note,
-                reasked=self.reasked,
+                reasked=False,  # the re-ask was measured and not kept (docs/answers.md); the key stays for readers
             )
         if full:
-            d.update(format=ANSWER_FORMAT, raw_text=self.raw_text, first_text=self.first_text,
+            d.update(format=ANSWER_FORMAT, raw_text=self.raw_text, first_text=None,
                      links_removed=self.links_removed, dropped_sources=list(self.dropped_sources),
                      retrieval_ms=_r(self.retrieval_ms), nearest_distance=self.nearest_distance)
         return d
@@ -262,8 +259,7 @@ class Answer:
             tokens=int(d.get("tokens") or 0), dropped_sources=tuple(d.get("dropped_sources") or ()),
             raw_text=d["raw_text"] if "raw_text" in d else d.get("raw"),
             read_spans={int(n): tuple(tuple(sp) for sp in spans) for n, spans in (d.get("read_spans") or {}).items()},
-            key_passage=KeyPassage.from_json(d.get("key_passage")), reasked=bool(d.get("reasked")),
-            first_text=d["first_text"] if "first_text" in d else d.get("first_raw"), saved_verdict=saved,
+            key_passage=KeyPassage.from_json(d.get("key_passage")), saved_verdict=saved,
         )
 
 

@@ -71,8 +71,6 @@ def _notes(a: Answer) -> list[str]:
             notes.append(f"sentence {i} cites {list(s.cited)}, which does not hold it; [{s.supported_by[0]}] does (shown)")
         elif s.inferred:
             notes.append(f"sentence {i} had no citation; [{s.supported_by[0]}] supports it (inferred, shown)")
-    if a.reasked:
-        notes.append("the first answer failed the claim check; the model was asked once more")
     if a.dropped_sources:
         notes.append(f"source(s) {list(a.dropped_sources)} left out of the prompt for lack of context")
     return notes
@@ -154,14 +152,12 @@ def checked_lines(a: Answer) -> list[str]:
 @click.option("--rewrite", type=click.Choice([m.value for m in RewriteMethod]), default=RewriteMethod.KEYWORDS.value,
               show_default=True, help="How a follow-up becomes standalone: keywords (the previous question's rarest "
                                       "words), context (the whole previous question), model (the GGUF), off.")
-@click.option("--reask/--no-reask", default=None,
-              help="Ask the model once more when its first answer fails the claim check (default: settings reask).")
 @click.option("--no-generate", is_flag=True, help="Only retrieve, gate and pick the key passage; no model is loaded.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the contract of issues 4, 5 and 14).")
 def ask_cmd(question: str, store_dir: str | None, collection: str | None, threshold: float | None,
             max_sources: int | None, model: str | None, gate: str | None, min_score: float | None,
             mention_score: float | None, source_tokens: int | None, doc_ids: tuple[str, ...],
-            history_file: str | None, chat: str | None, rewrite: str, reask: bool | None, no_generate: bool,
+            history_file: str | None, chat: str | None, rewrite: str, no_generate: bool,
             as_json: bool) -> None:
     """Answer QUESTION from the store with [n] citations, or refuse without calling the model.
 
@@ -171,7 +167,7 @@ def ask_cmd(question: str, store_dir: str | None, collection: str | None, thresh
     no claim passes the key passage stands as the answer.
     """
     s = _settings(store_dir, threshold, max_sources, model, collection, gate=gate, min_score=min_score,
-                  mention_score=mention_score, source_tokens=source_tokens, reask=reask)
+                  mention_score=mention_score, source_tokens=source_tokens)
     history = _history(history_file)
     store = _open_store(s)
     scope = resolve_docs(store, doc_ids)

@@ -54,7 +54,6 @@ def _store_dir(corpus_name: str, questions: Path | None) -> Path:
 @click.option("--limit", type=int, default=None, help="Only the first N questions (and N OOD queries).")
 @click.option("--no-ood", is_flag=True, help="Skip the out-of-domain queries.")
 @click.option("--no-generate", is_flag=True, help="Score the key passage alone: no model is loaded.")
-@click.option("--reask/--no-reask", default=None, help="Re-ask once after a failed claim check (default: settings).")
 @click.option("--max-answer-tokens", "--max-tokens", "max_answer_tokens", type=click.IntRange(16, 4096), default=None,
               help="Generation cap, tokens (default settings max_answer_tokens).")
 @click.option("--source-tokens", type=click.IntRange(0, 8192), default=None,
@@ -64,23 +63,14 @@ def _store_dir(corpus_name: str, questions: Path | None) -> Path:
               help="Do not generate: re-run today's claim check and key passage on answers saved by --json-out.")
 @click.option("--compare", "compare_with", type=click.Path(exists=True, dir_okay=False), default=None,
               help="With --rescore A: pair A with this saved run B (sign tests per corpus and wording, first token).")
-@click.option("--selector", type=click.Choice(["lexical", "model"]), default=None,
-              help="How the key passage is chosen (settings evidence_selector; issue 24, item 3a).")
-@click.option("--selector-weight", type=click.FloatRange(0.0, 10.0), default=None,
-              help="Weight of the model's share beside the lexical score (settings selector_weight).")
-@click.option("--answer-style", type=click.Choice(["claims", "quote"]), default=None,
-              help="claims: cited sentences, each checked; quote: copy the answering sentence, then a short span "
-                   "of it (settings answer_style; issue 24, item 3b).")
 def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood: Path | None, keys: Path | None,
                       docs: Path | None, store_dir: Path | None, shared: Path | None, models: tuple[str, ...],
-                      wording: str, limit: int | None, no_ood: bool, no_generate: bool, reask: bool | None,
+                      wording: str, limit: int | None, no_ood: bool, no_generate: bool,
                       max_answer_tokens: int | None, source_tokens: int | None, json_out: str | None,
-                      rescore: str | None, compare_with: str | None, selector: str | None,
-                      selector_weight: float | None, answer_style: str | None) -> None:
+                      rescore: str | None, compare_with: str | None) -> None:
     """Answer correctness against the answer keys per wording, each verdict's share of right answers and the
     confident wrong answers, for each model (issues 14, 24)."""
     click.echo(header("bench answers"))
-    knobs = dict(evidence_selector=selector, selector_weight=selector_weight, answer_style=answer_style)
     if questions is not None:
         sets = [(questions.stem, questions, ood, docs)]
     else:
@@ -108,8 +98,7 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
     runs = []
     for name, qpath, opath, ddir in sets:
         sd = store_dir or _store_dir(name, questions)
-        base = get_settings(store=sd, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens, reask=reask,
-                            **knobs)
+        base = get_settings(store=sd, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens)
         files = sorted(p for p in ddir.iterdir() if p.suffix.lower() in (".md", ".txt", ".pdf")) if ddir else []
         store = ensure_corpus_store(sd, files, base, lambda x: click.echo(x, err=True))
         qs = expand_queries(load_questions(qpath)[:limit])
@@ -119,8 +108,7 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
         oods = load_ood(opath)[:limit] if opath and not no_ood else []
         click.echo(f"{name}: {len(qs)} queries, {len(oods)} out-of-domain, {len(ak)} answer keys; threshold "
                    f"{base.threshold}, max_sources {base.max_sources}, source_tokens {base.source_tokens}, "
-                   f"max_answer_tokens {base.max_answer_tokens}, reask {base.reask}, threads {base.threads}, "
-                   f"selector {base.evidence_selector} (weight {base.selector_weight}), answer style {base.answer_style}")
+                   f"max_answer_tokens {base.max_answer_tokens}, threads {base.threads}")
         if no_generate:
             rows = run_queries(store, base, qs, oods, ak, False, lambda x: click.echo(x, err=True))
             runs.append((f"{name}, key passage only", rows, False))
@@ -129,8 +117,7 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
         if not chosen:
             raise ModelError(f"no generator in {base.models_dir}; run: make models")
         for m in chosen:
-            s = _settings(str(sd), None, None, m, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens,
-                          reask=reask, **knobs)
+            s = _settings(str(sd), None, None, m, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens)
             t0 = time.perf_counter()
             get_default_generator(s)
             click.echo(f"\n== {name} / {m} (loaded in {(time.perf_counter() - t0) * 1000:.0f} ms)", err=True)

@@ -132,13 +132,9 @@ def run_queries(store: Any, s: Any, queries: Sequence[EvalQuery], ood: Sequence[
         if generate:
             a = stream.run()
         else:
-            if not stream.gate.refused:
-                stream._select()  # --no-generate with the model as selector: the selector pass alone
             a = Answer(query=text, gate=stream.gate, citations=tuple(stream.cites), retrieval_ms=stream.retrieval_ms,
                        key_passage=stream.key_passage)
         row = Row(key, wording, text, needle, ak, a)
-        if stream.selection is not None:
-            row.extra["selection"] = stream.selection.to_json()
         rows.append(row)
         shown = "REFUSED" if a.refused else (a.judged.text if generate else (a.key_passage.text if a.key_passage else ""))
         mark = "" if ak is None else (" ok" if (row.shown_correct if generate else row.kp_correct) else " --")
@@ -182,7 +178,6 @@ def summary(rows: Sequence[Row], generate: bool) -> list[tuple[str, str]]:
         ("shown answer = model's checked claims", _f(sum(r.a.judged.answer_from == AnswerFrom.MODEL for r in ans), len(ans))),
         ("shown answer = key passage (model empty/declined/failed/off it)", _f(sum(r.a.judged.answer_from == AnswerFrom.KEY_PASSAGE for r in ans), len(ans))),
         ("model declined", _f(sum(r.a.judged.declined for r in ans), len(ans))),
-        ("re-asked after a failed check", _f(sum(r.a.reasked for r in ans), len(ans))),
         ("answers where the model wrote an echo/tautology", _f(sum(r.model_echoes for r in ans), len(ans))),
         ("echo/tautology shown as a cited claim", _f(sum(r.echo_shown_cited for r in ans), len(ans))),
         ("sentences unsupported / echo+dangling / removed",
