@@ -75,6 +75,21 @@ class TurnStream(AnswerStream):
         self.scope = tuple(scope) if scope is not None else None
         self.turn: Turn | None = None
 
+    @property
+    def question(self) -> str:
+        """The question as typed (``followup.question``)."""
+        return self.followup.question
+
+    @property
+    def standalone(self) -> str:
+        """The question as searched (``followup.standalone``)."""
+        return self.followup.standalone
+
+    @property
+    def method(self) -> str:
+        """The follow-up rewrite that made it standalone (``followup.method``; ``""``: none)."""
+        return self.followup.method
+
     @cached_property
     def candidates(self) -> tuple[Candidate, ...]:
         """Every hit the gate saw, in fused order, with its cosine distance and locator label."""
