@@ -100,3 +100,59 @@ def ref(kind: str, note_id: int) -> str:
 def strip_ns(xml: str) -> str:
     """Collapse whitespace between tags (readable literals in tests)."""
     return re.sub(r">\s+<", "><", xml.strip())
+
+
+DGM_NS = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
+A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
+DIAGRAM_DATA_TYPE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/diagramData"
+DIAGRAM_DATA_CT = "application/vnd.openxmlformats-officedocument.drawingml.diagramData+xml"
+
+
+def smartart_data(tree: list[tuple[str, list[str]]]) -> str:
+    """A SmartArt data part (``dgm:dataModel``): top-level nodes with children, listed in the point list in
+    reverse (so only the connections give the reading order), with a transition point carrying junk text."""
+    pts = ['<dgm:pt modelId="doc" type="doc"><dgm:prSet/><dgm:spPr/><dgm:t><a:bodyPr/><a:p/></dgm:t></dgm:pt>']
+    cxns = []
+    for i, (top, kids) in enumerate(tree):
+        cxns.append(f'<dgm:cxn modelId="c{i}" srcId="doc" destId="n{i}" srcOrd="{i}" destOrd="0"/>')
+        pts.append(f'<dgm:pt modelId="n{i}"><dgm:t><a:bodyPr/><a:p><a:r><a:t>{top}</a:t></a:r></a:p></dgm:t></dgm:pt>')
+        for j, kid in enumerate(kids):
+            cxns.append(f'<dgm:cxn modelId="c{i}_{j}" srcId="n{i}" destId="n{i}_{j}" srcOrd="{j}" destOrd="0"/>')
+            pts.append(f'<dgm:pt modelId="n{i}_{j}"><dgm:t><a:bodyPr/><a:p><a:r><a:t>{kid}</a:t></a:r></a:p></dgm:t>'
+                       "</dgm:pt>")
+    pts.append('<dgm:pt modelId="t1" type="parTrans"><dgm:t><a:bodyPr/><a:p><a:r><a:t>TRANSITION</a:t></a:r></a:p>'
+               "</dgm:t></dgm:pt>")
+    body = "".join([pts[0]] + pts[:0:-1])
+    return (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><dgm:dataModel xmlns:dgm="{DGM_NS}" '
+            f'xmlns:a="{A_NS}"><dgm:ptLst>{body}</dgm:ptLst><dgm:cxnLst>{"".join(cxns)}</dgm:cxnLst></dgm:dataModel>')
+
+
+def smartart_frame(rid: str, shape_id: int = 99, top: int = 2000000) -> str:
+    """A slide's ``p:graphicFrame`` that shows the diagram whose data part is relationship ``rid``."""
+    return (f'<p:graphicFrame xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" xmlns:a="{A_NS}" '
+            f'xmlns:r="{R_NS}"><p:nvGraphicFramePr><p:cNvPr id="{shape_id}" name="Diagram"/><p:cNvGraphicFramePr/>'
+            f'<p:nvPr/></p:nvGraphicFramePr><p:xfrm><a:off x="500000" y="{top}"/><a:ext cx="8000000" cy="3000000"/>'
+            f'</p:xfrm><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram">'
+            f'<dgm:relIds xmlns:dgm="{DGM_NS}" r:dm="{rid}" r:lo="" r:qs="" r:cs=""/></a:graphicData></a:graphic>'
+            "</p:graphicFrame>")
+
+
+def with_smartart(data: bytes, slide: int, tree: list[tuple[str, list[str]]]) -> bytes:
+    """A deck's bytes with a SmartArt graphic of ``tree`` added to slide ``slide`` (1-based)."""
+    name = f"ppt/slides/slide{slide}.xml"
+    src = zipfile.ZipFile(io.BytesIO(data))
+    xml = src.read(name).decode("utf-8").replace("</p:spTree>", smartart_frame("rIdDgm") + "</p:spTree>")
+    out = add_parts(data, {"ppt/diagrams/data1.xml": smartart_data(tree)},
+                    [("rIdDgm", DIAGRAM_DATA_TYPE, "../diagrams/data1.xml")],
+                    [("ppt/diagrams/data1.xml", DIAGRAM_DATA_CT)], rels_part=f"ppt/slides/_rels/slide{slide}.xml.rels")
+    return replace_part(out, name, xml)
+
+
+def replace_part(data: bytes, name: str, xml: str) -> bytes:
+    """``data`` with part ``name`` replaced by ``xml``."""
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info, xml if info.filename == name else src.read(info))
+    return out.getvalue()

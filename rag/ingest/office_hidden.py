@@ -308,6 +308,38 @@ def shape_filled(shape, colors: ThemeColors | None = None) -> bool:
     return False
 
 
+def _box(shape) -> tuple[int, int, int, int] | None:
+    if shape.left is None or shape.top is None:
+        return None
+    return shape.left, shape.top, shape.left + (shape.width or 0), shape.top + (shape.height or 0)
+
+
+def painted_boxes(shapes, colors: ThemeColors | None = None) -> list[tuple[int, tuple[int, int, int, int]]]:
+    """``(z, box)`` of the top-level shapes of a slide that paint something under what lies above them: a
+    picture, a filled shape (:func:`shape_filled`), a group holding one; ``z`` their index in drawing order,
+    ``box`` ``(left, top, right, bottom)`` in EMU (issue 37: white text on a dark rectangle is seen)."""
+    out = []
+    for z, shape in enumerate(shapes):
+        box = _box(shape)
+        if box is None:
+            continue
+        members = list(shape.shapes) if getattr(shape, "shape_type", None) is not None and int(shape.shape_type) == 6 \
+            else [shape]
+        if any(int(m.shape_type or 0) == 13 or m._element.tag.endswith("}sp") and shape_filled(m, colors)
+               for m in members):
+            out.append((z, box))
+    return out
+
+
+def painted_under(shape, z: int, painted: list[tuple[int, tuple[int, int, int, int]]]) -> bool:
+    """Whether a shape drawn before index ``z`` in ``painted`` covers the centre of ``shape``'s box."""
+    box = _box(shape)
+    if box is None:
+        return False
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return any(pz < z and b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for pz, b in painted)
+
+
 def run_hidden(run, white_ground: bool, colors: ThemeColors | None = None) -> str | None:
     """Why a python-pptx run (or an ``a:r`` / ``a:fld`` element) is hidden (``"white on white"``, ``"under 2
     pt"``), or ``None``. ``white_ground``: nothing but white lies under the run (an unfilled shape on a white
