@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rag.access import is_loopback
+from rag.access import is_loopback, login_required
 from rag.api.errors import ApiError
 
 #: The file holding the tokens' hashes, in the data folder (``settings.store``).
@@ -129,10 +129,12 @@ class TokenCheck:
         return any(hmac.compare_digest(d, x) for x in self._load())
 
 
-def check_bind(host: str, root: Path) -> bool:
-    """The start rule: ``True`` when tokens are required (a non-loopback ``host``); raises ``ValueError`` when
-    they are and none exists, so the server never listens beyond this machine unprotected."""
-    if is_loopback(host):
+def check_bind(host: str, root: Path, require_token: bool = False) -> bool:
+    """The start rule: ``True`` when tokens are required (a non-loopback ``host``, or ``require_token``: settings
+    ``require_login``, behind a reverse proxy on this machine, as the app's password,
+    :func:`rag.access.login_required`); raises ``ValueError`` when they are and none exists, so the server never
+    listens beyond this machine unprotected."""
+    if not login_required(host, require_token):
         return False
     if not list_tokens(root):
         raise ValueError(f"refusing to serve on {host}: any address but 127.0.0.1 needs a token, and none exists "

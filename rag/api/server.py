@@ -21,16 +21,14 @@ def build(settings: Settings, host: str = DEFAULT_HOST, *, max_waiting: int = 8,
           mcp: bool = True):
     """The ASGI app for serving on ``host``; raises ``ValueError`` when ``host`` is not loopback and no token
     exists (the server must not start)."""
-    needs_token = check_bind(host, settings.store)
+    needs_token = check_bind(host, settings.store, settings.require_login)
     svc = ApiService(settings, max_waiting=max_waiting)
     return create_app(svc, tokens=TokenCheck(settings.store) if needs_token else None, app_url=app_url, mcp=mcp)
 
 
-def serve(settings: Settings, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, max_waiting: int = 8,
-          app_url: str = DEFAULT_APP_URL, log_level: str = "info", mcp: bool = True) -> None:
-    """Serve until Ctrl-C (or SIGTERM); raises ``ValueError`` before listening when the start rule refuses."""
+def run(app, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, log_level: str = "info") -> None:
+    """Serve ``app`` (from :func:`build`) with uvicorn until Ctrl-C or SIGTERM (a running job is put back)."""
     import uvicorn
 
-    app = build(settings, host, max_waiting=max_waiting, app_url=app_url, mcp=mcp)
     uvicorn.run(app, host=host, port=port, log_level=log_level, workers=1, timeout_graceful_shutdown=5,
                 proxy_headers=False, server_header=False)

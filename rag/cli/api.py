@@ -27,20 +27,24 @@ _app_url_option = click.option("--app-url", default="http://localhost:8501", sho
               help="Questions that may wait for the model; one more is answered 429.")
 @_app_url_option
 @click.option("--no-mcp", is_flag=True, help="Do not mount the MCP transport at /mcp.")
+@click.option("--require-token", is_flag=True,
+              help="Ask every request for a token on 127.0.0.1 too (behind a reverse proxy; settings require_login).")
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]), default="info",
               show_default=True)
 def serve_cmd(store_dir: str | None, host: str, port: int, model: str | None, max_waiting: int, app_url: str,
-              no_mcp: bool, log_level: str) -> None:
+              no_mcp: bool, require_token: bool, log_level: str) -> None:
     """Serve the HTTP API (REST, OpenAI-compatible /v1/chat/completions, MCP at /mcp; OpenAPI at /docs)."""
-    from rag.api.server import serve
+    from rag.api.server import build, run
 
-    s = get_settings(store=store_dir, **({"model_file": model} if model else {}))
-    click.echo(f"serving {s.store} on http://{host}:{port} (OpenAPI at /docs)", err=True)
+    s = get_settings(store=store_dir, **({"model_file": model} if model else {}),
+                     **({"require_login": True} if require_token else {}))
     try:
-        serve(s, host, port, max_waiting=max_waiting, app_url=app_url, log_level=log_level, mcp=not no_mcp)
+        app = build(s, host, max_waiting=max_waiting, app_url=app_url, mcp=not no_mcp)
     except ValueError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)
+    click.echo(f"serving {s.store} on http://{host}:{port} (OpenAPI at /docs)", err=True)
+    run(app, host, port, log_level=log_level)
 
 
 @click.command("mcp")

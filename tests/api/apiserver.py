@@ -40,7 +40,8 @@ def start(store_dir: Path, *args: str, host: str = "127.0.0.1", env: dict[str, s
 
 
 def wait_up(proc: subprocess.Popen, url: str, *, ready: bool = True, timeout: float = 90.0) -> None:
-    """Wait until ``/healthz`` answers (and says ``ready`` with ``ready``); raises if the process exits first."""
+    """Wait until ``/healthz`` answers (and says ``ready`` with ``ready``; or asks for a token, without ``ready``);
+    raises if the process exits first."""
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
         if proc.poll() is not None:
@@ -49,6 +50,8 @@ def wait_up(proc: subprocess.Popen, url: str, *, ready: bool = True, timeout: fl
         try:
             r = httpx.get(url + "/healthz", timeout=2)
             if r.status_code == 200 and (not ready or r.json()["status"] == "ready"):
+                return
+            if r.status_code == 401 and not ready:  # up, and asking for a token
                 return
         except httpx.HTTPError:
             pass
