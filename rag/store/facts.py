@@ -8,10 +8,12 @@ from the parts, the Documents page's OCR column from the stored pages, BM25 and 
 stored language.
 
 A document stored before migration 5 has no page spans or parts (the chunk rows do not hold them): the first
-time they are asked for, :func:`backfill` reads them from the kept original once (the same extractor the
-writer runs, in this layer, never in the answer layer) and stores them when the extracted canonical text is
-the one stored; otherwise, or without a kept original, the document keeps empty ones (a citation then opens
-at the chunk's first page, as for any document without a page map).
+time they are asked for, :func:`backfill` reads them from the kept original once and stores them when the
+extracted canonical text is the one stored; otherwise, or without a kept original, the document keeps empty
+ones (a citation then opens at the chunk's first page, as for any document without a page map). That
+extraction runs in a child process with the worker's memory limit and at most :data:`BACKFILL_SECONDS`
+(:class:`rag.ingest.contained.ContainedExtractor`), never in the calling process: the caller is the app's
+server, answering a question (review 2026-12-02, defect A), and an old original is as untrusted as a new one.
 """
 
 from __future__ import annotations
@@ -24,11 +26,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag.errors import ExtractionError
-from rag.ingest.extract import extract_bytes
+from rag.ingest.contained import ContainedExtractor
+from rag.ingest.limits import Limits
 from rag.store.locks import StoreLocks
-from rag.types import PageSpan, Part
+from rag.types import Document, PageSpan, Part
 
 logger = logging.getLogger(__name__)
+
+#: Most wall time, seconds, that reading an old document's facts may take (the first question citing it waits
+#: for it, once): past it the document keeps no page map, as one whose original was not kept. The worker's own
+#: ``extract_seconds`` (an hour) is for indexing, which no one waits on.
+BACKFILL_SECONDS = 120
 
 
 @dataclass(frozen=True)
@@ -56,11 +64,26 @@ def read(conn: sqlite3.Connection, doc_id: str) -> tuple[Facts, str | None, str 
     return Facts(_pages(row[0]), _parts(row[1])), row[2], row[3]
 
 
-def backfill(conn: sqlite3.Connection, locks: StoreLocks, files: Path, doc_id: str) -> Facts:
+def extract_contained(data: bytes, name: str, memory_mb: int, limits: Limits,
+                      seconds: float = BACKFILL_SECONDS) -> Document:
+    """``data`` extracted in a child process of its own (:class:`rag.ingest.contained.ContainedExtractor`, closed
+    after), within ``memory_mb`` MiB and ``seconds``, with the readers' ``limits``. Raises
+    :class:`rag.errors.ExtractionError` (:class:`rag.errors.LimitExceeded` past a limit)."""
+    child = ContainedExtractor(memory_mb, seconds)
+    try:
+        return child.extract(data, name, limits=limits)
+    finally:
+        child.close()
+
+
+def backfill(conn: sqlite3.Connection, locks: StoreLocks, files: Path, doc_id: str, *,
+             memory_mb: int = 1536, limits: Limits | None = None) -> Facts:
     """Read a pre-migration-5 document's page spans and parts from its kept original once, and store them.
 
-    Stored only when the extraction gives the canonical text the store holds (same ``text_sha``); otherwise,
-    or without a kept original, empty ones are stored (and returned), so this runs once per document.
+    The original is extracted in a child process (:func:`extract_contained`, within ``memory_mb`` and
+    :data:`BACKFILL_SECONDS`, with the readers' ``limits``). Stored only when the extraction gives the canonical
+    text the store holds (same ``text_sha``); otherwise, past a limit, or without a kept original, empty ones
+    are stored (and returned), so this runs once per document.
     """
     with locks.thread:
         facts, name, sha = read(conn, doc_id)
@@ -69,7 +92,7 @@ def backfill(conn: sqlite3.Connection, locks: StoreLocks, files: Path, doc_id: s
     pages: tuple[PageSpan, ...] = ()
     parts: tuple[Part, ...] = ()
     try:
-        doc = extract_bytes((files / doc_id).read_bytes(), name)
+        doc = extract_contained((files / doc_id).read_bytes(), name, memory_mb, limits or Limits())
         if hashlib.sha256(doc.canonical.encode("utf-8")).hexdigest() == sha:
             pages, parts = doc.pages, doc.parts
         else:

@@ -77,6 +77,7 @@ from rag.store.cache import IndexDelta, open_index_cache
 from rag.store.chats import ChatLog
 from rag.store.check import check
 from rag.store.facts import Facts
+from rag.store.jobs import ACTIVE, JobState
 from rag.store.locks import StoreLocks
 from rag.store.prepare import Extract, Progress
 from rag.store.queueing import QueueFacade
@@ -276,9 +277,9 @@ class Store(QueueFacade):
                 ids = [r[0] for r in self._db.execute("SELECT id FROM chunks WHERE doc_id=?", (doc.id,))]
                 self._db.execute("DELETE FROM chunks WHERE doc_id=?", (doc.id,))
                 self._db.execute("DELETE FROM documents WHERE id=?", (doc.id,))
-                self._db.execute("UPDATE jobs SET state='cancelled', reason='the document was deleted', owner=NULL, "
-                                 "finished_at=?, updated_at=? WHERE doc_id=? AND state IN ('queued', 'running')",
-                                 (now_iso(), now_iso(), doc.id))
+                self._db.execute("UPDATE jobs SET state=?, reason='the document was deleted', owner=NULL, "
+                                 "finished_at=?, updated_at=? WHERE doc_id=? AND state IN (?, ?)",
+                                 (JobState.CANCELLED, now_iso(), now_iso(), doc.id, *ACTIVE))
                 self.index_cache.commit(IndexDelta.remove(ids))
                 remove_original(self.path, doc.id)
                 derived.remove(self.path, doc.id)  # its overview (issue 29) goes with it
@@ -348,8 +349,8 @@ class Store(QueueFacade):
     def page_map(self, doc_id: str) -> tuple[PageSpan, ...]:
         """The PDF's pages in the stored canonical text (:class:`rag.types.PageSpan`, by offset; migration 5), so a
         citation's page is read here and never from the PDF; ``()`` for other formats and unknown ids.
-        A document stored before migration 5 has its page map read once from the kept original
-        (:func:`rag.store.facts.backfill`)."""
+        A document stored before migration 5 has its page map read once from the kept original, in a child
+        process (:func:`rag.store.facts.backfill`)."""
         return self._facts(doc_id).pages or ()
 
     def parts(self, doc_id: str) -> tuple[Part, ...]:
@@ -361,7 +362,8 @@ class Store(QueueFacade):
         with self._locks.thread:
             got, name, _ = facts.read(self._db, doc_id)
         if name is not None and (got.pages is None or got.parts is None):
-            return facts.backfill(self._db, self._locks, self.path / "files", doc_id)
+            return facts.backfill(self._db, self._locks, self.path / "files", doc_id,
+                                  memory_mb=self.settings.extract_memory_mb, limits=Limits.from_settings(self.settings))
         return got
 
     def original_path(self, doc_id: str) -> Path:

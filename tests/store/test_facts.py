@@ -128,6 +128,39 @@ def test_an_old_store_gets_its_facts_back(tmp_path, hash_embedder):
         assert evidence_pages(_crossing(s, pdf), QUESTION, s) == [2]
 
 
+def test_an_old_documents_facts_are_read_in_a_child_process_never_in_this_one(tmp_path, hash_embedder, monkeypatch):
+    """Review 2026-12-02, defect A: the backfill ran the whole extraction (OCR included) inside the app's server, the
+    first time a question cited the document. It runs in a contained child now: a reader that fails in this
+    process does not matter, and the page map still comes back."""
+    from rag.ingest import extract as extract_mod
+    from rag.store import facts
+
+    path = tmp_path / "old"
+    data = _two_page_pdf()
+    expected = extract_bytes(data, "harbour.pdf").pages
+    with Store(path, embedder=hash_embedder) as s:
+        pdf = s.ingest_bytes(data, "harbour.pdf").document_id
+    _roll_back_to_v4(path)
+
+    def in_this_process(*a, **k):
+        raise AssertionError("an old original was extracted in the app's process")
+
+    monkeypatch.setattr(extract_mod, "extract_bytes", in_this_process)
+    children = []
+    real = facts.ContainedExtractor
+
+    def watched(*a, **k):
+        children.append(real(*a, **k))
+        return children[-1]
+
+    monkeypatch.setattr(facts, "ContainedExtractor", watched)
+    with Store(path, embedder=hash_embedder) as s:
+        assert s.page_map(pdf) == expected
+        assert len(children) == 1 and children[0].seconds == facts.BACKFILL_SECONDS
+        assert children[0]._proc is None  # closed after: no child left behind the question
+        assert s.page_map(pdf) == expected and len(children) == 1  # stored: read once
+
+
 def test_an_old_document_without_its_original_still_cites_its_first_page(tmp_path, hash_embedder):
     path = tmp_path / "old"
     with Store(path, embedder=hash_embedder) as s:
