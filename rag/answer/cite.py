@@ -98,8 +98,9 @@ class ChunkLike(Protocol):
 
 
 def row_locator(row: ChunkLike) -> Locator:
-    """The chunk's :class:`rag.types.Locator`: the stored one (issue 17's formats), else ``page`` from
-    ``page``/``page_end`` (PDF, 1-based physical pages), else ``chars`` (text and Markdown)."""
+    """The chunk's :class:`rag.types.Locator`: the stored one (issue 17's formats, and PDF chunks since issue 36),
+    else ``page`` from ``page``/``page_end`` (a PDF chunk stored before: 1-based physical pages), else ``chars``
+    (text and Markdown)."""
     loc = getattr(row, "locator", None)
     if loc is not None:
         return loc

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from rag.ingest.chunk import MAX_HEADER_CHARS, STRATEGIES, chunk_document
 from rag.ingest.extract import extract_bytes, extract_path
 from rag.tokens import count_tokens, count_tokens_batch
+from rag.types import Locator, LocatorKind
 
 WINDOW = 256
 
@@ -206,6 +207,8 @@ def test_pdf_chunks_have_pages(corpus_dir, name):
         assert 1 <= c.page <= c.page_end <= doc.page_count
         span = doc.pages[c.page - 1]
         assert span.start <= c.start < max(span.end, span.start + 1)
+        # one answer to "where" (review 2026-12-02, defect B): the page locator is made when the chunk is
+        assert c.locator == Locator(LocatorKind.PAGE, c.page, c.page_end)
 
 
 def test_mixed_scanned_pdf_chunks_on_page_1_without_ocr(cases_dir):
