@@ -36,12 +36,12 @@ FIX_COMMAND = "make models   (or: .venv/bin/python -m rag models)"
 class GGUFSpec:
     """A generator shipped as byte parts in PyPI packages.
 
-    ``size_bytes`` and ``sha256`` are those of the joined file; ``label`` the short name the app shows and
-    ``measured`` the answer figures of ``python -m rag bench answers`` on the dev questions (docs/answers.md),
-    shown beside the model choice so the choice is made on numbers (issue 14). ``choice`` is how the app's
-    model choice reads (issue 29: "Fast (0.5B)", not a file name), with the same measured figures as
-    numbers: ``first_word_s`` seconds to the first word on 2 quiet cores, ``right_documents_pct`` /
-    ``right_user_pct`` the share of answers right for questions in the documents' words / in a user's.
+    ``size_bytes`` and ``sha256`` are those of the joined file; ``label`` the short name the app shows;
+    ``choice`` how the app's model choice reads (issue 29: "Fast (0.5B)", not a file name). The answer figures
+    of ``python -m rag bench answers`` on the dev questions (docs/answers.md), shown beside the model choice so
+    the choice is made on numbers (issue 14), are held once, as numbers: ``first_word_s`` seconds to the first
+    word on 2 quiet cores, ``right_documents_pct`` / ``right_user_pct`` the share of answers right for
+    questions in the documents' words / in a user's (:attr:`measured` says them in one line).
     """
 
     file_name: str
@@ -52,11 +52,19 @@ class GGUFSpec:
     size_bytes: int
     sha256: str
     label: str = ""
-    measured: str = ""
     choice: str = ""
     first_word_s: float | None = None
     right_documents_pct: int | None = None
     right_user_pct: int | None = None
+
+    @property
+    def measured(self) -> str:
+        """The measured figures in one line ("answer right 80 % in the documents' words, 43 % in a user's; first
+        word after 3.0 s"); ``""`` when not measured."""
+        if self.first_word_s is None or self.right_documents_pct is None:
+            return ""
+        user = f", {self.right_user_pct} % in a user's" if self.right_user_pct is not None else ""
+        return f"answer right {self.right_documents_pct} % in the documents' words{user}; first word after {self.first_word_s:.1f} s"
 
     def plain_figures(self) -> str:
         """The measured wait and hit rate in plain words ("first words in about 3.0 s · right 80 % of the time, 43 %
@@ -84,7 +92,6 @@ QWEN_05B = GGUFSpec(
     size_bytes=491_400_064,
     sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
     label="Qwen2.5-Coder 0.5B (default)",
-    measured="answer right 80 % in the documents' words, 43 % in a user's; first word after 3.0 s",
     choice="Fast (0.5B)",
     first_word_s=3.0,
     right_documents_pct=80,
@@ -99,7 +106,6 @@ QWEN_15B = GGUFSpec(
     size_bytes=1_117_320_768,
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
     label="Qwen2.5-Coder 1.5B",
-    measured="answer right 78 % in the documents' words, 54 % in a user's; first word after 6.2 s",
     choice="Better (1.5B)",
     first_word_s=6.2,
     right_documents_pct=78,

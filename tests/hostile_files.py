@@ -1,5 +1,5 @@
 """Hostile and huge files of issue 26, made here in a second or two (shared by the ingest, store, CLI and browser
-tests and by ``scripts/bench_limits.py``). Each is a real instance of its kind: the bombs really inflate, the
+tests). Each is a real instance of its kind: the bombs really inflate, the
 hidden text is really in the file, only hidden the way the format hides it.
 """
 
