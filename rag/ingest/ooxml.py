@@ -147,3 +147,122 @@ def agrees(meta_title: str, canonical: str, opening: int = 5000) -> bool:
     want = words(meta_title)
     have = set(words(canonical[:opening]))
     return bool(want) and all(w in have for w in want)
+
+
+# --------------------------------------------------------------------------- charts and drawings of a package
+
+C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+_XDR = "{http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing}"
+_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
+_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+#: At most this many series and category labels are written per chart (a chart of a 10,000-row range).
+MAX_CHART_LABELS = 100
+
+
+def _para_texts(el) -> list[str]:
+    """The ``a:p`` paragraphs under ``el`` as one-line texts (``a:br`` a space), empty ones left out."""
+    out = []
+    for p in el.iter(f"{_A}p"):
+        text = " ".join("".join(" " if t.tag == f"{_A}br" else t.text or "" for t in p.iter(f"{_A}t", f"{_A}br"))
+                        .split())
+        if text:
+            out.append(text)
+    return out
+
+
+def _title_text(title) -> str:
+    """A ``c:title``'s text: rich text runs, or the cached value of the cell it refers to."""
+    if title is None:
+        return ""
+    rich = _para_texts(title)
+    if rich:
+        return " ".join(rich)
+    return " ".join(" ".join((v.text or "").split()) for v in title.iter(f"{C}v") if (v.text or "").strip())
+
+
+def chart_lines(root) -> list[str]:
+    """The lines a person reads on a chart (``c:chartSpace``): ``Chart: title``, ``Axis: title`` per axis,
+    ``Series: a; b`` and ``Categories: x; y`` (cached labels, at most :data:`MAX_CHART_LABELS` each)."""
+    out = []
+    chart = root.find(f"{C}chart")
+    if chart is None:
+        return out
+    title = _title_text(chart.find(f"{C}title"))
+    if title:
+        out.append(f"Chart: {title}")
+    plot = chart.find(f"{C}plotArea")
+    if plot is None:
+        return out
+    for ax in plot:
+        if ax.tag.endswith("Ax"):
+            t = _title_text(ax.find(f"{C}title"))
+            if t:
+                out.append(f"Axis: {t}")
+    series, cats = [], []
+    for ser in plot.iter(f"{C}ser"):
+        tx = ser.find(f"{C}tx")
+        name = _title_text(tx) if tx is not None else ""
+        if name and name not in series:
+            series.append(name)
+        cat = ser.find(f"{C}cat")
+        for v in (cat.iter(f"{C}v") if cat is not None and not cats else ()):
+            if (v.text or "").strip() and len(cats) < MAX_CHART_LABELS:
+                cats.append(" ".join(v.text.split()))
+    if series:
+        out.append("Series: " + "; ".join(series[:MAX_CHART_LABELS]))
+    if cats:
+        out.append("Categories: " + "; ".join(cats))
+    return out
+
+
+def part_rels(zf: zipfile.ZipFile, part: str, kind: str | None = None) -> dict[str, str]:
+    """``{relationship id: target part name}`` of package part ``part`` (internal targets only; with ``kind``,
+    only relationships whose type ends ``/kind``, e.g. ``drawing``)."""
+    folder, _, base = part.rpartition("/")
+    name = f"{folder}/_rels/{base}.rels" if folder else f"_rels/{base}.rels"
+    try:
+        root = safe_xml(zf.read(name))
+    except Exception:  # noqa: BLE001 - no relationships part, or a damaged one: no targets
+        return {}
+    out = {}
+    for rel in root.iter(_REL):
+        if rel.get("TargetMode") == "External" or kind and not (rel.get("Type") or "").endswith("/" + kind):
+            continue
+        target = rel.get("Target") or ""
+        out[rel.get("Id") or ""] = resolve_target(folder, target)
+    return out
+
+
+def resolve_target(folder: str, target: str) -> str:
+    """A relationship target as a part name (``../drawings/drawing1.xml`` from ``xl/worksheets``)."""
+    import posixpath
+
+    if target.startswith("/"):
+        return target.lstrip("/")
+    return posixpath.normpath(posixpath.join(folder, target)) if folder else posixpath.normpath(target)
+
+
+def drawing_blocks(zf: zipfile.ZipFile, drawing: str) -> list[list[str]]:
+    """The text of a spreadsheet drawing part (``xl/drawings/drawingN.xml``) in its order: each text box or
+    shape with text one block of lines, each chart (its part read) one block of :func:`chart_lines`."""
+    try:
+        root = safe_xml(zf.read(drawing))
+    except Exception:  # noqa: BLE001 - a missing or damaged drawing adds nothing and loses nothing else
+        return []
+    rels = part_rels(zf, drawing)
+    out = []
+    for anchor in root:
+        for el in anchor.iter(f"{_XDR}sp", f"{_XDR}graphicFrame"):
+            if el.tag == f"{_XDR}sp":
+                body = el.find(f"{_XDR}txBody")
+                lines = _para_texts(body) if body is not None else []
+            else:
+                ref = next(el.iter(f"{C}chart"), None)
+                target = rels.get(ref.get(_R_ID) or "") if ref is not None else None
+                try:
+                    lines = chart_lines(safe_xml(zf.read(target))) if target else []
+                except Exception:  # noqa: BLE001 - an unreadable chart part adds nothing
+                    lines = []
+            if lines:
+                out.append(lines)
+    return out

@@ -24,12 +24,13 @@ import csv
 import datetime as dt
 import io
 import re
+import zipfile
 
 from rag.errors import ExtractionError
 from rag.ingest.canonical import CanonicalBuilder, Unit, file_stem, markdown_row, markdown_separator, table_cell
 from rag.ingest.limits import Limits, RowBudget, check_zip, resolve
 from rag.ingest.office_hidden import Hidden, cell_hidden
-from rag.ingest.ooxml import transitional
+from rag.ingest.ooxml import agrees, drawing_blocks, part_rels, transitional
 from rag.types import Document, LocatorKind, MediaType
 
 #: Delimiters tried when sniffing a CSV dialect (``|`` is left out: that is a Markdown table).
@@ -103,12 +104,17 @@ def format_cell(value, fmt: str | None = None) -> str:
 
 
 def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]]], *, heading: bool,
-                budget: RowBudget | None = None) -> bool:
+                budget: RowBudget | None = None, merges: list[tuple[int, int, int, int]] | None = None,
+                captions: list[str] | None = None) -> bool:
     """Write one sheet: optional heading, then its rows as a Markdown table, one ``rows`` part per row.
 
     ``rows`` are ``(1-based row number, cells)`` with cells already text;
     empty rows and empty outer columns are dropped. Returns whether anything was written.
     ``budget`` counts the table's cells (rows x used columns) before it is padded (issue 26).
+    ``merges`` (XLSX: the merged ranges, ``(min_col, min_row, max_col, max_row)`` 1-based) turns on issue 37's
+    layout: leading title rows (one cell each) are the sheet's caption, a block before the table, and a
+    header row with merged cells over a row of labels is joined with it (:func:`header_rows`); the caption's
+    first line is appended to ``captions`` when given.
     """
     rows = [(n, [table_cell(c) for c in cells]) for n, cells in rows]
     rows = [(n, cells) for n, cells in rows if any(cells)]
@@ -123,12 +129,71 @@ def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]
     span = f"{column_letter(first + 1)}:{column_letter(last + 1)}"
     if heading:
         b.heading(1, sheet)
-    head_n, head = rows[0]
-    lines = [(markdown_row(head), Unit(LocatorKind.ROWS, head_n, scope=sheet, anchor=span)),
+    caption: list[tuple[int, list[str]]] = []
+    head_rows = rows[:1]
+    if merges is not None:
+        while width >= 2 and len(rows) > 2 and len(caption) < 3 and sum(bool(c) for c in rows[0][1]) == 1:
+            caption.append(rows.pop(0))
+        head_rows = header_rows(rows, [(a - first - 1, r0, c - first - 1, r1) for a, r0, c, r1 in merges])
+    if caption and captions is not None:
+        captions.append(next(c for c in caption[0][1] if c))
+    if caption:
+        b.lines([(next(c for c in cells if c), Unit(LocatorKind.ROWS, n, scope=sheet, anchor=span))
+                 for n, cells in caption])
+    head = join_header([cells for _, cells in head_rows])
+    lines = [(markdown_row(head), Unit(LocatorKind.ROWS, head_rows[0][0], scope=sheet, anchor=span)),
              (markdown_separator(width), None)]
-    lines += [(markdown_row(cells), Unit(LocatorKind.ROWS, n, scope=sheet, anchor=span)) for n, cells in rows[1:]]
+    lines += [(markdown_row(cells), Unit(LocatorKind.ROWS, n, scope=sheet, anchor=span))
+              for n, cells in rows[len(head_rows):]]
     b.lines(lines)
     return True
+
+
+def _numeric(text: str) -> bool:
+    return bool(text) and text.replace(",", "").replace(".", "").replace("%", "").replace("-", "").strip().isdigit()
+
+
+def header_rows(rows: list[tuple[int, list[str]]], merges: list[tuple[int, int, int, int]],
+                most: int = 3) -> list[tuple[int, list[str]]]:
+    """The rows of a table's header (at least the first, at most ``most``): a row joins the header when the
+    header's last row has a cell merged across columns (``merges`` with 0-based columns of ``rows``, 1-based
+    sheet rows) and the row holds labels, no numbers, under that cell ("Bachelor's degree or higher" over
+    "Percent" and "Margin of error"). Each header row's merged cells are spread over their columns."""
+    out = [rows[0]]
+    while len(out) < most and len(rows) > len(out) + 1:
+        n, _ = out[-1]
+        spans = [(a, c) for a, r0, c, r1 in merges if r0 == n and c > a]
+        nxt_n, nxt = rows[len(out)]
+        under = [nxt[i] for a, c in spans for i in range(max(a, 0), min(c, len(nxt) - 1) + 1)]
+        if not spans or not any(under) or any(_numeric(x) for x in nxt if x):
+            break
+        out.append((nxt_n, nxt))
+    if len(out) == 1:
+        return out
+    spread = []
+    for n, cells in out:
+        cells = list(cells)
+        for a, r0, c, r1 in merges:
+            if r0 <= n <= r1 and 0 <= a < len(cells):
+                value = next((x for rn, xs in out if rn == r0 for x in xs[a:a + 1]), "")
+                for i in range(a, min(c, len(cells) - 1) + 1):
+                    cells[i] = value if r0 == n else ""
+        spread.append((n, cells))
+    return spread
+
+
+def join_header(rows: list[list[str]]) -> list[str]:
+    """One header row from several: each column's labels top to bottom joined by `` / ``, repeats dropped."""
+    if len(rows) == 1:
+        return rows[0]
+    out = []
+    for i in range(max(len(r) for r in rows)):
+        parts: list[str] = []
+        for r in rows:
+            if i < len(r) and r[i] and r[i] not in parts:
+                parts.append(r[i])
+        out.append(" / ".join(parts))
+    return out
 
 
 def _hidden_columns(parser) -> set[int]:
@@ -144,10 +209,11 @@ def _hidden_columns(parser) -> set[int]:
     return out
 
 
-def _sheet_rows(wb, ws, budget: RowBudget, hidden: Hidden) -> list[tuple[int, list[str]]]:
+def _sheet_rows(wb, ws, budget: RowBudget, hidden: Hidden) -> tuple[list[tuple[int, list[str]]], list]:
     """The rows of one read-only worksheet as ``(row number, cell texts)``: only rows the file holds (the declared
     dimension, e.g. ``A1:XFD1048576``, is never used to pad rows or columns), hidden rows and columns and hidden
-    cells (:func:`rag.ingest.office_hidden.cell_hidden`) left out, every row counted by ``budget`` first."""
+    cells (:func:`rag.ingest.office_hidden.cell_hidden`) left out, every row counted by ``budget`` first; and the
+    sheet's merged ranges ``(min_col, min_row, max_col, max_row)``, 1-based (they follow the rows in the file)."""
     from openpyxl.cell.read_only import ReadOnlyCell
     from openpyxl.worksheet._reader import WorkSheetParser  # what read-only iter_rows uses, without its padding
 
@@ -179,7 +245,15 @@ def _sheet_rows(wb, ws, budget: RowBudget, hidden: Hidden) -> list[tuple[int, li
                     continue
                 texts[c["column"] - 1] = format_cell(cell.value, getattr(cell, "number_format", None))
             rows.append((number, texts))
-    return rows
+        merges = [m.bounds for m in (parser.merged_cells.mergeCell if parser.merged_cells else ())][:10000]
+    return rows, merges
+
+
+def _drawings(package: zipfile.ZipFile, ws) -> list[list[str]]:
+    """The text of a worksheet's drawings (text boxes, charts' titles and labels), block by block."""
+    path = (getattr(ws, "_worksheet_path", "") or "").lstrip("/")
+    return [lines for target in part_rels(package, path, "drawing").values()
+            for lines in drawing_blocks(package, target)] if path else []
 
 
 def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
@@ -197,30 +271,42 @@ def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     budget, hidden = RowBudget(name, limits), Hidden("cells")
     b = CanonicalBuilder()
     try:
-        wb = openpyxl.load_workbook(io.BytesIO(transitional(data)[0]), read_only=True, data_only=True)  # Strict too
+        body = transitional(data)[0]  # Strict too
+        package = zipfile.ZipFile(io.BytesIO(body))  # drawings: openpyxl's read-only mode does not read them
+        wb = openpyxl.load_workbook(io.BytesIO(body), read_only=True, data_only=True)
     except Exception as e:  # noqa: BLE001 - zip, XML and openpyxl errors all mean the same to the user
         raise ExtractionError(name, f"damaged XLSX ({type(e).__name__}: {str(e)[:120]})") from e
     hidden_sheets = []
     try:
         title = (wb.properties.title or "").strip() if wb.properties else ""
-        written = 0
+        written, captions = 0, []
         for ws in wb.worksheets:
             if getattr(ws, "sheet_state", "visible") in ("hidden", "veryHidden"):
                 hidden_sheets.append(ws.title)
                 continue
-            written += write_sheet(b, ws.title, _sheet_rows(wb, ws, budget, hidden), heading=True, budget=budget)
+            rows, merges = _sheet_rows(wb, ws, budget, hidden)
+            drawn = _drawings(package, ws)
+            wrote = write_sheet(b, ws.title, rows, heading=True, budget=budget, merges=merges, captions=captions)
+            if not wrote and drawn:
+                b.heading(1, ws.title)
+            for lines in drawn:  # issue 37: charts' titles and labels, text boxes
+                b.lines([(line, None) for line in lines])
+            written += wrote or bool(drawn)
     except ExtractionError:
         raise
     except Exception as e:  # noqa: BLE001
         raise ExtractionError(name, f"damaged XLSX ({type(e).__name__}: {str(e)[:120]})") from e
     finally:
         wb.close()
+        package.close()
     warnings = [f"hidden sheets left out: {', '.join(hidden_sheets)}; never indexed or read by the model"] \
         if hidden_sheets else []
     warnings += [hidden.warning()] if hidden.total else []
     if not written:
         raise ExtractionError(name, "every visible sheet of this XLSX is empty" if hidden_sheets
                               else "every sheet of this XLSX is empty")
+    text = b.text()
+    title = title if title and agrees(title, text) else (captions[0] if captions and len(captions[0]) <= 200 else "")
     return b.document(data, name, MediaType.XLSX.value, title=title or file_stem(name), extractor="xlsx",
                       warnings=tuple(warnings))
 

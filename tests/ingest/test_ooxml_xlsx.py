@@ -1,0 +1,87 @@
+"""Issue 37's XLSX kinds on small generated workbooks: title rows as the sheet's caption, multi-row headers
+joined (and repeated in every chunk), charts' titles and labels, text boxes (rag/ingest/sheets.py, ooxml.py)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import ooxml_samples as S
+import openpyxl
+from openpyxl.chart import BarChart, Reference
+
+from rag.ingest.chunk import table_header
+from rag.ingest.extract import extract_bytes
+
+HEADER = ("| County | Bachelor's degree or higher / Percent | Bachelor's degree or higher / Margin of error "
+          "| Population |")
+
+
+def _census():
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S1501"
+    ws["A1"] = "Educational attainment by county, 2019"
+    ws["A2"], ws["B2"], ws["D2"] = "County", "Bachelor's degree or higher", "Population"
+    ws.merge_cells("B2:C2")
+    ws.merge_cells("D2:D3")
+    ws["B3"], ws["C3"] = "Percent", "Margin of error"
+    for i in range(60):
+        ws.append([f"County {i}", 20 + i / 10, 1.5, 1000 + i])
+    return wb
+
+
+def test_title_rows_are_the_caption_and_two_header_rows_are_joined():
+    wb = _census()
+    wb.properties.title = "Some 2002 edition"  # stale: not shown anywhere
+    doc = extract_bytes(S.save(wb), "census.xlsx")
+    text = doc.canonical
+    assert "# S1501\n\nEducational attainment by county, 2019\n\n" + HEADER + "\n| --- |" in text
+    assert "| County 0 | 20 | 1.5 | 1000 |" in text
+    assert doc.title == "Educational attainment by county, 2019"
+    late = text.index("| County 59 |")
+    assert table_header(text, late)[0].startswith(HEADER)
+    rows = {p.number for p in doc.parts}
+    assert {1, 2, 4, 63} <= rows
+
+
+def test_a_plain_table_is_unchanged():
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Part", "Count"])
+    ws.append(["M4 bolt", 1250])
+    ws.append(["M5 bolt", 800])
+    assert "| Part | Count |\n| --- | --- |\n| M4 bolt | 1250 |" in extract_bytes(S.save(wb), "p.xlsx").canonical
+
+
+def _with_text_box(data: bytes, text: str) -> bytes:
+    src = zipfile.ZipFile(io.BytesIO(data))
+    name = next(n for n in src.namelist() if n.startswith("xl/drawings/drawing") and n.endswith(".xml"))
+    xml = src.read(name).decode("utf-8")
+    box = ('<xdr:twoCellAnchor xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing" '
+           f'xmlns:a="{S.A_NS}"><xdr:from><xdr:col>5</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>1</xdr:row>'
+           "<xdr:rowOff>0</xdr:rowOff></xdr:from><xdr:to><xdr:col>9</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>6"
+           '</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:to><xdr:sp><xdr:nvSpPr><xdr:cNvPr id="9" name="TextBox 1"/>'
+           '<xdr:cNvSpPr txBox="1"/></xdr:nvSpPr><xdr:spPr/><xdr:txBody><a:bodyPr/><a:p><a:r><a:t>'
+           f"{text}</a:t></a:r></a:p></xdr:txBody></xdr:sp><xdr:clientData/></xdr:twoCellAnchor>")
+    end = xml.rindex("</")
+    return S.replace_part(data, name, xml[:end] + box + xml[end:])
+
+
+def test_chart_titles_labels_and_text_boxes_are_read():
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Dashboard"
+    ws.append(["Area", "Score"])
+    for area, score in (("Storage", 4), ("Crypto", 3), ("Network", 5)):
+        ws.append([area, score])
+    chart = BarChart()
+    chart.title = "MASVS Compliance Diagram - Android"
+    chart.add_data(Reference(ws, min_col=2, min_row=1, max_row=4), titles_from_data=True)
+    chart.set_categories(Reference(ws, min_col=1, min_row=2, max_row=4))
+    ws.add_chart(chart, "D2")
+    data = _with_text_box(S.save(wb), "Application Security Verification Standard 4.0.1")
+    text = extract_bytes(data, "dash.xlsx").canonical
+    assert "Chart: MASVS Compliance Diagram - Android" in text
+    assert "Application Security Verification Standard 4.0.1" in text
+    assert text.index("| Network | 5 |") < text.index("Chart: MASVS")
