@@ -5,6 +5,8 @@
 * :mod:`rag.evaluation.bench.corpora` - the shared corpora (paths, their questions through
   :mod:`rag.evaluation.data`, chunked as the product does) and a store holding one;
 * :mod:`rag.evaluation.bench.extract` - stage 1: coverage, OCR, tables, joins, pages/s, needle pages;
+* :mod:`rag.evaluation.bench.real` - stage 1 on the real documents of every format: needles by placement and
+  format, coverage, warnings, seconds (issue 37);
 * :mod:`rag.evaluation.bench.retrieval` - stage times, recall per wording, the indexes at scale;
 * :mod:`rag.evaluation.bench.scale` - ingest, the float / int8 encoders, local FAISS + bm25s against Milvus;
   :mod:`rag.evaluation.bench.curve` - the dense and BM25 indexes replicated to 1M chunks;
