@@ -1,6 +1,7 @@
 """Fakes for the two models, plugged into the project's seams (issue 12, test tiers).
 
-* :class:`HashEmbedder` for ``Store(embedder=...)``: no sentence-transformers model is loaded.
+* :class:`HashEmbedder` for ``Store(embedder=...)``: no sentence-transformers model is loaded (it implements
+  :class:`rag.index.embed.Encoder`).
 * :class:`FakeGenerator` for the one generator seam, :func:`rag.answer.pipeline.get_default_generator`
   (the ``fake_generator`` fixture replaces it for the CLI, the app and the library alike; one turn can also
   take ``get_generator=...``): no GGUF is loaded, the reply is scripted.
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from rag.text import tokenize
+from rag.tokens import count_tokens
 
 
 class HashEmbedder:
@@ -30,6 +32,7 @@ class HashEmbedder:
 
     name = "test/hash-embedder"
     dim = 384
+    batch_size = 32
 
     def _one(self, text: str) -> np.ndarray:
         v = np.zeros(self.dim, np.float32)
@@ -43,6 +46,10 @@ class HashEmbedder:
 
     def encode_query(self, query: str) -> np.ndarray:
         return self._one(query)
+
+    def count_tokens(self, text: str) -> int:
+        """The real encoder's word-pieces (:func:`rag.tokens.count_tokens`: the tokenizer alone, no model)."""
+        return count_tokens(text)
 
 
 def first_sentence_reply(question: str, sources: Sequence[Any]) -> str:

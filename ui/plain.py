@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag.language import language_name
 from rag.types import MediaType
+
+if TYPE_CHECKING:
+    from rag.answer.record import Answer
 
 #: How a file's kind reads in the documents table (sniffed from the bytes; issue 29: "application/vnd...").
 KINDS: dict[str, str] = {
@@ -69,15 +72,14 @@ def names_phrase(names: Sequence[str], most: int = 3) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def refusal_text(answer: Any, scope: Sequence[str] | None = None) -> tuple[str, str]:
+def refusal_text(answer: Answer, scope: Sequence[str] | None = None) -> tuple[str, str]:
     """A refusal in plain words: ``(what happened, what to do next)``.
 
     ``answer`` a refused :class:`rag.answer.record.Answer` (its gate's reason and language check are read);
     ``scope`` the names of the documents it was asked within (``None``: all of them), named in both lines
     (issue 29: a scoped refusal did not say it was scoped).
     """
-    gate = getattr(answer, "gate", None)
-    lang = getattr(gate, "language", None)
+    lang = answer.gate.language
     if lang is not None and lang.differs and lang.question:
         docs = " and ".join(language_name(c) for c in lang.documents) or "another language"
         return (f"No answer: your question seems to be in {language_name(lang.question)}, and the documents are "
@@ -93,14 +95,13 @@ def refusal_text(answer: Any, scope: Sequence[str] | None = None) -> tuple[str, 
     return what, nxt
 
 
-def mentions_text(answer: Any, scope: Sequence[str] | None = None) -> str:
+def mentions_text(answer: Answer, scope: Sequence[str] | None = None) -> str:
     """The "may not answer" verdict in plain words, scope named; the language hint when the question's language
     is not the documents'."""
     within = f" (within {names_phrase(scope)})" if scope else ""
     text = (f"Your documents mention this{within} but may not answer it: read the passages below before relying "
             "on what they say.")
-    gate = getattr(answer, "gate", None)
-    lang = getattr(gate, "language", None)
+    lang = answer.gate.language
     if lang is not None and lang.differs and lang.question:
         docs = " and ".join(language_name(c) for c in lang.documents)
         text += f" Your question seems to be in {language_name(lang.question)}: asking in {docs} may find more."

@@ -22,7 +22,7 @@ from typing import Any
 import streamlit as st
 import streamlit.components.v1 as components
 
-from rag.answer.cite import row_locator
+from rag.answer.cite import Citation, row_locator
 from rag.errors import RagError
 from rag.ingest.image import open_frames
 from rag.types import Locator, LocatorKind, MediaType
@@ -62,10 +62,10 @@ class Target:
     label: str = ""
 
     @classmethod
-    def from_citation(cls, c: Any, page: int | None = None) -> "Target":
+    def from_citation(cls, c: Citation, page: int | None = None) -> "Target":
         """From a :class:`rag.answer.cite.Citation` (``page`` overrides its page: where most of the quote is)."""
         return cls(c.document_id, c.media_type, c.start, c.end, c.quote, page or c.page,
-                   getattr(c, "locator", None), c.index, c.locator_label)
+                   c.locator, c.index, c.locator_label)
 
     @classmethod
     def from_chunk(cls, row: Any, index: int = 0, page: int | None = None, label: str = "") -> "Target":

@@ -26,10 +26,11 @@ from urllib.parse import quote
 
 from rag.ingest.pptx import NOTES_HEADING
 from rag.text import tokenize, units
-from rag.types import Locator, LocatorKind, TextRole, page_at, role_of
+from rag.types import Hit, Locator, LocatorKind, TextRole, page_at, role_of
 
 if TYPE_CHECKING:
     from rag.answer.gate import GateResult
+    from rag.store.store import Store
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,8 @@ class Citation:
 class ChunkLike(Protocol):
     """What a citation needs from a stored chunk (``rag.store.store.ChunkRow`` provides it).
 
-    ``locator`` may be missing or ``None`` (PDF, text, chunks stored before issue 17).
+    ``locator`` may be ``None`` (text, chunks stored before issue 17, PDF chunks stored before issue 36);
+    ``role`` the chunk's :class:`rag.types.TextRole` (or its value).
     """
 
     chunk_id: int
@@ -95,13 +97,15 @@ class ChunkLike(Protocol):
     end: int
     page: int | None
     page_end: int | None
+    locator: Locator | None
+    role: TextRole | str
 
 
 def row_locator(row: ChunkLike) -> Locator:
     """The chunk's :class:`rag.types.Locator`: the stored one (issue 17's formats, and PDF chunks since issue 36),
     else ``page`` from ``page``/``page_end`` (a PDF chunk stored before: 1-based physical pages), else ``chars``
     (text and Markdown)."""
-    loc = getattr(row, "locator", None)
+    loc = row.locator
     if loc is not None:
         return loc
     if row.page is not None:
@@ -246,7 +250,7 @@ def evidence_page(row: ChunkLike, query: str, locate: Callable[[str, int, int], 
     return row.page
 
 
-def citations_from_rows(hits: Sequence[Any], rows: Sequence[ChunkLike],
+def citations_from_rows(hits: Sequence[Hit], rows: Sequence[ChunkLike],
                         pages: Sequence[int | None] | None = None) -> list[Citation]:
     """Number ``hits`` (``rag.types.Hit``, in order) 1..n with their chunk ``rows`` (same order).
 
@@ -262,12 +266,12 @@ def citations_from_rows(hits: Sequence[Any], rows: Sequence[ChunkLike],
                  cosine_distance=float(h.cosine_distance), fused_rank=int(h.fused_rank), page=p,
                  start=r.start, end=r.end, media_type=r.media_type, chunk_id=int(r.chunk_id),
                  section=tuple(r.section), document_label=r.document_label or r.document_name,
-                 locator=row_locator(r), role=role_of(getattr(r, "role", None)))
+                 locator=row_locator(r), role=role_of(r.role))
         for i, (h, r, p) in enumerate(zip(hits, rows, pages), start=1)
     ]
 
 
-def evidence_pages(rows: Sequence[ChunkLike], query: str, store: Any = None) -> list[int | None]:
+def evidence_pages(rows: Sequence[ChunkLike], query: str, store: Store | None = None) -> list[int | None]:
     """:func:`evidence_page` of each row, placed with the store's page map of its document
     (:meth:`rag.store.store.Store.page_map`) when ``store`` is given, else the chunk's first page."""
     out = []
@@ -281,7 +285,7 @@ def evidence_pages(rows: Sequence[ChunkLike], query: str, store: Any = None) -> 
     return out
 
 
-def citations(gate_result: GateResult, store: Any) -> list[Citation]:
+def citations(gate_result: GateResult, store: Store) -> list[Citation]:
     """Numbered citations for the sources the gate kept (``rag.answer.gate.GateResult``), via ``store.chunks(ids)``.
 
     Each PDF citation opens at its evidence page for the gate's query (:func:`evidence_page`). A refused

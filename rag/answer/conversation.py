@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from rag.answer.cite import locator_label
+from rag.answer.cite import Citation, locator_label
 from rag.answer.followup import (
     Rewrite,
     RewriteMethod,
@@ -39,6 +39,8 @@ from rag.answer.followup import (
     rewrite_generator,
     store_idf,
 )
+from rag.answer.gate import GateResult
+from rag.answer.generate import TextGenerator
 from rag.answer.history import Candidate, Turn
 from rag.answer.pipeline import AnswerStream, gated_sources, no_generation_answer, search_and_gate
 from rag.answer.record import Answer
@@ -46,7 +48,9 @@ from rag.errors import RagError, StoreError
 from rag.settings import Settings
 
 if TYPE_CHECKING:
+    from rag.index.embed import Encoder
     from rag.store.store import Store
+    from rag.text import TermStats
 
 #: The note a turn keeps when its answer was cut off before the end (Streamlit stops a run when a new question
 #: is sent or the page is left while the model writes).
@@ -67,8 +71,11 @@ class TurnStream(AnswerStream):
     """
 
     def __init__(self, conversation: Conversation, followup: Rewrite, previous: Sequence[str],
-                 scope: Sequence[str] | None, *args: Any, **kw: Any):
-        super().__init__(*args, **kw)
+                 scope: Sequence[str] | None, gate: GateResult, cites: Sequence[Citation], settings: Settings, *,
+                 retrieval_ms: float | None = None, get_generator: Callable[[Settings], TextGenerator] | None = None,
+                 embedder: Encoder | None = None, term_stats: TermStats | None = None):
+        super().__init__(gate, cites, settings, retrieval_ms=retrieval_ms, get_generator=get_generator,
+                         embedder=embedder, term_stats=term_stats)
         self.conversation = conversation
         self.followup = followup
         self.previous = tuple(previous)
@@ -153,7 +160,7 @@ class Conversation:
         self.previous: list[str] = [*history, *saved]
 
     def standalone(self, question: str, rewrite: RewriteMethod | str = RewriteMethod.KEYWORDS, *,
-                   always: bool = False, get_generator: Callable[[], Any] | None = None,
+                   always: bool = False, get_generator: Callable[[], TextGenerator] | None = None,
                    scope: Sequence[str] | None = None) -> Rewrite:
         """``question`` made standalone against :attr:`previous` (:func:`rag.answer.followup.rewrite_followup`,
         IDF from the store; the ``model`` rewrite with ``get_generator()``, default the settings' GGUF).
@@ -178,7 +185,7 @@ class Conversation:
             idf = store_idf(self.store.term_stats())
             if any(idf(t) == 0 for t in own_words(rw.question)):
                 return typed  # it names something no document mentions ("parking" in a store of reports)
-            gate = search_and_gate(self.store, rw.question, doc_ids=scope, settings=self.settings)
+            gate = search_and_gate(self.store, rw.question, self.settings, scope)
             if not gate.refused:
                 return typed
         hits = self.store.search(rw.standalone, k=self.settings.max_sources, doc_ids=scope)
@@ -187,7 +194,7 @@ class Conversation:
 
     def ask(self, question: str, *, scope: Sequence[str] | None = None,
             rewrite: RewriteMethod | str = RewriteMethod.KEYWORDS, followup: Rewrite | None = None,
-            get_generator: Callable[[Settings], Any] | None = None) -> TurnStream:
+            get_generator: Callable[[Settings], TextGenerator] | None = None) -> TurnStream:
         """One turn: ``question`` made standalone (``rewrite``; or ``followup`` when the caller already did,
         :meth:`standalone`), searched and gated within ``scope`` (document ids; ``None``: all), cited, and
         ready to stream (a refusal yields nothing and never touches the model). ``get_generator(settings)``

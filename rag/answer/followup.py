@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from rag.answer.generate import get_generator
+from rag.answer.generate import Generator, TextGenerator, get_generator
+from rag.settings import Settings
 from rag.text import TermStats, tokenize
 
 
@@ -313,7 +314,7 @@ REWRITE_MAX_TOKENS = 64
 REWRITE_N_CTX = 1024
 
 
-def rewrite_generator(settings: Any) -> Any:
+def rewrite_generator(settings: Settings) -> Generator:
     """The process-wide rewrite generator for ``settings``' model and threads (its own context and cached prefix).
 
     Raises :class:`rag.errors.ModelError` when the model file is missing or broken.
@@ -321,7 +322,7 @@ def rewrite_generator(settings: Any) -> Any:
     return get_generator(settings.model_path, n_ctx=REWRITE_N_CTX, threads=settings.threads, build=rewrite_probe)
 
 
-def model_rewrite(question: str, previous: Sequence[str], generator: Any) -> str:
+def model_rewrite(question: str, previous: Sequence[str], generator: TextGenerator) -> str:
     """The GGUF's standalone version of ``question`` (greedy, at most :data:`REWRITE_MAX_TOKENS` tokens).
 
     ``generator`` a :class:`rag.answer.generate.Generator` (its ``complete``).
@@ -335,7 +336,7 @@ def model_rewrite(question: str, previous: Sequence[str], generator: Any) -> str
 
 
 def rewrite_followup(question: str, previous: Sequence[str], method: str = RewriteMethod.KEYWORDS, *,
-                     idf: Callable[[str], float] | None = None, get_generator: Callable[[], Any] | None = None,
+                     idf: Callable[[str], float] | None = None, get_generator: Callable[[], TextGenerator] | None = None,
                      always: bool = False) -> Rewrite:
     """``question`` as a standalone question, given the ``previous`` questions of the chat as searched (oldest first).
 

@@ -23,6 +23,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rag.language import language_name
+from rag.settings import Settings
 from rag.text import TermStats
 from rag.types import GateKind, Hit, QueryPlan, Verdict
 
@@ -200,7 +201,7 @@ class GateKnobs:
     mention_score: float | None = None
 
     @classmethod
-    def from_settings(cls, s: Any) -> GateKnobs:
+    def from_settings(cls, s: Settings) -> GateKnobs:
         """The knobs of a :class:`rag.settings.Settings` (``threshold``, ``max_sources``, ``min_score``, ``mention_score``)."""
         return cls(s.threshold, s.max_sources, s.min_score, s.mention_score)
 

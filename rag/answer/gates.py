@@ -9,7 +9,7 @@ texts and contents, term statistics, the calibration), each read only when the g
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rag.answer.calibrated_gate import CalibratedGate, store_calibration, store_gate_stats
 from rag.answer.calibration import Calibration
@@ -17,6 +17,10 @@ from rag.answer.gate import DistanceGate, Gate, GateKnobs, GateResult
 from rag.answer.learned_gate import LearnedGate
 from rag.text import TermStats
 from rag.types import GateKind
+
+if TYPE_CHECKING:
+    from rag.store.records import ChunkRow
+    from rag.store.store import Store
 
 #: Every gate by kind: the design's distance gate, issue 8's learned gate, issue 15's calibrated gate (the default).
 GATES: Mapping[GateKind, Gate] = {
@@ -43,9 +47,9 @@ class StoreContext:
     """:class:`rag.answer.gate.GateContext` over a :class:`rag.store.store.Store`: chunk rows are read once per
     question (texts and contents together), the statistics and calibration from the store's index cache."""
 
-    def __init__(self, store: Any):
+    def __init__(self, store: Store):
         self.store = store
-        self._rows: dict[int, Any] = {}
+        self._rows: dict[int, ChunkRow] = {}
 
     def _read(self, chunk_ids: Sequence[int]) -> None:
         missing = [i for i in dict.fromkeys(chunk_ids) if i not in self._rows]

@@ -27,7 +27,7 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from rag.answer.cite import Citation, format_sources_for_prompt
 from rag.errors import ModelError
@@ -133,6 +133,45 @@ class FittedPrompt:
     sources: tuple[Citation, ...]
     dropped: tuple[int, ...] = ()
     trimmed: tuple[int, ...] = ()
+
+
+class Prompt(Protocol):
+    """What a generator's ``fit`` returns and its ``stream`` reads: ``sources`` the citations the model sees,
+    ``dropped`` the source indices left out for lack of room (:class:`FittedPrompt`)."""
+
+    @property
+    def sources(self) -> Sequence[Citation]: ...
+
+    @property
+    def dropped(self) -> tuple[int, ...]: ...
+
+
+class TokenStream(Protocol):
+    """What a generator's ``stream`` returns (:class:`GenerationStream`): iterate for the text pieces; after the
+    end ``text`` the whole raw answer, ``tokens`` generated, ``ttft_ms`` / ``generation_ms`` in ms."""
+
+    text: str
+    tokens: int
+    ttft_ms: float | None
+    generation_ms: float | None
+
+    def __iter__(self) -> Iterator[str]: ...
+
+
+class TextGenerator(Protocol):
+    """The generator seam (:func:`get_default_generator`): what the answer, the follow-up rewrite and the
+    translation take as a local model. :class:`Generator` implements it over a GGUF, ``tests/fakes.py``'s
+    ``FakeGenerator`` with a scripted reply. ``name`` the model file; token counts in the model's own tokens."""
+
+    name: str
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def fit(self, question: str, sources: Sequence[Citation], max_answer_tokens: int) -> Prompt: ...
+
+    def stream(self, prompt: Any, max_tokens: int) -> TokenStream: ...
+
+    def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str: ...
 
 
 class Generator:

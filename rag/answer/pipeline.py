@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,10 +35,10 @@ from rag.answer.attribute import (
 )
 from rag.answer.calibrated_gate import store_calibration
 from rag.answer.cite import Citation, citations, format_sources_for_prompt
-from rag.answer.excerpt import citation_views, prompt_excerpts
+from rag.answer.excerpt import Excerpt, citation_views, prompt_excerpts
 from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gates import StoreContext, gate_for
-from rag.answer.generate import get_default_generator
+from rag.answer.generate import TextGenerator, get_default_generator
 from rag.answer.key_passage import KeyPassage, key_passage
 from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
 from rag.answer.roles import SUPPORTING
@@ -48,6 +48,7 @@ from rag.text import TermStats, strip_markers
 from rag.types import QueryPlan
 
 if TYPE_CHECKING:
+    from rag.index.embed import Encoder
     from rag.store.store import Store
 
 def source_headers(sources: Sequence[Citation]) -> list[str]:
@@ -63,7 +64,7 @@ def source_headers(sources: Sequence[Citation]) -> list[str]:
     return out
 
 
-def cosine_support(embedder: Any, sentences: Sequence[str], quotes: Sequence[str]) -> np.ndarray:
+def cosine_support(embedder: Encoder, sentences: Sequence[str], quotes: Sequence[str]) -> np.ndarray:
     """``(n_sentences, n_sources)`` float32 cosine similarity of MiniLM embeddings (markers stripped)."""
     if not sentences or not quotes:
         return np.zeros((len(sentences), len(quotes)), dtype=np.float32)
@@ -71,13 +72,13 @@ def cosine_support(embedder: Any, sentences: Sequence[str], quotes: Sequence[str
     return vecs[: len(sentences)] @ vecs[len(sentences) :].T
 
 
-def check_answer(text: str, sources: Sequence[Citation], embedder: Any | None = None,
+def check_answer(text: str, sources: Sequence[Citation], embedder: Encoder | None = None,
                  question: str | None = None) -> tuple[str, int, int, list[SentenceAttribution]]:
     """Server-side handling of a raw model answer over ``sources`` (the citations the model saw, whole quotes).
 
     Returns ``(clean_text, invalid_removed, links_removed, sentences)``;
     ``links_removed`` also counts lines that only echoed a source header. With
-    ``embedder`` (``rag.index.embed.Embedder``) the MiniLM leg joins the lexical one. With ``question``
+    ``embedder`` (:class:`rag.index.embed.Encoder`) the MiniLM leg joins the lexical one. With ``question``
     the claim check judges what each sentence adds to it (:func:`rag.answer.attribute.attribute`): an echo
     of the question is no claim, and its words never count as support. Hidden text and orders to the model
     inside a source (:func:`rag.answer.excerpt.hidden_spans`) never count as support either, nor do page
@@ -120,8 +121,8 @@ class AnswerStream:
         settings: Settings,
         *,
         retrieval_ms: float | None = None,
-        get_generator: Callable[[Any], Any] | None = None,
-        embedder: Any | None = None,
+        get_generator: Callable[[Settings], TextGenerator] | None = None,
+        embedder: Encoder | None = None,
         term_stats: TermStats | None = None,
     ):
         self.gate = gate
@@ -131,7 +132,7 @@ class AnswerStream:
         self._get_generator = get_generator
         self.embedder = embedder
         self.term_stats = term_stats
-        self.excerpts: list[Any] = []
+        self.excerpts: list[Excerpt] = []
         self.key_passage: KeyPassage | None = None
         if gate.refused:
             self.answer: Answer | None = refused_answer(gate, retrieval_ms)
@@ -139,7 +140,7 @@ class AnswerStream:
             self.answer = None
             self.key_passage = key_passage(gate.query, self.cites, term_stats)
 
-    def _attempt(self, gen: Any) -> Iterator[str]:
+    def _attempt(self, gen: TextGenerator) -> Iterator[str]:
         """One generation over the excerpts; yields cleaned pieces; sets ``self.answer`` to the checked result."""
         t0 = time.perf_counter()
         prompt = gen.fit(self.gate.query, self.prompt_sources(gen.count_tokens), self.settings.max_answer_tokens)
@@ -204,35 +205,31 @@ def no_generation_answer(gate: GateResult, cites: Sequence[Citation], retrieval_
                   key_passage=key_passage)
 
 
-def search_and_gate(store: Store, query: str, threshold: float | None = None, max_sources: int | None = None, *,
-                    k: int | None = None, mode: str = "hybrid", gate: str | None = None,
-                    min_score: float | None = None, mention_score: float | None = None,
-                    doc_ids: Sequence[str] | None = None, settings: Settings | None = None) -> GateResult:
-    """Search ``store`` (a :class:`rag.store.store.Store`) then gate (design stage 7, issues 8 and 15).
+def search_and_gate(store: Store, query: str, settings: Settings | None = None,
+                    doc_ids: Sequence[str] | None = None) -> GateResult:
+    """Search ``store`` (a :class:`rag.store.store.Store`) then gate (design stage 7, issues 8 and 15), with every
+    knob from ``settings`` (default the store's; another value: ``settings.with_overrides(threshold=...)``).
 
     ``doc_ids`` (full ids) restricts the search, and so the gate, to those
     documents (issue 16's scope; ``None`` = all): a question about another
     document is refused, never answered from outside the scope.
 
-    ``gate`` a :class:`rag.types.GateKind`, looked up once in :data:`rag.answer.gates.GATES`: ``calibrated``
-    (default from settings, issue 15) gives three verdicts from evidence read on this store's own scale;
-    ``learned`` the distance gate AND issue 8's answerability score; ``distance`` the design's gate alone.
-    Every knob left ``None`` comes from ``settings`` (default the store's: threshold 0.675, max_sources 4,
-    k = candidates_k, gate, min_score / mention_score = the shipped model's cuts). Raises ``ValueError``
-    for an unknown gate or mode.
+    ``settings.gate`` a :class:`rag.types.GateKind`, looked up once in :data:`rag.answer.gates.GATES`:
+    ``calibrated`` (the default, issue 15) gives three verdicts from evidence read on this store's own scale;
+    ``learned`` the distance gate AND issue 8's answerability score; ``distance`` the design's gate alone; its
+    knobs are :meth:`rag.answer.gate.GateKnobs.from_settings` (threshold 0.675, max_sources 4, the shipped
+    model's min_score / mention_score), over ``candidates_k`` hybrid hits. Raises ``ValueError`` for an
+    unknown gate.
     """
     s = settings or store.settings
-    strategy = gate_for(gate or s.gate)
-    knobs = GateKnobs(s.threshold if threshold is None else threshold, max_sources or s.max_sources,
-                      s.min_score if min_score is None else min_score,
-                      s.mention_score if mention_score is None else mention_score)
+    strategy = gate_for(s.gate)
     scope = {} if doc_ids is None else {"doc_ids": list(doc_ids)}
-    hits, plan = store.search_planned(query, k=k or s.candidates_k, mode=mode, **scope)
-    return replace(strategy.decide(query, hits, knobs, StoreContext(store)), plan=plan)
+    hits, plan = store.search_planned(query, k=s.candidates_k, mode="hybrid", **scope)
+    return replace(strategy.decide(query, hits, GateKnobs.from_settings(s), StoreContext(store)), plan=plan)
 
 
 def searched_as(store: Store, query: str, settings: Settings,
-                get_translator: Callable[[], Any] | None = None) -> Translation:
+                get_translator: Callable[[], TextGenerator] | None = None) -> Translation:
     """What ``query`` is searched as (issue 27, item 5): its translation into the documents' language when
     ``settings.translate_questions`` and its language is none of the documents' (:mod:`rag.answer.translate`;
     the model, ``get_translator()`` default :func:`rag.answer.translate.translation_generator`, is loaded only
@@ -245,7 +242,7 @@ def searched_as(store: Store, query: str, settings: Settings,
 
 def gated_sources(store: Store, query: str, settings: Settings | None = None,
                   doc_ids: Sequence[str] | None = None, *,
-                  get_translator: Callable[[], Any] | None = None) -> tuple[GateResult, list[Citation], float]:
+                  get_translator: Callable[[], TextGenerator] | None = None) -> tuple[GateResult, list[Citation], float]:
     """:func:`search_and_gate` with every knob from ``settings`` (default the store's), then the numbered
     citations of what it kept (:func:`rag.answer.cite.citations`); returns ``(gate, citations, ms)``, ``ms``
     covering the translation (:func:`searched_as`), embedding, both legs, fusion, the gate and the citation
@@ -254,7 +251,7 @@ def gated_sources(store: Store, query: str, settings: Settings | None = None,
     s = settings or store.settings
     t0 = time.perf_counter()
     tr = searched_as(store, query, s, get_translator)
-    gate = search_and_gate(store, tr.query, doc_ids=doc_ids, settings=s)
+    gate = search_and_gate(store, tr.query, s, doc_ids)
     if tr.translated:
         plan = gate.plan or QueryPlan(tr.query)
         gate = replace(gate, plan=replace(plan, query=query, rewritten=tr.query, translated_from=tr.source_language))
@@ -267,7 +264,7 @@ def ask(
     query: str,
     settings: Settings | None = None,
     *,
-    get_generator: Callable[[Any], Any] | None = None,
+    get_generator: Callable[[Settings], TextGenerator] | None = None,
     doc_ids: Sequence[str] | None = None,
 ) -> AnswerStream:
     """Retrieve, gate and prepare the streamed answer for ``query`` over ``store`` (``rag.store.store.Store``).

@@ -33,11 +33,15 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rag.answer.generate import Generator, get_generator
+from rag.answer.generate import Generator, TextGenerator, get_generator
 from rag.errors import ModelError
 from rag.language import differs, language_name, main_languages, question_language
+
+if TYPE_CHECKING:
+    from rag.answer.gate import GateResult
+    from rag.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +73,7 @@ def _probe(question: str, sources: Sequence[Any]) -> list[dict[str, str]]:
     return translation_messages(question)
 
 
-def translation_generator(settings: Any) -> Generator:
+def translation_generator(settings: Settings) -> Generator:
     """The process-wide translation generator for ``settings``' model and threads (its own llama.cpp context and
     cached instruction prefix). Raises :class:`rag.errors.ModelError` when the model is missing or broken."""
     return get_generator(settings.model_path, n_ctx=TRANSLATE_N_CTX, threads=settings.threads, build=_probe)
@@ -114,7 +118,7 @@ def needs_translation(question: str, document_languages: dict[str, float]) -> tu
 
 
 def translate_question(question: str, document_languages: dict[str, float],
-                       get_generator: Callable[[], Any]) -> Translation:
+                       get_generator: Callable[[], TextGenerator]) -> Translation:
     """``question`` as it should be searched over documents in ``document_languages`` (ISO code -> share of
     chunks, :attr:`rag.answer.calibration.Calibration.languages`): translated by ``get_generator()`` (a
     :class:`rag.answer.generate.Generator`, called only when a translation is needed) when its language differs
@@ -135,11 +139,11 @@ def translate_question(question: str, document_languages: dict[str, float],
     return Translation(text, src, target, (time.perf_counter() - t0) * 1000.0)
 
 
-def searched_as_line(gate: Any) -> str | None:
+def searched_as_line(gate: GateResult | None) -> str | None:
     """"Searched as (translated from German): ..." for a :class:`rag.answer.gate.GateResult` whose question was
     translated, then :func:`answer_language_note`; ``None`` for a question searched as asked."""
-    plan = getattr(gate, "plan", None)
-    if plan is None or not plan.translated_from or not plan.rewritten:
+    plan = gate.plan if gate is not None else None
+    if gate is None or plan is None or not plan.translated_from or not plan.rewritten:
         return None
     docs = gate.language.documents if gate.language is not None and gate.language.documents else ("en",)
     searched = plan.rewritten.rstrip()

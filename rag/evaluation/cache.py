@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rag.index.embed import Encoder
 from rag.settings import get_settings
 
 
@@ -48,13 +49,12 @@ class EmbeddingCache:
     def key(model: str, text: str) -> str:
         return hashlib.sha256(f"{model}\0{text}".encode()).hexdigest()
 
-    def encode(self, texts: Sequence[str], embedder, *, progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    def encode(self, texts: Sequence[str], embedder: Encoder, *, progress: Callable[[int, int], None] | None = None) -> np.ndarray:
         """Vectors for ``texts``: ``(len(texts), dim)`` float32, L2-normalised; only unseen texts reach ``embedder``.
 
         ``progress(done, total)`` is called after each batch of new texts.
         """
-        dim = int(getattr(embedder, "dim", 384))
-        model = str(getattr(embedder, "name", "embedder"))
+        dim, model = int(embedder.dim), str(embedder.name)
         keys = [self.key(model, t) for t in texts]
         found: dict[str, np.ndarray] = {}
         uniq = list(dict.fromkeys(keys))

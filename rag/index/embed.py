@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -119,6 +120,27 @@ def check_unit_norm(vectors: np.ndarray) -> None:
     bad = np.flatnonzero(np.abs(norms - 1.0) > _NORM_TOL)
     if bad.size:
         raise ValueError(f"{bad.size} embedding(s) are not unit-norm (e.g. row {bad[0]}: {norms[bad[0]]:.4f})")
+
+
+class Encoder(Protocol):
+    """What the store, the gate and the claim check take as a text encoder (:class:`Embedder`,
+    :class:`OnnxEmbedder`; ``tests/fakes.py``'s ``HashEmbedder``): ``name`` the model it is (stamped in the
+    store; vectors of two models are never mixed), ``dim`` its vectors' size, ``batch_size`` texts per call
+    when indexing (``settings.embed_batch_size`` overrides it).
+    """
+
+    name: str
+    dim: int
+    batch_size: int
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """``(len(texts), dim)`` float32 rows, L2-normalised; ``(0, dim)`` for no text."""
+
+    def encode_query(self, query: str) -> np.ndarray:
+        """``(dim,)`` float32, L2-normalised."""
+
+    def count_tokens(self, text: str) -> int:
+        """Word-pieces the encoder reads for ``text`` (before truncation): what the chunker fits to its window."""
 
 
 class Embedder:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,6 +18,10 @@ from rag.ingest.chunk import chunk_document, chunk_units, unit_text
 from rag.ingest.extract import extract_bytes
 from rag.ingest.limits import Limits
 from rag.types import Chunk, Document
+
+if TYPE_CHECKING:
+    from rag.index.embed import Encoder
+    from rag.settings import Settings
 
 #: ``progress(stage, done, total)``: stage ``extract`` | ``chunk`` | ``embed`` (done/total in chunks) | ``index``.
 Progress = Callable[[str, int, int], None]
@@ -57,7 +61,7 @@ def extract_inline(data: bytes, name: str, progress: Progress = _no_progress,
 Extract = Callable[..., Document]
 
 
-def prepare(data: bytes, name: str, settings: Any, embedder: Any, dim: int, progress: Progress = _no_progress,
+def prepare(data: bytes, name: str, settings: Settings, embedder: Encoder, dim: int, progress: Progress = _no_progress,
             *, extract: Extract = extract_inline, should_stop: Callable[[], bool] | None = None) -> Prepared:
     """Extract (with ``extract``), chunk (strategy E, the settings' budget and encoder window) and embed one file.
 
@@ -75,11 +79,11 @@ def prepare(data: bytes, name: str, settings: Any, embedder: Any, dim: int, prog
         raise Cancelled(f"{name}: cancelled")
     progress("chunk", 0, 1)
     chunks = chunk_document(doc, "E", budget_chars=s.chunk_budget_chars, overlap_chars=s.overlap_chars,
-                            window_tokens=s.encoder_window_tokens, count_tokens=getattr(embedder, "count_tokens", None))
+                            window_tokens=s.encoder_window_tokens, count_tokens=embedder.count_tokens)
     progress("chunk", 1, 1)
     units = tuple((i, a, b) for i, c in enumerate(chunks) for a, b in chunk_units(c)) if s.unit_vectors else ()
     texts = [c.text for c in chunks] + [unit_text(chunks[i], a, b) for i, a, b in units]
-    bs = max(1, s.embed_batch_size or getattr(embedder, "batch_size", None) or 32)
+    bs = max(1, s.embed_batch_size or embedder.batch_size or 32)
     parts = []
     progress("embed", 0, len(texts))
     for i in range(0, len(texts), bs):

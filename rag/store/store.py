@@ -114,7 +114,7 @@ class Store(QueueFacade):
         self.settings = settings or get_settings()
         self.path = Path(path).resolve()
         self._embedder = embedder
-        self.model_dim = int(getattr(embedder, "dim", None) or EMBED_DIM)
+        self.model_dim = int(embedder.dim) if embedder is not None else EMBED_DIM
         try:
             (self.path / "files").mkdir(parents=True, exist_ok=True)
             self._locks = StoreLocks(self.path / "locks")
@@ -129,7 +129,7 @@ class Store(QueueFacade):
             with self._locks.write(self._db):
                 self.encoder = None if embedder is not None else encoder_for_store(
                     self.settings.encoder, get_meta(self._db, "embed_model"))
-                self.model_name = getattr(embedder, "name", None) or self.encoder.name
+                self.model_name = embedder.name if embedder is not None else self.encoder.name
                 stamp_model(self._db, self.path, self.model_name, self.model_dim)
         except sqlite3.Error as e:
             raise StoreError(f"cannot open the store at {self.path}: {e}") from e

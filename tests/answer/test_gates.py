@@ -56,7 +56,7 @@ def test_one_row_per_kind_each_a_gate():
 @pytest.mark.parametrize("kind", list(GateKind))
 def test_every_kind_decides_with_typed_fields(store, kind):
     """``kind="calibrated"`` was a string literal and ``verdict`` a string set in ``__post_init__`` (defect 6)."""
-    g = search_and_gate(store, Q, gate=kind)
+    g = search_and_gate(store, Q, store.settings.with_overrides(gate=kind))
     assert type(g.kind) is GateKind and g.kind is kind
     assert type(g.verdict) is Verdict and g.verdict is (Verdict.REFUSED if g.refused else g.verdict)
     assert g.plan is not None and g.candidates
@@ -81,12 +81,12 @@ def test_search_and_gate_looks_the_gate_up_in_the_table(store, monkeypatch):
             return apply_gate(query, hits, knobs.threshold, knobs.max_sources)
 
     monkeypatch.setitem(GATES, GateKind.DISTANCE, Recording())
-    search_and_gate(store, Q, settings=store.settings.with_overrides(gate=GateKind.DISTANCE, threshold=0.5))
+    search_and_gate(store, Q, store.settings.with_overrides(gate=GateKind.DISTANCE, threshold=0.5))
     assert seen == [(Q, GateKnobs(0.5, 4, None, None), StoreContext)]
 
 
 def test_regate_goes_to_the_gate_that_decided(store):
-    g = search_and_gate(store, Q, gate=GateKind.CALIBRATED)
+    g = search_and_gate(store, Q, store.settings.with_overrides(gate=GateKind.CALIBRATED))
     assert not g.refused
     low = regate_with(g, GateKnobs(threshold=0.0001))
     assert low.refused and low.kind is GateKind.CALIBRATED and low.reason is GateReason.THRESHOLD

@@ -31,7 +31,7 @@ def _row(doc, c):
     """A chunk as the store returns it (what citations read)."""
     return SimpleNamespace(chunk_id=c.index, document_id=doc.id, document_name=doc.name, document_label=doc.name,
                            media_type=doc.media_type, content=c.content, section=c.section, start=c.start,
-                           end=c.end, page=c.page, page_end=c.page_end, locator=c.locator)
+                           end=c.end, page=c.page, page_end=c.page_end, locator=c.locator, role=c.role)
 
 
 def _cited(doc, needle: str):

@@ -92,7 +92,7 @@ def test_same_name_different_bytes_kept_both_are_two_documents_told_apart(store)
     labels = {d.id: d.label for d in store.documents()}
     assert labels[a.document_id] != labels[b.document_id]
     assert labels[a.document_id] == f"notes.md ({a.document_id[:8]})"
-    g = search_and_gate(store, "topic alpha beta paragraph", threshold=2.0, max_sources=20)
+    g = search_and_gate(store, "topic alpha beta paragraph", store.settings.with_overrides(threshold=2.0, max_sources=20))
     cites = citations(g, store)
     by_doc = {c.document_id: c.locator_label for c in cites}
     assert len(by_doc) == 2 and len(set(by_doc.values())) == 2

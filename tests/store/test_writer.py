@@ -13,7 +13,8 @@ class _Broken:
     """The hash embedder until a text mentions 'explode', then an internal error."""
 
     def __init__(self, inner):
-        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.inner, self.name, self.dim, self.batch_size = inner, inner.name, inner.dim, inner.batch_size
+        self.count_tokens = inner.count_tokens
 
     def encode(self, texts):
         if any("explode" in t for t in texts):
@@ -49,9 +50,7 @@ def test_bad_file_is_logged_without_traceback(tmp_path, hash_embedder, caplog):
 
 
 def test_wrong_embedding_shape_fails_the_document(tmp_path, hash_embedder):
-    class Short:
-        name, dim = hash_embedder.name, hash_embedder.dim
-
+    class Short(type(hash_embedder)):
         def encode(self, texts):
             return np.zeros((len(texts), 3), np.float32)
 
