@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import tempfile
 import threading
@@ -32,7 +33,7 @@ import apiserver  # noqa: E402
 
 from rag.evaluation.bench.machine import load_average, machine_summary, percentile  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = Path(os.environ.get("RAG_SHARED", ROOT.parent / "shared")) / "corpus"  # as tests/conftest.py finds it
 LEVELS = (1, 4, 16)
 
 

@@ -22,6 +22,7 @@ from rag.api.auth import AuthMiddleware, TokenCheck
 from rag.api.errors import ApiError, from_rag_error
 from rag.api.routes import build_router
 from rag.api.service import ApiService
+from rag.api.uploads import UploadSizeGuard
 from rag.errors import RagError
 
 #: Where the app (``make run``) serves its viewer, for the passages' ``viewer_url``.
@@ -102,7 +103,8 @@ def create_app(service: ApiService, *, tokens: TokenCheck | None = None, app_url
     app.include_router(build_openai_router())
     if mcp_server is not None:
         app.router.routes.extend(mcp_routes)
-    app.add_middleware(AuthMiddleware, tokens=tokens)
+    app.add_middleware(UploadSizeGuard, max_upload_mb=service.settings.max_upload_mb)
+    app.add_middleware(AuthMiddleware, tokens=tokens)  # added last: runs first
     return app
 
 

@@ -26,7 +26,7 @@ from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from rag.api import schemas, stream, turns, uploads
-from rag.api.errors import from_rag_error, not_found
+from rag.api.errors import ApiError, from_rag_error, not_found
 from rag.api.records import document_json, hits_json, job_json, passage_json, upload_json
 from rag.api.service import ApiService
 from rag.errors import RagError
@@ -75,6 +75,8 @@ def build_router() -> APIRouter:
         when one is bad. A file the worker cannot read later is that job's ``failed`` with its reason."""
         svc = service_of(request)
         store = svc.store(collection)
+        if len(files) > uploads.MAX_FILES:
+            raise ApiError(413, "too_many_files", f"{len(files)} files in one request; at most {uploads.MAX_FILES}")
         limits = Limits.from_settings(store.settings)
         got = []
         for f in files:

@@ -56,3 +56,28 @@ def screen(data: bytes, name: str, limits: Limits) -> None:
     if _binary(data):
         raise ApiError(415, "unsupported_type", f"{name}: unsupported file type (binary data); expected {SUPPORTED}",
                        file=name)
+
+
+#: The most files one upload request may carry (more: 413 before the body is read).
+MAX_FILES = 100
+
+
+class UploadSizeGuard:
+    """ASGI middleware: an upload whose declared ``Content-Length`` is over ``max_upload_mb`` times
+    :data:`MAX_FILES` (plus 1 MiB of multipart framing) is answered 413 before its body is read or spooled, so a
+    3 GiB request never reaches the disk; each file is then checked on its own (:func:`screen`)."""
+
+    def __init__(self, app, max_upload_mb: int, path: str = "/v1/documents"):
+        self.app, self.path = app, path
+        self.limit = max_upload_mb * MiB * MAX_FILES + MiB
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and scope.get("method") == "POST" and scope.get("path") == self.path:
+            length = dict(scope.get("headers") or []).get(b"content-length")
+            if length is not None and length.isdigit() and int(length) > self.limit:
+                from starlette.responses import JSONResponse
+
+                e = ApiError(413, "too_large", f"the request is {int(length)} bytes, over the {self.limit} an upload "
+                                               f"of at most {MAX_FILES} files may be")
+                return await JSONResponse(e.to_json(), status_code=413)(scope, receive, send)
+        await self.app(scope, receive, send)

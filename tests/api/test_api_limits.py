@@ -4,6 +4,7 @@ stream told its place, one too many answered 429), and uploads that survive a re
 
 from __future__ import annotations
 
+import socket
 import sys
 import threading
 import time
@@ -61,6 +62,18 @@ def test_413_over_the_upload_limit_names_the_file(slow):
         r = c.post("/v1/documents", files=[("files", ("big.txt", big))])
         assert r.status_code == 413, r.text
         assert r.json()["error"]["file"] == "big.txt" and "max_upload_mb" in r.json()["error"]["message"]
+    host, port = slow.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as s:  # declares 200 MiB, sends 1 byte
+        s.sendall(b"POST /v1/documents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 209715200\r\n"
+                  b"Content-Type: multipart/form-data; boundary=b\r\n\r\nx")
+        head = b""
+        while b'"}}' not in head and len(head) < 8192:
+            got = s.recv(4096)
+            if not got:
+                break
+            head += got
+        head = head.decode("latin-1")
+    assert head.startswith("HTTP/1.1 413") and '"too_large"' in head  # refused before the body is read
 
 
 def test_the_answer_queue_tells_each_its_place_and_refuses_one_too_many(slow):

@@ -181,3 +181,22 @@ def test_delete_removes_the_document(client):
     assert client.delete(f"/v1/documents/{doc_id}").json()["deleted"] == doc_id
     assert client.get(f"/v1/documents/{doc_id}").status_code == 404
     assert client.delete(f"/v1/documents/{doc_id}").status_code == 404
+
+
+def test_a_saved_turn_is_the_record_the_app_reopens(server, client, fake_embedder):
+    """With ``chat: "new"`` the turn is saved in the store's chats as the app saves its turns; reopened the way the
+    app reopens a chat (``Turn.from_json``), its answer is the record the API gave."""
+    from rag.answer.history import Turn
+    from rag.store.store import Store
+
+    a = client.post("/v1/ask", json={"question": "How many days of paid leave do staff get?", "chat": "new"}).json()
+    assert isinstance(a["chat_id"], int)
+    with Store(server[1]) as st:
+        rows = st.chats.turns(a["chat_id"])
+    reopened = Turn.from_json(rows[0].record, rows[0].created_at).answer.to_json()
+    api = {k: v for k, v in a.items() if k not in ("format", "confidence", "chat_id")}
+    assert api["verdict"] == "supported" and api["key_passage"]
+    for key in ("answer", "verdict", "verdict_reason", "key_passage", "answer_sentences", "refused"):
+        assert reopened.get(key) == api.get(key), key
+    data = ("index", "document_id", "document_name", "locator", "locator_label", "fragment", "quote", "start", "end")
+    assert [{k: c[k] for k in data} for c in reopened["citations"]] == [{k: c[k] for k in data} for c in api["citations"]]
