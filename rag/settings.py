@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,6 +40,44 @@ PIPELINE_VERSION = "2"  # 2: even paragraph splits and unit vectors (issue 27)
 
 #: Knobs renamed by issue 12: old name -> new name (the old one is still read, with a ``FutureWarning``).
 RENAMED = {"min_answer_score": "min_score"}
+
+
+@dataclass(frozen=True)
+class ChunkingSettings:
+    """How documents are cut (design stage 2, strategy E): ``budget_chars`` characters per chunk, ``window_tokens``
+    the encoder's window in word-pieces, ``overlap_chars`` characters, ``unit_vectors`` sentence vectors too
+    (issue 27). The view :attr:`Settings.chunking` of the flat fields (``chunk_budget_chars``, ...)."""
+
+    budget_chars: int
+    window_tokens: int
+    overlap_chars: int
+    unit_vectors: bool
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """How a question is searched (design stages 4-6): ``candidates_k`` hits per leg, ``rrf_k`` the fusion
+    constant, BM25's ``bm25_k1`` / ``bm25_b``, ``rerank_top`` the cross-encoder's depth, ``translate_questions``
+    (issue 27). The view :attr:`Settings.retrieval`; the gate's own view is ``rag.answer.gate.GateKnobs``."""
+
+    candidates_k: int
+    rrf_k: int
+    bm25_k1: float
+    bm25_b: float
+    rerank_top: int
+    translate_questions: bool
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """The local model (design stage 8): ``model_path`` the GGUF, ``n_ctx`` / ``source_tokens`` /
+    ``max_answer_tokens`` in the model's tokens, ``threads`` CPU threads. The view :attr:`Settings.generation`."""
+
+    model_path: Path
+    n_ctx: int
+    source_tokens: int
+    max_answer_tokens: int
+    threads: int
 
 
 def _default_threads() -> int:
@@ -284,6 +323,24 @@ class Settings(BaseSettings):
         if p.is_absolute() or len(p.parts) > 1:
             return p
         return self.models_dir / p
+
+    @property
+    def chunking(self) -> ChunkingSettings:
+        """This concern's fields as one typed view (the fields and their ``RAG_*`` names stay flat, issue 12)."""
+        return ChunkingSettings(self.chunk_budget_chars, self.encoder_window_tokens, self.overlap_chars,
+                                self.unit_vectors)
+
+    @property
+    def retrieval(self) -> RetrievalSettings:
+        """This concern's fields as one typed view."""
+        return RetrievalSettings(self.candidates_k, self.rrf_k, self.bm25_k1, self.bm25_b, self.rerank_top,
+                                 self.translate_questions)
+
+    @property
+    def generation(self) -> GenerationSettings:
+        """This concern's fields as one typed view."""
+        return GenerationSettings(self.model_path, self.n_ctx, self.source_tokens, self.max_answer_tokens,
+                                  self.threads)
 
     def with_overrides(self, **kwargs: Any) -> "Settings":
         """A copy with the non-``None`` keyword values replaced (CLI flags left unset are ``None``)."""

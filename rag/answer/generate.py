@@ -32,7 +32,7 @@ from typing import Any, Protocol
 from rag.answer.cite import Citation, format_sources_for_prompt
 from rag.errors import ModelError
 from rag.models import FIX_COMMAND, require_model
-from rag.settings import get_settings
+from rag.settings import Settings, get_settings
 
 #: The instruction of design stage 8. Sources are data; only ``[n]`` may be written.
 SYSTEM_PROMPT = (
@@ -486,8 +486,8 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def get_default_generator(settings: Any = None) -> Generator:
+def get_default_generator(settings: Settings | None = None) -> Generator:
     """:func:`get_generator` for the model, context and threads of ``settings`` (default :func:`rag.settings.get_settings`)."""
 
-    s = settings or get_settings()
-    return get_generator(s.model_path, n_ctx=s.n_ctx, threads=s.threads)
+    g = (settings or get_settings()).generation
+    return get_generator(g.model_path, n_ctx=g.n_ctx, threads=g.threads)

@@ -143,11 +143,12 @@ class AnswerStream:
     def _attempt(self, gen: TextGenerator) -> Iterator[str]:
         """One generation over the excerpts; yields cleaned pieces; sets ``self.answer`` to the checked result."""
         t0 = time.perf_counter()
-        prompt = gen.fit(self.gate.query, self.prompt_sources(gen.count_tokens), self.settings.max_answer_tokens)
+        cap = self.settings.generation.max_answer_tokens
+        prompt = gen.fit(self.gate.query, self.prompt_sources(gen.count_tokens), cap)
         prep_ms = (time.perf_counter() - t0) * 1000.0
         seen = [c for c in self.cites if c.index in {s.index for s in prompt.sources}]
         filt = CitationStreamFilter((c.index for c in seen), source_headers(seen))
-        stream = gen.stream(prompt, self.settings.max_answer_tokens)
+        stream = gen.stream(prompt, cap)
         for piece in stream:
             out = filt.feed(piece)
             if out:
@@ -179,7 +180,7 @@ class AnswerStream:
         ``settings.source_tokens`` (counted by ``count``, the generator's tokenizer) is shared by all
         sources; 0 keeps every chunk whole. The citations shown to the user keep the whole chunk.
         """
-        budget = int(self.settings.source_tokens)
+        budget = int(self.settings.generation.source_tokens)
         kp = self.key_passage
         must = [[(s.start, s.end) for s in kp.sentences if s.index == c.index] if kp else [] for c in self.cites]
         ex = prompt_excerpts(self.gate.query, [c.quote for c in self.cites], budget, count, term_stats=self.term_stats,
@@ -224,7 +225,7 @@ def search_and_gate(store: Store, query: str, settings: Settings | None = None,
     s = settings or store.settings
     strategy = gate_for(s.gate)
     scope = {} if doc_ids is None else {"doc_ids": list(doc_ids)}
-    hits, plan = store.search_planned(query, k=s.candidates_k, mode="hybrid", **scope)
+    hits, plan = store.search_planned(query, k=s.retrieval.candidates_k, mode="hybrid", **scope)
     return replace(strategy.decide(query, hits, GateKnobs.from_settings(s), StoreContext(store)), plan=plan)
 
 
@@ -234,7 +235,7 @@ def searched_as(store: Store, query: str, settings: Settings,
     ``settings.translate_questions`` and its language is none of the documents' (:mod:`rag.answer.translate`;
     the model, ``get_translator()`` default :func:`rag.answer.translate.translation_generator`, is loaded only
     then), else ``query`` itself."""
-    if not settings.translate_questions or store.is_empty:
+    if not settings.retrieval.translate_questions or store.is_empty:
         return Translation(query)
     languages = store_calibration(store).languages
     return translate_question(query, languages, get_translator or (lambda: translation_generator(settings)))

@@ -20,6 +20,7 @@ from rag.answer.translate import searched_as_line
 from rag.cli.collection import collection_option, store_settings
 from rag.cli.store import resolve_docs
 from rag.errors import StoreError
+from rag.settings import Settings
 from rag.store.store import Store
 from rag.types import GateKind
 
@@ -37,7 +38,7 @@ def _settings(store: str | None, threshold: float | None, max_sources: int | Non
     return s
 
 
-def _open_store(s: Any):
+def _open_store(s: Settings) -> Store:
     if not Path(s.store).is_dir():
         raise StoreError(f"no store at {s.store}; ingest documents first: python -m rag ingest --store {s.store} PATH")
     return Store(s.store, settings=s)

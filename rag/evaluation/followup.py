@@ -29,6 +29,7 @@ from rag.answer.conversation import Conversation
 from rag.answer.followup import RewriteMethod, needs_context
 from rag.evaluation.data import read_jsonl
 from rag.evaluation.metrics import format_p, sign_test, wilson_interval
+from rag.store.store import Store
 
 #: Where the shared corpus keeps each dialogue corpus's questions (relative to ``shared/corpus``).
 QUESTION_FILES = {"course": "dev_questions.jsonl", "pdf-dev": "pdf-dev/questions.jsonl"}
@@ -77,7 +78,7 @@ def load_dialogues(path: Path, corpus_dir: Path) -> list[Dialogue]:
     return out
 
 
-def top_k_holds(store: Any, query: str, needle: str, k: int = 4) -> bool:
+def top_k_holds(store: Store, query: str, needle: str, k: int = 4) -> bool:
     """Whether one of ``store``'s top ``k`` hybrid hits for ``query`` holds the whole ``needle`` (whitespace collapsed)."""
     hits = store.search(query, k=k)
     want = _norm(needle)

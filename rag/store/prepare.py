@@ -78,10 +78,11 @@ def prepare(data: bytes, name: str, settings: Settings, embedder: Encoder, dim: 
     if stop():
         raise Cancelled(f"{name}: cancelled")
     progress("chunk", 0, 1)
-    chunks = chunk_document(doc, "E", budget_chars=s.chunk_budget_chars, overlap_chars=s.overlap_chars,
-                            window_tokens=s.encoder_window_tokens, count_tokens=embedder.count_tokens)
+    cut = s.chunking
+    chunks = chunk_document(doc, "E", budget_chars=cut.budget_chars, overlap_chars=cut.overlap_chars,
+                            window_tokens=cut.window_tokens, count_tokens=embedder.count_tokens)
     progress("chunk", 1, 1)
-    units = tuple((i, a, b) for i, c in enumerate(chunks) for a, b in chunk_units(c)) if s.unit_vectors else ()
+    units = tuple((i, a, b) for i, c in enumerate(chunks) for a, b in chunk_units(c)) if cut.unit_vectors else ()
     texts = [c.text for c in chunks] + [unit_text(chunks[i], a, b) for i, a, b in units]
     bs = max(1, s.embed_batch_size or embedder.batch_size or 32)
     parts = []

@@ -32,11 +32,11 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rag.errors import Cancelled, ExtractionError, LimitExceeded, StoreError
 from rag.ingest.limits import Limits, check_size
-from rag.settings import PIPELINE_VERSION
+from rag.settings import PIPELINE_VERSION, Settings
 from rag.store.backup import remove_original, write_name
 from rag.store.cache import IndexCache
 from rag.store.jobs import Job, JobKind, JobQueue, JobState, active_job, finish_job, insert_job, worker_id
@@ -46,6 +46,9 @@ from rag.store.results import IngestResult, IngestStatus, OnConflict, clean_name
 from rag.store.rows import Replaced, pick_replaced, retire_version, text_sha, write_chunks
 from rag.store.schema import now_iso
 from rag.types import DocStatus
+
+if TYPE_CHECKING:
+    from rag.index.embed import Encoder
 
 logger = logging.getLogger(__name__)
 
@@ -69,8 +72,8 @@ class Writer:
     (:data:`Extract`; default :func:`extract_inline`). ``jobs`` is the store's :class:`rag.store.jobs.JobQueue`.
     """
 
-    def __init__(self, root: Path, conn: sqlite3.Connection, locks: StoreLocks, cache: IndexCache, settings: Any,
-                 embedder: Callable[[], Any], model_name: str, model_dim: int, extract: Extract = extract_inline):
+    def __init__(self, root: Path, conn: sqlite3.Connection, locks: StoreLocks, cache: IndexCache, settings: Settings,
+                 embedder: Callable[[], Encoder], model_name: str, model_dim: int, extract: Extract = extract_inline):
         self.root, self.conn, self.locks, self.cache, self.settings = Path(root), conn, locks, cache, settings
         self.embedder, self.model_name, self.model_dim, self.extract = embedder, model_name, model_dim, extract
         self.jobs = JobQueue(conn, locks)

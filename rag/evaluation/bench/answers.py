@@ -32,6 +32,9 @@ from rag.evaluation.bench.machine import percentile
 from rag.evaluation.data import EvalQuery, Wording
 from rag.evaluation.metrics import format_p, sign_test
 from rag.index import embed
+from rag.index.embed import Encoder
+from rag.settings import Settings
+from rag.store.store import Store
 from rag.text import content_words
 from rag.types import AnswerVerdict
 
@@ -121,7 +124,7 @@ class Row:
 # ----------------------------------------------------------------------------- running
 
 
-def run_queries(store: Any, s: Any, queries: Sequence[EvalQuery], ood: Sequence[Any], keys: dict[str, AnswerKey],
+def run_queries(store: Store, s: Settings, queries: Sequence[EvalQuery], ood: Sequence[Any], keys: dict[str, AnswerKey],
                 generate: bool, log: Callable[[str], None]) -> list[Row]:
     """Every query through :func:`rag.answer.pipeline.ask` (or only retrieval, gate and key passage)."""
     rows = []
@@ -262,7 +265,7 @@ def rows_json(rows: Sequence[Row]) -> list[dict]:
             for r in rows]
 
 
-def rescored(d: dict, embedder: Any, rekey: Callable[[str, list[Citation]], KeyPassage] | None = None) -> Answer:
+def rescored(d: dict, embedder: Encoder | None, rekey: Callable[[str, list[Citation]], KeyPassage] | None = None) -> Answer:
     """A saved row's :class:`Answer` (:meth:`rag.answer.record.Answer.from_json`, any format) with today's claim
     check re-run on the model's raw words (and the key passage re-chosen with ``rekey(query, citations)``), and
     so judged by today's verdict rules: the verdict saved with the row is dropped (a saved chat keeps the one it
