@@ -35,11 +35,13 @@ from rag.answer.attribute import (
 )
 from rag.answer.calibrated_gate import store_calibration
 from rag.answer.cite import Citation, citations, format_sources_for_prompt
+from rag.answer.confidence import needed_probes
 from rag.answer.excerpt import Excerpt, citation_views, prompt_excerpts
 from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gates import StoreContext, gate_for
-from rag.answer.generate import TextGenerator, get_default_generator
+from rag.answer.generate import Generator, TextGenerator, get_default_generator
 from rag.answer.key_passage import KeyPassage, key_passage
+from rag.answer.probes import TokenProbs, YesNo, answer_token_probs, probe_generator, yes_no
 from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
 from rag.answer.roles import SUPPORTING
 from rag.answer.translate import Translation, translate_question, translation_generator
@@ -157,6 +159,7 @@ class AnswerStream:
         if tail:
             yield tail
         text, invalid, links, sentences = check_answer(stream.text, seen, self.embedder, self.gate.query)
+        token_probs, yn = self._probes(gen, prompt)
         self.answer = Answer(
             query=self.gate.query, gate=self.gate, text=text, citations=tuple(seen), sentences=tuple(sentences),
             invalid_citations_removed=invalid, links_removed=links, model=gen.name, retrieval_ms=self.retrieval_ms,
@@ -165,8 +168,22 @@ class AnswerStream:
             dropped_sources=prompt.dropped, raw_text=stream.text,
             read_spans={c.index: e.spans for c, e in zip(self.cites, self.excerpts)
                         if not e.whole and c.index in {x.index for x in seen}},
-            key_passage=self.key_passage,
+            key_passage=self.key_passage, token_probs=token_probs, yes_no=yn,
         )
+
+    def _probes(self, gen: TextGenerator, prompt: object) -> tuple[TokenProbs | None, YesNo | None]:
+        """The model's own probes of the answer just written (:mod:`rag.answer.probes`, issue 39), those the shipped
+        combiner reads (:func:`rag.answer.confidence.needed_probes`) and only with a real llama.cpp generator:
+        the answer's token probabilities, and the yes/no probe over the key passage."""
+        wanted = needed_probes()
+        if not wanted or not isinstance(gen, Generator):
+            return None, None
+        tp = answer_token_probs(gen, len(getattr(prompt, "tokens", ()))) if "a" in wanted else None
+        yn = None
+        kp = self.key_passage
+        if "b" in wanted and kp is not None and kp.sentences:
+            yn = yes_no(probe_generator(self.settings), self.gate.query, kp.body or kp.text)
+        return tp, yn
 
     def __iter__(self) -> Iterator[str]:
         if self.gate.refused:

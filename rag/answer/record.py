@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from rag.answer.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.cite import Citation, citation_from_json, citation_json
@@ -25,6 +25,9 @@ from rag.answer.key_passage import KeyPassage
 from rag.answer.translate import searched_as_line
 from rag.answer.verdict import AnswerFrom, Judged, judge
 from rag.types import AnswerVerdict, Verdict
+
+if TYPE_CHECKING:
+    from rag.answer.probes import TokenProbs, YesNo
 
 __all__ = ["ANSWER_FORMAT", "Answer", "AnswerDict", "AnswerFrom", "Judged", "SentenceDict", "sentence_from_json"]
 
@@ -70,6 +73,7 @@ class AnswerDict(TypedDict):
     citations: list[dict[str, Any]]
     verdict: str
     verdict_reason: str
+    confidence: float | None
     notice: NotRequired[str | None]
     gate: NotRequired[dict[str, Any]]
     retrieval: NotRequired[dict[str, Any]]
@@ -110,7 +114,9 @@ class Answer:
     source number the ``(start, end)`` character ranges of its quote the model read, for sources it read only
     in part (:mod:`rag.answer.excerpt`; absent = read whole); ``key_passage`` the verbatim sentence(s) of the
     sources that best answer the question (:mod:`rag.answer.key_passage`), shown before the model writes;
-    ``saved_verdict`` the ``(verdict, reason)`` a saved answer was shown with (kept, not re-judged).
+    ``saved_verdict`` the ``(verdict, reason)`` a saved answer was shown with (kept, not re-judged) and
+    ``saved_confidence`` its probability; ``token_probs`` / ``yes_no`` what the model's own probes said of the
+    answer (:mod:`rag.answer.probes`, issue 39; ``None`` when they did not run), read by the combiner that judges it.
 
     ``judged`` (:class:`rag.answer.verdict.Judged`) is computed once, when the answer is made (``replace``
     makes a new answer and judges it again): what is shown, what is left out, and the verdict.
@@ -133,6 +139,9 @@ class Answer:
     read_spans: Mapping[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     key_passage: KeyPassage | None = None
     saved_verdict: tuple[AnswerVerdict, str] | None = None
+    token_probs: TokenProbs | None = None
+    yes_no: YesNo | None = None
+    saved_confidence: float | None = None
     judged: Judged = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -204,6 +213,7 @@ class Answer:
             "query": self.query, "threshold": self.threshold, "refused": self.refused, "refusal": self.refusal,
             "answer": j.text, "citations": [citation_json(c) for c in self.citations],
             "verdict": str(j.verdict), "verdict_reason": j.reason,
+            "confidence": None if j.confidence is None else round(j.confidence, 3),
             "notice": g.notice, "gate": g.to_json(),
         }
         if g.plan is not None:
@@ -260,6 +270,7 @@ class Answer:
             raw_text=d["raw_text"] if "raw_text" in d else d.get("raw"),
             read_spans={int(n): tuple(tuple(sp) for sp in spans) for n, spans in (d.get("read_spans") or {}).items()},
             key_passage=KeyPassage.from_json(d.get("key_passage")), saved_verdict=saved,
+            saved_confidence=d.get("confidence") if saved is not None else None,
         )
 
 

@@ -30,8 +30,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol
 
+from rag.answer import confidence as conf
 from rag.answer.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.cite import Citation
 from rag.answer.claims import novel_roots, root, roots
@@ -124,6 +125,12 @@ class Judgeable(Protocol):
 
     @property
     def citations(self) -> Sequence[Citation]: ...
+    @property
+    def token_probs(self) -> Any: ...
+    @property
+    def yes_no(self) -> Any: ...
+    @property
+    def saved_confidence(self) -> float | None: ...
 
 
 @dataclass(frozen=True)
@@ -137,7 +144,8 @@ class Judged:
     reason; ``note`` the plain note shown when the key passage stands as the answer; ``cited`` the source
     numbers the shown answer cites; ``passed`` at least one claim passed the check; ``off_key`` the claims
     passed but rest on other passages than the key passage; ``declined`` the model said the sources lack the
-    answer (and no claim passed).
+    answer (and no claim passed); ``confidence`` the calibrated probability that the shown answer is right
+    (:mod:`rag.answer.confidence`, issue 39; ``None`` for a refusal, without generation or without a combiner).
     """
 
     verdict: AnswerVerdict
@@ -151,6 +159,7 @@ class Judged:
     passed: bool = False
     off_key: bool = False
     declined: bool = False
+    confidence: float | None = None
 
     @property
     def label(self) -> str:
@@ -287,10 +296,38 @@ def judge(a: Judgeable, saved: tuple[AnswerVerdict, str] | None = None) -> Judge
                    else AnswerFrom.NONE)
     shown = tuple(passing) if answer_from == AnswerFrom.MODEL else ()
     declined = bool(a.sentences) and any(s.declines for s in a.sentences) and not passed
-    verdict, reason = saved or verdict_rules(a, shown, off_key)
-    return Judged(verdict=verdict, reason=reason, answer_from=answer_from, text=_shown_text(a, answer_from, shown),
-                  shown=shown, removed=_removed(a, shown, off_key), note=_note(a, answer_from, off_key, declined),
-                  cited=_cited(a, answer_from, shown), passed=passed, off_key=off_key, declined=declined)
+    pre = Judged(verdict=AnswerVerdict.REFUSED if a.refused else AnswerVerdict.PARTLY_SUPPORTED, reason="",
+                 answer_from=answer_from, text=_shown_text(a, answer_from, shown), shown=shown,
+                 removed=_removed(a, shown, off_key), note=_note(a, answer_from, off_key, declined),
+                 cited=_cited(a, answer_from, shown), passed=passed, off_key=off_key, declined=declined)
+    if saved:
+        return replace(pre, verdict=saved[0], reason=saved[1], confidence=getattr(a, "saved_confidence", None))
+    combiner = conf.shipped_combiner()
+    if combiner is None or a.refused or not a.generated:
+        verdict, reason = verdict_rules(a, shown, off_key)
+        return replace(pre, verdict=verdict, reason=reason)
+    p = combiner.probability(conf.answer_features(a, getattr(a, "token_probs", None), getattr(a, "yes_no", None),
+                                                  judged=pre))
+    why_not = conf.vetoes(a, pre)
+    verdict = conf.verdict_from(p, why_not, combiner)
+    return replace(pre, verdict=verdict, reason=confidence_reason(verdict, p, why_not, combiner, pre), confidence=p)
+
+
+def confidence_reason(verdict: AnswerVerdict, p: float, why_not: Sequence[str], combiner: conf.Combiner,
+                      j: Judged) -> str:
+    """The plain sentence saying why an answer got ``verdict`` from its probability ``p`` and its vetoes
+    (:data:`rag.answer.confidence.VETOES`): the chance the checks give it, the cut it met or missed, and each veto."""
+    chance = f"the checks put the chance that this answer is right at {p:.0%}"
+    said = "; ".join(conf.VETOES[v] for v in why_not)
+    if verdict == AnswerVerdict.SUPPORTED:
+        where = ("the passage shown is quoted verbatim from its source" if j.answer_from == AnswerFrom.KEY_PASSAGE
+                 else "every sentence shown is supported by a source it cites")
+        return f"{where}, and {chance}"
+    if verdict == AnswerVerdict.MAY_NOT_ANSWER:
+        return f"{said}; {chance}" if said else f"{chance}: check the sources before you rely on it"
+    if said:
+        return f"{said}; {chance}"
+    return f"{chance}, under the {combiner.supported_at:.0%} needed to call it supported"
 
 
 def _removed(a: Judgeable, shown: Sequence[SentenceAttribution], off_key: bool) -> tuple[SentenceAttribution, ...]:

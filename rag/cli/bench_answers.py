@@ -20,7 +20,7 @@ from rag.cli.answer import _settings
 from rag.errors import ModelError
 from rag.evaluation.answers import load_answer_keys
 from rag.evaluation.bench.answers import compare, report, rescore_file, rows_json, run_queries
-from rag.evaluation.bench.corpora import CORPORA, corpus, ensure_corpus_store
+from rag.evaluation.bench.corpora import ANSWER_CORPORA, corpus, ensure_corpus_store
 from rag.evaluation.bench.machine import header
 from rag.evaluation.data import expand_queries, load_ood, load_questions
 from rag.models import QWEN_05B, QWEN_15B
@@ -35,8 +35,9 @@ def _store_dir(corpus_name: str, questions: Path | None) -> Path:
 
 
 @click.command()
-@click.option("--corpus", "corpus_names", type=click.Choice(list(CORPORA)), multiple=True,
-              help="Shared corpus (repeat for both; default course). Ignored with --questions.")
+@click.option("--corpus", "corpus_names", type=click.Choice(list(ANSWER_CORPORA)), multiple=True,
+              help="Corpus (repeat for several; default course; real: our 40 questions over ../shared/corpus/real). "
+                   "Ignored with --questions.")
 @click.option("--questions", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Any questions JSONL (query_course/query_ticket or query_doc/query_user).")
 @click.option("--ood", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
@@ -72,12 +73,13 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
     confident wrong answers, for each model (issues 14, 24)."""
     click.echo(header("bench answers"))
     if questions is not None:
-        sets = [(questions.stem, questions, ood, docs)]
+        files = sorted(p for p in docs.iterdir() if p.suffix.lower() in (".md", ".txt", ".pdf")) if docs else []
+        sets = [(questions.stem, questions, ood, files)]
     else:
         sets = []
         for name in corpus_names or ("course",):
             c = corpus(name, shared)
-            sets.append((name, c.questions, c.ood if c.ood.is_file() else None, c.docs))
+            sets.append((name, c.questions, c.ood if c.ood.is_file() else None, c.files()))
     if store_dir is not None and len(sets) > 1:
         raise click.UsageError("--store names one store: give one --corpus (or --questions) with it")
     if rescore:
@@ -96,10 +98,9 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
             compare(first, second, click.echo, (Path(rescore).stem, Path(compare_with).stem))
         return
     runs = []
-    for name, qpath, opath, ddir in sets:
+    for name, qpath, opath, files in sets:
         sd = store_dir or _store_dir(name, questions)
         base = get_settings(store=sd, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens)
-        files = sorted(p for p in ddir.iterdir() if p.suffix.lower() in (".md", ".txt", ".pdf")) if ddir else []
         store = ensure_corpus_store(sd, files, base, lambda x: click.echo(x, err=True))
         qs = expand_queries(load_questions(qpath)[:limit])
         if wording != "both":

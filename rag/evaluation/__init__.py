@@ -11,6 +11,8 @@
 * :mod:`rag.evaluation.answers` - answer keys and whether an answer holds one (``bench answers``);
 * :mod:`rag.evaluation.followup` - follow-up dialogues and their rewrites (``bench followup``);
 * :mod:`rag.evaluation.loco` - leave-one-corpus-out fits of the gate (``scripts/gate_loco.py``);
+* :mod:`rag.evaluation.confidence` - each answer feature's separation, the answer combiner fitted
+  leave-one-corpus-out and its reliability tables (issue 39); ``questions/`` our own question sets;
 * :mod:`rag.evaluation.bench` - the benchmarks (extraction, retrieval, scale) behind ``python -m rag bench``.
 
 Nothing here imports streamlit or the CLI: the CLI (``rag/cli/eval.py``, ``rag/cli/bench_*.py``) and the app page

@@ -4,6 +4,11 @@
 env ``RAG_SHARED``, default ``../shared``): ``course`` (13 Markdown course chapters, ``dev_questions.jsonl``,
 ``dev_ood.jsonl``) and ``pdf-dev`` (8 real PDFs, ``questions.jsonl``, ``ood.jsonl``). Their questions are read by
 :func:`rag.evaluation.data.load_questions` (both wordings, line-numbered errors), as ``rag eval`` reads them.
+
+A third corpus takes part in the answer benchmarks (:data:`ANSWER_CORPORA`, issue 39): ``real``, 8 documents of
+five formats (Markdown, DOCX, HTML, PPTX) of ``<shared>/corpus/real`` with 40 questions and 10 near out-of-domain
+ones written by us, kept in this package (:data:`QUESTIONS_DIR`: ``real.jsonl``, ``real_ood.jsonl``, answer keys
+in the rows); the documents stay in the shared folder and are read from there.
 """
 
 from __future__ import annotations
@@ -25,6 +30,10 @@ from rag.types import DocStatus
 
 #: The shared corpora (``<shared>/corpus``): the 13 Markdown course chapters and the 8 real PDFs of ``pdf-dev``.
 CORPORA = ("course", "pdf-dev")
+#: The corpora of the answer benchmarks (``bench answers``, issue 39): :data:`CORPORA` and ``real``.
+ANSWER_CORPORA = (*CORPORA, "real")
+#: Our own question sets over shared documents (``real.jsonl`` + ``real_ood.jsonl`` over ``<shared>/corpus/real``).
+QUESTIONS_DIR = Path(__file__).resolve().parent.parent / "questions"
 
 
 @dataclass(frozen=True)
@@ -35,9 +44,13 @@ class Corpus:
     docs: Path
     questions: Path
     ood: Path
+    listed: tuple[str, ...] = ()
 
     def files(self) -> list[Path]:
-        """The corpus's documents (``.md``, ``.txt``, ``.pdf``), sorted by name."""
+        """The corpus's documents: those ``listed`` (paths under :attr:`docs`, the ``real`` corpus: the documents its
+        questions name), else every ``.md``, ``.txt``, ``.pdf`` of :attr:`docs`, sorted by name."""
+        if self.listed:
+            return [self.docs / n for n in self.listed]
         return sorted(p for p in self.docs.iterdir() if p.is_file() and p.suffix.lower() in (".md", ".txt", ".pdf"))
 
 
@@ -47,18 +60,24 @@ def shared_dir(shared: str | Path | None = None) -> Path:
 
 
 def corpus(name: str = "course", shared: str | Path | None = None) -> Corpus:
-    """The shared corpus ``name`` (one of :data:`CORPORA`).
+    """The corpus ``name`` (one of :data:`ANSWER_CORPORA`).
 
-    Raises :class:`rag.evaluation.data.EvalInputError` naming the path when its questions file is missing,
-    ``ValueError`` for an unknown name.
+    Raises :class:`rag.evaluation.data.EvalInputError` naming the path when its questions file or (``real``) its
+    documents folder is missing, ``ValueError`` for an unknown name.
     """
     root = shared_dir(shared) / "corpus"
     if name == "course":
         c = Corpus(name, root / "docs", root / "dev_questions.jsonl", root / "dev_ood.jsonl")
     elif name == "pdf-dev":
         c = Corpus(name, root / "pdf-dev" / "docs", root / "pdf-dev" / "questions.jsonl", root / "pdf-dev" / "ood.jsonl")
+    elif name == "real":
+        qpath = QUESTIONS_DIR / "real.jsonl"
+        if not (root / "real").is_dir():
+            raise EvalInputError(f"shared corpus 'real' not found: no {root / 'real'} (set --shared or RAG_SHARED)")
+        listed = tuple(dict.fromkeys(q.doc for q in load_questions(qpath)))
+        c = Corpus(name, root / "real", qpath, QUESTIONS_DIR / "real_ood.jsonl", listed)
     else:
-        raise ValueError(f"unknown corpus {name!r}; allowed: {', '.join(CORPORA)}")
+        raise ValueError(f"unknown corpus {name!r}; allowed: {', '.join(ANSWER_CORPORA)}")
     if not c.questions.is_file():
         raise EvalInputError(f"shared corpus {name!r} not found: no {c.questions} (set --shared or RAG_SHARED)")
     return c
