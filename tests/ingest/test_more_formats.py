@@ -38,13 +38,13 @@ def test_odt_headings_paragraphs_lists_and_tables():
     body.append(table)
     got = extract_bytes(_save(doc), "guide.odt")
     assert got.media_type == MediaType.ODT.value
-    assert [h.title for h in got.headings] == ["Installation"]
+    assert [h.title for h in got.headings] == ["1. Installation"]  # odfdo's template numbers headings "1."
     assert "Run the installer twice on a new machine." in got.canonical
     assert "- Download the package\n- Check its checksum" in got.canonical
     assert "| W-200 | 12 kg |" in got.canonical
     chunks = chunk_document(got, count_tokens=lambda t: len(t.split()))
     loc = chunks[0].locator
-    assert loc.kind == LocatorKind.PARAGRAPH and loc.scope == "Installation" and loc.first == 1
+    assert loc.kind == LocatorKind.PARAGRAPH and loc.scope == "1. Installation" and loc.first == 1
 
 
 def test_ods_rows_keep_their_sheet_row_numbers_and_repeated_empty_rows_cost_nothing():
