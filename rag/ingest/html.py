@@ -42,6 +42,7 @@ from rag.ingest.canonical import (
     table_cell,
 )
 from rag.ingest.css_hidden import remove_hidden
+from rag.ingest.html_prepare import prepare
 from rag.types import Document, LocatorKind, MediaType
 
 _DROP_TAGS = {"script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object", "embed",
@@ -63,6 +64,8 @@ _WS = re.compile(r"[ \t\n\r\f\v]+")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _SLUG_DROP = re.compile(r"[^\w\- ]+")
+#: Ids that site templates give every page's title heading (MediaWiki, common CMS themes).
+_PAGE_TITLE_IDS = {"firstheading", "page-title", "pagetitle", "main-title", "entry-title", "title", "top"}
 
 
 # --------------------------------------------------------------------------- decoding and sniffing
@@ -175,11 +178,12 @@ def slug(title: str) -> str:
 
 
 def heading_anchor(el) -> str:
-    """The heading's own ``id``, an ``<a id|name>`` inside it, or its parent ``<section id>`` ("" if none)."""
+    """The heading's own ``id``, an element with an ``id`` (or an ``<a name>``) inside it, or its parent
+    ``<section id>`` ("" if none)."""
     if el.get("id"):
         return el.get("id")
-    for a in el.iter("a"):
-        if a.get("id") or a.get("name"):
+    for a in el.iter():  # an <a id|name> inside it, or Wikipedia's <span class="mw-headline" id>
+        if isinstance(a.tag, str) and a is not el and (a.get("id") or (a.tag == "a" and a.get("name"))):
             return a.get("id") or a.get("name")
     prev = el.getprevious()
     if prev is not None and prev.tag == "a" and (prev.get("id") or prev.get("name")) and not (prev.text or "").strip():
@@ -303,6 +307,13 @@ class HtmlWriter:
                 self.b.add_part(unit, *span)
 
     def _table(self, el) -> None:
+        caption = next((c for c in el if isinstance(c.tag, str) and c.tag.lower() == "caption"), None)
+        if caption is not None:  # issue 37: "Table 2: Results by site" is what a reader reads first
+            text = inline_text(caption).replace("\n", " ")
+            span = self.b.block(text) if text else None
+            unit = self._unit() if span else None
+            if span and unit is not None:
+                self.b.add_part(unit, *span)
         rows = []
         for tr in el.iter("tr"):
             if _closest_table(tr) is not el:
@@ -386,6 +397,7 @@ def extract_html(data: bytes, name: str) -> Document:
         title_el = doc.find(".//title")
         page_title = clean_inline(title_el.text_content(), keep_newlines=False) if title_el is not None else ""
         hidden = remove_hidden(doc)  # issue 26: text the page never shows, by its CSS, before anything is read
+        prepare(doc)  # issue 37: heading decorations out, formulas as text, note markers apart
         root = main_content(doc)
         b = CanonicalBuilder()
         writer = write_html(b, root)
@@ -393,6 +405,10 @@ def extract_html(data: bytes, name: str) -> Document:
         raise
     except Exception as e:  # noqa: BLE001 - lxml parse errors
         raise ExtractionError(name, f"damaged HTML ({type(e).__name__}: {str(e)[:120]})") from e
+    if writer.anchors and writer.anchors[0][0] == 0 and writer.anchors[0][1].lower() in _PAGE_TITLE_IDS:
+        # the page's own title at the very top under a site-wide id (MediaWiki's "firstHeading"): the anchor
+        # names the site's template, not the section, and adds nothing to a locator (issue 37)
+        writer.anchors[0] = (0, "")
     _section_parts(b, writer.anchors)
     h1 = [h.title for h in b.headings if h.level == 1]
     title = h1[0] if h1 else page_title or (b.headings[0].title if b.headings else file_stem(name))

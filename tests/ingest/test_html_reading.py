@@ -1,0 +1,56 @@
+"""HTML read as a reader sees it (issue 37): table captions kept, note markers apart from their text, headings
+without "[edit]" or permalink signs and with their real anchors, formulas as text rather than holes. Pages are
+written here."""
+
+from __future__ import annotations
+
+from rag.ingest.extract import extract_bytes
+from rag.ingest.html_prepare import tex_text
+
+
+def _page(body: str, head: str = "") -> bytes:
+    return f"<!DOCTYPE html><html><head><title>Page</title>{head}</head><body><main>{body}</main></body></html>".encode()
+
+
+def test_table_captions_are_kept_before_their_rows():
+    got = extract_bytes(_page("<h1>Report</h1><table><caption>Table 2: Results by site</caption>"
+                              "<tr><th>Site</th><th>Score</th></tr><tr><td>Oslo</td><td>7</td></tr></table>"), "r.html")
+    assert "Table 2: Results by site\n\n| Site | Score |" in got.canonical
+
+
+def test_note_markers_stay_apart_from_the_words_around_them():
+    html = ("<h1>Essay</h1><p>Pandas are bears<sup><a href='#fn22' id='fnref22'>22</a></sup> that eat bamboo, "
+            "cited as on Wikipedia.<sup class='reference'><a href='#cite_note-1'>[1]</a></sup> Water is "
+            "H<sub>2</sub>O and 10<sup>3</sup> is a thousand.</p>"
+            "<div class='footnotes'><p id='fn22'><a href='#fnref22' class='footnote-backref'>22</a>Sometimes "
+            "known as giant pandas.</p></div>")
+    got = extract_bytes(_page(html), "essay.html")
+    assert "Pandas are bears[22] that eat bamboo" in got.canonical
+    assert "Wikipedia.[1] Water" in got.canonical  # already bracketed: left as drawn
+    assert "10 3 is" not in got.canonical and "103 is a thousand" in got.canonical  # an exponent is no note
+    assert "22 Sometimes known as giant pandas." in got.canonical
+
+
+def test_headings_lose_edit_links_and_permalinks_and_keep_their_real_anchor():
+    html = ("<h1 id='firstHeading'>t-SNE</h1><p>Intro text here.</p>"
+            "<h2><span class='mw-headline' id='Details'>Details</span><span class='mw-editsection'>"
+            "<span class='mw-editsection-bracket'>[</span><a href='/edit'>edit</a>"
+            "<span class='mw-editsection-bracket'>]</span></span></h2><p>Body of details.</p>"
+            "<h2 id='usage'>Usage<a class='headerlink' href='#usage'>¶</a></h2><p>Use it.</p>")
+    got = extract_bytes(_page(html), "wiki.html")
+    assert [h.title for h in got.headings] == ["t-SNE", "Details", "Usage"]
+    assert "[edit]" not in got.canonical and "¶" not in got.canonical
+    sections = {p.scope: p.anchor for p in got.parts}
+    assert sections["Details"] == "Details" and sections["Usage"] == "usage"
+    assert sections["t-SNE"] == ""  # the page's own title at the top: no "#firstHeading" in its locator
+
+
+def test_formulas_are_read_as_text_not_holes():
+    html = ("<h1>Maths</h1><p>Each point <span class='mwe-math-element'><span style='display:none'>"
+            "<math alttext='{\\displaystyle x_{i}}'><mi>x</mi></math></span>"
+            "<img class='mwe-math-fallback-image-inline' alt='{\\displaystyle x_{i}}' src='x.svg'></span> "
+            "is a vector, and <math><semantics><mrow><mi>a</mi><mo>+</mo><mi>b</mi></mrow>"
+            "<annotation encoding='application/x-tex'>a+b</annotation></semantics></math> is a sum.</p>")
+    got = extract_bytes(_page(html), "maths.html")
+    assert "Each point x_{i} is a vector, and a+b is a sum." in got.canonical
+    assert tex_text("{\\displaystyle \\sigma _{i}}") == "\\sigma _{i}"
