@@ -15,6 +15,9 @@
 * A book whose content documents are encrypted (DRM) is refused with that reason.
 * Hidden text (the same CSS rules as HTML, with the chapter's linked style sheets:
   :mod:`rag.ingest.css_hidden`) is removed and counted in a warning (issue 26).
+* The reader limits apply to what is read (issue 37): a picture, font or other media member over the
+  compression-ratio limit does not fail the book; it is handed to ebooklib empty, never inflated, and named in a
+  warning (:func:`without_media`).
 
 A file ebooklib cannot open raises ``ExtractionError(name, "damaged EPUB (...)")``.
 """
@@ -29,7 +32,8 @@ from rag.errors import ExtractionError
 from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem
 from rag.ingest.css_hidden import remove_hidden
 from rag.ingest.html import inline_text, parse_html, strip_boilerplate, write_html
-from rag.ingest.limits import Limits, check_zip
+from rag.ingest.html_prepare import prepare
+from rag.ingest.limits import Limits, check_zip, is_epub_unread
 from rag.ingest.office_hidden import Hidden
 from rag.types import Document, LocatorKind, MediaType
 
@@ -50,6 +54,18 @@ def _toc_titles(toc, out: dict[str, str] | None = None) -> dict[str, str]:
             if href and title:
                 out.setdefault(posixpath.normpath(href), title)
     return out
+
+
+def without_media(data: bytes) -> bytes:
+    """The EPUB ``data`` with every member the reader never reads (:func:`rag.ingest.limits.is_epub_unread`:
+    pictures, fonts, sound, video) written empty and never inflated; every other member copied (its size was
+    checked by :func:`rag.ingest.limits.check_zip`). ``mimetype`` stays first and stored."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body = b"" if is_epub_unread(info.filename) else src.read(info)
+            dst.writestr(info.filename, body, zipfile.ZIP_STORED if info.filename == "mimetype" else zipfile.ZIP_DEFLATED)
+    return out.getvalue()
 
 
 def _drm_protected(data: bytes) -> bool:
@@ -120,6 +136,7 @@ def _write_chapter(b: CanonicalBuilder, item, number: int, toc: dict[str, str], 
     text = item.get_content().decode("utf-8", "replace")
     doc = parse_html(text)
     gone = remove_hidden(doc, _chapter_css(book, item) if book is not None else [])
+    prepare(doc)  # issue 37: heading decorations out, formulas as text, note markers apart
     if hidden is not None:
         for why, n in gone.counts.items():
             hidden.add(why, n)
@@ -147,7 +164,7 @@ def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     """
     from ebooklib import ITEM_DOCUMENT, epub  # imported here so `python -m rag --help` stays fast
 
-    check_zip(data, name, limits)  # issue 26: members and ratios before anything is inflated
+    unread = check_zip(data, name, limits)  # issue 26: members and ratios before anything is inflated
     if _drm_protected(data):
         raise ExtractionError(name, "DRM-protected EPUB (its chapters are encrypted)")
     declared = _entity_declarations(data)
@@ -155,7 +172,8 @@ def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
         raise ExtractionError(name, f"EPUB refused: {declared} declares XML entities (<!ENTITY ...>), the shape of an "
                                     "entity-expansion ('billion laughs') attack; no EPUB needs them")
     try:
-        book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": False})
+        # issue 37: a picture over the ratio limit is never inflated; ebooklib gets it empty
+        book = epub.read_epub(io.BytesIO(without_media(data) if unread else data), options={"ignore_ncx": False})
     except Exception as e:  # noqa: BLE001 - zip, XML and ebooklib errors all mean the same to the user
         raise ExtractionError(name, f"damaged EPUB ({type(e).__name__}: {str(e)[:120]})") from e
     b = CanonicalBuilder()
@@ -177,6 +195,9 @@ def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     except Exception as e:  # noqa: BLE001
         raise ExtractionError(name, f"damaged EPUB ({type(e).__name__}: {str(e)[:120]})") from e
     title = clean_inline(titles[0][0], keep_newlines=False) if titles and titles[0][0] else file_stem(name)
-    return b.document(data, name, MediaType.EPUB.value, title=title, extractor="epub",
-                      warnings=(hidden.warning(),) if hidden.total else (),
+    warnings = [hidden.warning()] if hidden.total else []
+    if unread:
+        warnings.append(f"not read: {len(unread)} picture(s) or other media over the compression-ratio limit "
+                        f"({'; '.join(unread[:3])}); the text does not need them")
+    return b.document(data, name, MediaType.EPUB.value, title=title, extractor="epub", warnings=tuple(warnings),
                       empty_reason="no text in this EPUB (pictures only?)")

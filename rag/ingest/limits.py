@@ -101,14 +101,45 @@ def _declared_entries(data: bytes) -> int | None:
     return count
 
 
-def check_zip(data: bytes, name: str, limits: Limits | None = None) -> None:
+#: Members of an EPUB that no reader here reads (pictures, fonts, sound, video): the EPUB reader hands them to
+#: ebooklib empty (:func:`rag.ingest.epub.without_media`), so their compression ratio bounds nothing (issue 37: one
+#: e-book was refused whole because one PNG inside it inflates 137:1).
+EPUB_UNREAD = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".ico", ".ttf", ".otf", ".woff",
+               ".woff2", ".eot", ".mp3", ".mp4", ".m4a", ".m4v", ".ogg", ".oga", ".ogv", ".webm", ".wav", ".aac",
+               ".avi", ".mov", ".mpg", ".mpeg", ".flac", ".opus")
+_EPUB_MIMETYPE = b"application/epub+zip"
+
+
+def is_epub_unread(filename: str) -> bool:
+    """Whether an EPUB member is one the reader never reads (:data:`EPUB_UNREAD`, by its name's extension)."""
+    return filename.lower().endswith(EPUB_UNREAD)
+
+
+def _is_epub(zf: zipfile.ZipFile, infos) -> bool:
+    """Whether the archive says it is an EPUB: a small ``mimetype`` member (stored first, uncompressed) reading
+    ``application/epub+zip``. Reads at most 64 bytes of that one member."""
+    info = next((i for i in infos if i.filename == "mimetype"), None)
+    if info is None or info.file_size > 64:
+        return False
+    try:
+        return zf.read(info).strip() == _EPUB_MIMETYPE
+    except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, EOFError, NotImplementedError):
+        return False
+
+
+def check_zip(data: bytes, name: str, limits: Limits | None = None) -> tuple[str, ...]:
     """The guard of every ZIP-based reader: refuse an archive over a limit before any member is inflated.
 
     Checks, in order, from the central directory only: the number of members (``max_zip_members``), each
     member's inflated size (``max_zip_member_mb``), its compression ratio when it inflates past
     :data:`RATIO_GRACE_BYTES` (``max_zip_ratio``), and all members together (``max_zip_total_mb``).
     Raises :class:`LimitExceeded`; an archive whose directory cannot be read passes (the reader then refuses
-    it as damaged, in its format's words). Never inflates anything; costs about 1 ms per 1,000 members.
+    it as damaged, in its format's words). Never inflates anything but an EPUB's tiny ``mimetype``; costs about
+    1 ms per 1,000 members.
+
+    The limits apply to what is read (issue 37): in an EPUB, a member no reader reads (:func:`is_epub_unread`)
+    is not refused for its ratio (its sizes still count); the sentences naming such members over the ratio
+    limit are returned, for the reader's warning. Every other caller may ignore the result.
     """
     limits = resolve(limits)
     declared = _declared_entries(data)
@@ -118,11 +149,13 @@ def check_zip(data: bytes, name: str, limits: Limits | None = None) -> None:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             infos = zf.infolist()
+            epub = len(infos) <= limits.max_zip_members and _is_epub(zf, infos)
     except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, EOFError, struct.error):
-        return  # nothing can be inflated from it either: the reader refuses it as damaged, in its format's words
+        return ()  # nothing can be inflated from it either: the reader refuses it as damaged, in its format's words
     if len(infos) > limits.max_zip_members:
         raise LimitExceeded(name, "max_zip_members", "the archive holds", len(infos), limits.max_zip_members, "members")
     total = 0
+    unread: list[str] = []
     for info in infos:
         size = int(info.file_size)
         if size > limits.max_zip_member_mb * MiB:
@@ -130,7 +163,9 @@ def check_zip(data: bytes, name: str, limits: Limits | None = None) -> None:
                                 limits.max_zip_member_mb * MiB, "bytes")
         if size > RATIO_GRACE_BYTES:
             ratio = size / max(int(info.compress_size), 1)
-            if ratio > limits.max_zip_ratio:
+            if ratio > limits.max_zip_ratio and epub and is_epub_unread(info.filename):
+                unread.append(f"{info.filename[:80]} (inflates {size / MiB:,.1f} MB at {round(ratio)}:1)")
+            elif ratio > limits.max_zip_ratio:
                 raise LimitExceeded(name, "max_zip_ratio",
                                     f"member {info.filename[:80]} inflates {size / MiB:,.0f} MB from "
                                     f"{info.compress_size / MiB:,.1f} MB, a ratio of", round(ratio), limits.max_zip_ratio)
@@ -138,6 +173,7 @@ def check_zip(data: bytes, name: str, limits: Limits | None = None) -> None:
         if total > limits.max_zip_total_mb * MiB:
             raise LimitExceeded(name, "max_zip_total_mb", "the members inflate to more than", total,
                                 limits.max_zip_total_mb * MiB, "bytes")
+    return tuple(unread)
 
 
 # --------------------------------------------------------------------------- pixels and frames
