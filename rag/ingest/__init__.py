@@ -15,7 +15,9 @@
 * the other formats, all writing through :mod:`rag.ingest.canonical`: :mod:`rag.ingest.docx` (with
   :mod:`rag.ingest.wordml`: WordprocessingML python-docx does not read),
   :mod:`rag.ingest.pptx`, :mod:`rag.ingest.sheets` (XLSX, CSV), :mod:`rag.ingest.html`, :mod:`rag.ingest.epub`,
-  :mod:`rag.ingest.image` (OCR), :mod:`rag.ingest.odf` (OpenDocument), :mod:`rag.ingest.ooxml` (Strict OOXML);
+  :mod:`rag.ingest.image` (OCR), :mod:`rag.ingest.odf` (OpenDocument, with :mod:`rag.ingest.odf_numbers` for
+  outline numbers and list labels and :mod:`rag.ingest.odf_slides` for ODP), :mod:`rag.ingest.ooxml` (Strict OOXML);
+  :mod:`rag.ingest.html_prepare` (note markers, formulas, heading decorations) before the HTML layout;
   hidden text left out by :mod:`rag.ingest.office_hidden` and :mod:`rag.ingest.css_hidden`;
 * :mod:`rag.ingest.furniture` (running headers and footers) and :mod:`rag.ingest.roles` (reference lists,
   tables of contents, navigation): what each stretch of a document is to a reader;
@@ -30,5 +32,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: hyphens, tables, forms, OCR, text encodings, front matter, comments). 4: issue 26 (hidden text left out in
 #: DOCX, PPTX, XLSX, HTML, EPUB and Markdown; Unicode tag characters dropped). 5: issue 27 (a PDF's bold title
 #: lines split from the byline under them). 6: issue 37 (Office content controls, numbering, notes, headers and
-#: footers, SmartArt, line breaks, builds, sheet captions).
-EXTRACTOR_VERSION = "6"
+#: footers, SmartArt, line breaks, builds, sheet captions). 7: issue 37 (ODF numbering, notes, headers, indexes,
+#: builds; HTML captions, note markers, formulas, heading decorations; EPUB media over the ratio limit).
+EXTRACTOR_VERSION = "7"

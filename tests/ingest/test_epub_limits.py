@@ -8,8 +8,8 @@ import io
 import zipfile
 
 import pytest
-
 import samples
+
 from rag.errors import LimitExceeded
 from rag.ingest.epub import without_media
 from rag.ingest.extract import extract_bytes
