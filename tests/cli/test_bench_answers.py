@@ -66,11 +66,19 @@ def test_verdicts_and_confident_wrong_answers_are_reported_and_two_runs_compared
             "--model", "fake.gguf"]
     r = CliRunner().invoke(main, [*args, "--json-out", str(out)])
     assert r.exit_code == 0, r.output
-    assert "| verdict supported: answers (right)" in r.output
+    sup = next(x for x in r.output.splitlines() if x.startswith("| verdict supported: answers (right, 95 % interval)"))
+    assert sup.split("|")[2].strip() == "1: 0/1 (0%, 0%-79%)"  # the reliability, with its Wilson interval
     line = next(x for x in r.output.splitlines() if x.startswith("| confident wrong (supported, not right)"))
     assert line.split("|")[2].strip().startswith("1/1")
     assert "confident wrong answers (shown as supported, not right by the keys)" in r.output
     assert "- p2/doc (doc): 'Lot B is free for the first hours [1].'  keys: two hours/2 hours" in r.output
+    import rag.answer.confidence as conf
+
+    with monkeypatch.context() as m:
+        m.setattr(conf, "shipped_combiner", lambda: conf.Combiner(("key_score",), (1.0,), (0.0,), (1.0,), 0.0))
+        r = CliRunner().invoke(main, args)
+    assert "coverage and precision of the answers' confidence" in r.output  # issue 39: the combiner's curve
+    assert any(x.startswith("| 0.50 | 2/2 (100%) | 0/2 (0%, 0%-66%)") for x in r.output.splitlines())
     fake_generator.reply = lambda question, sources: "Parking in lot B is free for the first two hours [1]."
     right = tmp_path / "right.json"
     assert CliRunner().invoke(main, [*args, "--json-out", str(right)]).exit_code == 0

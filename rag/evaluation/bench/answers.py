@@ -30,7 +30,7 @@ from rag.answer.pipeline import Answer, AnswerFrom, ask, check_answer
 from rag.evaluation.answers import AnswerKey, contains_answer
 from rag.evaluation.bench.machine import percentile
 from rag.evaluation.data import EvalQuery, Wording
-from rag.evaluation.metrics import format_p, sign_test
+from rag.evaluation.metrics import format_p, sign_test, wilson_interval
 from rag.index import embed
 from rag.index.embed import Encoder
 from rag.settings import Settings
@@ -192,14 +192,24 @@ def summary(rows: Sequence[Row], generate: bool) -> list[tuple[str, str]]:
     return out + verdict_summary(rows)
 
 
+def _wilson(k: int, m: int) -> str:
+    """``k/m (share, Wilson 95 % interval)``."""
+    if not m:
+        return "0/0"
+    lo, hi = wilson_interval(k, m)
+    return f"{k}/{m} ({k / m:.0%}, {lo:.0%}-{hi:.0%})"
+
+
 def verdict_summary(rows: Sequence[Row]) -> list[tuple[str, str]]:
-    """Issue 24: per verdict, how many answers got it and how many of those are right (the calibration), and
-    the confident wrong answers (shown as supported, not right) as a share of the questions."""
+    """Issues 24 and 39: per verdict, how many answers got it and how many of those are right (the reliability,
+    with its Wilson 95 % interval), and the confident wrong answers (shown as supported, not right) as a share of
+    the questions."""
     out = []
     for v in AnswerVerdict:
         got = [r for r in rows if r.a.judged.verdict == v]
         right = sum(r.shown_correct for r in got)
-        out.append((f"verdict {v}: answers (right)", f"{len(got)} ({_f(right, len(got))})" if got else "0"))
+        out.append((f"verdict {v}: answers (right, 95 % interval)", f"{len(got)}: {_wilson(right, len(got))}"
+                    if got else "0"))
     out.append(("confident wrong (supported, not right)", _f(sum(r.confident_wrong for r in rows), len(rows))))
     return out
 
@@ -246,12 +256,32 @@ def report(rows: Sequence[Row], title: str, generate: bool, echo: Echo = print) 
     ood = [r for r in rows if r.wording == "ood"]
     if ood:
         print_table(f"{title}, out-of-domain", {"ood": ood_summary(ood, generate)}, echo)
+    curve = coverage_precision(inq)
+    if curve:
+        echo(f"\n{title}: coverage and precision of the answers' confidence (issue 39)\n")
+        echo("| confidence at least | answered at or above (of the questions) | right among them (95 % interval) |")
+        echo("|---:|---|---|")
+        for t, got, n, right in curve:
+            echo(f"| {t:.2f} | {got}/{n} ({got / max(1, n):.0%}) | {_wilson(right, got)} |")
     wrong = [r for r in rows if r.confident_wrong]
     if wrong:
         echo(f"\n{title}: confident wrong answers (shown as supported, not right by the keys): {len(wrong)}\n")
         for r in wrong:
             keys = " + ".join("/".join(g) for g in r.answer_key) if r.answer_key else "(out of domain)"
             echo(f"- {r.key} ({r.wording}): {_norm(r.a.judged.text or '')[:160]!r}  keys: {keys}")
+
+
+def coverage_precision(rows: Sequence[Row], cuts: Sequence[float] = (0.3, 0.5, 0.7, 0.8, 0.9, 0.95)
+                       ) -> list[tuple[float, int, int, int]]:
+    """The coverage-precision curve of the answers' ``confidence`` (issue 39): per cut, ``(cut, answers at or
+    above it, questions, right among them)``; empty when no answer has a confidence (no combiner shipped)."""
+    if not any(r.a.judged.confidence is not None for r in rows):
+        return []
+    out = []
+    for t in cuts:
+        got = [r for r in rows if r.a.judged.confidence is not None and r.a.judged.confidence >= t]
+        out.append((t, len(got), len(rows), sum(r.shown_correct for r in got)))
+    return out
 
 
 # ----------------------------------------------------------------------------- saving and rescoring
