@@ -1,4 +1,5 @@
-"""The FastAPI application put together (issue 38): the REST routes, the OpenAI-compatible endpoint, the MCP
+"""The FastAPI application put together (issue 38; ``fastapi_offline``'s, whose ``/docs`` and ``/redoc`` pages
+load Swagger UI and ReDoc from the package instead of a CDN: the product runs offline): the REST routes, the OpenAI-compatible endpoint, the MCP
 transport at ``/mcp``, the JSON errors and the access rule, over one :class:`rag.api.service.ApiService`.
 
 :func:`create_app` is what ``rag serve`` runs (:mod:`rag.api.server`) and what the tests start in a subprocess.
@@ -10,11 +11,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException
 
 import rag
@@ -73,7 +74,7 @@ def create_app(service: ApiService, *, tokens: TokenCheck | None = None, app_url
         finally:
             service.close()
 
-    app = FastAPI(title="Document QA with honest citations", version=rag.__version__, lifespan=lifespan,
+    app = FastAPIOffline(title="Document QA with honest citations", version=rag.__version__, lifespan=lifespan,
                   description="Answers from your own documents, every claim with a checked [n] citation "
                               "(document, locator, verbatim quote, offsets into the canonical text). "
                               "See docs/api.md.")
@@ -107,7 +108,3 @@ def create_app(service: ApiService, *, tokens: TokenCheck | None = None, app_url
     app.add_middleware(AuthMiddleware, tokens=tokens)  # added last: runs first
     return app
 
-
-def info(app: FastAPI) -> dict[str, Any]:
-    """The routes of ``app`` as ``{path: [methods]}`` (for ``rag serve --help`` and the tests)."""
-    return {getattr(r, "path", ""): sorted(getattr(r, "methods", None) or []) for r in app.routes}

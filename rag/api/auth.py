@@ -34,6 +34,8 @@ from rag.api.errors import ApiError
 TOKENS_FILE = "api_tokens.json"
 #: Paths anyone may read without a token (the API's description: no document, no answer).
 OPEN_PATHS = ("/docs", "/docs/oauth2-redirect", "/openapi.json", "/redoc")
+#: Path prefixes anyone may read: the offline docs pages' scripts and styles (``fastapi_offline``).
+OPEN_PREFIXES = ("/static-offline-docs/",)
 
 
 @dataclass(frozen=True)
@@ -167,7 +169,7 @@ def refusal(headers: dict[str, str], path: str, tokens: TokenCheck | None) -> Ap
         if origin and origin != "null" and not _local(_host_name(origin.split("://", 1)[-1])):
             return ApiError(403, "forbidden", f"requests from web pages of {origin} are refused")
         return None
-    if path in OPEN_PATHS:
+    if path in OPEN_PATHS or path.startswith(OPEN_PREFIXES):
         return None
     auth = headers.get("authorization", "")
     scheme, _, token = auth.partition(" ")

@@ -9,6 +9,7 @@ quote``); pages 1-based physical pages; times ISO 8601 UTC (documents) or Unix s
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict
 from typing import Any
 from urllib.parse import urlencode
@@ -45,8 +46,6 @@ def job_json(job: Job) -> dict[str, Any]:
     """One job: ``id``, ``state``, ``stage`` and its words (``stage_text``), ``done``/``total``, ``fraction``
     (0..1), ``elapsed_s`` since it started, ``eta_s``, ``reason`` and ``retryable`` when it failed, ``result``
     (the :class:`rag.store.results.IngestResult` of a finished job), the document's ``document_id`` and ``name``."""
-    import time
-
     elapsed = None if job.started is None else round((time.time() if job.active else job.heartbeat or job.started)
                                                      - job.started, 1)
     return {"id": job.id, "kind": str(job.kind), "state": str(job.state), "document_id": job.doc_id,

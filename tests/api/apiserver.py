@@ -39,7 +39,7 @@ def start(store_dir: Path, *args: str, host: str = "127.0.0.1", env: dict[str, s
     return proc, f"http://{host}:{port}"
 
 
-def wait_up(proc: subprocess.Popen, url: str, *, ready: bool = True, timeout: float = 90.0) -> None:
+def wait_up(proc: subprocess.Popen, url: str, *, ready: bool = True, timeout: float = 180.0) -> None:
     """Wait until ``/healthz`` answers (and says ``ready`` with ``ready``; or asks for a token, without ``ready``);
     raises if the process exits first."""
     t0 = time.monotonic()

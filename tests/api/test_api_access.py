@@ -68,5 +68,6 @@ def test_with_require_token_every_request_needs_a_valid_token(tmp_path):
             assert c.get("/v1/documents", headers=ok).status_code == 200
             assert c.post("/mcp", json={}).status_code == 401  # the MCP transport too
             assert c.get("/openapi.json").status_code == 200  # the description holds no document
+            assert c.get("/static-offline-docs/swagger-ui.css").status_code == 200
             assert _cli("access", "revoke-token", "--store", str(data), "ci").exit_code == 0
             assert c.get("/v1/documents", headers=ok).status_code == 403

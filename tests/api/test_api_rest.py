@@ -22,7 +22,7 @@ GUIDE = ("# Install\n\nRun the installer and restart the machine. The licence ke
          "# Support\n\nWrite to the help desk; answers come within two working days.\n")
 
 
-def wait_jobs(c: httpx.Client, job_ids: list[int], timeout: float = 60.0) -> list[dict]:
+def wait_jobs(c: httpx.Client, job_ids: list[int], timeout: float = 180.0) -> list[dict]:
     """Poll ``/v1/jobs/{id}`` until every job is finished; returns them."""
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
@@ -200,3 +200,12 @@ def test_a_saved_turn_is_the_record_the_app_reopens(server, client, fake_embedde
         assert reopened.get(key) == api.get(key), key
     data = ("index", "document_id", "document_name", "locator", "locator_label", "fragment", "quote", "start", "end")
     assert [{k: c[k] for k in data} for c in reopened["citations"]] == [{k: c[k] for k in data} for c in api["citations"]]
+
+
+def test_the_openapi_page_is_served_without_a_cdn(client):
+    page = client.get("/docs").text
+    assert "/static-offline-docs/swagger-ui-bundle.js" in page and "cdn." not in page  # offline: no CDN
+    assert client.get("/static-offline-docs/swagger-ui-bundle.js").status_code == 200
+    spec = client.get("/openapi.json").json()
+    assert {"/v1/documents", "/v1/search", "/v1/ask", "/v1/passages/{chunk_id}", "/v1/chat/completions"} <= set(
+        spec["paths"])
