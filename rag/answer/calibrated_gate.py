@@ -49,7 +49,8 @@ from rag.answer.gate import (  # noqa: F401  (verdict texts re-exported)
     verdict_messages,
 )
 from rag.answer.learned_gate import GateModel, calibrated_features
-from rag.language import differs, main_languages, question_language
+from rag.answer.question import analyse
+from rag.language import differs, main_languages
 from rag.text import TermStats
 from rag.types import GateKind, Hit, Verdict
 
@@ -150,7 +151,7 @@ def apply_calibrated_gate(query: str, hits: Sequence[Hit], texts: Mapping[int, s
     dist = apply_gate(query, kept, threshold, max_sources)
     f = calibrated_features(query, kept, texts, stats, calibration, top=max_sources)
     score = float(model.probability(f)) if kept else 0.0
-    lang = question_language(query) if question_lang is True else (question_lang or None)
+    lang = analyse(query).language if question_lang is True else (question_lang or None)
     language = LanguageCheck(lang[0] if lang else None, round(lang[1], 3) if lang else None,
                              tuple(main_languages(calibration.languages)),
                              differs(lang[0] if lang else None, calibration.languages))

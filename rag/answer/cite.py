@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
+from rag.answer.question import analyse
 from rag.ingest.pptx import NOTES_HEADING
 from rag.text import tokenize, units
 from rag.types import Hit, Locator, LocatorKind, TextRole, page_at, role_of
@@ -221,7 +222,7 @@ def evidence_span(quote: str, query: str) -> tuple[int, int]:
     """``(start, end)`` character offsets into ``quote`` of its sentence sharing the most distinct terms
     with ``query`` (:func:`rag.text.tokenize`; the earliest on a tie); the whole quote when no sentence
     shares a term. Sentences are the chunker's units (:func:`rag.text.units`)."""
-    terms = set(tokenize(query))
+    terms = analyse(query).terms
     best, best_n = (0, len(quote)), 0
     for a, b in units(quote) if terms else ():
         n = len(terms & set(tokenize(quote[a:b])))

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag.answer.cite import Citation
+from rag.answer.question import analyse
 from rag.answer.roles import non_answer_spans, repeated_lines
 from rag.text import TermStats, tokenize, units
 from rag.types import TextRole
@@ -278,7 +279,7 @@ def prompt_excerpts(
     30 ms on 2 cores (2026-11-30). Issue 12 replaced this module's own IDF (``ln((N+1)/(df+1)) + 1``)
     with BM25's: on the same 48 queries the needle result and the excerpt tokens stayed the same for every one.
     """
-    terms = set(tokenize(query))
+    terms = set(analyse(query).terms)
     views = list(views) if views is not None else [(visible(c), hidden_spans(c)) for c in contents]
     shown = [v for v, _ in views]
     weights = term_stats.weights(terms) if term_stats is not None else None

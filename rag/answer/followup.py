@@ -40,6 +40,7 @@ from enum import StrEnum
 from typing import Any
 
 from rag.answer.generate import Generator, TextGenerator, get_generator
+from rag.answer.question import analyse
 from rag.settings import Settings
 from rag.text import TermStats, tokenize
 
@@ -146,7 +147,7 @@ def followup_signal(question: str) -> Signal | None:
         return None
     if _OPENERS.search(question):
         return Signal.OPENER
-    content = [t for t in tokenize(question) if t not in QUESTION_WORDS]
+    content = [t for t in analyse(question).tokens if t not in QUESTION_WORDS]
     words = [w for w in re.findall(r"[^\W_]+", question)[1:] if w != "I"]
     names = any(re.search(r"[A-Z0-9]", w) for w in words)
     pointer = _POINTERS.search(_DUMMY_IT.sub(lambda m: " " * len(m.group()), question))
@@ -193,7 +194,7 @@ class Rewrite:
 def own_words(question: str) -> list[str]:
     """The words ``question`` itself asks about: its :func:`rag.text.tokenize` terms that are no question or
     auxiliary word (:data:`QUESTION_WORDS`), in order, each once."""
-    return [t for t in dict.fromkeys(tokenize(question)) if t not in QUESTION_WORDS]
+    return [t for t in analyse(question).ordered_terms if t not in QUESTION_WORDS]
 
 
 def _stem(term: str) -> str:
@@ -235,7 +236,7 @@ def with_keywords(question: str, previous: str, idf: Callable[[str], float], n: 
     words of a user's question are often ones the documents never use, "(people complain bot)").
     ``question`` unchanged when no word is left.
     """
-    have = set(tokenize(question))
+    have = analyse(question).terms
     terms = [t for t in dict.fromkeys(tokenize(previous)) if t not in QUESTION_WORDS and t not in have and idf(t) > 0]
     order = {t: i for i, t in enumerate(terms)}
     picked = sorted(sorted(terms, key=lambda t: (-idf(t), order[t]))[:n], key=order.get)

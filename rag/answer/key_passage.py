@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from rag.answer.cite import Citation
 from rag.answer.excerpt import citation_views, lexical_overlap, readable, visible
-from rag.text import TermStats, tokenize, units
+from rag.answer.question import analyse
+from rag.text import TermStats, units
 
 #: At most this many characters of key passage (about two or three sentences of prose).
 MAX_CHARS = 400
@@ -187,7 +188,7 @@ def scored_stretches(query: str, sources: Sequence[Citation], term_stats: TermSt
     """Every stretch of every source (:func:`stretches` of its body text) with its score, best first (module
     doc of :func:`key_passage`: IDF-weighted share of the question's terms plus :data:`RANK_WEIGHT` / rank;
     ties: the better source, then the earlier place, then the shorter stretch)."""
-    terms = set(tokenize(query))
+    terms = set(analyse(query).terms)
     weights = term_stats.weights(terms) if term_stats is not None else None
     views = citation_views(sources) if views is None else views
     out = []

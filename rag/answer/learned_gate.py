@@ -60,6 +60,7 @@ from rag.answer.gate import (
     score_refusal_text,
     scored_verdict,
 )
+from rag.answer.question import analyse
 from rag.text import TermStats, tokenize  # noqa: F401  (TermStats re-exported)
 from rag.types import GateKind, Hit
 
@@ -83,7 +84,7 @@ def gate_features(query: str, hits: Sequence, texts: Mapping[int, str], stats: T
     A query without hits gets the features of "nothing found" (distance 2).
     """
 
-    terms = list(dict.fromkeys(tokenize(query)))
+    terms = analyse(query).ordered_terms
     idf = {t: stats.idf(t) for t in terms}
     dists = sorted(h.cosine_distance for h in hits if not math.isnan(h.cosine_distance))
     d1 = dists[0] if dists else 2.0

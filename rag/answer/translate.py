@@ -36,8 +36,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rag.answer.generate import Generator, TextGenerator, get_generator
+from rag.answer.question import analyse
 from rag.errors import ModelError
-from rag.language import differs, language_name, main_languages, question_language
+from rag.language import differs, language_name, main_languages
 
 if TYPE_CHECKING:
     from rag.answer.gate import GateResult
@@ -111,7 +112,7 @@ class Translation:
 def needs_translation(question: str, document_languages: dict[str, float]) -> tuple[str, str] | None:
     """``(question language, documents' main language)`` when ``question`` should be translated (its language is
     detected with confidence and is none of the documents' main languages), else ``None``."""
-    lang = question_language(question)
+    lang = analyse(question).language
     if lang is None or not differs(lang[0], document_languages):
         return None
     return lang[0], main_languages(document_languages)[0]
