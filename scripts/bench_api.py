@@ -34,7 +34,6 @@ import apiserver  # noqa: E402
 from rag.evaluation.bench.machine import load_average, machine_summary, percentile  # noqa: E402
 
 CORPUS = Path(os.environ.get("RAG_SHARED", ROOT.parent / "shared")) / "corpus"  # as tests/conftest.py finds it
-LEVELS = (1, 4, 16)
 
 
 def _questions() -> list[str]:
@@ -139,6 +138,7 @@ def main() -> None:
     ap.add_argument("--asks", type=int, default=8, help="Questions per level (at least one per client).")
     ap.add_argument("--searches", type=int, default=48, help="Searches per level.")
     ap.add_argument("--uploads", type=int, default=100)
+    ap.add_argument("--levels", default="1,4,16", help="Concurrent clients, comma-separated.")
     args = ap.parse_args()
     questions = _questions()
     with tempfile.TemporaryDirectory() as tmp:
@@ -152,7 +152,7 @@ def main() -> None:
                 _upload_corpus(c)
                 corpus_s = time.perf_counter() - t0
             rows = []
-            for level in LEVELS:
+            for level in [int(x) for x in args.levels.split(",")]:
                 qs = [(url, questions[i % len(questions)]) for i in range(args.searches)]
                 search_ms = _run(level, qs, _search)
                 n = max(level, args.asks)
