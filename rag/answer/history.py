@@ -202,37 +202,45 @@ def turn_markdown(n: int, t: Turn, names: Mapping[str, str] | None = None,
         out.append(verdict_markdown(a))
         out.append(f"**{lit(a.refusal)}**" + (f"\n\nWhy: {lit(a.why)}" if a.why else ""))
     else:
-        out.append(verdict_markdown(a))
-        if a.notice:
-            out.append(f"*{lit(a.notice)}*" + (f" (why: {lit(a.why)})" if a.why else ""))
-        kp = a.key_passage
-        if kp is not None and kp.sentences:
-            out.append(f"**Key passage** [{kp.index}] {lit(kp.sentences[0].locator_label)}\n\n"
-                       f"{_quote(kp.body or kp.text)}")
-        j = a.judged
-        if j.note:
-            out.append(f"*{lit(j.note)}*")
-        elif j.text:
-            out.append(shown_markdown(a))
-            if any(s.inferred and s.shown_cites for s in j.shown):
-                out.append(INFERRED_NOTE)
-        elif not a.generated:
-            out.append("(no text generated)")
-        removed = j.removed
-        if removed:
-            out.append(f"*Left out by the claim check ({len(removed)}):*\n\n"
-                       + "\n".join(f"- {lit(s.text.strip())} ({s.verdict}: {lit(s.reason)})" for s in removed))
+        out += _answered_markdown(a)
     if a is not None and a.citations:
-        cited = set(a.judged.cited)
-        lines = ["**Sources**", ""]
-        for c in a.citations:
-            mark = "" if c.index in cited or not cited else " (not cited)"
-            lines.append(f"[{c.index}] {_locator(c)} · cosine distance {c.cosine_distance:.3f}{mark}")
-            lines.append("")
-            lines.append(_quote(c.quote))
-            lines.append("")
-        out.append("\n".join(lines).rstrip())
+        out.append(_sources_markdown(a))
     return "\n\n".join(out)
+
+
+def _answered_markdown(a: Answer) -> list[str]:
+    """The blocks of an answer the gate passed: verdict, notice, key passage, the checked answer or the note,
+    and what the claim check left out."""
+    out = [verdict_markdown(a)]
+    if a.notice:
+        out.append(f"*{lit(a.notice)}*" + (f" (why: {lit(a.why)})" if a.why else ""))
+    kp = a.key_passage
+    if kp is not None and kp.sentences:
+        out.append(f"**Key passage** [{kp.index}] {lit(kp.sentences[0].locator_label)}\n\n{_quote(kp.body or kp.text)}")
+    j = a.judged
+    if j.note:
+        out.append(f"*{lit(j.note)}*")
+    elif j.text:
+        out.append(shown_markdown(a))
+        if any(s.inferred and s.shown_cites for s in j.shown):
+            out.append(INFERRED_NOTE)
+    elif not a.generated:
+        out.append("(no text generated)")
+    if j.removed:
+        out.append(f"*Left out by the claim check ({len(j.removed)}):*\n\n"
+                   + "\n".join(f"- {lit(s.text.strip())} ({s.verdict}: {lit(s.reason)})" for s in j.removed))
+    return out
+
+
+def _sources_markdown(a: Answer) -> str:
+    """The answer's numbered sources with locator, fragment, distance and quote; "(not cited)" on the ones the
+    shown answer does not cite."""
+    cited = set(a.judged.cited)
+    lines = ["**Sources**", ""]
+    for c in a.citations:
+        mark = "" if c.index in cited or not cited else " (not cited)"
+        lines += [f"[{c.index}] {_locator(c)} · cosine distance {c.cosine_distance:.3f}{mark}", "", _quote(c.quote), ""]
+    return "\n".join(lines).rstrip()
 
 
 def chat_markdown(title: str, turns: Sequence[Turn], *, collection: str | None = None,
