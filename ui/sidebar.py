@@ -338,7 +338,8 @@ def _model_details(model_file: str | None) -> None:
         return
     spec = KNOWN_GGUF.get(model_file)
     quant = f" · {md_escape(spec.label)}" if spec is not None else ""
-    st.caption(f"Model file `{md_escape(model_file)}`{quant} · {md_escape(info['architecture'])} · "
+    code = model_file.replace("`", "'")  # a code span shows its characters as they are: no escapes in it (issue 42)
+    st.caption(f"Model file `{code}`{quant} · {md_escape(info['architecture'])} · "
                f"context {info['context_length']} · {info['size_mb']} MB"
                + (" · chat template" if info["chat_template"] else " · no chat template"))
     measured = [s for s in KNOWN_GGUF.values() if s.measured]
