@@ -92,6 +92,6 @@ elif question:
     with st.chat_message("user", avatar=chat.USER_AVATAR):
         chat.render_question(chat.Turn(question, rw.standalone, scope=tuple(scope) if scope else None))
     with st.chat_message("assistant", avatar=chat.ASSISTANT_AVATAR):
-        turn = chat.show(conv.ask(question, scope=scope, followup=rw), conv)
+        turn = chat.show(conv.ask(question, scope=scope, followup=rw), conv, generate=model_file is not None)
     chat.keep_turn(turn, conv)
     st.rerun()

@@ -60,15 +60,22 @@ def conversation(cfg: Settings) -> Conversation:
     return Conversation(store, cfg, chat_id if chat_id is not None and store.chats.get(chat_id) else None)
 
 
-def show(stream: TurnStream, conv: Conversation) -> Turn:
+def show(stream: TurnStream, conv: Conversation, generate: bool = True) -> Turn:
     """Stream one turn into the current container (the key passage first); returns the finished :class:`Turn`.
 
-    A refusal says so in plain words and never loads or calls the model. The conversation saves the turn;
-    when Streamlit stops the run (a new question sent, the page left while the model writes) the turn is kept
-    with a note, on the page and in the saved chat, instead of vanishing.
+    A refusal says so in plain words and never loads or calls the model; so does a turn with ``generate``
+    false (no answer model installed: the sidebar promises the passages that answer, without a written answer,
+    and the chat said "model file ... is missing" in red instead). The conversation saves the turn; when
+    Streamlit stops the run (a new question sent, the page left while the model writes) the turn is kept with a
+    note, on the page and in the saved chat, instead of vanishing.
     """
     if stream.gate.refused:
         stream.run()
+        turn = stream.end()
+        render_turn_body(turn, key="live")
+        return turn
+    if not generate:
+        stream.without_generation()
         turn = stream.end()
         render_turn_body(turn, key="live")
         return turn
@@ -222,24 +229,26 @@ def render_asked_with(a: Answer) -> None:
 
 
 def render_answer(a: Answer, pages: dict[int, int], key: str = "live") -> None:
-    """The checked answer (issue 14): the key passage, then the model's claims that passed the claim check,
-    each linked to the source that supports it; or, when none passed, a plain note and the key passage
-    standing as the answer. The sentences the check left out are listed, with why, in an expander. Each
-    ``[n]`` jumps to its source below (same page, issue 29), where it opens in the app's viewer."""
+    """The checked answer (issue 14), each text once (issue 42: the key passage, the answer and the source quote
+    said the same three times): the model's claims that passed the claim check, each linked to the source that
+    supports it; or, when none passed, a plain note and the key passage standing as the answer; without a model
+    answer, the key passage. The sentences the check left out are listed, with why, in an expander. Each ``[n]``
+    previews its source on hover and focus and jumps to it below (same page, issue 29), where it opens in the
+    app's viewer."""
     here = anchor(key)
     kp = key_passage_markdown(a.key_passage, a.citations, pages, _collection(), anchor=here)
     j = a.judged
     if j.answer_from == AnswerFrom.KEY_PASSAGE:
-        if j.verdict != AnswerVerdict.PARTLY_SUPPORTED:  # partly supported: its verdict above says the same
-            st.info(md_escape(j.note or ""))
+        if j.note and j.verdict != AnswerVerdict.PARTLY_SUPPORTED:  # partly supported: its verdict says the same
+            st.info(md_escape(j.note))  # (no note without a model: an empty box was drawn)
         st.markdown(kp)
+    elif j.answer_from == AnswerFrom.MODEL:
+        st.markdown("**Answer**\n\n" + answer_markdown(a.text or "", j.shown, a.citations, pages,
+                                                        _collection(), anchor=here))
     else:
         if kp:
             st.markdown(kp)
-        if j.answer_from == AnswerFrom.MODEL:
-            st.markdown("**Answer**\n\n" + answer_markdown(a.text or "", j.shown, a.citations, pages,
-                                                            _collection(), anchor=here))
-        elif a.generated:
+        if a.generated:
             st.warning("The model wrote no answer the sources support: read the passages below.")
     removed = j.removed
     if removed:
@@ -324,7 +333,9 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
                    read: dict[int, tuple[tuple[int, int], ...]] | None = None) -> None:
     """Below an answer, per source: ``[n]`` and where it is, an "Open" button that shows the cited place in the
     app's viewer (issue 29: each citation opened a new tab that took 5-10 s), the same place in a new tab
-    (and, for a PDF, the browser's own viewer at the page) as secondary links, and the verbatim quote.
+    (and, for a PDF, the browser's own viewer at the page) as secondary links, and the verbatim quote, folded
+    (issue 42: with the key passage and the answer, each text was read three times; on a phone each answer
+    was four full quotes long).
 
     ``read``: per source number, the ranges of its quote the model read (set in bold); others were read whole.
     Each row carries the anchor ``#<anchor(key)>-<n>`` the answer's ``[n]`` jumps to.
@@ -334,6 +345,7 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
     pages = pages or {}
     read = read or {}
     st.markdown("**Sources**")
+    st.html(PREVIEW_CSS)
     for c in cites:
         st.html(f'<span id="{anchor(key)}-{int(c.index)}"></span>')
         left, right = st.columns([0.8, 0.2], vertical_alignment="center")
@@ -345,10 +357,30 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
         if right.button(f"Open [{c.index}]", key=f"preview-{key}-{c.index}", icon=":material/visibility:",
                         help="Show the cited place here, in the app's viewer"):
             show_source(c, page)
-        st.markdown(blockquote(c.quote, read.get(c.index, ())))
+        with st.expander(f"Quote [{c.index}]", icon=":material/format_quote:"):  # folded: said once above
+            st.markdown(blockquote(c.quote, read.get(c.index, ())))
         if c.also_in:
             st.caption("The same text is also in " + md_escape(", ".join(c.also_in))
                        + " (identical copies are cited once).")
+
+
+#: The hover and keyboard-focus preview of a ``[n]`` in an answer (issue 42): the link's title (its source's
+#: locator and quote, :func:`ui.format.preview_text`) drawn as a card under it, light or dark as the system. No
+#: script: CSS only, so nothing a document says can run.
+PREVIEW_CSS = """<style>
+[data-testid="stChatMessage"] a[href^="#src-"][title] { position: relative; }
+[data-testid="stChatMessage"] a[href^="#src-"][title]:hover::after,
+[data-testid="stChatMessage"] a[href^="#src-"][title]:focus-visible::after {
+  content: attr(title); position: absolute; left: 0; top: 1.6em; z-index: 1000; width: min(26rem, 80vw);
+  white-space: pre-line; padding: 0.6rem 0.8rem; border-radius: 0.5rem; font-size: 0.85rem; line-height: 1.35;
+  font-weight: normal; color: #31333f; background: #ffffff;
+  border: 1px solid rgba(128, 128, 128, 0.35); box-shadow: 0 4px 14px rgba(0, 0, 0, 0.18); pointer-events: none;
+}
+@media (prefers-color-scheme: dark) {
+  [data-testid="stChatMessage"] a[href^="#src-"][title]:hover::after,
+  [data-testid="stChatMessage"] a[href^="#src-"][title]:focus-visible::after { color: #fafafa; background: #262730; }
+}
+</style>"""
 
 
 @st.dialog("Cited source", width="large")

@@ -97,29 +97,53 @@ def pdf_url(citation: Any, served: str | None, page: int | None = None) -> str |
     return f"{served.split('#', 1)[0]}#page={page or citation.page}"
 
 
-def marker_link(n: int, url: str) -> str:
-    """A Markdown link whose text is the literal ``[n]``."""
-    return f"[\\[{n}\\]]({url})"
+#: Characters of a citation's quote its hover preview shows (the whole quote is one click away).
+PREVIEW_CHARS = 280
+
+#: ASCII punctuation, each backslash-escaped inside a link title so the title is read as plain characters.
+_PUNCT = re.compile(r"""([!-/:-@\[-`{-~])""")
 
 
-def link_markers(text: str, urls: Mapping[int, str]) -> str:
+def preview_text(citation: Any, limit: int = PREVIEW_CHARS) -> str:
+    """What a ``[n]`` shows on hover and keyboard focus (issue 42, as open-webui, RAGFlow and NotebookLM do):
+    the citation's locator label, then its quote (whitespace collapsed, cut at ``limit`` characters with "…")."""
+    quote = " ".join(str(citation.quote or "").split())
+    if len(quote) > limit:
+        quote = quote[: limit - 1].rstrip() + "…"
+    return f"{citation.locator_label}\n“{quote}”"
+
+
+def link_title(text: str) -> str:
+    """``text`` as a CommonMark link title: ``"..."`` with every ASCII punctuation character backslash-escaped
+    (read back as itself, never as markup) and no blank line (which would end the link)."""
+    lines = [" ".join(line.split()) for line in text.split("\n")]
+    return '"' + _PUNCT.sub(r"\\\1", "\n".join(x for x in lines if x)) + '"'
+
+
+def marker_link(n: int, url: str, title: str | None = None) -> str:
+    """A Markdown link whose text is the literal ``[n]``; with ``title``, the link's hover/focus preview."""
+    return f"[\\[{n}\\]]({url}{' ' + link_title(title) if title else ''})"
+
+
+def link_markers(text: str, urls: Mapping[int, str], titles: Mapping[int, str] | None = None) -> str:
     """Escape ``text`` and turn each ``[n]`` / ``[n, m]`` into links; numbers without a URL are dropped.
 
     (The server removes invalid markers before this; dropping here is a second
-    guard so a number with no source can never show as a link.)
+    guard so a number with no source can never show as a link.) ``titles``: each link's preview.
     """
+    titles = titles or {}
     out: list[str] = []
     pos = 0
     for m in MARKER_RE.finditer(text):
         out.append(md_escape(text[pos : m.start()]))
         nums = [int(x) for x in re.findall(r"\d+", m.group(1))]
-        out.append("".join(marker_link(n, urls[n]) for n in nums if n in urls))
+        out.append("".join(marker_link(n, urls[n], titles.get(n)) for n in nums if n in urls))
         pos = m.end()
     out.append(md_escape(text[pos:]))
     return "".join(out)
 
 
-def sentence_markdown(sentence: Any, urls: Mapping[int, str]) -> str:
+def sentence_markdown(sentence: Any, urls: Mapping[int, str], titles: Mapping[int, str] | None = None) -> str:
     """One checked answer sentence as Markdown.
 
     ``sentence`` has ``text``, ``cited``, ``supported_by``, ``unsupported``,
@@ -127,8 +151,10 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str]) -> str:
     (:class:`rag.answer.attribute.SentenceAttribution`). Unsupported: orange background, a warning sign and
     "(unsupported)" after it, no citation; an echo of the question or a sentence pointing at a source
     without saying what it says: grey note, no citation; otherwise its words with the links of the sources
-    that support it (``shown_cites``), "(inferred)" when the server attached the source.
+    that support it (``shown_cites``), "(inferred)" when the server attached the source. ``titles``: each
+    link's preview (:func:`preview_text`).
     """
+    titles = titles or {}
     body = md_escape(strip_markers(sentence.text))
     if sentence.unsupported:
         return f":orange-background[⚠️ {body or '…'}] :orange[*(unsupported: no source says this)*]"
@@ -138,12 +164,12 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str]) -> str:
         return f"{body} :gray[*(points at a source without saying what it says)*]"
     cites = getattr(sentence, "shown_cites", None)
     if cites is None:  # an object without the claim check's fields: its own markers, inferred source after
-        md = link_markers(sentence.text, urls)
+        md = link_markers(sentence.text, urls, titles)
         if sentence.inferred and sentence.supported_by and sentence.supported_by[0] in urls:
             n = sentence.supported_by[0]
-            md = f"{md.rstrip()} {marker_link(n, urls[n])} :gray[*(inferred)*]"
+            md = f"{md.rstrip()} {marker_link(n, urls[n], titles.get(n))} :gray[*(inferred)*]"
         return md
-    links = "".join(marker_link(n, urls[n]) for n in cites if n in urls)
+    links = "".join(marker_link(n, urls[n], titles.get(n)) for n in cites if n in urls)
     plain = strip_markers(sentence.text)
     end = len(plain.rstrip(".!?:;"))
     md = md_escape(plain[:end]) + (f" {links}" if links else "") + md_escape(plain[end:])
@@ -165,7 +191,7 @@ def key_passage_markdown(passage: Any, citations: Iterable[Any], pages: Mapping[
     if c is None:
         return ""
     url = f"#{anchor}-{c.index}" if anchor else citation_url(c, pages.get(c.index), collection)
-    link = marker_link(c.index, url)
+    link = marker_link(c.index, url, preview_text(c) if anchor else None)
     return f"**Key passage** {link} {md_escape(c.locator_label)}\n\n{blockquote(passage.body or passage.text)}"
 
 
@@ -183,16 +209,19 @@ def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Itera
 
     ``pages`` maps a citation's ``index`` to the PDF page its link opens (see :func:`citation_url`,
     which also takes ``collection``); with ``anchor`` each ``[n]`` jumps to ``#<anchor>-<n>`` on the same page
-    (the source row under the answer, where it opens in the app's viewer; issue 29).
+    (the source row under the answer, where it opens in the app's viewer; issue 29) and previews its source's
+    locator and quote on hover and keyboard focus (:func:`preview_text`, issue 42).
     """
     pages = pages or {}
+    citations = list(citations)
     urls = {c.index: (f"#{anchor}-{c.index}" if anchor else citation_url(c, pages.get(c.index), collection))
             for c in citations}
+    titles = {c.index: preview_text(c) for c in citations} if anchor else {}
     if not sentences:
-        return link_markers(text, urls)
+        return link_markers(text, urls, titles)
     out, in_list = "", False
     for s, new_line in zip(sentences, line_starts(text, sentences)):
-        md = sentence_markdown(s, urls)
+        md = sentence_markdown(s, urls, titles)
         item = bool(_LIST_ITEM.match(s.text))
         first = not out
         sep = "" if first else (("\n\n" if in_list and not item else "  \n") if new_line else " ")

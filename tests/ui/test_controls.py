@@ -160,3 +160,18 @@ def test_the_model_choice_tells_the_wait_measured_here_once_it_answered(store, f
     assert fake_generator.prompts, "the question was not answered by the model"
     caption = at.sidebar.radio(key="model_file").proto.captions[0]
     assert "s here (median of your last answer)" in caption, caption
+
+
+def test_a_model_answer_is_shown_once_and_the_quotes_are_folded(store, fake_generator):
+    """Issue 42: the key passage, the answer and the source quote said the same text three times."""
+    assert store.ingest_bytes(GUIDE, "bike-shed.md").status == "ready"
+    at = _app().run()
+    at.chat_input(key="question").set_value("When does the bike shed close on weekdays?").run()
+    assert not at.exception, at.exception
+    reply = at.chat_message[1]
+    texts = [m.value for m in reply.markdown]
+    assert any(t.startswith("**Answer**") for t in texts), texts
+    assert not any(t.startswith("**Key passage**") for t in texts)  # the answer with its citations, once
+    quotes = [e for e in reply.expander if e.label.startswith("Quote [")]
+    assert quotes and not any(e.proto.expanded for e in quotes)  # each source's quote, folded
+    assert any(m.value.startswith(">") for m in quotes[0].markdown)  # verbatim inside

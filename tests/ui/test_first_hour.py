@@ -121,7 +121,8 @@ def test_the_first_view_says_whats_in_the_documents_and_offers_questions_they_an
     assert user.markdown[0].value == question
     assert not reply.error and not any("No answer" in i.value for i in reply.info)  # answered, nothing failed
     texts = [m.value for m in reply.markdown]
-    assert any("](#src-t0-1)" in t for t in texts), texts  # [1] jumps to its source row on the page
+    # [1] jumps to its source row on the page, and previews it (its title: the locator and the quote, issue 42)
+    assert any('](#src-t0-1 "bike\\-shed\\.md \\> ' in t for t in texts), texts
     assert "Open [1]" in [b.label for b in reply.button]  # which opens the app's viewer
     assert any("/Source?doc=" in t and "new tab" in t for t in texts)  # the new tab stays, as a second link
     assert not any("cosine distance" in t for t in texts)  # the figures are in the answer's Details

@@ -24,3 +24,21 @@ def test_every_verdict_icon_is_one_streamlit_accepts():
     for box, icon in VERDICT_STYLE.values():
         assert validate_icon_or_emoji(icon) and box in ("success", "warning", "info", "error")
 
+
+
+def test_a_citation_preview_is_its_locator_and_quote_and_cannot_break_out_of_its_link():
+    """Issue 42: a ``[n]`` previews its source on hover and focus (the link's title). A quote holding quotes,
+    brackets, a blank line or markup stays characters inside the title: the link keeps its one target."""
+    from types import SimpleNamespace
+
+    from ui.format import link_title, marker_link, preview_text
+
+    c = SimpleNamespace(locator_label="guide.md > Install", quote='He said "stop") [2](http://x) *b*\n\nnext ' + "w" * 400)
+    text = preview_text(c)
+    assert text.startswith("guide.md > Install\n“He said") and text.endswith("…”") and len(text) < 330
+    title = link_title(text)
+    assert title.startswith('"') and title.endswith('"') and "\n\n" not in title
+    body = title[1:-1]
+    assert '\\"stop\\"\\)' in body and "\\[2\\]\\(http\\:\\/\\/x\\)" in body and "\\*b\\*" in body
+    assert marker_link(1, "#src-t0-1", text) == f"[\\[1\\]](#src-t0-1 {title})"
+    assert marker_link(1, "#src-t0-1") == "[\\[1\\]](#src-t0-1)"
