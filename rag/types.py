@@ -347,7 +347,9 @@ class Document:
     sections, OCR lines; empty for PDF and text). ``roles`` the stretches that are not body text
     (:class:`RoleSpan`: reference lists, tables of contents, navigation lines, a deck's title slide;
     issue 28), sorted, not overlapping. What a range of the text is (its locator, its role) is read by
-    :mod:`rag.ingest.locate`.
+    :mod:`rag.ingest.locate`. ``coverage`` the share (0..1) of the words a person sees that the canonical text
+    holds, by the format's independent audit (:mod:`rag.ingest.coverage`; a PDF: the mean of its pages'),
+    ``None`` for a format without an audit.
     """
 
     id: str
@@ -373,6 +375,7 @@ class Document:
     stats: tuple[tuple[str, float], ...] = ()
     parts: tuple[Part, ...] = ()
     roles: tuple[RoleSpan, ...] = ()
+    coverage: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "media_type", MediaType(self.media_type))

@@ -10,7 +10,8 @@ JSON contracts (pinned by ``tests/test_cli_store.py``):
 * ``status --json`` -> ``{"store", "embed_model", "embed_dim", "chunks", "documents": [{"id", "name",
   "label", "media_type", "size_bytes", "status", "reason", "chunk_count", "pages", "embed_model",
   "embed_dim", "pipeline_version", "extractor", "extractor_version", "warnings", "created_at",
-  "updated_at"}]}``.
+  "updated_at", ..., "coverage"}]}`` (``coverage``: the share, 0..1, of the words a person sees that the stored
+  text holds, by the format's independent audit, issue 37; ``null`` when not audited).
 * ``ingest --json`` -> one JSON object per line per file: ``{"path", "document_id", "name", "status",
   "reason", "chunk_count", "elapsed_ms", "warnings", "replaced_id", "existing_name"}`` (``warnings``: the
   extractor's, e.g. pages under 99 % text coverage or read by OCR, issue 13; the last two: issue 16, ``null``
@@ -233,6 +234,7 @@ def status_cmd(store_dir: str | None, collection: str | None, as_json: bool) -> 
     for d in docs:
         extra = f"  {d.reason}" if d.reason else ""
         pages = f" {d.pages}p" if d.pages else ""
+        pages += f"  coverage {100 * d.coverage:.1f} %" if d.coverage is not None else ""
         versions = f"  (version {d.versions + 1}, added {d.created_at})" if d.versions else ""
         click.echo(f"{d.id[:12]}  {d.status:<8} {counted(d.chunk_count, 'chunk'):>10}{pages}  {d.label}{extra}{versions}")
         for w in d.warnings:  # text coverage, OCR'd pages, encodings (issue 13)

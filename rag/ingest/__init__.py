@@ -12,6 +12,8 @@
   annotations), :mod:`rag.ingest.hidden` (text no reader sees, a scan's OCR layer), :mod:`rag.ingest.quality`
   (blank / scanned / unreadable pages), :mod:`rag.ingest.ocr` (OCR engine, also for images) and
   :mod:`rag.ingest.audit` (text coverage against PyMuPDF's own words);
+* :mod:`rag.ingest.coverage` - the independent coverage audit of the other formats (issue 37), one simple
+  auditor per format (:mod:`rag.ingest.coverage_ooxml`: DOCX, PPTX, XLSX from the raw XML);
 * the other formats, all writing through :mod:`rag.ingest.canonical`: :mod:`rag.ingest.docx` (with
   :mod:`rag.ingest.wordml`: WordprocessingML python-docx does not read),
   :mod:`rag.ingest.pptx`, :mod:`rag.ingest.sheets` (XLSX, CSV), :mod:`rag.ingest.html`, :mod:`rag.ingest.epub`,

@@ -27,12 +27,13 @@ the reason; nothing else escapes :func:`extract_bytes`.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import unicodedata
 
 from rag.errors import ExtractionError
-from rag.ingest import EXTRACTOR_VERSION, textfile
+from rag.ingest import EXTRACTOR_VERSION, coverage, textfile
 from rag.ingest.docx import extract_docx
 from rag.ingest.epub import extract_epub
 from rag.ingest.html import extract_html
@@ -223,6 +224,22 @@ def _describe_bytes(data: bytes) -> str:
         return "binary data"
 
 
+def with_coverage(doc: Document, data: bytes, limits: Limits) -> Document:
+    """``doc`` with its text coverage (issue 37): a PDF's from its pages' audit, another format's from its
+    independent auditor (:func:`rag.ingest.coverage.audit`), and the warning naming what was missed when it is
+    under :data:`rag.ingest.coverage.MIN_COVERAGE`."""
+    if doc.page_coverage:
+        return dataclasses.replace(doc, coverage=round(sum(doc.page_coverage) / len(doc.page_coverage), 4))
+    cov = coverage.audit(doc, data, limits)
+    if cov is None:
+        return doc
+    warning = cov.warning()
+    if warning and any(w.startswith("hidden text left out") for w in doc.warnings):
+        warning += "; part of it may be the hidden text left out"
+    return dataclasses.replace(doc, coverage=round(cov.share, 4),
+                               warnings=doc.warnings + ((warning,) if warning else ()))
+
+
 def extract_bytes(data: bytes, name: str, *, limits: Limits | None = None,
                   progress: Progress | None = None) -> Document:
     """Extract a document from its bytes (design stage 1).
@@ -246,14 +263,14 @@ def extract_bytes(data: bytes, name: str, *, limits: Limits | None = None,
     limits = resolve(limits)
     check_size(len(data), name, limits)
     if is_pdf_bytes(data):
-        return extract_pdf(data, name, limits=limits, progress=progress)
+        return with_coverage(extract_pdf(data, name, limits=limits, progress=progress), data, limits)
     if name.lower().endswith(".pdf"):
         raise ExtractionError(name, f"not a PDF although named .pdf (the bytes look like {_describe_bytes(data)})")
     if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         check_zip(data, name, limits)  # before sniffing: sniffing reads the EPUB ``mimetype`` member
     kind = sniff(data, name)
     if kind in READERS:
-        return READERS[kind](data, name, limits=limits)
+        return with_coverage(READERS[kind](data, name, limits=limits), data, limits)
     if kind is not None:
         _refuse_unsupported(kind, name)
     if b"\x00" in data[:8192] and textfile.bom_encoding(data) is None and textfile.decode_probe(data) is None:

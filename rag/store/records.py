@@ -28,7 +28,8 @@ class DocumentRow:
     0; timestamps ISO 8601 UTC; ``ocr_pages`` the 1-based pages OCR read;
     ``language`` the ISO 639-1 code of its text (``None`` while not indexed); ``retryable`` (failed only)
     whether a retry can help (issue 25: a transient fault) or not (a damaged, refused or too large file, a
-    limit hit), ``None`` when not failed.
+    limit hit), ``None`` when not failed; ``coverage`` the share (0..1) of the words a person sees that its
+    canonical text holds (issue 37, :mod:`rag.ingest.coverage`), ``None`` when not audited.
     """
 
     id: str
@@ -55,6 +56,7 @@ class DocumentRow:
     ocr_pages: tuple[int, ...] = ()
     language: str | None = None
     retryable: bool | None = None
+    coverage: float | None = None
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ def status_of(value: str) -> DocStatus | str:
 DOC_COLS = ("id, name, media_type, size_bytes, status, reason, chunk_count, pages, title, embed_model, embed_dim, "
             "pipeline_version, extractor, extractor_version, warnings, has_file, created_at, updated_at, source, "
             "(SELECT COUNT(*) FROM document_versions v WHERE v.current_id = documents.id), ocr_pages, language, "
-            "retryable")
+            "retryable, coverage")
 
 
 def labels(conn: sqlite3.Connection) -> dict[str, str]:
@@ -170,7 +172,8 @@ def document_row(r: Sequence, names: dict[str, str]) -> DocumentRow:
                        extractor_version=r[13], warnings=tuple(json.loads(r[14] or "[]")), has_file=bool(r[15]),
                        created_at=r[16], updated_at=r[17], source=r[18], versions=int(r[19]),
                        ocr_pages=tuple(json.loads(r[20] or "[]")), language=r[21],
-                       retryable=None if r[4] != DocStatus.FAILED or r[22] is None else bool(r[22]))
+                       retryable=None if r[4] != DocStatus.FAILED or r[22] is None else bool(r[22]),
+                       coverage=r[23])
 
 
 def chunk_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, ChunkRow]:

@@ -56,12 +56,13 @@ def write_chunks(conn: sqlite3.Connection, doc_id: str, prepared: Prepared, mode
 
 def write_facts(conn: sqlite3.Connection, doc_id: str, doc: Document, language: str | None) -> None:
     """Keep what extraction learned about ``doc`` (migration 5, issue 23), inside the caller's transaction: its
-    page spans, locator parts, OCR pages and ``language`` (ISO 639-1 of its chunk texts), so that answering,
+    page spans, locator parts, OCR pages, ``language`` (ISO 639-1 of its chunk texts) and text coverage
+    (migration 9, issue 37), so that answering,
     the viewer, the Documents page and BM25 never extract or detect again."""
-    conn.execute("UPDATE documents SET page_spans=?, parts=?, ocr_pages=?, language=? WHERE id=?",
+    conn.execute("UPDATE documents SET page_spans=?, parts=?, ocr_pages=?, language=?, coverage=? WHERE id=?",
                  (json.dumps([p.to_json() for p in doc.pages], ensure_ascii=False),
                   json.dumps([p.to_json() for p in doc.parts], ensure_ascii=False),
-                  json.dumps(list(doc.ocr_pages)), language, doc_id))
+                  json.dumps(list(doc.ocr_pages)), language, doc.coverage, doc_id))
 
 
 def text_sha(canonical: str) -> str:

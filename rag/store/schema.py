@@ -223,9 +223,18 @@ def m008_jobs(conn: sqlite3.Connection) -> None:
                  "THEN 1 ELSE 0 END WHERE status = 'failed'")
 
 
+def m009_coverage(conn: sqlite3.Connection) -> None:
+    """Version 9 (issue 37): ``documents.coverage``, the share (0..1) of the words a person sees that the
+    canonical text holds, by the format's independent audit (:mod:`rag.ingest.coverage`; a PDF's pages' mean);
+    NULL for a format without an audit and for documents indexed before it, until they are indexed again."""
+    if "coverage" not in {r[1] for r in conn.execute("PRAGMA table_info(documents)")}:
+        conn.execute("ALTER TABLE documents ADD COLUMN coverage REAL")
+
+
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
 MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats,
-                                     m005_extraction_facts, m006_chunk_role, m007_chunk_units, m008_jobs)
+                                     m005_extraction_facts, m006_chunk_role, m007_chunk_units, m008_jobs,
+                                     m009_coverage)
 
 #: The version a store has after :func:`migrate` with this code.
 SCHEMA_VERSION = len(MIGRATIONS)

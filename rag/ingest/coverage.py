@@ -1,0 +1,139 @@
+"""Text-coverage audit of every format but PDF (issue 37, Deliver 1): no reader may lose what a person sees
+silently.
+
+The PDF reader is audited page by page against PyMuPDF's own words (:mod:`rag.ingest.audit`). For the other
+formats a second, deliberately simple reader per format (an *auditor*: one small function
+per media type in :func:`auditors`, sharing no code with the product's reader) lists what a person sees, by placement
+(:class:`Seen`: ``body``, ``table``, ``content control``, ``text box``, ``SmartArt``, ``chart``,
+``header or footer``, ``speaker notes``, ``footnote`` ...). Its words (:func:`rag.ingest.audit.words`:
+letters and digits, NFKC, case-folded) are matched against the canonical text's words as a multiset, each
+canonical word used once; a piece seen twice with the same text (a page header of every section, a slide
+repeated as a build step) counts once. Coverage is the share of the seen words found.
+
+Under :data:`MIN_COVERAGE` the document is still indexed, with a warning naming what was missed, by
+placement, in characters ("text coverage 38 % of the words a reader sees: about 17,000 characters inside a
+content control were not read"). :func:`audit` returns the :class:`Coverage` (``None`` for a format without
+an auditor, or when the auditor itself cannot read the file: the reader's verdict stands).
+
+Bounded like the readers (:mod:`rag.ingest.limits`): the auditors read only the members they need, each
+within ``max_zip_member_mb`` (the container was checked by :func:`rag.ingest.limits.check_zip` before the
+reader ran), at most :data:`MAX_PARTS` parts and :data:`MAX_SEEN_CHARS` characters; past either the audit
+stops and judges what it read.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rag.ingest.audit import words
+from rag.ingest.limits import Limits
+from rag.types import Document
+
+#: Under this share (0..1) of the seen words found, the document carries a warning (issue 37).
+MIN_COVERAGE = 0.95
+#: Parts (XML members, spine documents) an auditor reads at most.
+MAX_PARTS = 5000
+#: Characters of seen text an auditor collects at most (the rest is not judged).
+MAX_SEEN_CHARS = 20_000_000
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One piece of text a person sees: ``place`` where it sits (``"body"``, ``"table"``, ``"content
+    control"`` ...: words of a warning, "inside a content control"), ``text`` as written in the file."""
+
+    place: str
+    text: str
+
+
+#: An auditor: the file's bytes and the limits -> what a person sees, in order. Raises anything on a file it
+#: cannot read (the audit is then skipped).
+Auditor = Callable[[bytes, Limits], list[Seen]]
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """The audit of one document: ``seen`` words a person sees, ``found`` of them in the canonical text,
+    ``missed`` ``(place, characters)`` of the words not found, most first."""
+
+    seen: int
+    found: int
+    missed: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def share(self) -> float:
+        """``found / seen`` (1.0 when nothing is seen)."""
+        return self.found / self.seen if self.seen else 1.0
+
+    def warning(self, floor: float = MIN_COVERAGE) -> str | None:
+        """The document's warning when :attr:`share` is under ``floor``, else ``None``."""
+        if self.share >= floor:
+            return None
+        total = sum(n for _, n in self.missed)
+        parts = [f"about {_about(n)} characters {_where(place)}" for place, n in self.missed[:4]
+                 if n >= 20 and n * 50 >= total]
+        what = ", ".join(parts) if parts else "some text"
+        return (f"text coverage {100 * self.share:.0f} % of the words a reader sees: {what} were not read "
+                "(indexed anyway; questions about that text will not find it)")
+
+
+def _about(n: int) -> str:
+    if n >= 1000:
+        return f"{round(n, -2):,}"
+    return f"{round(n, -1) or n:,}"
+
+
+_PLACE_WORDS = {"body": "of body text", "table": "in tables", "content control": "inside a content control",
+                "text box": "in text boxes", "SmartArt": "in SmartArt graphics", "chart": "in charts",
+                "header or footer": "in page headers and footers", "speaker notes": "in speaker notes",
+                "footnote": "in footnotes", "endnote": "in endnotes", "slide": "on slides", "cell": "in cells"}
+
+
+def _where(place: str) -> str:
+    return _PLACE_WORDS.get(place, f"in {place}")
+
+
+def judge(seen: list[Seen], canonical: str) -> Coverage:
+    """Match the words of ``seen`` against ``canonical`` (rules in the module doc)."""
+    have = Counter(words(canonical))
+    total = found = 0
+    missed: Counter = Counter()
+    pieces: set[str] = set()
+    for s in seen:
+        key = " ".join(s.text.split())
+        if not key or key in pieces:
+            continue
+        pieces.add(key)
+        for w in words(key):
+            total += 1
+            if have[w] > 0:
+                have[w] -= 1
+                found += 1
+            else:
+                missed[s.place] += len(w) + 1
+    return Coverage(total, found, tuple(missed.most_common()))
+
+
+@lru_cache(maxsize=1)
+def auditors() -> dict[str, Auditor]:
+    """Media type -> auditor: the table every format adds its one function to (OOXML:
+    :mod:`rag.ingest.coverage_ooxml`). Imported on first use: the auditors import this module's records."""
+    from rag.ingest import coverage_ooxml
+
+    return {**coverage_ooxml.AUDITORS}
+
+
+def audit(doc: Document, data: bytes, limits: Limits) -> Coverage | None:
+    """The coverage of ``doc`` (extracted from ``data``) by its format's auditor; ``None`` without one, or when
+    the auditor cannot read the file."""
+    auditor = auditors().get(doc.media_type.value)
+    if auditor is None:
+        return None
+    try:
+        seen = auditor(data, limits)
+    except Exception:  # noqa: BLE001 - the audit never fails a document the reader could read
+        return None
+    return judge(seen, doc.canonical)
