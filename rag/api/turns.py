@@ -20,6 +20,7 @@ from rag.api.records import turn_json
 from rag.api.service import ApiService
 from rag.errors import RagError
 from rag.store.store import Store
+from rag.types import DocStatus
 
 
 @dataclass(frozen=True)
@@ -37,13 +38,19 @@ class Question:
 
 
 def resolve_documents(store: Store, ids: Sequence[str] | None) -> list[str] | None:
-    """Full ids for ``ids`` (ids or unique prefixes, as ``--doc``); 404 naming those that match no document."""
+    """Full ids for ``ids`` (ids or unique prefixes, as ``--doc``); 404 naming those that match no document, 409
+    naming those still queued or indexing (asked within them now, the gate would refuse for want of chunks, which
+    would read as "the documents do not say")."""
     if ids is None:
         return None
     found = {i: store.find_document(i) for i in ids}
     missing = [i for i, d in found.items() if d is None]
     if missing:
         raise ApiError(404, "not_found", f"no document with id {', '.join(missing)} (full ids or unique prefixes)")
+    busy = [d for d in found.values() if d.status in (DocStatus.QUEUED, DocStatus.INDEXING)]
+    if busy:
+        raise ApiError(409, "still_indexing", f"{busy[0].name}: still {busy[0].status}; ask again when it is ready",
+                       file=busy[0].name)
     return list(dict.fromkeys(d.id for d in found.values()))
 
 

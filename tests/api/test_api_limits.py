@@ -117,6 +117,8 @@ def test_409_for_a_document_still_indexing_and_uploads_survive_a_restart(tmp_pat
             _wait_state(c, job_id, "running")
             d = c.delete(f"/v1/documents/{doc_id}")
             assert d.status_code == 409 and d.json()["error"]["code"] == "still_indexing", d.text
+            a = c.post("/v1/ask", json={"question": "How many days of leave?", "documents": [doc_id]})
+            assert a.status_code == 409 and a.json()["error"]["file"] == "policy.md", a.text
     finally:
         apiserver.stop(proc)  # mid-indexing: the job goes back to the queue
     with apiserver.running(data) as url2, httpx.Client(base_url=url2, timeout=30) as c:
