@@ -37,8 +37,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
+from rag.answer.cite import Citation
 from rag.answer.generate import Generator, TextGenerator, get_generator
 from rag.answer.question import analyse
 from rag.settings import Settings
@@ -290,7 +290,7 @@ def rewrite_messages(question: str, previous: Sequence[str]) -> list[dict[str, s
     ]
 
 
-def rewrite_probe(question: str, sources: Sequence[Any]) -> list[dict[str, str]]:
+def rewrite_probe(question: str, sources: Sequence[Citation]) -> list[dict[str, str]]:
     """The messages :class:`rag.answer.generate.Generator` probes to find the rewrite prompt's shared prefix."""
     return rewrite_messages(question, ["x"] if not sources else ["y"])
 

@@ -169,7 +169,7 @@ class TextGenerator(Protocol):
 
     def fit(self, question: str, sources: Sequence[Citation], max_answer_tokens: int) -> Prompt: ...
 
-    def stream(self, prompt: Any, max_tokens: int) -> TokenStream: ...
+    def stream(self, prompt: Prompt, max_tokens: int) -> TokenStream: ...
 
     def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str: ...
 
@@ -185,7 +185,7 @@ class Generator:
     """
 
     def __init__(self, llm: Any, path: Path,
-                 build: Callable[[str, Sequence[Any]], list[dict[str, str]]] | None = None):
+                 build: Callable[[str, Sequence[Citation]], list[dict[str, str]]] | None = None):
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         self.llm = llm
@@ -439,7 +439,7 @@ def _close_all() -> None:
 
 
 def get_generator(path: Path, *, n_ctx: int, threads: int,
-                  build: Callable[[str, Sequence[Any]], list[dict[str, str]]] | None = None) -> Generator:
+                  build: Callable[[str, Sequence[Citation]], list[dict[str, str]]] | None = None) -> Generator:
     """The process-wide :class:`Generator` for ``path`` (loaded on first use, then cached).
 
     ``n_ctx`` is the context in tokens (prompt + answer), ``threads`` the CPU

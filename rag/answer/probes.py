@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from rag.answer.cite import Citation
 from rag.answer.generate import Generator, get_generator
 
 #: The probe's instruction. One word back; the logits of its first token are read.
@@ -53,7 +54,7 @@ def _answer_tail(question: str, answer: str) -> str:
             "Is the proposed answer right according to the passage? Reply yes or no.")
 
 
-def probe_messages(question: str, sources: Sequence[Any], tail: str | None = None) -> list[dict[str, str]]:
+def probe_messages(question: str, sources: Sequence[Citation], tail: str | None = None) -> list[dict[str, str]]:
     """The probe's chat messages: the instruction, then one user message holding the passage (the ``quote`` of
     ``sources`` joined) and ``tail`` (default: the yes/no question on ``question``)."""
     passage = " ".join(getattr(s, "quote", str(s)) for s in sources)

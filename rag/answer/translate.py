@@ -33,8 +33,9 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from rag.answer.cite import Citation
 from rag.answer.generate import Generator, TextGenerator, get_generator
 from rag.answer.question import analyse
 from rag.errors import ModelError
@@ -69,7 +70,7 @@ def translation_messages(question: str, target: str = "en") -> list[dict[str, st
     return [{"role": "system", "content": system}, *example, {"role": "user", "content": question.strip()}]
 
 
-def _probe(question: str, sources: Sequence[Any]) -> list[dict[str, str]]:
+def _probe(question: str, sources: Sequence[Citation]) -> list[dict[str, str]]:
     """The messages :class:`rag.answer.generate.Generator` probes to find the translation prompt's shared prefix."""
     return translation_messages(question)
 

@@ -15,6 +15,7 @@ import click
 from rag.answer.conversation import Conversation, TurnStream
 from rag.answer.followup import RewriteMethod
 from rag.answer.history import previous_questions
+from rag.answer.key_passage import KeyPassage
 from rag.answer.record import Answer
 from rag.answer.translate import searched_as_line
 from rag.cli.collection import collection_option, store_settings
@@ -95,7 +96,7 @@ def _chat_id(store: Store, chat: str | None) -> int | None:
     return int(chat)
 
 
-def key_passage_lines(kp: Any) -> list[str]:
+def key_passage_lines(kp: KeyPassage | None) -> list[str]:
     """The key passage as printed before the model's answer: ``Key passage [n] locator:`` then the words."""
     if kp is None or not kp.sentences:
         return []

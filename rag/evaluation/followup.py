@@ -23,10 +23,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rag.answer.conversation import Conversation
 from rag.answer.followup import RewriteMethod, needs_context
+from rag.answer.generate import TextGenerator
 from rag.evaluation.data import read_jsonl
 from rag.evaluation.metrics import format_p, sign_test, wilson_interval
 from rag.store.store import Store
@@ -85,8 +85,8 @@ def top_k_holds(store: Store, query: str, needle: str, k: int = 4) -> bool:
     return any(want in _norm(r.content) for r in store.chunks([h.chunk_id for h in hits]))
 
 
-def run_followup(dialogues: Sequence[Dialogue], stores: dict[str, Any], methods: Sequence[str],
-                 get_generator: Callable[[], Any] | None = None, log: Callable[[str], None] = lambda s: None,
+def run_followup(dialogues: Sequence[Dialogue], stores: dict[str, Store], methods: Sequence[str],
+                 get_generator: Callable[[], TextGenerator] | None = None, log: Callable[[str], None] = lambda s: None,
                  k: int = 4) -> FollowupRun:
     """Search every dialogue's second turn as typed (``off``) and as each of ``methods`` rewrites it.
 
@@ -211,7 +211,7 @@ class StandaloneRun:
     searched: list[str] = field(default_factory=list)
 
 
-def run_standalone(questions: Sequence[StandaloneQuestion], stores: dict[str, Any],
+def run_standalone(questions: Sequence[StandaloneQuestion], stores: dict[str, Store],
                    log: Callable[[str], None] = lambda s: None) -> StandaloneRun:
     """Ask each question after its ``previous`` one as the app does (:meth:`Conversation.standalone`, ``keywords``):
     a question searched as anything but typed is a false follow-up."""

@@ -309,7 +309,7 @@ def rescored(d: dict, embedder: Encoder | None, rekey: Callable[[str, list[Citat
                    invalid_citations_removed=max(invalid, a.invalid_citations_removed))
 
 
-def rescore_file(path: Path, stores: dict[str, Any]) -> dict[str, list[Row]]:
+def rescore_file(path: Path, stores: dict[str, Store]) -> dict[str, list[Row]]:
     """``{title: rows}`` rebuilt from a ``--json-out`` file with today's checks; the key passage is recomputed
     with the term statistics of ``stores[corpus]`` (the corpus is the title's first word) when there is one."""
     emb = embed.get_embedder()
