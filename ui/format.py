@@ -198,7 +198,7 @@ def key_passage_markdown(passage: Any, citations: Iterable[Any], pages: Mapping[
 def removed_markdown(sentences: Sequence[Any]) -> str:
     """The model's sentences the claim check left out, one list item each: the words (escaped, no marker)
     and, in grey, why (``verdict``: ``reason``)."""
-    return "\n".join(f"- {md_escape(strip_markers(s.text)) or '…'} :gray[*({md_escape(str(s.verdict))}: "
+    return "\n".join(f"- {md_escape(strip_markers(s.text)) or '…'} :gray[*({md_escape(s.label)}: "
                      f"{md_escape(s.reason)})*]" for s in sentences)
 
 

@@ -119,6 +119,18 @@ class ClaimVerdict(StrEnum):
 #: Verdicts that carry a citation on screen.
 CITED_VERDICTS = (ClaimVerdict.SUPPORTED, ClaimVerdict.INFERRED)
 
+#: Each claim verdict as a user reads it (the chat, the export, the CLI; issue 39: no codes on screen).
+VERDICT_WORDS = {
+    ClaimVerdict.SUPPORTED: "supported by the source it cites",
+    ClaimVerdict.INFERRED: "supported by another source than the one cited",
+    ClaimVerdict.UNSUPPORTED: "not supported by the sources",
+    ClaimVerdict.ECHO: "repeats the question",
+    ClaimVerdict.DANGLING: "points at a source without saying what it says",
+    ClaimVerdict.DECLINES: "says the sources do not contain the answer",
+    ClaimVerdict.NO_CLAIM: "too short to check",
+    ClaimVerdict.GARBLED: "not a complete statement",
+}
+
 
 @dataclass(frozen=True)
 class SentenceAttribution:
@@ -192,9 +204,16 @@ class SentenceAttribution:
         end = len(body.rstrip(".!?:;"))
         return f"{body[:end]} {cites}{body[end:]}"
 
+    @property
+    def label(self) -> str:
+        """The sentence's verdict in plain words (:data:`VERDICT_WORDS`), never a code."""
+        return VERDICT_WORDS[self.verdict]
+
     def to_json(self) -> dict:
         """The JSON shape of ``ask --json``'s ``answer_sentences``: ``text, cited, supported_by, unsupported,
-        inferred`` (pinned by issue 5) then ``verdict, reason, cites`` (issue 14; ``cites`` = :attr:`shown_cites`)."""
+        inferred`` (pinned by issue 5) then ``verdict, reason, cites`` (issue 14; ``cites`` = :attr:`shown_cites`),
+        then (issue 39) ``supported`` (the sentence passed the check and is shown with a source) and ``label`` (the
+        verdict in plain words)."""
         return {
             "text": self.text,
             "cited": list(self.cited),
@@ -204,7 +223,25 @@ class SentenceAttribution:
             "verdict": str(self.verdict),
             "reason": self.reason,
             "cites": list(self.shown_cites),
+            "supported": self.passed,
+            "label": self.label,
         }
+
+
+#: A list item of the model's answer (``- x``, ``* x``, ``1. x``, ``1) x``).
+_ITEM_RE = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+\S")
+#: Characters of a sentence (markers and list bullet removed, whitespace collapsed) from which a copy found word for
+#: word in a cited source counts as supported by it.
+VERBATIM_MIN = 20
+_SPACES_RE = re.compile(r"\s+")
+_BULLET_RE = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
+
+
+def _flat(text: str) -> str:
+    """``text`` without ``[n]`` markers and a leading list bullet, whitespace collapsed, case-folded, the final full
+    stop dropped: how a sentence and a source are compared word for word."""
+    t = _SPACES_RE.sub(" ", _BULLET_RE.sub("", strip_markers(text))).strip().casefold()
+    return t[:-1].rstrip() if t.endswith(".") else t
 
 
 def lexical_support(sentences: Sequence[str], quotes: Sequence[str], question: str | None = None) -> np.ndarray:
@@ -306,7 +343,8 @@ def attribute(
         cited = tuple(n for n in markers(s) if n in valid)
         declines = is_decline(s)
         dangling = bool(DANGLING_RE.search(s))
-        worded = len(content_words(s)) >= MIN_CLAIM_WORDS
+        item = bool(_ITEM_RE.match(s))  # a list item is read as part of its list: one word of its own is a claim
+        worded = len(content_words(s)) >= (1 if item else MIN_CLAIM_WORDS)
         why = garbled(s) if worded and not declines and not dangling else None
         echo = bool(worded and not declines and not dangling and not why and (
             strip_markers(s).rstrip(" *_").endswith("?") or (question is not None and not novel_roots(s, question))))
@@ -325,6 +363,13 @@ def attribute(
                 absent, off = gaps[lean[0]]
                 missing, astray, lacking_at = tuple(absent + off), tuple(off), source_indices[lean[0]]
             row &= np.array([not (a or b) for a, b in gaps], dtype=bool)
+        if quotes is not None and claim:
+            # a sentence copied word for word from a source it cites is supported by that source, whatever the
+            # word-level checks say (issue 39: verbatim, correctly cited sentences were marked "inferred")
+            body = _flat(s)
+            for j, n in enumerate(source_indices):
+                if n in cited and len(body) >= VERBATIM_MIN and body in _flat(quotes[j]):
+                    row[j] = True
         order = np.argsort(-rank[i], kind="stable") if len(source_indices) else []
         supported = tuple(source_indices[j] for j in order if row[j])
         if not claim:

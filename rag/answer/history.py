@@ -228,7 +228,7 @@ def _answered_markdown(a: Answer) -> list[str]:
         out.append("(no text generated)")
     if j.removed:
         out.append(f"*Left out by the claim check ({len(j.removed)}):*\n\n"
-                   + "\n".join(f"- {lit(s.text.strip())} ({s.verdict}: {lit(s.reason)})" for s in j.removed))
+                   + "\n".join(f"- {lit(s.text.strip())} ({s.label}: {lit(s.reason)})" for s in j.removed))
     return out
 
 

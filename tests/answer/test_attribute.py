@@ -129,7 +129,8 @@ def test_attribution_on_real_needles(corpus_dir):
     assert att[2].inferred and att[2].supported_by == (2,) and att[2].cited == ()
     assert att[3].unsupported and att[3].supported_by == ()
     assert att[4].declines and not att[4].unsupported and not att[4].inferred
-    assert list(att[0].to_json()) == ["text", "cited", "supported_by", "unsupported", "inferred", "verdict", "reason", "cites"]
+    assert list(att[0].to_json()) == ["text", "cited", "supported_by", "unsupported", "inferred", "verdict", "reason", "cites",
+                                    "supported", "label"]
     assert [a.verdict for a in att] == ["supported", "inferred", "inferred", "unsupported", "declines"]
     assert att[1].shown_cites == (1,) and att[1].shown().endswith("[1].")  # the wrong [2] is never shown
 
@@ -272,3 +273,30 @@ def test_specifics_and_holds():
     assert specifics("Longformer and Reformer are models.") == {"reformer"}  # the opening word is no name
     assert holds("a budget of 1,200 tokens", "1200") and not holds("805 prompts", "6") and not holds("6.5 s", "6")
     assert holds("BERT's encoder", "bert") and holds("uses 4.3 percent.", "4.3")
+
+
+def test_a_sentence_copied_word_for_word_from_its_cited_source_is_supported_by_it():
+    """Issue 39: a verbatim, correctly cited sentence is never "inferred" or left out."""
+    from rag.answer.attribute import attribute as _attribute
+    from rag.answer.attribute import lexical_support as _lex
+
+    quotes = ["Tool version should also be provided, to assist automation in refreshing baselines on tool update.",
+              "The tool name is required for baselining purposes."]
+    s = ["Tool version should also be provided, to assist automation in refreshing baselines on tool update [1]."]
+    q = "Why should the tool version be provided?"
+    [a] = _attribute(s, [1, 2], _lex(s, quotes, q), None, question=q, quotes=quotes)
+    assert str(a.verdict) == "supported" and a.shown_cites == (1,)
+    d = a.to_json()
+    assert d["supported"] is True and d["label"] == "supported by the source it cites"
+
+
+def test_a_list_item_is_a_claim_of_its_list():
+    """Issue 39: "- Singleton: one instance [1]" is an item of the answer's list, not "too short to claim anything"."""
+    from rag.answer.attribute import attribute as _attribute
+    from rag.answer.attribute import lexical_support as _lex
+
+    quotes = ["Service lifetimes: Singleton, one instance. Scoped, one per request. Transient, a new one each time."]
+    s = ["- Singleton [1]"]
+    q = "Which service lifetimes are there?"
+    [a] = _attribute(s, [1], _lex(s, quotes, q), None, question=q, quotes=quotes)
+    assert a.claim and str(a.verdict) == "supported"

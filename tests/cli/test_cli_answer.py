@@ -66,6 +66,7 @@ def test_no_generate_json_contract(runner, store_dir, corpus_dir):
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert list(d) == ["query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "verdict_reason",
+                       "confidence",
                        "notice", "gate", "retrieval", "key_passage"]
     assert d["retrieval"]["rewritten_query"] is None and 0.0 <= d["retrieval"]["bm25_weight"] <= 1.0
     assert d["answer"] is None and 1 <= len(d["citations"]) <= 2
