@@ -156,3 +156,31 @@ def replace_part(data: bytes, name: str, xml: str) -> bytes:
         for info in src.infolist():
             dst.writestr(info, xml if info.filename == name else src.read(info))
     return out.getvalue()
+
+
+C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+CHART_TYPE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart"
+CHART_CT = "application/vnd.openxmlformats-officedocument.drawingml.chart+xml"
+
+
+def chart_part(title: str, series: str, categories: list[str]) -> str:
+    """A minimal ``c:chartSpace``: a bar chart with a rich-text title, one named series and cached categories."""
+    cats = "".join(f'<c:pt idx="{i}"><c:v>{c}</c:v></c:pt>' for i, c in enumerate(categories))
+    return (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><c:chartSpace xmlns:c="{C_NS}" '
+            f'xmlns:a="{A_NS}"><c:chart><c:title><c:tx><c:rich><a:bodyPr/><a:p><a:r><a:t>{title}</a:t></a:r></a:p>'
+            f"</c:rich></c:tx></c:title><c:plotArea><c:barChart><c:ser><c:idx val=\"0\"/><c:tx><c:strRef><c:f>S!B1"
+            f"</c:f><c:strCache><c:pt idx=\"0\"><c:v>{series}</c:v></c:pt></c:strCache></c:strRef></c:tx><c:cat>"
+            f"<c:strRef><c:f>S!A2:A9</c:f><c:strCache>{cats}</c:strCache></c:strRef></c:cat></c:ser></c:barChart>"
+            "</c:plotArea></c:chart></c:chartSpace>")
+
+
+def docx_graphics_paragraph(chart_rid: str, dgm_rid: str) -> str:
+    """A ``w:p`` drawing an inline chart and an inline SmartArt graphic."""
+    def inline(uri: str, inner: str) -> str:
+        return (f'<w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/'
+                f'wordprocessingDrawing"><wp:extent cx="5000000" cy="3000000"/><wp:docPr id="1" name="G"/>'
+                f'<a:graphic xmlns:a="{A_NS}"><a:graphicData uri="{uri}">{inner}</a:graphicData></a:graphic>'
+                "</wp:inline></w:drawing></w:r>")
+    return ("<w:p>" + inline(C_NS, f'<c:chart xmlns:c="{C_NS}" r:id="{chart_rid}"/>')
+            + inline("http://schemas.openxmlformats.org/drawingml/2006/diagram",
+                     f'<dgm:relIds xmlns:dgm="{DGM_NS}" r:dm="{dgm_rid}" r:lo="" r:qs="" r:cs=""/>') + "</w:p>")

@@ -4,7 +4,7 @@ standard library only (``zipfile``, ``xml.etree``), sharing no code with the rea
 Elements are matched by local name, so Transitional and Strict OOXML read alike. What counts as seen:
 
 * DOCX: every paragraph's text (``w:t``, math ``m:t``) of the body, footnotes, endnotes, headers and
-  footers, placed as ``content control`` inside a ``w:sdt``, ``table`` inside a table, ``text box`` inside a
+  footers, the body's charts and SmartArt, placed as ``content control`` inside a ``w:sdt``, ``table`` inside a table, ``text box`` inside a
   ``w:txbxContent``; deleted text, VML fallbacks and runs hidden by the simplest rules (``w:vanish`` directly
   or by style, a white colour, under 2 pt) left out; comments left out (not part of the text).
 * PPTX: every visible slide's shapes (``a:t``; footer, date and slide-number placeholders left out, as the
@@ -194,6 +194,17 @@ def _word_blocks(pkg: _Package, el, place: str, styles: _Styles, depth: int = 0)
             _word_blocks(pkg, child, inner, styles, depth + 1)
 
 
+def _graphics(pkg: _Package, part: str) -> None:
+    """The charts and SmartArt data parts ``part`` relates to (DOCX and PPTX alike)."""
+    for data_part in pkg.rels(part, "diagramData"):
+        model = pkg.xml(data_part)
+        for pt in (model.iter() if model is not None else ()):
+            if _local(pt.tag) == "pt" and (pt.get("type") or "node") not in ("parTrans", "sibTrans", "pres"):
+                pkg.add("SmartArt", _texts(pt))
+    for chart in pkg.rels(part, "chart"):
+        _chart(pkg, chart)
+
+
 def docx_seen(data: bytes, limits: Limits) -> list[Seen]:
     """What a person sees in a DOCX (module doc)."""
     pkg = _Package(data, limits)
@@ -206,6 +217,8 @@ def docx_seen(data: bytes, limits: Limits) -> list[Seen]:
         root = pkg.xml(name)
         if root is None:
             continue
+        if name == "word/document.xml":
+            _graphics(pkg, name)
         if place in ("footnote", "endnote"):
             for note in root:
                 if (note.get(next((k for k in note.attrib if _local(k) == "type"), "")) or "normal") == "normal":
@@ -262,13 +275,7 @@ def pptx_seen(data: bytes, limits: Limits) -> list[Seen]:
                 _drawing_paragraphs(pkg, el, "slide")
             elif local == "tbl":
                 _drawing_paragraphs(pkg, el, "table")
-        for data_part in pkg.rels(slide, "diagramData"):
-            model = pkg.xml(data_part)
-            for pt in (model.iter() if model is not None else ()):
-                if _local(pt.tag) == "pt" and (pt.get("type") or "node") not in ("parTrans", "sibTrans", "pres"):
-                    pkg.add("SmartArt", _texts(pt))
-        for chart in pkg.rels(slide, "chart"):
-            _chart(pkg, chart)
+        _graphics(pkg, slide)
         for notes in pkg.rels(slide, "notesSlide"):
             nroot = pkg.xml(notes)
             for sp in (nroot.iter() if nroot is not None else ()):

@@ -15,7 +15,8 @@ python-docx opens the package (parts, styles, relationships); the text is read f
   its own paragraph number.
 * Tables: Markdown rows, the first row as the header, horizontally merged cells written once; a table
   counts as one paragraph. A table nested in a cell is read inside that cell (issue 28).
-* Text boxes (``w:txbxContent``) are read after the paragraph they are anchored in (issue 28).
+* Text boxes (``w:txbxContent``) are read after the paragraph they are anchored in (issue 28), and so are
+  charts (title, axes, series, categories) and SmartArt graphics (issue 37).
 * Footnotes and endnotes: the reference is ``[^n]`` in the text, the notes follow the body under
   ``Footnotes`` / ``Endnotes``, each ``[^n]: text`` (issue 37).
 * Page headers and footers: each distinct text once, in a last section ``Page headers and footers`` with
@@ -48,13 +49,15 @@ from rag.ingest.canonical import (
 )
 from rag.ingest.limits import Limits, check_zip
 from rag.ingest.office_hidden import strip_hidden_runs
-from rag.ingest.ooxml import agrees, transitional
+from rag.ingest.ooxml import agrees, chart_lines, diagram_data_rid, smartart_lines, transitional
 from rag.ingest.wordml import Fields, Numbering, block_items, format_number, num_pr, paragraph_text, table_rows
 from rag.types import Document, LocatorKind, MediaType, RoleSpan, TextRole
 
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 #: Placeholder titles Word and generators leave in the core properties.
 _NO_TITLE = {"", "none", "untitled", "document", "title", "microsoft word"}
 NOTES_TITLES = {"footnote": "Footnotes", "endnote": "Endnotes"}
@@ -185,6 +188,7 @@ class _Writer:
         from docx.enum.style import WD_STYLE_TYPE
 
         self.b = CanonicalBuilder()
+        self.part = doc.part
         try:
             root = doc.part.numbering_part.element
         except (KeyError, AttributeError, NotImplementedError):
@@ -240,6 +244,27 @@ class _Writer:
         self._paragraph(p, toc)
         for box in _text_boxes(p):  # text frames anchored in the paragraph, read after it (issue 28)
             self._paragraph(box, toc)
+        for lines in self.graphics(p):  # issue 37: charts and SmartArt anchored in the paragraph
+            self.flush_list()
+            span = self.b.lines([(line, None) for line in lines])
+            if span:
+                self.b.add_part(self.unit(), *span)
+
+    def graphics(self, p) -> list[list[str]]:
+        """The lines of the charts (title, axes, series, categories) and SmartArt graphics drawn in ``p``."""
+        out = []
+        for graphic in p.iter(f"{_A}graphicData"):
+            chart = next(graphic.iter(f"{_C}chart"), None)
+            rid = chart.get(_R_ID) if chart is not None else diagram_data_rid(graphic)
+            root = _related_root(self.part, rid) if rid else None
+            if root is None:
+                continue
+            if chart is not None:
+                out.append(chart_lines(root))
+            else:
+                out.append([("  " * (d - 1) + "- " if d > 0 else "") + clean_inline(t, keep_newlines=False)
+                            for d, t in smartart_lines(root)])
+        return [lines for lines in out if lines]
 
     def label(self, p, style) -> tuple[str | None, bool, object]:
         """``(label, is_bullet, list identity)`` of a numbered paragraph; ``(None, False, None)`` otherwise."""

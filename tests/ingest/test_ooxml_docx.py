@@ -174,3 +174,23 @@ def test_hidden_runs_in_footnotes_are_left_out():
     doc = extract_bytes(out.getvalue(), "n.docx")
     assert "Seen note." in doc.canonical and "SECRET-NOTE" not in doc.canonical
     assert any(w.startswith("hidden text left out: 1 runs") for w in doc.warnings)
+
+
+def test_charts_and_smartart_in_a_docx_are_read_after_their_paragraph():
+    from rag.ingest.coverage_ooxml import docx_seen
+    from rag.ingest.limits import Limits
+
+    body = p("Results follow.") + S.docx_graphics_paragraph("rIdCh", "rIdDgm") + p("After the figure.")
+    data = S.add_parts(
+        S.save(S.docx_with_body(body)),
+        {"word/charts/chart1.xml": S.chart_part("Incidents per quarter", "2024", ["Q1", "Q2"]),
+         "word/diagrams/data1.xml": S.smartart_data([("Report", ["Triage"]), ("Fix", [])])},
+        [("rIdCh", S.CHART_TYPE, "charts/chart1.xml"), ("rIdDgm", S.DIAGRAM_DATA_TYPE, "diagrams/data1.xml")],
+        [("word/charts/chart1.xml", S.CHART_CT), ("word/diagrams/data1.xml", S.DIAGRAM_DATA_CT)])
+    doc = extract_bytes(data, "report.docx")
+    text = doc.canonical
+    assert ("Results follow.\n\nChart: Incidents per quarter\nSeries: 2024\nCategories: Q1; Q2\n\n"
+            "Report\n- Triage\nFix\n\nAfter the figure.") in text
+    assert doc.coverage == 1.0
+    places = {(s.place, s.text) for s in docx_seen(data, Limits())}
+    assert {("chart", "Incidents per quarter"), ("SmartArt", "Triage")} <= places
