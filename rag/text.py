@@ -113,7 +113,7 @@ def counted(n: int, noun: str) -> str:
 # --------------------------------------------------------------------------- sentences
 
 # A sentence ends at . ! ? … or 。 (a run), then closing quotes, brackets or emphasis, then whitespace.
-_SENTENCE_END = re.compile(r"[.!?\u2026\u3002]+[\"'\u201d\u2019)\]*_`]*\s+")
+_SENTENCE_END = re.compile(r"(?<![.!?\u2026\u3002])[.!?\u2026\u3002]+[\"'\u201d\u2019)\]*_`]*\s+")
 #: Abbreviations whose full stop ends no sentence (``e.g. GPT-2``, ``Fig. 3``, ``No. 5``).
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|fig|eq|sec|approx|dr|mr|ms|no)\.\Z", re.I)
 
@@ -240,8 +240,9 @@ def units(text: str) -> list[Span]:
 
 #: A citation marker as a model writes it: ``[1]``, ``[1, 2]``, ``[^1]``, ``[Source 1]``, ``[source: 2]``.
 MARKER_RE = re.compile(r"\[\s*(?:\^|sources?\s*:?\s*)?(\d{1,3}(?:\s*[,;]\s*(?:sources?\s*)?\^?\d{1,3})*)\s*\]", re.I)
-_SPACED_MARKER = re.compile(r"\s*" + MARKER_RE.pattern, re.I)
-_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?])")
+# (each starts at the first character of a run: one pass over a run of spaces or dots, issue 35)
+_SPACED_MARKER = re.compile(r"(?<!\s)\s*" + MARKER_RE.pattern, re.I)
+_SPACE_BEFORE_PUNCT = re.compile(r"(?<!\s)\s+([.,;:!?])")
 
 
 def strip_markers(text: str) -> str:
@@ -326,3 +327,12 @@ def markdown_literal(text: str, *, keep_markers: bool = False, blocks: bool = Tr
         text = _NUMBERED.sub(r"\1\\\2", text)
     text = _WWW.sub(r"\1" + _JOINER + r"\\.", text)
     return _ESCAPED_MARKER.sub(r"[\1]", text) if keep_markers else text
+
+
+#: A Markdown table's separator row (``| --- | :---: |``, ``---|---``), one line: an optional leading pipe, cells
+#: of three or more dashes (colons for alignment) joined by pipes, an optional trailing pipe. Written so that
+#: every run of spaces has one way to match (issue 35: the copies this replaces, in the chunker, the key passage
+#: and the claim check, took quadratic time on a line of spaces).
+TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*(?:\|[ \t]*)?$")
+#: :data:`TABLE_RULE` for every line of a text (``re.MULTILINE``).
+TABLE_RULE_LINES = re.compile(TABLE_RULE.pattern, re.MULTILINE)

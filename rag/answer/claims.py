@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.text import content_words, strip_markers, units
+from rag.text import TABLE_RULE, content_words, strip_markers, units
 
 #: A word of this many letters or more matches another with the same first :data:`ROOT_LEN` letters
 #: ("tokenization" / "tokenizer", "efficient" / "efficiency"): a light stem for the claim check only.
@@ -97,7 +97,7 @@ STATEMENT_MIN = 0.5
 STATEMENT_MARGIN = 0.25
 
 _TABLE_LINE = re.compile(r"^[ \t]*\|")
-_SEPARATOR_LINE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
+_SEPARATOR_LINE = TABLE_RULE
 _LIST_LINE = re.compile(r"^[ \t]*(?:[-*+•▪◦‣]|\d{1,3}[.)])\s+")
 
 

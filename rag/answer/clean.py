@@ -17,6 +17,17 @@ from dataclasses import dataclass
 
 from rag.text import MARKER_RE
 
+def _last_word_start(text: str) -> int:
+    """Where the text's last word begins, with the whitespace before it (what ``\\s*\\S*\\Z`` found; a scan from
+    the end, linear: issue 35)."""
+    j = len(text)
+    while j > 0 and not text[j - 1].isspace():
+        j -= 1
+    while j > 0 and text[j - 1].isspace():
+        j -= 1
+    return j
+
+
 MD_LINK_RE = re.compile(r"!?\[([^\]\n]{0,300})\]\(([^)\s]{0,500})(?:\s+\"[^\"]*\")?\)")
 URL_RE = re.compile(r"(?:(?:https?|ftp|file)://|\bwww\.)[^\s<>\]\)]*[^\s<>\]\).,;:!?'\"]", re.I)
 CODE_RE = re.compile(r"`[^`\n]*`")
@@ -151,7 +162,7 @@ class CitationStreamFilter:
 
     def _safe_cut(self) -> int:
         raw = self.raw
-        cut = re.search(r"\s*\S*\Z", raw).start()
+        cut = _last_word_start(raw)
         lo = max(0, cut - self.MAX_HOLD)
         for opener, closer in (("[", "]"), ("(", ")")):
             i = raw.rfind(opener, lo, cut)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from rag.answer.cite import Citation
 from rag.answer.excerpt import citation_views, lexical_overlap, readable, visible
 from rag.answer.question import analyse
-from rag.text import TermStats, units
+from rag.text import TABLE_RULE_LINES, TermStats, units
 
 #: At most this many characters of key passage (about two or three sentences of prose).
 MAX_CHARS = 400
@@ -91,7 +91,7 @@ class KeyPassage:
 
 
 #: A Markdown table's separator row (``|---|:--:|``), the line after its header row.
-_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.MULTILINE)
+_SEPARATOR = TABLE_RULE_LINES
 
 
 def without_table_headers(text: str) -> str:

@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from rag.ingest.roles import is_toc_line
 from rag.text import units
 from rag.types import TextRole
 
@@ -55,11 +56,19 @@ _NAV_FIELD = re.compile(r"(?:^|[\s,;|\[(])" + _NAV_WORDS + r"\s*(?::|»|›|>>)"
 _NAV_BUTTON = re.compile(r"\[\s*" + _NAV_WORDS + r"\s*\]|«\s*(?:prev|previous|back)\b|\b(?:next|forward)\s*»", re.I)
 _NAV_PHRASE = re.compile(r"^\s*(?:skip to (?:main )?content|back to top|jump to navigation|go to top)\b", re.I)
 #: A breadcrumb: three or more short segments joined by ``>``, ``›``, ``»`` or ``/`` with spaces around.
-_BREADCRUMB = re.compile(r"^\s*[^.!?>›»]{1,40}(?:\s+[>›»/]\s+[^.!?>›»]{1,40}){2,}\s*$")
+#: A breadcrumb's separator: ``>``, ``›``, ``»`` or ``/`` with spaces around (matched from the start of a space run,
+#: so that a line of spaces is scanned once: issue 35).
+_CRUMB_SEP = re.compile(r"(?<!\s)\s+[>›»/]\s+")
+
+
+def _is_breadcrumb(text: str) -> bool:
+    """Three or more segments of 1-40 characters without ``.!?>›»``, joined by :data:`_CRUMB_SEP`."""
+    parts = _CRUMB_SEP.split(text.strip())
+    return len(parts) >= 3 and all(0 < len(p) <= 40 and not any(c in ".!?>›»" for c in p) for p in parts)
 
 # ---------------------------------------------------------------------------------------------- contents
 #: A TOC entry with a dot leader: ``Introduction ......... 3``, ``2.1 Boiling . . . . 15``.
-_TOC_LEADER = re.compile(r"\S.*?(?:\s*\.){3,}\s*(?:\d{1,4}|[ivxlc]{1,6})\s*$", re.I)
+# (rag.ingest.roles.is_toc_line: one rule for ingest and answer, linear: issue 35)
 #: A numbered entry ending in a page number: ``2.1 Boiling the water 15``, ``Chapter 3 Soups 41``.
 _TOC_NUMBERED = re.compile(
     r"^\s*(?:(?:chapter|part|appendix|section)\s+)?(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVXLC]{1,5}\.|[A-Z]\.)\s+"
@@ -81,7 +90,7 @@ _REF_SIGNALS = (
     re.compile(r"\b(?:doi|arxiv|isbn|issn|proc\.|proceedings|journal|conference|conf\.|vol\.|pp\.|in:|"
                r"eds?\.|press|publishers?|preprint|url)\b", re.I),
     re.compile(r"\b\d{1,5}\s*[–-]\s*\d{1,5}\b"),  # a page range
-    re.compile(r"(?:[A-Z][\w'’\-]+,\s+(?:[A-Z]\.\s*){1,3}(?:,|and|&)){1}"),  # "Smith, J., "
+    re.compile(r"(?<![\w'’\-])[A-Z][\w'’\-]+,\s+(?:[A-Z]\.\s*){1,3}(?:,|and|&)"),  # "Smith, J., " (from a word's start)
     re.compile(r"https?://|\bwww\.", re.I),
 )
 
@@ -139,7 +148,7 @@ def navigation_like(text: str) -> bool:
     fields = len(_NAV_FIELD.findall(text)) + len(_NAV_BUTTON.findall(text))
     if fields >= 2 or _NAV_PHRASE.match(text):
         return True
-    return bool(not is_sentence(text) and _BREADCRUMB.match(text) and len(_words(text)) <= 12
+    return bool(not is_sentence(text) and _is_breadcrumb(text) and len(_words(text)) <= 12
                 and not _TABLE_ROW.match(text))
 
 
@@ -217,7 +226,7 @@ def unit_role(text: str, *, repeated: frozenset[str] = frozenset(), toc_context:
         return TextRole.FURNITURE
     if navigation_like(s):
         return TextRole.NAVIGATION
-    if _TOC_LEADER.fullmatch(s) or (toc_context and _TOC_NUMBERED.match(s)) or _CONTENTS_HEADING.match(s):
+    if is_toc_line(s) or (toc_context and _TOC_NUMBERED.match(s)) or _CONTENTS_HEADING.match(s):
         return TextRole.TOC
     if reference_like(s):
         return TextRole.REFERENCES
@@ -231,7 +240,7 @@ def unit_role(text: str, *, repeated: frozenset[str] = frozenset(), toc_context:
 
 def _toc_context(quote: str) -> bool:
     lines = [ln for ln in quote.splitlines() if ln.strip()]
-    numbered = sum(1 for ln in lines if _TOC_NUMBERED.match(ln) or _TOC_LEADER.fullmatch(ln.strip()))
+    numbered = sum(1 for ln in lines if _TOC_NUMBERED.match(ln) or is_toc_line(ln))
     return any(_CONTENTS_HEADING.match(ln) for ln in lines) or numbered >= 3
 
 
@@ -277,7 +286,7 @@ def _line_role(line: str, *, repeated: frozenset[str], toc: bool) -> TextRole | 
     """The role of one line on its own evidence, or ``None`` (the line is read as part of its sentence)."""
     if navigation_like(line):
         return TextRole.NAVIGATION
-    if _TOC_LEADER.fullmatch(line) or (toc and _TOC_NUMBERED.match(line)) or _CONTENTS_HEADING.match(line):
+    if is_toc_line(line) or (toc and _TOC_NUMBERED.match(line)) or _CONTENTS_HEADING.match(line):
         return TextRole.TOC
     if _norm_line(line) in repeated or _furniture_line(line):
         return TextRole.FURNITURE

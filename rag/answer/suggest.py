@@ -64,7 +64,7 @@ def heading_subject(title: str) -> str | None:
     """What a heading is about, fit for a question: its numbering dropped, whitespace collapsed; ``None`` for a
     generic heading (:data:`GENERIC`), one of more than 8 words or without a letter, or a quiz item."""
     t = _NUMBERING.sub("", " ".join(title.split())).strip(" :.-–#*_")
-    bare = re.sub(r"\s*\([^)]*\)\s*", " ", t).strip()  # "Summary (and terminology)" is a summary
+    bare = re.sub(r"(?<!\s)\s*\([^()]*\)\s*", " ", t).strip()  # "Summary (and terminology)" is a summary
     if not t or not _LETTERS.search(t) or len(t.split()) > 8 or GENERIC.match(bare):
         return None
     if t.endswith("?") and len(t.split()) > 6:  # a quiz's question, not a section's subject

@@ -96,7 +96,7 @@ def collapse_whitespace(text: str) -> str:
     return " ".join(text.split())
 
 
-_TABLE_RULE = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*$", re.M)
+_TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?(?::?-{3,}:?[ \t]*\|[ \t]*)+(?::?-+:?[ \t]*)?$", re.M)
 
 
 def table_as_read(text: str) -> str:

@@ -32,7 +32,7 @@ _INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060\u00ad\u180e"
 #: Unicode tag characters (U+E0000..U+E007F) render as nothing yet spell ASCII text a model reads ("ASCII
 #: smuggling", issue 26): dropped from every reader's text, like the zero-width characters.
 _INVISIBLE.update(dict.fromkeys(range(0xE0000, 0xE0080), None))
-_BLANK_LINES = re.compile(r"\n\s*\n+")
+_BLANK_LINES = re.compile(r"\n(?:[^\S\n]*\n)+")  # one way to match a run (issue 35: not "\n\s*\n+")
 
 
 def clean_inline(text: str, *, keep_newlines: bool = True) -> str:

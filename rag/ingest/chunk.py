@@ -59,7 +59,7 @@ from dataclasses import dataclass, replace
 
 from rag.ingest.locate import locator_at, role_at
 from rag.ingest.roles import find_roles
-from rag.text import Span, lines, matches_as_spans, paragraphs, sentences, units
+from rag.text import TABLE_RULE, Span, lines, matches_as_spans, paragraphs, sentences, units
 from rag.tokens import count_tokens_batch
 from rag.types import Chunk, ChunkStrategy, RoleSpan, TextRole
 
@@ -187,7 +187,7 @@ def split_span(text: str, start: int, end: int, budget: int) -> list[Span]:
 # --------------------------------------------------------------------------- tables
 
 _ROW = re.compile(r"^[ \t]*\|")
-_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
+_RULE = TABLE_RULE
 
 
 def table_header(text: str, start: int) -> tuple[str, int] | None:
@@ -421,7 +421,7 @@ def _add_overlap(text: str, chunks: list, overlap: int, window: int, count) -> l
 
 
 def chunk_document(doc, strategy: ChunkStrategy | str = ChunkStrategy.E, *, budget_chars: int = 512, overlap_chars: int = 64,
-                   window_tokens: int = 256, count_tokens=None) -> list[Chunk]:
+                   window_tokens: int = 256, count_tokens=None, tag_roles: bool = True) -> list[Chunk]:
     """Cut ``doc`` (a :class:`rag.types.Document`) into chunks with the named strategy (:class:`rag.types.ChunkStrategy`,
     or its letter in either case).
 
@@ -431,6 +431,8 @@ def chunk_document(doc, strategy: ChunkStrategy | str = ChunkStrategy.E, *, budg
     word-piece counter (default: the all-MiniLM-L6-v2 tokenizer, loaded alone).
     Returns chunks in document order with ``index`` 0..n-1; for strategies
     C-F no chunk's ``text`` exceeds ``window_tokens`` word-pieces.
+    ``tag_roles`` false: ``doc.roles`` are taken as they are (already tagged by
+    :func:`rag.ingest.roles.find_roles`, as :mod:`rag.ingest.read` does under a time limit).
     Raises ``ValueError`` for an unknown strategy or a non-positive budget.
     """
     try:
@@ -439,7 +441,7 @@ def chunk_document(doc, strategy: ChunkStrategy | str = ChunkStrategy.E, *, budg
         raise ValueError(f"unknown chunking strategy {strategy!r}; allowed: {', '.join(STRATEGIES)}") from None
     if budget_chars <= 0 or window_tokens <= 2:
         raise ValueError("budget_chars must be positive and window_tokens above 2")
-    roles = find_roles(doc)
+    roles = find_roles(doc) if tag_roles else doc.roles
     if roles != doc.roles:
         doc = replace(doc, roles=roles)
     text = doc.canonical

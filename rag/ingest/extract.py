@@ -53,8 +53,9 @@ _INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060\u00ad\u180e"
 _TAGS = dict.fromkeys(range(0xE0000, 0xE0080), None)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*$")
-_ANCHOR = re.compile(r"\s*\[\[[^\]]*\]\]\s*$|\s*\{#[^}]*\}\s*$")
-_CLOSING_HASHES = re.compile(r"[ \t]+#+$")
+_ANCHOR = re.compile(r"\[\[[^\[\]]*\]\]\s*$|\{#[^{}]*\}\s*$")
+#: Closing hashes of an ATX heading, from the start of the space run before them (issue 35: linear).
+_CLOSING_HASHES = re.compile(r"(?<![ \t])[ \t]+#+$")
 
 
 def normalise_text(text: str) -> str:
@@ -77,7 +78,7 @@ def is_blank(text: str) -> bool:
 def clean_heading_title(raw: str) -> str:
     """A heading's words: closing ``#``s, ``[[anchor]]``/``{#id}`` suffixes and emphasis marks removed."""
     title = _CLOSING_HASHES.sub("", raw)
-    title = _ANCHOR.sub("", title)
+    title = _ANCHOR.sub("", title).rstrip()
     return title.strip().strip("*_").strip() or raw.strip()
 
 

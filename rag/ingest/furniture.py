@@ -117,7 +117,11 @@ def is_slide_deck(reads: list[PageRead]) -> bool:
     return wide >= 0.8 * len(sized) and chars[len(chars) // 2] <= 1200
 
 
-_SENTENCE = re.compile(r"(?:\S+\s+){11,}\S+[.!?](?=\s|$)")
+def _has_long_sentence(text: str, words: int = 12) -> bool:
+    """Whether ``text`` holds a sentence of ``words`` words or more: a word ending in ``.``, ``!`` or ``?`` with
+    at least ``words - 1`` words before it (what ``(?:\S+\s+){11,}\S+[.!?](?=\s|$)`` found, in a linear scan
+    instead: issue 35)."""
+    return any(w[-1] in ".!?" for w in text.split()[words - 1:])
 
 
 def title_slide(canonical: str, spans: list[PageSpan]) -> list[RoleSpan]:
@@ -126,6 +130,6 @@ def title_slide(canonical: str, spans: list[PageSpan]) -> list[RoleSpan]:
     if not spans or spans[0].end <= spans[0].start:
         return []
     text = canonical[spans[0].start:spans[0].end]
-    if _SENTENCE.search(" ".join(text.split())):
+    if _has_long_sentence(text):
         return []
     return [RoleSpan(TextRole.HEADING, spans[0].start, spans[0].end)]

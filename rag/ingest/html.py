@@ -61,7 +61,7 @@ _BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside"
            "figcaption", "address", "details", "summary", "center", "body", "html", "dl", "dt", "dd", "hr",
            "fieldset", "legend", "caption", "hgroup", "search"}
 _WS = re.compile(r"[ \t\n\r\f\v]+")
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_META_CHARSET = re.compile(rb"""<meta[^<>]{1,512}charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _SLUG_DROP = re.compile(r"[^\w\- ]+")
 #: Ids that site templates give every page's title heading (MediaWiki, common CMS themes).

@@ -64,7 +64,7 @@ class Lexicon:
 
         Rules 1-5 of the module doc; records the join when it returns True.
         """
-        frag_m = re.search(r"([^\W\d_]+)[-\u2010]$", left)
+        frag_m = re.search(r"(?<![^\W\d_])([^\W\d_]+)[-\u2010]$", left)
         cont_m = re.match(r"[^\W\d_]+", right)
         if not frag_m or not cont_m:
             return False

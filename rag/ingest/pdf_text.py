@@ -170,7 +170,7 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float, bold_title
         if (prev is not None and kind == prev.kind == "text" and text[:1].islower()
                 and (size == prev.size or prev.text.endswith(("-", "\u2010")))
                 and not prev.text.endswith((".", "!", "?", ":", ";"))
-                and not (_hyphen_end(prev.text) and re.match(r"\S*\d", text))):
+                and not (_hyphen_end(prev.text) and re.match(r"(?<!\S)\S*\d", text))):
             # a paragraph cut by a column break, or a call-out / heading set one line per block
             prev.text = join_lines([prev.text, text], lexicon)
             prev.lines += len(para)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from rag.ingest.budget import Deadline
 from rag.types import Document, Heading, RoleSpan, TextRole
 
 _NUM = r"(?:(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])\.?\s+)?"
@@ -42,8 +43,10 @@ TOC_TITLE = re.compile(
     r"índice|indice|sumário|目次|目录)\W*$", re.I)
 _REF_ENTRY = re.compile(r"^\s*(?:\[\d{1,4}\]|\d{1,4}\.\s|\(\d{1,4}\))\s*\S.*(?:\b(?:1[6-9]|20)\d{2}[a-z]?\b|\bdoi\b|et al\.)",
                         re.I | re.S)
-_TOC_LINE = re.compile(r"\S.*?(?:\s?\.\s?){3,}\s*(?:\d{1,4}|[ivxlc]{1,7})\s*$|\S.*?…+\s*(?:\d{1,4}|[ivxlc]{1,7})\s*$",
-                       re.I)
+#: A contents line's page number, at the end of the (stripped) line: 1-4 digits or a roman numeral.
+_PAGE_NUMBER = re.compile(r"(?:\d{1,4}|[ivxlc]{1,7})\Z", re.I)
+#: The most whitespace characters between two dots of one dot leader (``. . .`` has one).
+_LEADER_GAP = 2
 _NAV_WORD = re.compile(r"\b(previous|prev|next|up|home|index|contents|top)\b", re.I)
 _CRUMB = re.compile(r"\s(?:»|›|>)\s")
 _PARA = re.compile(r"[^\n]+(?:\n[^\n]+)*")
@@ -66,10 +69,38 @@ def is_navigation(line: str) -> bool:
     return len(_CRUMB.findall(line)) >= 2 and len(line.split()) <= 20
 
 
+def is_toc_line(line: str) -> bool:
+    """Whether one line is a contents entry: text, then a dot leader (3 or more dots, at most
+    :data:`_LEADER_GAP` spaces between two) or an ellipsis, then a page number (``Installation ..... 12``,
+    ``Notices . . . . 3``, ``Preface … iv``).
+
+    A scan from the line's end, linear in its length (issue 35: the pattern this replaces backtracked
+    exponentially on a dot leader with no page number after it, and hung indexing).
+    """
+    s = line.strip()
+    m = _PAGE_NUMBER.search(s, max(0, len(s) - 7))
+    if m is None:
+        return False
+    j = len(s[:m.start()].rstrip())
+    dots = ellipses = gap = 0
+    while j > 0:
+        c = s[j - 1]
+        if c == "." and not ellipses:
+            dots, gap = dots + 1, 0
+        elif c == "…" and not dots:
+            ellipses += 1
+        elif c.isspace() and dots and gap < _LEADER_GAP:
+            gap += 1
+        else:
+            break
+        j -= 1
+    return (dots >= 3 or ellipses >= 1) and s[:j].strip() != ""
+
+
 def is_toc(block: str) -> bool:
     """Whether a paragraph is table-of-contents entries (most lines end in dot leaders and a page number)."""
     lines = [ln for ln in block.split("\n") if ln.strip()]
-    return bool(lines) and sum(bool(_TOC_LINE.fullmatch(ln.strip())) for ln in lines) >= max(1, 0.6 * len(lines))
+    return bool(lines) and sum(is_toc_line(ln) for ln in lines) >= max(1, 0.6 * len(lines))
 
 
 def is_reference_entry(block: str) -> bool:
@@ -95,10 +126,12 @@ def _titled(doc: Document) -> Iterable[RoleSpan]:
                 yield RoleSpan(role, h.end, end)
 
 
-def _by_paragraph(text: str) -> Iterable[RoleSpan]:
+def _by_paragraph(text: str, deadline: Deadline | None = None) -> Iterable[RoleSpan]:
     paras = paragraphs(text)
     run: list[tuple[int, int]] = []
-    for a, b in paras + [(len(text), len(text))]:
+    for k, (a, b) in enumerate(paras + [(len(text), len(text))]):
+        if deadline is not None and k % 32 == 0:
+            deadline.check(a)
         block = text[a:b]
         if b > a and is_reference_entry(block):
             run.append((a, b))
@@ -128,7 +161,10 @@ def merge(*groups: Iterable[RoleSpan]) -> tuple[RoleSpan, ...]:
     return tuple(out)
 
 
-def find_roles(doc: Document) -> tuple[RoleSpan, ...]:
+def find_roles(doc: Document, deadline: Deadline | None = None) -> tuple[RoleSpan, ...]:
     """The document's role spans: the reader's own (``doc.roles``), then sections titled as reference lists
-    or contents, then paragraphs that are reference entries, contents lines or navigation lines."""
-    return merge(doc.roles, _titled(doc), _by_paragraph(doc.canonical))
+    or contents, then paragraphs that are reference entries, contents lines or navigation lines.
+
+    ``deadline`` (issue 35) is checked every 32 paragraphs: past it, :class:`rag.ingest.budget.StageTimeout`
+    is raised with the offset reached (the caller indexes the document without roles, and says so)."""
+    return merge(doc.roles, _titled(doc), list(_by_paragraph(doc.canonical, deadline)))

@@ -36,7 +36,7 @@ from rag.types import Document, LocatorKind, MediaType
 #: Delimiters tried when sniffing a CSV dialect (``|`` is left out: that is a Markdown table).
 CSV_DELIMITERS = ",;\t"
 
-_BRACKET = re.compile(r"\[\$([^\]-]*)[^\]]*\]|\[[^\]]*\]")
+_BRACKET = re.compile(r"\[\$([^\][-]*)[^\][]*\]|\[[^\][]*\]")
 _NUMBER = re.compile(r"[0#?][0#?,]*(?:\.([0#?]+))?(?:[eE][+-]?0+)?|\.([0#?]+)")
 
 
