@@ -41,6 +41,27 @@ class LimitExceeded(ExtractionError):
         super().__init__(name, f"{lead} the limit of {_figure(maximum, unit)} (setting {limit})")
 
 
+class StageTimedOut(LimitExceeded):
+    """A step of indexing one document ran out of its time budget (issue 35, :mod:`rag.ingest.budget`):
+    ``stage`` which (``extract``, ``ocr``, ``chunk``, ``embed`` ...), ``figure`` the seconds it ran,
+    ``maximum`` its limit in seconds, ``detail`` where it was (``"on page 7 of 15"``). The reason reads
+    ``"chunking stopped after 61 s on page 7 of 15, over its time limit of 60 s (retry with a larger limit:
+    rag jobs retry --limit SECONDS)"``; ``limit`` is ``extract_seconds`` (the setting that caps them all)."""
+
+    def __init__(self, name: str, stage: str, seconds: float, limit_s: float, detail: str = ""):
+        self.limit, self.figure, self.maximum, self.unit = "extract_seconds", round(seconds), limit_s, "s"
+        self.what, self.stage, self.detail = f"{stage} stopped", stage, detail
+        where = f" {detail}" if detail else ""
+        ExtractionError.__init__(
+            self, name, f"{STAGE_WORDS.get(stage, stage)} stopped after {seconds:.0f} s{where}, over its time limit "
+                        f"of {limit_s:.0f} s (retry with a larger limit: rag jobs retry --limit SECONDS)")
+
+
+#: How each stage of indexing a document is named in a reason (:class:`StageTimedOut`).
+STAGE_WORDS = {"start": "reading the file", "extract": "reading the file", "ocr": "OCR", "roles": "role tagging",
+               "chunk": "chunking", "units": "cutting into sentences", "embed": "embedding"}
+
+
 def _figure(value: float, unit: str) -> str:
     """A figure as a person reads it: bytes as KB/MB/GB (``unit`` ``"bytes"``), else ``12,345 unit``."""
     if unit == "bytes":

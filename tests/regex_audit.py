@@ -131,7 +131,7 @@ def collect() -> list[Found]:
         for attr, value in sorted(vars(module).items()):
             candidates = list(_patterns_in(value))
             if isinstance(value, type) and value.__module__ == name:
-                for cattr, cvalue in vars(value).items():
+                for cvalue in vars(value).values():
                     candidates += list(_patterns_in(cvalue))
             for p in candidates:
                 seen.setdefault((p.pattern if isinstance(p.pattern, str) else repr(p.pattern), p.flags),

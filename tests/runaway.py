@@ -13,7 +13,8 @@ from rag.ingest.extract import extract_bytes
 
 def behave(data: bytes, name: str, limits=None, progress=None):
     """By the file's text: ``eat N`` holds N MiB more every 20 ms, ``sleep`` never returns, ``crash`` dies on
-    SIGSEGV, ``raise`` raises a plain error; anything else is extracted normally."""
+    SIGSEGV, ``raise`` raises a plain error, ``stuck STAGE`` (first line; ``roles``, ``chunk``, ``units``) makes
+    that text stage of :mod:`rag.ingest.read` never return in this child; anything else is extracted normally."""
     text = data[:64].decode("utf-8", "replace")
     if text.startswith("eat "):
         held = []
@@ -29,4 +30,14 @@ def behave(data: bytes, name: str, limits=None, progress=None):
         os.kill(os.getpid(), signal.SIGSEGV)
     if text.startswith("raise"):
         raise RuntimeError("a reader bug")
+    if text.startswith("stuck "):  # a text stage that never returns (what issue 35's contents pattern did)
+        import rag.ingest.read as read
+
+        def spin(*args, **kwargs):
+            while True:
+                pass
+
+        setattr(read, {"roles": "find_roles", "chunk": "chunk_document", "units": "chunk_units"}[text.split()[1]],
+                spin)
+        data = data.split(b"\n", 1)[1]
     return extract_bytes(data, name, limits=limits, progress=progress)

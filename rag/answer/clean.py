@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from rag.text import MARKER_RE
 
+
 def _last_word_start(text: str) -> int:
     """Where the text's last word begins, with the whitespace before it (what ``\\s*\\S*\\Z`` found; a scan from
     the end, linear: issue 35)."""

@@ -15,7 +15,6 @@ entries, tables of contents, navigation lines. A stretch never runs across such 
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass

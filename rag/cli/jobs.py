@@ -78,7 +78,11 @@ def job_line(job: Job) -> str:
     """One line of ``rag jobs``: id, state, the file, and what it does now or why it failed."""
     head = f"{job.id:>5}  {job.state:<9} {job.name}"
     if job.state == JobState.RUNNING:
-        return f"{head}: {job.stage_text()} ({job.fraction:.0%}{_eta(job.eta_s())})"
+        elapsed = job.elapsed_s()
+        took = f", {elapsed:.0f} s so far" if elapsed is not None else ""
+        if job.stalled():
+            return f"{head}: {job.stage_text()}{took}"
+        return f"{head}: {job.stage_text()} ({job.fraction:.0%}{took}{_eta(job.eta_s())})"
     if job.state == JobState.FAILED:
         hint = "a retry may help" if job.retryable else "a retry cannot help"
         return f"{head}: {job.reason} ({hint})"
@@ -175,8 +179,11 @@ def cancel_cmd(ctx: click.Context, job_ids: tuple[int, ...]) -> None:
 @jobs_cmd.command("retry")
 @click.argument("job_ids", nargs=-1, type=int, metavar="[JOB...]")
 @click.option("--failed", "all_failed", is_flag=True, help="Every failed job a retry can help (transient faults).")
+@click.option("--limit", "limit_s", type=click.IntRange(5, 86400), default=None, metavar="SECONDS",
+              help="A larger time limit for these jobs: each step (a page, OCR of a page, chunking...) and the whole "
+                   "file may take this long (for a file that failed by running out of time, or stopped its worker).")
 @click.pass_context
-def retry_cmd(ctx: click.Context, job_ids: tuple[int, ...], all_failed: bool) -> None:
+def retry_cmd(ctx: click.Context, job_ids: tuple[int, ...], all_failed: bool, limit_s: int | None) -> None:
     """Queue failed jobs again (a worker runs them)."""
     store = _ctx_store(ctx)
     if not job_ids and not all_failed:
@@ -192,8 +199,9 @@ def retry_cmd(ctx: click.Context, job_ids: tuple[int, ...], all_failed: bool) ->
         if doc is None or doc.status != "failed":
             click.echo(f"{job.id}: nothing to retry ({job.name} is {doc.status if doc else 'gone'})")
             continue
-        r = store.enqueue_retry(doc.id)
-        click.echo(f"{job.id}: {job.name} queued again as job {r.job_id}")
+        r = store.enqueue_retry(doc.id, limit_s)
+        limit = f", with a limit of {limit_s} s per step" if limit_s else ""
+        click.echo(f"{job.id}: {job.name} queued again as job {r.job_id}{limit}")
 
 
 # --------------------------------------------------------------------------- rag worker / rag watch
@@ -222,7 +230,8 @@ def worker_cmd(store_dir: str | None, collection: str | None, idle_exit: float |
     """Run the store's worker: index queued files (extraction contained: memory and time limits)."""
     store = open_store(store_dir, collection, must_exist=False)
     watch = [Path(d) for d in watch_dirs] or list(store.settings.watch_dirs)
-    worker = Worker(store, after_batch=calibrate, idle_exit_s=idle_exit, parent_pid=parent_pid, watch=watch)
+    worker = Worker(store, after_batch=calibrate, idle_exit_s=idle_exit, parent_pid=parent_pid, watch=watch,
+                    watchdog=True)
     _on_sigterm(worker)
     if not exit_if_busy:
         from rag.store.worker import worker_running

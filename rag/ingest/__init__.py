@@ -2,7 +2,9 @@
 
 * :mod:`rag.ingest.extract` - the entry point: sniff the media type from the bytes (:mod:`rag.ingest.sniff`),
   bound the work (:mod:`rag.ingest.limits`), pick the reader; text and Markdown are read there;
-  :mod:`rag.ingest.contained` runs it in a child process with memory and time limits (issue 26);
+  :mod:`rag.ingest.contained` runs it in a child process with memory and time limits (issue 26), together with
+  the text stages of :mod:`rag.ingest.read` (roles, chunks, sentence units), each under its time budget
+  (:mod:`rag.ingest.budget`, issue 35);
 * :mod:`rag.ingest.textfile` - text files: encodings (BOMs, charset-normalizer), Markdown front matter
   and HTML comments;
 * :mod:`rag.ingest.pdf` - the PDF reader (PyMuPDF), with its parts: :mod:`rag.ingest.pdf_page` (one page as

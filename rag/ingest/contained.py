@@ -26,6 +26,7 @@ OCR progress comes back as ``("progress", stage, done, total)`` frames while the
 from __future__ import annotations
 
 import dataclasses
+import enum
 import io
 import json
 import logging
@@ -36,12 +37,14 @@ import signal
 import struct
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-from rag.errors import Cancelled, ExtractionError, LimitExceeded
+from rag.errors import Cancelled, ExtractionError, LimitExceeded, StageTimedOut
+from rag.ingest.budget import OPTIONAL, Budget
 from rag.ingest.limits import Limits
+from rag.ingest.read import ReadResult
+from rag.settings import ChunkingSettings
 from rag.types import Document
 
 logger = logging.getLogger(__name__)
@@ -67,11 +70,21 @@ _SAFE_BUILTINS = {"tuple", "list", "dict", "set", "frozenset", "str", "bytes", "
 Progress = Callable[[str, int, int], None]
 
 
+#: Modules whose records (dataclasses and enums, nothing else) the parent builds from the child's replies.
+_RECORD_MODULES = ("rag.types", "rag.ingest.read")
+
+
 class _RecordsOnly(pickle.Unpickler):
-    """Builds only :mod:`rag.types` records, their enums and plain builtins; anything else is refused."""
+    """Builds only the records (dataclasses, enums) of :data:`_RECORD_MODULES` and plain builtins; anything else
+    (a function, any other class) is refused."""
 
     def find_class(self, module: str, name: str):
-        if module == "rag.types" or (module == "builtins" and name in _SAFE_BUILTINS):
+        if module in _RECORD_MODULES:
+            obj = super().find_class(module, name)
+            if isinstance(obj, type) and (dataclasses.is_dataclass(obj) or issubclass(obj, enum.Enum)):
+                return obj
+            raise pickle.UnpicklingError(f"refused to build {module}.{name} from the extraction child")
+        if module == "builtins" and name in _SAFE_BUILTINS:
             return super().find_class(module, name)
         if module == "copyreg" and name == "_reconstructor":
             return super().find_class(module, name)
@@ -122,6 +135,11 @@ class ContainedExtractor:
                                       stdout=subprocess.PIPE, env=env, close_fds=True)
         self._ready = False
 
+    @property
+    def ready(self) -> bool:
+        """Whether the child is running and has imported the readers (a first file pays :data:`STARTUP_S` at most)."""
+        return self._ready and self._proc is not None and self._proc.poll() is None
+
     def close(self) -> None:
         """Stop the child (it is started again on the next file)."""
         p, self._proc = self._proc, None
@@ -151,30 +169,68 @@ class ContainedExtractor:
                 should_stop: Callable[[], bool] | None = None, limits: Limits | None = None) -> Document:
         """Extract one file's bytes in the child with the reader ``limits`` (default: the settings'; issue 26
         item 1), the memory and time limits around it (see the class doc for what is raised)."""
+        return self._request("extract", data, name, progress, should_stop, limits)
+
+    def read(self, data: bytes, name: str, progress: Progress | None = None,
+             should_stop: Callable[[], bool] | None = None, limits: Limits | None = None,
+             params: ChunkingSettings | None = None, *, floor_s: float = 0.0) -> ReadResult:
+        """Read one file in the child: extract, then the text stages (roles, chunks, units:
+        :func:`rag.ingest.read.read_bytes`), every stage under its budget (:mod:`rag.ingest.budget`, issue 35).
+
+        An optional stage (roles, units) that runs out is left out: the child is stopped and the file read again
+        without it, with a warning. ``floor_s`` the least any stage may take (a retry's larger limit; it also
+        raises the ceiling, ``seconds``, to itself). Raises as :meth:`extract` does, and
+        :class:`rag.errors.StageTimedOut` naming the stage for a reader or a chunker that runs out.
+        """
+        skip: frozenset[str] = frozenset()
+        while True:
+            try:
+                return self._request("read", data, name, progress, should_stop, limits, params=params,
+                                     skip=skip, floor_s=floor_s)
+            except StageTimedOut as e:
+                if e.stage not in OPTIONAL or e.stage in skip:
+                    raise
+                logger.warning("%s: %s; reading it again without that stage", name, e.reason)
+                skip = skip | {e.stage}
+
+    def _request(self, op: str, data: bytes, name: str, progress: Progress | None,
+                 should_stop: Callable[[], bool] | None, limits: Limits | None, *,
+                 params: ChunkingSettings | None = None, skip: frozenset[str] = frozenset(), floor_s: float = 0.0):
         self.start()
         p = self._proc
         assert p is not None and p.stdin is not None and p.stdout is not None
         if not self._ready:  # the child has imported the readers: from here on the time is this file's
-            if _loads(self._next_frame(name, time.monotonic() + STARTUP_S, should_stop))[0] != "ready":
+            if _loads(self._next_frame(name, Budget(STARTUP_S, STARTUP_S), should_stop))[0] != "ready":
                 self._fail_dead(name)
             self._ready = True
-        deadline = time.monotonic() + self.seconds
+        budget = Budget(max(self.seconds, floor_s), floor_s)
+        budget.renew("start", size_bytes=len(data))
         self.last_peak_mb = 0.0
         try:
             lim = dataclasses.asdict(limits if limits is not None else Limits.from_settings())
-            head = json.dumps({"name": name, "size": len(data), "limits": lim}).encode()
+            head = json.dumps({"name": name, "size": len(data), "limits": lim, "op": op, "skip": sorted(skip),
+                               "params": None if params is None else dataclasses.asdict(params)}).encode()
             p.stdin.write(_HEADER.pack(len(head)) + head + _HEADER.pack(len(data)))
             p.stdin.write(data)
             p.stdin.flush()
         except (BrokenPipeError, OSError):
             self._fail_dead(name)
+        pages = ""
         while True:
-            payload = self._next_frame(name, deadline, should_stop)
+            payload = self._next_frame(name, budget, should_stop, pages)
             msg = _loads(payload)
             if msg[0] == "progress":
+                stage, done, total = msg[1], msg[2], msg[3]
+                budget.renew(stage, chars=total if stage in ("roles", "chunk", "units") else 0)
+                if stage == "extract" and total:
+                    pages = f"on page {min(done + 1, total)} of {total}"
+                elif stage == "ocr" and total:
+                    pages = f"on OCR page {min(done + 1, total)} of {total}"
+                elif stage in ("roles", "chunk", "units"):
+                    pages = f"(a text of {total:,} characters)"
                 if progress is not None:
                     try:
-                        progress(msg[1], msg[2], msg[3])
+                        progress(stage, done, total)
                     except BaseException:  # e.g. the caller's cancel: the child must not go on reading
                         self.close()
                         raise
@@ -182,6 +238,9 @@ class ContainedExtractor:
             break
         if (rss_mb(p.pid) or 0) > self.memory_mb * 2 / 3:  # a child grown by a big file starts afresh
             self.close()
+        return self._reply(name, msg)
+
+    def _reply(self, name: str, msg: tuple):
         kind = msg[0]
         if kind == "ok":
             return msg[1]
@@ -211,8 +270,10 @@ class ContainedExtractor:
             raise ExtractionError(name, f"the reader crashed on this file ({sig})")
         raise ExtractionError(name, f"the reader stopped on this file (exit status {code})")
 
-    def _next_frame(self, name: str, deadline: float, should_stop: Callable[[], bool] | None) -> bytes:
-        """One reply frame, watching memory, time and cancel while waiting for it."""
+    def _next_frame(self, name: str, budget: Budget, should_stop: Callable[[], bool] | None,
+                    where: str = "") -> bytes:
+        """One reply frame, watching memory, time (``budget``) and cancel while waiting for it; ``where`` says
+        where the child was (for the reason of a stage that runs out)."""
         p = self._proc
         assert p is not None and p.stdout is not None
         fd = p.stdout.fileno()
@@ -246,10 +307,12 @@ class ContainedExtractor:
                     raise self._memory_limit(name, rss)
             if p.poll() is not None:
                 self._fail_dead(name)
-            if time.monotonic() > deadline:
+            if budget.over():
                 self.close()
-                raise LimitExceeded(name, "extract_seconds", "extraction took longer than", self.seconds,
-                                    self.seconds, "s", over=False)
+                if budget.at_ceiling:
+                    raise LimitExceeded(name, "extract_seconds", "extraction took longer than", budget.ceiling_s,
+                                        budget.ceiling_s, "s", over=False)
+                raise StageTimedOut(name, budget.stage, budget.stage_elapsed_s, budget.allowed_s, where)
             try:
                 stop = should_stop is not None and should_stop()
             except BaseException:  # the caller stops in its own way (a worker shutting down)
@@ -289,6 +352,7 @@ def _child_main() -> None:  # pragma: no cover - runs in the child process (test
 
     module, _, func = os.environ.get("RAG_CONTAINED_TARGET", DEFAULT_TARGET).partition(":")
     extract_bytes = getattr(importlib.import_module(module), func)
+    from rag.ingest.read import read_bytes
 
     def send(obj) -> None:
         payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
@@ -308,9 +372,16 @@ def _child_main() -> None:  # pragma: no cover - runs in the child process (test
             send(("progress", stage, int(done), int(total)))
 
         try:
-            doc = extract_bytes(data, name, limits=Limits(**head.get("limits", {})), progress=progress)
+            limits = Limits(**head.get("limits", {}))
+            if head.get("op") == "read":
+                params = head.get("params")
+                result = read_bytes(data, name, limits=limits, progress=progress, extract=extract_bytes,
+                                 params=None if params is None else ChunkingSettings(**params),
+                                 skip=frozenset(head.get("skip", ())))
+            else:
+                result = extract_bytes(data, name, limits=limits, progress=progress)
             del data
-            send(("ok", doc))
+            send(("ok", result))
         except LimitExceeded as e:  # a reader's own limit (issue 26 item 1): keep its name and figure
             send(("limit", e.reason, e.limit, e.what, e.figure, e.maximum, e.unit))
         except ExtractionError as e:

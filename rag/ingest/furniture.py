@@ -118,7 +118,7 @@ def is_slide_deck(reads: list[PageRead]) -> bool:
 
 
 def _has_long_sentence(text: str, words: int = 12) -> bool:
-    """Whether ``text`` holds a sentence of ``words`` words or more: a word ending in ``.``, ``!`` or ``?`` with
+    r"""Whether ``text`` holds a sentence of ``words`` words or more: a word ending in ``.``, ``!`` or ``?`` with
     at least ``words - 1`` words before it (what ``(?:\S+\s+){11,}\S+[.!?](?=\s|$)`` found, in a linear scan
     instead: issue 35)."""
     return any(w[-1] in ".!?" for w in text.split()[words - 1:])

@@ -19,7 +19,8 @@ A job's life (:class:`JobState`)::
 Who may run a job: whoever holds the document's lock (``locks/<sha256>.lock``, an ``flock`` the kernel
 releases when a process dies, :mod:`rag.store.locks`). A ``running`` job whose lock is free was left by a
 worker that died, and is taken again (``attempts`` counts the takes; after :data:`MAX_ATTEMPTS` it fails, not
-retryable: the document stopped its worker every time). The lease (``owner``, ``lease_until``, renewed by
+retryable: the document stopped its worker every time; issue 35: a job that killed, hung or timed out a worker
+twice is a poison pill, and no worker loops on it). The lease (``owner``, ``lease_until``, renewed by
 heartbeats every :data:`HEARTBEAT_S`) says which worker runs it and whether it is alive, for ``rag jobs``
 and the app, and is what a job would be claimed by on a queue shared between machines (``docs/jobs.md``).
 At most one job per document is active (a partial unique index), so the same bytes accepted twice, by two
@@ -49,8 +50,12 @@ from rag.store.schema import now_iso
 LEASE_S = 30.0
 HEARTBEAT_S = 5.0
 
-#: Takes of one job before it fails for good (each take after the first follows a worker that died on it).
-MAX_ATTEMPTS = 3
+#: Takes of one job before it fails for good (each take after the first follows a worker that died on it, or that
+#: its watchdog stopped: issue 35, a job that stopped a worker twice is never taken again on its own).
+MAX_ATTEMPTS = 2
+
+#: Seconds without a heartbeat after which a running job is shown as stalled, not as indexing (issue 35).
+STALLED_S = 60.0
 
 #: Finished jobs older than this are deleted when a worker starts (the documents keep their state).
 KEEP_FINISHED_DAYS = 14
@@ -81,7 +86,8 @@ class JobKind(StrEnum):
 #: progress bar and the ETA use). Measured on the course corpus with the int8 encoder: embedding is most of
 #: the time of a text document; a scanned PDF spends it in OCR, which reports pages and takes the extract span.
 STAGES: dict[str, tuple[float, float]] = {
-    "read": (0.0, 0.02), "extract": (0.02, 0.25), "ocr": (0.02, 0.6), "chunk": (0.25, 0.3),
+    "read": (0.0, 0.02), "extract": (0.02, 0.25), "ocr": (0.02, 0.6), "roles": (0.25, 0.26), "chunk": (0.26, 0.29),
+    "units": (0.29, 0.3),
     "embed": (0.3, 0.97), "index": (0.97, 1.0),
 }
 
@@ -102,7 +108,7 @@ class Job:
     ``retryable`` whether a retry can help (a transient fault) or not (a damaged, refused or too large file,
     a limit hit); ``result`` the finished job's outcome as ``IngestResult`` fields; ``owner`` the worker
     holding the lease until ``lease_until`` (Unix s); ``attempts`` takes so far; ``cancel_requested`` set by
-    a cancel while running.
+    a cancel while running; ``limit_s`` the larger time limit a retry asked for (seconds; ``None``: the settings').
     """
 
     id: int
@@ -127,10 +133,22 @@ class Job:
     started: float | None
     heartbeat: float | None
     finished_at: str | None
+    limit_s: float | None = None
 
     @property
     def active(self) -> bool:
         return self.state in ACTIVE
+
+    def stalled(self, now: float | None = None) -> bool:
+        """Whether a running job's heartbeat has not advanced for :data:`STALLED_S` (its worker is stuck or gone)."""
+        beat = self.heartbeat or self.started
+        return self.state == JobState.RUNNING and beat is not None and (now or time.time()) - beat > STALLED_S
+
+    def elapsed_s(self, now: float | None = None) -> float | None:
+        """Seconds since a running job was taken (``None`` when it is not running)."""
+        if self.state != JobState.RUNNING or self.started is None:
+            return None
+        return max(0.0, (now or time.time()) - self.started)
 
     @property
     def fraction(self) -> float:
@@ -156,8 +174,17 @@ class Job:
             return "queued"
         if self.state != JobState.RUNNING:
             return str(self.state)
+        if self.stalled():
+            beat = self.heartbeat or self.started or time.time()
+            return f"stalled while {self._doing()} (no heartbeat from its worker for {time.time() - beat:.0f} s)"
+        return self._doing()
+
+    def _doing(self) -> str:
         words = {"read": "reading the file", "extract": "extracting the text", "chunk": "cutting into chunks",
+                 "roles": "finding contents and reference lists", "units": "cutting into sentences",
                  "index": "updating the index"}
+        if self.stage == "extract" and self.total > 1:
+            return f"reading page {min(self.done + 1, self.total)} of {self.total}"
         if self.stage == "ocr" and self.total:
             return f"OCR page {min(self.done + 1, self.total)} of {self.total}"
         if self.stage == "embed" and self.total:
@@ -181,7 +208,7 @@ def result_of(job: Job) -> IngestResult:
 
 
 _COLS = ("id, kind, doc_id, name, source, size_bytes, on_conflict, state, stage, done, total, reason, retryable, "
-         "result, attempts, owner, lease_until, cancel, created_at, started, heartbeat, finished_at")
+         "result, attempts, owner, lease_until, cancel, created_at, started, heartbeat, finished_at, limit_s")
 
 
 def _job(r: tuple) -> Job:
@@ -189,7 +216,7 @@ def _job(r: tuple) -> Job:
                state=JobState(r[7]), stage=r[8], done=r[9], total=r[10], reason=r[11],
                retryable=None if r[12] is None else bool(r[12]), result=json.loads(r[13]) if r[13] else None,
                attempts=r[14], owner=r[15], lease_until=r[16], cancel_requested=bool(r[17]), created_at=r[18],
-               started=r[19], heartbeat=r[20], finished_at=r[21])
+               started=r[19], heartbeat=r[20], finished_at=r[21], limit_s=r[22])
 
 
 # --------------------------------------------------------------------------- inside the caller's transaction
@@ -202,17 +229,17 @@ def active_job(conn: sqlite3.Connection, doc_id: str) -> Job | None:
 
 
 def insert_job(conn: sqlite3.Connection, kind: JobKind, doc_id: str, name: str, *, source: str | None,
-               size_bytes: int, on_conflict: str, owner: str | None = None) -> int:
+               size_bytes: int, on_conflict: str, owner: str | None = None, limit_s: float | None = None) -> int:
     """Add a job (caller's write transaction): ``queued``, or ``running`` under ``owner`` when given (an
     ingest run in the caller's own process). Raises ``sqlite3.IntegrityError`` when the document already has
-    an active job (the partial unique index ``jobs_active``)."""
+    an active job (the partial unique index ``jobs_active``). ``limit_s``: a retry's larger time limit (s)."""
     now, t = now_iso(), time.time()
     state = JobState.RUNNING if owner else JobState.QUEUED
     cur = conn.execute(
         "INSERT INTO jobs(kind, doc_id, name, source, size_bytes, on_conflict, state, attempts, owner, lease_until, "
-        "started, heartbeat, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "started, heartbeat, created_at, updated_at, limit_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (kind, doc_id, name, source, size_bytes, on_conflict, state, 1 if owner else 0, owner,
-         t + LEASE_S if owner else None, t if owner else None, t if owner else None, now, now))
+         t + LEASE_S if owner else None, t if owner else None, t if owner else None, now, now, limit_s))
     return int(cur.lastrowid)
 
 
@@ -319,8 +346,10 @@ class JobQueue:
                 return None
             job = _job(r)
             if job.attempts >= MAX_ATTEMPTS:
-                reason = (f"the worker stopped {job.attempts} times while indexing this file (killed, or out of "
-                          "memory); not tried again")
+                where = f" while {job._doing()}" if job.stage else ""
+                reason = (f"the worker stopped {job.attempts} times{where} (killed, out of memory, or stuck past "
+                          "its time limit); not tried again on its own (retry with a larger limit: rag jobs retry "
+                          "--limit SECONDS)")
                 finish_job(self.conn, job.id, JobState.FAILED, reason=reason, retryable=False)
                 self.conn.execute("UPDATE documents SET status='failed', reason=?, retryable=0, chunk_count=0, "
                                   "updated_at=? WHERE id=? AND status IN ('queued', 'indexing')",

@@ -1,29 +1,34 @@
-"""The slow half of an ingest (design stages 1-3): one file's bytes extracted, chunked and embedded, with no store
-lock held and nothing written (:func:`prepare` -> :class:`Prepared`); the store's writer
-(:mod:`rag.store.writer`) commits the result. Extraction runs in this process (:func:`extract_inline`) or in a
-contained child process (:class:`rag.ingest.contained.ContainedExtractor`, issue 26), behind one signature
-(:data:`Extract`).
+"""The slow half of an ingest (design stages 1-3): one file's bytes read (extracted, role-tagged, chunked, cut into
+sentence units) and embedded, with no store lock held and nothing written (:func:`prepare` -> :class:`Prepared`);
+the store's writer (:mod:`rag.store.writer`) commits the result. Reading runs in this process (:func:`read_inline`)
+or in a contained child process (:meth:`rag.ingest.contained.ContainedExtractor.read`, issues 26 and 35: every
+text stage is stopped there when it runs out of time), behind one signature (:data:`Read`). Embedding, in this
+process, runs under its own budget (:func:`rag.ingest.budget.allowance`), checked between batches.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rag.errors import Cancelled, StoreError
-from rag.ingest.chunk import chunk_document, chunk_units, unit_text
-from rag.ingest.extract import extract_bytes
+from rag.errors import Cancelled, StageTimedOut, StoreError
+from rag.ingest.budget import allowance
+from rag.ingest.chunk import unit_text
 from rag.ingest.limits import Limits
+from rag.ingest.read import ReadResult, read_bytes
+from rag.settings import ChunkingSettings
 from rag.types import Chunk, Document
 
 if TYPE_CHECKING:
     from rag.index.embed import Encoder
     from rag.settings import Settings
 
-#: ``progress(stage, done, total)``: stage ``extract`` | ``chunk`` | ``embed`` (done/total in chunks) | ``index``.
+#: ``progress(stage, done, total)``: stage ``extract`` | ``ocr`` | ``roles`` | ``chunk`` | ``units`` | ``embed``
+#: (done/total in texts) | ``index``.
 Progress = Callable[[str, int, int], None]
 
 
@@ -44,52 +49,56 @@ class Prepared:
     unit_vectors: np.ndarray | None = None
 
 
-def extract_inline(data: bytes, name: str, progress: Progress = _no_progress,
-                   should_stop: Callable[[], bool] | None = None, limits: Limits | None = None) -> Document:
-    """:func:`rag.ingest.extract.extract_bytes` in this process, with the reader ``limits`` (issue 26), OCR pages
-    reported to ``progress("ocr", ...)``.
+def read_inline(data: bytes, name: str, progress: Progress = _no_progress,
+                should_stop: Callable[[], bool] | None = None, limits: Limits | None = None,
+                params: ChunkingSettings | None = None, *, floor_s: float = 0.0) -> ReadResult:
+    """:func:`rag.ingest.read.read_bytes` in this process, with the reader ``limits`` (issue 26).
 
-    The store's default extractor; the worker passes :class:`rag.ingest.contained.ContainedExtractor`'s
-    ``extract`` instead (same signature), which runs it in a child process with memory and time limits.
+    The store's default reader; the worker passes :meth:`rag.ingest.contained.ContainedExtractor.read` instead
+    (same signature), which runs it in a child process with memory and time limits. Here only the optional
+    stages' own deadlines apply (nothing can stop a stuck step in this process).
     """
-    return extract_bytes(data, name, limits=limits, progress=progress)
+    return read_bytes(data, name, limits=limits, progress=progress, params=params)
 
 
-#: ``extract(data, name, progress, should_stop, limits) -> Document``: where extraction runs
-#: (:func:`extract_inline`, or a contained child process). Raises :class:`rag.errors.ExtractionError` (and
+#: ``read(data, name, progress, should_stop, limits, params, *, floor_s) -> ReadResult``: where reading runs
+#: (:func:`read_inline`, or a contained child process). Raises :class:`rag.errors.ExtractionError` (and
 #: :class:`rag.errors.Cancelled`).
-Extract = Callable[..., Document]
+Read = Callable[..., ReadResult]
 
 
 def prepare(data: bytes, name: str, settings: Settings, embedder: Encoder, dim: int, progress: Progress = _no_progress,
-            *, extract: Extract = extract_inline, should_stop: Callable[[], bool] | None = None) -> Prepared:
-    """Extract (with ``extract``), chunk (strategy E, the settings' budget and encoder window) and embed one file.
+            *, read: Read = read_inline, should_stop: Callable[[], bool] | None = None,
+            floor_s: float = 0.0) -> Prepared:
+    """Read (with ``read``: extract, roles, chunks with strategy E at the settings' budget and encoder window,
+    units) and embed one file.
 
     Embeds in batches of ``settings.embed_batch_size`` (unset: the encoder's own) and reports progress
-    per batch; ``should_stop()`` true between two steps raises :class:`rag.errors.Cancelled`. Raises
-    :class:`rag.errors.ExtractionError` for a file that cannot be read, :class:`rag.errors.StoreError` when
+    per batch; ``should_stop()`` true between two steps raises :class:`rag.errors.Cancelled`. Embedding may
+    take :func:`rag.ingest.budget.allowance` ``("embed", texts=n)`` seconds (at least ``floor_s``, a retry's
+    larger limit). Raises :class:`rag.errors.ExtractionError` for a file that cannot be read,
+    :class:`rag.errors.StageTimedOut` for a step that ran out of time, :class:`rag.errors.StoreError` when
     the embedder returns the wrong shape.
     """
     s = settings
     stop = should_stop or (lambda: False)
     progress("extract", 0, 1)
-    doc = extract(data, name, progress, should_stop, Limits.from_settings(s))
-    progress("extract", 1, 1)
+    got = read(data, name, progress, should_stop, Limits.from_settings(s), s.chunking,
+               floor_s=floor_s)
+    doc, chunks, units = got.document, list(got.chunks), tuple(got.units)
     if stop():
         raise Cancelled(f"{name}: cancelled")
-    progress("chunk", 0, 1)
-    cut = s.chunking
-    chunks = chunk_document(doc, "E", budget_chars=cut.budget_chars, overlap_chars=cut.overlap_chars,
-                            window_tokens=cut.window_tokens, count_tokens=embedder.count_tokens)
-    progress("chunk", 1, 1)
-    units = tuple((i, a, b) for i, c in enumerate(chunks) for a, b in chunk_units(c)) if cut.unit_vectors else ()
     texts = [c.text for c in chunks] + [unit_text(chunks[i], a, b) for i, a, b in units]
     bs = max(1, s.embed_batch_size or embedder.batch_size or 32)
     parts = []
     progress("embed", 0, len(texts))
+    limit_s, t0 = max(floor_s, allowance("embed", texts=len(texts))), time.monotonic()
     for i in range(0, len(texts), bs):
         if stop():
             raise Cancelled(f"{name}: cancelled")
+        if time.monotonic() - t0 > limit_s:
+            raise StageTimedOut(name, "embed", time.monotonic() - t0, limit_s,
+                                f"at text {i:,} of {len(texts):,}")
         parts.append(embedder.encode(texts[i:i + bs]))
         progress("embed", min(i + bs, len(texts)), len(texts))
     vecs = np.concatenate(parts) if parts else np.zeros((0, dim), np.float32)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rag.errors import LimitExceeded, StoreError
 from rag.ingest.limits import Limits, check_size
-from rag.store.prepare import Extract, Progress
+from rag.store.prepare import Progress, Read
 from rag.store.results import IngestResult, IngestStatus, OnConflict, clean_name
 
 
@@ -39,20 +39,21 @@ class QueueFacade:
             return IngestResult("", clean_name(p.name), IngestStatus.FAILED, reason=f"cannot read file: {e.strerror}")
         return self.enqueue_bytes(data, p.name, on_conflict=on_conflict, source=str(p.resolve()))
 
-    def enqueue_retry(self, doc_id: str) -> IngestResult:
-        """Queue a failed document again from its kept original (``doc_id`` full or a unique prefix).
-        Raises :class:`StoreError` if unknown or its original was not kept."""
+    def enqueue_retry(self, doc_id: str, limit_s: float | None = None) -> IngestResult:
+        """Queue a failed document again from its kept original (``doc_id`` full or a unique prefix), with a
+        larger time limit ``limit_s`` (seconds) when given. Raises :class:`StoreError` if unknown or its
+        original was not kept."""
         doc = self.find_document(doc_id)
         if doc is None:
             raise StoreError(f"no document with id {doc_id}")
-        return self._writer.accept_retry(doc.id)
+        return self._writer.accept_retry(doc.id, limit_s)
 
     def cancel_job(self, job_id: int):
         """Cancel job ``job_id`` (:meth:`rag.store.writer.Writer.cancel`); returns it as it is now, or ``None``."""
         return self._writer.cancel(job_id)
 
     def run_job(self, job, owner: str, progress: Progress | None = None, should_stop=None, *,
-                extract: Extract | None = None) -> IngestResult:
+                read: Read | None = None) -> IngestResult:
         """Index the document of a job taken by ``owner`` (a worker, holding the document's lock):
         :meth:`rag.store.writer.Writer.run`."""
-        return self._writer.run(job, owner, progress, should_stop, extract=extract)
+        return self._writer.run(job, owner, progress, should_stop, read=read)

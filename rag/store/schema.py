@@ -231,10 +231,17 @@ def m009_coverage(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE documents ADD COLUMN coverage REAL")
 
 
+def m010_job_limit(conn: sqlite3.Connection) -> None:
+    """Version 10 (issue 35): ``jobs.limit_s``, the larger time limit (seconds) a retry asked for (``rag jobs retry
+    --limit``): the least any stage of that job may take, and its ceiling; NULL = the settings' limits."""
+    if "limit_s" not in {r[1] for r in conn.execute("PRAGMA table_info(jobs)")}:
+        conn.execute("ALTER TABLE jobs ADD COLUMN limit_s REAL")
+
+
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
 MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats,
                                      m005_extraction_facts, m006_chunk_role, m007_chunk_units, m008_jobs,
-                                     m009_coverage)
+                                     m009_coverage, m010_job_limit)
 
 #: The version a store has after :func:`migrate` with this code.
 SCHEMA_VERSION = len(MIGRATIONS)

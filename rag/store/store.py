@@ -79,7 +79,7 @@ from rag.store.check import check
 from rag.store.facts import Facts
 from rag.store.jobs import ACTIVE, JobState
 from rag.store.locks import StoreLocks
-from rag.store.prepare import Extract, Progress
+from rag.store.prepare import Progress, Read
 from rag.store.queueing import QueueFacade
 from rag.store.records import ChunkRow, ConsistencyReport, DocumentRow, VersionRow
 from rag.store.results import IngestResult, IngestStatus, OnConflict, clean_name
@@ -110,7 +110,7 @@ class Store(QueueFacade):
     processes may share one directory.
     """
 
-    def __init__(self, path: str | Path, settings=None, embedder=None, *, extract: Extract | None = None):
+    def __init__(self, path: str | Path, settings=None, embedder=None, *, read: Read | None = None):
         self.settings = settings or get_settings()
         self.path = Path(path).resolve()
         self._embedder = embedder
@@ -138,7 +138,7 @@ class Store(QueueFacade):
                                             dim=self.model_dim)
         self._writer = Writer(self.path, self._db, self._locks, self.index_cache, self.settings,
                               lambda: self.embedder, self.model_name, self.model_dim,
-                              **({"extract": extract} if extract is not None else {}))
+                              **({"read": read} if read is not None else {}))
         #: The job queue kept in this store (:class:`rag.store.jobs.JobQueue`, issue 25).
         self.jobs = self._writer.jobs
         #: The chats kept with this store (:class:`rag.store.chats.ChatLog`, issue 16).

@@ -16,7 +16,12 @@ its own process while it waits, when no other worker serves the store. A worker
    other processes search the new rows through a rebuild from SQLite), at the latest every ``batch_seconds``,
    and once the queue is empty calls ``after_batch(store)`` (the app and CLI pass the answer gate's
    calibration, which lives in a layer above this one);
-5. stops when asked (``stop()``, SIGTERM, Ctrl-C: the job under way is abandoned and resumes next time, as
+5. with ``watchdog`` (``rag worker``, the app's worker: a process of its own), never stays stuck on one job: a
+   C-level timer (:func:`faulthandler.dump_traceback_later`, which fires even while a stuck call holds the GIL)
+   ends the process, its traceback in the log, when a stage overruns its budget by :data:`WATCHDOG_MARGIN_S`;
+   the job is then taken again once by the next worker and failed the time after (issue 35: no poison pills,
+   :data:`rag.store.jobs.MAX_ATTEMPTS`);
+6. stops when asked (``stop()``, SIGTERM, Ctrl-C: the job under way is abandoned and resumes next time, as
    after a kill), when ``until()`` says so, or after ``idle_exit_s`` with nothing to do (never while folders
    are watched and the process that started it is alive; a job waiting for a document lock that another
    process still holds is something to do).
@@ -25,8 +30,10 @@ its own process while it waits, when no other worker serves the store. A worker
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from rag.errors import Cancelled
-from rag.ingest.contained import ContainedExtractor
+from rag.ingest.budget import allowance
+from rag.ingest.contained import STARTUP_S, ContainedExtractor
 from rag.store.jobs import HEARTBEAT_S, Job, worker_id
 from rag.store.locks import file_lock
 from rag.store.results import IngestResult
@@ -46,6 +54,12 @@ PROGRESS_EVERY_S = 0.5
 
 #: Seconds between two looks at the job table when there is nothing to do.
 POLL_S = 0.5
+
+#: Seconds past a stage's own budget before the watchdog ends a stuck worker process (the contained child and
+#: the embedding loop stop themselves within their budgets; this is the backstop for a call that never returns).
+WATCHDOG_MARGIN_S = 120.0
+#: The watchdog's allowance for writing a document's rows and index delta (seconds).
+COMMIT_S = 600.0
 
 
 @contextlib.contextmanager
@@ -81,6 +95,19 @@ def _alive(pid: int | None) -> bool:
     return True
 
 
+def _fd_stream():
+    """A stream with a real file descriptor for the watchdog's traceback (the process's own stderr; ``None`` when
+    there is none, as under a test runner that captures it: then there is no watchdog)."""
+    for stream in (sys.__stderr__, sys.stderr):
+        try:
+            if stream is not None:
+                stream.fileno()
+                return stream
+        except (OSError, ValueError, AttributeError):
+            continue
+    return None
+
+
 class Worker:
     """Runs one store's jobs (see the module docstring).
 
@@ -91,20 +118,23 @@ class Worker:
     that started this one (with ``watch``, the worker stays while it lives); ``watch`` folders kept in sync
     (:class:`rag.store.sync.FolderWatcher`); ``on_progress(job, stage, done, total)`` and
     ``on_result(job, result)`` for a caller that draws progress (the CLI's bar); ``batch_seconds`` the
-    longest the search indexes lag behind the rows while a queue drains.
+    longest the search indexes lag behind the rows while a queue drains; ``watchdog`` end this process when a
+    job is stuck past its budget (only for a worker that is a process of its own: see the module doc).
     """
 
     def __init__(self, store: Any, *, contained: bool = True, extractor: ContainedExtractor | None = None,
                  after_batch: Callable[[Any], None] | None = None, idle_exit_s: float | None = None,
                  parent_pid: int | None = None, watch: list[Path] | tuple[Path, ...] = (),
                  on_progress: Callable[[Job, str, int, int], None] | None = None,
-                 on_result: Callable[[Job, IngestResult], None] | None = None, batch_seconds: float = 300.0):
+                 on_result: Callable[[Job, IngestResult], None] | None = None, batch_seconds: float = 300.0,
+                 watchdog: bool = False):
         s = store.settings
         self.store = store
         self.extractor = extractor or (ContainedExtractor(s.extract_memory_mb, s.extract_seconds) if contained else None)
         self.after_batch, self.idle_exit_s, self.parent_pid = after_batch, idle_exit_s, parent_pid
         self.watch = [Path(w) for w in watch]
         self.on_progress, self.on_result, self.batch_seconds = on_progress, on_result, batch_seconds
+        self.watchdog = watchdog
         self.owner = worker_id()
         self.jobs_run = 0
         self._stop = threading.Event()
@@ -233,6 +263,8 @@ class Worker:
             if should_stop():
                 raise Cancelled(f"{job.name}: cancelled")
             t = time.monotonic()
+            if stage != last["stage"] or stage in ("extract", "ocr"):
+                self._arm(job, stage, total)
             if stage != last["stage"] or t - last["t"] >= PROGRESS_EVERY_S or done >= total:
                 if q.progress(job.id, self.owner, stage, done, total):
                     self._cancelled.add(job.id)
@@ -241,20 +273,42 @@ class Worker:
             if self.on_progress is not None:
                 self.on_progress(job, stage, done, total)
 
-        extract = self.extractor.extract if self.extractor is not None else None
+        read = self.extractor.read if self.extractor is not None else None
+        self._arm(job, "start", 0)
         try:
-            r = self.store.run_job(job, self.owner, progress, should_stop, extract=extract)
+            r = self.store.run_job(job, self.owner, progress, should_stop, read=read)
         except _Stopping:
             q.release(job.id, self.owner)
             logger.info("%s: left for the next worker (this one is stopping)", job.name)
             return
         finally:
+            if self.watchdog:
+                faulthandler.cancel_dump_traceback_later()
             self._current = None
             self._cancelled.discard(job.id)
         self.jobs_run += 1
         logger.info("%s", r.message)
         if self.on_result is not None:
             self.on_result(job, r)
+
+    def _arm(self, job: Job, stage: str, total: int) -> None:
+        """(Re)start the watchdog for the piece of ``stage`` that starts now (see the module doc)."""
+        if not self.watchdog:
+            return
+        floor = float(job.limit_s or 0)
+        if stage in ("start", "read"):
+            budget = max(floor, allowance("start", size_bytes=job.size_bytes))
+            if self.extractor is not None and not self.extractor.ready:
+                budget += STARTUP_S
+        elif stage in ("extract", "ocr", "roles", "chunk", "units"):
+            budget = max(floor, allowance(stage, chars=total))
+        elif stage == "embed":
+            budget = max(floor, allowance("embed", texts=total))
+        else:
+            budget = COMMIT_S
+        out = _fd_stream()
+        if out is not None:
+            faulthandler.dump_traceback_later(budget + WATCHDOG_MARGIN_S, exit=True, file=out)
 
     def _end_batch(self, *, drained: bool = True) -> None:
         """Update the search indexes for the jobs run since the last update; when the queue is ``drained``, then

@@ -41,7 +41,7 @@ from rag.store.backup import remove_original, write_name
 from rag.store.cache import IndexCache
 from rag.store.jobs import Job, JobKind, JobQueue, JobState, active_job, finish_job, insert_job, worker_id
 from rag.store.locks import StoreLocks
-from rag.store.prepare import Extract, Prepared, Progress, _no_progress, extract_inline, prepare
+from rag.store.prepare import Prepared, Progress, Read, _no_progress, prepare, read_inline
 from rag.store.results import IngestResult, IngestStatus, OnConflict, clean_name
 from rag.store.rows import Replaced, pick_replaced, retire_version, text_sha, write_chunks
 from rag.store.schema import now_iso
@@ -68,14 +68,14 @@ class Writer:
     ``root`` the store directory (``files/`` is written here); ``conn``,
     ``locks``, ``cache`` the store's connection, locks and index cache;
     ``embedder`` a callable returning the embedder (loaded on first use);
-    ``model_name``/``model_dim`` what every document row records; ``extract`` where extraction runs
-    (:data:`Extract`; default :func:`extract_inline`). ``jobs`` is the store's :class:`rag.store.jobs.JobQueue`.
+    ``model_name``/``model_dim`` what every document row records; ``read`` where reading runs
+    (:data:`rag.store.prepare.Read`; default :func:`rag.store.prepare.read_inline`). ``jobs`` is the store's :class:`rag.store.jobs.JobQueue`.
     """
 
     def __init__(self, root: Path, conn: sqlite3.Connection, locks: StoreLocks, cache: IndexCache, settings: Settings,
-                 embedder: Callable[[], Encoder], model_name: str, model_dim: int, extract: Extract = extract_inline):
+                 embedder: Callable[[], Encoder], model_name: str, model_dim: int, read: Read = read_inline):
         self.root, self.conn, self.locks, self.cache, self.settings = Path(root), conn, locks, cache, settings
-        self.embedder, self.model_name, self.model_dim, self.extract = embedder, model_name, model_dim, extract
+        self.embedder, self.model_name, self.model_dim, self.read = embedder, model_name, model_dim, read
         self.jobs = JobQueue(conn, locks)
 
     # ------------------------------------------------------------------ accepting a file
@@ -142,8 +142,9 @@ class Writer:
                                         size_bytes=len(data), on_conflict=on_conflict)
         return result(IngestStatus.QUEUED, job_id=job.id if job is not None else job_id)
 
-    def accept_retry(self, doc_id: str) -> IngestResult:
-        """Queue a failed (or interrupted) document again from its kept original (a ``retry`` job, keep-both).
+    def accept_retry(self, doc_id: str, limit_s: float | None = None) -> IngestResult:
+        """Queue a failed (or interrupted) document again from its kept original (a ``retry`` job, keep-both);
+        ``limit_s`` a larger time limit for it (seconds: every stage may take that long, issue 35).
 
         Raises :class:`rag.errors.StoreError` when the document is unknown or its original was not kept.
         """
@@ -160,7 +161,7 @@ class Writer:
                 self.conn.execute("UPDATE documents SET status=?, reason=NULL, retryable=NULL, updated_at=? "
                                   "WHERE id=? AND status!=?", (DocStatus.QUEUED, now_iso(), doc_id, DocStatus.READY))
                 job_id = insert_job(self.conn, JobKind.RETRY, doc_id, row[0], source=row[3], size_bytes=row[1],
-                                    on_conflict=OnConflict.KEEP_BOTH)
+                                    on_conflict=OnConflict.KEEP_BOTH, limit_s=limit_s)
         return IngestResult(doc_id, row[0], IngestStatus.QUEUED, job_id=job.id if job is not None else job_id)
 
     # ------------------------------------------------------------------ indexing
@@ -214,11 +215,11 @@ class Writer:
             return self.run(job, owner, progress, t0=t0)
 
     def run(self, job: Job, owner: str, progress: Progress | None = None,
-            should_stop: Callable[[], bool] | None = None, *, extract: Extract | None = None,
+            should_stop: Callable[[], bool] | None = None, *, read: Read | None = None,
             t0: float | None = None) -> IngestResult:
         """Index the document of ``job``, which the caller has taken (it holds the document's lock).
 
-        Extract (``extract``, default the indexer's), chunk, embed, then ONE write transaction: the chunk
+        Read (``read``, default the indexer's: extract, roles, chunks, units), embed, then ONE write transaction: the chunk
         rows, ``ready``, the replaced version's exit, the index delta and the job's ``done`` with its result
         (or the twin: ``duplicate``). A failure marks the document and the job ``failed`` together, with
         ``retryable``: ``False`` for a file that cannot be extracted or holds no text (a retry cannot help),
@@ -243,7 +244,8 @@ class Writer:
                               (DocStatus.INDEXING, now_iso(), doc_id))
         try:
             prepared = prepare(data, name, self.settings, self.embedder(), self.model_dim, progress,
-                               extract=extract or self.extract, should_stop=should_stop)
+                               read=read or self.read, should_stop=should_stop,
+                               floor_s=float(job.limit_s or 0))
             del data
             if not prepared.chunks:
                 logger.info("%s (%s): no text to index", name, doc_id[:8])

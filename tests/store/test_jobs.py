@@ -164,14 +164,21 @@ def test_a_job_left_running_by_a_dead_process_is_shown_queued_and_resumed(store)
     s2.close()
 
 
-def test_a_job_that_stopped_its_worker_three_times_fails_for_good(store):
+def test_a_job_that_stopped_its_worker_twice_fails_for_good_with_its_stage(store):
+    """Issue 35: a file that kills, hangs or times out a worker twice is a poison pill: the next worker fails it
+    with the stage it was in, and never takes it again on its own; a retry with a larger limit stays possible."""
     r = store.enqueue_bytes(_md("Alpha"), "a.md")
-    for i in range(3):
+    for i in range(2):
         assert store.jobs.take(r.job_id, f"gone:{i}:x") is not None
+        store.jobs.progress(r.job_id, f"gone:{i}:x", "chunk", 0, 1)
     assert store.jobs.take(r.job_id, "w") is None
     job = store.jobs.get(r.job_id)
-    assert job.state == JobState.FAILED and job.retryable is False and "stopped 3 times" in job.reason
+    assert job.state == JobState.FAILED and job.retryable is False
+    assert "stopped 2 times while cutting into chunks" in job.reason and "--limit" in job.reason
     assert store.get_document(r.document_id).status == "failed"
+    assert store.jobs.candidates() == []
+    again = store.enqueue_retry(r.document_id, limit_s=600)
+    assert store.jobs.get(again.job_id).limit_s == 600
 
 
 def test_an_idle_timeout_does_not_run_out_while_a_job_waits_for_its_document_lock(store):
