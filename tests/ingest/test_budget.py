@@ -123,6 +123,7 @@ def test_a_worker_stops_a_hung_step_fails_that_file_and_indexes_the_next(quick, 
         assert w.run(until=lambda: not store.jobs.active()) == 2
         bad, good = store.jobs.get(stuck.job_id), store.jobs.get(fine.job_id)
         assert bad.state == JobState.FAILED and "chunking stopped after" in bad.reason and bad.retryable is False
-        assert good.state == JobState.DONE and store.get_document(fine.document_id).status == "ready"
+        assert good.state == JobState.DONE, (good.state, good.reason, good.result)
+        assert store.get_document(fine.document_id).status == "ready"
     finally:
         store.close()
