@@ -17,7 +17,8 @@ JSON contracts (pinned by ``tests/test_cli_store.py``):
   extractor's, e.g. pages under 99 % text coverage or read by OCR, issue 13; the last two: issue 16, ``null``
   when nothing was replaced / no other document holds the same text); with ``--sync`` a removed document is
   ``{"path", "document_id", "name", "status": "removed", ...}``. Issue 25 added ``job_id`` (the job that indexed
-  it, ``null`` when nothing was queued) and, with ``--no-wait``, the status ``queued``.
+  it, ``null`` when nothing was queued) and, with ``--no-wait``, the status ``queued``; issue 37 ``coverage``
+  (the share of the words a person sees that the stored text holds, ``null`` when not audited).
 
 Every command takes ``--collection NAME`` (:mod:`rag.cli.collection`); ``search``
 takes ``--doc ID`` (repeatable) to search only those documents.
@@ -136,7 +137,8 @@ def _line(label: str, r: IngestResult, as_json: bool) -> str:
         return json.dumps({"path": label, "document_id": r.document_id, "name": r.name, "status": r.status,
                            "reason": r.reason, "chunk_count": r.chunk_count, "elapsed_ms": round(r.elapsed_ms, 1),
                            "warnings": list(r.warnings), "replaced_id": r.replaced_id,
-                           "existing_name": r.existing_name, "job_id": r.job_id}, ensure_ascii=False)
+                           "existing_name": r.existing_name, "job_id": r.job_id, "coverage": r.coverage},
+                          ensure_ascii=False)
     line = r.message
     if r.warnings:  # coverage, OCR'd pages, encodings (issue 13)
         line += "".join(f"\n           warning: {w}" for w in r.warnings)

@@ -64,7 +64,8 @@ class IngestResult:
     caller asked to be asked, :class:`OnConflict`; nothing done;
     ``existing_id`` names that document). ``replaced_id`` /
     ``replaced_added_at`` the version this one replaced (issue 16).
-    ``message`` is the one-line status the CLI prints; ``elapsed_ms`` wall time.
+    ``message`` is the one-line status the CLI prints; ``elapsed_ms`` wall time; ``coverage`` the share
+    (0..1) of the words a person sees that the extracted text holds (issue 37), ``None`` when not audited.
     """
 
     document_id: str
@@ -81,6 +82,7 @@ class IngestResult:
     replaced_added_at: str | None = None
     job_id: int | None = None
     retryable: bool | None = None
+    coverage: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Every field (``warnings`` a list): what a finished job keeps as its ``result``."""

@@ -288,7 +288,7 @@ class Writer:
                         delta = delta + retire_version(self.conn, old[0], doc_id)
                         replaced = Replaced(old[0], name, old[2])
                 self.cache.commit(delta)
-                r = result(IngestStatus.READY, chunk_count=n, warnings=warnings,
+                r = result(IngestStatus.READY, chunk_count=n, warnings=warnings, coverage=prepared.document.coverage,
                            replaced_id=replaced.id if replaced else None,
                            replaced_added_at=replaced.added_at if replaced else None)
                 finish_job(self.conn, job.id, JobState.DONE, result=r.to_json())

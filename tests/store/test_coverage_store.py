@@ -62,3 +62,12 @@ def test_migration_9_adds_the_column_once(tmp_path):
     migrate(conn)
     assert "coverage" in {r[1] for r in conn.execute("PRAGMA table_info(documents)")}
     assert migrate(conn) == []
+
+
+def test_ingest_json_carries_the_coverage(tmp_path, fake_embedder):
+    path = tmp_path / "guide.docx"
+    path.write_bytes(_guide())
+    out = CliRunner().invoke(main, ["ingest", "--store", str(tmp_path / "s2"), "--json", str(path)],
+                             catch_exceptions=False)
+    line = json.loads(out.output.strip().splitlines()[-1])
+    assert line["status"] == "ready" and line["coverage"] == 1.0
