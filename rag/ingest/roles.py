@@ -9,10 +9,12 @@ answer layer never takes them as a key passage or as the support of a claim.
 Rules (each on whole paragraphs: blank-line separated blocks of the canonical text):
 
 * **references**: the body of a section whose heading is a reference-list title (``References``,
-  ``Bibliography``, ``Works cited``, ``Literatur``, ``Références``, ``Bibliografía``, ``参考文献`` ...,
-  numbered or not), up to the next heading of the same or a higher level; and, anywhere, a run of 3 or
-  more paragraphs each of which is a reference entry (``[12]``, ``12.`` or ``(12)`` first, then a year
-  19xx/20xx, ``doi`` or ``et al.``);
+  ``Normative References``, ``Bibliography``, ``Works cited``, ``Literatur``, ``Références``, ``Bibliografía``,
+  ``参考文献`` ..., numbered or not), up to the next heading of the same or a higher level, when at least half
+  of its entries look like references (:func:`reads_as_references`: a year, DOI, link, ``et al.`` or
+  ``[LABEL]``, or short title-like list lines; prose about employment references is not one); and, anywhere,
+  a run of 3 or more paragraphs each of which is a reference entry (``[12]``, ``12.`` or ``(12)`` first, then
+  a year 19xx/20xx, ``doi`` or ``et al.``);
 * **toc**: the body of a section titled ``Contents``, ``Table of contents``, ``Inhalt``, ``Sommaire``,
   ``Índice``, ``目次`` ...; and any paragraph whose lines mostly end in dot leaders and a page number
   (``Installation ........ 12``);
@@ -34,7 +36,7 @@ from rag.types import Document, Heading, RoleSpan, TextRole
 
 _NUM = r"(?:(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])\.?\s+)?"
 REFERENCE_TITLE = re.compile(
-    r"^\W*" + _NUM + r"(references?|bibliography|works cited|literature cited|cited literature|reference list|"
+    r"^\W*" + _NUM + r"(?:(?:normative|informative|non-normative|cited)\s+)?(references?|bibliography|works cited|literature cited|cited literature|reference list|"
     r"literatur|literaturverzeichnis|quellen|quellenverzeichnis|références|références bibliographiques|"
     r"bibliographie|referencias|bibliografía|bibliografia|riferimenti bibliografici|referências|"
     r"参考文献|文献)\W*$", re.I)
@@ -110,6 +112,39 @@ def is_reference_entry(block: str) -> bool:
             and (block.count(",") >= 2 or "et al." in block or "doi" in block.lower()))
 
 
+#: What a reference entry carries (issue 37): a year, a DOI, a link, "et al.", an ISBN, or a ``[LABEL]`` first.
+_CITED = re.compile(r"\b(?:1[5-9]|20)\d{2}[a-z]?\b|\bdoi\b|https?://|\bet al\.|\bisbn\b|^\[[^\]\s]{1,40}\]", re.I)
+_LIST_MARK = re.compile(r"^(?:[-*•+]|\d{1,3}[.)])\s+")
+
+
+def looks_like_entry(line: str) -> bool:
+    """Whether one paragraph or list line reads as an entry of a reference list: it cites (a year, DOI, link,
+    ``et al.``, ISBN or ``[LABEL]`` first; at most 600 characters), or it is a short title-like line of a
+    reading list (at most 160 characters, no sentence inside it, not ending in ``.`` or ``:``)."""
+    line = _LIST_MARK.sub("", line.strip(), count=1).strip()
+    if not line or line.startswith("#"):
+        return False
+    if len(line) <= 600 and _CITED.search(line):
+        return True
+    return len(line) <= 160 and ". " not in line and not line.endswith((".", ":", "?", "!"))
+
+
+def reads_as_references(text: str) -> bool:
+    """Whether a section body under a reference-list title holds a reference list (issue 37: decided on what
+    the entries look like, not on the heading's word alone; an HR handbook's "References" section about
+    employment references is prose). Its entries are the lines of list blocks and the other paragraphs; at
+    least half must look like entries (:func:`looks_like_entry`)."""
+    entries: list[str] = []
+    for a, b in paragraphs(text):
+        block = text[a:b]
+        lines = [ln for ln in block.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
+        if lines and all(_LIST_MARK.match(ln.strip()) for ln in lines):
+            entries += lines
+        elif lines:
+            entries.append(" ".join(lines))
+    return bool(entries) and sum(looks_like_entry(e) for e in entries) * 2 >= len(entries)
+
+
 def _section_end(headings: list[Heading], i: int, length: int) -> int:
     h = headings[i]
     return next((x.start for x in headings[i + 1:] if x.level <= h.level), length)
@@ -122,7 +157,7 @@ def _titled(doc: Document) -> Iterable[RoleSpan]:
                 else TextRole.TOC if TOC_TITLE.match(h.title) else None)
         if role is not None:
             end = _section_end(heads, i, len(doc.canonical))
-            if end > h.end:
+            if end > h.end and (role != TextRole.REFERENCES or reads_as_references(doc.canonical[h.end:end])):
                 yield RoleSpan(role, h.end, end)
 
 
