@@ -307,6 +307,8 @@ def render_details(turn: Turn, key: str) -> None:
             lines.append("The gate: " + md_escape(a.notice))
         if a.why:
             lines.append("The gate's evidence: " + md_escape(a.why))
+        if a.judged.confidence is not None:  # issue 39: the calibrated probability behind the verdict
+            lines.append(f"Chance the shown answer is right (calibrated on the dev corpora): {a.judged.confidence:.0%}")
         lines += [md_escape(n) for n in answer_notes(a) if n.startswith(("model ", "first token"))]
         if a.read_spans:
             lines.append("In bold in the quotes: the sentences the model read (the ones closest to the question); "

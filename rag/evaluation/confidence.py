@@ -41,9 +41,8 @@ from rag.answer.record import Answer
 from rag.evaluation.metrics import wilson_interval
 from rag.types import AnswerVerdict
 
-#: The combiner's features: one or two per group of the issue, chosen by their AUC on the fitting corpora.
-COMBINER_FEATURES = ("yn_score", "yn_answer", "lp_mean", "kp_overlap", "key_score", "passed_share", "gaps",
-                     "nearest", "gate_score")
+#: The combiner's features: one per group of the issue (a-e), chosen before the fit (few rows: no selection).
+COMBINER_FEATURES = ("lp_mean", "yn_score", "key_score", "nearest", "passed_share")
 #: L2 strength (scikit-learn's ``C``) of the logistic regression.
 C = 0.5
 
@@ -95,6 +94,7 @@ def auc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
 
 
 def _cells(rows: Sequence[Row]) -> list[tuple[str, list[Row]]]:
+    """The answered in-domain rows per corpus and wording, then all of them pooled (``all``)."""
     corpora = list(dict.fromkeys(r.corpus for r in rows))
     out = []
     for c in corpora:
@@ -102,6 +102,7 @@ def _cells(rows: Sequence[Row]) -> list[tuple[str, list[Row]]]:
             sub = [r for r in rows if r.corpus == c and r.wording == w and not r.refused]
             if sub:
                 out.append((f"{c} {w}", sub))
+    out.append(("all", [r for r in rows if r.answerable and not r.refused]))
     return out
 
 
