@@ -297,7 +297,7 @@ class _Writer:
             if self.b.heading(level, title):
                 self.scope, self.number = clean_inline(title, keep_newlines=False), 0
                 if self.title_style is None and _is_title(style):
-                    self.title_style = text
+                    self.title_style = text.split("\n", 1)[0]  # a byline after a break is not the title
             return
         if label is None:
             self.flush_list()

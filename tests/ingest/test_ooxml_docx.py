@@ -194,3 +194,11 @@ def test_charts_and_smartart_in_a_docx_are_read_after_their_paragraph():
     assert doc.coverage == 1.0
     places = {(s.place, s.text) for s in docx_seen(data, Limits())}
     assert {("chart", "Incidents per quarter"), ("SmartArt", "Triage")} <= places
+
+
+def test_a_byline_after_a_break_in_the_title_paragraph_is_not_the_title():
+    body = ('<w:p><w:pPr><w:pStyle w:val="Title"/></w:pPr><w:r><w:t>Wojak’s lament</w:t></w:r><w:r><w:br/><w:br/>'
+            "<w:t>Anthony Glyn Burton</w:t></w:r></w:p>" + p("Body."))
+    doc = _canon(S.docx_with_body(body))
+    assert doc.title == "Wojak’s lament"
+    assert doc.canonical.startswith("# Wojak’s lament Anthony Glyn Burton")
