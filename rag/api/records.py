@@ -104,8 +104,9 @@ def passage_json(row: ChunkRow, app_url: str, collection: str | None = None) -> 
 
 def turn_json(turn: Any, answer: Answer, chat_id: int | None) -> dict[str, Any]:
     """The answer of one turn: ``ask --json``'s object (:meth:`Answer.to_json`, then ``followup`` when there was
-    a history, ``scope`` with documents, ``chat_id`` when saved) with ``format`` first and ``confidence``
-    (the gate's score, P(the sources answer the question), ``None`` for the distance gate)."""
+    a history, ``scope`` with documents, ``chat_id`` when saved) with ``format`` first. Its ``confidence`` is the
+    record's own (issue 39: the calibrated chance that the shown answer is right); the gate's P(the sources answer
+    the question) is ``gate.score``."""
     d: dict[str, Any] = {"format": ANSWER_FORMAT, **answer.to_json()}
     fu = turn.followup
     if turn.previous:
@@ -114,5 +115,4 @@ def turn_json(turn: Any, answer: Answer, chat_id: int | None) -> dict[str, Any]:
         d["scope"] = list(turn.scope)
     if chat_id is not None:
         d["chat_id"] = chat_id
-    d["confidence"] = (d.get("gate") or {}).get("score")
     return d

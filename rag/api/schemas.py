@@ -85,7 +85,9 @@ class AnswerRecord(_Open):
     refusal: str | None
     verdict: str = Field(description="supported, partly_supported, may_not_answer or refused.")
     verdict_reason: str | None = None
-    confidence: float | None = Field(None, description="The gate's P(the sources answer the question).")
+    confidence: float | None = Field(None, description="The calibrated chance that the shown answer is right "
+                                                        "(issue 39; null for a refusal or without a combiner). "
+                                                        "The gate's P(the sources answer) is gate.score.")
     citations: list[Citation]
     key_passage: dict[str, Any] | None = None
 

@@ -102,7 +102,7 @@ class _Turn(threading.Thread):
         a = turn.answer
         record = turn_json(turn, a, conv.chat_id)
         self.emit("verdict", {"verdict": record["verdict"], "verdict_reason": record["verdict_reason"],
-                              "confidence": record["confidence"], "answer": record["answer"],
+                              "confidence": record.get("confidence"), "answer": record["answer"],
                               "answer_from": record.get("answer_from"), "note": record.get("note")})
         self.emit("done", record)
 

@@ -99,7 +99,7 @@ def test_ask_gives_the_record_with_citations_as_data(client):
     c = a["citations"][0]
     assert {"index", "document_id", "document_name", "locator", "locator_label", "quote", "start", "end"} <= set(c)
     assert client.get(f"/v1/passages/{c['chunk_id']}").json()["text"] == c["quote"]  # canonical[start:end]
-    assert 0 < a["confidence"] <= 1 and a["key_passage"]["index"] == 1
+    assert "confidence" in a and 0 < a["gate"]["score"] <= 1 and a["key_passage"]["index"] == 1
 
 
 def test_a_question_the_documents_do_not_hold_is_refused(client):
@@ -139,7 +139,7 @@ def test_the_answer_is_the_same_record_as_ask_json(server, client, fake_embedder
             return {k: timeless(v) for k, v in x.items() if not (k == "ms" or k.endswith("_ms"))}
         return [timeless(v) for v in x] if isinstance(x, list) else x
 
-    extra = {"format", "confidence"}
+    extra = {"format"}
     assert timeless({k: v for k, v in api.items() if k not in extra}) == timeless(cli)
 
 
@@ -194,7 +194,7 @@ def test_a_saved_turn_is_the_record_the_app_reopens(server, client, fake_embedde
     with Store(server[1]) as st:
         rows = st.chats.turns(a["chat_id"])
     reopened = Turn.from_json(rows[0].record, rows[0].created_at).answer.to_json()
-    api = {k: v for k, v in a.items() if k not in ("format", "confidence", "chat_id")}
+    api = {k: v for k, v in a.items() if k not in ("format", "chat_id")}
     assert api["verdict"] == "supported" and api["key_passage"]
     for key in ("answer", "verdict", "verdict_reason", "key_passage", "answer_sentences", "refused"):
         assert reopened.get(key) == api.get(key), key
