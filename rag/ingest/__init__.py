@@ -15,7 +15,8 @@
   (blank / scanned / unreadable pages), :mod:`rag.ingest.ocr` (OCR engine, also for images) and
   :mod:`rag.ingest.audit` (text coverage against PyMuPDF's own words);
 * :mod:`rag.ingest.coverage` - the independent coverage audit of the other formats (issue 37), one simple
-  auditor per format (:mod:`rag.ingest.coverage_ooxml`: DOCX, PPTX, XLSX from the raw XML);
+  auditor per format (:mod:`rag.ingest.coverage_ooxml`: DOCX, PPTX, XLSX from the raw XML;
+  :mod:`rag.ingest.coverage_other`: ODT, ODS, ODP and EPUB, with the standard library);
 * the other formats, all writing through :mod:`rag.ingest.canonical`: :mod:`rag.ingest.docx` (with
   :mod:`rag.ingest.wordml`: WordprocessingML python-docx does not read),
   :mod:`rag.ingest.pptx`, :mod:`rag.ingest.sheets` (XLSX, CSV), :mod:`rag.ingest.html`, :mod:`rag.ingest.epub`,
@@ -37,5 +38,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: DOCX, PPTX, XLSX, HTML, EPUB and Markdown; Unicode tag characters dropped). 5: issue 27 (a PDF's bold title
 #: lines split from the byline under them). 6: issue 37 (Office content controls, numbering, notes, headers and
 #: footers, SmartArt, line breaks, builds, sheet captions). 7: issue 37 (ODF numbering, notes, headers, indexes,
-#: builds; HTML captions, note markers, formulas, heading decorations; EPUB media over the ratio limit).
-EXTRACTOR_VERSION = "7"
+#: builds; HTML captions, note markers, formulas, heading decorations; EPUB media over the ratio limit). 8: ODT
+#: table cells whose text sits in lists (issue 37).
+EXTRACTOR_VERSION = "8"

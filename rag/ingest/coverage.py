@@ -120,10 +120,11 @@ def judge(seen: list[Seen], canonical: str) -> Coverage:
 @lru_cache(maxsize=1)
 def auditors() -> dict[str, Auditor]:
     """Media type -> auditor: the table every format adds its one function to (OOXML:
-    :mod:`rag.ingest.coverage_ooxml`). Imported on first use: the auditors import this module's records."""
-    from rag.ingest import coverage_ooxml
+    :mod:`rag.ingest.coverage_ooxml`; ODF, HTML, EPUB: :mod:`rag.ingest.coverage_other`). Imported on first use:
+    the auditors import this module's records."""
+    from rag.ingest import coverage_ooxml, coverage_other
 
-    return {**coverage_ooxml.AUDITORS}
+    return {**coverage_ooxml.AUDITORS, **coverage_other.AUDITORS}
 
 
 def audit(doc: Document, data: bytes, limits: Limits) -> Coverage | None:

@@ -243,6 +243,18 @@ def _repeat(el, name: str) -> int:
     return int(value) if value.isdigit() else 1
 
 
+def cell_text(cell) -> str:
+    """A table cell's text: its paragraphs, and the items of the lists in it (issue 37: a standard's requirement
+    tables hold their text in lists, and lost it), one per line."""
+    lines = []
+    for child in cell.children:
+        if child.tag in ("text:p", "text:h"):
+            lines.append(inline_text(child))
+        elif child.tag == "text:list":
+            lines += [inline_text(p) for p in child.get_elements("descendant::text:p")]
+    return "\n".join(lines)
+
+
 def sheet_rows(table, budget: RowBudget | None = None) -> list[tuple[int, list[str]]]:
     """``(1-based row number, cell texts)`` of an ODS ``table:table``: repeated rows and cells advance the
     position, and are written out (at most :data:`MAX_REPEAT` times) only when they hold text."""
@@ -256,7 +268,7 @@ def sheet_rows(table, budget: RowBudget | None = None) -> list[tuple[int, list[s
             if cell.tag not in ("table:table-cell", "table:covered-table-cell"):
                 continue
             span = _repeat(cell, "table:number-columns-repeated")
-            text = "\n".join(inline_text(p) for p in cell.children if p.tag in ("text:p", "text:h"))
+            text = cell_text(cell)
             if text.strip():
                 cells += [""] * (col - len(cells)) + [text] * min(span, MAX_REPEAT)
             col += span
