@@ -228,6 +228,24 @@ class SentenceAttribution:
         }
 
 
+#: A yes/no question: it opens on an auxiliary or modal verb ("Should ...?", "Must ...?", "Is ...?", "Can ...?").
+YES_NO_RE = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|shall|must|may|might|will|would|has|have"
+                       r"|had|need|needs)\b", re.IGNORECASE)
+#: Words that take a side on a yes/no question.
+POLARITY_RE = re.compile(r"\b(?:yes|no|not|never|cannot|none|must|should|only|always|required|avoid)\b|n't\b",
+                         re.IGNORECASE)
+
+
+def takes_side(sentence: str, question: str | None) -> bool:
+    """Whether ``sentence`` answers the yes/no ``question`` with a word of polarity the question lacks ("Do not
+    populate X" to "Should I populate X?"): such a sentence adds a claim though all its content words are the
+    question's."""
+    if not question or not YES_NO_RE.match(question):
+        return False
+    said = {m.group(0).casefold() for m in POLARITY_RE.finditer(strip_markers(sentence))}
+    return bool(said - {m.group(0).casefold() for m in POLARITY_RE.finditer(question)})
+
+
 #: A list item of the model's answer (``- x``, ``* x``, ``1. x``, ``1) x``).
 _ITEM_RE = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+\S")
 #: Characters of a sentence (markers and list bullet removed, whitespace collapsed) from which a copy found word for
@@ -347,7 +365,8 @@ def attribute(
         worded = len(content_words(s)) >= (1 if item else MIN_CLAIM_WORDS)
         why = garbled(s) if worded and not declines and not dangling else None
         echo = bool(worded and not declines and not dangling and not why and (
-            strip_markers(s).rstrip(" *_").endswith("?") or (question is not None and not novel_roots(s, question))))
+            strip_markers(s).rstrip(" *_").endswith("?")
+            or (question is not None and not novel_roots(s, question) and not takes_side(s, question))))
         claim = worded and not declines and not dangling and not echo and not why
         row = sup[i].copy()
         missing: tuple[str, ...] = ()

@@ -37,7 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag.answer.attribute import ClaimVerdict
+from rag.answer.attribute import POLARITY_RE, YES_NO_RE, ClaimVerdict
 from rag.answer.claims import holds, novel_roots, roots, specifics
 from rag.text import content_words, strip_markers
 from rag.types import AnswerVerdict, Verdict
@@ -228,12 +228,6 @@ def feature_matrix(rows: Sequence[Mapping[str, float]], names: Sequence[str]) ->
 
 # --------------------------------------------------------------------------- from the probability to a verdict
 
-#: A yes/no question: it opens on an auxiliary or modal verb ("Should ...?", "Must ...?", "Is ...?", "Can ...?").
-YES_NO_RE = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|shall|must|may|might|will|would|has|have"
-                       r"|had|need|needs)\b", re.IGNORECASE)
-#: Words that take a side on a yes/no question.
-POLARITY_RE = re.compile(r"\b(?:yes|no|not|never|cannot|none|must|should|only|always|required|avoid)\b|n't\b",
-                         re.IGNORECASE)
 #: A code-like name in a question (``result.fingerprints``, ``run.logicalId``, ``suppressionStates``, ``set_x``):
 #: the property or entity asked about, which a supported answer must name.
 IDENTIFIER_RE = re.compile(r"\b[A-Za-z]\w*(?:\.[A-Za-z]\w*)+\b|\b[a-z]+[A-Z]\w*\b|\b[a-z]+_\w+\b")
@@ -275,12 +269,33 @@ def vetoes(a: Answer, judged: Judged | None = None) -> list[str]:
             out.append("two_part")
     if _claim_features(a, j)["number_missing"]:
         out.append("number")
-    if YES_NO_RE.match(q) and not POLARITY_RE.search(shown):
+    return out + unaddressed(q, shown)
+
+
+def unaddressed(question: str, shown: str) -> list[str]:
+    """What of ``question`` the ``shown`` answer does not address: ``"yes_no"`` (a yes/no question, no side taken:
+    :data:`YES_NO_RE`, :data:`POLARITY_RE`) and ``"entity"`` (a code-like name asked about, :data:`IDENTIFIER_RE`,
+    not named). Keys of :data:`VETOES`."""
+    out = []
+    if YES_NO_RE.match(question) and not POLARITY_RE.search(shown):
         out.append("yes_no")
-    names = {m.group(0).casefold() for m in IDENTIFIER_RE.finditer(q)}
-    if names and not any(n in shown.casefold() for n in names):
+    if any(not _names(m.group(0), shown) for m in IDENTIFIER_RE.finditer(question)):
         out.append("entity")
     return out
+
+
+_PART_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _names(identifier: str, text: str) -> bool:
+    """Whether ``text`` names ``identifier``: a dotted path (``result.fingerprints``) as written (case-insensitive);
+    a snake_case or camelCase name by at least half of its parts as words (``early_stopping_patience`` is named by
+    "early stopping")."""
+    if "." in identifier:
+        return identifier.casefold() in text.casefold()
+    parts = {p.casefold() for p in _PART_RE.findall(identifier)}
+    words = {w.casefold() for w in _PART_RE.findall(text)}
+    return len(parts & words) * 2 >= len(parts)
 
 
 def verdict_from(p: float | None, why_not: Sequence[str], combiner: Combiner | None) -> AnswerVerdict:

@@ -33,7 +33,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from rag.answer import confidence as conf
-from rag.answer.attribute import ClaimVerdict, SentenceAttribution
+from rag.answer.attribute import POLARITY_RE, ClaimVerdict, SentenceAttribution, takes_side
 from rag.answer.cite import Citation
 from rag.answer.claims import novel_roots, root, roots
 from rag.answer.key_passage import KeyPassage
@@ -200,6 +200,9 @@ def agrees_with_key_passage(a: Judgeable, min_share: float = AGREE_MIN) -> bool:
         if not s.passed or kp.index not in s.shown_cites:
             continue
         new = novel_roots(strip_markers(s.text), a.query)
+        if not new and takes_side(s.text, a.query):  # "Do not populate X" to "Should I populate X?" (issue 39)
+            new = {m.group(0).casefold() for m in POLARITY_RE.finditer(strip_markers(s.text))}
+            kp_roots = kp_roots | {m.group(0).casefold() for m in POLARITY_RE.finditer(kp.body or "")}
         if new and len(new & kp_roots) / len(new) >= min_share:
             return True
     return False
@@ -266,6 +269,10 @@ def verdict_rules(a: Judgeable, shown: Sequence[SentenceAttribution], off_key: b
         if QUANTITY_RE.search(asked(a.query)) and not any(NUMBER_RE.search(strip_markers(s.text)) for s in shown):
             return (AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but the question asks for a "
                                                     "number and they give none")
+        gaps = conf.unaddressed(asked(a.query), strip_markers(" ".join(s.shown() for s in shown)))
+        if gaps:  # issue 39, item 4: "supported" also needs the answer to address what the question asks
+            return AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but " + "; ".join(
+                conf.VETOES[g] for g in gaps)
         return AnswerVerdict.SUPPORTED, "every claim shown passed the check and rests on the key passage"
     # the key passage stands as the answer (the model wrote nothing that passed, or its claims rest elsewhere):
     # judged by how well it matches the question, whichever the reason it stands

@@ -63,6 +63,7 @@ class Row:
     vetoes: tuple[str, ...]
     refused: bool
     answer_ms: float = 0.0
+    rules_verdict: str = ""
 
     @property
     def answerable(self) -> bool:
@@ -79,7 +80,8 @@ def load(path: Path) -> list[Row]:
         a = Answer.from_json(d["answer"])
         rows[(d["corpus"], d["key"])] = Row(d["corpus"], d["key"], d["wording"], bool(d["shown_correct"]),
                                              d["features"], d.get("feature_ms") or {},
-                                             tuple(vetoes(a)), bool(a.refused), float(d.get("answer_ms") or 0.0))
+                                             tuple(vetoes(a)), bool(a.refused), float(d.get("answer_ms") or 0.0),
+                                             str(d.get("verdict") or ""))
     return list(rows.values())
 
 
@@ -220,6 +222,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("\n## Features\n")
     feature_table(rows)
     judged = loco(rows)
+    print("\n## Today's rules on the same answers (the verdict each was shown with)\n")
+    reliability([Judged(r, None, AnswerVerdict(r.rules_verdict)) for r in rows if r.rules_verdict])
     print("\n## Left out in turn: verdicts\n")
     reliability(judged)
     print("\n## Left out in turn: coverage and precision\n")

@@ -186,3 +186,25 @@ def test_a_question_asking_how_many_answered_without_a_number_is_partly_supporte
     assert v.verdict == AnswerVerdict.PARTLY_SUPPORTED and "asks for a number" in v.reason
     assert _answer("Full-time staff get 28 days of annual leave [1].", kp=kp).judged.verdict == \
         AnswerVerdict.SUPPORTED
+
+
+def test_a_yes_no_question_answered_without_a_side_is_only_partly_supported():
+    """Issue 39, item 4: asked whether a property should be populated, an answer about a related property that
+    never says "do not" is not "supported"."""
+    from rag.answer.gate import apply_gate as _gate
+
+    q = "Should SARIF producers populate result.fingerprints?"
+    props = "Do not populate result.fingerprints. Do populate result.partialFingerprints when your tool can."
+    kp = KeyPassage((KeySentence(1, props, 0, len(props), "note.docx > Guidance", 0.9),), 1.0, props)
+    hit = Hit(chunk_id=1, rank=1, fused_rank=1, rrf_score=1 / 61, cosine_distance=0.3)
+    cites = [_cite(1, props)]
+
+    def judged(raw: str) -> tuple:
+        text, _, _, sents = check_answer(raw, cites, None, q)
+        j = Answer(query=q, citations=cites, gate=_gate(q, [hit], 0.675, 4), key_passage=kp, text=text,
+                   sentences=sents).judged
+        return j.verdict, j.reason
+
+    assert judged("Do not populate result.fingerprints [1].")[0] == AnswerVerdict.SUPPORTED
+    v, why = judged("Populate result.partialFingerprints when your tool can provide one [1].")
+    assert v == AnswerVerdict.PARTLY_SUPPORTED and "asks yes or no and the answer takes no side" in why
