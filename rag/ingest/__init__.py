@@ -5,7 +5,8 @@
   :mod:`rag.ingest.contained` runs it in a child process with memory and time limits (issue 26), together with
   the text stages of :mod:`rag.ingest.read` (roles, chunks, sentence units), each under its time budget
   (:mod:`rag.ingest.budget`, issue 35);
-* :mod:`rag.ingest.textfile` - text files: encodings (BOMs, charset-normalizer), Markdown front matter
+* :mod:`rag.ingest.textfile` - text files: encodings (BOMs, charset-normalizer), Markdown front matter (and
+  :mod:`rag.ingest.markdown_hidden`: raw HTML under the hidden-text rules)
   and HTML comments;
 * :mod:`rag.ingest.pdf` - the PDF reader (PyMuPDF), with its parts: :mod:`rag.ingest.pdf_page` (one page as
   read), :mod:`rag.ingest.pdf_text` (lines -> paragraphs -> canonical text), :mod:`rag.ingest.pdf_title`
@@ -39,5 +40,5 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: lines split from the byline under them). 6: issue 37 (Office content controls, numbering, notes, headers and
 #: footers, SmartArt, line breaks, builds, sheet captions). 7: issue 37 (ODF numbering, notes, headers, indexes,
 #: builds; HTML captions, note markers, formulas, heading decorations; EPUB media over the ratio limit). 8: ODT
-#: table cells whose text sits in lists (issue 37).
-EXTRACTOR_VERSION = "8"
+#: table cells whose text sits in lists (issue 37). 9: raw HTML a Markdown renderer hides left out (issue 37).
+EXTRACTOR_VERSION = "9"

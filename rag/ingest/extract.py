@@ -39,6 +39,7 @@ from rag.ingest.epub import extract_epub
 from rag.ingest.html import extract_html
 from rag.ingest.image import IMAGE_TYPES, extract_image
 from rag.ingest.limits import Limits, check_size, check_zip, resolve
+from rag.ingest.markdown_hidden import strip_hidden_html
 from rag.ingest.odf import extract_odf
 from rag.ingest.pdf import PAGED, Progress, extract_pdf
 from rag.ingest.pptx import extract_pptx
@@ -131,6 +132,9 @@ def extract_text(data: bytes, name: str) -> Document:
         if problem:
             warnings.append(problem)
         canonical = textfile.strip_html_comments(canonical)
+        canonical, hidden = strip_hidden_html(canonical)  # issue 37: raw HTML under the HTML reader's rules
+        if hidden.total:
+            warnings.append(hidden.warning())
         canonical, refs = textfile.strip_reference_definitions(canonical)  # issue 26: ``[//]: # (...)`` is hidden
         if refs:
             warnings.append(f"hidden text left out: {refs} link reference definition(s) (Markdown comments such as "
