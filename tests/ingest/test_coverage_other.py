@@ -47,7 +47,7 @@ def test_the_odf_auditor_sees_tables_lists_and_notes_and_the_reader_keeps_them()
 def test_the_epub_auditor_reads_the_spine_and_html_rules_leave_hidden_text_out():
     data = samples.epub_bytes()
     assert any("The wind rose at dawn" in s.text for s in epub_seen(data, Limits()))
-    assert audit(extract_bytes(data, "storm.epub"), data, Limits()).share == 1.0
+    assert judge(epub_seen(data, Limits()), extract_bytes(data, "storm.epub").canonical).share == 1.0
     assert visible_pieces("<body><main><p>Shown</p><p style='display: none'>Secret</p></main><nav>Menu</nav>"
                           "</body>") == ["Shown"]
-    assert MediaType.ODT.value in auditors() and MediaType.EPUB.value in auditors()
+    assert MediaType.ODT.value in auditors() and MediaType.EPUB.value not in auditors()  # CSS not read yet
