@@ -8,8 +8,8 @@
 * :mod:`rag.cli.collection` - ``--collection`` and ``collections list|create|rename|delete``;
 * :mod:`rag.cli.jobs` - ``jobs``, ``worker``, ``watch`` (the queue, issue 25);
 * :mod:`rag.cli.eval` - ``eval``;
-* :mod:`rag.cli.bench_extract`, :mod:`rag.cli.bench_real`, :mod:`rag.cli.bench_retrieval`,
-  :mod:`rag.cli.bench_scale`, :mod:`rag.cli.bench_answers` - ``bench extract|real|retrieval|scale|answers``;
+* :mod:`rag.cli.bench_extract`, :mod:`rag.cli.bench_real`, :mod:`rag.cli.bench_files`, :mod:`rag.cli.bench_retrieval`,
+  :mod:`rag.cli.bench_scale`, :mod:`rag.cli.bench_answers` - ``bench extract|real|files|retrieval|scale|answers``;
 * :mod:`rag.cli.doctor` - ``doctor``;
 * :mod:`rag.cli.api` - ``serve``, ``mcp``, ``access create-token|tokens|revoke-token`` (issue 38, :mod:`rag.api`);
 * :mod:`rag.cli.common` - the ``--shared`` option.

@@ -2,7 +2,7 @@
 
 Each subcommand lives next to the stage it drives (:mod:`rag.cli.store`,
 :mod:`rag.cli.answer`, :mod:`rag.cli.bench_answers`, :mod:`rag.cli.eval`, :mod:`rag.cli.bench_extract`,
-:mod:`rag.cli.bench_real`, :mod:`rag.cli.bench_retrieval`, :mod:`rag.cli.doctor`, :mod:`rag.cli.jobs`); this
+:mod:`rag.cli.bench_real`, :mod:`rag.cli.bench_files`, :mod:`rag.cli.bench_retrieval`, :mod:`rag.cli.doctor`, :mod:`rag.cli.jobs`); this
 module only lists them. Heavy libraries (torch, FAISS, llama.cpp, PyMuPDF) are imported inside the commands, so
 ``--help`` stays fast. Domain errors (:class:`rag.errors.RagError`) are printed as one
 line and exit with status 1; anything else is logged with its traceback.
@@ -21,6 +21,7 @@ from rag.cli import answer as answer_cli
 from rag.cli import api as api_cli
 from rag.cli import bench_answers as bench_answers_cli
 from rag.cli import bench_extract as bench_extract_cli
+from rag.cli import bench_files as bench_files_cli
 from rag.cli import bench_real as bench_real_cli
 from rag.cli import bench_retrieval as bench_retrieval_cli
 from rag.cli import bench_scale as bench_scale_cli
@@ -155,6 +156,7 @@ access.add_command(api_cli.tokens_cmd, "tokens")
 access.add_command(api_cli.revoke_token_cmd, "revoke-token")
 bench.add_command(bench_extract_cli.bench_extract_cmd, "extract")
 bench.add_command(bench_real_cli.bench_real_cmd, "real")
+bench.add_command(bench_files_cli.bench_files_cmd, "files")
 bench.add_command(bench_retrieval_cli.bench_retrieval_cmd, "retrieval")
 bench.add_command(bench_scale_cli.bench_scale_cmd, "scale")
 bench.add_command(bench_answers_cli.bench_answers_cmd, "answers")

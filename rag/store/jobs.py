@@ -259,10 +259,12 @@ def finish_job(conn: sqlite3.Connection, job_id: int, state: JobState, *, reason
 
 @dataclass(frozen=True)
 class Beat:
-    """What a heartbeat learned: whether the caller still owns the job, and whether a cancel was asked."""
+    """What a heartbeat learned: whether the caller still owns the job, whether a cancel was asked, and whether
+    the job has finished meanwhile (its commit ran between the worker's look at it and the beat: not a loss)."""
 
     owned: bool
     cancel: bool
+    finished: bool = False
 
 
 @dataclass(frozen=True)
@@ -366,8 +368,8 @@ class JobQueue:
         with self.locks.write(self.conn):
             n = self.conn.execute("UPDATE jobs SET lease_until=?, heartbeat=? WHERE id=? AND owner=? AND state=?",
                                   (t + LEASE_S, t, job_id, owner, JobState.RUNNING)).rowcount
-            r = self.conn.execute("SELECT cancel FROM jobs WHERE id=?", (job_id,)).fetchone()
-        return Beat(owned=n == 1, cancel=bool(r and r[0]))
+            r = self.conn.execute("SELECT cancel, state FROM jobs WHERE id=?", (job_id,)).fetchone()
+        return Beat(owned=n == 1, cancel=bool(r and r[0]), finished=bool(r and r[1] not in ACTIVE))
 
     def progress(self, job_id: int, owner: str, stage: str, done: int, total: int) -> bool:
         """Record the running job's stage and ``done``/``total`` (what every page and ``rag jobs`` show);

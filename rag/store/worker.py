@@ -157,7 +157,7 @@ class Worker:
                 q.beat_worker(self.owner, job.id if job else None)
                 if job is not None:
                     beat = q.heartbeat(job.id, self.owner)
-                    if beat.cancel or not beat.owned:
+                    if not beat.finished and (beat.cancel or not beat.owned):
                         self._cancelled.add(job.id)
             except Exception:  # noqa: BLE001 - a busy database must not kill the heartbeat; the next one retries
                 logger.warning("worker heartbeat failed", exc_info=True)

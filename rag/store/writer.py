@@ -253,7 +253,10 @@ class Writer:
                                   warnings=tuple(prepared.document.warnings))
             progress("index", 0, 1)
             r = self._commit(job, prepared, result)
-            progress("index", 1, 1)
+            try:
+                progress("index", 1, 1)
+            except Cancelled:  # committed: a cancel heard now is too late, and must not drop the indexed document
+                pass
             return r
         except Cancelled:
             return self._drop(job, result)

@@ -236,3 +236,30 @@ def test_a_document_left_indexing_with_no_job_is_failed_interrupted(store):
                       "created_at, updated_at) VALUES (?, 'old.md', 1, 'indexing', 'm', 384, '1', 'x', 'x')", ("a" * 64,))
     (doc,) = store.documents()
     assert doc.status == "failed" and doc.reason == INTERRUPTED and doc.retryable is True
+
+
+def test_a_heartbeat_after_the_commit_never_cancels_the_indexed_document(store):
+    """Seen under load (issue 35's benchmark): the worker's heartbeat read its job just before the commit and beat
+    just after it; the finished job was 'not owned' any more, taken for a lost lease, and the next progress report
+    cancelled the job and dropped the document it had just indexed."""
+    r = store.enqueue_bytes(_md("Alpha"), "a.md")
+    _drain(store)
+    beat = store.jobs.heartbeat(r.job_id, "whoever")
+    assert beat.finished and not beat.owned and not beat.cancel
+    assert store.jobs.get(r.job_id).state == JobState.DONE
+    assert store.get_document(r.document_id).status == "ready"
+
+
+def test_a_cancel_heard_after_the_commit_is_too_late_and_loses_nothing(store):
+    from rag.errors import Cancelled
+
+    r = store.enqueue_bytes(_md("Alpha"), "a.md")
+    job = store.jobs.take(r.job_id, "me")
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "index" and done == total:
+            raise Cancelled("a.md: cancelled")
+
+    got = store.run_job(job, "me", progress)
+    assert got.status == "ready" and store.get_document(r.document_id).status == "ready"
+    assert store.jobs.get(r.job_id).state == JobState.DONE

@@ -7,6 +7,8 @@
 * :mod:`rag.evaluation.bench.extract` - stage 1: coverage, OCR, tables, joins, pages/s, needle pages;
 * :mod:`rag.evaluation.bench.real` - stage 1 on the real documents of every format: needles by placement and
   format, coverage, warnings, seconds (issue 37);
+* :mod:`rag.evaluation.bench.files` - every failure input and real document through the whole indexing path:
+  outcome, reason, seconds, memory, the stage of a failure, hangs (issue 35);
 * :mod:`rag.evaluation.bench.retrieval` - stage times, recall per wording, the indexes at scale;
 * :mod:`rag.evaluation.bench.scale` - ingest, the float / int8 encoders, local FAISS + bm25s against Milvus;
   :mod:`rag.evaluation.bench.curve` - the dense and BM25 indexes replicated to 1M chunks;
