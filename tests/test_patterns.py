@@ -35,6 +35,8 @@ CHILDREN = 2
 DYNAMIC = {
     "rag/answer/claims.py:holds":
         "re.escape of one name or number of the answer between fixed look-arounds: a literal, no quantifier over it",
+    "rag/ingest/coverage_ooxml.py:numbered":
+        "member-name patterns written in that module (word/header\\d*\\.xml ...): literals and one \\d run each",
     "rag/answer/quote_answer.py:quote_span":
         "re.escape of each word of a quote joined by \\s+: literals between single whitespace runs, one way to match",
 }
