@@ -29,7 +29,7 @@ def _last_word_start(text: str) -> int:
     return j
 
 
-MD_LINK_RE = re.compile(r"!?\[([^\]\n]{0,300})\]\(([^)\s]{0,500})(?:\s+\"[^\"]*\")?\)")
+MD_LINK_RE = re.compile(r"!?\[([^\[\]\n]{0,300})\]\(([^)\s]{0,500})(?:\s+\"[^\"]*\")?\)")
 URL_RE = re.compile(r"(?:(?:https?|ftp|file)://|\bwww\.)[^\s<>\]\)]*[^\s<>\]\).,;:!?'\"]", re.I)
 CODE_RE = re.compile(r"`[^`\n]*`")
 _NUM_RE = re.compile(r"\d+")
