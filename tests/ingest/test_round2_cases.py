@@ -10,6 +10,7 @@ from rag.answer.cite import citations_from_rows, evidence_page
 from rag.errors import ExtractionError
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes, extract_path
+from rag.types import Locator, TextRole
 
 
 def _count(text: str) -> int:
@@ -81,6 +82,8 @@ class _Row:
     end: int
     page: int | None
     page_end: int | None
+    locator: Locator | None = None  # a row stored before issue 17: the citation rebuilds it from the pages
+    role: TextRole = TextRole.BODY
 
 
 @dataclass
