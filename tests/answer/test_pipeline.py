@@ -98,8 +98,8 @@ def test_real_model_answer_is_cited_and_checked(real_store, gguf_path):
     assert "http" not in a.text
     d = a.to_json()
     assert list(d) == [
-        "query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "verdict_reason", "notice", "gate",
-        "retrieval", "key_passage", "answer_sentences",
+        "query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "verdict_reason", "confidence",
+        "notice", "gate", "retrieval", "key_passage", "answer_sentences",
         "invalid_citations_removed", "model", "retrieval_ms", "ttft_ms", "generation_ms", "tokens", "read_spans",
         "model_answer", "answer_from", "note", "reasked",
     ]

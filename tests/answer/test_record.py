@@ -66,7 +66,7 @@ def test_the_ask_json_contract_carries_no_storage_keys():
     d = _answer().to_json()
     assert not {"format", "raw_text", "first_text", "links_removed", "dropped_sources"} & set(d)
     assert set(d["answer_sentences"][0]) == {"text", "cited", "supported_by", "unsupported", "inferred", "verdict",
-                                             "reason", "cites"}
+                                             "reason", "cites", "supported", "label"}
 
 
 def test_a_chat_turn_saved_before_the_format_key_still_decodes():
