@@ -118,10 +118,11 @@ def test_real_model_answer_is_cited_and_checked(real_store, gguf_path):
     assert d["verdict"] in ("supported", "partly_supported", "may_not_answer") and d["verdict_reason"]
     assert (d["gate"]["verdict"] == "mentions") <= (d["verdict"] == "may_not_answer")
     for sent in d["answer_sentences"]:
-        assert set(sent) == {"text", "cited", "supported_by", "unsupported", "inferred", "verdict", "reason", "cites"}
+        assert set(sent) == {"text", "cited", "supported_by", "unsupported", "inferred", "verdict", "reason", "cites",
+                             "supported", "label"}
         assert set(sent["cited"]) <= valid and set(sent["supported_by"]) <= valid
         assert not sent["cites"] or sent["verdict"] in ("supported", "inferred")
-    assert a.has_citation  # a checked claim's source, or the key passage's
+    assert a.judged.cited  # a checked claim's source, or the key passage's
 
 
 @pytest.mark.slow  # the real 0.5B GGUF
