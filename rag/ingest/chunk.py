@@ -288,6 +288,18 @@ def _batch_counter(count_tokens: Callable[[str], int] | None) -> Callable[[list[
     return count_tokens_batch
 
 
+def shorten_header(head: str, limit: int, count: Callable[[list[str]], list[int]]) -> str:
+    """``head`` (a chunk's embedded header, ``\n``-terminated) cut short, ending in an ellipsis, until it counts at
+    most ``limit`` word-pieces by ``count``; unchanged when it already does. Ends: every round removes at least
+    three characters."""
+    n = count([head])[0]
+    while n > limit and len(head) > 8:
+        keep = max(4, min(len(head) - 3, int(len(head) * limit / n * 0.9)))
+        head = head[:keep].rstrip() + "\u2026\n"
+        n = count([head])[0]
+    return head
+
+
 def _fit_window(text: str, items: list[tuple[int, int, str]], budget: int, window: int,
                 count: Callable[[list[str]], list[int]],
                 extra: Callable[[int], str] | None = None) -> list[tuple[int, int, str, bool]]:
@@ -302,8 +314,21 @@ def _fit_window(text: str, items: list[tuple[int, int, str]], budget: int, windo
     result: list[tuple[int, int, str, bool]] = []
     todo = [(s, e, h, False, budget) for s, e, h in items]
     head_n: dict[str, int] = {}
+    fitted: dict[str, str] = {}
+    limit = window // 2
+
+    def fit(head: str) -> str:
+        # A header (section path, a table's header row) may take at most half the window: in a script the
+        # encoder's vocabulary hardly knows (Arabic: about a word-piece per character), the two together took
+        # the whole window and every chunk was cut to one character (5,742 chunks for 92,037 characters).
+        if len(head) <= limit:
+            return head
+        if head not in fitted:
+            fitted[head] = shorten_header(head, limit, count)
+        return fitted[head]
+
     while todo:
-        heads = [h + extra(s) for s, _, h, _, _ in todo]
+        heads = [fit(h + extra(s)) for s, _, h, _, _ in todo]
         long_ix = [i for i, (s, e, _, _, _) in enumerate(todo) if len(heads[i]) + (e - s) + 2 > window]
         counts = dict(zip(long_ix, count([heads[i] + text[todo[i][0]:todo[i][1]] for i in long_ix])))
         nxt = []
