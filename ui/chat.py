@@ -44,7 +44,7 @@ from ui.format import (
     removed_markdown,
     verdict_markdown,
 )
-from ui.plain import answered_from, mentions_text, names_phrase, refusal_text
+from ui.plain import answered_from, mentions_text, names_phrase, refusal_text, searched_text
 
 #: The chat's avatars: neutral icons (issue 29: Streamlit's default ones are red and orange, and red is for
 #: what failed).
@@ -270,6 +270,8 @@ def render_verdict(a: Answer, scope: list[str] | None = None) -> None:
         if a.notice:
             text += "  \n" + md_escape(mentions_text(a, scope))
     getattr(st, box)(text, icon=icon)
+    if a.judged.verdict == AnswerVerdict.MAY_NOT_ANSWER and a.advice is not None:  # issue 39: searched, what to try
+        st.caption(md_escape(" ".join(a.advice.lines())))
 
 
 def render_search_note(gate: GateResult | None) -> None:
@@ -287,6 +289,9 @@ def render_refusal(a: Answer, scope: list[str] | None = None) -> None:
     what, nxt = refusal_text(a, scope)
     box, icon = VERDICT_STYLE["refused"]
     getattr(st, box)(f"**{md_escape(a.judged.label)}** · {md_escape(what)}", icon=icon)
+    searched = searched_text(a)
+    if searched:
+        st.caption(md_escape(searched))
     st.caption(md_escape(nxt))
 
 

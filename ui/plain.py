@@ -79,6 +79,14 @@ def refusal_text(answer: Answer, scope: Sequence[str] | None = None) -> tuple[st
     ``scope`` the names of the documents it was asked within (``None``: all of them), named in both lines
     (issue 29: a scoped refusal did not say it was scoped).
     """
+    advice = answer.advice
+    if advice is not None and advice.no_documents:  # issue 39: "your documents do not seem to say this" with none
+        return (f"No answer: {advice.searched[0].lower()}{advice.searched[1:]}",
+                "Add documents on the Documents page, then ask again.")
+    if advice is not None and advice.decided:  # the user's own threshold or cut refused it, not the documents
+        return (f"No answer: your own settings refused this, not your documents. {advice.decided}",
+                "Ask again with the default settings (reset them in the sidebar), or keep yours and ask with the "
+                "words the document would use.")
     lang = answer.gate.language
     if lang is not None and lang.differs and lang.question:
         docs = " and ".join(language_name(c) for c in lang.documents) or "another language"
@@ -95,12 +103,24 @@ def refusal_text(answer: Answer, scope: Sequence[str] | None = None) -> tuple[st
     return what, nxt
 
 
+def searched_text(answer: Answer) -> str:
+    """What a refusal or "may not answer" searched, in plain words (issue 39, Deliver 3): the documents and the
+    closest passages with their locators; ``""`` for the other verdicts, with no documents, or for an answer
+    recorded without it."""
+    advice = answer.advice
+    if advice is None or advice.no_documents:
+        return ""
+    closest = (" Closest passages: " + "; ".join(advice.closest) + ".") if advice.closest else ""
+    return advice.searched + closest
+
+
 def mentions_text(answer: Answer, scope: Sequence[str] | None = None) -> str:
     """The "may not answer" verdict in plain words, scope named; the language hint when the question's language
     is not the documents'."""
     within = f" (within {names_phrase(scope)})" if scope else ""
     text = (f"Your documents mention this{within} but may not answer it: read the passages below before relying "
             "on what they say.")
+
     lang = answer.gate.language
     if lang is not None and lang.differs and lang.question:
         docs = " and ".join(language_name(c) for c in lang.documents)

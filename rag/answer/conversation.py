@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from rag.answer.advice import Searched
 from rag.answer.cite import Citation, locator_label
 from rag.answer.followup import (
     Rewrite,
@@ -42,7 +43,7 @@ from rag.answer.followup import (
 from rag.answer.gate import GateResult
 from rag.answer.generate import TextGenerator
 from rag.answer.history import Candidate, Turn
-from rag.answer.pipeline import AnswerStream, gated_sources, no_generation_answer, search_and_gate
+from rag.answer.pipeline import AnswerStream, gated_sources, no_generation_answer, search_and_gate, what_was_searched
 from rag.answer.record import Answer
 from rag.errors import RagError, StoreError
 from rag.settings import Settings
@@ -73,9 +74,10 @@ class TurnStream(AnswerStream):
     def __init__(self, conversation: Conversation, followup: Rewrite, previous: Sequence[str],
                  scope: Sequence[str] | None, gate: GateResult, cites: Sequence[Citation], settings: Settings, *,
                  retrieval_ms: float | None = None, get_generator: Callable[[Settings], TextGenerator] | None = None,
-                 embedder: Encoder | None = None, term_stats: TermStats | None = None):
+                 embedder: Encoder | None = None, term_stats: TermStats | None = None,
+                 searched: Searched | None = None):
         super().__init__(gate, cites, settings, retrieval_ms=retrieval_ms, get_generator=get_generator,
-                         embedder=embedder, term_stats=term_stats)
+                         embedder=embedder, term_stats=term_stats, searched=searched)
         self.conversation = conversation
         self.followup = followup
         self.previous = tuple(previous)
@@ -117,7 +119,7 @@ class TurnStream(AnswerStream):
 
     def without_generation(self) -> Answer:
         """The gate's decision, its citations and the key passage, no model loaded (``ask --no-generate``); saved."""
-        self.answer = no_generation_answer(self.gate, self.cites, self.retrieval_ms, self.key_passage)
+        self.answer = no_generation_answer(self.gate, self.cites, self.retrieval_ms, self.key_passage, self.searched)
         self.end()
         return self.answer
 
@@ -205,7 +207,8 @@ class Conversation:
         gate, cites, ms = gated_sources(self.store, rw.standalone, self.settings, scope)
         turn = TurnStream(self, rw, self.previous, scope, gate, cites, self.settings, retrieval_ms=ms,
                           get_generator=get_generator, embedder=self.store.embedder,
-                          term_stats=None if gate.refused else self.store.term_stats())
+                          term_stats=None if gate.refused else self.store.term_stats(),
+                          searched=what_was_searched(self.store, gate, scope, self.settings))
         self.previous.append(rw.standalone)
         return turn
 

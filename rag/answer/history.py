@@ -201,11 +201,20 @@ def turn_markdown(n: int, t: Turn, names: Mapping[str, str] | None = None,
     elif a.refused:
         out.append(verdict_markdown(a))
         out.append(f"**{lit(a.refusal)}**" + (f"\n\nWhy: {lit(a.why)}" if a.why else ""))
+        out += _advice_markdown(a)
     else:
         out += _answered_markdown(a)
+        out += _advice_markdown(a)
     if a is not None and a.citations:
         out.append(_sources_markdown(a))
     return "\n\n".join(out)
+
+
+def _advice_markdown(a: Answer) -> list[str]:
+    """A refusal's or "may not answer"'s advice (issue 39, Deliver 3: what was searched, the closest passages,
+    the user's setting that decided, what to try), one line each; nothing for the other verdicts."""
+    advice = a.advice
+    return ["\n".join(f"- {lit(line)}" for line in advice.lines())] if advice is not None else []
 
 
 def _answered_markdown(a: Answer) -> list[str]:

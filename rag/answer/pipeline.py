@@ -18,13 +18,17 @@ streams an answer over the numbered sources, and the server
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rag.answer.advice import CLOSEST, Closest, Searched
+from rag.answer.asked_with import default_knobs
 from rag.answer.attribute import (
     CitationStreamFilter,
     SentenceAttribution,
@@ -34,7 +38,7 @@ from rag.answer.attribute import (
     split_sentences,
 )
 from rag.answer.calibrated_gate import store_calibration
-from rag.answer.cite import Citation, citations, format_sources_for_prompt
+from rag.answer.cite import Citation, citations, format_sources_for_prompt, locator_label
 from rag.answer.confidence import needed_probes
 from rag.answer.excerpt import Excerpt, citation_views, prompt_excerpts
 from rag.answer.gate import GateKnobs, GateResult
@@ -47,7 +51,7 @@ from rag.answer.roles import SUPPORTING
 from rag.answer.translate import Translation, translate_question, translation_generator
 from rag.settings import Settings
 from rag.text import TermStats, strip_markers
-from rag.types import QueryPlan
+from rag.types import DocStatus, QueryPlan
 
 if TYPE_CHECKING:
     from rag.index.embed import Encoder
@@ -99,9 +103,34 @@ def check_answer(text: str, sources: Sequence[Citation], embedder: Encoder | Non
                                                                quotes=quotes, headings=heads)
 
 
-def refused_answer(gate: GateResult, retrieval_ms: float | None = None) -> Answer:
-    """The gate's refusal as an :class:`Answer` (no model involved)."""
-    return Answer(query=gate.query, gate=gate, retrieval_ms=retrieval_ms)
+def refused_answer(gate: GateResult, retrieval_ms: float | None = None, searched: Searched | None = None) -> Answer:
+    """The gate's refusal as an :class:`Answer` (no model involved), with what was ``searched``."""
+    return Answer(query=gate.query, gate=gate, retrieval_ms=retrieval_ms, searched=searched)
+
+
+def default_settings_knobs(settings: Settings) -> dict[str, float | None]:
+    """The knobs' defaults for the gate ``settings`` uses (:func:`rag.answer.asked_with.default_knobs` of the
+    settings' field defaults, the gate's own cuts): what a refusal compares the knobs it was decided with to."""
+    fields = type(settings).model_fields
+    base = SimpleNamespace(gate=settings.gate, threshold=fields["threshold"].default,
+                           max_sources=fields["max_sources"].default, min_score=None, mention_score=None)
+    return default_knobs(base)  # type: ignore[arg-type]
+
+
+def what_was_searched(store: Store, gate: GateResult, doc_ids: Sequence[str] | None = None,
+                      settings: Settings | None = None) -> Searched:
+    """What ``gate``'s question was searched in (issue 39, Deliver 3): the ready documents in scope (``doc_ids``,
+    ``None``: all) by their citation label, how many the store holds, the :data:`rag.answer.advice.CLOSEST`
+    passages nearest the question with their locators, and the knobs' defaults (:func:`default_settings_knobs`)."""
+    docs = [d for d in store.documents() if d.status == DocStatus.READY]
+    wanted = None if doc_ids is None else set(doc_ids)
+    in_scope = [d.label for d in docs if wanted is None or d.id in wanted]
+    hits = sorted((h for h in gate.candidates if not math.isnan(h.cosine_distance)),
+                  key=lambda h: h.cosine_distance)[:CLOSEST]
+    rows = store.chunks([h.chunk_id for h in hits]) if hits else []
+    closest = tuple(Closest(locator_label(r), float(h.cosine_distance)) for h, r in zip(hits, rows))
+    return Searched(documents=tuple(in_scope), total=len(docs), scoped=doc_ids is not None, closest=closest,
+                    defaults=default_settings_knobs(settings or store.settings))
 
 
 class AnswerStream:
@@ -126,8 +155,10 @@ class AnswerStream:
         get_generator: Callable[[Settings], TextGenerator] | None = None,
         embedder: Encoder | None = None,
         term_stats: TermStats | None = None,
+        searched: Searched | None = None,
     ):
         self.gate = gate
+        self.searched = searched
         self.cites = list(cites)
         self.settings = settings
         self.retrieval_ms = retrieval_ms
@@ -137,7 +168,7 @@ class AnswerStream:
         self.excerpts: list[Excerpt] = []
         self.key_passage: KeyPassage | None = None
         if gate.refused:
-            self.answer: Answer | None = refused_answer(gate, retrieval_ms)
+            self.answer: Answer | None = refused_answer(gate, retrieval_ms, searched)
         else:
             self.answer = None
             self.key_passage = key_passage(gate.query, self.cites, term_stats)
@@ -168,7 +199,7 @@ class AnswerStream:
             dropped_sources=prompt.dropped, raw_text=stream.text,
             read_spans={c.index: e.spans for c, e in zip(self.cites, self.excerpts)
                         if not e.whole and c.index in {x.index for x in seen}},
-            key_passage=self.key_passage, token_probs=token_probs, yes_no=yn,
+            key_passage=self.key_passage, token_probs=token_probs, yes_no=yn, searched=self.searched,
         )
 
     def _probes(self, gen: TextGenerator, prompt: object) -> tuple[TokenProbs | None, YesNo | None]:
@@ -214,13 +245,13 @@ class AnswerStream:
 
 
 def no_generation_answer(gate: GateResult, cites: Sequence[Citation], retrieval_ms: float | None = None,
-                         key_passage: KeyPassage | None = None) -> Answer:
+                         key_passage: KeyPassage | None = None, searched: Searched | None = None) -> Answer:
     """``--no-generate``: the gate's decision, its citations and ``key_passage``, ``text`` ``None``, no model
-    loaded."""
+    loaded; ``searched`` what was searched."""
     if gate.refused:
-        return refused_answer(gate, retrieval_ms)
+        return refused_answer(gate, retrieval_ms, searched)
     return Answer(query=gate.query, gate=gate, citations=tuple(cites), retrieval_ms=retrieval_ms,
-                  key_passage=key_passage)
+                  key_passage=key_passage, searched=searched)
 
 
 def search_and_gate(store: Store, query: str, settings: Settings | None = None,
@@ -299,4 +330,5 @@ def ask(
     s = settings or store.settings
     gate, cites, ms = gated_sources(store, query, s, doc_ids)
     return AnswerStream(gate, cites, s, retrieval_ms=ms, get_generator=get_generator, embedder=store.embedder,
-                        term_stats=None if gate.refused else store.term_stats())
+                        term_stats=None if gate.refused else store.term_stats(),
+                        searched=what_was_searched(store, gate, doc_ids, s))

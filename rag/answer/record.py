@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
+from rag.answer.advice import Advice, Searched, advise
 from rag.answer.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.cite import Citation, citation_from_json, citation_json
 from rag.answer.gate import GateResult
@@ -74,6 +75,8 @@ class AnswerDict(TypedDict):
     verdict: str
     verdict_reason: str
     confidence: float | None
+    searched: NotRequired[dict[str, Any]]
+    advice: NotRequired[dict[str, Any]]
     notice: NotRequired[str | None]
     gate: NotRequired[dict[str, Any]]
     retrieval: NotRequired[dict[str, Any]]
@@ -116,7 +119,9 @@ class Answer:
     sources that best answer the question (:mod:`rag.answer.key_passage`), shown before the model writes;
     ``saved_verdict`` the ``(verdict, reason)`` a saved answer was shown with (kept, not re-judged) and
     ``saved_confidence`` its probability; ``token_probs`` / ``yes_no`` what the model's own probes said of the
-    answer (:mod:`rag.answer.probes`, issue 39; ``None`` when they did not run), read by the combiner that judges it.
+    answer (:mod:`rag.answer.probes`, issue 39; ``None`` when they did not run), read by the combiner that judges it;
+    ``searched`` what was searched (:class:`rag.answer.advice.Searched`: the documents in scope, the closest
+    passages, the knobs' defaults; ``None`` for an answer recorded without it), read by :attr:`advice`.
 
     ``judged`` (:class:`rag.answer.verdict.Judged`) is computed once, when the answer is made (``replace``
     makes a new answer and judges it again): what is shown, what is left out, and the verdict.
@@ -142,6 +147,7 @@ class Answer:
     token_probs: TokenProbs | None = None
     yes_no: YesNo | None = None
     saved_confidence: float | None = None
+    searched: Searched | None = None
     judged: Judged = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -149,6 +155,13 @@ class Answer:
         object.__setattr__(self, "sentences", tuple(self.sentences))
         object.__setattr__(self, "dropped_sources", tuple(self.dropped_sources))
         object.__setattr__(self, "judged", judge(self, self.saved_verdict))
+
+    @property
+    def advice(self) -> Advice | None:
+        """What a refusal or "may not answer" says besides its reason (issue 39, Deliver 3: what was searched, the
+        closest passages, the user's own setting when it decided, what to try; :func:`rag.answer.advice.advise`);
+        ``None`` for the other verdicts and for an answer recorded without :attr:`searched`."""
+        return advise(self.judged.verdict, self.gate, self.searched)
 
     @property
     def generated(self) -> bool:
@@ -222,6 +235,11 @@ class Answer:
                 d["retrieval"]["note"] = searched_as_line(g)
         if self.key_passage is not None and not self.refused:
             d["key_passage"] = self.key_passage.to_json()
+        if self.searched is not None:  # issue 39, Deliver 3: what was searched, and a doubt's advice
+            d["searched"] = self.searched.to_json()
+        advice = self.advice
+        if advice is not None:
+            d["advice"] = advice.to_json()
         if self.generated:
             d.update(
                 answer_sentences=[_sentence_json(s) if full else s.to_json() for s in self.sentences],
@@ -271,6 +289,7 @@ class Answer:
             read_spans={int(n): tuple(tuple(sp) for sp in spans) for n, spans in (d.get("read_spans") or {}).items()},
             key_passage=KeyPassage.from_json(d.get("key_passage")), saved_verdict=saved,
             saved_confidence=d.get("confidence") if saved is not None else None,
+            searched=Searched.from_json(d.get("searched")),
         )
 
 

@@ -33,6 +33,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from rag.answer import confidence as conf
+from rag.answer.advice import decided_by
 from rag.answer.attribute import POLARITY_RE, ClaimVerdict, SentenceAttribution, takes_side
 from rag.answer.cite import Citation
 from rag.answer.claims import novel_roots, root, roots
@@ -110,6 +111,9 @@ class Judgeable(Protocol):
 
     @property
     def gate_verdict(self) -> Verdict: ...
+
+    @property
+    def gate(self) -> Any: ...
 
     @property
     def text(self) -> str | None: ...
@@ -250,9 +254,19 @@ def verdict_rules(a: Judgeable, shown: Sequence[SentenceAttribution], off_key: b
     sentences ``shown`` (none when the key passage stands as the answer) and whose claims passed but rest off the
     key passage when ``off_key``. An answer without generation (``--no-generate``) is judged by its key passage
     alone. The one place a verdict is decided: a new rule goes here, and :func:`judge` records its outcome."""
+    searched = getattr(a, "searched", None)  # issue 39, Deliver 3: what was searched, when the answer kept it
     if a.refused:
+        if searched is not None and (searched.total == 0 or (searched.scoped and not searched.documents)):
+            return AnswerVerdict.REFUSED, "there are no documents to search yet; no answer was written"
+        mine = decided_by(a.gate, searched.defaults) if searched is not None else None
+        if mine:
+            return AnswerVerdict.REFUSED, "your own settings refused it, not the documents: the defaults would not"
         return AnswerVerdict.REFUSED, "the documents hold nothing close enough to the question; no answer was written"
     if a.gate_verdict == Verdict.MENTIONS:
+        mine = decided_by(a.gate, searched.defaults) if searched is not None else None
+        if mine:
+            return (AnswerVerdict.MAY_NOT_ANSWER, "your own answerability cut decided this, not the documents: at the "
+                                                  "defaults the question counts as answered")
         return AnswerVerdict.MAY_NOT_ANSWER, "the documents mention this but may not answer it"
     claims = [s for s in a.sentences if s.claim or s.verdict in _FAILED]
     failed = [s for s in claims if s.verdict in _FAILED]

@@ -109,6 +109,12 @@ def verdict_line(a: Answer) -> str:
     return f"Verdict: {a.judged.line()}"
 
 
+def advice_lines(a: Answer) -> list[str]:
+    """A refusal's or "may not answer"'s advice as the CLI prints it (issue 39, Deliver 3), after the verdict."""
+    advice = a.advice
+    return [f"  {line}" for line in advice.lines()] if advice is not None else []
+
+
 def checked_lines(a: Answer) -> list[str]:
     """What the claim check did to the streamed answer: the checked answer when it differs, the note when
     the key passage stands as the answer, every sentence left out with its verdict and reason, then the
@@ -123,7 +129,7 @@ def checked_lines(a: Answer) -> list[str]:
     if removed:
         out.append(f"Left out by the claim check ({len(removed)}):")
         out += [f"  - {s.body} ({s.label}: {s.reason})" for s in removed]
-    return [*out, "", verdict_line(a)]
+    return [*out, "", verdict_line(a), *advice_lines(a)]
 
 
 @click.command()
@@ -231,6 +237,8 @@ def _report(a: Answer) -> None:
     if a.refused:
         click.echo(a.refusal)
         click.echo(verdict_line(a))
+        for line in advice_lines(a):
+            click.echo(line)
         if a.why:
             click.echo(f"why: {a.why}", err=True)
         return
@@ -239,6 +247,8 @@ def _report(a: Answer) -> None:
             click.echo(line)
         click.echo("(generation skipped: --no-generate)")
         click.echo(verdict_line(a))
+        for line in advice_lines(a):
+            click.echo(line)
     click.echo()
     click.echo(sources_table(a.citations))
     if a.generated:

@@ -56,7 +56,7 @@ def test_refusal_never_loads_or_calls_the_model(store, tmp_path):
     assert (generate.STATS.loads, generate.STATS.generations) == before
     assert generate._cache == {}
     assert set(a.to_json()) == {"query", "threshold", "refused", "refusal", "answer", "citations", "verdict",
-                                "verdict_reason", "confidence", "notice", "gate", "retrieval"}
+                                "verdict_reason", "confidence", "notice", "gate", "retrieval", "searched", "advice"}
     assert a.to_json()["confidence"] is None
     assert a.to_json()["verdict"] == a.to_json()["gate"]["verdict"] == "refused"
 

@@ -59,6 +59,10 @@ def test_refusal_line_and_json(runner, store_dir):
     r = runner.invoke(main, ["ask", "--store", str(store_dir), "--json", "--threshold", "0.3", "how do I renew my passport"])
     d = json.loads(r.output)
     assert d["refused"] and d["answer"] is None and d["threshold"] == 0.3 and d["citations"] == []
+    assert d["advice"]["searched"].startswith("Searched") and d["searched"]["total"] >= 1  # issue 39, Deliver 3
+    assert 1 <= len(d["advice"]["closest"]) <= 3 and "cosine distance" in d["advice"]["closest"][0]
+    assert "Use the words the document itself would use (names, terms, numbers)." in d["advice"]["try"]
+    assert "  " + d["advice"]["searched"] in lines  # the human output prints the same advice under its verdict
 
 
 def test_no_generate_json_contract(runner, store_dir, corpus_dir):
@@ -67,7 +71,8 @@ def test_no_generate_json_contract(runner, store_dir, corpus_dir):
     d = json.loads(r.output)
     assert list(d) == ["query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "verdict_reason",
                        "confidence",
-                       "notice", "gate", "retrieval", "key_passage"]
+                       "notice", "gate", "retrieval", "key_passage", "searched"] + (
+                           ["advice"] if d["verdict"] in ("refused", "may_not_answer") else [])
     assert d["retrieval"]["rewritten_query"] is None and 0.0 <= d["retrieval"]["bm25_weight"] <= 1.0
     assert d["answer"] is None and 1 <= len(d["citations"]) <= 2
     # issue 15: the gate's verdict, the calibrated evidence and why; issue 24: the answer's verdict on top

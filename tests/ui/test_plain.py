@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from types import SimpleNamespace
 
 from rag.answer.gate import LanguageCheck
-from ui.plain import answered_from, human_time, kind_label, mentions_text, names_phrase, refusal_text
+from ui.plain import answered_from, human_time, kind_label, mentions_text, names_phrase, refusal_text, searched_text
 
 NOW = datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc)
 
@@ -29,7 +29,7 @@ def test_kinds_and_names():
 
 
 def _answer(language=None):
-    return SimpleNamespace(gate=SimpleNamespace(language=language))
+    return SimpleNamespace(gate=SimpleNamespace(language=language), advice=None)
 
 
 def test_a_refusal_says_what_happened_and_what_to_do_naming_the_scope():
@@ -48,3 +48,26 @@ def test_may_not_answer_and_answered_within():
     assert mentions_text(_answer(), ["a.pdf"]).startswith("Your documents mention this (within a.pdf) but may not")
     assert answered_from(["a.pdf"]) == "Answered from a.pdf only (\"Ask within\" in the sidebar)."
     assert answered_from(None) == ""
+
+
+def test_a_refusal_with_no_documents_or_decided_by_the_users_threshold_says_so():
+    """Issue 39, Deliver 3: with no documents the chat said "your documents do not seem to say this"; a refusal of
+    the user's own threshold read like one of the documents."""
+    from rag.answer.advice import Closest, Searched
+    from rag.answer.gate import apply_gate
+    from rag.answer.record import Answer
+    from rag.types import Hit
+
+    defaults = {"threshold": 0.675, "max_sources": 4, "min_score": 0.62, "mention_score": 0.27}
+    none = Answer(query="q", gate=apply_gate("q", []), searched=Searched(total=0, defaults=defaults))
+    what, nxt = refusal_text(none)
+    assert what == "No answer: there are no documents to search yet." and "Documents page" in nxt
+    assert searched_text(none) == ""
+    hit = Hit(chunk_id=1, rank=1, fused_rank=1, rrf_score=1 / 61, cosine_distance=0.5)
+    one = Searched(documents=("a.pdf",), total=1, closest=(Closest("a.pdf, p. 2", 0.5),), defaults=defaults)
+    mine = Answer(query="q", gate=apply_gate("q", [hit], threshold=0.2), searched=one)
+    what, nxt = refusal_text(mine)
+    assert what.startswith("No answer: your own settings refused this, not your documents. Your threshold (cosine "
+                           "distance) 0.2 decided this (default 0.675)")
+    assert nxt.startswith("Ask again with the default settings")
+    assert searched_text(mine) == "Searched the only document, a.pdf. Closest passages: a.pdf, p. 2 (cosine distance 0.50)."
