@@ -71,12 +71,14 @@ def test_the_probes_fill_their_features():
 
 
 def test_an_answer_whose_number_the_key_passage_lacks_disagrees():
-    """The claim is true of its source, but the key passage says another number: the key passage stands (an
-    off-key answer), which the features say."""
+    """The claim is true of its source, but the key passage says another number: an off-key answer. The claim
+    is shown (issue 39: supported by the source it cites), partly supported, and the features say the key
+    passage's numbers are not the answer's."""
     a = _answer(Q, "Full-time staff get 28 days of annual leave [1].",
                 kp_text="Full-time staff get 30 days of annual leave.")
     x = answer_features(a)
-    assert x["kp_shown"] == 1.0 and x["kp_cited"] == 1.0 and x["passed_share"] == 1.0
+    assert x["kp_shown"] == 0.0 and x["kp_cited"] == 1.0 and x["passed_share"] == 1.0
+    assert x["kp_specifics"] == 0.0 and a.judged.off_key and a.judged.verdict == "partly_supported"
 
 
 def test_a_failed_claim_counts_and_vetoes_supported():
