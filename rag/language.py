@@ -6,7 +6,7 @@ Two uses, one model:
   (:func:`detect_language`, :func:`document_languages`; :class:`rag.index.analyzer.Analyzer`);
 * the gate tells a user whose question is in another language than the documents
   (:func:`detect`, :func:`question_language`, :func:`main_languages`, :func:`differs`, :func:`language_name`;
-  :mod:`rag.answer.calibrated_gate`).
+  :mod:`rag.answer.gate.calibrated_gate`).
 
 Detector: ``py3langid`` (a maintained fork of langid.py: 97 languages, its model ships inside the package,
 numpy only), loaded once per process on first use (about 1.4 s); a detection restricted to some languages uses a

@@ -109,7 +109,7 @@ class Settings(BaseSettings):
     gate: GateKind = Field(
         GateKind.CALIBRATED,
         description="'distance': the design's gate alone (some chunk under the threshold). 'learned': that AND the "
-                    "answerability score of rag/answer/learned_gate.py (issue 8) at or above min_score. "
+                    "answerability score of rag/answer/gate/learned_gate.py (issue 8) at or above min_score. "
                     "'calibrated' (issue 15, default): the same two cuts on evidence read against the store's own "
                     "references, plus a 'mentions' verdict from mention_score up to min_score.",
     )

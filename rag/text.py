@@ -2,7 +2,7 @@
 
 Used by BM25 (:mod:`rag.index.analyzer`), the chunker (:mod:`rag.ingest.chunk`),
 the excerpts (:mod:`rag.answer.excerpt`), the claim check
-(:mod:`rag.answer.attribute`), the refusal gate (:mod:`rag.answer.learned_gate`)
+(:mod:`rag.answer.check.attribute`), the refusal gate (:mod:`rag.answer.gate.learned_gate`)
 and the app (:mod:`ui.format`), so that a "term", a "sentence" and a "marker"
 mean the same everywhere (issue 12).
 

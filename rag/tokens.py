@@ -2,7 +2,7 @@
 
 A ground-floor module (it imports nothing of the project's but :mod:`rag.errors`): the chunker
 (:mod:`rag.ingest.chunk`) counts word-pieces to keep every chunk inside the encoder window, the text-layer
-check (:mod:`rag.ingest.quality`) reads the vocabulary, and the encoders (:mod:`rag.index.embed`) count with the
+check (:mod:`rag.ingest.pdf.quality`) reads the vocabulary, and the encoders (:mod:`rag.index.embed`) count with the
 same file. Before issue 23 these lived in ``rag/index/embed.py``, so ingest imported index and index imported
 ingest.
 

@@ -338,7 +338,7 @@ class Document:
 
     Extraction report (issue 13; the store keeps ``pages``, ``parts``, ``ocr_pages`` and the warnings, issue 23):
     ``page_coverage`` per page the share (0..1) of PyMuPDF's own words kept in the canonical text
-    (:mod:`rag.ingest.audit`); ``ocr_pages`` pages read by OCR; ``flagged_pages`` pages whose text
+    (:mod:`rag.ingest.pdf.audit`); ``ocr_pages`` pages read by OCR; ``flagged_pages`` pages whose text
     layer is unreadable (wrong glyph mapping); ``blank_pages`` empty pages; ``tables`` tables kept as
     Markdown rows; ``hyphen_joins`` every line-end hyphen removed (``"cli-mate -> climate"``);
     ``metadata`` front-matter fields of a Markdown file (``(key, value)``); ``encoding`` the text

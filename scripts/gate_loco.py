@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.answer import learned_gate as lg
-from rag.answer.calibrated_gate import calibrated_model
-from rag.answer.calibration import calibrate, distinct_indices, gate_term_stats
+from rag.answer.gate import learned_gate as lg
+from rag.answer.gate.calibrated_gate import calibrated_model
+from rag.answer.gate.calibration import calibrate, distinct_indices, gate_term_stats
 from rag.evaluation.loco import (
     THRESHOLD,
     C,
@@ -142,7 +142,7 @@ def main(paths, save=None):
         model.default_min_score, model.default_mention_score = A, R
         model.info = {"fitted_on": "both dev corpora: 13 course chapters and 8 PDFs (pdf-dev), "
                                    f"{int((y == 1).sum())} answerable and {int((y == 0).sum())} out-of-domain queries",
-                      "features": "rag.answer.learned_gate.calibrated_features (store-relative, issue 15)",
+                      "features": "rag.answer.gate.learned_gate.calibrated_features (store-relative, issue 15)",
                       "C": C, "cut_rule": "answer cut: lowest with near-topic answered <= 20% and no far one "
                       "(leave-one-question-out over both corpora); mention cut: highest with in-domain refused "
                       "<= 2.5%", "loco": loco,

@@ -4,7 +4,7 @@ supported, not right by the keys), the answers with no warning at all before iss
 banner was the only warning) that are wrong, and first-token p50; then the confident wrong answers listed.
 
 The answers are read as saved (:meth:`rag.answer.record.Answer.from_json`: the verdict they were shown with);
-with ``--rejudge`` each saved answer gets today's verdict (:func:`rag.answer.verdict.judge`, a pure
+with ``--rejudge`` each saved answer gets today's verdict (:func:`rag.answer.check.verdict.judge`, a pure
 function of the answer: no model, no store). Usage::
 
     python scripts/issue24_tables.py [--rejudge] data/bench/a05-course.json data/bench/a05-pdf.json [...]

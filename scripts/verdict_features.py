@@ -2,8 +2,8 @@
 and the combiner are fitted offline (``python -m rag.evaluation.confidence``).
 
 Per query (both wordings, and the out-of-domain ones) of each corpus (course, pdf-dev, real): the answer
-(``Answer.to_json(full=True)``), its features (:func:`rag.answer.confidence.answer_features`) with the two model
-probes (:mod:`rag.answer.probes`), the wall time of each feature group in ms, and whether the shown answer, the key
+(``Answer.to_json(full=True)``), its features (:func:`rag.answer.check.confidence.answer_features`) with the two model
+probes (:mod:`rag.answer.check.probes`), the wall time of each feature group in ms, and whether the shown answer, the key
 passage and the model's answer hold the answer key. One JSON object per line, appended as each query finishes; a
 second run skips the queries already in the file.
 
@@ -19,11 +19,11 @@ import time
 from itertools import zip_longest
 from pathlib import Path
 
-from rag.answer.confidence import answer_features
+from rag.answer.check.confidence import answer_features
+from rag.answer.check.probes import answer_token_probs, probe_generator, yes_no
+from rag.answer.check.verdict import AnswerFrom
 from rag.answer.generate import get_default_generator
 from rag.answer.pipeline import ask
-from rag.answer.probes import answer_token_probs, probe_generator, yes_no
-from rag.answer.verdict import AnswerFrom
 from rag.evaluation.answers import contains_answer, load_answer_keys
 from rag.evaluation.bench.corpora import ANSWER_CORPORA, corpus, ensure_corpus_store
 from rag.evaluation.data import expand_queries, load_ood, load_questions

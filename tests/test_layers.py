@@ -17,6 +17,10 @@ rank    packages
 top     ``ui``, ``pages/``, ``app.py`` (Streamlit): ``rag`` never imports them
 ======  ==============================================================================================
 
+Inside ``rag.ingest`` and ``rag.answer`` the wide floors are split by what they do (issue 36, item 5): the readers'
+families ``rag.ingest.pdf``, ``rag.ingest.office`` and ``rag.ingest.web``, and ``rag.answer.gate`` (stage 7) and
+``rag.answer.check`` (stage 9). :data:`SUBFLOORS` pins them, and which of them may import which (:data:`SIDEWAYS`).
+
 Every import counts: top-level, function-local and ``TYPE_CHECKING`` ones alike. The scan reads the source
 (``ast``), so it needs no import to succeed and names the file and line of each climbing import.
 """
@@ -31,6 +35,13 @@ ROOT = Path(__file__).resolve().parent.parent
 GROUND = {"types", "text", "tokens", "language", "settings", "errors", "models", "collections", "access", "served"}
 RANK = {"ground": 0, "ingest": 1, "index": 1, "store": 2, "answer": 3, "evaluation": 4, "api": 5, "cli": 6}
 SUBPACKAGES = {"ingest", "index", "store", "answer", "evaluation", "api", "cli"}
+#: The sub-floors of a floor (issue 36, item 5): siblings, none imports another unless :data:`SIDEWAYS` names it.
+SUBFLOORS = {"ingest": {"pdf", "office", "web"}, "answer": {"gate", "check"}}
+#: ``(importer, imported)`` sub-floors and why: the shared pieces that live in one family and another reads.
+SIDEWAYS = {
+    ("office", "pdf"): "the Strict OOXML reader counts words as the PDF audit does (rag.ingest.pdf.audit.words)",
+    ("web", "office"): "what the CSS hides is told in office_hidden's Hidden record (the one record of hidden text)",
+}
 
 
 def layer(module: str) -> str | None:
@@ -93,6 +104,40 @@ def test_the_scan_sees_every_kind_of_import():
         "store", "ground", "ui", "answer", None]
     # ingest and index are side by side: an import between them climbs as surely as one into answer
     assert RANK["ingest"] == RANK["index"] < RANK["store"] < RANK["answer"] < RANK["evaluation"] < RANK["api"] < RANK["cli"]
+
+
+def subfloor(module: str) -> str | None:
+    """The sub-floor of a dotted module name (``rag.ingest.pdf.layout`` -> ``pdf``), ``None`` outside them."""
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[0] == "rag" and parts[2] in SUBFLOORS.get(parts[1], ()):
+        return parts[2]
+    return None
+
+
+def sideways_imports() -> list[str]:
+    bad = []
+    for path in sorted((ROOT / "rag").rglob("*.py")):
+        here = subfloor(module_name(path))
+        if here is None:
+            continue
+        for line, name in imported(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            there = subfloor(name)
+            if there not in (None, here) and (here, there) not in SIDEWAYS:
+                bad.append(f"{path.relative_to(ROOT)}:{line}: {here} imports {name} ({there})")
+    return bad
+
+
+def test_sub_floors_do_not_import_each_other():
+    assert sideways_imports() == []
+    assert subfloor("rag.ingest.pdf.layout") == "pdf" and subfloor("rag.ingest.pdf") == "pdf"
+    assert subfloor("rag.ingest.extract") is None and subfloor("rag.answer.check.verdict") == "check"
+
+
+def test_every_sub_floor_is_pinned():
+    for floor, subs in SUBFLOORS.items():
+        found = {p.name for p in (ROOT / "rag" / floor).iterdir() if (p / "__init__.py").is_file()}
+        assert found == subs, f"rag/{floor}/: give a new sub-package its place in tests/test_layers.py"
+    assert {s for pair in SIDEWAYS for s in pair} <= set().union(*SUBFLOORS.values())
 
 
 def test_every_subpackage_has_a_rank():

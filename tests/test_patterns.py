@@ -33,9 +33,9 @@ CHILDREN = 2
 
 #: ``path:function`` of the ``re`` calls whose pattern is built at run time, and why each is linear.
 DYNAMIC = {
-    "rag/answer/claims.py:holds":
+    "rag/answer/check/claims.py:holds":
         "re.escape of one name or number of the answer between fixed look-arounds: a literal, no quantifier over it",
-    "rag/ingest/coverage_ooxml.py:numbered":
+    "rag/ingest/office/coverage_ooxml.py:numbered":
         "member-name patterns written in that module (word/header\\d*\\.xml ...): literals and one \\d run each",
     "rag/answer/quote_answer.py:quote_span":
         "re.escape of each word of a quote joined by \\s+: literals between single whitespace runs, one way to match",

@@ -20,7 +20,7 @@ import streamlit as st
 from rag.answer.asked_with import asked_with_line, changed_knobs, default_knobs, gate_knobs
 from rag.answer.conversation import INTERRUPTED, Candidate, Conversation, TurnStream  # noqa: F401  (re-exported)
 from rag.answer.gate import GateKnobs, GateResult
-from rag.answer.gates import regate_with
+from rag.answer.gate.gates import regate_with
 from rag.answer.history import Turn  # noqa: F401  (re-exported: the pages render it)
 from rag.answer.record import Answer, AnswerFrom
 from rag.answer.translate import searched_as_line
@@ -404,7 +404,7 @@ def gate_at(turn: Turn, threshold: float, max_sources: int, min_score: float | N
             mention_score: float | None = None) -> GateResult:
     """The gate re-applied to ``turn``'s candidates at other knob values: no new search, no embedding.
 
-    The gate that decided (:func:`rag.answer.gates.regate_with`) keeps the score it computed and compares it with
+    The gate that decided (:func:`rag.answer.gate.gates.regate_with`) keeps the score it computed and compares it with
     both cuts (``None``: the ones it decided with). Only for a turn asked in this session (``turn.gate`` set; a
     reopened one has no candidates' hits).
     """

@@ -21,8 +21,8 @@ from rag.text import MARKER_RE, markdown_literal, strip_markers
 from rag.types import MediaType
 
 if TYPE_CHECKING:
+    from rag.answer.check.verdict import Judged
     from rag.answer.record import Answer
-    from rag.answer.verdict import Judged
 
 #: URL path of ``pages/2_Source.py`` (Streamlit names a page's URL after its file, number prefix dropped).
 SOURCE_PAGE = "/Source"
@@ -148,7 +148,7 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str], titles: Mapping[in
 
     ``sentence`` has ``text``, ``cited``, ``supported_by``, ``unsupported``,
     ``inferred`` and, from the claim check of issue 14, ``shown_cites`` and ``verdict``
-    (:class:`rag.answer.attribute.SentenceAttribution`). Unsupported: orange background, a warning sign and
+    (:class:`rag.answer.check.attribute.SentenceAttribution`). Unsupported: orange background, a warning sign and
     "(unsupported)" after it, no citation; an echo of the question or a sentence pointing at a source
     without saying what it says: grey note, no citation; otherwise its words with the links of the sources
     that support it (``shown_cites``), "(inferred)" when the server attached the source. ``titles``: each
@@ -259,7 +259,7 @@ VERDICT_STYLE = {
 
 
 def verdict_markdown(judged: Judged) -> str:
-    """The answer's verdict (a :class:`rag.answer.verdict.Judged`) as one line of Markdown: the label in
+    """The answer's verdict (a :class:`rag.answer.check.verdict.Judged`) as one line of Markdown: the label in
     bold, then why in plain words (escaped): ``**Partly supported**: the model's answer did not pass ...``."""
     reason = judged.reason[:1].upper() + judged.reason[1:] if judged.reason else ""
     return f"**{md_escape(judged.label)}**" + (f" · {md_escape(reason)}." if reason else "")

@@ -22,7 +22,7 @@ from typing import Any
 
 import streamlit as st
 
-from rag.answer.gates import GATES
+from rag.answer.gate.gates import GATES
 from rag.answer.waits import FIRST_WORDS, saved_records
 from rag.collections import DEFAULT, Collections
 from rag.errors import ModelError, RagError, StoreError

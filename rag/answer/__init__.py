@@ -1,22 +1,22 @@
 """Stages 7-9 of the design: gate, cite, generate, check (what turns retrieved chunks into a cited answer).
 
 * :mod:`rag.answer.gate` - the typed decision (``GateResult``), the ``Gate`` protocol and the distance gate (a
-  comparison of two numbers); :mod:`rag.answer.learned_gate` - the answerability score on top of it;
-* :mod:`rag.answer.calibration` - the store's own references (pseudo-queries, unrelated questions, languages) and
-  :mod:`rag.answer.calibrated_gate` - the default gate that reads the evidence against them (issue 15);
-* :mod:`rag.answer.gates` - the table of the three (``GATES``), looked up once per question;
+  comparison of two numbers); :mod:`rag.answer.gate.learned_gate` - the answerability score on top of it;
+* :mod:`rag.answer.gate.calibration` - the store's own references (pseudo-queries, unrelated questions, languages) and
+  :mod:`rag.answer.gate.calibrated_gate` - the default gate that reads the evidence against them (issue 15);
+* :mod:`rag.answer.gate.gates` - the table of the three (``GATES``), looked up once per question;
 * :mod:`rag.answer.asked_with` - which of the gate's knobs a turn was decided with differ from the defaults
   (issue 42: said in the chat and the export);
 * :mod:`rag.answer.cite` - numbered sources, locators and URL fragments;
 * :mod:`rag.answer.excerpt` - the sentences of each source the model reads;
 * :mod:`rag.answer.key_passage` - the source sentences that best match the question, shown before the model writes;
 * :mod:`rag.answer.generate` - the local GGUF model and the prompt;
-* :mod:`rag.answer.clean` - the model's text cleaned before anyone sees it; :mod:`rag.answer.attribute` - the
-  server's checks of what the model wrote, :mod:`rag.answer.claims` - what a sentence claims and the source
+* :mod:`rag.answer.check.clean` - the model's text cleaned before anyone sees it; :mod:`rag.answer.check.attribute` - the
+  server's checks of what the model wrote, :mod:`rag.answer.check.claims` - what a sentence claims and the source
   statement that makes the same claim; :mod:`rag.answer.roles` - which units of a source may answer (body
-  text); :mod:`rag.answer.verdict` - the one verdict a user reads (issue 24); :mod:`rag.answer.advice` - what a
-  refusal or "may not answer" searched, the closest passages and what to try (issue 39); :mod:`rag.answer.probes` - what the
-  model's own logits say of an answer, :mod:`rag.answer.confidence` - an answer's features and the calibrated
+  text); :mod:`rag.answer.check.verdict` - the one verdict a user reads (issue 24); :mod:`rag.answer.advice` - what a
+  refusal or "may not answer" searched, the closest passages and what to try (issue 39); :mod:`rag.answer.check.probes` - what the
+  model's own logits say of an answer, :mod:`rag.answer.check.confidence` - an answer's features and the calibrated
   probability that it is right (issue 39);
 * :mod:`rag.answer.pipeline` - retrieve -> gate -> (refuse | generate) -> check;
 * :mod:`rag.answer.record` - the :class:`~rag.answer.record.Answer` of one question and its one JSON form;

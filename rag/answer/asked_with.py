@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rag.answer.gate import GateResult
-from rag.answer.gates import GATES
+from rag.answer.gate.gates import GATES
 from rag.settings import Settings
 
 #: The knobs compared, in the order they are named, with how a person reads each.

@@ -7,10 +7,10 @@ is only looked up after the gate has passed something). Otherwise the model
 streams an answer over the numbered sources, and the server
 
 * removes ``[n]`` markers that refer to no source the model saw (counted) and
-  the model's links and URLs, on the stream itself (:class:`rag.answer.attribute.CitationStreamFilter`),
+  the model's links and URLs, on the stream itself (:class:`rag.answer.check.attribute.CitationStreamFilter`),
   so an invalid marker is never shown;
 * attaches the citations from the gate's sources (never from model text);
-* checks every sentence against the sources (:func:`rag.answer.attribute.attribute`):
+* checks every sentence against the sources (:func:`rag.answer.check.attribute.attribute`):
   lexical overlap of content words OR MiniLM cosine similarity, marks the
   unsupported ones, reports the ones cited to the wrong source, and attaches
   the best-supporting source, marked *inferred*, where the model cited nothing.
@@ -29,7 +29,7 @@ import numpy as np
 
 from rag.answer.advice import CLOSEST, Closest, Searched
 from rag.answer.asked_with import default_knobs
-from rag.answer.attribute import (
+from rag.answer.check.attribute import (
     CitationStreamFilter,
     SentenceAttribution,
     attribute,
@@ -37,15 +37,15 @@ from rag.answer.attribute import (
     lexical_support,
     split_sentences,
 )
-from rag.answer.calibrated_gate import store_calibration
+from rag.answer.check.confidence import needed_probes
+from rag.answer.check.probes import TokenProbs, YesNo, answer_token_probs, probe_generator, yes_no
 from rag.answer.cite import Citation, citations, format_sources_for_prompt, locator_label
-from rag.answer.confidence import needed_probes
 from rag.answer.excerpt import Excerpt, citation_views, prompt_excerpts
 from rag.answer.gate import GateKnobs, GateResult
-from rag.answer.gates import StoreContext, gate_for
+from rag.answer.gate.calibrated_gate import store_calibration
+from rag.answer.gate.gates import StoreContext, gate_for
 from rag.answer.generate import Generator, TextGenerator, get_default_generator
 from rag.answer.key_passage import KeyPassage, key_passage
-from rag.answer.probes import TokenProbs, YesNo, answer_token_probs, probe_generator, yes_no
 from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
 from rag.answer.roles import SUPPORTING
 from rag.answer.translate import Translation, translate_question, translation_generator
@@ -85,7 +85,7 @@ def check_answer(text: str, sources: Sequence[Citation], embedder: Encoder | Non
     Returns ``(clean_text, invalid_removed, links_removed, sentences)``;
     ``links_removed`` also counts lines that only echoed a source header. With
     ``embedder`` (:class:`rag.index.embed.Encoder`) the MiniLM leg joins the lexical one. With ``question``
-    the claim check judges what each sentence adds to it (:func:`rag.answer.attribute.attribute`): an echo
+    the claim check judges what each sentence adds to it (:func:`rag.answer.check.attribute.attribute`): an echo
     of the question is no claim, and its words never count as support. Hidden text and orders to the model
     inside a source (:func:`rag.answer.excerpt.hidden_spans`) never count as support either, nor do page
     furniture, reference-list entries, tables of contents and navigation lines (issue 24,
@@ -203,8 +203,8 @@ class AnswerStream:
         )
 
     def _probes(self, gen: TextGenerator, prompt: object) -> tuple[TokenProbs | None, YesNo | None]:
-        """The model's own probes of the answer just written (:mod:`rag.answer.probes`, issue 39), those the shipped
-        combiner reads (:func:`rag.answer.confidence.needed_probes`) and only with a real llama.cpp generator:
+        """The model's own probes of the answer just written (:mod:`rag.answer.check.probes`, issue 39), those the shipped
+        combiner reads (:func:`rag.answer.check.confidence.needed_probes`) and only with a real llama.cpp generator:
         the answer's token probabilities, and the yes/no probe over the key passage."""
         wanted = needed_probes()
         if not wanted or not isinstance(gen, Generator):
@@ -263,7 +263,7 @@ def search_and_gate(store: Store, query: str, settings: Settings | None = None,
     documents (issue 16's scope; ``None`` = all): a question about another
     document is refused, never answered from outside the scope.
 
-    ``settings.gate`` a :class:`rag.types.GateKind`, looked up once in :data:`rag.answer.gates.GATES`:
+    ``settings.gate`` a :class:`rag.types.GateKind`, looked up once in :data:`rag.answer.gate.gates.GATES`:
     ``calibrated`` (the default, issue 15) gives three verdicts from evidence read on this store's own scale;
     ``learned`` the distance gate AND issue 8's answerability score; ``distance`` the design's gate alone; its
     knobs are :meth:`rag.answer.gate.GateKnobs.from_settings` (threshold 0.675, max_sources 4, the shipped

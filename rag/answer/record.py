@@ -9,7 +9,7 @@ Citations, key passages and claim verdicts are decoded here and nowhere else. :c
 wire shape (what ``ask --json``, the chats and the HTTP API carry).
 
 An :class:`Answer` is frozen and holds what happened; it is judged once, when it is made
-(:func:`rag.answer.verdict.judge`, into :attr:`Answer.judged`): this module keeps no verdict rule.
+(:func:`rag.answer.check.verdict.judge`, into :attr:`Answer.judged`): this module keeps no verdict rule.
 """
 
 from __future__ import annotations
@@ -19,16 +19,16 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from rag.answer.advice import Advice, Searched, advise
-from rag.answer.attribute import ClaimVerdict, SentenceAttribution
+from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution
+from rag.answer.check.verdict import AnswerFrom, Judged, judge
 from rag.answer.cite import Citation, citation_from_json, citation_json
 from rag.answer.gate import GateResult
 from rag.answer.key_passage import KeyPassage
 from rag.answer.translate import searched_as_line
-from rag.answer.verdict import AnswerFrom, Judged, judge
 from rag.types import AnswerVerdict, Verdict
 
 if TYPE_CHECKING:
-    from rag.answer.probes import TokenProbs, YesNo
+    from rag.answer.check.probes import TokenProbs, YesNo
 
 __all__ = ["ANSWER_FORMAT", "Answer", "AnswerDict", "AnswerFrom", "Judged", "SentenceDict", "sentence_from_json"]
 
@@ -41,7 +41,7 @@ ANSWER_FORMAT = 3
 
 
 class SentenceDict(TypedDict):
-    """One sentence of ``answer_sentences`` (:meth:`rag.answer.attribute.SentenceAttribution.to_json`); the full
+    """One sentence of ``answer_sentences`` (:meth:`rag.answer.check.attribute.SentenceAttribution.to_json`); the full
     form adds every claim-check flag."""
 
     text: str
@@ -110,7 +110,7 @@ class Answer:
     (invalid markers and links removed), ``None`` when generation was not asked for; ``ttft_ms`` runs from the
     end of retrieval (excerpts and prompt fitting included) to the first token; ``citations`` the numbered
     sources the model saw (all the gate's sources without generation); ``sentences`` the claim check's verdict
-    per sentence (:class:`rag.answer.attribute.SentenceAttribution`); ``invalid_citations_removed`` count of
+    per sentence (:class:`rag.answer.check.attribute.SentenceAttribution`); ``invalid_citations_removed`` count of
     ``[n]`` numbers that referred to no source; ``links_removed`` the model's links/URLs and echoed source-header
     lines removed; ``model`` the GGUF file name; timings in ms; ``tokens`` generated tokens; ``dropped_sources``
     indices left out of the prompt for lack of context; ``raw_text`` the model's own words; ``read_spans`` per
@@ -119,11 +119,11 @@ class Answer:
     sources that best answer the question (:mod:`rag.answer.key_passage`), shown before the model writes;
     ``saved_verdict`` the ``(verdict, reason)`` a saved answer was shown with (kept, not re-judged) and
     ``saved_confidence`` its probability; ``token_probs`` / ``yes_no`` what the model's own probes said of the
-    answer (:mod:`rag.answer.probes`, issue 39; ``None`` when they did not run), read by the combiner that judges it;
+    answer (:mod:`rag.answer.check.probes`, issue 39; ``None`` when they did not run), read by the combiner that judges it;
     ``searched`` what was searched (:class:`rag.answer.advice.Searched`: the documents in scope, the closest
     passages, the knobs' defaults; ``None`` for an answer recorded without it), read by :attr:`advice`.
 
-    ``judged`` (:class:`rag.answer.verdict.Judged`) is computed once, when the answer is made (``replace``
+    ``judged`` (:class:`rag.answer.check.verdict.Judged`) is computed once, when the answer is made (``replace``
     makes a new answer and judges it again): what is shown, what is left out, and the verdict.
     """
 
@@ -300,7 +300,7 @@ def _sentence_json(s: SentenceAttribution) -> SentenceDict:
 
 
 def sentence_from_json(d: Mapping[str, Any]) -> SentenceAttribution:
-    """A :class:`rag.answer.attribute.SentenceAttribution` from its JSON (full form, or the ``asdict`` of a
+    """A :class:`rag.answer.check.attribute.SentenceAttribution` from its JSON (full form, or the ``asdict`` of a
     format 1 chat record; unknown keys such as ``cites`` ignored, lists back to tuples)."""
     kw = {k: v for k, v in d.items() if k in SentenceAttribution.__dataclass_fields__}
     for k in ("cited", "supported_by", "missing"):

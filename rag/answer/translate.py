@@ -10,7 +10,7 @@ The product's promises hold:
 
 * only a question whose language differs from the documents' is translated: the one detector
   (:func:`rag.language.question_language`, sure detections only) against the languages the store recorded
-  (:attr:`rag.answer.calibration.Calibration.languages`, :func:`rag.language.differs`), the very test the
+  (:attr:`rag.answer.gate.calibration.Calibration.languages`, :func:`rag.language.differs`), the very test the
   calibrated gate makes before it answers "the question is in German, the documents in English";
   a question in one of the documents' languages (a German question over a store holding a German
   document) is searched as asked, and the model is never loaded for it;
@@ -122,7 +122,7 @@ def needs_translation(question: str, document_languages: dict[str, float]) -> tu
 def translate_question(question: str, document_languages: dict[str, float],
                        get_generator: Callable[[], TextGenerator]) -> Translation:
     """``question`` as it should be searched over documents in ``document_languages`` (ISO code -> share of
-    chunks, :attr:`rag.answer.calibration.Calibration.languages`): translated by ``get_generator()`` (a
+    chunks, :attr:`rag.answer.gate.calibration.Calibration.languages`): translated by ``get_generator()`` (a
     :class:`rag.answer.generate.Generator`, called only when a translation is needed) when its language differs
     from the documents', else as asked. A :class:`rag.errors.ModelError` is logged and the question kept."""
     need = needs_translation(question, document_languages)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.answer import pipeline
-from rag.answer.calibrated_gate import store_calibration
+from rag.answer.gate.calibrated_gate import store_calibration
 from rag.answer.overview import document_overview
 from rag.api.answer_queue import AnswerQueue
 from rag.api.errors import ApiError, not_found

@@ -86,7 +86,7 @@ def _split(value: str) -> list[str]:
 @click.option("--report", "report_path", default=None, type=click.Path(dir_okay=False, path_type=Path),
               help="Write the Markdown report here instead of OUT/report.md (plots linked relative to it).")
 @click.option("--save-gate", "save_gate", default=None, type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the learned gate fitted on these queries (JSON coefficients, e.g. rag/answer/learned_gate.json).")
+              help="Also write the learned gate fitted on these queries (JSON coefficients, e.g. rag/answer/gate/learned_gate.json).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout instead of the summary.")
 def eval_cmd(questions_path: Path, ood_path: Path, doc_paths: tuple[Path, ...], strategies: str, modes: str,
              out_dir: Path, cache_path: Path | None, report_path: Path | None,

@@ -55,7 +55,7 @@ def calibrate(store: Any) -> None:
     overview (issue 29: computed after indexing, never delaying "ready"; milliseconds to about a second each, kept
     in the store, so the chat and the Documents page read it back). An overview that fails is logged and left
     for the page to compute on first view."""
-    from rag.answer.calibrated_gate import store_calibration
+    from rag.answer.gate.calibrated_gate import store_calibration
     from rag.answer.overview import document_overview
 
     store_calibration(store)

@@ -6,15 +6,15 @@ Input: the JSONL written by ``scripts/verdict_features.py`` (one row per query a
 * :func:`feature_table`: per feature, its cost (ms, median per answer of its group) and its AUC for "shown answer
   right" per corpus and wording (answered in-domain queries; an AUC under 0.5 means the feature points the
   other way);
-* :func:`loco`: for each corpus, a logistic regression (:class:`rag.answer.confidence.Combiner`) fitted on the
+* :func:`loco`: for each corpus, a logistic regression (:class:`rag.answer.check.confidence.Combiner`) fitted on the
   others' answered in-domain queries, its probabilities on the left-out corpus, and the verdicts they give there
-  (:func:`rag.answer.confidence.verdict_from`, the vetoes read from the saved answer);
+  (:func:`rag.answer.check.confidence.verdict_from`, the vetoes read from the saved answer);
 * :func:`reliability`: per verdict, corpus and wording, answers and right ones with Wilson 95 % intervals;
   :func:`curve`: the coverage-precision curve of the combiner (answers at or above each probability: share of
   the answerable questions, share right).
 
 ``python -m rag.evaluation.confidence FILE [--write]`` prints all of it as Markdown (``--write`` saves the
-combiner fitted on every corpus to :data:`rag.answer.confidence.COMBINER_PATH`).
+combiner fitted on every corpus to :data:`rag.answer.check.confidence.COMBINER_PATH`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from statistics import median
 
 import numpy as np
 
-from rag.answer.confidence import (
+from rag.answer.check.confidence import (
     COMBINER_PATH,
     FEATURES,
     GROUPS,
@@ -52,7 +52,7 @@ Echo = Callable[[str], None]
 @dataclass
 class Row:
     """One saved query: ``corpus``, ``key``, ``wording``, ``right`` (shown answer holds the key), ``features``,
-    ``ms`` per group, ``vetoes`` (why it could not be supported, :func:`rag.answer.confidence.vetoes`), ``refused``."""
+    ``ms`` per group, ``vetoes`` (why it could not be supported, :func:`rag.answer.check.confidence.vetoes`), ``refused``."""
 
     corpus: str
     key: str
@@ -129,7 +129,7 @@ def feature_table(rows: Sequence[Row], echo: Echo = print) -> None:
 
 
 def fit(rows: Sequence[Row], names: Sequence[str] = COMBINER_FEATURES, c: float = C, **kw) -> Combiner:
-    """A :class:`rag.answer.confidence.Combiner` fitted on the answered in-domain ``rows`` (standardised features,
+    """A :class:`rag.answer.check.confidence.Combiner` fitted on the answered in-domain ``rows`` (standardised features,
     L2 logistic regression, scikit-learn's lbfgs)."""
     from sklearn.linear_model import LogisticRegression
 
@@ -153,7 +153,7 @@ class Judged:
 
 
 def judge(rows: Sequence[Row], comb: Combiner) -> list[Judged]:
-    """Every row judged by ``comb`` (:func:`rag.answer.confidence.verdict_from`)."""
+    """Every row judged by ``comb`` (:func:`rag.answer.check.confidence.verdict_from`)."""
     out = []
     for r in rows:
         if r.refused:

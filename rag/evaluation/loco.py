@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rag.answer import learned_gate as lg
+from rag.answer.gate import learned_gate as lg
 
 #: L2 strength of the logistic regression (as issue 8's gate).
 C = 0.1

@@ -161,7 +161,7 @@ def run_evaluation(documents: Sequence, questions: Sequence[Question], ood: Sequ
     ``rag.index.fusion.retrieve`` (top 20) in each mode, and computes the metrics,
     sign tests and the refusal sweep (strategy E, hybrid, through the real
     gate; with ``learned_gate`` also the cross-validated sweep of
-    ``rag.answer.learned_gate``, kept in ``result.gate_run``). Mode ``rerank`` runs only with a ``reranker`` (else it is listed in
+    ``rag.answer.gate.learned_gate``, kept in ``result.gate_run``). Mode ``rerank`` runs only with a ``reranker`` (else it is listed in
     ``skipped_modes``). Recall, MRR and the sign tests are also split by
     wording (issue 19). Raises ``ValueError`` for an unknown strategy or mode,
     :class:`EvalInputError` when no document or question is given.

@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from rag.answer import learned_gate as gm
 from rag.answer.gate import apply_gate
+from rag.answer.gate import learned_gate as gm
 from rag.evaluation.data import EvalQuery, OODQuery
 from rag.evaluation.indexes import StrategyIndex
 from rag.evaluation.metrics import holds_needle
@@ -148,7 +148,7 @@ class LearnedGateRun:
 
 def learned_gate_sweep(result: EvalResult, strategy: str | None = None, mode: str | None = None, *,
                        cuts: Sequence[float] = CUT_THRESHOLDS, max_sources: int = 4, C: float = GATE_C) -> LearnedGateRun:
-    """Sweep the learned gate (``rag.answer.learned_gate``) with leave-one-question-out probabilities.
+    """Sweep the learned gate (``rag.answer.gate.learned_gate``) with leave-one-question-out probabilities.
 
     Every query is scored by a logistic regression fitted without its own
     question (both phrasings held out together; each OOD query alone), so the
@@ -195,7 +195,7 @@ def learned_gate_sweep(result: EvalResult, strategy: str | None = None, mode: st
                   "strategy": strategy, "mode": mode, "C": C, "commit": result.commit, "created": result.created,
                   "cv": "leave-one-question-out (both phrasings together; each out-of-domain query alone)",
                   "cv_at_default_min_score": asdict(next(r for r in rows if r.threshold == model.default_min_score)) if rec is not None else None}
-    sweep = Sweep(strategy, mode, "rag.answer.learned_gate (logistic regression, leave-one-question-out)",
+    sweep = Sweep(strategy, mode, "rag.answer.gate.learned_gate (logistic regression, leave-one-question-out)",
                   sum(o.kind == "near" for o in result.ood), sum(o.kind == "far" for o in result.ood), n_ans,
                   len(result.queries), rows, rec, rule, knob="probability cut")
     return LearnedGateRun(keys, labels, groups, prob.tolist(), feats, model, sweep)
@@ -203,7 +203,7 @@ def learned_gate_sweep(result: EvalResult, strategy: str | None = None, mode: st
 
 def combined_gate_sweep(result: EvalResult, *, thresholds: Sequence[float] = SWEEP_THRESHOLDS,
                         max_sources: int = 4, cut: float | None = None) -> Sweep:
-    """Sweep the DEFAULT gate (:func:`rag.answer.learned_gate.apply_learned_gate`) over the distance threshold.
+    """Sweep the DEFAULT gate (:func:`rag.answer.gate.learned_gate.apply_learned_gate`) over the distance threshold.
 
     A query keeps the distance gate's sources only when its answerability
     score is at least ``cut`` (default: the recommended cut of
@@ -228,6 +228,6 @@ def combined_gate_sweep(result: EvalResult, *, thresholds: Sequence[float] = SWE
                       admitted_ood=[prob[o.id] >= cut for o in result.ood])
     n_ans = run_.sweep.n_answerable
     rec, rule = recommend_threshold(rows, n_ans, len(result.ood))
-    return Sweep(strategy, mode, f"rag.answer.learned_gate.apply_learned_gate (distance AND cross-validated score >= {cut:g})",
+    return Sweep(strategy, mode, f"rag.answer.gate.learned_gate.apply_learned_gate (distance AND cross-validated score >= {cut:g})",
                  run_.sweep.n_near, run_.sweep.n_far, n_ans, len(result.queries), rows, rec, rule,
                  knob="cosine distance threshold, default gate")

@@ -6,26 +6,26 @@
   the text stages of :mod:`rag.ingest.read` (roles, chunks, sentence units), each under its time budget
   (:mod:`rag.ingest.budget`, issue 35);
 * :mod:`rag.ingest.textfile` - text files: encodings (BOMs, charset-normalizer), Markdown front matter (and
-  :mod:`rag.ingest.markdown_hidden`: raw HTML under the hidden-text rules)
+  :mod:`rag.ingest.web.markdown_hidden`: raw HTML under the hidden-text rules)
   and HTML comments;
-* :mod:`rag.ingest.pdf` - the PDF reader (PyMuPDF), with its parts: :mod:`rag.ingest.pdf_page` (one page as
-  read), :mod:`rag.ingest.pdf_text` (lines -> paragraphs -> canonical text), :mod:`rag.ingest.pdf_title`
-  (sections and title), :mod:`rag.ingest.layout` (lines, reading order), :mod:`rag.ingest.hyphen` (line-end
-  hyphens), :mod:`rag.ingest.tables` (ruled tables as Markdown), :mod:`rag.ingest.forms` (widgets,
-  annotations), :mod:`rag.ingest.hidden` (text no reader sees, a scan's OCR layer), :mod:`rag.ingest.quality`
+* :mod:`rag.ingest.pdf` - the PDF reader (PyMuPDF), with its parts: :mod:`rag.ingest.pdf.pdf_page` (one page as
+  read), :mod:`rag.ingest.pdf.pdf_text` (lines -> paragraphs -> canonical text), :mod:`rag.ingest.pdf.pdf_title`
+  (sections and title), :mod:`rag.ingest.pdf.layout` (lines, reading order), :mod:`rag.ingest.pdf.hyphen` (line-end
+  hyphens), :mod:`rag.ingest.pdf.tables` (ruled tables as Markdown), :mod:`rag.ingest.pdf.forms` (widgets,
+  annotations), :mod:`rag.ingest.pdf.hidden` (text no reader sees, a scan's OCR layer), :mod:`rag.ingest.pdf.quality`
   (blank / scanned / unreadable pages), :mod:`rag.ingest.ocr` (OCR engine, also for images) and
-  :mod:`rag.ingest.audit` (text coverage against PyMuPDF's own words);
+  :mod:`rag.ingest.pdf.audit` (text coverage against PyMuPDF's own words);
 * :mod:`rag.ingest.coverage` - the independent coverage audit of the other formats (issue 37), one simple
-  auditor per format (:mod:`rag.ingest.coverage_ooxml`: DOCX, PPTX, XLSX from the raw XML;
+  auditor per format (:mod:`rag.ingest.office.coverage_ooxml`: DOCX, PPTX, XLSX from the raw XML;
   :mod:`rag.ingest.coverage_other`: ODT, ODS, ODP and EPUB, with the standard library);
-* the other formats, all writing through :mod:`rag.ingest.canonical`: :mod:`rag.ingest.docx` (with
-  :mod:`rag.ingest.wordml`: WordprocessingML python-docx does not read),
-  :mod:`rag.ingest.pptx`, :mod:`rag.ingest.sheets` (XLSX, CSV), :mod:`rag.ingest.html`, :mod:`rag.ingest.epub`,
-  :mod:`rag.ingest.image` (OCR), :mod:`rag.ingest.odf` (OpenDocument, with :mod:`rag.ingest.odf_numbers` for
-  outline numbers and list labels and :mod:`rag.ingest.odf_slides` for ODP), :mod:`rag.ingest.ooxml` (Strict OOXML);
-  :mod:`rag.ingest.html_prepare` (note markers, formulas, heading decorations) before the HTML layout;
-  hidden text left out by :mod:`rag.ingest.office_hidden` and :mod:`rag.ingest.css_hidden`;
-* :mod:`rag.ingest.furniture` (running headers and footers) and :mod:`rag.ingest.roles` (reference lists,
+* the other formats, all writing through :mod:`rag.ingest.canonical`: :mod:`rag.ingest.office.docx` (with
+  :mod:`rag.ingest.office.wordml`: WordprocessingML python-docx does not read),
+  :mod:`rag.ingest.office.pptx`, :mod:`rag.ingest.office.sheets` (XLSX, CSV), :mod:`rag.ingest.web.html`, :mod:`rag.ingest.web.epub`,
+  :mod:`rag.ingest.image` (OCR), :mod:`rag.ingest.office.odf` (OpenDocument, with :mod:`rag.ingest.office.odf_numbers` for
+  outline numbers and list labels and :mod:`rag.ingest.office.odf_slides` for ODP), :mod:`rag.ingest.office.ooxml` (Strict OOXML);
+  :mod:`rag.ingest.web.html_prepare` (note markers, formulas, heading decorations) before the HTML layout;
+  hidden text left out by :mod:`rag.ingest.office.office_hidden` and :mod:`rag.ingest.web.css_hidden`;
+* :mod:`rag.ingest.pdf.furniture` (running headers and footers) and :mod:`rag.ingest.roles` (reference lists,
   tables of contents, navigation): what each stretch of a document is to a reader;
 * :mod:`rag.ingest.chunk` - strategy E of the design (and A-F for evaluation); :mod:`rag.ingest.locate` - each
   chunk's locator and role, read from its document.

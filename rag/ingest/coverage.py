@@ -1,11 +1,11 @@
 """Text-coverage audit of every format but PDF (issue 37, Deliver 1): no reader may lose what a person sees
 silently.
 
-The PDF reader is audited page by page against PyMuPDF's own words (:mod:`rag.ingest.audit`). For the other
+The PDF reader is audited page by page against PyMuPDF's own words (:mod:`rag.ingest.pdf.audit`). For the other
 formats a second, deliberately simple reader per format (an *auditor*: one small function
 per media type in :func:`auditors`, sharing no code with the product's reader) lists what a person sees, by placement
 (:class:`Seen`: ``body``, ``table``, ``content control``, ``text box``, ``SmartArt``, ``chart``,
-``header or footer``, ``speaker notes``, ``footnote`` ...). Its words (:func:`rag.ingest.audit.words`:
+``header or footer``, ``speaker notes``, ``footnote`` ...). Its words (:func:`rag.ingest.pdf.audit.words`:
 letters and digits, NFKC, case-folded) are matched against the canonical text's words as a multiset, each
 canonical word used once; a piece seen twice with the same text (a page header of every section, a slide
 repeated as a build step) counts once. Coverage is the share of the seen words found.
@@ -28,8 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rag.ingest.audit import words
 from rag.ingest.limits import Limits
+from rag.ingest.pdf.audit import words
 from rag.types import Document
 
 #: Under this share (0..1) of the seen words found, the document carries a warning (issue 37).
@@ -120,9 +120,10 @@ def judge(seen: list[Seen], canonical: str) -> Coverage:
 @lru_cache(maxsize=1)
 def auditors() -> dict[str, Auditor]:
     """Media type -> auditor: the table every format adds its one function to (OOXML:
-    :mod:`rag.ingest.coverage_ooxml`; ODF, HTML, EPUB: :mod:`rag.ingest.coverage_other`). Imported on first use:
+    :mod:`rag.ingest.office.coverage_ooxml`; ODF, HTML, EPUB: :mod:`rag.ingest.coverage_other`). Imported on first use:
     the auditors import this module's records."""
-    from rag.ingest import coverage_ooxml, coverage_other
+    from rag.ingest import coverage_other
+    from rag.ingest.office import coverage_ooxml
 
     return {**coverage_ooxml.AUDITORS, **coverage_other.AUDITORS}
 

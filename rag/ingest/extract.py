@@ -4,12 +4,12 @@ One entry point, :func:`extract_bytes` (bytes + the user's file name ->
 :class:`Document`), and :func:`extract_path` for files on disk. The media
 type is sniffed from the bytes, never trusted from the name:
 
-* ``%PDF-`` in the first KiB -> PDF, extracted by :mod:`rag.ingest.pdf` (PyMuPDF);
+* ``%PDF-`` in the first KiB -> PDF, extracted by :mod:`rag.ingest.pdf.extract` (PyMuPDF);
 * the formats of issue 17, recognised by :func:`rag.ingest.sniff.sniff`
   (ZIP containers by their entries, images by magic numbers, HTML and CSV
-  by their text): DOCX (:mod:`rag.ingest.docx`), PPTX (:mod:`rag.ingest.pptx`),
-  XLSX and CSV (:mod:`rag.ingest.sheets`), HTML (:mod:`rag.ingest.html`),
-  EPUB (:mod:`rag.ingest.epub`), PNG/JPEG/TIFF by OCR (:mod:`rag.ingest.image`);
+  by their text): DOCX (:mod:`rag.ingest.office.docx`), PPTX (:mod:`rag.ingest.office.pptx`),
+  XLSX and CSV (:mod:`rag.ingest.office.sheets`), HTML (:mod:`rag.ingest.web.html`),
+  EPUB (:mod:`rag.ingest.web.epub`), PNG/JPEG/TIFF by OCR (:mod:`rag.ingest.image`);
   other archives, images and legacy Office files are refused naming what they are;
 * text (a BOM, strict UTF-8, or an encoding ``charset-normalizer`` finds; :mod:`rag.ingest.textfile`)
   -> ``text/markdown`` when the name ends ``.md``/``.markdown`` or the text has ``#`` headings, else
@@ -34,17 +34,17 @@ import unicodedata
 
 from rag.errors import ExtractionError
 from rag.ingest import EXTRACTOR_VERSION, coverage, textfile
-from rag.ingest.docx import extract_docx
-from rag.ingest.epub import extract_epub
-from rag.ingest.html import extract_html
 from rag.ingest.image import IMAGE_TYPES, extract_image
 from rag.ingest.limits import Limits, check_size, check_zip, resolve
-from rag.ingest.markdown_hidden import strip_hidden_html
-from rag.ingest.odf import extract_odf
-from rag.ingest.pdf import PAGED, Progress, extract_pdf
-from rag.ingest.pptx import extract_pptx
-from rag.ingest.sheets import extract_csv, extract_xlsx
+from rag.ingest.office.docx import extract_docx
+from rag.ingest.office.odf import extract_odf
+from rag.ingest.office.pptx import extract_pptx
+from rag.ingest.office.sheets import extract_csv, extract_xlsx
+from rag.ingest.pdf.extract import PAGED, Progress, extract_pdf
 from rag.ingest.sniff import ENCRYPTED_OOXML, OLE2, ZIP, sniff
+from rag.ingest.web.epub import extract_epub
+from rag.ingest.web.html import extract_html
+from rag.ingest.web.markdown_hidden import strip_hidden_html
 from rag.types import Document, Heading, MediaType, PageSpan  # noqa: F401
 
 # --------------------------------------------------------------------------- text

@@ -102,7 +102,7 @@ def _declared_entries(data: bytes) -> int | None:
 
 
 #: Members of an EPUB that no reader here reads (pictures, fonts, sound, video): the EPUB reader hands them to
-#: ebooklib empty (:func:`rag.ingest.epub.without_media`), so their compression ratio bounds nothing (issue 37: one
+#: ebooklib empty (:func:`rag.ingest.web.epub.without_media`), so their compression ratio bounds nothing (issue 37: one
 #: e-book was refused whole because one PNG inside it inflates 137:1).
 EPUB_UNREAD = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".ico", ".ttf", ".otf", ".woff",
                ".woff2", ".eot", ".mp3", ".mp4", ".m4a", ".m4v", ".ogg", ".oga", ".ogv", ".webm", ".wav", ".aac",

@@ -15,7 +15,7 @@
    ``BOOKMOBI`` header; FB2 by its ``<FictionBook`` root;
 3. text: an HTML document (doctype or ``<html>``/``<head>``/``<body>`` at the
    start, read as Latin-1 so any ASCII-compatible charset is seen), then a
-   delimited table (:func:`rag.ingest.sheets.looks_like_csv`) unless the file
+   delimited table (:func:`rag.ingest.office.sheets.looks_like_csv`) unless the file
    is named as text or Markdown.
 
 It returns ``None`` for everything else: the PDF and text branches of
@@ -27,8 +27,8 @@ from __future__ import annotations
 import io
 import zipfile
 
-from rag.ingest.html import looks_like_html
-from rag.ingest.sheets import looks_like_csv
+from rag.ingest.office.sheets import looks_like_csv
+from rag.ingest.web.html import looks_like_html
 from rag.types import MediaType
 
 #: Not supported, but named in the refusal: legacy binary Office files (OLE2 compound documents).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rag.answer.asked_with import asked_with_line, changed_knobs, default_knobs, gate_knobs
 from rag.answer.gate import apply_gate
-from rag.answer.gates import GATES
+from rag.answer.gate.gates import GATES
 from rag.answer.history import Turn, chat_markdown
 from rag.answer.record import Answer
 from rag.settings import get_settings

@@ -1,4 +1,4 @@
-"""Server-side citation handling (rag.answer.attribute): pure functions on real strings."""
+"""Server-side citation handling (rag.answer.check.attribute): pure functions on real strings."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag.answer.attribute import (
+from rag.answer.check.attribute import (
     CitationStreamFilter,
     attribute,
     clean_citations,
@@ -193,7 +193,7 @@ def test_a_marker_opening_a_line_belongs_to_that_line():
 
 def test_a_marker_used_as_a_noun_is_no_claim():
     """Seen with the 0.5B on the DPR paper: 'The similarity function ... is [3].' says nothing itself."""
-    from rag.answer.attribute import attribute, lexical_support
+    from rag.answer.check.attribute import attribute, lexical_support
 
     sents = [
         "The similarity function used between question and passage vectors is [3].",
@@ -267,7 +267,7 @@ def test_new_words_must_come_from_the_cited_source_not_the_question(corpus_dir):
 
 
 def test_specifics_and_holds():
-    from rag.answer.attribute import holds, specifics
+    from rag.answer.check.attribute import holds, specifics
 
     assert specifics("GPT-2 scored 1,200 on MMLU in 2023 [1].") == {"gpt-2", "1200", "mmlu", "2023"}
     assert specifics("Longformer and Reformer are models.") == {"reformer"}  # the opening word is no name
@@ -277,8 +277,8 @@ def test_specifics_and_holds():
 
 def test_a_sentence_copied_word_for_word_from_its_cited_source_is_supported_by_it():
     """Issue 39: a verbatim, correctly cited sentence is never "inferred" or left out."""
-    from rag.answer.attribute import attribute as _attribute
-    from rag.answer.attribute import lexical_support as _lex
+    from rag.answer.check.attribute import attribute as _attribute
+    from rag.answer.check.attribute import lexical_support as _lex
 
     quotes = ["Tool version should also be provided, to assist automation in refreshing baselines on tool update.",
               "The tool name is required for baselining purposes."]
@@ -292,8 +292,8 @@ def test_a_sentence_copied_word_for_word_from_its_cited_source_is_supported_by_i
 
 def test_a_list_item_is_a_claim_of_its_list():
     """Issue 39: "- Singleton: one instance [1]" is an item of the answer's list, not "too short to claim anything"."""
-    from rag.answer.attribute import attribute as _attribute
-    from rag.answer.attribute import lexical_support as _lex
+    from rag.answer.check.attribute import attribute as _attribute
+    from rag.answer.check.attribute import lexical_support as _lex
 
     quotes = ["Service lifetimes: Singleton, one instance. Scoped, one per request. Transient, a new one each time."]
     s = ["- Singleton [1]"]

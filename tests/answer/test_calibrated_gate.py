@@ -2,16 +2,16 @@
 
 import pytest
 
-from rag.answer.calibrated_gate import (
+from rag.answer.gate import regate
+from rag.answer.gate.calibrated_gate import (
     apply_calibrated_gate,
     calibrated_model,
     collapse_duplicates,
     language_refusal_text,
     verdict_for,
 )
-from rag.answer.calibration import Calibration
-from rag.answer.gate import regate
-from rag.answer.learned_gate import CALIBRATED_FEATURES, GateModel
+from rag.answer.gate.calibration import Calibration
+from rag.answer.gate.learned_gate import CALIBRATED_FEATURES, GateModel
 from rag.text import TermStats
 from rag.types import Hit, Verdict
 
@@ -124,8 +124,8 @@ def test_the_shipped_model_reads_the_calibrated_features():
 def test_regate_takes_both_cuts_and_rewrites_why_at_them():
     """Issue 42: the app's what-if said "answered" and "score 0.05 < 0.27" in one box at cut 0: ``why`` kept
     the cut the gate first decided with. Re-decided by the gate, it names the cuts it was re-decided at."""
-    from rag.answer.calibrated_gate import CalibratedGate
     from rag.answer.gate import GateKnobs
+    from rag.answer.gate.calibrated_gate import CalibratedGate
 
     g = apply_calibrated_gate("When are parking permits renewed?", [hit(1, 1, 0.6)], TEXTS, CONTENTS, STATS, CAL,
                               model=distance_model(), question_lang=None)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rag.answer import calibration as cb
+from rag.answer.gate import calibration as cb
 
 
 def _unit(rows):

@@ -1,10 +1,10 @@
-"""What a sentence claims and the statement of a source that makes it (rag.answer.claims, issue 24 item 1)."""
+"""What a sentence claims and the statement of a source that makes it (rag.answer.check.claims, issue 24 item 1)."""
 
 from __future__ import annotations
 
 import pytest
 
-from rag.answer.claims import garbled, statement_gaps, statements
+from rag.answer.check.claims import garbled, statement_gaps, statements
 
 
 def test_statements_read_a_table_row_with_its_header_and_a_list_item_with_its_lead_in():

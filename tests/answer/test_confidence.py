@@ -1,4 +1,4 @@
-"""The features of one answer, the combiner over them and the vetoes on "supported" (rag.answer.confidence, issue 39)."""
+"""The features of one answer, the combiner over them and the vetoes on "supported" (rag.answer.check.confidence, issue 39)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from rag.answer.cite import Citation
-from rag.answer.confidence import (
+from rag.answer.check.confidence import (
     FEATURES,
     NEUTRAL,
     Combiner,
@@ -17,10 +16,11 @@ from rag.answer.confidence import (
     verdict_from,
     vetoes,
 )
+from rag.answer.check.probes import TokenProbs, YesNo
+from rag.answer.cite import Citation
 from rag.answer.gate import apply_gate
 from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.pipeline import check_answer
-from rag.answer.probes import TokenProbs, YesNo
 from rag.answer.record import Answer
 from rag.types import AnswerVerdict, Hit
 
@@ -129,7 +129,7 @@ def test_the_combiner_is_a_standardised_logistic_regression_and_round_trips():
 def test_with_a_combiner_the_verdict_comes_from_the_probability_and_says_why(monkeypatch):
     """The shipped combiner judges every generated answer: its probability is in the record and ``ask --json``,
     "supported" needs it at 0.9 and no veto, and the reason says the chance in plain words."""
-    import rag.answer.confidence as conf
+    import rag.answer.check.confidence as conf
 
     high = Combiner(("key_score",), (10.0,), (0.0,), (1.0,), 0.0, supported_at=0.9, doubt_below=0.3)
     monkeypatch.setattr(conf, "shipped_combiner", lambda: high)

@@ -60,7 +60,7 @@ def test_bad_arguments(kw, msg):
 
 
 def _learned(query, dists, texts, corpus, **kw):
-    from rag.answer.learned_gate import apply_learned_gate
+    from rag.answer.gate.learned_gate import apply_learned_gate
     from rag.text import TermStats
 
     hits = _hits(dists)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from rag.answer.calibrated_gate import store_calibration
 from rag.answer.cite import citations
+from rag.answer.gate.calibrated_gate import store_calibration
 from rag.answer.pipeline import search_and_gate
 from rag.settings import get_settings
 from rag.store.store import Store

@@ -12,10 +12,10 @@ import json
 import pytest
 from fakes import HashEmbedder
 
-from rag.answer.calibrated_gate import calibrated_model
 from rag.answer.gate import Evidence, GateKnobs, GateReason, GateResult, LanguageCheck, apply_gate
-from rag.answer.gates import GATES, StoreContext, gate_for, regate_with
-from rag.answer.learned_gate import default_model
+from rag.answer.gate.calibrated_gate import calibrated_model
+from rag.answer.gate.gates import GATES, StoreContext, gate_for, regate_with
+from rag.answer.gate.learned_gate import default_model
 from rag.answer.pipeline import search_and_gate
 from rag.settings import get_settings
 from rag.store.store import Store

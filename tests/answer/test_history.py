@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from fakes import gate_result
 
-from rag.answer.attribute import ClaimVerdict, SentenceAttribution
+from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.cite import Citation
 from rag.answer.history import Candidate, Turn, chat_markdown, previous_questions, turn_markdown
 from rag.answer.key_passage import KeyPassage, KeySentence

@@ -1,4 +1,4 @@
-"""Tests of rag.answer.learned_gate: features on real retrieval, the shipped coefficients on a small fixed store
+"""Tests of rag.answer.gate.learned_gate: features on real retrieval, the shipped coefficients on a small fixed store
 (three dev chapters, strategy E, hybrid), save/load, and the decision's contract (the learned gate at the
 widest distance threshold, 2.0, so that the score alone decides)."""
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from rag.answer import learned_gate as gm
+from rag.answer.gate import learned_gate as gm
 from rag.evaluation.cache import EmbeddingCache
 from rag.evaluation.data import load_ood, load_questions
 from rag.evaluation.indexes import build_strategy_index

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from rag.answer.attribute import ClaimVerdict, SentenceAttribution
+from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.cite import Citation
 from rag.answer.gate import apply_gate
 from rag.answer.key_passage import KeyPassage, KeySentence

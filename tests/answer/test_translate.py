@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.calibrated_gate import store_calibration
+from rag.answer.gate.calibrated_gate import store_calibration
 from rag.answer.pipeline import gated_sources
 from rag.answer.translate import (
     Translation,

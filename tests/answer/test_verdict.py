@@ -1,11 +1,11 @@
-"""One verdict per answer (rag.answer.verdict, issue 24 item 4): what each verdict needs, and its wire format."""
+"""One verdict per answer (rag.answer.check.verdict, issue 24 item 4): what each verdict needs, and its wire format."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
 
-from rag.answer.attribute import ClaimVerdict, SentenceAttribution
+from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.cite import Citation
 from rag.answer.gate import apply_gate
 from rag.answer.key_passage import KeyPassage, KeySentence

@@ -72,7 +72,7 @@ def test_verdicts_and_confident_wrong_answers_are_reported_and_two_runs_compared
     assert line.split("|")[2].strip().startswith("1/1")
     assert "confident wrong answers (shown as supported, not right by the keys)" in r.output
     assert "- p2/doc (doc): 'Lot B is free for the first hours [1].'  keys: two hours/2 hours" in r.output
-    import rag.answer.confidence as conf
+    import rag.answer.check.confidence as conf
 
     with monkeypatch.context() as m:
         m.setattr(conf, "shipped_combiner", lambda: conf.Combiner(("key_score",), (1.0,), (0.0,), (1.0,), 0.0))

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from rag.answer.confidence import FEATURES, NEUTRAL
+from rag.answer.check.confidence import FEATURES, NEUTRAL
 from rag.answer.gate import apply_gate
 from rag.answer.record import Answer
 from rag.evaluation import confidence as ev

@@ -212,7 +212,7 @@ def test_pdf_chunks_have_pages(corpus_dir, name):
 
 
 def test_mixed_scanned_pdf_chunks_on_page_1_without_ocr(cases_dir):
-    from rag.ingest.pdf import extract_pdf
+    from rag.ingest.pdf.extract import extract_pdf
 
     doc = extract_pdf((cases_dir / "c07_scanned_mixed.pdf").read_bytes(), "mixed.pdf", use_ocr=False)
     (c,) = chunk_document(doc)

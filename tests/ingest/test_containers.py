@@ -17,7 +17,7 @@ from pptx.util import Inches
 
 from rag.errors import ExtractionError
 from rag.ingest.extract import extract_bytes
-from rag.ingest.ooxml import STRICT_TO_TRANSITIONAL, is_strict
+from rag.ingest.office.ooxml import STRICT_TO_TRANSITIONAL, is_strict
 
 
 def _docx(doc) -> bytes:
@@ -84,7 +84,7 @@ def test_a_pptx_of_empty_shapes_says_what_it_holds():
 
 
 def _strict(data: bytes) -> bytes:
-    """A Transitional package renamed into Strict OOXML (the inverse of rag.ingest.ooxml.transitional)."""
+    """A Transitional package renamed into Strict OOXML (the inverse of rag.ingest.office.ooxml.transitional)."""
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():

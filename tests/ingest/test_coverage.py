@@ -12,9 +12,9 @@ import pytest
 from ooxml_samples import p
 
 from rag.ingest import coverage
-from rag.ingest.coverage_ooxml import docx_seen, pptx_seen, xlsx_seen
 from rag.ingest.extract import extract_bytes, with_coverage
 from rag.ingest.limits import Limits
+from rag.ingest.office.coverage_ooxml import docx_seen, pptx_seen, xlsx_seen
 
 COVER = ('<w:sdt><w:sdtPr><w:docPartObj><w:docPartGallery w:val="Cover Pages"/></w:docPartObj></w:sdtPr>'
          "<w:sdtContent>" + "".join(p(f"Guide paragraph {i} explains the forklift battery charging rules in detail.")
@@ -90,7 +90,7 @@ def test_an_unreadable_file_skips_the_audit_not_the_document():
 
 @pytest.mark.parametrize("limit", [2])  # styles.xml, then document.xml
 def test_the_audit_is_bounded_in_parts(monkeypatch, limit):
-    from rag.ingest import coverage_ooxml
+    from rag.ingest.office import coverage_ooxml
 
     monkeypatch.setattr(coverage_ooxml, "MAX_PARTS", limit)
     d = S.docx_with_body(p("Body text"))

@@ -11,9 +11,9 @@ import pytest
 import samples
 
 from rag.errors import LimitExceeded
-from rag.ingest.epub import without_media
 from rag.ingest.extract import extract_bytes
 from rag.ingest.limits import Limits, check_zip
+from rag.ingest.web.epub import without_media
 
 BLANK_PNG = b"\x89PNG\r\n\x1a\n" + bytes(3 * 1024 * 1024)  # 3 MB of zeros: inflates about 1,000:1
 

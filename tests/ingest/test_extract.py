@@ -1,4 +1,4 @@
-"""Stage 1 (rag/ingest/extract.py, rag/ingest/pdf.py) on the real shared cases and corpus."""
+"""Stage 1 (rag/ingest/extract.py, rag/ingest/pdf/__init__.py) on the real shared cases and corpus."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_case_refused_with_reason(cases_dir, name, reason):
 
 
 def test_scanned_pdf_without_ocr_refused(cases_dir):
-    from rag.ingest.pdf import extract_pdf
+    from rag.ingest.pdf.extract import extract_pdf
 
     data = (cases_dir / "c07_scanned_only.pdf").read_bytes()
     with pytest.raises(ExtractionError, match=r"c07_scanned_only\.pdf: no text layer \(scanned\?\)"):
@@ -118,7 +118,7 @@ def test_running_headers_and_footers_dropped(cases_dir):
 
 
 def test_mixed_scanned_pdf_without_ocr_lists_image_only_page(cases_dir):
-    from rag.ingest.pdf import extract_pdf
+    from rag.ingest.pdf.extract import extract_pdf
 
     doc = extract_pdf((cases_dir / "c07_scanned_mixed.pdf").read_bytes(), "mixed.pdf", use_ocr=False)
     assert doc.image_only_pages == (2,) and doc.ocr_pages == ()
@@ -218,7 +218,7 @@ def test_rotated_page_read_in_order():
 
 
 def test_line_joining_rules():
-    from rag.ingest.hyphen import Lexicon, join_lines
+    from rag.ingest.pdf.hyphen import Lexicon, join_lines
 
     lex = Lexicon.of(["a well-known fact", "the self service desk", "managed by us", "it was selfmade"])
     assert join_lines(["Main\u00ad", "tenance is due."], lex) == "Maintenance is due."

@@ -5,7 +5,7 @@ written here."""
 from __future__ import annotations
 
 from rag.ingest.extract import extract_bytes
-from rag.ingest.html_prepare import tex_text
+from rag.ingest.web.html_prepare import tex_text
 
 
 def _page(body: str, head: str = "") -> bytes:

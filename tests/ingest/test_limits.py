@@ -17,12 +17,12 @@ import pytest
 import samples
 
 from rag.errors import ExtractionError, LimitExceeded
-from rag.ingest.docx import extract_docx
-from rag.ingest.epub import extract_epub
 from rag.ingest.extract import extract_bytes, extract_path
 from rag.ingest.limits import Limits, check_zip
-from rag.ingest.pptx import extract_pptx
-from rag.ingest.sheets import extract_xlsx
+from rag.ingest.office.docx import extract_docx
+from rag.ingest.office.pptx import extract_pptx
+from rag.ingest.office.sheets import extract_xlsx
+from rag.ingest.web.epub import extract_epub
 from rag.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from odfdo import Document, DrawPage, Element, Frame, Header, List, Note, Paragr
 
 from rag.ingest.extract import extract_bytes
 from rag.ingest.locate import locator_at
-from rag.ingest.odf_numbers import format_number
+from rag.ingest.office.odf_numbers import format_number
 from rag.ingest.roles import find_roles
 from rag.types import LocatorKind, TextRole
 

@@ -1,5 +1,5 @@
 """Issue 37's DOCX kinds on small generated files: content controls, soft breaks, numbering, notes, headers and
-footers, TOC fields, the visible title (rag/ingest/docx.py, rag/ingest/wordml.py)."""
+footers, TOC fields, the visible title (rag/ingest/office/docx.py, rag/ingest/office/wordml.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import ooxml_samples as S
 from ooxml_samples import p
 
 from rag.ingest.extract import extract_bytes
-from rag.ingest.wordml import Numbering, format_number
+from rag.ingest.office.wordml import Numbering, format_number
 from rag.types import TextRole
 
 
@@ -177,8 +177,8 @@ def test_hidden_runs_in_footnotes_are_left_out():
 
 
 def test_charts_and_smartart_in_a_docx_are_read_after_their_paragraph():
-    from rag.ingest.coverage_ooxml import docx_seen
     from rag.ingest.limits import Limits
+    from rag.ingest.office.coverage_ooxml import docx_seen
 
     body = p("Results follow.") + S.docx_graphics_paragraph("rIdCh", "rIdDgm") + p("After the figure.")
     data = S.add_parts(

@@ -1,5 +1,5 @@
 """Issue 37's PPTX kinds on small generated decks: SmartArt, line breaks, theme fills, untitled slides, builds,
-the visible title (rag/ingest/pptx.py, rag/ingest/office_hidden.py, rag/ingest/ooxml.py)."""
+the visible title (rag/ingest/office/pptx.py, rag/ingest/office/office_hidden.py, rag/ingest/office/ooxml.py)."""
 
 from __future__ import annotations
 

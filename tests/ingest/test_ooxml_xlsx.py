@@ -1,5 +1,5 @@
 """Issue 37's XLSX kinds on small generated workbooks: title rows as the sheet's caption, multi-row headers
-joined (and repeated in every chunk), charts' titles and labels, text boxes (rag/ingest/sheets.py, ooxml.py)."""
+joined (and repeated in every chunk), charts' titles and labels, text boxes (rag/ingest/office/sheets.py, ooxml.py)."""
 
 from __future__ import annotations
 

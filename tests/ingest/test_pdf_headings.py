@@ -6,9 +6,9 @@ from __future__ import annotations
 import pymupdf
 
 from rag.ingest.chunk import chunk_document
-from rag.ingest.layout import Line, paragraphs_of
-from rag.ingest.pdf import extract_pdf
-from rag.ingest.pdf_text import is_bold_title, is_ornament, is_prose
+from rag.ingest.pdf.extract import extract_pdf
+from rag.ingest.pdf.layout import Line, paragraphs_of
+from rag.ingest.pdf.pdf_text import is_bold_title, is_ornament, is_prose
 
 PROSE = "Once upon a time there was a hen who had a large brood of chickens, and all of them were plump"
 

@@ -8,11 +8,11 @@ import re
 import pymupdf
 import pytest
 
-from rag.ingest import audit
 from rag.ingest.extract import extract_bytes, extract_path
 from rag.ingest.ocr import available as ocr_available
-from rag.ingest.pdf import extract_pdf, pages_read_by_ocr
-from rag.ingest.quality import unreadable, vowel_share
+from rag.ingest.pdf import audit
+from rag.ingest.pdf.extract import extract_pdf, pages_read_by_ocr
+from rag.ingest.pdf.quality import unreadable, vowel_share
 
 PDF_DEV = ["01-spec-hdc-protocol.pdf", "02-brochure-de-cc-nc-licences.pdf", "03-govt-us-financial-report-summary.pdf",
            "04-slides-git-github.pdf", "05-article-ki67-breast-cancer.pdf", "06-guide-llncs-latex-class.pdf",
@@ -54,7 +54,7 @@ def test_audit_counts_joined_hyphens_and_flags_lost_text():
 
 
 def test_a_page_losing_text_is_named_in_the_warnings(monkeypatch, cases_dir):
-    from rag.ingest import pdf as pdf_mod
+    from rag.ingest.pdf import extract as pdf_mod
 
     real = pdf_mod.page_paragraphs
 
@@ -91,7 +91,7 @@ def test_two_column_needles_read_in_order(corpus_dir, qid):
 
 
 def test_block_holding_two_columns_is_split():
-    from rag.ingest.layout import Line, blocks_of
+    from rag.ingest.pdf.layout import Line, blocks_of
 
     left = [Line(f"left column sentence number {i} goes on here", 40, 70 + 14 * i, 280, 80 + 14 * i, 10, False, 1, 800)
             for i in range(4)]

@@ -8,8 +8,8 @@ import pymupdf
 import pytest
 
 from rag.errors import ExtractionError
-from rag.ingest.hidden import remove_hidden
-from rag.ingest.pdf import extract_pdf
+from rag.ingest.pdf.extract import extract_pdf
+from rag.ingest.pdf.hidden import remove_hidden
 
 LINES = [
     "Invoice 4711 from Nordwind Supplies, dated 3 March.",

@@ -8,9 +8,9 @@ import pymupdf
 import pytest
 
 from rag.errors import ExtractionError
-from rag.ingest.audit import page_coverage, words
-from rag.ingest.pdf import extract_pdf
-from rag.ingest.quality import garbled_chars, main_script, ocr_reads_worse, unreadable
+from rag.ingest.pdf.audit import page_coverage, words
+from rag.ingest.pdf.extract import extract_pdf
+from rag.ingest.pdf.quality import garbled_chars, main_script, ocr_reads_worse, unreadable
 
 CHINESE = ("重庆万州经济技术开发集团有限公司二零二一年度第二期债务融资工具定向募集说明书本页为签字页本页无正文 " * 3).strip()
 GREEK = " ".join(["Η γρήγορη καφέ αλεπού πηδά πάνω από τον τεμπέλη σκύλο και τρέχει στο δάσος"] * 3)

@@ -9,7 +9,7 @@ import pytest
 from decks import AUTHOR, DATE, INSTITUTE, beamer_deck
 
 from rag.ingest.chunk import chunk_document
-from rag.ingest.pdf import extract_pdf
+from rag.ingest.pdf.extract import extract_pdf
 from rag.types import TextRole
 
 

@@ -77,7 +77,7 @@ def test_parts_are_stored_for_the_viewer(store):
 
 
 def test_bm25_rebuild_and_calibration_read_the_stored_languages(store, monkeypatch):
-    from rag.answer.calibrated_gate import store_calibration
+    from rag.answer.gate.calibrated_gate import store_calibration
 
     r = store.ingest_bytes(b"# Harbour\n\n" + PAGE1.encode() + b"\n\n" + PAGE2.encode() + b"\n", "harbour.md")
     assert store.get_document(r.document_id).language == "en"
@@ -180,7 +180,7 @@ def test_page_spans_round_trip():
 def test_the_answer_layer_imports_neither_pymupdf_nor_ocr():
     code = ("import importlib, pkgutil, sys\nimport rag.answer\n"
             "for m in pkgutil.walk_packages(rag.answer.__path__, 'rag.answer.'):\n    importlib.import_module(m.name)\n"
-            "print(sorted(k for k in ('pymupdf', 'fitz', 'rapidocr_onnxruntime', 'rag.ingest.ocr', 'rag.ingest.pdf') "
+            "print(sorted(k for k in ('pymupdf', 'fitz', 'rapidocr_onnxruntime', 'rag.ingest.ocr', 'rag.ingest.pdf.extract') "
             "if k in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr

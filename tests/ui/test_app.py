@@ -312,7 +312,7 @@ def test_answer_links_markers_and_escapes_model_text():
 
 
 def test_unsupported_and_inferred_sentences_are_marked():
-    from rag.answer.attribute import SentenceAttribution
+    from rag.answer.check.attribute import SentenceAttribution
     from ui.format import answer_markdown
 
     sents = [
@@ -327,7 +327,7 @@ def test_unsupported_and_inferred_sentences_are_marked():
 
 def test_echoes_never_carry_a_citation_and_left_out_sentences_say_why():
     """Issue 14: a sentence that restates the question is shown (if at all) without any [n] link."""
-    from rag.answer.attribute import attribute, lexical_support
+    from rag.answer.check.attribute import attribute, lexical_support
     from ui.format import answer_markdown, removed_markdown
 
     q = "What is the risk of using a lower beta in GRPO?"
@@ -381,7 +381,7 @@ def test_answer_keeps_the_models_lines_and_list_items():
     """Seen in the app: 'This optimization:\\n- Reduces ...\\n- Improves ...' was run together into one line."""
     from types import SimpleNamespace
 
-    from rag.answer.attribute import split_sentences
+    from rag.answer.check.attribute import split_sentences
     from ui.format import answer_markdown
 
     text = ("KV caching stores intermediate results [1]. This optimization:\n- Reduces repeated calculations [1]\n"
@@ -402,7 +402,7 @@ def test_answer_notes_explain_inferred_citations():
     the caption under the answer says what it means whenever a shown sentence carries it."""
     from types import SimpleNamespace
 
-    from rag.answer.attribute import SentenceAttribution
+    from rag.answer.check.attribute import SentenceAttribution
     from ui.format import answer_notes
 
     inferred = SentenceAttribution("DPR uses dot products.", (), (1,), False, True)

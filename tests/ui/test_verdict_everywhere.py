@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
+from rag.answer.check.verdict import LABELS
 from rag.answer.cite import Citation
 from rag.answer.gate import apply_gate
 from rag.answer.history import Turn, turn_markdown
 from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.pipeline import check_answer
 from rag.answer.record import Answer
-from rag.answer.verdict import LABELS
 from rag.cli.answer import verdict_line
 from rag.types import AnswerVerdict, Hit
 from ui import chat
@@ -40,7 +40,7 @@ def _cite(i: int, quote: str) -> Citation:
 
 
 def _answer(verdict: AnswerVerdict) -> Answer:
-    """A live answer that :func:`rag.answer.verdict.judge` judges ``verdict``."""
+    """A live answer that :func:`rag.answer.check.verdict.judge` judges ``verdict``."""
     if verdict == AnswerVerdict.REFUSED:
         return Answer(query=Q, gate=replace(apply_gate(Q, [], 0.675, 4), refusal="NO ANSWER: nothing close enough"))
     gate = apply_gate(Q, [Hit(chunk_id=1, rank=1, fused_rank=1, rrf_score=1 / 61, cosine_distance=0.3)], 0.675, 4)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rag.answer.attribute import DANGLING_RE
+from rag.answer.check.attribute import DANGLING_RE
 from rag.answer.cite import Citation
 from rag.answer.key_passage import KeyPassage, key_passage
 from rag.answer.pipeline import Answer, AnswerFrom, ask, check_answer

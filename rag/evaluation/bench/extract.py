@@ -4,7 +4,7 @@ open (issue 13).
 :func:`run_extract` prints the date, machine and load, then
 
 * per PDF of the corpora (``pdfs/``, ``pdf-dev/docs/``): pages, text coverage against PyMuPDF's own words
-  (whole document and the worst page; :mod:`rag.ingest.audit`), pages under 99 %, pages flagged
+  (whole document and the worst page; :mod:`rag.ingest.pdf.audit`), pages under 99 %, pages flagged
   unreadable, blank pages, pages read by OCR and the OCR time, tables found, hyphen joins made, the
   reading order used per page, and the speed in pages/s without OCR (best of ``--repeat``);
 * every hyphen join made (``--joins``), so a wrong one can be seen;
@@ -32,7 +32,7 @@ from rag.evaluation.data import read_jsonl
 from rag.evaluation.metrics import collapse_whitespace, table_as_read
 from rag.ingest.chunk import chunk_document
 from rag.ingest.extract import extract_bytes
-from rag.ingest.pdf import extract_pdf
+from rag.ingest.pdf.extract import extract_pdf
 from rag.tokens import ENCODER_WINDOW, count_tokens_batch, get_tokenizer
 
 Echo = Callable[[str], None]

@@ -13,7 +13,7 @@ the settings' limits, OCR on), timing the call (wall seconds), and checks every 
 with :func:`rag.evaluation.metrics.holds_needle` (runs of whitespace collapsed; a needle made of table cells
 matches the same cells of a Markdown row). A refused file finds none of its needles. The coverage figure is the
 document's own audit where its reader has one (``Document.coverage`` once the independent audits of issue 37
-land; a PDF's per-page audit, :mod:`rag.ingest.audit`, weighted equally per page), else none.
+land; a PDF's per-page audit, :mod:`rag.ingest.pdf.audit`, weighted equally per page), else none.
 
 :func:`run_real` prints the date, machine and load, then per format: files, refused, coverage (median,
 minimum), needles found, documents with warnings, seconds (total, slowest); needles found by placement and by

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from rag.answer.gate import apply_gate
-from rag.answer.learned_gate import apply_learned_gate
+from rag.answer.gate.learned_gate import apply_learned_gate
 from rag.evaluation.bench.corpora import CORPORA, ChunkedCorpus, corpus
 from rag.evaluation.bench.machine import header, load_average, peak_rss_mib, percentile, rss_mib
 from rag.evaluation.cache import EmbeddingCache

@@ -1,0 +1,413 @@
+"""Design stage 8, server side: check what the model wrote before anyone sees it.
+
+Pure functions on real strings, no model here:
+
+* :func:`clean_citations` / :class:`CitationStreamFilter` (from :mod:`rag.answer.check.clean`, re-exported):
+  invalid ``[n]`` markers, links and URLs removed, on the stream too;
+* :func:`split_sentences` cuts an answer into sentences (lines, then
+  :func:`rag.text.sentence_spans`), each keeping the markers written after it;
+* :func:`lexical_support` / :func:`attribute` are the claim check (issue 14): what a sentence ADDS to
+  the question (:func:`novel_roots`, its claim words the question lacks) must be in the source it cites
+  (lexical share of those words, or MiniLM cosine computed by the caller with part of them), and every
+  number, date, version or name it adds (:func:`specifics`) must occur in that source (:func:`holds`), in
+  the same statement as the claim's other words (issue 24, :mod:`rag.answer.check.claims`).
+  A sentence that only restates the question (or asks one), ends in a bare ``[n]`` after a copula, or is
+  no statement at all, is no claim and never carries a citation. Each sentence gets a :class:`ClaimVerdict`:
+  supported, inferred (the server attaches the source that supports it), unsupported, echo, dangling,
+  declines, no claim, garbled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+
+from rag.answer.check.claims import garbled, holds, novel_roots, roots, specifics, statement_gaps
+from rag.answer.check.clean import (
+    CitationStreamFilter as CitationStreamFilter,  # re-exported: callers import it from here
+)
+from rag.answer.check.clean import CleanResult as CleanResult
+from rag.answer.check.clean import clean_citations as clean_citations
+from rag.answer.check.clean import markers
+from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
+from rag.text import MARKER_RE, content_words, sentence_spans, strip_markers
+
+#: A sentence whose content words are at least this share in a source is supported by it (lexical leg).
+LEX_MIN = 0.5
+#: MiniLM cosine similarity (sentence vs source quote) at or above which the source supports it (semantic leg).
+COS_MIN = 0.6
+#: With the question known, the MiniLM leg needs at least this share of the sentence's new words in the source.
+NOVEL_MIN = 0.25
+#: Fewer content words than this: not a claim (e.g. "Yes."), never marked unsupported.
+MIN_CLAIM_WORDS = 2
+
+DECLINE_RE = re.compile(
+    r"\b(?:sources?|context|documents?|provided (?:text|information|sources?))\b[^.]{0,40}?"
+    r"\b(?:do|does|did)(?:\s+not|n['’]t)\s+(?:contain|provide|mention|include|say|cover|answer|specify|state)"
+    r"|\bno (?:relevant )?information\b|\bnot (?:mentioned|covered|found|provided) in the (?:sources?|context)\b"
+    r"|\b(?:cannot|can['’]t|unable to) (?:answer|find|determine)\b",
+    re.I,
+)
+
+#: A sentence that ends on its markers right after a word needing a complement ("... is [3].", "... given in
+#: [1] [2].") points at a source instead of saying what it says: the 0.5B did this on the DPR paper.
+DANGLING_RE = re.compile(
+    r"\b(?:is|are|was|were|be|been|in|by|of|as|at|to|from|on|called|named|uses?|using|see|given|shown|described|"
+    r"defined|listed|explained|the|a|an)\s*(?:" + MARKER_RE.pattern + r"\s*(?:and\s*)?)+[.!?:]?\s*$",
+    re.I,
+)
+
+
+_LEADING_MARKERS_RE = re.compile(r"^(?:\s*" + MARKER_RE.pattern + r")+", re.I)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split an answer into sentences; markers written after a full stop stay with the sentence before.
+
+    Lines (list items, paragraphs) are split first, then into sentences by
+    :func:`rag.text.sentence_spans` (the chunker's rule: a full stop and a
+    next word that is not lower-case, abbreviations excepted). ``"A is B. [1] C is D [2]."`` gives
+    ``["A is B. [1]", "C is D [2]."]``. A marker that opens a line belongs to
+    that line (the small model writes lists as ``[1] claim``), unless the line
+    holds nothing else. Empty pieces are dropped.
+    """
+    pieces: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        parts = [line[a:b] for a, b in sentence_spans(line)]
+        for k, part in enumerate(parts):
+            part = part.strip()
+            if not part:
+                continue
+            lead = _LEADING_MARKERS_RE.match(part)
+            if lead and pieces and (k > 0 or not part[lead.end() :].strip()):
+                pieces[-1] = pieces[-1] + " " + lead.group(0).strip()
+                part = part[lead.end() :].strip()
+            if part and not (MARKER_RE.fullmatch(part) and pieces):
+                pieces.append(part)
+            elif part:
+                pieces[-1] = pieces[-1] + " " + part
+    return pieces
+
+
+def is_decline(sentence: str) -> bool:
+    """Whether ``sentence`` says the sources do not contain the answer (never marked unsupported)."""
+    return bool(DECLINE_RE.search(sentence))
+
+
+class ClaimVerdict(StrEnum):
+    """The claim check's verdict on one answer sentence (issue 14); ``ask --json`` shows it per sentence.
+
+    Only ``supported`` and ``inferred`` sentences carry a citation on screen.
+    """
+
+    SUPPORTED = "supported"      # a claim its cited source supports (words the question lacks, numbers, names)
+    INFERRED = "inferred"        # a claim the model cited to no source or to one that lacks it; the server
+                                 # attaches the source that supports it
+    UNSUPPORTED = "unsupported"  # a claim no source supports, or whose number / name no source holds
+    ECHO = "echo"                # restates the question (adds no word of its own) or asks one: not a claim
+    DANGLING = "dangling"        # points at a source instead of saying what it says ("X is [3].")
+    DECLINES = "declines"        # says the sources do not contain the answer
+    NO_CLAIM = "no_claim"        # too few words to claim anything ("Yes.", a bare "[1] [2]")
+    GARBLED = "garbled"          # no statement at all ("In 2015, was published [1].", a clause left open)
+
+
+#: Verdicts that carry a citation on screen.
+CITED_VERDICTS = (ClaimVerdict.SUPPORTED, ClaimVerdict.INFERRED)
+
+#: Each claim verdict as a user reads it (the chat, the export, the CLI; issue 39: no codes on screen).
+VERDICT_WORDS = {
+    ClaimVerdict.SUPPORTED: "supported by the source it cites",
+    ClaimVerdict.INFERRED: "supported by another source than the one cited",
+    ClaimVerdict.UNSUPPORTED: "not supported by the sources",
+    ClaimVerdict.ECHO: "repeats the question",
+    ClaimVerdict.DANGLING: "points at a source without saying what it says",
+    ClaimVerdict.DECLINES: "says the sources do not contain the answer",
+    ClaimVerdict.NO_CLAIM: "too short to check",
+    ClaimVerdict.GARBLED: "not a complete statement",
+}
+
+
+@dataclass(frozen=True)
+class SentenceAttribution:
+    """The server's verdict on one answer sentence.
+
+    ``cited``: valid source numbers the model wrote; ``supported_by``: sources
+    that support it, best first (for an *inferred* sentence, the one attached);
+    ``unsupported``: a claim no source supports; ``inferred``: the server attached
+    ``supported_by[0]`` because the model cited nothing that supports it; ``miscited``: cited,
+    but only to sources that do not support it while another one does;
+    ``declines``: says the sources lack the answer; ``dangling``: points at a
+    source instead of saying what it says (:data:`DANGLING_RE`, "X is [3].");
+    ``echo``: restates the question, adding no word of its own, or is a question;
+    ``garbled``: no statement at all (:func:`rag.answer.check.claims.garbled`);
+    ``claim``: has at least :data:`MIN_CLAIM_WORDS` content words, does not
+    decline, dangle, echo or garble (a bare ``[1] [2]`` or ``59.2s`` is no claim,
+    and its markers cite nothing); ``verdict`` (:class:`ClaimVerdict`) sums these up, ``reason`` says why in
+    words; ``missing`` the numbers / names of the sentence (not in the question) that the source it would
+    cite lacks.
+    """
+
+    text: str
+    cited: tuple[int, ...]
+    supported_by: tuple[int, ...]
+    unsupported: bool
+    inferred: bool
+    miscited: bool = False
+    declines: bool = False
+    claim: bool = True
+    dangling: bool = False
+    echo: bool = False
+    verdict: ClaimVerdict | None = None
+    reason: str = ""
+    missing: tuple[str, ...] = ()
+    garbled: bool = False
+
+    def __post_init__(self) -> None:
+        if self.verdict is None:  # built from the flags alone (older callers, tests): derive it
+            v = (ClaimVerdict.DECLINES if self.declines else ClaimVerdict.DANGLING if self.dangling
+                 else ClaimVerdict.GARBLED if self.garbled else ClaimVerdict.ECHO
+                 if self.echo else ClaimVerdict.NO_CLAIM if not self.claim else ClaimVerdict.UNSUPPORTED if self.unsupported
+                 else ClaimVerdict.INFERRED if self.inferred else ClaimVerdict.SUPPORTED)
+            object.__setattr__(self, "verdict", v)
+
+    @property
+    def shown_cites(self) -> tuple[int, ...]:
+        """The source numbers shown after this sentence: the cited sources that support it (``supported``),
+        the attached one (``inferred``), none otherwise (an echo or a dangling sentence never carries one)."""
+        if self.verdict == ClaimVerdict.SUPPORTED:
+            return tuple(n for n in self.cited if n in self.supported_by) or self.supported_by[:1]
+        if self.verdict == ClaimVerdict.INFERRED:
+            return self.supported_by[:1]
+        return ()
+
+    @property
+    def body(self) -> str:
+        """The sentence without its ``[n]`` markers."""
+        return strip_markers(self.text)
+
+    @property
+    def passed(self) -> bool:
+        """A claim that passed the check (its sentence is shown with a citation)."""
+        return self.verdict in CITED_VERDICTS
+
+    def shown(self) -> str:
+        """The sentence as the checked answer shows it: its words, then its :attr:`shown_cites` as ``[n]``."""
+        body = self.body
+        cites = "".join(f"[{n}]" for n in self.shown_cites)
+        if not cites:
+            return body
+        end = len(body.rstrip(".!?:;"))
+        return f"{body[:end]} {cites}{body[end:]}"
+
+    @property
+    def label(self) -> str:
+        """The sentence's verdict in plain words (:data:`VERDICT_WORDS`), never a code."""
+        return VERDICT_WORDS[self.verdict]
+
+    def to_json(self) -> dict:
+        """The JSON shape of ``ask --json``'s ``answer_sentences``: ``text, cited, supported_by, unsupported,
+        inferred`` (pinned by issue 5) then ``verdict, reason, cites`` (issue 14; ``cites`` = :attr:`shown_cites`),
+        then (issue 39) ``supported`` (the sentence passed the check and is shown with a source) and ``label`` (the
+        verdict in plain words)."""
+        return {
+            "text": self.text,
+            "cited": list(self.cited),
+            "supported_by": list(self.supported_by),
+            "unsupported": self.unsupported,
+            "inferred": self.inferred,
+            "verdict": str(self.verdict),
+            "reason": self.reason,
+            "cites": list(self.shown_cites),
+            "supported": self.passed,
+            "label": self.label,
+        }
+
+
+#: A yes/no question: it opens on an auxiliary or modal verb ("Should ...?", "Must ...?", "Is ...?", "Can ...?").
+YES_NO_RE = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|shall|must|may|might|will|would|has|have"
+                       r"|had|need|needs)\b", re.IGNORECASE)
+#: Words that take a side on a yes/no question.
+POLARITY_RE = re.compile(r"\b(?:yes|no|not|never|cannot|none|must|should|only|always|required|avoid)\b|n't\b",
+                         re.IGNORECASE)
+
+
+def takes_side(sentence: str, question: str | None) -> bool:
+    """Whether ``sentence`` answers the yes/no ``question`` with a word of polarity the question lacks ("Do not
+    populate X" to "Should I populate X?"): such a sentence adds a claim though all its content words are the
+    question's."""
+    if not question or not YES_NO_RE.match(question):
+        return False
+    said = {m.group(0).casefold() for m in POLARITY_RE.finditer(strip_markers(sentence))}
+    return bool(said - {m.group(0).casefold() for m in POLARITY_RE.finditer(question)})
+
+
+#: A list item of the model's answer (``- x``, ``* x``, ``1. x``, ``1) x``).
+_ITEM_RE = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+\S")
+#: Characters of a sentence (markers and list bullet removed, whitespace collapsed) from which a copy found word for
+#: word in a cited source counts as supported by it.
+VERBATIM_MIN = 20
+_SPACES_RE = re.compile(r"\s+")
+_BULLET_RE = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
+
+
+def _flat(text: str) -> str:
+    """``text`` without ``[n]`` markers and a leading list bullet, whitespace collapsed, case-folded, the final full
+    stop dropped: how a sentence and a source are compared word for word."""
+    t = _SPACES_RE.sub(" ", _BULLET_RE.sub("", strip_markers(text))).strip().casefold()
+    return t[:-1].rstrip() if t.endswith(".") else t
+
+
+def lexical_support(sentences: Sequence[str], quotes: Sequence[str], question: str | None = None) -> np.ndarray:
+    """``(n_sentences, n_sources)`` float32: share of each sentence's NEW claim roots (:func:`novel_roots`:
+    its words the question lacks; all its words without ``question``) found in each quote.
+
+    1.0 means every new word occurs in the source; a sentence with no new word scores 0 everywhere.
+    """
+    qsets = [roots(q) for q in quotes]
+    out = np.zeros((len(sentences), len(quotes)), dtype=np.float32)
+    for i, s in enumerate(sentences):
+        words = novel_roots(s, question)
+        if not words:
+            continue
+        for j, qs in enumerate(qsets):
+            out[i, j] = len(words & qs) / len(words)
+    return out
+
+
+def support_matrix(lexical: np.ndarray, cosine: np.ndarray | None, *, lex_min: float = LEX_MIN, cos_min: float = COS_MIN,
+                   novel_min: float = 0.0) -> np.ndarray:
+    """Boolean ``(n_sentences, n_sources)``: supported if lexical share >= ``lex_min``, or cosine >= ``cos_min``
+    with a lexical share of at least ``novel_min`` (the MiniLM leg accepts a paraphrase, not a sentence none
+    of whose new words the source has: a restated question is close to every source on its topic).
+
+    With ``cosine=None`` only the lexical leg decides.
+    """
+    sup = lexical >= lex_min
+    if cosine is not None:
+        sup = sup | ((cosine >= cos_min) & (lexical >= novel_min))
+    return sup
+
+
+def _reason(v: ClaimVerdict, cited: Sequence[int], supported: Sequence[int], missing: Sequence[str],
+            lacking_at: int | None, astray: Sequence[str] = (), why: str = "") -> str:
+    if v == ClaimVerdict.SUPPORTED:
+        return "its source holds the words it adds to the question"
+    if v == ClaimVerdict.INFERRED:
+        was = f"cited {list(cited)}, which does not hold it; " if cited else "no citation written; "
+        return was + f"[{supported[0]}] holds it"
+    if v == ClaimVerdict.UNSUPPORTED:
+        where = f"[{lacking_at}]" if lacking_at is not None else "no source"
+        absent = [x for x in missing if x not in astray]
+        parts = [f"{where} does not hold {', '.join(absent)}"] if absent else []
+        if astray:
+            parts.append(f"{where} holds {', '.join(astray)} only in a statement about something else")
+        return "; ".join(parts) or "no source holds the words it adds to the question"
+    if v == ClaimVerdict.GARBLED:
+        return f"not a statement ({why})"
+    return {
+        ClaimVerdict.ECHO: "restates the question: adds no word of its own",
+        ClaimVerdict.DANGLING: "points at a source without saying what it says",
+        ClaimVerdict.DECLINES: "says the sources do not contain the answer",
+        ClaimVerdict.NO_CLAIM: "too short to claim anything",
+    }[v]
+
+
+def _gaps(sentence: str, spec: Sequence[str], quote: str, question: str | None, heading: str) -> tuple[list[str], list[str]]:
+    """``(absent, astray)``: the specifics ``quote`` does not hold at all, and those it holds only in
+    statements that do not make the sentence's claim (:func:`rag.answer.check.claims.statement_gaps`)."""
+    absent = [x for x in spec if not holds(quote, x)]
+    astray = statement_gaps(sentence, quote, [x for x in spec if x not in absent], question, heading)
+    return absent, astray
+
+
+def attribute(
+    sentences: Sequence[str],
+    source_indices: Sequence[int],
+    lexical: np.ndarray,
+    cosine: np.ndarray | None = None,
+    *,
+    lex_min: float = LEX_MIN,
+    cos_min: float = COS_MIN,
+    question: str | None = None,
+    quotes: Sequence[str] | None = None,
+    headings: Sequence[str] | None = None,
+) -> list[SentenceAttribution]:
+    """The claim check (design stage 8, issues 14 and 24): a :class:`SentenceAttribution` per sentence.
+
+    ``source_indices[j]`` is the ``n`` of column ``j`` of ``lexical`` (from :func:`lexical_support`, given the
+    same ``question``) and ``cosine`` (MiniLM, optional). With ``question``, a sentence that adds no claim
+    word to it, or asks a question, is an echo (no claim, never cited). A sentence that is no statement
+    (:func:`rag.answer.check.claims.garbled`: "In 2015, was published [1].") is no claim either. With ``quotes``
+    (the sources' text, same order), a source supports a sentence only if it also holds every number,
+    date, version and name of the sentence that the question lacks (:func:`specifics`, :func:`holds`), each
+    in a statement that makes the sentence's claim (issue 24: :func:`rag.answer.check.claims.statement_gaps`;
+    ``headings[j]``, the source's innermost section heading, is read with each of its statements).
+    Supporting sources are ranked by lexical share plus cosine, descending. A claim its cited source does
+    not support gets the best supporting source instead (``inferred``; ``miscited`` when the model had cited
+    another).
+    """
+    sup = support_matrix(lexical, cosine, lex_min=lex_min, cos_min=cos_min, novel_min=NOVEL_MIN if question else 0.0)
+    rank = lexical + (cosine if cosine is not None else 0.0)
+    valid = set(source_indices)
+    asked = specifics(question) if question else set()
+    heads = list(headings) if headings is not None else [""] * len(source_indices)
+    out = []
+    for i, s in enumerate(sentences):
+        cited = tuple(n for n in markers(s) if n in valid)
+        declines = is_decline(s)
+        dangling = bool(DANGLING_RE.search(s))
+        item = bool(_ITEM_RE.match(s))  # a list item is read as part of its list: one word of its own is a claim
+        worded = len(content_words(s)) >= (1 if item else MIN_CLAIM_WORDS)
+        why = garbled(s) if worded and not declines and not dangling else None
+        echo = bool(worded and not declines and not dangling and not why and (
+            strip_markers(s).rstrip(" *_").endswith("?")
+            or (question is not None and not novel_roots(s, question) and not takes_side(s, question))))
+        claim = worded and not declines and not dangling and not echo and not why
+        row = sup[i].copy()
+        missing: tuple[str, ...] = ()
+        astray: tuple[str, ...] = ()
+        lacking_at = None
+        if quotes is not None and claim:
+            spec = sorted(specifics(s) - asked)
+            gaps = [_gaps(s, spec, quotes[j], question, heads[j]) for j in range(len(source_indices))]
+            # report what the source the sentence leans on (cited, else best supporting) lacks
+            lean = [j for j in range(len(source_indices)) if source_indices[j] in cited and row[j]] or \
+                   [j for j in np.argsort(-rank[i], kind="stable") if row[j]]
+            if lean and any(gaps[lean[0]]):
+                absent, off = gaps[lean[0]]
+                missing, astray, lacking_at = tuple(absent + off), tuple(off), source_indices[lean[0]]
+            row &= np.array([not (a or b) for a, b in gaps], dtype=bool)
+        if quotes is not None and claim:
+            # a sentence copied word for word from a source it cites is supported by that source, whatever the
+            # word-level checks say (issue 39: verbatim, correctly cited sentences were marked "inferred")
+            body = _flat(s)
+            for j, n in enumerate(source_indices):
+                if n in cited and len(body) >= VERBATIM_MIN and body in _flat(quotes[j]):
+                    row[j] = True
+        order = np.argsort(-rank[i], kind="stable") if len(source_indices) else []
+        supported = tuple(source_indices[j] for j in order if row[j])
+        if not claim:
+            v = (ClaimVerdict.DECLINES if declines else ClaimVerdict.DANGLING if dangling else ClaimVerdict.GARBLED
+                 if why else ClaimVerdict.ECHO if echo else ClaimVerdict.NO_CLAIM)
+        elif set(cited) & set(supported):
+            v = ClaimVerdict.SUPPORTED
+        elif supported:
+            v = ClaimVerdict.INFERRED
+        else:
+            v = ClaimVerdict.UNSUPPORTED
+        shown_sup = supported[:1] if v == ClaimVerdict.INFERRED else supported if claim else ()
+        out.append(SentenceAttribution(
+            text=s, cited=cited, supported_by=shown_sup, unsupported=v == ClaimVerdict.UNSUPPORTED,
+            inferred=v == ClaimVerdict.INFERRED, miscited=bool(v == ClaimVerdict.INFERRED and cited), declines=declines,
+            claim=claim, dangling=dangling, echo=echo, verdict=v,
+            reason=_reason(v, cited, supported, missing, lacking_at, astray, why or ""),
+            missing=missing if v == ClaimVerdict.UNSUPPORTED else (), garbled=bool(why),
+        ))
+    return out

@@ -1,0 +1,498 @@
+"""OpenDocument (ODT, ODS, ODP: every LibreOffice user's files) -> canonical text + locators (issue 28, item 4).
+
+Read with **odfdo** (``odfdo`` on PyPI): an actively maintained OpenDocument library (releases through 2026,
+Python 3.10+, built on lxml, which the HTML reader uses already) that opens the package, its parts and its
+element tree. ``odfpy``, the other candidate, has had no release since 2020. The walk over the elements is
+ours, so that every limit holds while reading (odfdo's own ``Table.get_values`` expands repeated rows and
+columns: a sheet that declares a million empty rows would be built cell by cell).
+
+* **ODT** (text): headings (``text:h`` with its outline level) are sections, their outline number in front as
+  a reader sees it ("2.2.1 OpenDocument Package"); paragraphs are blocks, each a ``paragraph``
+  :class:`rag.types.Part` numbered within its section, like DOCX; lists one item per line, indented per level,
+  after the label the list style draws ("B) ", "iv. ", "3.1 ", "- " for a bullet; :mod:`rag.ingest.office.odf_numbers`);
+  tables Markdown rows; text boxes, frames and drawing shapes with text are read where they are anchored;
+  footnotes and endnotes after the block that cites them, each with its number ("1 From a theoretical ...").
+  Soft line breaks (``text:line-break``) are line breaks (a space in headings and list items). Generated
+  indexes (table of contents, illustrations, alphabetical index) are read with the ``toc`` role, a
+  bibliography with ``references``. The master pages' headers and footers are written once (headers first,
+  footers last), page numbers left out, with the ``furniture`` role. Hidden paragraphs and hidden text
+  (``text:hidden-paragraph``, ``text:hidden-text``), annotations and tracked deletions are left out. The title
+  is the paragraph styled ``Title``, else the first level-1 heading; the metadata title only when there is none.
+* **ODS** (spreadsheet): each sheet a section, its rows a Markdown table with ``rows`` parts as for XLSX
+  (sheet + A1 row numbers, the displayed cell text); repeated rows and columns advance the position
+  without being expanded unless they hold text; rows and cells counted against the reader limits
+  (:class:`rag.ingest.limits.RowBudget`). Hidden sheets (``table:display="false"``) are left out.
+* **ODP** (presentation): :mod:`rag.ingest.office.odf_slides` (one section per slide titled by its title frame, else
+  ``Slide N``; build steps folded into their fullest slide; hidden slides left out with a warning; speaker
+  notes; footers once as furniture; the title slide's title as the document's).
+
+A file odfdo cannot open raises ``ExtractionError(name, "damaged ODT|ODS|ODP (...)")``; an encrypted one
+(``manifest:encryption-data`` in its manifest) is refused as password-protected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import re
+import zipfile
+
+from rag.errors import ExtractionError
+from rag.ingest.canonical import (
+    CanonicalBuilder,
+    Unit,
+    clean_inline,
+    file_stem,
+    markdown_row,
+    markdown_separator,
+    table_cell,
+)
+from rag.ingest.limits import Limits, RowBudget, check_zip, resolve
+from rag.ingest.office.odf_numbers import Numbering
+from rag.ingest.office.odf_numbers import attr as _attr
+from rag.ingest.office.odf_slides import deck_title, read_slide, write_furniture, write_slides
+from rag.ingest.office.sheets import write_sheet
+from rag.types import Document, LocatorKind, MediaType, RoleSpan, TextRole
+
+_LABEL = {MediaType.ODT.value: "ODT", MediaType.ODS.value: "ODS", MediaType.ODP.value: "ODP"}
+_HIDDEN = {"text:hidden-paragraph", "text:hidden-text", "office:annotation", "office:annotation-end",
+           "text:note-citation", "text:tracked-changes", "text:bookmark-ref", "text:sequence-decls", "office:forms",
+           "text:number"}
+#: Drawing shapes that can hold text: read as blocks of their own where they stand, never inside a line.
+_SHAPES = {"draw:frame", "draw:text-box", "draw:custom-shape", "draw:rect", "draw:ellipse", "draw:circle",
+           "draw:polygon", "draw:polyline", "draw:regular-polygon", "draw:path", "draw:line", "draw:connector",
+           "draw:caption", "draw:measure", "draw:g"}
+#: Fields whose text changes from page to page (left out of headers and footers, which are written once).
+_PAGE_FIELDS = {"text:page-number", "text:page-count", "text:page-continuation"}
+#: Generated indexes, and the role their entries have (issue 37: a contents list is navigation, not body text).
+_INDEXES = {"text:table-of-content": TextRole.TOC, "text:illustration-index": TextRole.TOC,
+            "text:table-index": TextRole.TOC, "text:object-index": TextRole.TOC, "text:user-index": TextRole.TOC,
+            "text:alphabetical-index": TextRole.TOC, "text:bibliography": TextRole.REFERENCES}
+_MASTER_PARTS = ("style:header", "style:header-first", "style:header-left", "style:footer", "style:footer-first",
+                 "style:footer-left")
+#: A repeated row or cell is written out at most this many times (a styled band repeated to the sheet's end).
+MAX_REPEAT = 200
+
+
+def inline_text(el, *, page_fields: bool = True) -> str:
+    """The text of an ODF paragraph-like element as a reader sees it: spans and links opened, ``text:s`` as
+    spaces, tabs and soft line breaks (``text:line-break``) as white space, hidden text, notes (written
+    apart, with their number), annotations and shapes (read as blocks of their own) left out; with
+    ``page_fields=False`` page numbers and counts too (a header or footer written once)."""
+    out: list[str] = [el.text or ""]
+    for child in el.children:
+        tag = child.tag
+        if tag in _HIDDEN or tag == "text:note" or tag in _SHAPES or (not page_fields and tag in _PAGE_FIELDS):
+            pass
+        elif tag == "text:s":
+            out.append(" " * max(1, int(_attr(child, "text:c") or 1)))
+        elif tag == "text:tab":
+            out.append("\t")
+        elif tag == "text:line-break":
+            out.append("\n")
+        else:
+            out.append(inline_text(child, page_fields=page_fields))
+        out.append(child.tail or "")
+    return "".join(out)
+
+
+def note_blocks(el) -> list[str]:
+    """The footnotes and endnotes cited inside ``el``, each as a reader finds it at the foot of the page or the
+    end of the document: its number (the citation as drawn, ``1``, ``iv``, ``*``), a space, its text."""
+    out = []
+    for note in el.get_elements("descendant::text:note"):
+        mark = next((clean_inline(c.text_recursive, keep_newlines=False) for c in note.children
+                     if c.tag == "text:note-citation"), "")
+        body = next((c for c in note.children if c.tag == "text:note-body"), None)
+        text = clean_inline("\n".join(inline_text(p) for p in body.children)) if body is not None else ""
+        if text:
+            out.append(f"{mark} {text}" if mark else text)
+    return out
+
+
+def _shapes(el) -> list:
+    """The text-holding shapes inside ``el`` that are not inside another shape, in document order."""
+    out = []
+    for child in el.children:
+        if child.tag in _SHAPES and child.tag not in ("draw:frame", "draw:g"):
+            out.append(child)
+        elif child.tag not in ("text:note", "office:annotation"):
+            out += _shapes(child)
+    return out
+
+
+class _TextWriter:
+    """Walks an ODT body (or a text box inside it) into a :class:`CanonicalBuilder`, numbering headings and list
+    items (:class:`rag.ingest.office.odf_numbers.Numbering`) and keeping the role of generated indexes."""
+
+    def __init__(self, b: CanonicalBuilder, numbering: Numbering | None = None,
+                 styles: ParagraphStyles | None = None) -> None:
+        self.b = b
+        self.numbering = numbering
+        self.styles = styles
+        self.scope, self.number = "", 0
+        self.roles: list[RoleSpan] = []
+        self.title = ""  # the first paragraph styled as the document's title
+        self.first_heading, self.first_heading_at = "", 0  # the first level-1 heading and where it starts
+
+    def unit(self) -> Unit:
+        self.number += 1
+        return Unit(LocatorKind.PARAGRAPH, self.number, scope=self.scope)
+
+    def walk(self, parent) -> None:
+        for el in parent.children:
+            self.element(el)
+
+    def notes(self, el) -> None:
+        for note in note_blocks(el):
+            self.b.block(note, self.unit())
+
+    def element(self, el) -> None:
+        tag = el.tag
+        if tag in _HIDDEN:
+            return
+        if tag == "text:h":
+            level = int(_attr(el, "text:outline-level") or 1) if _attr(el, "text:outline-level").isdigit() else 1
+            words = clean_inline(inline_text(el), keep_newlines=False)
+            label = self.heading_label(el, level)
+            before = self.b.length
+            if self.b.heading(level, label + words if words else ""):
+                self.scope, self.number = label + words, 0
+                if level == 1 and not self.first_heading:
+                    self.first_heading, self.first_heading_at = words, before
+            self.shapes(el)
+            self.notes(el)
+        elif tag == "text:p" and self.styles is not None and self.styles.heading_level(_attr(el, "text:style-name")):
+            words = clean_inline(inline_text(el), keep_newlines=False)
+            level = self.styles.heading_level(_attr(el, "text:style-name"))
+            if self.b.heading(level, words):
+                self.scope, self.number = words, 0
+            self.shapes(el)
+            self.notes(el)
+        elif tag == "text:p":
+            if not self.title and self.styles is not None and self.styles.is_title(_attr(el, "text:style-name")):
+                self.title = clean_inline(inline_text(el), keep_newlines=False)
+            self.b.block(inline_text(el), self.unit())
+            self.shapes(el)
+            self.notes(el)
+        elif tag == "text:list":
+            style, counts = self.numbering.open_list(el) if self.numbering else ("", {})
+            lines = self.list_lines(el, 0, style, counts)
+            if lines:
+                self.b.lines([(text, self.unit()) for text in lines])
+            self.shapes(el)
+            self.notes(el)
+        elif tag == "table:table":
+            lines = table_lines(el)
+            block = self.b.lines([(ln, None) for ln in lines])
+            if block:
+                self.b.add_part(self.unit(), *block)
+            self.shapes(el)
+            self.notes(el)
+        elif tag in _INDEXES:
+            before = self.b.length
+            for child in el.children:
+                if child.tag in ("text:index-title", "text:index-body"):
+                    self.walk(child)
+            if self.b.length > before:
+                self.roles.append(RoleSpan(_INDEXES[tag], before + (2 if before else 0), self.b.length))
+        elif tag in ("draw:frame", "draw:g"):
+            self.shapes(el)
+        elif tag in _SHAPES or tag in ("text:section", "text:index-body", "text:index-title", "table:table-cell",
+                                       "office:text", "text:numbered-paragraph"):
+            self.walk(el)
+
+    def heading_label(self, h, level: int) -> str:
+        """The outline number a reader sees before heading ``h`` (the heading's own ``text:number`` first)."""
+        drawn = next((clean_inline(c.text_recursive, keep_newlines=False) for c in h.children
+                      if c.tag == "text:number"), "")
+        computed = self.numbering.heading_label(h, level) if self.numbering else ""
+        return drawn + " " if drawn else computed
+
+    def shapes(self, el) -> None:
+        """Text boxes and shapes anchored inside ``el``: read after it, one block per paragraph."""
+        for shape in _shapes(el):
+            self.walk(shape)
+
+    def list_lines(self, el, depth: int, style: str = "", counts: dict | None = None) -> list[str]:
+        """One line per list item, indented two spaces per level, after its label as a reader sees it."""
+        counts = {} if counts is None else counts
+        out = []
+        for item in el.children:
+            if item.tag not in ("text:list-item", "text:list-header"):
+                continue
+            first = True
+            for child in item.children:
+                if child.tag in ("text:p", "text:h"):
+                    text = clean_inline(inline_text(child), keep_newlines=False)
+                    if first:
+                        label = (self.numbering.item_label(style, counts, depth + 1, item) if self.numbering
+                                 else "- ")
+                        first = False
+                    else:
+                        label = "  "  # a second paragraph of the same item: no label of its own
+                    if text:
+                        out.append("  " * depth + label + text)
+                elif child.tag == "text:list":
+                    out += self.list_lines(child, depth + 1, _attr(child, "text:style-name") or style, counts)
+        return out
+
+
+def _repeat(el, name: str) -> int:
+    value = _attr(el, name)
+    return int(value) if value.isdigit() else 1
+
+
+def cell_text(cell) -> str:
+    """A table cell's text: its paragraphs, and the items of the lists in it (issue 37: a standard's requirement
+    tables hold their text in lists, and lost it), one per line."""
+    lines = []
+    for child in cell.children:
+        if child.tag in ("text:p", "text:h"):
+            lines.append(inline_text(child))
+        elif child.tag == "text:list":
+            lines += [inline_text(p) for p in child.get_elements("descendant::text:p")]
+    return "\n".join(lines)
+
+
+def sheet_rows(table, budget: RowBudget | None = None) -> list[tuple[int, list[str]]]:
+    """``(1-based row number, cell texts)`` of an ODS ``table:table``: repeated rows and cells advance the
+    position, and are written out (at most :data:`MAX_REPEAT` times) only when they hold text."""
+    rows: list[tuple[int, list[str]]] = []
+    number = 0
+    for row in table.get_elements("descendant::table:table-row"):
+        times = _repeat(row, "table:number-rows-repeated")
+        cells: list[str] = []
+        col = 0
+        for cell in row.children:
+            if cell.tag not in ("table:table-cell", "table:covered-table-cell"):
+                continue
+            span = _repeat(cell, "table:number-columns-repeated")
+            text = cell_text(cell)
+            if text.strip():
+                cells += [""] * (col - len(cells)) + [text] * min(span, MAX_REPEAT)
+            col += span
+        if any(c.strip() for c in cells):
+            for k in range(min(times, MAX_REPEAT)):
+                if budget is not None:
+                    budget.row(len(cells))
+                rows.append((number + k + 1, list(cells)))
+        number += times
+    return rows
+
+
+def table_lines(table) -> list[str]:
+    """An ODT table as Markdown lines: the first row with text is the header."""
+    rows = [[table_cell(c) for c in cells] for _, cells in sheet_rows(table)]
+    if not rows:
+        return []
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    return [markdown_row(rows[0]), markdown_separator(width)] + [markdown_row(r) for r in rows[1:]]
+
+
+def _encrypted(data: bytes) -> bool:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            return b"encryption-data" in zf.read("META-INF/manifest.xml")[:1 << 20]
+    except (KeyError, zipfile.BadZipFile, OSError, RuntimeError):
+        return False
+
+
+_WORD = re.compile(r"\w+")
+
+
+def agrees(title: str, text: str) -> bool:
+    """Whether at least 80 % of the words of ``title`` (case-folded) are words of ``text``."""
+    words = [w.casefold() for w in _WORD.findall(title)]
+    seen = {w.casefold() for w in _WORD.findall(text)}
+    return bool(words) and sum(w in seen for w in words) >= 0.8 * len(words)
+
+
+def text_title(visible: str, meta: str, headers: list[str], first_heading: str, opening: str) -> str:
+    """An ODT's title, as a reader sees it (issue 37: metadata is often a template's or an older edition's):
+    ``visible`` (a ``Title`` paragraph, or a level-1 heading before any other text), else the running header
+    (on every page), else the metadata title when its words are in the ``opening`` text, else the first level-1
+    heading, else the metadata title (``""`` when there is nothing)."""
+    if visible:
+        return visible
+    if headers:
+        return headers[0]
+    if meta and agrees(meta, opening):
+        return meta
+    return first_heading or meta
+
+
+def _meta_title(doc) -> str:
+    try:
+        return clean_inline(doc.get_part("meta").get_title() or "", keep_newlines=False)
+    except Exception:  # noqa: BLE001 - metadata is optional
+        return ""
+
+
+#: A style named as a heading ("Heading 2", "OWASP Heading 1", "Style Heading 1 + Verdana"), as stored (spaces "_20_").
+_HEADING_STYLE = re.compile(r"(?:^|_20_)Heading_20_([1-9])(?:$|_20_)")
+
+
+class ParagraphStyles:
+    """What a paragraph's style makes it (a style inherits through ``style:parent-style-name``): the document's
+    title (``Title``), or a heading of level N (``Heading N`` or a style with ``style:default-outline-level``:
+    how converters from Word and custom house styles mark headings without ``text:h``)."""
+
+    def __init__(self, doc) -> None:
+        self.parent: dict[str, str] = {}
+        self.level: dict[str, int] = {}
+        for part in (doc.styles, doc.content):
+            for st in part.get_elements("//style:style"):
+                if _attr(st, "style:family") != "paragraph":
+                    continue
+                name = _attr(st, "style:name")
+                self.parent[name] = _attr(st, "style:parent-style-name")
+                outline = _attr(st, "style:default-outline-level")
+                if outline.isdigit() and 1 <= int(outline) <= 9:
+                    self.level[name] = int(outline)
+
+    def _chain(self, name: str) -> list[str]:
+        out = []
+        while name and len(out) < 20 and name not in out:
+            out.append(name)
+            name = self.parent.get(name, "")
+        return out
+
+    def is_title(self, name: str) -> bool:
+        """Whether paragraph style ``name`` is, or derives from, ``Title``."""
+        return "Title" in self._chain(name)
+
+    def heading_level(self, name: str) -> int:
+        """The heading level paragraph style ``name`` gives (0: not a heading style)."""
+        for st in self._chain(name):
+            if st in self.level:
+                return self.level[st]
+            m = _HEADING_STYLE.search(st)
+            if m:
+                return int(m.group(1))
+        return 0
+
+
+def header_footer_lines(doc) -> tuple[list[str], list[str]]:
+    """``(headers, footers)``: the distinct texts of every master page's headers and footers (first-page and
+    left-page ones too), page numbers and counts left out, each once."""
+    heads: list[str] = []
+    foots: list[str] = []
+    for page in doc.styles.get_elements("//style:master-page"):
+        for child in page.children:
+            if child.tag not in _MASTER_PARTS or _attr(child, "style:display") == "false":
+                continue
+            paras = child.get_elements("descendant::text:p") + child.get_elements("descendant::text:h")
+            text = clean_inline(" ".join(inline_text(p, page_fields=False) for p in paras), keep_newlines=False)
+            numbered = any(child.get_elements(f"descendant::{f}") for f in _PAGE_FIELDS)
+            if numbered and len(text.split()) <= 2:
+                continue  # "Page 3 of 12" without its numbers is "Page of": nothing a reader reads
+            target = heads if child.tag.startswith("style:header") else foots
+            if text and text not in heads + foots:
+                target.append(text)
+    return heads, foots
+
+
+def _furniture(b: CanonicalBuilder, lines: list[str]) -> list[RoleSpan]:
+    span = b.lines([(ln, None) for ln in lines]) if lines else None
+    return [RoleSpan(TextRole.FURNITURE, *span)] if span else []
+
+
+def _hidden_page_styles(doc) -> set[str]:
+    """Drawing-page styles that hide a slide in the show (``presentation:visibility="hidden"``)."""
+    out = set()
+    for st in doc.content.get_elements("//style:style"):
+        if _attr(st, "style:family") == "drawing-page" and any(
+                _attr(c, "presentation:visibility") == "hidden" for c in st.children):
+            out.add(_attr(st, "style:name"))
+    return out
+
+
+def _frame_lines(frame) -> list[str]:
+    """One line per paragraph of a presentation frame or shape; list items as ``- `` lines."""
+    out: list[str] = []
+    writer = _TextWriter(CanonicalBuilder())
+    boxes = [frame] if frame.tag in ("draw:custom-shape", "presentation:notes") else []
+    boxes += frame.get_elements("descendant::draw:text-box") + [s for s in _shapes(frame)
+                                                                if s.tag != "draw:text-box"]
+    for box in boxes:
+        for el in box.children:
+            if el.tag == "text:list":
+                out += writer.list_lines(el, 0)
+            elif el.tag in ("text:p", "text:h"):
+                text = clean_inline(inline_text(el), keep_newlines=False)
+                if text:
+                    out.append(text)
+    return out
+
+
+def _write_deck(b: CanonicalBuilder, doc) -> tuple[str, list[RoleSpan], list[int], str]:
+    """Every slide of an ODP (:mod:`rag.ingest.office.odf_slides`); returns (the title slide's title, role spans, the
+    hidden slides' numbers, the words the shown slides hold)."""
+    hidden_styles = _hidden_page_styles(doc)
+    slides = [read_slide(page, n, _frame_lines, hidden=_attr(page, "draw:style-name") in hidden_styles)
+              for n, page in enumerate(doc.body.get_elements("draw:page"), start=1)]
+    write_slides(b, slides)
+    decls = doc.body.get_elements("presentation:footer-decl") + doc.body.get_elements("presentation:header-decl")
+    span = write_furniture(b, [d.text_recursive for d in decls])
+    shown = " ".join(t for s in slides if not s.hidden for t in [s.title, *s.lines(), *s.notes])
+    return deck_title(slides), [span] if span else [], [s.number for s in slides if s.hidden and s.has_text], shown
+
+
+def extract_odf(data: bytes, name: str, media_type: str, *, limits: Limits | None = None) -> Document:
+    """ODT / ODS / ODP bytes -> :class:`rag.types.Document` (rules in the module doc).
+
+    Raises ``ExtractionError(name, reason)`` for a damaged or encrypted file or one without text;
+    :class:`rag.errors.LimitExceeded` past a reader limit (ZIP members, rows, cells).
+    """
+    import odfdo  # imported here so `python -m rag --help` stays fast
+
+    label = _LABEL[media_type]
+    limits = resolve(limits)
+    check_zip(data, name, limits)
+    if _encrypted(data):
+        raise ExtractionError(name, f"password-protected (an encrypted {label}); remove the password in the "
+                                    "office application and add the file again")
+    b = CanonicalBuilder()
+    roles: list[RoleSpan] = []
+    warnings: list[str] = []
+    visible = ""
+    try:
+        doc = odfdo.Document(io.BytesIO(data))
+        body = doc.body
+        if media_type == MediaType.ODS.value:
+            budget = RowBudget(name, limits)
+            for table in body.get_elements("table:table"):
+                if _attr(table, "table:display") == "false":
+                    continue
+                write_sheet(b, _attr(table, "table:name"), sheet_rows(table, budget), heading=True, budget=budget)
+        elif media_type == MediaType.ODP.value:
+            visible, roles, hidden, shown = _write_deck(b, doc)
+            visible = visible or (_meta_title(doc) if agrees(_meta_title(doc), shown) else "") or file_stem(name)
+            if hidden:
+                warnings.append("hidden slides left out: " + ", ".join(map(str, hidden))
+                                + "; never indexed or read by the model")
+        else:
+            heads, foots = header_footer_lines(doc)
+            roles += _furniture(b, heads)
+            writer = _TextWriter(b, Numbering(doc), ParagraphStyles(doc))
+            body_at = b.length
+            writer.walk(body)
+            roles += writer.roles + _furniture(b, foots)
+        meta = _meta_title(doc)
+        if media_type == MediaType.ODT.value:
+            early = writer.first_heading if writer.first_heading_at == body_at else ""
+            visible = text_title(writer.title or early, meta, heads, writer.first_heading, b.text()[:5000])
+    except ExtractionError:
+        raise
+    except Exception as e:  # noqa: BLE001 - zip, XML and odfdo errors all mean the same to the user
+        raise ExtractionError(name, f"damaged {label} ({type(e).__name__}: {str(e)[:120]})") from e
+    title = visible or meta
+    if not title:
+        firsts = [h.title for h in b.headings if h.level == 1]
+        title = firsts[0] if firsts and media_type != MediaType.ODS.value else file_stem(name)
+    empty = {"ODS": "every sheet of this ODS is empty", "ODP": "no text on any slide of this ODP"}
+    out = b.document(data, name, media_type, title=title, extractor=f"odfdo {odfdo.__version__}",
+                     warnings=tuple(warnings), empty_reason=empty.get(label, "no text in this ODT (empty document?)"))
+    return dataclasses.replace(out, roles=tuple(sorted(roles, key=lambda r: r.start))) if roles else out

@@ -1,0 +1,268 @@
+"""Strict OOXML read as Transitional (issue 28, item 3): the same DOCX, XLSX and PPTX parts under other names.
+
+ISO/IEC 29500 *Strict* (Office's "Strict Open XML" save option; LibreOffice and calamine write it too) uses
+``http://purl.oclc.org/ooxml/...`` namespaces and relationship types where the Transitional files every
+Office library reads use ``http://schemas.openxmlformats.org/...``. openpyxl, python-docx and python-pptx know
+only the latter: a Strict workbook with data was refused as "every sheet of this XLSX is empty". The XML of
+the package is the same otherwise, so :func:`transitional` renames the namespaces in every XML part (the
+package's own size limits were checked before: :func:`rag.ingest.limits.check_zip`) and the readers proceed.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+from rag.ingest.pdf.audit import words
+
+#: Strict namespace (and relationship-type) prefixes and their Transitional names (ECMA-376 Part 1, annex A).
+STRICT_TO_TRANSITIONAL = (
+    (b"http://purl.oclc.org/ooxml/spreadsheetml/main", b"http://schemas.openxmlformats.org/spreadsheetml/2006/main"),
+    (b"http://purl.oclc.org/ooxml/wordprocessingml/main",
+     b"http://schemas.openxmlformats.org/wordprocessingml/2006/main"),
+    (b"http://purl.oclc.org/ooxml/presentationml/main", b"http://schemas.openxmlformats.org/presentationml/2006/main"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/relationships",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/relationships"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/extendedProperties",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/customProperties",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/custom-properties"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/docPropsVTypes",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"),
+    (b"http://purl.oclc.org/ooxml/drawingml/spreadsheetDrawing",
+     b"http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing"),
+    (b"http://purl.oclc.org/ooxml/drawingml/wordprocessingDrawing",
+     b"http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"),
+    (b"http://purl.oclc.org/ooxml/drawingml/chart", b"http://schemas.openxmlformats.org/drawingml/2006/chart"),
+    (b"http://purl.oclc.org/ooxml/drawingml/picture", b"http://schemas.openxmlformats.org/drawingml/2006/picture"),
+    (b"http://purl.oclc.org/ooxml/drawingml/main", b"http://schemas.openxmlformats.org/drawingml/2006/main"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/math", b"http://schemas.openxmlformats.org/officeDocument/2006/math"),
+)
+_MARK = b"http://purl.oclc.org/ooxml/"
+
+
+def is_strict(data: bytes) -> bool:
+    """Whether the OOXML package ``data`` uses Strict names (its content types or main relationships do)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            return any(_MARK in zf.read(n)[:1 << 16] for n in ("_rels/.rels", "[Content_Types].xml")
+                       if n in zf.namelist())
+    except (zipfile.BadZipFile, OSError, RuntimeError, KeyError):
+        return False
+
+
+def transitional(data: bytes) -> tuple[bytes, bool]:
+    """``(package, converted)``: a Strict package rewritten with Transitional names (module doc), or ``data``
+    itself when it is not Strict (or not a readable ZIP: the reader then says what is wrong)."""
+    if not is_strict(data):
+        return data, False
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body = src.read(info)
+            if info.filename.endswith((".xml", ".rels")) and _MARK in body:
+                for strict, trans in STRICT_TO_TRANSITIONAL:
+                    body = body.replace(strict, trans)
+            dst.writestr(info, body)
+    return out.getvalue(), True
+
+
+# --------------------------------------------------------------------------- SmartArt (DrawingML diagrams)
+
+DGM = "{http://schemas.openxmlformats.org/drawingml/2006/diagram}"
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_R_DM = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}dm"
+#: Point types of a diagram's data model that carry no text of their own (connections, presentation).
+_NOT_NODES = {"parTrans", "sibTrans", "pres"}
+
+
+def safe_xml(blob: bytes):
+    """Parse an XML part without entities or network (lxml); raises ``lxml.etree.XMLSyntaxError``."""
+    from lxml import etree
+
+    return etree.fromstring(blob, etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False))
+
+
+def diagram_data_rid(frame) -> str | None:
+    """The relationship id of the data part (``ppt/diagrams/dataN.xml``) a SmartArt graphic frame (or a
+    ``w:drawing``) points to, or ``None`` when it is not a diagram."""
+    rel = next(frame.iter(f"{DGM}relIds"), None)
+    return rel.get(_R_DM) if rel is not None else None
+
+
+def smartart_lines(root) -> list[tuple[int, str]]:
+    """``(depth, text)`` of every node of a SmartArt data model (``dgm:dataModel``) in reading order: the tree of
+    ``parOf`` connections from the document point, children by ``srcOrd``; nodes no connection reaches
+    follow in the order of the point list. Depth 0 is a top-level node. Empty nodes are left out."""
+    texts, order, docs = {}, [], set()
+    for pt in root.iter(f"{DGM}pt"):
+        kind = pt.get("type") or "node"
+        if kind in _NOT_NODES:
+            continue
+        pid = pt.get("modelId") or ""
+        t = pt.find(f"{DGM}t")
+        paras = []
+        for p in (t.iter(f"{_A}p") if t is not None else ()):
+            paras.append("".join(("\n" if el.tag == f"{_A}br" else el.text or "")
+                                 for el in p.iter(f"{_A}t", f"{_A}br")))
+        texts[pid] = " ".join(" ".join(x.split()) for x in paras if x.strip())
+        if kind == "doc":
+            order.insert(0, pid)
+            docs.add(pid)
+        else:
+            order.append(pid)
+    children: dict[str, list[tuple[int, str]]] = {}
+    for cxn in root.iter(f"{DGM}cxn"):
+        if (cxn.get("type") or "parOf") != "parOf":
+            continue
+        try:
+            ordinal = int(cxn.get("srcOrd") or 0)
+        except ValueError:
+            ordinal = 0
+        children.setdefault(cxn.get("srcId") or "", []).append((ordinal, cxn.get("destId") or ""))
+    out: list[tuple[int, str]] = []
+    seen: set[str] = set()
+
+    def visit(pid: str, depth: int) -> None:
+        stack = [(pid, depth)]
+        while stack:
+            node, d = stack.pop()
+            if node in seen or node not in texts:
+                continue
+            seen.add(node)
+            if texts[node]:
+                out.append((max(0, d), texts[node]))
+            kids = sorted(children.get(node, []))
+            stack.extend((k, d + 1) for _, k in reversed(kids))
+
+    for pid in order:
+        visit(pid, -1 if pid in docs else 0)
+    return out
+
+
+def agrees(meta_title: str, canonical: str, opening: int = 5000) -> bool:
+    """Whether a metadata title is visible: every word of it is among the words of the text's first ``opening``
+    characters (issue 37: a stale title of an older edition or of another talk is not, and never wins over
+    the title a reader sees)."""
+    want = words(meta_title)
+    have = set(words(canonical[:opening]))
+    return bool(want) and all(w in have for w in want)
+
+
+# --------------------------------------------------------------------------- charts and drawings of a package
+
+C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+_XDR = "{http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing}"
+_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
+_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+#: At most this many series and category labels are written per chart (a chart of a 10,000-row range).
+MAX_CHART_LABELS = 100
+
+
+def _para_texts(el) -> list[str]:
+    """The ``a:p`` paragraphs under ``el`` as one-line texts (``a:br`` a space), empty ones left out."""
+    out = []
+    for p in el.iter(f"{_A}p"):
+        text = " ".join("".join(" " if t.tag == f"{_A}br" else t.text or "" for t in p.iter(f"{_A}t", f"{_A}br"))
+                        .split())
+        if text:
+            out.append(text)
+    return out
+
+
+def _title_text(title) -> str:
+    """A ``c:title``'s text: rich text runs, or the cached value of the cell it refers to."""
+    if title is None:
+        return ""
+    rich = _para_texts(title)
+    if rich:
+        return " ".join(rich)
+    return " ".join(" ".join((v.text or "").split()) for v in title.iter(f"{C}v") if (v.text or "").strip())
+
+
+def chart_lines(root) -> list[str]:
+    """The lines a person reads on a chart (``c:chartSpace``): ``Chart: title``, ``Axis: title`` per axis,
+    ``Series: a; b`` and ``Categories: x; y`` (cached labels, at most :data:`MAX_CHART_LABELS` each)."""
+    out = []
+    chart = root.find(f"{C}chart")
+    if chart is None:
+        return out
+    title = _title_text(chart.find(f"{C}title"))
+    if title:
+        out.append(f"Chart: {title}")
+    plot = chart.find(f"{C}plotArea")
+    if plot is None:
+        return out
+    for ax in plot:
+        if ax.tag.endswith("Ax"):
+            t = _title_text(ax.find(f"{C}title"))
+            if t:
+                out.append(f"Axis: {t}")
+    series, cats = [], []
+    for ser in plot.iter(f"{C}ser"):
+        tx = ser.find(f"{C}tx")
+        name = _title_text(tx) if tx is not None else ""
+        if name and name not in series:
+            series.append(name)
+        cat = ser.find(f"{C}cat")
+        for v in (cat.iter(f"{C}v") if cat is not None and not cats else ()):
+            if (v.text or "").strip() and len(cats) < MAX_CHART_LABELS:
+                cats.append(" ".join(v.text.split()))
+    if series:
+        out.append("Series: " + "; ".join(series[:MAX_CHART_LABELS]))
+    if cats:
+        out.append("Categories: " + "; ".join(cats))
+    return out
+
+
+def part_rels(zf: zipfile.ZipFile, part: str, kind: str | None = None) -> dict[str, str]:
+    """``{relationship id: target part name}`` of package part ``part`` (internal targets only; with ``kind``,
+    only relationships whose type ends ``/kind``, e.g. ``drawing``)."""
+    folder, _, base = part.rpartition("/")
+    name = f"{folder}/_rels/{base}.rels" if folder else f"_rels/{base}.rels"
+    try:
+        root = safe_xml(zf.read(name))
+    except Exception:  # noqa: BLE001 - no relationships part, or a damaged one: no targets
+        return {}
+    out = {}
+    for rel in root.iter(_REL):
+        if rel.get("TargetMode") == "External" or kind and not (rel.get("Type") or "").endswith("/" + kind):
+            continue
+        target = rel.get("Target") or ""
+        out[rel.get("Id") or ""] = resolve_target(folder, target)
+    return out
+
+
+def resolve_target(folder: str, target: str) -> str:
+    """A relationship target as a part name (``../drawings/drawing1.xml`` from ``xl/worksheets``)."""
+    import posixpath
+
+    if target.startswith("/"):
+        return target.lstrip("/")
+    return posixpath.normpath(posixpath.join(folder, target)) if folder else posixpath.normpath(target)
+
+
+def drawing_blocks(zf: zipfile.ZipFile, drawing: str) -> list[list[str]]:
+    """The text of a spreadsheet drawing part (``xl/drawings/drawingN.xml``) in its order: each text box or
+    shape with text one block of lines, each chart (its part read) one block of :func:`chart_lines`."""
+    try:
+        root = safe_xml(zf.read(drawing))
+    except Exception:  # noqa: BLE001 - a missing or damaged drawing adds nothing and loses nothing else
+        return []
+    rels = part_rels(zf, drawing)
+    out = []
+    for anchor in root:
+        for el in anchor.iter(f"{_XDR}sp", f"{_XDR}graphicFrame"):
+            if el.tag == f"{_XDR}sp":
+                body = el.find(f"{_XDR}txBody")
+                lines = _para_texts(body) if body is not None else []
+            else:
+                ref = next(el.iter(f"{C}chart"), None)
+                target = rels.get(ref.get(_R_ID) or "") if ref is not None else None
+                try:
+                    lines = chart_lines(safe_xml(zf.read(target))) if target else []
+                except Exception:  # noqa: BLE001 - an unreadable chart part adds nothing
+                    lines = []
+            if lines:
+                out.append(lines)
+    return out

@@ -1,0 +1,364 @@
+"""Spreadsheets (XLSX with openpyxl, CSV with the csv module) -> canonical text + sheet-row locators (issue 17).
+
+Layout: each sheet is a section (a level-1 heading with the sheet's name;
+a CSV file has one sheet and no heading), its used rows a Markdown table: the
+first non-empty row is the header, then the ``| --- |`` separator, then one
+line per non-empty row. Every row line is a :class:`rag.types.Part` of kind
+``rows``: ``number`` is the row's own 1-based number in the sheet (as in A1:
+row 7 is row 7 even when rows 3-6 are empty), ``scope`` the sheet name,
+``anchor`` the used columns (``"A:D"``). So a chunk's locator is sheet + A1
+row range, e.g. ``Q1!A12:D19``. The chunker repeats the header row in every
+chunk's embedded text (:func:`rag.ingest.chunk.table_header`).
+
+Numbers are kept as written: CSV cells are the file's own characters; XLSX
+cells are shown as Excel shows them for the common number formats (fixed
+decimals, thousands separators, percentages, currency symbols, scientific;
+General as up to 15 significant digits, so ``0.1 + 0.2`` reads ``0.3``),
+dates as ISO 8601. Formulas read their cached result (what Excel last
+computed); a workbook saved without cached results shows those cells empty.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import re
+import zipfile
+
+from rag.errors import ExtractionError
+from rag.ingest.canonical import CanonicalBuilder, Unit, file_stem, markdown_row, markdown_separator, table_cell
+from rag.ingest.limits import Limits, RowBudget, check_zip, resolve
+from rag.ingest.office.office_hidden import Hidden, cell_hidden
+from rag.ingest.office.ooxml import agrees, drawing_blocks, part_rels, transitional
+from rag.types import Document, LocatorKind, MediaType
+
+#: Delimiters tried when sniffing a CSV dialect (``|`` is left out: that is a Markdown table).
+CSV_DELIMITERS = ",;\t"
+
+_BRACKET = re.compile(r"\[\$([^\][-]*)[^\][]*\]|\[[^\][]*\]")
+_NUMBER = re.compile(r"[0#?][0#?,]*(?:\.([0#?]+))?(?:[eE][+-]?0+)?|\.([0#?]+)")
+
+
+def column_letter(n: int) -> str:
+    """1-based column number -> A1 letters (1 -> ``A``, 27 -> ``AA``)."""
+    out = ""
+    while n > 0:
+        n, r = divmod(n - 1, 26)
+        out = chr(65 + r) + out
+    return out
+
+
+def _literal(text: str) -> str:
+    """The literal characters of a number-format fragment (quotes, escapes, padding and spacing marks removed)."""
+    text = re.sub(r'"([^"]*)"', r"\1", text)
+    text = re.sub(r"\\(.)", r"\1", text)
+    text = re.sub(r"[_*].", "", text)
+    return text.replace("%", "")
+
+
+def format_number(value: float | int, fmt: str | None) -> str:
+    """A number as Excel displays it under number format ``fmt`` (the common formats; General otherwise)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        general = str(value)
+    else:
+        general = str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:.15g}"
+    fmt = (fmt or "General").split(";")[0]
+    if fmt in ("General", "@", ""):
+        return general
+    fmt = _BRACKET.sub(lambda m: m.group(1) or "", fmt)
+    m = _NUMBER.search(fmt)
+    if not m:
+        return general
+    spec = m.group(0)
+    decimals = len(m.group(1) or m.group(2) or "")
+    x = float(value) * (100 if "%" in fmt else 1)
+    if "e" in spec.lower():
+        body = f"{abs(x):.{decimals}E}"
+    elif "," in spec:
+        body = f"{abs(x):,.{decimals}f}"
+    else:
+        body = f"{abs(x):.{decimals}f}"
+    sign = "-" if x < 0 and float(body.replace(",", "").replace("E", "e")) != 0 else ""
+    suffix = _literal(fmt[m.end():]) + ("%" if "%" in fmt else "")
+    return sign + _literal(fmt[: m.start()]) + body + suffix
+
+
+def format_cell(value, fmt: str | None = None) -> str:
+    """An XLSX cell value as text: numbers by :func:`format_number`, dates ISO 8601, booleans ``TRUE``/``FALSE``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, float)):
+        return format_number(value, fmt)
+    if isinstance(value, dt.datetime):
+        if value.time() == dt.time(0, 0):
+            return value.date().isoformat()
+        return value.isoformat(sep=" ", timespec="seconds" if value.second else "minutes")
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return str(value)
+    return str(value)
+
+
+def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]]], *, heading: bool,
+                budget: RowBudget | None = None, merges: list[tuple[int, int, int, int]] | None = None,
+                captions: list[str] | None = None) -> bool:
+    """Write one sheet: optional heading, then its rows as a Markdown table, one ``rows`` part per row.
+
+    ``rows`` are ``(1-based row number, cells)`` with cells already text;
+    empty rows and empty outer columns are dropped. Returns whether anything was written.
+    ``budget`` counts the table's cells (rows x used columns) before it is padded (issue 26).
+    ``merges`` (XLSX: the merged ranges, ``(min_col, min_row, max_col, max_row)`` 1-based) turns on issue 37's
+    layout: leading title rows (one cell each) are the sheet's caption, a block before the table, and a
+    header row with merged cells over a row of labels is joined with it (:func:`header_rows`); the caption's
+    first line is appended to ``captions`` when given.
+    """
+    rows = [(n, [table_cell(c) for c in cells]) for n, cells in rows]
+    rows = [(n, cells) for n, cells in rows if any(cells)]
+    if not rows:
+        return False
+    first = min(next(i for i, c in enumerate(cells) if c) for _, cells in rows)
+    last = max(max(i for i, c in enumerate(cells) if c) for _, cells in rows)
+    width = last - first + 1
+    if budget is not None:
+        budget.table(len(rows), width, sheet)
+    rows = [(n, (cells + [""] * (last + 1 - len(cells)))[first:last + 1]) for n, cells in rows]
+    span = f"{column_letter(first + 1)}:{column_letter(last + 1)}"
+    if heading:
+        b.heading(1, sheet)
+    caption: list[tuple[int, list[str]]] = []
+    head_rows = rows[:1]
+    if merges is not None:
+        while width >= 2 and len(rows) > 2 and len(caption) < 3 and sum(bool(c) for c in rows[0][1]) == 1:
+            caption.append(rows.pop(0))
+        head_rows = header_rows(rows, [(a - first - 1, r0, c - first - 1, r1) for a, r0, c, r1 in merges])
+    if caption and captions is not None:
+        captions.append(next(c for c in caption[0][1] if c))
+    if caption:
+        b.lines([(next(c for c in cells if c), Unit(LocatorKind.ROWS, n, scope=sheet, anchor=span))
+                 for n, cells in caption])
+    head = join_header([cells for _, cells in head_rows])
+    lines = [(markdown_row(head), Unit(LocatorKind.ROWS, head_rows[0][0], scope=sheet, anchor=span)),
+             (markdown_separator(width), None)]
+    lines += [(markdown_row(cells), Unit(LocatorKind.ROWS, n, scope=sheet, anchor=span))
+              for n, cells in rows[len(head_rows):]]
+    b.lines(lines)
+    return True
+
+
+def _numeric(text: str) -> bool:
+    return bool(text) and text.replace(",", "").replace(".", "").replace("%", "").replace("-", "").strip().isdigit()
+
+
+def header_rows(rows: list[tuple[int, list[str]]], merges: list[tuple[int, int, int, int]],
+                most: int = 3) -> list[tuple[int, list[str]]]:
+    """The rows of a table's header (at least the first, at most ``most``): a row joins the header when the
+    header's last row has a cell merged across columns (``merges`` with 0-based columns of ``rows``, 1-based
+    sheet rows) and the row holds labels, no numbers, under that cell ("Bachelor's degree or higher" over
+    "Percent" and "Margin of error"). Each header row's merged cells are spread over their columns."""
+    out = [rows[0]]
+    while len(out) < most and len(rows) > len(out) + 1:
+        n, _ = out[-1]
+        spans = [(a, c) for a, r0, c, r1 in merges if r0 == n and c > a]
+        nxt_n, nxt = rows[len(out)]
+        under = [nxt[i] for a, c in spans for i in range(max(a, 0), min(c, len(nxt) - 1) + 1)]
+        if not spans or not any(under) or any(_numeric(x) for x in nxt if x):
+            break
+        out.append((nxt_n, nxt))
+    if len(out) == 1:
+        return out
+    spread = []
+    for n, cells in out:
+        cells = list(cells)
+        for a, r0, c, r1 in merges:
+            if r0 <= n <= r1 and 0 <= a < len(cells):
+                value = next((x for rn, xs in out if rn == r0 for x in xs[a:a + 1]), "")
+                for i in range(a, min(c, len(cells) - 1) + 1):
+                    cells[i] = value if r0 == n else ""
+        spread.append((n, cells))
+    return spread
+
+
+def join_header(rows: list[list[str]]) -> list[str]:
+    """One header row from several: each column's labels top to bottom joined by `` / ``, repeats dropped."""
+    if len(rows) == 1:
+        return rows[0]
+    out = []
+    for i in range(max(len(r) for r in rows)):
+        parts: list[str] = []
+        for r in rows:
+            if i < len(r) and r[i] and r[i] not in parts:
+                parts.append(r[i])
+        out.append(" / ".join(parts))
+    return out
+
+
+def _hidden_columns(parser) -> set[int]:
+    """1-based columns a sheet hides (``<col min max hidden="1">``), read by the parser before the rows."""
+    out: set[int] = set()
+    for attrs in parser.column_dimensions.values():
+        if str(attrs.get("hidden", "")).lower() in ("1", "true"):
+            try:
+                lo, hi = int(attrs.get("min", 0)), int(attrs.get("max", 0))
+            except ValueError:
+                continue
+            out.update(range(max(lo, 1), min(hi, 16384) + 1))
+    return out
+
+
+def _sheet_rows(wb, ws, budget: RowBudget, hidden: Hidden) -> tuple[list[tuple[int, list[str]]], list]:
+    """The rows of one read-only worksheet as ``(row number, cell texts)``: only rows the file holds (the declared
+    dimension, e.g. ``A1:XFD1048576``, is never used to pad rows or columns), hidden rows and columns and hidden
+    cells (:func:`rag.ingest.office.office_hidden.cell_hidden`) left out, every row counted by ``budget`` first; and the
+    sheet's merged ranges ``(min_col, min_row, max_col, max_row)``, 1-based (they follow the rows in the file)."""
+    from openpyxl.cell.read_only import ReadOnlyCell
+    from openpyxl.worksheet._reader import WorkSheetParser  # what read-only iter_rows uses, without its padding
+
+    rows = []
+    with ws._get_source() as src:
+        parser = WorkSheetParser(src, ws._shared_strings, data_only=True, epoch=wb.epoch,
+                                 date_formats=wb._date_formats, timedelta_formats=wb._timedelta_formats)
+        hidden_cols: set[int] | None = None
+        for number, raw in parser.parse():
+            if hidden_cols is None:
+                hidden_cols = _hidden_columns(parser)
+            cells = [c for c in raw if c.get("value") is not None]
+            if not cells:
+                continue
+            budget.row(max(c["column"] for c in cells))
+            dims = parser.row_dimensions.get(str(number), {})
+            if str(dims.get("hidden", "")).lower() in ("1", "true"):
+                hidden.add("in hidden rows", len(cells))
+                continue
+            texts = [""] * max(c["column"] for c in cells)
+            for c in cells:
+                if c["column"] in hidden_cols:
+                    hidden.add("in hidden columns")
+                    continue
+                cell = ReadOnlyCell(ws, **c)
+                why = cell_hidden(cell)
+                if why:
+                    hidden.add(why)
+                    continue
+                texts[c["column"] - 1] = format_cell(cell.value, getattr(cell, "number_format", None))
+            rows.append((number, texts))
+        merges = [m.bounds for m in (parser.merged_cells.mergeCell if parser.merged_cells else ())][:10000]
+    return rows, merges
+
+
+def _drawings(package: zipfile.ZipFile, ws) -> list[list[str]]:
+    """The text of a worksheet's drawings (text boxes, charts' titles and labels), block by block."""
+    path = (getattr(ws, "_worksheet_path", "") or "").lstrip("/")
+    return [lines for target in part_rels(package, path, "drawing").values()
+            for lines in drawing_blocks(package, target)] if path else []
+
+
+def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
+    """XLSX bytes -> :class:`rag.types.Document`, one section per non-empty visible worksheet (see the module docstring).
+
+    Hidden and very hidden sheets, hidden rows and columns and hidden cells are left out and reported
+    (:mod:`rag.ingest.office.office_hidden`). Raises ``ExtractionError(name, reason)`` when openpyxl cannot read the
+    file (``damaged XLSX (...)``) or every sheet is empty; :class:`rag.errors.LimitExceeded` past the ZIP, row
+    or cell limits (issue 26).
+    """
+    import openpyxl  # imported here so `python -m rag --help` stays fast
+
+    limits = resolve(limits)
+    check_zip(data, name, limits)
+    budget, hidden = RowBudget(name, limits), Hidden("cells")
+    b = CanonicalBuilder()
+    try:
+        body = transitional(data)[0]  # Strict too
+        package = zipfile.ZipFile(io.BytesIO(body))  # drawings: openpyxl's read-only mode does not read them
+        wb = openpyxl.load_workbook(io.BytesIO(body), read_only=True, data_only=True)
+    except Exception as e:  # noqa: BLE001 - zip, XML and openpyxl errors all mean the same to the user
+        raise ExtractionError(name, f"damaged XLSX ({type(e).__name__}: {str(e)[:120]})") from e
+    hidden_sheets = []
+    try:
+        title = (wb.properties.title or "").strip() if wb.properties else ""
+        written, captions = 0, []
+        for ws in wb.worksheets:
+            if getattr(ws, "sheet_state", "visible") in ("hidden", "veryHidden"):
+                hidden_sheets.append(ws.title)
+                continue
+            rows, merges = _sheet_rows(wb, ws, budget, hidden)
+            drawn = _drawings(package, ws)
+            wrote = write_sheet(b, ws.title, rows, heading=True, budget=budget, merges=merges, captions=captions)
+            if not wrote and drawn:
+                b.heading(1, ws.title)
+            for lines in drawn:  # issue 37: charts' titles and labels, text boxes
+                b.lines([(line, None) for line in lines])
+            written += wrote or bool(drawn)
+    except ExtractionError:
+        raise
+    except Exception as e:  # noqa: BLE001
+        raise ExtractionError(name, f"damaged XLSX ({type(e).__name__}: {str(e)[:120]})") from e
+    finally:
+        wb.close()
+        package.close()
+    warnings = [f"hidden sheets left out: {', '.join(hidden_sheets)}; never indexed or read by the model"] \
+        if hidden_sheets else []
+    warnings += [hidden.warning()] if hidden.total else []
+    if not written:
+        raise ExtractionError(name, "every visible sheet of this XLSX is empty" if hidden_sheets
+                              else "every sheet of this XLSX is empty")
+    text = b.text()
+    title = title if title and agrees(title, text) else (captions[0] if captions and len(captions[0]) <= 200 else "")
+    return b.document(data, name, MediaType.XLSX.value, title=title or file_stem(name), extractor="xlsx",
+                      warnings=tuple(warnings))
+
+
+def sniff_dialect(text: str) -> type[csv.Dialect] | csv.Dialect:
+    """The CSV dialect of ``text`` (delimiter among :data:`CSV_DELIMITERS`), ``csv.excel`` when unsure."""
+    try:
+        return csv.Sniffer().sniff(text[:20000], delimiters=CSV_DELIMITERS)
+    except csv.Error:
+        return csv.excel
+
+
+def looks_like_csv(text: str, *, named_csv: bool = False) -> bool:
+    """Whether decoded ``text`` is a delimited table: its first records (up to 50) mostly share one field
+    count of at least 2. A file named ``.csv``/``.tsv`` needs 1 such record, others 3 (plain prose with
+    commas has varying counts)."""
+    dialect = sniff_dialect(text)
+    try:
+        records = []
+        for rec in csv.reader(io.StringIO(text[:200000]), dialect):
+            if any(cell.strip() for cell in rec):
+                records.append(len(rec))
+            if len(records) >= 50:
+                break
+    except csv.Error:
+        return False
+    if not records:
+        return False
+    width = max(set(records), key=records.count)
+    agree = sum(1 for n in records if n == width)
+    return width >= 2 and agree >= (1 if named_csv else 3) and agree >= 0.9 * len(records)
+
+
+def extract_csv(data: bytes, name: str, text: str, *, warnings: tuple[str, ...] = (),
+                limits: Limits | None = None) -> Document:
+    """CSV text (already decoded from ``data``) -> :class:`rag.types.Document`, one sheet without a heading.
+
+    Row numbers count the file's records from 1 (RFC 7111), the header
+    included, blank records too. Raises ``ExtractionError(name, reason)`` for a
+    malformed file or one without any cell; :class:`rag.errors.LimitExceeded`
+    past ``max_sheet_rows`` / ``max_sheet_cells`` (counted as rows are read).
+    """
+    b = CanonicalBuilder()
+    budget = RowBudget(name, resolve(limits))
+    rows = []
+    try:
+        for number, record in enumerate(csv.reader(io.StringIO(text, newline=""), sniff_dialect(text)), start=1):
+            if any(cell.strip() for cell in record):  # blank records keep their number, not a row
+                budget.row(len(record))
+                rows.append((number, record))
+    except csv.Error as e:
+        raise ExtractionError(name, f"malformed CSV ({e})") from e
+    if not write_sheet(b, "", rows, heading=False, budget=budget):
+        raise ExtractionError(name, "empty CSV (no cell holds text)")
+    return b.document(data, name, MediaType.CSV.value, title=file_stem(name), extractor="csv", warnings=warnings)

@@ -1,0 +1,102 @@
+"""PDF form fields and annotations (stage 1, PDF branch; issue 13, item 8; case c27).
+
+A filled form draws each widget's value through an appearance stream that MuPDF extracts as ordinary
+page text: the value comes out after all the labels, in the widget's (often larger) font, so it became a
+heading and even the title, and a checked box read as its ZapfDingbats glyph. Here:
+
+* text lines lying inside a widget's rectangle are removed from the text layer (:func:`widget_rects`);
+* each widget becomes one line ``label: value`` at the widget's place (:func:`form_lines`), where the
+  label is the text on the same row just left of the widget (else the field's tooltip, else its name);
+  a check box or radio button reads ``Yes (checked)`` / ``No (unchecked)``;
+* FreeText annotations whose words are not already in the page text are added as lines at their place.
+
+Every such line has ``kind="form"`` or ``"annot"``: never a heading or the title.
+"""
+
+from __future__ import annotations
+
+from rag.ingest.pdf.layout import Line
+
+_CHECK_TYPES = ("CheckBox", "RadioButton")
+
+
+def _inside(ln: Line, r) -> bool:
+    cx, cy = (ln.x0 + ln.x1) / 2, (ln.y0 + ln.y1) / 2
+    return r.x0 - 1 <= cx <= r.x1 + 1 and r.y0 - 2 <= cy <= r.y1 + 2
+
+
+def widget_rects(page) -> list:
+    """Rectangles (page points) of the page's form widgets that carry a value or a state."""
+    try:
+        return [w.rect for w in page.widgets() or ()]
+    except Exception:  # noqa: BLE001 - a broken form must not lose the page's text
+        return []
+
+
+def _value(w) -> str | None:
+    if w.field_type_string in _CHECK_TYPES:
+        on = w.field_value not in (None, "", "Off", False) and str(w.field_value) != "Off"
+        return "Yes (checked)" if on else "No (unchecked)"
+    v = w.field_value
+    if v is None or (isinstance(v, str) and not v.strip()):
+        return None
+    if isinstance(v, (list, tuple)):
+        v = ", ".join(map(str, v))
+    return " ".join(str(v).split())
+
+
+def _label(w, text_lines: list[Line]) -> str:
+    r = w.rect
+    row = [ln for ln in text_lines if ln.x1 <= r.x0 + 2 and min(ln.y1, r.y1) - max(ln.y0, r.y0) > 0.3 * ln.height]
+    if row:
+        return max(row, key=lambda ln: ln.x1).text.rstrip(":").strip()
+    return " ".join(str(w.field_label or w.field_name or "field").split())
+
+
+def form_lines(page, text_lines: list[Line], page_h: float, block_base: int) -> tuple[list[Line], list[Line]]:
+    """``(kept, added)``: the page's text lines without widget appearance text and label lines that a
+    widget took over, and the new ``label: value`` lines (``kind="form"``). Coordinates are page points
+    (forms are read only on pages whose frame is upright)."""
+    try:
+        widgets = list(page.widgets() or ())
+    except Exception:  # noqa: BLE001
+        widgets = []
+    if not widgets:
+        return text_lines, []
+    rects = [w.rect for w in widgets]
+    kept = [ln for ln in text_lines if not any(_inside(ln, r) for r in rects)]
+    added, used = [], set()
+    for i, w in enumerate(sorted(widgets, key=lambda w: (w.rect.y0, w.rect.x0))):
+        value = _value(w)
+        if value is None:
+            continue
+        label = _label(w, kept)
+        r = w.rect
+        for ln in kept:
+            if ln.text.rstrip(":").strip() == label and ln.x1 <= r.x0 + 2:
+                used.add(id(ln))
+                r = type(r)(ln.x0, min(ln.y0, r.y0), r.x1, max(ln.y1, r.y1))
+                break
+        size = min((ln.size for ln in kept), default=10.0)
+        added.append(Line(f"{label}: {value}", r.x0, r.y0, r.x1, r.y1, size, False, block_base + i, page_h,
+                          kind="form"))
+    return [ln for ln in kept if id(ln) not in used], added
+
+
+def annotation_lines(page, text_lines: list[Line], page_h: float, block_base: int) -> list[Line]:
+    """FreeText annotations whose words are not in the page's text, as lines (``kind="annot"``)."""
+    try:
+        annots = list(page.annots() or ())
+    except Exception:  # noqa: BLE001
+        return []
+    have = " ".join(ln.text for ln in text_lines)
+    out = []
+    for i, a in enumerate(annots):
+        if a.type[1] != "FreeText":
+            continue
+        content = " ".join((a.info.get("content") or "").split())
+        if not content or content in have:
+            continue
+        r = a.rect
+        out.append(Line(content, r.x0, r.y0, r.x1, r.y1, 10.0, False, block_base + i, page_h, kind="annot"))
+    return out

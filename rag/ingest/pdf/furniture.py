@@ -1,0 +1,135 @@
+"""Page furniture of paged documents (stage 1; issues 13 and 28): running headers and footers, slide decks.
+
+A running line is a line in the top or bottom :data:`HEADER_ZONE` of the page whose text, digits ignored,
+repeats on at least half of the pages (3 pages or more), counted over all pages and again over odd and
+over even pages (books whose headers alternate). Such lines are taken out of the canonical text (so out of
+chunks, key passages and claims) and recorded as dropped on purpose, so the coverage audit does not count
+them as lost; the viewer still shows them, on the page itself. A line in those zones with no letter or
+digit (a rule of dots, a decoration) is furniture too.
+
+A **slide deck** (:func:`is_slide_deck`: 3+ pages, at least 80 % of them landscape at 1.2:1 or wider,
+at most 1,200 characters of text on a page at the median; Beamer, PowerPoint and Keynote exports) is read
+as slides: each frame title is a heading (the font-size rule), its bullets a list
+(:func:`rag.ingest.pdf.pdf_text.join_items`), and its title slide (page 1 with no sentence of 12 words) is
+tagged :attr:`rag.types.TextRole.HEADING` (:func:`title_slide`): the author and date on it are never a
+key passage ("X is the founder of OpenBSD" was taken from a title slide). An overlay step (Beamer's
+``\\pause``, a PowerPoint build exported slide by slide: every line of the page is on the next page too)
+is left out in favour of the completed slide that follows it (:func:`drop_overlay_steps`), so the deck
+does not make the same chunk four times and a citation opens the slide with every item shown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from rag.ingest.pdf.layout import Line
+from rag.ingest.pdf.pdf_page import PageRead
+from rag.ingest.pdf.pdf_text import body_size
+from rag.types import PageSpan, RoleSpan, TextRole
+
+#: Share (0..1) of the page height, at the top and at the bottom, where running headers and footers sit.
+HEADER_ZONE = 0.12
+#: In a deck, margin lines at most this share of the body font size are its headline and footline print.
+SMALL_PRINT = 0.75
+
+
+def _key(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text)).strip().lower()
+
+
+def _is_margin(ln: Line) -> bool:
+    return ln.y1 <= HEADER_ZONE * ln.page_h or ln.y0 >= (1 - HEADER_ZONE) * ln.page_h
+
+
+def _repeated(pages: list[list[Line]], min_pages: int) -> set[str]:
+    if len(pages) < min_pages:
+        return set()
+    counts: Counter = Counter()
+    for lines in pages:
+        counts.update({_key(ln.text) for ln in lines if _is_margin(ln) and ln.kind == "text"})
+    need = max(min_pages, (len(pages) + 1) // 2)
+    return {k for k, n in counts.items() if n >= need}
+
+
+def running_lines(pages: list[list[Line]]) -> tuple[set[str], set[str], set[str]]:
+    """Keys (digits -> ``#``) of header/footer lines repeating on >= half the pages (3+ pages): over all
+    pages, over odd pages and over even pages (1-based), as ``(all, odd, even)``."""
+    odd, even = pages[0::2], pages[1::2]
+    return _repeated(pages, 3), _repeated(odd, 3), _repeated(even, 3)
+
+
+def _inner_body(reads: list[PageRead]) -> float:
+    """The body font size of the pages' text outside the margins (a deck's footline can carry more characters)."""
+    return body_size([[ln for ln in r.lines if ln.kind == "text" and not _is_margin(ln)] for r in reads])
+
+
+def small_print(reads: list[PageRead]) -> set[str]:
+    """Keys of a deck's headline and footline: margin lines in small print (at most :data:`SMALL_PRINT` of the
+    body size) repeating on 3 pages or more. A deck's navigation and footer change with its sections, so they
+    repeat on fewer than half of the pages; its frame titles are large, so they never count."""
+    body = _inner_body(reads)
+    counts: Counter = Counter()
+    for r in reads:
+        counts.update({_key(ln.text) for ln in r.lines
+                       if ln.kind == "text" and _is_margin(ln) and ln.size <= SMALL_PRINT * body})
+    return {k for k, n in counts.items() if n >= 3}
+
+
+def drop_running(reads: list[PageRead], deck: bool = False) -> None:
+    """Remove running header/footer lines from ``reads`` in place, recording them in ``dropped``; in a slide
+    ``deck`` (:func:`is_slide_deck`) also its small-print headline and footline (:func:`small_print`)."""
+    every, odd, even = running_lines([r.lines for r in reads])
+    every |= small_print(reads) if deck else set()
+    title_size = _inner_body(reads) + 1 if deck else float("inf")  # a deck's frame titles are never furniture
+    for i, r in enumerate(reads):
+        keys = every | (odd if i % 2 == 0 else even)
+        keep = []
+        for ln in r.lines:
+            if (ln.kind == "text" and _is_margin(ln) and ln.size < title_size
+                    and (_key(ln.text) in keys or not any(c.isalnum() for c in ln.text))):
+                r.dropped.append(ln.text)
+            else:
+                keep.append(ln)
+        r.lines = keep
+
+
+def drop_overlay_steps(reads: list[PageRead]) -> list[int]:
+    """In a deck, empty every page whose lines (text, as a multiset) are all on the next page too, recording
+    them as dropped on purpose; returns the 1-based pages emptied."""
+    out = []
+    for i in range(len(reads) - 1):
+        mine = Counter(" ".join(ln.text.split()) for ln in reads[i].lines)
+        if mine and not mine - Counter(" ".join(ln.text.split()) for ln in reads[i + 1].lines):
+            reads[i].dropped += [ln.text for ln in reads[i].lines]
+            reads[i].lines = []
+            out.append(i + 1)
+    return out
+
+
+def is_slide_deck(reads: list[PageRead]) -> bool:
+    """Whether the pages read are a slide deck (rule in the module doc)."""
+    sized = [r for r in reads if r.width and r.height]
+    if len(sized) < 3:
+        return False
+    wide = sum(r.width >= 1.2 * r.height for r in sized)
+    chars = sorted(sum(len(ln.text) for ln in r.lines) for r in reads)
+    return wide >= 0.8 * len(sized) and chars[len(chars) // 2] <= 1200
+
+
+def _has_long_sentence(text: str, words: int = 12) -> bool:
+    r"""Whether ``text`` holds a sentence of ``words`` words or more: a word ending in ``.``, ``!`` or ``?`` with
+    at least ``words - 1`` words before it (what ``(?:\S+\s+){11,}\S+[.!?](?=\s|$)`` found, in a linear scan
+    instead: issue 35)."""
+    return any(w[-1] in ".!?" for w in text.split()[words - 1:])
+
+
+def title_slide(canonical: str, spans: list[PageSpan]) -> list[RoleSpan]:
+    """The title slide of a deck as a ``heading`` role span: page 1's text when it holds no sentence of 12+
+    words (a title, an author, an institute, a date); ``[]`` otherwise."""
+    if not spans or spans[0].end <= spans[0].start:
+        return []
+    text = canonical[spans[0].start:spans[0].end]
+    if _has_long_sentence(text):
+        return []
+    return [RoleSpan(TextRole.HEADING, spans[0].start, spans[0].end)]

@@ -1,0 +1,263 @@
+"""Text a PDF draws but no reader sees, and the OCR layer of a searchable scan, told apart (issue 14 item 5;
+issue 26 item 3; issue 28 item 2).
+
+A span of a page's ``get_text("dict")`` is **hidden** (removed, never indexed or read by the model) when
+
+* it is **invisible** (text render mode 3, or drawn fully transparent: PyMuPDF's ``alpha`` 0) and it does
+  not lie on a page image with ink under it (below): text put where a reader can never see it;
+* it is **painted over**: a filled shape drawn after it (later in the content stream, so on top) covers at
+  least :data:`COVERED_SHARE` of its box with an opaque fill (fill opacity >= :data:`OPAQUE`); the order
+  and the boxes come from MuPDF's own list of what it paints (``page.get_bboxlog()``, whose positions are
+  the ``seqno`` of ``get_drawings``), so a shape drawn *before* the text (a table cell's shading, a
+  slide's coloured box) never hides it; a small picture pasted over text hides it the same way;
+* its font is under :data:`MIN_VISIBLE_PT` points (1-pt text a reader cannot make out);
+* it is white (every channel >= :data:`WHITE`) and the page under it is white too: the page is rendered
+  and the span's box must be at least :data:`BLANK_SHARE` near-white pixels; white text on a dark slide
+  background stays.
+
+**The OCR layer of a searchable scan is kept.** A scanner or an OCR program (a copier's "scan to
+searchable PDF", OCRmyPDF, Acrobat) puts the page image down and lays the recognised text over it in
+render mode 3, invisible, so that it can be searched and selected; some put the text under the image
+instead. Such text is what the page shows: an invisible span is kept when an image covers at least
+:data:`ON_IMAGE_SHARE` of its box **and** the rendered page has ink under it (at least
+:data:`INK_SHARE` of the box's pixels differ from the box's median by :data:`INK_CONTRAST` or more: the
+scanned letters), and a visible span under an image covering half the page or more is kept too. Invisible
+text laid over a blank part of an image (a background picture) still has nothing under it a reader could
+see, and is hidden. The limit of the rule: invisible text laid over a photograph has "ink" under it and is
+kept; telling it from a scan's layer would take OCR of every such page.
+
+Hidden spans are removed from the page dictionary before any line is built, and their text is handed to
+the coverage audit as removed on purpose (:mod:`rag.ingest.pdf.audit`), so the audit does not count them as
+lost. Spans kept as an OCR layer are counted (:attr:`HiddenReport.ocr_layer`) so the document can say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Spans under this font size (points) are hidden.
+MIN_VISIBLE_PT = 2.0
+#: A colour channel at or above this (0..255) counts as white.
+WHITE = 242
+#: Resolution of the render that tells white-on-white from white-on-dark and finds ink, dots per inch.
+RENDER_DPI = 72
+#: Share of the span box's pixels that must be near-white for white text to count as hidden.
+BLANK_SHARE = 0.9
+#: Share (0..1) of a span's box a later opaque fill (or picture) must cover to hide it.
+COVERED_SHARE = 0.85
+#: Fill opacity (0..1) from which a shape drawn over text hides it.
+OPAQUE = 0.9
+#: Share (0..1) of an invisible span's box that images must cover for it to count as lying on a page image.
+ON_IMAGE_SHARE = 0.5
+#: Share (0..1) of the page an image drawn over text must cover for the text under it to be a scan's layer.
+PAGE_IMAGE_SHARE = 0.5
+#: Ink under a span: this share (0..1) of its pixels differ from the box's median grey by INK_CONTRAST or more.
+INK_SHARE = 0.03
+INK_CONTRAST = 48
+
+
+@dataclass(frozen=True)
+class HiddenSpan:
+    """One removed span: its ``text``, ``bbox`` (points, page space) and ``why`` (``invisible``,
+    ``painted over``, ``tiny`` or ``white on white``)."""
+
+    text: str
+    bbox: tuple[float, float, float, float]
+    why: str
+
+
+@dataclass
+class HiddenReport:
+    """What :func:`remove_hidden` did on one page: ``removed`` spans, and ``ocr_layer`` the characters of
+    invisible text kept as a scan's OCR layer (0 on born-digital pages)."""
+
+    removed: list[HiddenSpan] = field(default_factory=list)
+    ocr_layer: int = 0
+
+    def __iter__(self):  # a report reads as its removed spans (the former return value)
+        return iter(self.removed)
+
+    def __len__(self) -> int:
+        return len(self.removed)
+
+    def __bool__(self) -> bool:
+        return bool(self.removed)
+
+
+def _is_white(color: int) -> bool:
+    return all(((color >> s) & 0xFF) >= WHITE for s in (16, 8, 0))
+
+
+def _box_pixels(pix, bbox, scale: float):
+    """The rendered pixels (RGB, uint8) over ``bbox`` (points); ``None`` when the box is off the page."""
+    x0, y0, x1, y1 = (int(v * scale) for v in bbox)
+    x0, y0 = max(x0, 0), max(y0, 0)
+    x1, y1 = min(max(x1, x0 + 1), pix.width), min(max(y1, y0 + 1), pix.height)
+    if x0 >= pix.width or y0 >= pix.height:
+        return None
+    return np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, pix.n)[y0:y1, x0:x1, :3]
+
+
+def _blank_under(pix, bbox, scale: float) -> bool:
+    """True when the rendered page is near-white over ``bbox`` (points) in at least :data:`BLANK_SHARE`."""
+    img = _box_pixels(pix, bbox, scale)
+    if img is None:
+        return True  # off the page: nobody sees it
+    return bool((img.min(axis=2) >= WHITE).mean() >= BLANK_SHARE)
+
+
+def ink_under(pix, bbox, scale: float) -> bool:
+    """Whether the rendered page shows marks over ``bbox`` (points): at least :data:`INK_SHARE` of the
+    pixels differ from the box's median grey by :data:`INK_CONTRAST` levels (of 255) or more."""
+    img = _box_pixels(pix, bbox, scale)
+    if img is None or img.size == 0:
+        return False
+    grey = img.mean(axis=2)
+    return bool((np.abs(grey - np.median(grey)) >= INK_CONTRAST).mean() >= INK_SHARE)
+
+
+def _area(b) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def _inter(a, b) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def _covered_share(box, rects) -> float:
+    """Share (0..1) of ``box`` covered by ``rects`` (overlaps between the rects counted once at most)."""
+    area = _area(box)
+    if not area:
+        return 0.0
+    return min(1.0, sum(_inter(box, r) for r in rects) / area)
+
+
+class _Paint:
+    """What MuPDF paints on a page, in order (``get_bboxlog``): text boxes, fills and images with their
+    positions, read once per page and only as far as a question needs."""
+
+    def __init__(self, page) -> None:
+        self.page = page
+        try:
+            log = page.get_bboxlog()
+        except Exception:  # noqa: BLE001 - a page MuPDF cannot run: nothing is judged painted over
+            log = []
+        self.text = [(i, r) for i, (kind, r) in enumerate(log) if kind.endswith("-text")]
+        self.fills = [(i, r) for i, (kind, r) in enumerate(log) if kind == "fill-path" and _area(r) > 4]
+        self.images = [(i, r) for i, (kind, r) in enumerate(log) if kind == "fill-image"]
+        self._opaque: set[int] | None = None
+
+    def opaque_fills(self) -> set[int]:
+        """Positions of fills with an opaque fill colour (``get_drawings``; asked once, only when needed)."""
+        if self._opaque is None:
+            try:
+                self._opaque = {d["seqno"] for d in self.page.get_drawings()
+                                if d.get("fill") is not None and (d.get("fill_opacity") or 0) >= OPAQUE}
+            except Exception:  # noqa: BLE001
+                self._opaque = set()
+        return self._opaque
+
+    def painted_over(self, bbox) -> bool:
+        """Whether the text drawn at ``bbox`` is covered by an opaque fill or a small picture painted later."""
+        mine = [(i, r) for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(bbox), 1e-6)]
+        if not mine:
+            return False
+        last = max(i for i, _ in mine)
+        page_area = max(_area(tuple(self.page.rect)), 1.0)
+        later_fills = [r for i, r in self.fills if i > last and _inter(bbox, r) > 0]
+        if later_fills and _covered_share(bbox, later_fills) >= COVERED_SHARE:
+            opaque = self.opaque_fills()
+            solid = [r for i, r in self.fills if i > last and i in opaque and _inter(bbox, r) > 0]
+            if _covered_share(bbox, solid) >= COVERED_SHARE:
+                return True
+        pictures = [r for i, r in self.images if i > last and _area(r) < PAGE_IMAGE_SHARE * page_area]
+        return bool(pictures) and _covered_share(bbox, pictures) >= COVERED_SHARE
+
+    def on_image(self, bbox) -> bool:
+        """Whether images (drawn before or after) cover :data:`ON_IMAGE_SHARE` of ``bbox``."""
+        return _covered_share(bbox, [r for _, r in self.images]) >= ON_IMAGE_SHARE
+
+
+def _spans(page_dict: dict):
+    for block in page_dict.get("blocks", ()):
+        for line in block.get("lines", ()):
+            for span in line.get("spans", ()):
+                if span.get("text", "").strip():
+                    yield span
+
+
+class _Render:
+    """The page rendered at :data:`RENDER_DPI` (rotation applied), looked up with unrotated text boxes."""
+
+    def __init__(self, page) -> None:
+        import pymupdf
+
+        self.scale = RENDER_DPI / 72.0
+        self.pix = page.get_pixmap(matrix=pymupdf.Matrix(self.scale, self.scale), alpha=False)
+        self.rot = page.rotation_matrix if page.rotation else None
+        self._rect = pymupdf.Rect
+
+    def box(self, bbox) -> tuple[float, float, float, float]:
+        """``bbox`` (points, unrotated page space, as ``get_text`` gives it) in the rendering's space."""
+        if self.rot is None:
+            return tuple(bbox)
+        return tuple(self._rect(bbox) * self.rot)
+
+    def blank(self, bbox) -> bool:
+        return _blank_under(self.pix, self.box(bbox), self.scale)
+
+    def ink(self, bbox) -> bool:
+        return ink_under(self.pix, self.box(bbox), self.scale)
+
+
+def remove_hidden(page, page_dict: dict) -> HiddenReport:
+    """Remove hidden spans (rules in the module doc) from ``page_dict`` (PyMuPDF's ``get_text("dict")`` of
+    ``page``) in place; return what was removed, in page order, and how much invisible text was kept as a
+    scan's OCR layer. Lines left without a span are removed too. Never raises for a page MuPDF can parse
+    (a page that cannot be rendered keeps its white text, and its invisible text over images)."""
+    found: list[tuple[dict, str]] = []
+    white, invisible = [], []
+    paint = _Paint(page)
+    report = HiddenReport()
+    for span in _spans(page_dict):
+        if span.get("alpha", 255) == 0:
+            invisible.append(span)
+        elif span.get("size", 10.0) < MIN_VISIBLE_PT:
+            found.append((span, "tiny"))
+        elif paint.text and paint.painted_over(span["bbox"]):
+            found.append((span, "painted over"))
+        elif _is_white(int(span.get("color", 0))):
+            white.append(span)
+    on_image = [s for s in invisible if paint.on_image(s["bbox"])]
+    found += [(s, "invisible") for s in invisible if not any(s is t for t in on_image)]
+    if white or on_image:
+        try:
+            render = _Render(page)
+        except Exception:  # noqa: BLE001 - a page MuPDF cannot render keeps its white text and its scan layer
+            render = None
+        if render is not None:
+            found += [(s, "white on white") for s in white if render.blank(s["bbox"])]
+            blank = [s for s in on_image if not render.ink(s["bbox"])]
+            found += [(s, "invisible") for s in blank]
+            on_image = [s for s in on_image if not any(s is t for t in blank)]
+    report.ocr_layer = sum(len(s["text"].strip()) for s in on_image)
+    if not found:
+        return report
+    gone = {id(span) for span, _ in found}
+    for block in page_dict.get("blocks", ()):
+        if "lines" not in block:
+            continue
+        for line in block["lines"]:
+            line["spans"] = [s for s in line["spans"] if id(s) not in gone]
+        block["lines"] = [ln for ln in block["lines"] if ln["spans"]]
+    order = {id(s): i for i, s in enumerate(_spans_all(page_dict, found))}
+    found.sort(key=lambda f: order.get(id(f[0]), 0))
+    report.removed = [HiddenSpan(span["text"], tuple(span["bbox"]), why) for span, why in found]
+    return report
+
+
+def _spans_all(page_dict: dict, found) -> list[dict]:
+    """The removed spans in page order (top to bottom, left to right), for a stable report."""
+    return sorted((s for s, _ in found), key=lambda s: (round(s["bbox"][1], 1), s["bbox"][0]))

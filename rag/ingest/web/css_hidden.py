@@ -1,0 +1,285 @@
+"""Text an HTML page or EPUB chapter holds but a reader never sees (issue 26): found by CSS, removed before reading.
+
+:func:`remove_hidden` walks the parsed page once, top down, with the style of every element: its inline
+``style`` attribute over the rules of the page's style sheets (``<style>`` elements, and for EPUB the book's
+CSS files passed in), matched by selector (``cssselect``) in specificity and document order; inherited
+properties (``color``, ``font-size``, ``visibility``) passed down. An element is hidden, and removed with what
+it holds (its tail text stays), when it has
+
+* the ``hidden`` attribute or ``aria-hidden="true"`` (hidden from the reading layer; decorative in practice);
+* ``display: none``, ``visibility: hidden|collapse``, ``opacity`` of 0.05 or less, ``content-visibility: hidden``;
+* a ``font-size`` of 0 or under 2 px / 2 pt, ``transform: scale(0)``, ``clip: rect(0 0 0 0)``,
+  ``clip-path: inset(50%)`` or ``circle(0)``, a zero ``width`` or ``height`` with ``overflow: hidden``;
+* a position off the screen: ``position: absolute|fixed`` with ``left``/``top``/``right`` of -999 px or further,
+  or a ``text-indent`` of -999 px or further (the old image-replacement trick);
+* text colour ``transparent`` (alpha 0), or white (every channel >= 242) with no background colour or image
+  painted by it or an ancestor (the page itself is white).
+
+Rules inside ``@media print`` (or any medium that is not the screen) are ignored; ``!important`` wins over
+normal declarations. What cannot be judged statically (scripts, ``:hover``) is left visible. Never raises on
+bad CSS: an unparseable rule or selector is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rag.ingest.office.office_hidden import Hidden, is_white
+
+#: Text at or under this size (CSS px; 1 pt = 4/3 px) is hidden, as under 2 pt in the office readers.
+MIN_VISIBLE_PX = 2.0 * 4 / 3
+#: An offset at or beyond this (CSS px, negative) puts the element off the screen.
+OFFSCREEN_PX = -999.0
+#: Properties whose value a child inherits.
+INHERITED = ("color", "font-size", "visibility")
+#: Properties read at all (the rest of a declaration block is ignored).
+READ = {"display", "visibility", "opacity", "font-size", "color", "background", "background-color",
+        "background-image", "position", "left", "top", "right", "text-indent", "clip", "clip-path", "width",
+        "height", "overflow", "transform", "content-visibility", "max-height", "font"}
+
+_LENGTH = re.compile(r"^(-?[\d.]+)(px|pt|em|rem|%|vw|vh|ex|ch|cm|mm|in|pc)?$")
+_UNIT_PX = {"px": 1.0, "pt": 4 / 3, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54, "mm": 96 / 25.4, None: 1.0}
+_NAMED = {"white": (255, 255, 255), "snow": (255, 250, 250), "ivory": (255, 255, 240), "ghostwhite": (248, 248, 255),
+          "whitesmoke": (245, 245, 245), "transparent": None}
+
+
+@dataclass
+class _Rule:
+    selector: str
+    specificity: tuple[int, int, int]
+    order: int
+    decls: dict[str, tuple[str, bool]]
+
+
+@dataclass
+class _Style:
+    """The computed values this module reads for one element (``None``: not set)."""
+
+    values: dict[str, str] = field(default_factory=dict)
+    painted: bool = False  # some ancestor-or-self paints a background other than white
+
+
+def _declarations(text: str) -> dict[str, tuple[str, bool]]:
+    """``{property: (value, important)}`` of a declaration list (a ``style`` attribute or a rule's block)."""
+    import tinycss2
+
+    out: dict[str, tuple[str, bool]] = {}
+    for d in tinycss2.parse_blocks_contents(text, skip_comments=True, skip_whitespace=True):
+        if getattr(d, "type", None) != "declaration":
+            continue
+        name = d.lower_name
+        if name not in READ:
+            continue
+        value = " ".join(tinycss2.serialize(d.value).split()).lower()
+        if name in out and out[name][1] and not d.important:
+            continue
+        out[name] = (value, bool(d.important))
+    return out
+
+
+def _screen(prelude) -> bool:
+    """Whether an ``@media`` prelude applies to a screen (``print``-only rules do not)."""
+    import tinycss2
+
+    text = tinycss2.serialize(prelude).lower()
+    media = {m.strip().split(" ")[-1] for m in text.split(",") if m.strip()}
+    return not media or bool(media & {"screen", "all"}) or any(m.startswith("(") for m in media) \
+        or "print" not in text and "speech" not in text
+
+
+def _rules(css_texts: list[str]) -> list[_Rule]:
+    """The qualified rules of ``css_texts`` that set a property of :data:`READ`, screen media only."""
+    import cssselect
+    import tinycss2
+
+    out: list[_Rule] = []
+
+    def walk(nodes) -> None:
+        for node in nodes:
+            kind = getattr(node, "type", None)
+            if kind == "qualified-rule":
+                decls = _declarations(tinycss2.serialize(node.content))
+                if not decls:
+                    continue
+                for sel in tinycss2.serialize(node.prelude).split(","):
+                    sel = sel.strip()
+                    try:
+                        spec = cssselect.parse(sel)[0].specificity()
+                    except Exception:  # noqa: BLE001 - a selector cssselect cannot parse is skipped
+                        continue
+                    out.append(_Rule(sel, spec, len(out), decls))
+            elif kind == "at-rule" and node.lower_at_keyword in ("media", "supports") and node.content is not None:
+                if node.lower_at_keyword == "supports" or _screen(node.prelude):
+                    walk(tinycss2.parse_rule_list(node.content, skip_comments=True, skip_whitespace=True))
+
+    for css in css_texts:
+        try:
+            walk(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True))
+        except Exception:  # noqa: BLE001 - bad CSS hides nothing
+            continue
+    return out
+
+
+def _matched(root, rules: list[_Rule]) -> dict:
+    """``{element: declarations}`` from the style-sheet rules, cascaded by importance, specificity, order.
+
+    Keyed by the element itself, never ``id()``: lxml makes its element proxies on demand, and an id is reused
+    once a proxy is collected; holding the element keeps its proxy (and so the key) the same."""
+    from lxml.cssselect import CSSSelector
+
+    hits: dict = {}
+    for rule in rules:
+        try:
+            found = CSSSelector(rule.selector, translator="html")(root)
+        except Exception:  # noqa: BLE001 - pseudo-classes and the like
+            continue
+        for el in found:
+            for prop, (value, important) in rule.decls.items():
+                hits.setdefault(el, []).append(((important, rule.specificity, rule.order), prop, value))
+    out: dict = {}
+    for key, items in hits.items():
+        decl: dict[str, tuple[str, bool]] = {}
+        for (important, _, _), prop, value in sorted(items, key=lambda t: t[0]):
+            decl[prop] = (value, important)
+        out[key] = decl
+    return out
+
+
+def _px(value: str, parent_px: float) -> float | None:
+    """A CSS length in px (``em``/``%`` against the parent's font size); ``None`` when not a plain length."""
+    m = _LENGTH.match(value.strip())
+    if not m:
+        return None
+    n, unit = float(m.group(1)), m.group(2)
+    if unit in ("em", "rem", "ex", "ch"):
+        return n * (parent_px if unit != "rem" else 16.0)
+    if unit == "%":
+        return n / 100 * parent_px
+    if unit in ("vw", "vh"):
+        return n * 10.0  # a 1000-px viewport: only the sign and rough size matter here
+    return n * _UNIT_PX[unit]
+
+
+def _rgb(value: str) -> tuple[int, int, int, float] | None:
+    """``(r, g, b, alpha)`` of a CSS colour (hex, ``rgb()``/``rgba()``, a few names); ``None`` when unknown."""
+    v = value.strip().lower()
+    if v in _NAMED:
+        rgb = _NAMED[v]
+        return (0, 0, 0, 0.0) if rgb is None else (*rgb, 1.0)
+    if v.startswith("#"):
+        h = v[1:]
+        if len(h) in (3, 4):
+            h = "".join(c * 2 for c in h)
+        if len(h) in (6, 8):
+            try:
+                alpha = int(h[6:8], 16) / 255 if len(h) == 8 else 1.0
+                return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16), alpha
+            except ValueError:
+                return None
+    m = re.match(r"rgba?\(\s*([\d.]+%?)[\s,]+([\d.]+%?)[\s,]+([\d.]+%?)(?:[\s,/]+([\d.]+%?))?\s*\)", v)
+    if m:
+        def ch(x: str) -> int:
+            return round(float(x[:-1]) * 2.55) if x.endswith("%") else round(float(x))
+
+        a = m.group(4)
+        alpha = 1.0 if a is None else (float(a[:-1]) / 100 if a.endswith("%") else float(a))
+        return ch(m.group(1)), ch(m.group(2)), ch(m.group(3)), alpha
+    if is_white(v):
+        return 255, 255, 255, 1.0
+    return None
+
+
+def _paints(values: dict[str, str]) -> bool:
+    """Whether an element paints a background other than white (a colour or an image)."""
+    bg = values.get("background-color") or values.get("background") or ""
+    if "url(" in bg or "gradient" in bg or "url(" in values.get("background-image", ""):
+        return True
+    for token in bg.split():
+        rgb = _rgb(token)
+        if rgb is not None and rgb[3] > 0.05 and not all(c >= 242 for c in rgb[:3]):
+            return True
+    return False
+
+
+def _reason(el, own: dict[str, str], style: _Style, parent_px: float) -> str | None:
+    """Why ``el`` is hidden (see the module doc), or ``None``."""
+    if el.get("hidden") is not None:
+        return "hidden attribute"
+    if (el.get("aria-hidden") or "").strip().lower() == "true":
+        return "aria-hidden"
+    v = style.values
+    if own.get("display") == "none":
+        return "display:none"
+    if v.get("visibility") in ("hidden", "collapse"):
+        return "visibility:hidden"
+    if own.get("content-visibility") == "hidden":
+        return "content-visibility:hidden"
+    try:
+        if "opacity" in own and float(own["opacity"].rstrip("%")) / (100 if own["opacity"].endswith("%") else 1) <= 0.05:
+            return "opacity:0"
+    except ValueError:
+        pass
+    size = _px(v["font-size"], parent_px) if "font-size" in v else None
+    if size is not None and size < MIN_VISIBLE_PX:
+        return "font-size:0" if size <= 0 else "tiny font"
+    if re.search(r"scale[xy]?\(\s*0(\.0+)?\s*[,)]", own.get("transform", "")):
+        return "scale(0)"
+    clip = own.get("clip", "").replace(",", " ")
+    if re.match(r"rect\(\s*0(px)?\s+0(px)?\s+0(px)?\s+0(px)?\s*\)", clip) or re.search(
+            r"inset\(\s*50%|circle\(\s*0", own.get("clip-path", "")):
+        return "clipped"
+    if own.get("overflow") == "hidden" and any(_px(own.get(p, "1px"), parent_px) == 0 for p in ("width", "height",
+                                                                                               "max-height")):
+        return "zero size"
+    if own.get("position") in ("absolute", "fixed") and any(
+            (x := _px(own.get(p, "0"), parent_px)) is not None and x <= OFFSCREEN_PX for p in ("left", "top", "right")):
+        return "off-screen"
+    indent = _px(own.get("text-indent", "0"), parent_px)
+    if indent is not None and indent <= OFFSCREEN_PX:
+        return "off-screen"
+    color = _rgb(v["color"]) if "color" in v else None
+    if color is not None and color[3] <= 0.05:
+        return "transparent text"
+    if color is not None and all(c >= 242 for c in color[:3]) and not style.painted:
+        return "white on white"
+    return None
+
+
+def remove_hidden(root, css_texts: list[str] | None = None) -> Hidden:
+    """Remove the hidden elements of the parsed page ``root`` in place (rules in the module doc); returns what
+    was removed (counted as elements, by reason). ``css_texts``: style sheets besides the page's own ``<style>``
+    elements (an EPUB chapter's linked CSS files), applied before them."""
+    sheets = list(css_texts or []) + [s.text_content() for s in root.iter("style")]
+    matched = _matched(root, _rules(sheets)) if sheets else {}
+    hidden = Hidden("elements")
+    doomed: list = []
+
+    def walk(el, parent: _Style, parent_px: float) -> None:
+        if not isinstance(el.tag, str):
+            return
+        own_decl = dict(matched.get(el, {}))
+        for prop, (value, important) in _declarations(el.get("style") or "").items():
+            if important or not own_decl.get(prop, ("", False))[1]:
+                own_decl[prop] = (value, important)
+        own = {k: v for k, (v, _) in own_decl.items()}
+        if "font" in own and "font-size" not in own:
+            m = re.search(r"(^|\s)(-?[\d.]+(px|pt|em|rem|%))(/|\s|$)", own["font"])
+            if m:
+                own["font-size"] = m.group(2)
+        values = {k: v for k, v in parent.values.items() if k in INHERITED}
+        values.update({k: v for k, v in own.items() if k in INHERITED or k not in values})
+        style = _Style(values, parent.painted or _paints(own))
+        why = _reason(el, own, style, parent_px)
+        if why and el.getparent() is not None and " ".join(el.text_content().split()):
+            hidden.add(why)
+            doomed.append(el)
+            return
+        size = _px(values["font-size"], parent_px) if "font-size" in own else None
+        for child in el:
+            walk(child, style, size if size is not None else parent_px)
+
+    walk(root, _Style(), 16.0)
+    for el in doomed:
+        el.drop_tree()  # keeps the tail text in the flow
+    return hidden

@@ -1,0 +1,203 @@
+"""E-books (EPUB 2 and 3) -> canonical text + chapter/paragraph locators (design stage 1; issue 17), with ebooklib.
+
+* Chapters in reading order (the spine; non-linear items such as a cover or
+  the EPUB 3 navigation document are left out). Each chapter is a level-1
+  section titled from the book's table of contents, else its first heading,
+  else ``Chapter N``; the chapter's own headings sit one level below it (its
+  first heading is not repeated when it is the chapter title).
+* The chapter's XHTML is written by the HTML reader's
+  :func:`rag.ingest.web.html.write_html` (no boilerplate removal: a chapter is all content).
+* Locators: every paragraph-like block (paragraph, list, table, code) is a
+  :class:`rag.types.Part` of kind ``paragraph``, numbered 1, 2, ... within its
+  chapter; ``scope`` is the chapter title, ``scope_number`` the 1-based
+  chapter, ``anchor`` the chapter's file inside the EPUB. So a citation reads
+  chapter + paragraph.
+* A book whose content documents are encrypted (DRM) is refused with that reason.
+* Hidden text (the same CSS rules as HTML, with the chapter's linked style sheets:
+  :mod:`rag.ingest.web.css_hidden`) is removed and counted in a warning (issue 26).
+* The reader limits apply to what is read (issue 37): a picture, font or other media member over the
+  compression-ratio limit does not fail the book; it is handed to ebooklib empty, never inflated, and named in a
+  warning (:func:`without_media`).
+
+A file ebooklib cannot open raises ``ExtractionError(name, "damaged EPUB (...)")``.
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import zipfile
+
+from rag.errors import ExtractionError
+from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem
+from rag.ingest.limits import Limits, check_zip, is_epub_unread
+from rag.ingest.office.office_hidden import Hidden
+from rag.ingest.web.css_hidden import remove_hidden
+from rag.ingest.web.html import inline_text, parse_html, strip_boilerplate, write_html
+from rag.ingest.web.html_prepare import prepare
+from rag.types import Document, LocatorKind, MediaType
+
+
+def _toc_titles(toc, out: dict[str, str] | None = None) -> dict[str, str]:
+    """``{file href: title}`` from ebooklib's nested table of contents (the first title of each file wins)."""
+    from ebooklib import epub
+
+    out = {} if out is None else out
+    for entry in toc:
+        if isinstance(entry, tuple) and len(entry) == 2:
+            head, children = entry
+            _toc_titles([head], out)
+            _toc_titles(children, out)
+        elif isinstance(entry, (epub.Link, epub.EpubHtml)) or hasattr(entry, "href"):
+            href = (getattr(entry, "href", None) or getattr(entry, "file_name", "") or "").split("#")[0]
+            title = clean_inline(getattr(entry, "title", "") or "", keep_newlines=False)
+            if href and title:
+                out.setdefault(posixpath.normpath(href), title)
+    return out
+
+
+def without_media(data: bytes) -> bytes:
+    """The EPUB ``data`` with every member the reader never reads (:func:`rag.ingest.limits.is_epub_unread`:
+    pictures, fonts, sound, video) written empty and never inflated; every other member copied (its size was
+    checked by :func:`rag.ingest.limits.check_zip`). ``mimetype`` stays first and stored."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body = b"" if is_epub_unread(info.filename) else src.read(info)
+            dst.writestr(info.filename, body, zipfile.ZIP_STORED if info.filename == "mimetype" else zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
+def _drm_protected(data: bytes) -> bool:
+    """Whether ``META-INF/encryption.xml`` encrypts content documents (font obfuscation alone is harmless)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            if "META-INF/encryption.xml" not in zf.namelist():
+                return False
+            xml = zf.read("META-INF/encryption.xml").decode("utf-8", "replace").lower()
+    except (zipfile.BadZipFile, KeyError, OSError):
+        return False
+    return any(ext in xml for ext in (".xhtml", ".html", ".htm"))
+
+
+def _entity_declarations(data: bytes) -> str:
+    """The first XML member of the EPUB that declares entities (``<!ENTITY``), or ``""`` (issue 28, item 5: a
+    billion-laughs EPUB was refused as "damaged EPUB (TypeError ...)"). Reads each member's first 64 KiB, where
+    a DTD's internal subset sits; the archive's sizes were checked before (:func:`rag.ingest.limits.check_zip`)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            for info in zf.infolist():
+                if info.filename.lower().endswith((".opf", ".ncx", ".xhtml", ".html", ".htm", ".xml")):
+                    with zf.open(info) as f:
+                        if b"<!ENTITY" in f.read(1 << 16):
+                            return info.filename
+    except (zipfile.BadZipFile, OSError, RuntimeError, KeyError):
+        return ""
+    return ""
+
+
+class _Chapter:
+    """Paragraph numbering inside one chapter (the ``unit_for_block`` of :class:`rag.ingest.web.html.HtmlWriter`)."""
+
+    def __init__(self, number: int, title: str, href: str) -> None:
+        self.number, self.title, self.href, self.count = number, title, href, 0
+
+    def __call__(self) -> Unit:
+        self.count += 1
+        return Unit(LocatorKind.PARAGRAPH, self.count, scope=self.title, scope_number=self.number, anchor=self.href)
+
+
+def _chapter_css(book, item) -> list[str]:
+    """The style sheets of chapter ``item``: its linked ones (``<link rel="stylesheet" href>``, read from the book)
+    and its own ``<style>`` elements, from the file as stored (ebooklib's ``get_content`` drops the ``<head>``)."""
+    raw = getattr(item, "content", b"") or b""
+    try:
+        head = parse_html(raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw))
+    except Exception:  # noqa: BLE001 - a chapter whose head cannot be parsed has no style sheets
+        return []
+    out = []
+    base = posixpath.dirname(item.get_name())
+    for link in head.iter("link"):
+        if "stylesheet" not in (link.get("rel") or "").lower() or not link.get("href"):
+            continue
+        href = link.get("href").split("#")[0]
+        css = book.get_item_with_href(posixpath.normpath(posixpath.join(base, href))) or book.get_item_with_href(href)
+        if css is not None:
+            out.append(css.get_content().decode("utf-8", "replace"))
+    return out + [st.text_content() for st in head.iter("style")]
+
+
+def _write_chapter(b: CanonicalBuilder, item, number: int, toc: dict[str, str], book=None,
+                   hidden: Hidden | None = None) -> bool:
+    """Write one spine document as a chapter; returns whether it held any text.
+
+    Text the chapter's CSS hides (its linked style sheets and its own, :mod:`rag.ingest.web.css_hidden`) is
+    removed first and counted in ``hidden`` (issue 26)."""
+    text = item.get_content().decode("utf-8", "replace")
+    doc = parse_html(text)
+    gone = remove_hidden(doc, _chapter_css(book, item) if book is not None else [])
+    prepare(doc)  # issue 37: heading decorations out, formulas as text, note markers apart
+    if hidden is not None:
+        for why, n in gone.counts.items():
+            hidden.add(why, n)
+    body = doc.find(".//body")
+    body = body if body is not None else doc
+    strip_boilerplate(body, keep_semantic=True)
+    if not " ".join(body.text_content().split()):
+        return False
+    href = posixpath.normpath(item.get_name())
+    heads = [el for el in body.iter("h1", "h2", "h3", "h4", "h5", "h6")]
+    first = clean_inline(inline_text(heads[0]), keep_newlines=False) if heads else ""
+    title = toc.get(href) or first or f"Chapter {number}"
+    if heads and first == title:
+        heads[0].drop_tree()
+    b.heading(1, title)
+    write_html(b, body, unit_for_block=_Chapter(number, title, href), heading_offset=1)
+    return True
+
+
+def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
+    """EPUB bytes -> :class:`rag.types.Document`, one level-1 section per chapter (see the module docstring).
+
+    Raises ``ExtractionError(name, reason)`` for a damaged file, a DRM-protected
+    book, or a book without text.
+    """
+    from ebooklib import ITEM_DOCUMENT, epub  # imported here so `python -m rag --help` stays fast
+
+    unread = check_zip(data, name, limits)  # issue 26: members and ratios before anything is inflated
+    if _drm_protected(data):
+        raise ExtractionError(name, "DRM-protected EPUB (its chapters are encrypted)")
+    declared = _entity_declarations(data)
+    if declared:
+        raise ExtractionError(name, f"EPUB refused: {declared} declares XML entities (<!ENTITY ...>), the shape of an "
+                                    "entity-expansion ('billion laughs') attack; no EPUB needs them")
+    try:
+        # issue 37: a picture over the ratio limit is never inflated; ebooklib gets it empty
+        book = epub.read_epub(io.BytesIO(without_media(data) if unread else data), options={"ignore_ncx": False})
+    except Exception as e:  # noqa: BLE001 - zip, XML and ebooklib errors all mean the same to the user
+        raise ExtractionError(name, f"damaged EPUB ({type(e).__name__}: {str(e)[:120]})") from e
+    b = CanonicalBuilder()
+    hidden = Hidden("elements")
+    try:
+        toc = _toc_titles(book.toc)
+        number = 0
+        for idref, linear in book.spine:
+            item = book.get_item_with_id(idref)
+            if item is None or item.get_type() != ITEM_DOCUMENT or str(linear).lower() == "no":
+                continue
+            if isinstance(item, epub.EpubNav) or "nav" in (getattr(item, "properties", None) or []):
+                continue
+            if _write_chapter(b, item, number + 1, toc, book, hidden):
+                number += 1
+        titles = book.get_metadata("DC", "title")
+    except ExtractionError:
+        raise
+    except Exception as e:  # noqa: BLE001
+        raise ExtractionError(name, f"damaged EPUB ({type(e).__name__}: {str(e)[:120]})") from e
+    title = clean_inline(titles[0][0], keep_newlines=False) if titles and titles[0][0] else file_stem(name)
+    warnings = [hidden.warning()] if hidden.total else []
+    if unread:
+        warnings.append(f"not read: {len(unread)} picture(s) or other media over the compression-ratio limit "
+                        f"({'; '.join(unread[:3])}); the text does not need them")
+    return b.document(data, name, MediaType.EPUB.value, title=title, extractor="epub", warnings=tuple(warnings),
+                      empty_reason="no text in this EPUB (pictures only?)")

@@ -1,0 +1,417 @@
+"""Saved web pages (HTML) -> canonical text + heading-anchor locators (design stage 1; issue 17), with lxml.
+
+Hidden text first: elements the page's CSS hides (``display:none``, ``font-size:0``, white on white,
+off-screen, ...; :mod:`rag.ingest.web.css_hidden`, issue 26) are removed and counted in a warning.
+
+Main content only. The page is parsed by lxml; scripts, styles, forms,
+navigation, banners, sidebars, footers, cookie notices, hidden elements and
+the like are removed (by tag, ARIA role and class/id words), and the main
+content is the page's ``<main>`` (or ``role="main"``), else its one
+``<article>``, else the container whose id/class says content with the most
+text, else the body. Measured against trafilatura in ``docs/formats.md``.
+
+Layout: headings ``<h1>``..``<h6>`` become Markdown headings (sections);
+paragraphs, ``<pre>`` blocks (indentation kept), definition terms one block
+each; lists one line per item (``- `` / ``1. ``, nested items indented);
+tables Markdown rows with their header. Whitespace is collapsed as a browser
+does, ``<br>`` is a line break.
+
+Locators: every heading starts a :class:`rag.types.Part` of kind
+``section`` that runs to the next heading; ``anchor`` is the heading's own
+``id`` (or an ``<a id|name>`` inside it, or its ``<section id>``), else a
+slug of its title (``install-on-linux``) so every section has one; text
+before the first heading is a part with an empty anchor (the top of the page).
+
+:func:`write_html` (element -> blocks) is shared with the EPUB reader.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import unicodedata
+
+from rag.errors import ExtractionError
+from rag.ingest.canonical import (
+    CanonicalBuilder,
+    Unit,
+    clean_inline,
+    file_stem,
+    markdown_row,
+    markdown_separator,
+    table_cell,
+)
+from rag.ingest.web.css_hidden import remove_hidden
+from rag.ingest.web.html_prepare import prepare
+from rag.types import Document, LocatorKind, MediaType
+
+_DROP_TAGS = {"script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object", "embed",
+              "head", "title", "meta", "link", "button", "select", "input", "textarea", "form", "dialog", "map"}
+_BOILERPLATE_TAGS = {"nav", "aside", "footer"}
+_BOILERPLATE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog",
+                      "alert", "toolbar"}
+_BOILERPLATE_WORDS = re.compile(
+    r"(?:^|[-_\s])(nav|navbar|navigation|menu|menubar|sidebar|side-bar|breadcrumbs?|cookies?|consent|gdpr|"
+    r"banner|footer|share|sharing|social|advert|ads|advertisement|promo|newsletter|subscribe|skip-link|"
+    r"related|popup|modal|masthead|site-header|pagination|pager)(?:$|[-_\s])", re.IGNORECASE)
+_CONTENT_WORDS = re.compile(r"(?:^|[-_\s])(content|main|article|post|entry|body-text|story|text)(?:$|[-_\s])",
+                            re.IGNORECASE)
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "blockquote", "figure",
+           "figcaption", "address", "details", "summary", "center", "body", "html", "dl", "dt", "dd", "hr",
+           "fieldset", "legend", "caption", "hgroup", "search"}
+_WS = re.compile(r"[ \t\n\r\f\v]+")
+_META_CHARSET = re.compile(rb"""<meta[^<>]{1,512}charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
+_SLUG_DROP = re.compile(r"[^\w\- ]+")
+#: Ids that site templates give every page's title heading (MediaWiki, common CMS themes).
+_PAGE_TITLE_IDS = {"firstheading", "page-title", "pagetitle", "main-title", "entry-title", "title", "top"}
+
+
+# --------------------------------------------------------------------------- decoding and sniffing
+
+
+def looks_like_html(text: str) -> bool:
+    """Whether decoded text starts as an HTML document (doctype or ``<html>``/``<head>``/``<body>``,
+    after an optional XML declaration and comments). A Markdown file with inline tags is not."""
+    head = _XML_DECL.sub("", text[:4096].lstrip("\ufeff \t\r\n"))
+    head = re.sub(r"^(\s*<!--.*?-->)+", "", head, flags=re.DOTALL).lstrip().lower()
+    return head.startswith(("<!doctype html", "<html", "<head", "<body"))
+
+
+def decode_html(data: bytes, name: str) -> tuple[str, tuple[str, ...]]:
+    """HTML bytes -> text and warnings: a BOM, else the ``<meta charset>``, else UTF-8, else Windows-1252
+    (with a warning). Raises ``ExtractionError`` when the declared charset is unknown and UTF-8 fails."""
+    for bom, enc in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            return data[len(bom):].decode(enc, errors="replace"), ()
+    m = _META_CHARSET.search(data[:4096])
+    if m:
+        try:
+            return data.decode(m.group(1).decode("ascii"), errors="replace"), ()
+        except LookupError:
+            pass
+    try:
+        return data.decode("utf-8"), ()
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace"), ("not UTF-8 and no charset declared: read as Windows-1252",)
+
+
+# --------------------------------------------------------------------------- main content
+
+
+def _classes(el) -> str:
+    return f"{el.get('class') or ''} {el.get('id') or ''}"
+
+
+def _is_hidden(el) -> bool:
+    style = (el.get("style") or "").replace(" ", "").lower()
+    return el.get("hidden") is not None or el.get("aria-hidden") == "true" or "display:none" in style
+
+
+def _drop(el) -> None:
+    """Remove ``el`` but keep its tail text in the flow."""
+    parent = el.getparent()
+    if parent is not None:
+        el.drop_tree()
+
+
+def strip_boilerplate(root, *, keep_semantic: bool = False) -> None:
+    """Remove non-content elements from ``root`` in place: :data:`_DROP_TAGS`, hidden ones and, unless
+    ``keep_semantic``, navigation, sidebars, footers, banners (by tag, ARIA role, class/id words)."""
+    for el in list(root.iter()):
+        if not isinstance(el.tag, str):
+            if el.getparent() is not None:
+                _drop(el)  # comments and processing instructions
+            continue
+        tag = el.tag.lower()
+        if el.getparent() is None:
+            continue
+        if tag in _DROP_TAGS or _is_hidden(el):
+            _drop(el)
+        elif keep_semantic:
+            continue
+        elif tag in _BOILERPLATE_TAGS or (el.get("role") or "").lower() in _BOILERPLATE_ROLES:
+            _drop(el)
+        elif tag == "header" and not any(h in _HEADINGS for h in (d.tag for d in el.iter() if isinstance(d.tag, str))):
+            _drop(el)
+        elif tag not in ("body", "html", "main", "article") and _BOILERPLATE_WORDS.search(_classes(el)):
+            _drop(el)
+
+
+def _text_len(el) -> int:
+    return len(_WS.sub(" ", el.text_content()).strip())
+
+
+def main_content(doc):
+    """The element holding the page's main content (see the module docstring), boilerplate removed."""
+    for el in list(doc.iter()):
+        if isinstance(el.tag, str) and el.tag.lower() in _DROP_TAGS and el.getparent() is not None:
+            _drop(el)
+    candidates = [el for el in doc.iter("main") if _text_len(el) > 0]
+    candidates = candidates or [el for el in doc.iter() if isinstance(el.tag, str) and el.get("role") == "main"]
+    if not candidates:
+        articles = [el for el in doc.iter("article") if _text_len(el) > 0]
+        if articles:
+            candidates = [max(articles, key=_text_len)] if len(articles) == 1 or _text_len(
+                max(articles, key=_text_len)) > 0.6 * sum(map(_text_len, articles)) else []
+    root = candidates[0] if candidates else None
+    if root is None:
+        strip_boilerplate(doc)
+        body = doc.find(".//body")
+        body = body if body is not None else doc
+        marked = [el for el in body.iter() if isinstance(el.tag, str) and el.tag.lower() in ("div", "section")
+                  and _CONTENT_WORDS.search(_classes(el))]
+        best = max(marked, key=_text_len, default=None)
+        root = best if best is not None and _text_len(best) > 0.5 * _text_len(body) else body
+    strip_boilerplate(root)
+    return root
+
+
+# --------------------------------------------------------------------------- element -> blocks
+
+
+def slug(title: str) -> str:
+    """A GitHub-style anchor for a heading without an id: lower case, punctuation dropped, spaces -> ``-``."""
+    s = _SLUG_DROP.sub("", unicodedata.normalize("NFKC", title).lower()).strip()
+    return re.sub(r"\s+", "-", s) or "section"
+
+
+def heading_anchor(el) -> str:
+    """The heading's own ``id``, an element with an ``id`` (or an ``<a name>``) inside it, or its parent
+    ``<section id>`` ("" if none)."""
+    if el.get("id"):
+        return el.get("id")
+    for a in el.iter():  # an <a id|name> inside it, or Wikipedia's <span class="mw-headline" id>
+        if isinstance(a.tag, str) and a is not el and (a.get("id") or (a.tag == "a" and a.get("name"))):
+            return a.get("id") or a.get("name")
+    prev = el.getprevious()
+    if prev is not None and prev.tag == "a" and (prev.get("id") or prev.get("name")) and not (prev.text or "").strip():
+        return prev.get("id") or prev.get("name")
+    parent = el.getparent()
+    if parent is not None and parent.tag in ("section", "div", "article") and parent.get("id"):
+        first = next((c for c in parent if isinstance(c.tag, str)), None)
+        if first is el:
+            return parent.get("id")
+    return ""
+
+
+def inline_text(el, *, skip_lists: bool = False) -> str:
+    """The text of ``el`` as a browser lays it out inline: whitespace collapsed, ``<br>`` as a newline."""
+    parts: list[str] = []
+
+    def walk(node) -> None:
+        tag = node.tag.lower() if isinstance(node.tag, str) else ""
+        if tag == "br":
+            parts.append("\n")
+        elif tag in _DROP_TAGS or (skip_lists and tag in ("ul", "ol")) or not tag:
+            pass
+        else:
+            if node.text:
+                parts.append(_WS.sub(" ", node.text))
+            for child in node:
+                walk(child)
+                if child.tail:
+                    parts.append(_WS.sub(" ", child.tail))
+            if tag in _BLOCKS or tag in ("li", "tr", "p") or tag in _HEADINGS:
+                parts.append(" ")
+
+    walk(el)
+    return "\n".join(" ".join(line.split()) for line in "".join(parts).split("\n")).strip()
+
+
+class HtmlWriter:
+    """Writes an element tree into a :class:`CanonicalBuilder`: headings, paragraphs, lists, tables, code.
+
+    ``unit_for_block`` (optional) gives the :class:`Unit` of each paragraph-like
+    block (EPUB numbers paragraphs); ``heading_offset`` shifts heading levels
+    (EPUB chapters sit below their level-1 chapter heading).
+    """
+
+    def __init__(self, b: CanonicalBuilder, *, unit_for_block=None, heading_offset: int = 0) -> None:
+        self.b = b
+        self.unit_for_block = unit_for_block
+        self.heading_offset = heading_offset
+        self.buffer: list[str] = []
+        self.anchors: list[tuple[int, str]] = []  # (heading start, anchor)
+
+    def _unit(self):
+        return self.unit_for_block() if self.unit_for_block else None
+
+    def flush(self) -> None:
+        text = "".join(self.buffer)
+        self.buffer = []
+        text = "\n".join(" ".join(line.split()) for line in text.split("\n")).strip()
+        if text:
+            self.b.block(text, self._unit())
+
+    def write(self, el) -> None:
+        """Write ``el`` and its descendants (its tail is the caller's)."""
+        tag = el.tag.lower() if isinstance(el.tag, str) else ""
+        if not tag or tag in _DROP_TAGS:
+            return
+        if tag in _HEADINGS:
+            self.flush()
+            h = self.b.heading(_HEADINGS[tag] + self.heading_offset, inline_text(el))
+            if h is not None:
+                self.anchors.append((h.start, heading_anchor(el) or slug(h.title)))
+        elif tag in ("ul", "ol"):
+            self.flush()
+            self._list(el)
+        elif tag == "table":
+            self.flush()
+            self._table(el)
+        elif tag == "pre":
+            self.flush()
+            self._pre(el)
+        elif tag == "br":
+            self.buffer.append("\n")
+        elif tag == "img":
+            pass
+        elif tag in _BLOCKS or tag == "li":
+            self.flush()
+            self._children(el)
+            self.flush()
+        else:
+            self._children(el)
+
+    def _children(self, el) -> None:
+        if el.text:
+            self.buffer.append(_WS.sub(" ", el.text))
+        for child in el:
+            self.write(child)
+            if child.tail:
+                self.buffer.append(_WS.sub(" ", child.tail))
+
+    def _list_lines(self, el, depth: int) -> list[str]:
+        lines, n = [], 0
+        ordered = el.tag.lower() == "ol"
+        for li in el:
+            if not isinstance(li.tag, str) or li.tag.lower() != "li":
+                continue
+            n += 1
+            text = inline_text(li, skip_lists=True).replace("\n", " ")
+            if text:
+                lines.append("  " * depth + (f"{n}. " if ordered else "- ") + text)
+            for sub in li.iter("ul", "ol"):
+                if sub.getparent() is li or sub.getparent().getparent() is li:
+                    lines.extend(self._list_lines(sub, depth + 1))
+        return lines
+
+    def _list(self, el) -> None:
+        lines = self._list_lines(el, 0)
+        if lines:
+            unit = self._unit()
+            span = self.b.lines([(line, None) for line in lines])
+            if span and unit is not None:
+                self.b.add_part(unit, *span)
+
+    def _table(self, el) -> None:
+        caption = next((c for c in el if isinstance(c.tag, str) and c.tag.lower() == "caption"), None)
+        if caption is not None:  # issue 37: "Table 2: Results by site" is what a reader reads first
+            text = inline_text(caption).replace("\n", " ")
+            span = self.b.block(text) if text else None
+            unit = self._unit() if span else None
+            if span and unit is not None:
+                self.b.add_part(unit, *span)
+        rows = []
+        for tr in el.iter("tr"):
+            if _closest_table(tr) is not el:
+                continue
+            cells = []
+            for cell in tr:
+                if isinstance(cell.tag, str) and cell.tag.lower() in ("td", "th"):
+                    cells.append(table_cell(inline_text(cell)))
+            if any(cells):
+                rows.append(cells)
+        if not rows:
+            return
+        width = max(len(r) for r in rows)
+        rows = [r + [""] * (width - len(r)) for r in rows]
+        lines = [markdown_row(rows[0]), markdown_separator(width)] + [markdown_row(r) for r in rows[1:]]
+        unit = self._unit()
+        span = self.b.lines([(line, None) for line in lines])
+        if span and unit is not None:
+            self.b.add_part(unit, *span)
+
+    def _pre(self, el) -> None:
+        text = unicodedata.normalize("NFC", el.text_content()).replace("\r\n", "\n").replace("\r", "\n")
+        lines = [line.rstrip() for line in text.split("\n")]
+        text = "\n".join(line for line in lines if line.strip()).strip("\n")
+        if text.strip():
+            unit = self._unit()
+            span = self.b.block(text, None, clean=False)
+            if span and unit is not None:
+                self.b.add_part(unit, *span)
+
+
+def _closest_table(el):
+    p = el.getparent()
+    while p is not None and p.tag != "table":
+        p = p.getparent()
+    return p
+
+
+def write_html(b: CanonicalBuilder, root, **kwargs) -> HtmlWriter:
+    """Write element ``root`` (its children, not its tail) into ``b``; returns the writer (``anchors``)."""
+    w = HtmlWriter(b, **kwargs)
+    w.write(root)
+    w.flush()
+    return w
+
+
+def _section_parts(b: CanonicalBuilder, anchors: list[tuple[int, str]]) -> None:
+    """One ``section`` part per heading (to the next heading), plus the text before the first one."""
+    starts = {s: a for s, a in anchors}
+    heads = [h for h in b.headings if h.start in starts]
+    bounds = [0] + [h.start for h in heads] + [b.length]
+    titles = [""] + [h.title for h in heads]
+    anchor_of = [""] + [starts[h.start] for h in heads]
+    seen: dict[str, int] = {}
+    for i, (s, e) in enumerate(zip(bounds, bounds[1:])):
+        if e <= s:
+            continue
+        anchor = anchor_of[i]
+        if anchor:
+            seen[anchor] = seen.get(anchor, 0) + 1
+            anchor = anchor if seen[anchor] == 1 else f"{anchor}-{seen[anchor] - 1}"
+        b.add_part(Unit(LocatorKind.SECTION, i, scope=titles[i], anchor=anchor), s, e)
+
+
+def parse_html(text: str):
+    """Parse decoded HTML (an XML declaration is dropped first: lxml refuses one in a str)."""
+    import lxml.html
+
+    return lxml.html.document_fromstring(_XML_DECL.sub("", text, count=1) or "<html></html>")
+
+
+def extract_html(data: bytes, name: str) -> Document:
+    """HTML bytes -> :class:`rag.types.Document`: main content, headings as sections, ``section`` parts.
+
+    Raises ``ExtractionError(name, reason)`` when the page cannot be parsed
+    (``damaged HTML (...)``) or holds no main text.
+    """
+    text, warnings = decode_html(data, name)
+    try:
+        doc = parse_html(text)
+        title_el = doc.find(".//title")
+        page_title = clean_inline(title_el.text_content(), keep_newlines=False) if title_el is not None else ""
+        hidden = remove_hidden(doc)  # issue 26: text the page never shows, by its CSS, before anything is read
+        prepare(doc)  # issue 37: heading decorations out, formulas as text, note markers apart
+        root = main_content(doc)
+        b = CanonicalBuilder()
+        writer = write_html(b, root)
+    except ExtractionError:
+        raise
+    except Exception as e:  # noqa: BLE001 - lxml parse errors
+        raise ExtractionError(name, f"damaged HTML ({type(e).__name__}: {str(e)[:120]})") from e
+    if writer.anchors and writer.anchors[0][0] == 0 and writer.anchors[0][1].lower() in _PAGE_TITLE_IDS:
+        # the page's own title at the very top under a site-wide id (MediaWiki's "firstHeading"): the anchor
+        # names the site's template, not the section, and adds nothing to a locator (issue 37)
+        writer.anchors[0] = (0, "")
+    _section_parts(b, writer.anchors)
+    h1 = [h.title for h in b.headings if h.level == 1]
+    title = h1[0] if h1 else page_title or (b.headings[0].title if b.headings else file_stem(name))
+    warnings = warnings + ((hidden.warning(),) if hidden.total else ())
+    return b.document(data, name, MediaType.HTML.value, title=title, extractor="html", warnings=warnings,
+                      empty_reason="no main text in this HTML page")
