@@ -20,8 +20,8 @@ from itertools import zip_longest
 from pathlib import Path
 
 from rag.answer.check.confidence import answer_features
+from rag.answer.check.judged import AnswerFrom
 from rag.answer.check.probes import answer_token_probs, probe_generator, yes_no
-from rag.answer.check.verdict import AnswerFrom
 from rag.answer.generate import get_default_generator
 from rag.answer.pipeline import ask
 from rag.evaluation.answers import contains_answer, load_answer_keys

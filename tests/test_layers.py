@@ -21,7 +21,9 @@ Inside ``rag.ingest`` and ``rag.answer`` the wide floors are split by what they 
 families ``rag.ingest.pdf``, ``rag.ingest.office`` and ``rag.ingest.web``, and ``rag.answer.gate`` (stage 7) and
 ``rag.answer.check`` (stage 9). :data:`SUBFLOORS` pins them, and which of them may import which (:data:`SIDEWAYS`).
 
-Every import counts: top-level, function-local and ``TYPE_CHECKING`` ones alike. The scan reads the source
+Every import counts: top-level, function-local and ``TYPE_CHECKING`` ones alike. And no module of ``rag`` is in an
+import circle, a type-only one included (issue 36): :func:`import_cycles` follows every import between the modules
+themselves; a circle closed only by an import inside a function is named in :data:`LAZY_CIRCLES` with its reason. The scan reads the source
 (``ast``), so it needs no import to succeed and names the file and line of each climbing import.
 """
 
@@ -41,6 +43,7 @@ SUBFLOORS = {"ingest": {"pdf", "office", "web"}, "answer": {"gate", "check"}}
 SIDEWAYS = {
     ("office", "pdf"): "the Strict OOXML reader counts words as the PDF audit does (rag.ingest.pdf.audit.words)",
     ("web", "office"): "what the CSS hides is told in office_hidden's Hidden record (the one record of hidden text)",
+    ("check", "gate"): "a judged answer's confidence reads the gate's decision (rag.answer.check.judged.Featured)",
 }
 
 
@@ -138,6 +141,87 @@ def test_every_sub_floor_is_pinned():
         found = {p.name for p in (ROOT / "rag" / floor).iterdir() if (p / "__init__.py").is_file()}
         assert found == subs, f"rag/{floor}/: give a new sub-package its place in tests/test_layers.py"
     assert {s for pair in SIDEWAYS for s in pair} <= set().union(*SUBFLOORS.values())
+
+
+#: Circles closed only by a function-local import, and why each is still one.
+LAZY_CIRCLES = {
+    frozenset({"rag.ingest.coverage", "rag.ingest.coverage_other", "rag.ingest.office.coverage_ooxml"}):
+        "coverage.auditors() imports the auditors' table on first use; the auditors import coverage's records",
+}
+
+
+def module_graph(root: Path = ROOT, *, lazy: bool = True) -> dict[str, set[str]]:
+    """Module -> the modules of ``rag`` it imports (``from a import b`` is ``a.b`` when that is a module); ``lazy``
+    False leaves out imports inside functions (module level and ``if TYPE_CHECKING:`` blocks only)."""
+    paths = {".".join(p.relative_to(root).with_suffix("").parts).removesuffix(".__init__"): p
+             for p in (root / "rag").rglob("*.py")}
+    graph = {}
+    for name, path in paths.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        if lazy:
+            nodes = list(ast.walk(tree))
+        else:
+            nodes = list(tree.body) + [n for top in tree.body if isinstance(top, ast.If) for n in top.body]
+        deps = set()
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                deps |= {a.name for a in node.names if a.name in paths}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module in paths:
+                deps |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in paths else node.module
+                         for a in node.names}
+        graph[name] = deps - {name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The import circles of ``graph``: its strongly connected components of two modules or more (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(frozenset(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circle_type_only_ones_included():
+    assert import_cycles(module_graph(lazy=False)) == []
+    assert set(import_cycles(module_graph())) <= set(LAZY_CIRCLES)
+
+
+def test_the_circle_scan_sees_a_type_only_circle(tmp_path):
+    pkg = tmp_path / "rag"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from rag.b import B\n")
+    (pkg / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from rag.a import A\n")
+    (pkg / "c.py").write_text("def f():\n    from rag import a\n")
+    (pkg / "d.py").write_text("from rag import c\n")
+    assert import_cycles(module_graph(tmp_path, lazy=False)) == [frozenset({"rag.a", "rag.b"})]
+    (pkg / "a.py").write_text("from rag.b import B\nfrom rag import d\n")
+    assert import_cycles(module_graph(tmp_path, lazy=False)) == [frozenset({"rag.a", "rag.b"})]
+    assert set(import_cycles(module_graph(tmp_path))) == {frozenset({"rag.a", "rag.b", "rag.c", "rag.d"})}
 
 
 def test_every_subpackage_has_a_rank():

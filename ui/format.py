@@ -21,7 +21,7 @@ from rag.text import MARKER_RE, markdown_literal, strip_markers
 from rag.types import MediaType
 
 if TYPE_CHECKING:
-    from rag.answer.check.verdict import Judged
+    from rag.answer.check.judged import Judged
     from rag.answer.record import Answer
 
 #: URL path of ``pages/2_Source.py`` (Streamlit names a page's URL after its file, number prefix dropped).
@@ -259,7 +259,7 @@ VERDICT_STYLE = {
 
 
 def verdict_markdown(judged: Judged) -> str:
-    """The answer's verdict (a :class:`rag.answer.check.verdict.Judged`) as one line of Markdown: the label in
+    """The answer's verdict (a :class:`rag.answer.check.judged.Judged`) as one line of Markdown: the label in
     bold, then why in plain words (escaped): ``**Partly supported**: the model's answer did not pass ...``."""
     reason = judged.reason[:1].upper() + judged.reason[1:] if judged.reason else ""
     return f"**{md_escape(judged.label)}**" + (f" · {md_escape(reason)}." if reason else "")

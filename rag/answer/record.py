@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from rag.answer.advice import Advice, Searched, advise
 from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution
-from rag.answer.check.verdict import AnswerFrom, Judged, judge
+from rag.answer.check.judged import AnswerFrom, Judged
+from rag.answer.check.verdict import judge
 from rag.answer.cite import Citation, citation_from_json, citation_json
 from rag.answer.gate import GateResult
 from rag.answer.key_passage import KeyPassage
@@ -123,7 +124,7 @@ class Answer:
     ``searched`` what was searched (:class:`rag.answer.advice.Searched`: the documents in scope, the closest
     passages, the knobs' defaults; ``None`` for an answer recorded without it), read by :attr:`advice`.
 
-    ``judged`` (:class:`rag.answer.check.verdict.Judged`) is computed once, when the answer is made (``replace``
+    ``judged`` (:class:`rag.answer.check.judged.Judged`) is computed once, when the answer is made (``replace``
     makes a new answer and judges it again): what is shown, what is left out, and the verdict.
     """
 

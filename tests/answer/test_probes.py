@@ -1,19 +1,20 @@
-"""The model's own probes (rag.answer.probes, issue 39) and llama.cpp's prompt-prefix cache.
+"""The model's own probes (rag.answer.check.probes, issue 39) and llama.cpp's prompt-prefix cache.
 
 Every answer reads the shared instruction prefix (about 240 tokens) from the KV cache instead of evaluating it
 again (:meth:`rag.answer.generate.Generator.prepare`, 2.5 s saved per answer with the 0.5B on 2 cores). A probe
 that ran in the answer's llama.cpp context and cut or overwrote that prefix would cost every later answer those
-seconds. The shipped path runs no probe (no combiner ships: :func:`rag.answer.confidence.needed_probes` is
+seconds. The shipped path runs no probe (no combiner ships: :func:`rag.answer.check.confidence.needed_probes` is
 empty); these tests hold what happens once one does."""
 
 from __future__ import annotations
 
 import pytest
 
-from rag.answer import confidence, generate
+from rag.answer import generate
+from rag.answer.check import confidence
+from rag.answer.check.probes import answer_token_probs, probe_generator, yes_no
 from rag.answer.cite import Citation
 from rag.answer.pipeline import AnswerStream
-from rag.answer.probes import answer_token_probs, probe_generator, yes_no
 
 N_CTX = 2048  # the key of tests/answer/test_generate.py: the model loads once per session
 TOKENS = 24

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag.answer.check.verdict import Judged
+from rag.answer.check.judged import Judged
 from rag.types import AnswerVerdict
 from ui.format import VERDICT_STYLE, verdict_markdown
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from rag.answer.check.verdict import LABELS
+from rag.answer.check.judged import LABELS
 from rag.answer.cite import Citation
 from rag.answer.gate import apply_gate
 from rag.answer.history import Turn, turn_markdown

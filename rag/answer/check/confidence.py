@@ -39,13 +39,24 @@ from typing import TYPE_CHECKING, Any
 
 from rag.answer.check.attribute import POLARITY_RE, YES_NO_RE, ClaimVerdict
 from rag.answer.check.claims import holds, novel_roots, roots, specifics
+from rag.answer.check.judged import (
+    GAP_MAX,
+    GAP_MIN_WORDS,
+    NUMBER_RE,
+    QUANTITY_RE,
+    TWO_PART_RE,
+    AnswerFrom,
+    Featured,
+    Judged,
+    asked,
+    key_score,
+    question_gaps,
+)
 from rag.text import content_words, strip_markers
 from rag.types import AnswerVerdict, Verdict
 
 if TYPE_CHECKING:
     from rag.answer.check.probes import TokenProbs, YesNo
-    from rag.answer.check.verdict import Judged
-    from rag.answer.record import Answer
 
 #: The feature names, in the order :func:`answer_features` gives them.
 FEATURES = ("lp_mean", "lp_min", "lp_low", "yn_yes", "yn_score", "yn_answer",
@@ -84,9 +95,7 @@ def longest_run(answer: str, passage: str) -> float:
     return best / len(a)
 
 
-def _claim_features(a: Answer, j: Judged) -> dict[str, float]:
-    from rag.answer.check.verdict import NUMBER_RE, QUANTITY_RE, asked, question_gaps
-
+def _claim_features(a: Featured, j: Judged) -> dict[str, float]:
     claims = [s for s in a.sentences if s.claim or s.verdict in (ClaimVerdict.UNSUPPORTED, ClaimVerdict.GARBLED)]
     passed = [s for s in claims if s.passed]
     failed = [s for s in claims if s.verdict in (ClaimVerdict.UNSUPPORTED, ClaimVerdict.GARBLED)]
@@ -103,9 +112,7 @@ def _claim_features(a: Answer, j: Judged) -> dict[str, float]:
     }
 
 
-def _agreement_features(a: Answer, j: Judged) -> dict[str, float]:
-    from rag.answer.check.verdict import AnswerFrom, key_score
-
+def _agreement_features(a: Featured, j: Judged) -> dict[str, float]:
     kp = a.key_passage
     body = (kp.body or " ".join(s.text for s in kp.sentences)) if kp is not None and kp.sentences else ""
     shown = " ".join(s.body for s in j.shown) if j.answer_from == AnswerFrom.MODEL else ""
@@ -126,7 +133,7 @@ def _agreement_features(a: Answer, j: Judged) -> dict[str, float]:
     }
 
 
-def _retrieval_features(a: Answer) -> dict[str, float]:
+def _retrieval_features(a: Featured) -> dict[str, float]:
     g = a.gate
     cites = list(a.citations)
     near = min((c.cosine_distance for c in cites), default=a.nearest_distance if a.nearest_distance is not None else 1.0)
@@ -143,7 +150,7 @@ def _retrieval_features(a: Answer) -> dict[str, float]:
     }
 
 
-def answer_features(a: Answer, probs: TokenProbs | None = None, yn: YesNo | None = None,
+def answer_features(a: Featured, probs: TokenProbs | None = None, yn: YesNo | None = None,
                     judged: Judged | None = None) -> dict[str, float]:
     """The features of answer ``a`` (module doc), every name of :data:`FEATURES`, as floats. ``probs`` / ``yn`` the
     model probes when they ran (:mod:`rag.answer.check.probes`), else :data:`NEUTRAL` values; ``judged`` what the checked
@@ -244,12 +251,10 @@ VETOES = {
 }
 
 
-def vetoes(a: Answer, judged: Judged | None = None) -> list[str]:
+def vetoes(a: Featured, judged: Judged | None = None) -> list[str]:
     """The :data:`VETOES` keys that hold for answer ``a``: what keeps it from "supported" (issue 39, item 4: a
     supported answer addresses what the question asks: its question word, the entity asked about, every part of a
     two-part question, a yes/no question answered yes or no). Empty for a refusal."""
-    from rag.answer.check.verdict import GAP_MAX, GAP_MIN_WORDS, TWO_PART_RE, asked, question_gaps
-
     if a.refused:
         return []
     j = judged or a.judged

@@ -42,7 +42,7 @@ from rag.ingest.canonical import (
     table_cell,
 )
 from rag.ingest.web.css_hidden import remove_hidden
-from rag.ingest.web.html_prepare import prepare
+from rag.ingest.web.html_prepare import BLOCKS, prepare
 from rag.types import Document, LocatorKind, MediaType
 
 _DROP_TAGS = {"script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object", "embed",
@@ -57,9 +57,6 @@ _BOILERPLATE_WORDS = re.compile(
 _CONTENT_WORDS = re.compile(r"(?:^|[-_\s])(content|main|article|post|entry|body-text|story|text)(?:$|[-_\s])",
                             re.IGNORECASE)
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "blockquote", "figure",
-           "figcaption", "address", "details", "summary", "center", "body", "html", "dl", "dt", "dd", "hr",
-           "fieldset", "legend", "caption", "hgroup", "search"}
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _META_CHARSET = re.compile(rb"""<meta[^<>]{1,512}charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
@@ -213,7 +210,7 @@ def inline_text(el, *, skip_lists: bool = False) -> str:
                 walk(child)
                 if child.tail:
                     parts.append(_WS.sub(" ", child.tail))
-            if tag in _BLOCKS or tag in ("li", "tr", "p") or tag in _HEADINGS:
+            if tag in BLOCKS or tag in ("li", "tr", "p") or tag in _HEADINGS:
                 parts.append(" ")
 
     walk(el)
@@ -268,7 +265,7 @@ class HtmlWriter:
             self.buffer.append("\n")
         elif tag == "img":
             pass
-        elif tag in _BLOCKS or tag == "li":
+        elif tag in BLOCKS or tag == "li":
             self.flush()
             self._children(el)
             self.flush()

@@ -22,6 +22,12 @@ from __future__ import annotations
 
 import re
 
+#: The block elements of the HTML layout (:mod:`rag.ingest.web.html`): here because the preparation reads them
+#: too, and the layout imports this module (not the other way round).
+BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "blockquote", "figure",
+          "figcaption", "address", "details", "summary", "center", "body", "html", "dl", "dt", "dd", "hr",
+          "fieldset", "legend", "caption", "hgroup", "search"}
+
 _DECORATION = re.compile(r"(?:^|[-_\s])(mw-editsection|editsection|edit-section|headerlink|anchorjs-link|"
                          r"heading-anchor|header-anchor|hash-link|anchor-link|permalink|heading-link)(?:$|\s)",
                          re.IGNORECASE)
@@ -114,8 +120,6 @@ def _is_note_ref(el) -> bool:
 
 def _block_start(el) -> bool:
     """Whether no text comes before ``el`` in its block (its parent chain up to the first block element)."""
-    from rag.ingest.web.html import _BLOCKS  # the layout's block elements
-
     node = el
     while True:
         parent = node.getparent()
@@ -128,7 +132,7 @@ def _block_start(el) -> bool:
             prev = prev.getprevious()
         if (parent.text or "").strip():
             return False
-        if parent.tag in _BLOCKS or parent.tag in ("li", "td", "th"):
+        if parent.tag in BLOCKS or parent.tag in ("li", "td", "th"):
             return True
         node = parent
 
