@@ -28,7 +28,8 @@
 * :mod:`rag.answer.overview` - what's in a document: its sections and a summary made of its own sentences
   (issue 29); :mod:`rag.answer.suggest` - questions the documents answer, each tested with the gate;
 * :mod:`rag.answer.translate` - a question in another language than the documents', translated by the local model
-  before the search (issue 27); :mod:`rag.answer.waits` - this machine's measured first-word times (issue 42).
+  before the search (issue 27); :mod:`rag.answer.refresh` - what a store's new contents need once a queue is drained (the gate's
+  references, the overviews); :mod:`rag.answer.waits` - this machine's measured first-word times (issue 42).
 
 Nothing here opens a document's original bytes: page maps and locator parts come from the store
 (:meth:`rag.store.store.Store.page_map`); the viewer's rendering is :mod:`ui.view`, the language detector

@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.answer import pipeline
-from rag.answer.gate.calibrated_gate import store_calibration
-from rag.answer.overview import document_overview
+from rag.answer.refresh import after_indexing
 from rag.api.answer_queue import AnswerQueue
 from rag.api.errors import ApiError, not_found
 from rag.collections import DEFAULT, Collections
@@ -36,25 +35,11 @@ from rag.errors import ModelError, RagError, StoreError
 from rag.settings import Settings
 from rag.store.store import Store
 from rag.store.worker import Worker
-from rag.types import DocStatus
 
 logger = logging.getLogger(__name__)
 
 #: Seconds a client is told to wait (``Retry-After``) while the models load.
 LOADING_RETRY_S = 5.0
-
-
-def after_batch(store: Store) -> None:
-    """What the worker does once a queue is drained, as ``rag worker`` does (:func:`rag.cli.jobs.calibrate`: the
-    store layer does not import the answer layer, so it is handed in): the gate's references for the new contents
-    (issue 15), then each ready document's overview (issue 29)."""
-    store_calibration(store)
-    for doc in store.documents():
-        if doc.status == DocStatus.READY:
-            try:
-                document_overview(store, doc.id)
-            except (StoreError, ValueError) as e:
-                logger.warning("%s: no overview (%s)", doc.name, e)
 
 
 class ApiService:
@@ -121,7 +106,7 @@ class ApiService:
     def _work(self, path: Path) -> None:
         try:
             own = Store(path, settings=self.settings.with_overrides(store=path))
-            worker = self._running[path] = Worker(own, after_batch=after_batch, idle_exit_s=self.idle_exit_s)
+            worker = self._running[path] = Worker(own, after_batch=after_indexing, idle_exit_s=self.idle_exit_s)
             n = worker.run(wait_for_lock=False)
             if n == -1:
                 logger.info("another process's worker serves %s; it indexes the uploads", path)

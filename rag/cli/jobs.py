@@ -22,7 +22,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -31,7 +31,9 @@ from rag.errors import StoreError
 from rag.store.jobs import ACTIVE, Job, JobState, result_of
 from rag.store.results import IngestResult, IngestStatus
 from rag.store.worker import Worker
-from rag.types import DocStatus
+
+if TYPE_CHECKING:
+    from rag.store.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -49,23 +51,13 @@ def open_store(store_dir: str | None, collection: str | None, *, must_exist: boo
     return Store(s.store, settings=s)
 
 
-def calibrate(store: Any) -> None:
-    """What the worker does once a queue is drained (the store layer does not import the answer layer, so the CLI
-    hands it in): the answer gate's references for the store's new contents (issue 15), then each ready document's
-    overview (issue 29: computed after indexing, never delaying "ready"; milliseconds to about a second each, kept
-    in the store, so the chat and the Documents page read it back). An overview that fails is logged and left
-    for the page to compute on first view."""
-    from rag.answer.gate.calibrated_gate import store_calibration
-    from rag.answer.overview import document_overview
+def calibrate(store: Store) -> None:
+    """What the worker does once a queue is drained: :func:`rag.answer.refresh.after_indexing` (the gate's
+    references, then each ready document's overview), imported on first use so that the CLI starts without the
+    answer layer."""
+    from rag.answer.refresh import after_indexing
 
-    store_calibration(store)
-    for doc in store.documents():
-        if doc.status != DocStatus.READY:
-            continue
-        try:
-            document_overview(store, doc.id)
-        except (StoreError, ValueError) as e:
-            log.warning("%s: no overview (%s)", doc.name, e)
+    after_indexing(store)
 
 
 def _eta(seconds: float | None) -> str:

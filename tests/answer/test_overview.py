@@ -97,6 +97,32 @@ def test_an_overview_is_kept_with_the_store_and_goes_with_the_document(store):
     assert derived.read(store.path, doc.id, KEPT_AS) is None
 
 
+def test_after_indexing_keeps_every_ready_documents_overview_and_the_gates_references(store, monkeypatch):
+    """The worker's one after-batch step, the CLI's and the API's alike (issue 36): overviews kept, a failing one
+    logged and skipped, the calibration computed once for the store."""
+    from rag.answer import refresh
+    from rag.api import service
+    from rag.cli import jobs
+
+    calibrated = []
+    real = refresh.store_calibration
+    monkeypatch.setattr(refresh, "store_calibration", lambda s: calibrated.append(s) or real(s))
+    shed, soups = _doc(store, "bike-shed.md"), _doc(store, "soups.md")
+    real_overview = refresh.document_overview
+
+    def overview(s, doc_id):
+        if doc_id == soups.id:
+            raise ValueError("no rows")
+        return real_overview(s, doc_id)
+
+    monkeypatch.setattr(refresh, "document_overview", overview)
+    jobs.calibrate(store)
+    assert calibrated == [store]
+    assert derived.read(store.path, shed.id, KEPT_AS) is not None
+    assert derived.read(store.path, soups.id, KEPT_AS) is None
+    assert service.after_indexing is refresh.after_indexing  # the API's worker is handed the same step
+
+
 def test_generic_headings_suggest_nothing():
     assert heading_subject("3.2 Opening hours") == "Opening hours"
     assert heading_subject("Step 1: Group Sampling") == "Group Sampling"
