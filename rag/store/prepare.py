@@ -88,7 +88,12 @@ def prepare(data: bytes, name: str, settings: Settings, embedder: Encoder, dim: 
     doc, chunks, units = got.document, list(got.chunks), tuple(got.units)
     if stop():
         raise Cancelled(f"{name}: cancelled")
-    texts = [c.text for c in chunks] + [unit_text(chunks[i], a, b) for i, a, b in units]
+    all_texts = [c.text for c in chunks] + [unit_text(chunks[i], a, b) for i, a, b in units]
+    # embed_once (issue 41): each distinct text of this document's chunk+unit batch is embedded once and its
+    # vector shared by every row that has that text (the encoder is deterministic per text).
+    where: dict[str, int] = {}
+    rows = [where.setdefault(t, len(where)) for t in all_texts]
+    texts = list(where)
     bs = max(1, s.embed_batch_size or embedder.batch_size or 32)
     parts = []
     progress("embed", 0, len(texts))
@@ -104,5 +109,6 @@ def prepare(data: bytes, name: str, settings: Settings, embedder: Encoder, dim: 
     vecs = np.concatenate(parts) if parts else np.zeros((0, dim), np.float32)
     if vecs.shape != (len(texts), dim):
         raise StoreError(f"{name}: embedder returned {vecs.shape}, expected ({len(texts)}, {dim})")
-    vecs = np.ascontiguousarray(vecs, dtype=np.float32)
+    vecs = np.ascontiguousarray(vecs, dtype=np.float32)[np.asarray(rows, dtype=np.intp)] if rows else \
+        np.zeros((0, dim), np.float32)
     return Prepared(doc, chunks, vecs[:len(chunks)], units, vecs[len(chunks):])
