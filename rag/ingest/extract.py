@@ -229,6 +229,53 @@ def _describe_bytes(data: bytes) -> str:
         return "binary data"
 
 
+#: What a file name's extension promises (issue 42, item 5): the media types its bytes may turn out to be.
+_NAMED = {
+    ".docx": ("a Word document", {MediaType.DOCX}), ".pptx": ("a PowerPoint deck", {MediaType.PPTX}),
+    ".xlsx": ("an Excel workbook", {MediaType.XLSX}), ".odt": ("an OpenDocument text", {MediaType.ODT}),
+    ".ods": ("an OpenDocument spreadsheet", {MediaType.ODS}),
+    ".odp": ("an OpenDocument presentation", {MediaType.ODP}), ".epub": ("an EPUB book", {MediaType.EPUB}),
+    ".html": ("an HTML page", {MediaType.HTML}), ".htm": ("an HTML page", {MediaType.HTML}),
+    ".csv": ("a CSV table", {MediaType.CSV}), ".png": ("a PNG image", {MediaType.PNG}),
+    ".jpg": ("a JPEG image", {MediaType.JPEG}), ".jpeg": ("a JPEG image", {MediaType.JPEG}),
+    ".tif": ("a TIFF image", {MediaType.TIFF}), ".tiff": ("a TIFF image", {MediaType.TIFF}),
+    ".txt": ("a text file", {MediaType.TEXT, MediaType.MARKDOWN}),
+    ".md": ("a Markdown file", {MediaType.TEXT, MediaType.MARKDOWN}),
+}
+
+#: How a notice names what the bytes really are.
+_REALLY = {MediaType.TEXT: "plain text", MediaType.MARKDOWN: "plain text", MediaType.DOCX: "a Word document (DOCX)",
+           MediaType.PPTX: "a PowerPoint deck (PPTX)", MediaType.XLSX: "an Excel workbook (XLSX)",
+           MediaType.CSV: "a CSV table", MediaType.HTML: "an HTML page", MediaType.EPUB: "an EPUB book",
+           MediaType.PDF: "a PDF"}
+
+
+def misnamed_notice(name: str, media_type: MediaType) -> str | None:
+    """The notice for a file whose bytes disagree with its name (issue 42, item 5), e.g.
+    ``"report.docx is plain text, not a Word document: read as text"``; ``None`` when they agree or the
+    extension promises nothing known."""
+    dot = name.rfind(".")
+    ext = name[dot:].lower() if dot > 0 else ""
+    if ext not in _NAMED:
+        return None
+    promised, types = _NAMED[ext]
+    if media_type in types:
+        return None
+    really = _REALLY.get(media_type, media_type.value)
+    read_as = "text" if media_type in (MediaType.TEXT, MediaType.MARKDOWN) else really.split(" (")[0]
+    return f"{name} is {really}, not {promised}: read as {read_as}"
+
+
+def _with_notice(doc: Document, name: str) -> Document:
+    notice = misnamed_notice(name, doc.media_type)
+    return dataclasses.replace(doc, warnings=(notice,) + doc.warnings) if notice else doc
+
+
+def is_rtf_bytes(data: bytes) -> bool:
+    """RTF magic: ``{\\rtf`` at the start (after optional whitespace or a UTF-8 BOM)."""
+    return data[:64].lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{\\rtf")
+
+
 def with_coverage(doc: Document, data: bytes, limits: Limits) -> Document:
     """``doc`` with its text coverage (issue 37): a PDF's from its pages' audit, another format's from its
     independent auditor (:func:`rag.ingest.coverage.audit`), and the warning naming what was missed when it is
@@ -267,6 +314,13 @@ def extract_bytes(data: bytes, name: str, *, limits: Limits | None = None,
         raise ExtractionError(name, "empty file (0 bytes)")
     limits = resolve(limits)
     check_size(len(data), name, limits)
+    if is_rtf_bytes(data):
+        raise ExtractionError(name, "RTF (Rich Text Format) is not read here: read as plain text it would index "
+                                    "its formatting codes; save it as DOCX, ODT or PDF and add that file")
+    return _with_notice(_extract_bytes(data, name, limits, progress), name)
+
+
+def _extract_bytes(data: bytes, name: str, limits: Limits, progress: Progress | None) -> Document:
     if is_pdf_bytes(data):
         return with_coverage(extract_pdf(data, name, limits=limits, progress=progress), data, limits)
     if name.lower().endswith(".pdf"):

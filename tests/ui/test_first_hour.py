@@ -166,3 +166,27 @@ def test_the_documents_table_is_plain_and_delete_asks_first(two_docs):
     at.button(key="confirm-delete").click().run()
     assert any("bike-shed.md: deleted" in i.value for i in at.info)
     assert list(at.dataframe[0].value["document"]) == ["soups.md"]
+
+
+def test_a_misnamed_file_says_what_it_is_and_rtf_is_refused_with_why(app_store, monkeypatch):
+    """Issue 42, item 5: a text file named report.docx was 'indexed, 1 passage' in green; RTF read as text."""
+    from rag.store.worker import Worker
+    from ui import jobs
+
+    def drain(store_path) -> bool:  # the worker on the test's own (hash-embedder) store
+        Worker(app_store, contained=False).run(until=lambda: not app_store.jobs.active())
+        return True
+
+    monkeypatch.setattr(jobs, "ensure_worker", drain)
+    at = _app(DOCS_PAGE).run()
+    files = [("report.docx", b"Quarterly report. Sales grew by ten percent in the north.\n", "application/octet-stream"),
+             ("memo.rtf", b"{\\rtf1\\ansi Dear team, the shed closes early on Friday.}", "application/rtf")]
+    at.file_uploader(key="uploader").set_value(files).run()
+    assert not at.exception
+    warned = [w.value for w in at.warning]
+    assert any("report.docx: indexed" in w and "report.docx is plain text, not a Word document" in w
+               for w in warned), warned
+    assert not any("report.docx" in s.value for s in at.success)
+    errors = [e.value for e in at.error]
+    assert any(e.startswith("memo.rtf: failed:") and "RTF (Rich Text Format) is not read here" in e
+               for e in errors), errors
