@@ -156,6 +156,28 @@ def _write_chapter(b: CanonicalBuilder, item, number: int, toc: dict[str, str], 
     return True
 
 
+#: Metadata or heading titles that name no book (issue 37: a template's "MAIN TITLE", a contents page).
+_NO_TITLE = {"", "main title", "title", "untitled", "table of contents", "contents", "toc", "title page",
+             "cover", "introduction", "preface", "sommario", "目录", "inhoud", "inhaltsverzeichnis", "содержание"}
+
+
+def _generic(title: str) -> bool:
+    t = title.strip().lower()
+    return t in _NO_TITLE or (t.startswith("chapter ") and t[8:].isdigit())
+
+
+def _title(meta: str, b: CanonicalBuilder, name: str) -> str:
+    """The title a reader sees (issue 37): the metadata title unless it is a template's or a contents page's
+    ("MAIN TITLE", "Table of Contents"); then the first of the opening two level-1 headings that is not a
+    contents page, "Chapter N" or "Introduction"; else the file name. A metadata title the text never shows is
+    kept: many e-books have no title page, and no stale EPUB title was seen in corpus/real."""
+    if not _generic(meta):
+        return meta
+    opening = [h.title for h in b.headings if h.level == 1][:2]  # a later chapter's heading names no book
+    named = [t for t in opening if not _generic(t)]
+    return named[0] if named else file_stem(name)
+
+
 def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
     """EPUB bytes -> :class:`rag.types.Document`, one level-1 section per chapter (see the module docstring).
 
@@ -194,7 +216,8 @@ def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
         raise
     except Exception as e:  # noqa: BLE001
         raise ExtractionError(name, f"damaged EPUB ({type(e).__name__}: {str(e)[:120]})") from e
-    title = clean_inline(titles[0][0], keep_newlines=False) if titles and titles[0][0] else file_stem(name)
+    meta = clean_inline(titles[0][0], keep_newlines=False) if titles and titles[0][0] else ""
+    title = _title(meta, b, name)
     warnings = [hidden.warning()] if hidden.total else []
     if unread:
         warnings.append(f"not read: {len(unread)} picture(s) or other media over the compression-ratio limit "
