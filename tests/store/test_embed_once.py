@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+from fakes import HashEmbedder
 
 from rag.ingest.chunk import unit_text
 from rag.settings import get_settings
 from rag.store.prepare import prepare
-from fakes import HashEmbedder
 
 # The same section twice: its chunk (and its one-sentence unit) repeat word for word.
 DOC = (b"# Guide\n\n## Parking\n\nCar parking permits are renewed every January at reception.\n\n"
