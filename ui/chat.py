@@ -103,7 +103,7 @@ def show(stream: TurnStream, conv: Conversation, generate: bool = True) -> Turn:
     placeholder.empty()
     turn = stream.end()
     if turn.answer is not None:
-        FIRST_WORDS.add(turn.answer.model, turn.answer.ttft_ms)  # what the next wait is told from
+        FIRST_WORDS.add(turn.answer.model, turn.answer.first_words_ms)  # the next wait is told from it
     render_turn_body(turn, key="live")
     return turn
 

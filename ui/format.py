@@ -269,10 +269,10 @@ def answer_notes(a: Answer, with_model: bool = True) -> list[str]:
     """The caption under a checked answer, as separate notes (joined with " · " on screen).
 
     ``a`` a :class:`rag.answer.record.Answer` (its judged ``shown`` and ``removed`` sentences,
-    ``invalid_citations_removed``, ``model`` and ``ttft_ms``). Says how many sentences the claim check left out,
-    what "(inferred)" means when a shown sentence carries it (issue 14: the model cited no source or a
+    ``invalid_citations_removed``, ``model`` and ``first_words_ms`` or ``ttft_ms``). Says how many sentences the
+    claim check left out, what "(inferred)" means when a shown sentence carries it (issue 14: the model cited no source or a
     wrong one and the server attached the one that holds the words; unexplained, first-time users could not
-    read it: tryout 2026-11-30), invalid citations removed, the model and its first-token time (seconds; not
+    read it: tryout 2026-11-30), invalid citations removed, the model and its first-words time (seconds; not
     with ``with_model=False``: the chat shows those in the answer's "Details", issue 29). Plain text: a caller
     that renders Markdown escapes each note (:func:`md_escape`).
     """
@@ -287,7 +287,10 @@ def answer_notes(a: Answer, with_model: bool = True) -> list[str]:
         notes.append(f"{a.invalid_citations_removed} invalid citation(s) removed")
     if a.model and with_model:
         notes.append(f"model {a.model}")  # plain text: the caller escapes it once (it was shown "q4\\_k\\_m")
-    if a.ttft_ms is not None and with_model:
+    words = getattr(a, "first_words_ms", None)  # issue 41: from the question's submission
+    if words is not None and with_model:
+        notes.append(f"first words after {words / 1000:.1f} s")
+    elif a.ttft_ms is not None and with_model:  # an answer saved before first_words_ms
         notes.append(f"first token {a.ttft_ms / 1000:.1f} s")
     return notes
 

@@ -23,6 +23,7 @@ kept with :data:`INTERRUPTED`), as the app has kept turns since issue 16.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -75,9 +76,9 @@ class TurnStream(AnswerStream):
                  scope: Sequence[str] | None, gate: GateResult, cites: Sequence[Citation], settings: Settings, *,
                  retrieval_ms: float | None = None, get_generator: Callable[[Settings], TextGenerator] | None = None,
                  embedder: Encoder | None = None, term_stats: TermStats | None = None,
-                 searched: Searched | None = None):
+                 searched: Searched | None = None, submitted: float | None = None):
         super().__init__(gate, cites, settings, retrieval_ms=retrieval_ms, get_generator=get_generator,
-                         embedder=embedder, term_stats=term_stats, searched=searched)
+                         embedder=embedder, term_stats=term_stats, searched=searched, submitted=submitted)
         self.conversation = conversation
         self.followup = followup
         self.previous = tuple(previous)
@@ -196,19 +197,25 @@ class Conversation:
 
     def ask(self, question: str, *, scope: Sequence[str] | None = None,
             rewrite: RewriteMethod | str = RewriteMethod.KEYWORDS, followup: Rewrite | None = None,
-            get_generator: Callable[[Settings], TextGenerator] | None = None) -> TurnStream:
+            get_generator: Callable[[Settings], TextGenerator] | None = None,
+            submitted: float | None = None) -> TurnStream:
         """One turn: ``question`` made standalone (``rewrite``; or ``followup`` when the caller already did,
         :meth:`standalone`), searched and gated within ``scope`` (document ids; ``None``: all), cited, and
         ready to stream (a refusal yields nothing and never touches the model). ``get_generator(settings)``
         replaces the default generator for this turn. Raises :class:`rag.errors.ModelError` from a model
         rewrite, ``ValueError`` for an unknown rewrite method.
+
+        The answer's ``first_words_ms`` (issue 41, Deliver 5) runs from ``submitted`` (a ``time.perf_counter()``
+        taken when the question was submitted: pass it when the caller made the question standalone itself, or
+        waited for the model's slot), default this call, so the rewrite, the search and the prompt are counted.
         """
+        submitted = time.perf_counter() if submitted is None else submitted
         rw = followup or self.standalone(question, rewrite, scope=scope)
         gate, cites, ms = gated_sources(self.store, rw.standalone, self.settings, scope)
         turn = TurnStream(self, rw, self.previous, scope, gate, cites, self.settings, retrieval_ms=ms,
                           get_generator=get_generator, embedder=self.store.embedder,
                           term_stats=None if gate.refused else self.store.term_stats(),
-                          searched=what_was_searched(self.store, gate, scope, self.settings))
+                          searched=what_was_searched(self.store, gate, scope, self.settings), submitted=submitted)
         self.previous.append(rw.standalone)
         return turn
 

@@ -156,8 +156,12 @@ class AnswerStream:
         embedder: Encoder | None = None,
         term_stats: TermStats | None = None,
         searched: Searched | None = None,
+        submitted: float | None = None,
     ):
         self.gate = gate
+        #: ``time.perf_counter()`` when the question was submitted (issue 41, Deliver 5): ``first_words_ms`` runs
+        #: from here; ``None``: from this stream's making (retrieval then not counted).
+        self.submitted = time.perf_counter() if submitted is None else submitted
         self.searched = searched
         self.cites = list(cites)
         self.settings = settings
@@ -182,12 +186,15 @@ class AnswerStream:
         seen = [c for c in self.cites if c.index in {s.index for s in prompt.sources}]
         filt = CitationStreamFilter((c.index for c in seen), source_headers(seen))
         stream = gen.stream(prompt, cap)
+        shown: float | None = None  # when the first cleaned words were handed on (to the screen, to stdout)
         for piece in stream:
             out = filt.feed(piece)
             if out:
+                shown = shown or time.perf_counter()
                 yield out
         tail = filt.finish()
         if tail:
+            shown = shown or time.perf_counter()
             yield tail
         text, invalid, links, sentences = check_answer(stream.text, seen, self.embedder, self.gate.query)
         token_probs, yn = self._probes(gen, prompt)
@@ -195,6 +202,7 @@ class AnswerStream:
             query=self.gate.query, gate=self.gate, text=text, citations=tuple(seen), sentences=tuple(sentences),
             invalid_citations_removed=invalid, links_removed=links, model=gen.name, retrieval_ms=self.retrieval_ms,
             ttft_ms=None if stream.ttft_ms is None else stream.ttft_ms + prep_ms,
+            first_words_ms=None if shown is None else (shown - self.submitted) * 1000.0,
             generation_ms=(stream.generation_ms or 0.0) + prep_ms, tokens=stream.tokens,
             dropped_sources=prompt.dropped, raw_text=stream.text,
             read_spans={c.index: e.spans for c, e in zip(self.cites, self.excerpts)
@@ -315,6 +323,7 @@ def ask(
     *,
     get_generator: Callable[[Settings], TextGenerator] | None = None,
     doc_ids: Sequence[str] | None = None,
+    submitted: float | None = None,
 ) -> AnswerStream:
     """Retrieve, gate and prepare the streamed answer for ``query`` over ``store`` (``rag.store.store.Store``).
 
@@ -325,10 +334,12 @@ def ask(
     :meth:`rag.answer.conversation.Conversation.ask`.
 
     Iterate the returned :class:`AnswerStream` for text (a refusal yields nothing and never touches the
-    model), then read ``.answer``.
+    model), then read ``.answer``; its ``first_words_ms`` runs from this call (``submitted``, a
+    ``time.perf_counter()`` taken earlier, when the question was submitted before).
     """
+    t_submit = time.perf_counter() if submitted is None else submitted
     s = settings or store.settings
     gate, cites, ms = gated_sources(store, query, s, doc_ids)
     return AnswerStream(gate, cites, s, retrieval_ms=ms, get_generator=get_generator, embedder=store.embedder,
                         term_stats=None if gate.refused else store.term_stats(),
-                        searched=what_was_searched(store, gate, doc_ids, s))
+                        searched=what_was_searched(store, gate, doc_ids, s), submitted=t_submit)

@@ -87,6 +87,7 @@ class AnswerDict(TypedDict):
     model: NotRequired[str | None]
     retrieval_ms: NotRequired[float | None]
     ttft_ms: NotRequired[float | None]
+    first_words_ms: NotRequired[float | None]
     generation_ms: NotRequired[float | None]
     tokens: NotRequired[int]
     read_spans: NotRequired[dict[str, list[list[int]]]]
@@ -109,7 +110,10 @@ class Answer:
     ``gate`` the gate's decision (:class:`rag.answer.gate.GateResult`: the threshold, refusal and nearest distance
     are read from it; a refusal has ``text`` ``None`` and no model ran); ``text`` the model's answer as streamed
     (invalid markers and links removed), ``None`` when generation was not asked for; ``ttft_ms`` runs from the
-    end of retrieval (excerpts and prompt fitting included) to the first token; ``citations`` the numbered
+    end of retrieval (excerpts and prompt fitting included) to the model's first token, the model's share;
+    ``first_words_ms`` (issue 41, Deliver 5: the one "first words" the app, the CLI, the API and ``bench speed``
+    report) from the question's submission (follow-up rewrite, search, gate, citations, model lookup, excerpts
+    and prompt included) to the first cleaned words handed on to the screen or stdout; ``citations`` the numbered
     sources the model saw (all the gate's sources without generation); ``sentences`` the claim check's verdict
     per sentence (:class:`rag.answer.check.attribute.SentenceAttribution`); ``invalid_citations_removed`` count of
     ``[n]`` numbers that referred to no source; ``links_removed`` the model's links/URLs and echoed source-header
@@ -138,6 +142,7 @@ class Answer:
     model: str | None = None
     retrieval_ms: float | None = None
     ttft_ms: float | None = None
+    first_words_ms: float | None = None
     generation_ms: float | None = None
     tokens: int = 0
     dropped_sources: tuple[int, ...] = ()
@@ -248,6 +253,7 @@ class Answer:
                 model=self.model,
                 retrieval_ms=_r(self.retrieval_ms),
                 ttft_ms=_r(self.ttft_ms),
+                first_words_ms=_r(self.first_words_ms),
                 generation_ms=_r(self.generation_ms),
                 tokens=self.tokens,
                 read_spans={str(n): [list(sp) for sp in spans] for n, spans in self.read_spans.items()},
@@ -285,6 +291,7 @@ class Answer:
             invalid_citations_removed=int(d.get("invalid_citations_removed") or 0),
             links_removed=int(d.get("links_removed") or 0), model=d.get("model"),
             retrieval_ms=d.get("retrieval_ms"), ttft_ms=d.get("ttft_ms"), generation_ms=d.get("generation_ms"),
+            first_words_ms=d.get("first_words_ms"),
             tokens=int(d.get("tokens") or 0), dropped_sources=tuple(d.get("dropped_sources") or ()),
             raw_text=d["raw_text"] if "raw_text" in d else d.get("raw"),
             read_spans={int(n): tuple(tuple(sp) for sp in spans) for n, spans in (d.get("read_spans") or {}).items()},

@@ -2,9 +2,11 @@
 
 The sidebar promised first words "in about 3.0 s" (measured on quiet cores, ``docs/answers.md``); a newcomer on a
 busy 2-core machine waited 7.6-24 s. What the app says now is what this machine did: the median time to the
-first token (``Answer.ttft_ms``, milliseconds from the end of retrieval) of the last :data:`WINDOW` answers
-of each model file, kept per process and seeded from the store's saved chats (each turn's record keeps its
-``model`` and ``ttft_ms``), so a restarted app does not start from nothing. The median, not the mean: one
+first words (``Answer.first_words_ms``, milliseconds from the question's submission to the first words shown,
+retrieval and prompt included: issue 41, Deliver 5; until then it was ``ttft_ms``, counted from the end of
+retrieval) of the last :data:`WINDOW` answers of each model file, kept per process and seeded from the store's
+saved chats (each turn's record keeps its ``model`` and ``first_words_ms``, older ones ``ttft_ms`` and
+``retrieval_ms``), so a restarted app does not start from nothing. The median, not the mean: one
 answer written while the machine indexed a book says little about the next.
 """
 
@@ -43,12 +45,13 @@ class FirstWordTimes:
         self._times: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
 
-    def add(self, model: str | None, ttft_ms: float | None) -> None:
-        """Record one answer's time to the first token; ignored without a model name or a positive time."""
-        if not model or ttft_ms is None or not ttft_ms > 0:
+    def add(self, model: str | None, first_words_ms: float | None) -> None:
+        """Record one answer's time to its first words (``Answer.first_words_ms``); ignored without a model name or
+        a positive time."""
+        if not model or first_words_ms is None or not first_words_ms > 0:
             return
         with self._lock:
-            self._times.setdefault(model, deque(maxlen=self.window)).append(float(ttft_ms))
+            self._times.setdefault(model, deque(maxlen=self.window)).append(float(first_words_ms))
 
     def wait(self, model: str | None) -> Wait | None:
         """The median of ``model``'s recorded times, ``None`` before its first answer here."""
@@ -57,16 +60,27 @@ class FirstWordTimes:
         return Wait(statistics.median(times), len(times)) if times else None
 
     def seed(self, records: Iterable[Mapping[str, Any]]) -> int:
-        """Add the answers' ``model`` / ``ttft_ms`` of saved turn records (:meth:`rag.answer.history.Turn.to_json`,
-        any version), oldest first (the newest stay in the window);
+        """Add the answers' ``model`` and first-words time (:func:`first_words_of`) of saved turn records
+        (:meth:`rag.answer.history.Turn.to_json`, any version), oldest first (the newest stay in the window);
         returns how many carried a time."""
         n = 0
         for rec in records:
             a = rec.get("answer") if isinstance(rec.get("answer"), Mapping) else rec  # record 3 nests the answer
-            if a.get("model") and a.get("ttft_ms"):
-                self.add(str(a["model"]), float(a["ttft_ms"]))
+            ms = first_words_of(a)
+            if a.get("model") and ms:
+                self.add(str(a["model"]), ms)
                 n += 1
         return n
+
+
+def first_words_of(answer: Mapping[str, Any]) -> float | None:
+    """A saved answer's time from submission to its first words: ``first_words_ms``; an answer saved before it
+    existed: ``ttft_ms`` + ``retrieval_ms`` (the follow-up rewrite not counted); ``None`` without a time."""
+    if answer.get("first_words_ms"):
+        return float(answer["first_words_ms"])
+    if answer.get("ttft_ms"):
+        return float(answer["ttft_ms"]) + float(answer.get("retrieval_ms") or 0.0)
+    return None
 
 
 #: This process's measured first-word times (the app's sessions share it).

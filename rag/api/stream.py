@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -50,6 +51,7 @@ class _Turn(threading.Thread):
                  out: asyncio.Queue):
         super().__init__(name="rag-api-answer", daemon=True)
         self.service, self.q, self.ticket, self.loop, self.out = service, q, ticket, loop, out
+        self.submitted = time.perf_counter()  # the answer's first_words_ms runs from the request (issue 41)
         self.cancelled = threading.Event()
 
     def emit(self, event: str, data: Any) -> None:
@@ -82,7 +84,7 @@ class _Turn(threading.Thread):
         return not self.cancelled.is_set()
 
     def _answer(self) -> None:
-        conv, turn = open_turn(self.service, self.q)
+        conv, turn = open_turn(self.service, self.q, self.submitted)
         self.emit("sources", {"query": turn.followup.question, "standalone": turn.followup.standalone,
                               "gate_verdict": str(turn.gate.verdict), "notice": turn.gate.notice,
                               "citations": [] if turn.gate.refused else

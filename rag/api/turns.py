@@ -9,6 +9,7 @@ The REST route, the OpenAI endpoint and the MCP ``ask`` tool all call :func:`ans
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,9 +55,11 @@ def resolve_documents(store: Store, ids: Sequence[str] | None) -> list[str] | No
     return list(dict.fromkeys(d.id for d in found.values()))
 
 
-def open_turn(service: ApiService, q: Question) -> tuple[Conversation, TurnStream]:
-    """The conversation and its turn for ``q``, ready to stream (a refusal yields nothing). Raises
-    :class:`rag.api.errors.ApiError` (404 unknown collection, document or chat; 503 models not ready)."""
+def open_turn(service: ApiService, q: Question, submitted: float | None = None) -> tuple[Conversation, TurnStream]:
+    """The conversation and its turn for ``q``, ready to stream (a refusal yields nothing); its answer's
+    ``first_words_ms`` runs from ``submitted`` (``time.perf_counter()`` when the request came, the wait for the
+    model's slot included; default now). Raises :class:`rag.api.errors.ApiError` (404 unknown collection,
+    document or chat; 503 models not ready)."""
     service.require_ready(model=True)
     store = service.store(q.collection)
     scope = resolve_documents(store, q.documents)
@@ -65,7 +68,7 @@ def open_turn(service: ApiService, q: Question) -> tuple[Conversation, TurnStrea
         raise not_found("chat", chat_id)
     try:
         conv = Conversation(store, store.settings, chat_id, history=list(q.history), save=q.chat is not None)
-        return conv, conv.ask(q.question, scope=scope, rewrite=q.rewrite)
+        return conv, conv.ask(q.question, scope=scope, rewrite=q.rewrite, submitted=submitted)
     except RagError as e:
         raise from_rag_error(e) from e
     except ValueError as e:
@@ -83,11 +86,12 @@ def enter(service: ApiService) -> Any:
 def answer(service: ApiService, q: Question) -> dict[str, Any]:
     """Wait for the model, answer ``q`` to the end, and return its record (:func:`rag.api.records.turn_json`).
     Raises :class:`rag.api.errors.ApiError` (429 queue full, 404, 503)."""
+    submitted = time.perf_counter()
     service.require_ready(model=True)
     ticket = enter(service)
     try:
         ticket.wait()
-        conv, turn = open_turn(service, q)
+        conv, turn = open_turn(service, q, submitted)
         try:
             a = turn.run()
         except RagError as e:

@@ -254,5 +254,6 @@ def _report(a: Answer) -> None:
     if a.generated:
         for n in _notes(a):
             click.echo(f"note: {n}", err=True)
-        click.echo(f"\n{a.model}: retrieval {a.retrieval_ms:.0f} ms, first token {a.ttft_ms or 0:.0f} ms, "
+        click.echo(f"\n{a.model}: first words {a.first_words_ms or 0:.0f} ms after asking (retrieval "
+                   f"{a.retrieval_ms:.0f} ms, the model's first token {a.ttft_ms or 0:.0f} ms after it), "
                    f"{a.tokens} tokens in {a.generation_ms or 0:.0f} ms", err=True)

@@ -5,11 +5,13 @@ Plumbing runs on stores of the fake embedder; what needs real distances or the r
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
 from rag.answer import generate
 from rag.answer.pipeline import ask, no_generation_answer
+from rag.answer.record import Answer
 from rag.errors import ModelError
 from rag.settings import get_settings
 
@@ -80,6 +82,19 @@ def test_no_generate_gives_citations_and_null_answer(store):
         assert c["cosine_distance"] < 0.675
 
 
+def test_first_words_count_from_the_submission(store, fake_generator):
+    """Issue 41, Deliver 5: ``first_words_ms`` runs from the question's submission, retrieval included (``ttft_ms``
+    starts after it), and from an earlier ``submitted`` when the caller took one (the API's queue, the app's
+    follow-up rewrite)."""
+    a = ask(store, IN_DOMAIN, _settings()).run()
+    assert a.text and a.retrieval_ms > 0 and a.first_words_ms > a.retrieval_ms
+    assert Answer.from_json(a.to_json(full=True)).first_words_ms == round(a.first_words_ms, 1)
+    earlier = ask(store, IN_DOMAIN, _settings(), submitted=time.perf_counter() - 5.0).run()
+    assert earlier.first_words_ms >= 5000.0 > earlier.ttft_ms
+    refused = ask(store, OUT_OF_DOMAIN, _settings()).run()
+    assert refused.first_words_ms is None  # no model, no words
+
+
 @pytest.mark.slow  # the real 0.5B GGUF
 def test_real_model_answer_is_cited_and_checked(real_store, gguf_path):
     store = real_store
@@ -101,8 +116,8 @@ def test_real_model_answer_is_cited_and_checked(real_store, gguf_path):
     assert [k for k in d if k != "advice"] == [
         "query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "verdict_reason", "confidence",
         "notice", "gate", "retrieval", "key_passage", "searched", "answer_sentences",
-        "invalid_citations_removed", "model", "retrieval_ms", "ttft_ms", "generation_ms", "tokens", "read_spans",
-        "model_answer", "answer_from", "note", "reasked",
+        "invalid_citations_removed", "model", "retrieval_ms", "ttft_ms", "first_words_ms", "generation_ms", "tokens",
+        "read_spans", "model_answer", "answer_from", "note", "reasked",
     ]
     assert d["model_answer"] == a.text and d["answer"] == a.judged.text
     assert d["answer_from"] in ("model", "key_passage")

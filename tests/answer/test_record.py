@@ -41,7 +41,7 @@ def _answer() -> Answer:
     return Answer(query="How many days of leave?",
                   text="Staff get 28 days [2]. How many days of leave?", citations=[_cite(1), _cite(2)],
                   sentences=sents, invalid_citations_removed=1, links_removed=2, model="m.gguf", retrieval_ms=12.3,
-                  ttft_ms=700.0, generation_ms=900.0, tokens=12, dropped_sources=(2,), gate=gate,
+                  ttft_ms=700.0, first_words_ms=780.0, generation_ms=900.0, tokens=12, dropped_sources=(2,), gate=gate,
                   raw_text="Staff get 28 days [2] [7]. How many days of leave?",
                   read_spans={1: ((0, 44),)}, key_passage=kp)
 
@@ -52,7 +52,7 @@ def test_the_full_form_rebuilds_the_same_answer():
     assert d["format"] == ANSWER_FORMAT
     b = Answer.from_json(d)
     for name in ("query", "threshold", "refused", "refusal", "text", "citations", "sentences", "invalid_citations_removed",
-                 "links_removed", "model", "retrieval_ms", "ttft_ms", "generation_ms", "tokens", "dropped_sources",
+                 "links_removed", "model", "retrieval_ms", "ttft_ms", "first_words_ms", "generation_ms", "tokens", "dropped_sources",
                  "raw_text", "nearest_distance", "read_spans", "key_passage"):
         assert getattr(b, name) == getattr(a, name), name
     assert b.citations[0].locator == Locator(LocatorKind.PARAGRAPH, 2, 2, "Leave")

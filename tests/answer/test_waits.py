@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from rag.answer.waits import FirstWordTimes, Wait, saved_records
+from rag.answer.waits import FirstWordTimes, Wait, first_words_of, saved_records
 
 
 def test_the_median_of_the_last_answers_per_model():
@@ -33,3 +33,16 @@ def test_seeded_from_saved_turns_oldest_first():
     t = FirstWordTimes(window=2)
     assert t.seed(records) == 3
     assert t.wait("m.gguf") == Wait(5_500, 2)  # 2.0 s and 9.0 s: the newest two
+
+
+def test_first_words_from_asking_and_older_records_approximated():
+    """Issue 41: the wait is the time from asking to the first words; a turn saved before ``first_words_ms``
+    counts its retrieval with its first token (the follow-up rewrite is all it misses)."""
+    assert first_words_of({"first_words_ms": 2_400.0, "ttft_ms": 2_000.0, "retrieval_ms": 300.0}) == 2_400.0
+    assert first_words_of({"ttft_ms": 2_000.0, "retrieval_ms": 300.0}) == 2_300.0
+    assert first_words_of({"ttft_ms": 2_000.0}) == 2_000.0
+    assert first_words_of({"refused": True}) is None
+    t = FirstWordTimes()
+    assert t.seed([{"model": "m.gguf", "ttft_ms": 1_000.0, "retrieval_ms": 500.0},
+                   {"model": "m.gguf", "first_words_ms": 2_500.0, "ttft_ms": 2_000.0}]) == 2
+    assert t.wait("m.gguf") == Wait(2_000.0, 2)
