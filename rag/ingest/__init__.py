@@ -41,4 +41,5 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: footers, SmartArt, line breaks, builds, sheet captions). 7: issue 37 (ODF numbering, notes, headers, indexes,
 #: builds; HTML captions, note markers, formulas, heading decorations; EPUB media over the ratio limit). 8: ODT
 #: table cells whose text sits in lists (issue 37). 9: raw HTML a Markdown renderer hides left out (issue 37).
-EXTRACTOR_VERSION = "9"
+#: 10: a DOCX heading paragraph ends at an empty line, the byline after it is body text (issue 37).
+EXTRACTOR_VERSION = "10"

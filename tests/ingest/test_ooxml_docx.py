@@ -201,4 +201,24 @@ def test_a_byline_after_a_break_in_the_title_paragraph_is_not_the_title():
             "<w:t>Anthony Glyn Burton</w:t></w:r></w:p>" + p("Body."))
     doc = _canon(S.docx_with_body(body))
     assert doc.title == "Wojak’s lament"
-    assert doc.canonical.startswith("# Wojak’s lament Anthony Glyn Burton")
+    assert doc.canonical.startswith("# Wojak’s lament\n\nAnthony Glyn Burton\n\nBody.")
+
+
+def test_a_heading_paragraph_ends_at_an_empty_line_and_the_byline_is_body_text():
+    # The real essays (corpus/real/docx/essay-critical-meme-reader-chapter1/3.docx): one Heading 1 paragraph
+    # holds the title, two <w:br/> and the author, the breaks in one run or in runs of their own.
+    body = ('<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>‘A Vaguely Erotic Mime’: M</w:t></w:r>'
+            "<w:r><w:t>imetic Text</w:t></w:r><w:r><w:br/></w:r><w:r><w:br/></w:r>"
+            "<w:r><w:t>Sabrina Ward-Kimola</w:t></w:r></w:p>" + p("TikTok dances assemble fragments.")
+            + '<w:p><w:pPr><w:pStyle w:val="Heading2"/></w:pPr><w:r><w:t>Two lines</w:t><w:br/>'
+            "<w:t>one heading</w:t><w:br/></w:r></w:p>" + p("Second body."))
+    doc = _canon(S.docx_with_body(body), "chapter3.docx")
+    text = doc.canonical
+    assert text.startswith("# ‘A Vaguely Erotic Mime’: Mimetic Text\n\nSabrina Ward-Kimola\n\nTikTok dances")
+    assert [(h.level, h.title) for h in doc.headings] == [(1, "‘A Vaguely Erotic Mime’: Mimetic Text"),
+                                                          (2, "Two lines one heading")]
+    assert doc.title == "‘A Vaguely Erotic Mime’: Mimetic Text"
+    byline = next(part for part in doc.parts if text[part.start:part.end] == "Sabrina Ward-Kimola")
+    assert (byline.number, byline.scope) == (1, "‘A Vaguely Erotic Mime’: Mimetic Text")
+    body_part = next(part for part in doc.parts if text[part.start:part.end].startswith("TikTok"))
+    assert body_part.number == 2

@@ -9,7 +9,9 @@ python-docx opens the package (parts, styles, relationships); the text is read f
   level-N section; ``Title`` a level-1 section. Outline numbers are part of the heading: "2.2.1 Package".
 * Paragraphs: one block each, numbered 1, 2, ... within the innermost heading's section
   (:class:`rag.types.Part` of kind ``paragraph``, ``scope`` the heading's title): the locator is heading
-  path + paragraph number. A soft line break (``w:br``, ``w:cr``) is a new line inside the block.
+  path + paragraph number. A soft line break (``w:br``, ``w:cr``) is a new line inside the block. A heading
+  paragraph ends at an empty line (two breaks in a row): what follows, a byline, is the section's first
+  paragraph (issue 37).
 * List items (a list style or Word numbering): one line each in one block, with the label Word shows
   (``1.``, ``B)``, ``iv.``, ``2.1``: :class:`rag.ingest.office.wordml.Numbering`), a bullet as ``- ``; each item is
   its own paragraph number.
@@ -84,6 +86,19 @@ def _style_level(p, style) -> int | None:
             return None
         return value + 1 if 0 <= value <= 8 else None
     return None
+
+
+def heading_and_rest(raw: str) -> tuple[str, str]:
+    """A heading paragraph's text split where it holds an empty line (two line breaks in a row: Word's "title
+    ``<w:br/><w:br/>`` author" in one Heading 1 paragraph): ``(heading, rest)``, both cleaned; ``rest`` is
+    ``""`` without an empty line. A single break stays inside the heading (a title set on two lines, which is
+    how Word's navigation pane and TOC show it too)."""
+    lines = [clean_inline(line) for line in raw.split("\n")]
+    filled = [i for i, line in enumerate(lines) if line]
+    gap = next((i for i in range(filled[0] + 1, filled[-1]) if not lines[i]), None) if filled else None
+    if gap is None:
+        return clean_inline(raw), ""
+    return clean_inline("\n".join(lines[:gap])), clean_inline("\n".join(lines[gap + 1:]))
 
 
 def _is_title(style) -> bool:
@@ -291,13 +306,16 @@ class _Writer:
         if not text:
             return
         level = _style_level(p, style)
-        if level is not None and len(text) <= 300:
+        head, rest = heading_and_rest(read.text) if level is not None else (text, "")
+        if level is not None and len(head) <= 300:
             self.flush_list()
-            title = f"{label} {text}" if label and not bullet and label != "#" else text
+            title = f"{label} {head}" if label and not bullet and label != "#" else head
             if self.b.heading(level, title):
                 self.scope, self.number = clean_inline(title, keep_newlines=False), 0
                 if self.title_style is None and _is_title(style):
-                    self.title_style = text.split("\n", 1)[0]  # a byline after a break is not the title
+                    self.title_style = head.split("\n", 1)[0]  # a byline after a break is not the title
+            if rest:  # the byline under a heading, set off by an empty line: body text of the new section
+                self.b.block(rest, self.unit())
             return
         if label is None:
             self.flush_list()
