@@ -71,13 +71,15 @@ class RetrievalSettings:
 @dataclass(frozen=True)
 class GenerationSettings:
     """The local model (design stage 8): ``model_path`` the GGUF, ``n_ctx`` / ``source_tokens`` /
-    ``max_answer_tokens`` in the model's tokens, ``threads`` CPU threads. The view :attr:`Settings.generation`."""
+    ``max_answer_tokens`` in the model's tokens, ``threads`` CPU threads, ``prefix_cache`` whether the instruction
+    prefix's KV cache is kept between answers. The view :attr:`Settings.generation`."""
 
     model_path: Path
     n_ctx: int
     source_tokens: int
     max_answer_tokens: int
     threads: int
+    prefix_cache: bool = True
 
 
 def _default_threads() -> int:
@@ -153,6 +155,10 @@ class Settings(BaseSettings):
                     "against 3, first word 0.7 s later p50 (2.3 -> 3.0 s; 0.6-1.1 s per corpus and wording).",
     )
     max_answer_tokens: int = Field(384, ge=16, le=4096, description="Generation cap, tokens.")
+    prefix_cache: bool = Field(
+        True, description="Issue 41: keep the KV cache of the prompt's fixed part (instructions and worked exchange, "
+                          "before the sources) between answers, so each answer evaluates only its sources and "
+                          "question. Off: every prompt is evaluated whole (bench speed measures both, paired).")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
     embed_batch_size: int | None = Field(
         None, ge=1, le=1024,
@@ -340,7 +346,7 @@ class Settings(BaseSettings):
     def generation(self) -> GenerationSettings:
         """This concern's fields as one typed view."""
         return GenerationSettings(self.model_path, self.n_ctx, self.source_tokens, self.max_answer_tokens,
-                                  self.threads)
+                                  self.threads, self.prefix_cache)
 
     def with_overrides(self, **kwargs: Any) -> "Settings":
         """A copy with the non-``None`` keyword values replaced (CLI flags left unset are ``None``)."""

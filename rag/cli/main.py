@@ -25,6 +25,7 @@ from rag.cli import bench_files as bench_files_cli
 from rag.cli import bench_real as bench_real_cli
 from rag.cli import bench_retrieval as bench_retrieval_cli
 from rag.cli import bench_scale as bench_scale_cli
+from rag.cli import bench_speed as bench_speed_cli
 from rag.cli import chat as chat_cli
 from rag.cli import collection as collection_cli
 from rag.cli import doctor as doctor_cli
@@ -159,5 +160,6 @@ bench.add_command(bench_real_cli.bench_real_cmd, "real")
 bench.add_command(bench_files_cli.bench_files_cmd, "files")
 bench.add_command(bench_retrieval_cli.bench_retrieval_cmd, "retrieval")
 bench.add_command(bench_scale_cli.bench_scale_cmd, "scale")
+bench.add_command(bench_speed_cli.bench_speed_cmd, "speed")
 bench.add_command(bench_answers_cli.bench_answers_cmd, "answers")
 bench.add_command(chat_cli.bench_followup_cmd, "followup")

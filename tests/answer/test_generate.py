@@ -104,3 +104,22 @@ def test_instruction_prefix_is_cached_and_answers_stay_deterministic(gen, chapte
     assert first.cached_tokens == other.cached_tokens == again.cached_tokens == len(gen._prefix) > 100
     assert a.tokens[: len(gen._prefix)] == list(gen._prefix) == b.tokens[: len(gen._prefix)]
     assert "Tomato" in gen.llm.detokenize(list(gen._prefix)).decode()  # the worked exchange is in the prefix
+
+
+@pytest.mark.slow  # the real 0.5B GGUF
+def test_prefix_cache_off_reads_every_prompt_whole(gen, chapter):
+    """Settings ``prefix_cache`` off (issue 41's paired measurement): nothing is read from the cache, the prefix
+    is not left cached, and switching back reads it from the cache again."""
+    from rag.settings import get_settings
+
+    p = gen.fit("What decides the time to first token?", [_cite(1, chapter[:300])], 8)
+    try:
+        gen.keep_prefix = get_settings(prefix_cache=False).generation.prefix_cache  # as get_default_generator does
+        s = gen.stream(p, 8)
+        s.run()
+        assert not gen.keep_prefix and s.cached_tokens == 0 and not gen._prefix_cached
+    finally:
+        gen.keep_prefix = True
+    again = gen.stream(p, 8)
+    again.run()
+    assert again.cached_tokens == len(gen._prefix) > 100
