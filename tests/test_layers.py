@@ -22,8 +22,8 @@ families ``rag.ingest.pdf``, ``rag.ingest.office`` and ``rag.ingest.web``, and `
 ``rag.answer.check`` (stage 9). :data:`SUBFLOORS` pins them, and which of them may import which (:data:`SIDEWAYS`).
 
 Every import counts: top-level, function-local and ``TYPE_CHECKING`` ones alike. And no module of ``rag`` is in an
-import circle, a type-only one included (issue 36): :func:`import_cycles` follows every import between the modules
-themselves; a circle closed only by an import inside a function is named in :data:`LAZY_CIRCLES` with its reason. The scan reads the source
+import circle, a type-only one or one closed by an import inside a function included (issue 36): :func:`import_cycles`
+follows every import between the modules themselves. The scan reads the source
 (``ast``), so it needs no import to succeed and names the file and line of each climbing import.
 """
 
@@ -143,13 +143,6 @@ def test_every_sub_floor_is_pinned():
     assert {s for pair in SIDEWAYS for s in pair} <= set().union(*SUBFLOORS.values())
 
 
-#: Circles closed only by a function-local import, and why each is still one.
-LAZY_CIRCLES = {
-    frozenset({"rag.ingest.coverage", "rag.ingest.coverage_other", "rag.ingest.office.coverage_ooxml"}):
-        "coverage.auditors() imports the auditors' table on first use; the auditors import coverage's records",
-}
-
-
 def module_graph(root: Path = ROOT, *, lazy: bool = True) -> dict[str, set[str]]:
     """Module -> the modules of ``rag`` it imports (``from a import b`` is ``a.b`` when that is a module); ``lazy``
     False leaves out imports inside functions (module level and ``if TYPE_CHECKING:`` blocks only)."""
@@ -207,7 +200,7 @@ def import_cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
 
 def test_no_import_circle_type_only_ones_included():
     assert import_cycles(module_graph(lazy=False)) == []
-    assert set(import_cycles(module_graph())) <= set(LAZY_CIRCLES)
+    assert import_cycles(module_graph()) == []  # nor one closed by an import inside a function
 
 
 def test_the_circle_scan_sees_a_type_only_circle(tmp_path):

@@ -3,8 +3,8 @@ silently.
 
 The PDF reader is audited page by page against PyMuPDF's own words (:mod:`rag.ingest.pdf.audit`). For the other
 formats a second, deliberately simple reader per format (an *auditor*: one small function
-per media type in :func:`auditors`, sharing no code with the product's reader) lists what a person sees, by placement
-(:class:`Seen`: ``body``, ``table``, ``content control``, ``text box``, ``SmartArt``, ``chart``,
+per media type in :data:`AUDITORS`, sharing no code with the product's reader) lists what a person sees, by placement
+(:class:`rag.ingest.seen.Seen`: ``body``, ``table``, ``content control``, ``text box``, ``SmartArt``, ``chart``,
 ``header or footer``, ``speaker notes``, ``footnote`` ...). Its words (:func:`rag.ingest.pdf.audit.words`:
 letters and digits, NFKC, case-folded) are matched against the canonical text's words as a multiset, each
 canonical word used once; a piece seen twice with the same text (a page header of every section, a slide
@@ -17,43 +17,27 @@ an auditor, or when the auditor itself cannot read the file: the reader's verdic
 
 Bounded like the readers (:mod:`rag.ingest.limits`): the auditors read only the members they need, each
 within ``max_zip_member_mb`` (the container was checked by :func:`rag.ingest.limits.check_zip` before the
-reader ran), at most :data:`MAX_PARTS` parts and :data:`MAX_SEEN_CHARS` characters; past either the audit
+reader ran), at most :data:`rag.ingest.seen.MAX_PARTS` parts and :data:`~rag.ingest.seen.MAX_SEEN_CHARS` characters; past either the audit
 stops and judges what it read.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
+from rag.ingest import coverage_other
 from rag.ingest.limits import Limits
+from rag.ingest.office import coverage_ooxml
 from rag.ingest.pdf.audit import words
+from rag.ingest.seen import MAX_PARTS, MAX_SEEN_CHARS, Auditor, Seen
 from rag.types import Document
+
+__all__ = ["MAX_PARTS", "MAX_SEEN_CHARS", "MIN_COVERAGE", "Auditor", "Coverage", "Seen", "audit", "auditors",
+           "judge"]
 
 #: Under this share (0..1) of the seen words found, the document carries a warning (issue 37).
 MIN_COVERAGE = 0.95
-#: Parts (XML members, spine documents) an auditor reads at most.
-MAX_PARTS = 5000
-#: Characters of seen text an auditor collects at most (the rest is not judged).
-MAX_SEEN_CHARS = 20_000_000
-
-
-@dataclass(frozen=True)
-class Seen:
-    """One piece of text a person sees: ``place`` where it sits (``"body"``, ``"table"``, ``"content
-    control"`` ...: words of a warning, "inside a content control"), ``text`` as written in the file."""
-
-    place: str
-    text: str
-
-
-#: An auditor: the file's bytes and the limits -> what a person sees, in order. Raises anything on a file it
-#: cannot read (the audit is then skipped).
-Auditor = Callable[[bytes, Limits], list[Seen]]
-
-
 @dataclass(frozen=True)
 class Coverage:
     """The audit of one document: ``seen`` words a person sees, ``found`` of them in the canonical text,
@@ -117,21 +101,20 @@ def judge(seen: list[Seen], canonical: str) -> Coverage:
     return Coverage(total, found, tuple(missed.most_common()))
 
 
-@lru_cache(maxsize=1)
-def auditors() -> dict[str, Auditor]:
-    """Media type -> auditor: the table every format adds its one function to (OOXML:
-    :mod:`rag.ingest.office.coverage_ooxml`; ODF, HTML, EPUB: :mod:`rag.ingest.coverage_other`). Imported on first use:
-    the auditors import this module's records."""
-    from rag.ingest import coverage_other
-    from rag.ingest.office import coverage_ooxml
+#: Media type -> auditor: the table every format adds its one function to (OOXML:
+#: :mod:`rag.ingest.office.coverage_ooxml`; ODF, HTML, EPUB: :mod:`rag.ingest.coverage_other`).
+AUDITORS: dict[str, Auditor] = {**coverage_ooxml.AUDITORS, **coverage_other.AUDITORS}
 
-    return {**coverage_ooxml.AUDITORS, **coverage_other.AUDITORS}
+
+def auditors() -> dict[str, Auditor]:
+    """The :data:`AUDITORS` table (a copy: a test may change it without changing the audit)."""
+    return dict(AUDITORS)
 
 
 def audit(doc: Document, data: bytes, limits: Limits) -> Coverage | None:
     """The coverage of ``doc`` (extracted from ``data``) by its format's auditor; ``None`` without one, or when
     the auditor cannot read the file."""
-    auditor = auditors().get(doc.media_type.value)
+    auditor = AUDITORS.get(doc.media_type.value)
     if auditor is None:
         return None
     try:

@@ -23,8 +23,8 @@ import xml.etree.ElementTree as ET  # noqa: N817 - the standard name
 import zipfile
 from html.parser import HTMLParser
 
-from rag.ingest.coverage import MAX_PARTS, MAX_SEEN_CHARS, Seen
 from rag.ingest.limits import Limits, MiB
+from rag.ingest.seen import MAX_PARTS, MAX_SEEN_CHARS, Seen
 from rag.types import MediaType
 
 _TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
@@ -241,7 +241,7 @@ def epub_seen(data: bytes, limits: Limits) -> list[Seen]:
     return _bounded(out)
 
 
-#: The auditors in :func:`rag.ingest.coverage.auditors`' table. HTML's (:func:`html_seen`) is not in it yet: without
+#: The auditors in :data:`rag.ingest.coverage.AUDITORS` table. HTML's (:func:`html_seen`) is not in it yet: without
 #: the page's style sheets it counts text they hide, and on 5 of 18 real pages it read 0.77-0.94 of words that
 #: may be site furniture; a warning a user cannot check would be worse than none.
 #: EPUB's (:func:`epub_seen`) neither: it does not read the book's linked style sheets, so a chapter's CSS-hidden

@@ -24,8 +24,8 @@ import xml.etree.ElementTree as ET  # noqa: N817 - the standard name
 import zipfile
 from collections.abc import Iterator
 
-from rag.ingest.coverage import MAX_PARTS, MAX_SEEN_CHARS, Seen
 from rag.ingest.limits import Limits, MiB
+from rag.ingest.seen import MAX_PARTS, MAX_SEEN_CHARS, Seen
 from rag.types import MediaType
 
 _NUM = re.compile(r"(\d+)")
@@ -393,5 +393,5 @@ def xlsx_seen(data: bytes, limits: Limits) -> list[Seen]:
     return pkg.out
 
 
-#: The OOXML rows of :func:`rag.ingest.coverage.auditors`.
+#: The OOXML rows of :data:`rag.ingest.coverage.AUDITORS`.
 AUDITORS = {MediaType.DOCX.value: docx_seen, MediaType.PPTX.value: pptx_seen, MediaType.XLSX.value: xlsx_seen}
