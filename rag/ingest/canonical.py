@@ -68,6 +68,16 @@ def markdown_separator(n: int) -> str:
     return "|" + " --- |" * max(1, n)
 
 
+def markdown_table(rows: list[list[str]]) -> list[str]:
+    """A table's Markdown lines from already cleaned cells (:func:`table_cell`): the first row is the header, then
+    the separator, then the other rows; every row padded with empty cells to the widest. ``[]`` for no rows."""
+    if not rows:
+        return []
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    return [markdown_row(rows[0]), markdown_separator(width)] + [markdown_row(r) for r in rows[1:]]
+
+
 def file_stem(name: str) -> str:
     """The user's file name without folders and extension (a title of last resort)."""
     base = re.split(r"[\\/]", name)[-1]

@@ -40,15 +40,7 @@ import io
 import re
 
 from rag.errors import ExtractionError
-from rag.ingest.canonical import (
-    CanonicalBuilder,
-    Unit,
-    clean_inline,
-    file_stem,
-    markdown_row,
-    markdown_separator,
-    table_cell,
-)
+from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem, markdown_table, table_cell
 from rag.ingest.limits import Limits, check_zip
 from rag.ingest.office.office_hidden import strip_hidden_runs
 from rag.ingest.office.ooxml import agrees, chart_lines, diagram_data_rid, smartart_lines, transitional
@@ -360,7 +352,7 @@ class _Writer:
         rows = [r[:width] + [""] * (width - len(r[:width])) for r in rows if any(r[:width])]
         if not rows:
             return
-        lines = [markdown_row(rows[0]), markdown_separator(len(rows[0]))] + [markdown_row(r) for r in rows[1:]]
+        lines = markdown_table(rows)
         block = self.b.lines([(line, None) for line in lines])
         if block:
             self.b.add_part(self.unit(), *block)

@@ -38,15 +38,7 @@ import re
 import zipfile
 
 from rag.errors import ExtractionError
-from rag.ingest.canonical import (
-    CanonicalBuilder,
-    Unit,
-    clean_inline,
-    file_stem,
-    markdown_row,
-    markdown_separator,
-    table_cell,
-)
+from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem, markdown_table, table_cell
 from rag.ingest.limits import Limits, RowBudget, check_zip, resolve
 from rag.ingest.office.odf_numbers import Numbering
 from rag.ingest.office.odf_numbers import attr as _attr
@@ -283,12 +275,7 @@ def sheet_rows(table, budget: RowBudget | None = None) -> list[tuple[int, list[s
 
 def table_lines(table) -> list[str]:
     """An ODT table as Markdown lines: the first row with text is the header."""
-    rows = [[table_cell(c) for c in cells] for _, cells in sheet_rows(table)]
-    if not rows:
-        return []
-    width = max(len(r) for r in rows)
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    return [markdown_row(rows[0]), markdown_separator(width)] + [markdown_row(r) for r in rows[1:]]
+    return markdown_table([[table_cell(c) for c in cells] for _, cells in sheet_rows(table)])
 
 
 def _encrypted(data: bytes) -> bool:

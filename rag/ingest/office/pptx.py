@@ -34,15 +34,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from rag.errors import ExtractionError
-from rag.ingest.canonical import (
-    CanonicalBuilder,
-    Unit,
-    clean_inline,
-    file_stem,
-    markdown_row,
-    markdown_separator,
-    table_cell,
-)
+from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem, markdown_table, table_cell
 from rag.ingest.limits import Limits, check_zip
 from rag.ingest.office.office_hidden import (
     Hidden,
@@ -165,12 +157,7 @@ def _chart_lines(chart) -> list[str]:
 
 def _table_lines(table, hidden: Hidden | None = None) -> list[str]:
     rows = [[table_cell(" ".join(_frame_lines(c.text_frame, False, hidden))) for c in row.cells] for row in table.rows]
-    rows = [r for r in rows if any(r)]
-    if not rows:
-        return []
-    width = max(len(r) for r in rows)
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    return [markdown_row(rows[0]), markdown_separator(width)] + [markdown_row(r) for r in rows[1:]]
+    return markdown_table([r for r in rows if any(r)])
 
 
 def _slide_title(slide, ground=lambda shape: False, hidden: Hidden | None = None,

@@ -32,15 +32,7 @@ import re
 import unicodedata
 
 from rag.errors import ExtractionError
-from rag.ingest.canonical import (
-    CanonicalBuilder,
-    Unit,
-    clean_inline,
-    file_stem,
-    markdown_row,
-    markdown_separator,
-    table_cell,
-)
+from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem, markdown_table, table_cell
 from rag.ingest.web.css_hidden import remove_hidden
 from rag.ingest.web.html_prepare import BLOCKS, prepare
 from rag.types import Document, LocatorKind, MediaType
@@ -323,9 +315,7 @@ class HtmlWriter:
                 rows.append(cells)
         if not rows:
             return
-        width = max(len(r) for r in rows)
-        rows = [r + [""] * (width - len(r)) for r in rows]
-        lines = [markdown_row(rows[0]), markdown_separator(width)] + [markdown_row(r) for r in rows[1:]]
+        lines = markdown_table(rows)
         unit = self._unit()
         span = self.b.lines([(line, None) for line in lines])
         if span and unit is not None:
