@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rag.text import MARKER_RE
@@ -71,6 +71,28 @@ def _inside(pos: int, spans: Sequence[tuple[int, int]]) -> bool:
     return any(a <= pos < b for a, b in spans)
 
 
+def _sub_outside_code(pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str], text: str) -> tuple[str, int]:
+    """``pattern.sub(repl, text)`` except for matches that start inside backticks (left as they are), and how many
+    matches were replaced."""
+    code = _protected_spans(text)
+    count = 0
+
+    def one(m: re.Match[str]) -> str:
+        nonlocal count
+        if _inside(m.start(), code):
+            return m.group(0)
+        count += 1
+        return repl(m)
+
+    return pattern.sub(one, text), count
+
+
+def _unlink(m: re.Match[str]) -> str:
+    """A Markdown link's label without its link; ``[2](url)``, a citation the model tried to link, keeps its marker."""
+    label = m.group(1)
+    return f"[{label}]" if MARKER_RE.fullmatch(f"[{label}]") else label
+
+
 def clean_citations(text: str, valid: Iterable[int], echoes: Iterable[str] = ()) -> CleanResult:
     """Keep only ``[n]`` markers whose ``n`` is in ``valid``; remove the model's links and URLs.
 
@@ -85,29 +107,9 @@ def clean_citations(text: str, valid: Iterable[int], echoes: Iterable[str] = ())
     """
     ok = set(valid)
     text, labels = remove_echoed_labels(text, echoes)
-    links = 0
-    code = _protected_spans(text)
-
-    def _link(m: re.Match) -> str:
-        nonlocal links
-        if _inside(m.start(), code):
-            return m.group(0)
-        links += 1
-        label = m.group(1)
-        # "[2](url)": a citation the model tried to link; keep the marker, drop the link
-        return f"[{label}]" if MARKER_RE.fullmatch(f"[{label}]") else label
-
-    text = MD_LINK_RE.sub(_link, text)
-    code = _protected_spans(text)
-
-    def _url(m: re.Match) -> str:
-        nonlocal links
-        if _inside(m.start(), code):
-            return m.group(0)
-        links += 1
-        return ""
-
-    text = URL_RE.sub(_url, text)
+    text, md_links = _sub_outside_code(MD_LINK_RE, _unlink, text)
+    text, urls = _sub_outside_code(URL_RE, lambda m: "", text)
+    links = md_links + urls
     code = _protected_spans(text)
     removed = 0
     out: list[str] = []

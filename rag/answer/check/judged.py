@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rag.answer.check.attribute import SentenceAttribution
 from rag.answer.check.claims import root, roots
@@ -24,6 +24,8 @@ from rag.text import content_words, strip_markers
 from rag.types import AnswerVerdict, Verdict
 
 if TYPE_CHECKING:
+    from rag.answer.advice import Searched
+    from rag.answer.check.probes import TokenProbs, YesNo
     from rag.answer.gate import GateResult
 
 
@@ -110,12 +112,18 @@ class Judgeable(Protocol):
 
     @property
     def citations(self) -> Sequence[Citation]: ...
+
     @property
-    def token_probs(self) -> Any: ...
+    def token_probs(self) -> TokenProbs | None: ...
+
     @property
-    def yes_no(self) -> Any: ...
+    def yes_no(self) -> YesNo | None: ...
+
     @property
     def saved_confidence(self) -> float | None: ...
+
+    @property
+    def searched(self) -> Searched | None: ...
 
 
 @dataclass(frozen=True)

@@ -101,7 +101,7 @@ def verdict_rules(a: Judgeable, shown: Sequence[SentenceAttribution], off_key: b
     sentences ``shown`` (none when the key passage stands as the answer) and whose claims passed but rest off the
     key passage when ``off_key``. An answer without generation (``--no-generate``) is judged by its key passage
     alone. The one place a verdict is decided: a new rule goes here, and :func:`judge` records its outcome."""
-    searched = getattr(a, "searched", None)  # issue 39, Deliver 3: what was searched, when the answer kept it
+    searched = a.searched  # issue 39, Deliver 3: what was searched, when the answer kept it
     if a.refused:
         if searched is not None and (searched.total == 0 or (searched.scoped and not searched.documents)):
             return AnswerVerdict.REFUSED, "there are no documents to search yet; no answer was written"
@@ -175,13 +175,12 @@ def judge(a: Judgeable, saved: tuple[AnswerVerdict, str] | None = None) -> Judge
                  removed=_removed(a, shown), note=_note(a, answer_from, declined),
                  cited=_cited(a, answer_from, shown), passed=passed, off_key=off_key, declined=declined)
     if saved:
-        return replace(pre, verdict=saved[0], reason=saved[1], confidence=getattr(a, "saved_confidence", None))
+        return replace(pre, verdict=saved[0], reason=saved[1], confidence=a.saved_confidence)
     combiner = conf.shipped_combiner()
     if combiner is None or a.refused or not a.generated:
         verdict, reason = verdict_rules(a, shown, off_key)
         return replace(pre, verdict=verdict, reason=reason)
-    p = combiner.probability(conf.answer_features(a, getattr(a, "token_probs", None), getattr(a, "yes_no", None),
-                                                  judged=pre))
+    p = combiner.probability(conf.answer_features(a, a.token_probs, a.yes_no, judged=pre))
     why_not = conf.vetoes(a, pre)
     verdict = conf.verdict_from(p, why_not, combiner)
     return replace(pre, verdict=verdict, reason=confidence_reason(verdict, p, why_not, combiner, pre), confidence=p)
