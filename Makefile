@@ -16,6 +16,14 @@ DEV    := $(VENV)/.dev-requirements.stamp
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# llama-cpp-python is compiled for this CPU, but without llama.cpp's AMX kernels: on Sapphire Rapids Xeons
+# (this project's machines among them) its AMX matrix product segfaults on the Q4_K_M models in the first
+# real prompt (ggml-org/llama.cpp#20824; rag/answer/generate.py also turns it off at load for other builds).
+# GCC's explicit -mno-amx-int8 wins over the -march=native llama.cpp adds. Another CMAKE_ARGS replaces it.
+ifeq ($(shell uname -m),x86_64)
+CMAKE_ARGS ?= -DCMAKE_C_FLAGS=-mno-amx-int8 -DCMAKE_CXX_FLAGS=-mno-amx-int8
+export CMAKE_ARGS
+endif
 
 .PHONY: run test test-fast lint setup dev models models-1.5b browser doctor clean-venv
 

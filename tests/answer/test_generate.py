@@ -123,3 +123,28 @@ def test_prefix_cache_off_reads_every_prompt_whole(gen, chapter):
     again = gen.stream(p, 8)
     again.run()
     assert again.cached_tokens == len(gen._prefix) > 100
+
+
+def test_a_build_with_amx_loads_without_extra_buffers_and_restores_the_defaults(monkeypatch):
+    """llama.cpp's AMX matrix product segfaults on Q4_K_M here (ggml-org/llama.cpp#20824): where AMX is
+    compiled in, the model loads with ``use_extra_bufts`` off; other builds keep llama.cpp's defaults, and
+    the library's default parameters are put back either way."""
+    import llama_cpp.llama as llama_module
+
+    from rag.answer import generate
+
+    low = llama_module.llama_cpp
+    original = low.llama_model_default_params
+    seen = []
+
+    class FakeLlama:
+        def __init__(self, **kwargs):
+            seen.append((kwargs, low.llama_model_default_params().use_extra_bufts))
+
+    monkeypatch.setattr(generate, "amx_compiled", lambda: True)
+    generate._load_llama(FakeLlama, model_path="m.gguf")
+    monkeypatch.setattr(generate, "amx_compiled", lambda: False)
+    generate._load_llama(FakeLlama, model_path="m.gguf")
+    assert seen == [({"model_path": "m.gguf"}, False), ({"model_path": "m.gguf"}, original().use_extra_bufts)]
+    assert original().use_extra_bufts is True  # llama.cpp's default: the guard is what turns it off
+    assert low.llama_model_default_params is original
