@@ -130,12 +130,8 @@ def wording_sections(result: EvalResult) -> list[str]:
     return L + [""]
 
 
-def report_markdown(result: EvalResult, plots: dict[str, str] | None = None, title: str = "Retrieval evaluation") -> str:
-    """The Markdown report of a run: headline answers, tables, sign tests, the sweep, links to ``plots``.
-
-    ``plots`` maps a plot name (``recall``, ``distances``, ``sweep``) to a path relative to the report.
-    """
-    plots = plots or {}
+def _intro(result: EvalResult, title: str) -> list[str]:
+    """The title, what was run on what, the documents that failed and the modes skipped."""
     L = [f"# {title}", "",
          f"Run {result.created}{' on ' + result.machine if result.machine else ''}, commit `{result.commit or 'unknown'}`. "
          f"{len(result.documents)} documents, "
@@ -147,14 +143,23 @@ def report_markdown(result: EvalResult, plots: dict[str, str] | None = None, tit
         L += ["Documents that failed extraction (left out): " + "; ".join(f"{k}: {v}" for k, v in result.failed_documents.items()), ""]
     for m, why in result.skipped_modes.items():
         L += [f"Mode `{m}` skipped: {why}.", ""]
-    L += ["## Answers", ""] + [f"- {v}" for v in headline(result).values()] + [""]
-    L += ["## Chunking", "", "| strategy | chunks | over 256 word-pieces | header share of embedded word-pieces | mean content chars | needles destroyed |",
-          "|---|---:|---:|---:|---:|---|"]
+    return L
+
+
+def _chunking(result: EvalResult) -> list[str]:
+    """The chunking table: one row a strategy."""
+    L = ["## Chunking", "", "| strategy | chunks | over 256 word-pieces | header share of embedded word-pieces | mean content chars | needles destroyed |",
+         "|---|---:|---:|---:|---:|---|"]
     for s in result.strategies:
         c = result.chunk_stats[s]
         L.append(f"| {s} | {c.chunks} | {c.over_window} | {c.header_share:.1%} | {c.mean_content_chars:.0f} | "
                  f"{len(c.destroyed)}{' (' + ', '.join(c.destroyed) + ')' if c.destroyed else ''} |")
-    L += [""]
+    return L + [""]
+
+
+def _recall(result: EvalResult, plots: dict[str, str]) -> list[str]:
+    """A recall table a mode, one row a strategy, then the recall plot."""
+    L: list[str] = []
     for mode in result.modes:
         L += [f"## Recall, mode `{mode}`", "",
               f"| strategy | R@1 | R@4 | R@8 | R@20 | MRR | R@<={CONTEXT_BUDGET_CHARS}ch | ctx@4 chars |", "|---|---|---|---|---|---:|---:|---:|"]
@@ -165,10 +170,15 @@ def report_markdown(result: EvalResult, plots: dict[str, str] | None = None, tit
         L += [""]
     if "recall" in plots:
         L += [f"![Recall@k with 95 % Wilson intervals]({plots['recall']})", ""]
+    return L
+
+
+def _strategies_compared(result: EvalResult) -> list[str]:
+    """The reference strategy (``E`` when run) against each other one, per mode, at R@1/4/20."""
     ref = "E" if "E" in result.strategies else result.strategies[0]
-    L += ["## Strategies compared (paired sign tests)", "",
-          f"Each row: {ref} against another strategy on the same queries (+{ref} wins / -{ref} losses, p).", "",
-          "| mode | vs | R@1 | R@4 | R@20 |", "|---|---|---|---|---|"]
+    L = ["## Strategies compared (paired sign tests)", "",
+         f"Each row: {ref} against another strategy on the same queries (+{ref} wins / -{ref} losses, p).", "",
+         "| mode | vs | R@1 | R@4 | R@20 |", "|---|---|---|---|---|"]
     for mode in result.modes:
         for s in result.strategies:
             if s == ref:
@@ -179,14 +189,24 @@ def report_markdown(result: EvalResult, plots: dict[str, str] | None = None, tit
                 w, l = (t.test.wins, t.test.losses) if t.a == ref else (t.test.losses, t.test.wins)
                 cells.append(f"+{w} / -{l}, p = {format_p(t.test.p)}")
             L.append(f"| {mode} | {s} | " + " | ".join(cells) + " |")
-    L += ["", "## Modes compared (paired sign tests)", "", "| strategy | a vs b | R@1 | R@4 | R@20 |", "|---|---|---|---|---|"]
+    return L
+
+
+def _modes_compared(result: EvalResult) -> list[str]:
+    """Each strategy's pairs of modes at R@1/4/20."""
+    L = ["", "## Modes compared (paired sign tests)", "", "| strategy | a vs b | R@1 | R@4 | R@20 |", "|---|---|---|---|---|"]
     for s in result.strategies:
         pairs = list(dict.fromkeys((p.a, p.b) for p in result.mode_tests if p.within == s))
         for a, b in pairs:
             cells = [str(next(p.test for p in result.mode_tests if p.within == s and p.k == k and (p.a, p.b) == (a, b)))
                      for k in (1, 4, 20)]
             L.append(f"| {s} | {a} vs {b} | " + " | ".join(cells) + " |")
-    L += [""] + wording_sections(result)
+    return L + [""]
+
+
+def _sweeps(result: EvalResult) -> list[str]:
+    """One section a refusal sweep: its table and the recommended value."""
+    L: list[str] = []
     for sw in result.sweeps:
         L += [f"## Refusal sweep: {sw.knob} ({sw.strategy}, {sw.mode}, gate `{sw.gate}`)", "",
               "Bluff = an out-of-domain query that still gets at least one source. Answerable = the needle was in the "
@@ -196,6 +216,12 @@ def report_markdown(result: EvalResult, plots: dict[str, str] | None = None, tit
             r = sw.row(sw.recommended)
             L += [f"Recommended: **{sw.recommended:g}**, costing {r.bluffs} bluffs ({r.bluffs_near} near, {r.bluffs_far} far) "
                   f"and {r.lost} lost answers. Rule: {sw.rule}.", ""]
+    return L
+
+
+def _distances(result: EvalResult, plots: dict[str, str]) -> list[str]:
+    """The nearest cosine distances per group, then the sweep and distance plots."""
+    L: list[str] = []
     if result.distances:
         L += ["## Nearest cosine distances", "", "| group | n | min | median | max |", "|---|---:|---:|---:|---:|"]
         for g, v in result.distances.items():
@@ -205,13 +231,31 @@ def report_markdown(result: EvalResult, plots: dict[str, str] | None = None, tit
     for name, alt in (("sweep", "Refusal sweep"), ("distances", "Nearest-distance distributions")):
         if name in plots:
             L += [f"![{alt}]({plots[name]})", ""]
+    return L
+
+
+def _cost(result: EvalResult) -> list[str]:
+    """Time taken, the embedding cache's hits and misses, and the run's notes."""
     t = result.timings_s
-    L += ["## Cost", "", f"Total {t.get('total', 0):.1f} s; embedding cache `{result.cache.get('path')}`: "
-          f"{result.cache.get('hits')} cached, {result.cache.get('misses')} newly embedded texts. "
-          + ", ".join(f"index {s} {t[f'index_{s}']:.1f} s" for s in result.strategies if f"index_{s}" in t) + ".", ""]
+    L = ["## Cost", "", f"Total {t.get('total', 0):.1f} s; embedding cache `{result.cache.get('path')}`: "
+         f"{result.cache.get('hits')} cached, {result.cache.get('misses')} newly embedded texts. "
+         + ", ".join(f"index {s} {t[f'index_{s}']:.1f} s" for s in result.strategies if f"index_{s}" in t) + ".", ""]
     if result.notes:
         L += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
-    return "\n".join(L)
+    return L
+
+
+def report_markdown(result: EvalResult, plots: dict[str, str] | None = None, title: str = "Retrieval evaluation") -> str:
+    """The Markdown report of a run: headline answers, tables, sign tests, the sweep, links to ``plots``.
+
+    ``plots`` maps a plot name (``recall``, ``distances``, ``sweep``) to a path relative to the report.
+    """
+    plots = plots or {}
+    answers = ["## Answers", ""] + [f"- {v}" for v in headline(result).values()] + [""]
+    sections = (_intro(result, title), answers, _chunking(result), _recall(result, plots), _strategies_compared(result),
+                _modes_compared(result), wording_sections(result), _sweeps(result), _distances(result, plots),
+                _cost(result))
+    return "\n".join(line for section in sections for line in section)
 
 
 def write_report(result: EvalResult, out_dir: Path, *, report_path: Path | None = None) -> Path:
