@@ -59,7 +59,8 @@ class StageTimedOut(LimitExceeded):
 
 #: How each stage of indexing a document is named in a reason (:class:`StageTimedOut`).
 STAGE_WORDS = {"start": "reading the file", "extract": "reading the file", "ocr": "OCR", "roles": "role tagging",
-               "chunk": "chunking", "units": "cutting into sentences", "embed": "embedding"}
+               "chunk": "chunking", "units": "cutting into sentences", "embed": "embedding",
+               "sentences": "embedding the sentences"}
 
 
 def _figure(value: float, unit: str) -> str:

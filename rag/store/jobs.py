@@ -85,10 +85,12 @@ class JobKind(StrEnum):
 #: The share of a document's indexing each stage stands for, ``stage -> (start, end)`` in 0..1 (what a
 #: progress bar and the ETA use). Measured on the course corpus with the int8 encoder: embedding is most of
 #: the time of a text document; a scanned PDF spends it in OCR, which reports pages and takes the extract span.
+#: Issue 41: the chunks are embedded first (``embed``) and the document is searchable after ``index``; its
+#: sentence units (``sentences``, about twice the chunks' embedding) follow.
 STAGES: dict[str, tuple[float, float]] = {
     "read": (0.0, 0.02), "extract": (0.02, 0.25), "ocr": (0.02, 0.6), "roles": (0.25, 0.26), "chunk": (0.26, 0.29),
     "units": (0.29, 0.3),
-    "embed": (0.3, 0.97), "index": (0.97, 1.0),
+    "embed": (0.3, 0.6), "index": (0.6, 0.62), "sentences": (0.62, 1.0),
 }
 
 
@@ -189,6 +191,9 @@ class Job:
             return f"OCR page {min(self.done + 1, self.total)} of {self.total}"
         if self.stage == "embed" and self.total:
             return f"embedding {self.done} of {self.total} pieces"
+        if self.stage == "sentences":  # issue 41: the document is ready; its sentence units follow
+            n = f": {self.done} of {self.total}" if self.total else ""
+            return f"searchable; embedding its sentences for sentence search{n}"
         return words.get(self.stage or "", "starting")
 
     def to_json(self) -> dict[str, Any]:

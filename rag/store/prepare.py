@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rag.errors import Cancelled, StageTimedOut, StoreError
 from rag.ingest.budget import allowance
-from rag.ingest.chunk import unit_text
+from rag.ingest.chunk import chunk_units, unit_text
 from rag.ingest.limits import Limits
 from rag.ingest.read import ReadResult, read_bytes
 from rag.settings import ChunkingSettings
@@ -69,7 +69,7 @@ Read = Callable[..., ReadResult]
 
 def prepare(data: bytes, name: str, settings: Settings, embedder: Encoder, dim: int, progress: Progress = _no_progress,
             *, read: Read = read_inline, should_stop: Callable[[], bool] | None = None,
-            floor_s: float = 0.0) -> Prepared:
+            floor_s: float = 0.0, units: bool = True) -> Prepared:
     """Read (with ``read``: extract, roles, chunks with strategy E at the settings' budget and encoder window,
     units) and embed one file.
 
@@ -78,37 +78,73 @@ def prepare(data: bytes, name: str, settings: Settings, embedder: Encoder, dim: 
     take :func:`rag.ingest.budget.allowance` ``("embed", texts=n)`` seconds (at least ``floor_s``, a retry's
     larger limit). Raises :class:`rag.errors.ExtractionError` for a file that cannot be read,
     :class:`rag.errors.StageTimedOut` for a step that ran out of time, :class:`rag.errors.StoreError` when
-    the embedder returns the wrong shape.
+    the embedder returns the wrong shape. ``units`` false: no sentence units are cut or embedded here, whatever
+    the settings say (the writer embeds them after the document is searchable, issue 41: :func:`embed_units`).
     """
     s = settings
     stop = should_stop or (lambda: False)
     progress("extract", 0, 1)
-    got = read(data, name, progress, should_stop, Limits.from_settings(s), s.chunking,
+    params = s.chunking if units else replace(s.chunking, unit_vectors=False)
+    got = read(data, name, progress, should_stop, Limits.from_settings(s), params,
                floor_s=floor_s)
-    doc, chunks, units = got.document, list(got.chunks), tuple(got.units)
+    doc, chunks, spans = got.document, list(got.chunks), tuple(got.units)
     if stop():
         raise Cancelled(f"{name}: cancelled")
-    all_texts = [c.text for c in chunks] + [unit_text(chunks[i], a, b) for i, a, b in units]
-    # embed_once (issue 41): each distinct text of this document's chunk+unit batch is embedded once and its
-    # vector shared by every row that has that text (the encoder is deterministic per text).
+    all_texts = [c.text for c in chunks] + [unit_text(chunks[i], a, b) for i, a, b in spans]
+    vecs = embed_texts(all_texts, name, s, embedder, dim, progress, stop, "embed", floor_s)
+    return Prepared(doc, chunks, vecs[:len(chunks)], spans, vecs[len(chunks):])
+
+
+def embed_texts(all_texts: list[str], name: str, settings: Settings, embedder: Encoder, dim: int, progress: Progress,
+                stop: Callable[[], bool], stage: str = "embed", floor_s: float = 0.0) -> np.ndarray:
+    """``(len(all_texts), dim)`` float32 vectors of ``all_texts``, in batches of ``settings.embed_batch_size``
+    (unset: the encoder's own), ``progress(stage, done, total)`` per batch, under the ``embed`` budget
+    (:func:`rag.ingest.budget.allowance`, at least ``floor_s``). ``stop()`` true between batches raises
+    :class:`rag.errors.Cancelled`; running out of time :class:`rag.errors.StageTimedOut`; a wrong shape from the
+    embedder :class:`rag.errors.StoreError`.
+
+    embed_once (issue 41): each distinct text is embedded once and its vector shared by every row that has that
+    text (the encoder is deterministic per text)."""
     where: dict[str, int] = {}
     rows = [where.setdefault(t, len(where)) for t in all_texts]
     texts = list(where)
-    bs = max(1, s.embed_batch_size or embedder.batch_size or 32)
+    bs = max(1, settings.embed_batch_size or embedder.batch_size or 32)
     parts = []
-    progress("embed", 0, len(texts))
+    progress(stage, 0, len(texts))
     limit_s, t0 = max(floor_s, allowance("embed", texts=len(texts))), time.monotonic()
     for i in range(0, len(texts), bs):
         if stop():
             raise Cancelled(f"{name}: cancelled")
         if time.monotonic() - t0 > limit_s:
-            raise StageTimedOut(name, "embed", time.monotonic() - t0, limit_s,
+            raise StageTimedOut(name, stage, time.monotonic() - t0, limit_s,
                                 f"at text {i:,} of {len(texts):,}")
         parts.append(embedder.encode(texts[i:i + bs]))
-        progress("embed", min(i + bs, len(texts)), len(texts))
+        progress(stage, min(i + bs, len(texts)), len(texts))
     vecs = np.concatenate(parts) if parts else np.zeros((0, dim), np.float32)
     if vecs.shape != (len(texts), dim):
         raise StoreError(f"{name}: embedder returned {vecs.shape}, expected ({len(texts)}, {dim})")
-    vecs = np.ascontiguousarray(vecs, dtype=np.float32)[np.asarray(rows, dtype=np.intp)] if rows else \
+    return np.ascontiguousarray(vecs, dtype=np.float32)[np.asarray(rows, dtype=np.intp)] if rows else \
         np.zeros((0, dim), np.float32)
-    return Prepared(doc, chunks, vecs[:len(chunks)], units, vecs[len(chunks):])
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    """What the units of a stored chunk are cut from: its row ``id``, embedded ``text``, ``content`` and ``start``
+    offset (the attributes :func:`rag.ingest.chunk.chunk_units` and :func:`rag.ingest.chunk.unit_text` read)."""
+
+    id: int
+    text: str
+    content: str
+    start: int
+
+
+def embed_units(chunks: list[StoredChunk], name: str, settings: Settings, embedder: Encoder, dim: int,
+                progress: Progress = _no_progress, should_stop: Callable[[], bool] | None = None,
+                floor_s: float = 0.0) -> tuple[list[tuple[int, int, int]], np.ndarray]:
+    """The sentence units of a searchable document's stored ``chunks`` (:func:`rag.ingest.chunk.chunk_units`) and
+    their vectors: ``([(chunk row id, start, end)], (n, dim) float32)``, progress stage ``sentences``."""
+    stop = should_stop or (lambda: False)
+    spans = [(c, a, b) for c in chunks for a, b in chunk_units(c)]  # type: ignore[arg-type]
+    vecs = embed_texts([unit_text(c, a, b) for c, a, b in spans], name, settings, embedder, dim,  # type: ignore[arg-type]
+                       progress, stop, "sentences", floor_s)
+    return [(c.id, a, b) for c, a, b in spans], vecs

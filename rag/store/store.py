@@ -60,6 +60,7 @@ import contextlib
 import hashlib
 import logging
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -270,6 +271,8 @@ class Store(QueueFacade):
         doc = self.find_document(doc_id)
         if doc is None:
             return False
+        if doc.status == DocStatus.READY:
+            self._stop_sentences(doc.id)
         with self._locks.document(doc.id) as got:
             if not got:
                 raise StoreError(f"{doc.name}: being indexed right now; delete it when it is done")
@@ -285,6 +288,17 @@ class Store(QueueFacade):
                 derived.remove(self.path, doc.id)  # its overview (issue 29) goes with it
         self._locks.discard_document(doc.id)
         return True
+
+    def _stop_sentences(self, doc_id: str, wait_s: float = 30.0) -> None:
+        """A ready document whose sentence units are being embedded (issue 41): ask its worker to stop and wait up
+        to ``wait_s`` for it to let go of the document (a cancel is heard between two encoder batches)."""
+        job = self.jobs.for_document(doc_id)
+        if job is None or not job.active or self._locks.document_free(doc_id):
+            return
+        self.jobs.request_cancel(job.id)
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline and not self._locks.document_free(doc_id):
+            time.sleep(0.05)
 
     # ------------------------------------------------------------------ reads
 

@@ -302,7 +302,7 @@ class Worker:
                 budget += STARTUP_S
         elif stage in ("extract", "ocr", "roles", "chunk", "units"):
             budget = max(floor, allowance(stage, chars=total))
-        elif stage == "embed":
+        elif stage in ("embed", "sentences"):  # sentences: a searchable document's units (issue 41)
             budget = max(floor, allowance("embed", texts=total))
         else:
             budget = COMMIT_S

@@ -7,13 +7,16 @@
   ``exists`` when other bytes are ready under the same name (issue 16); else keeps the original as
   ``files/<sha256>`` (fsync'ed) and writes the document row ``queued`` and its job in one transaction. Instant.
 * :meth:`Writer.run` (a worker, :mod:`rag.store.worker`, holding the document's lock): extracts (where
-  ``extract`` says: in a contained child process for the worker), chunks (strategy E) and embeds with no
-  store lock held (:func:`prepare`: the slow part), then in ONE write transaction: ``duplicate`` when a ready
+  ``extract`` says: in a contained child process for the worker), chunks (strategy E) and embeds the chunks with
+  no store lock held (:func:`prepare`: the slow part), then in ONE write transaction: ``duplicate`` when a ready
   document holds the same canonical text ("same text as X"); else the chunk rows with their vectors, the row
   ``ready`` with its chunk count, with ``replace`` the retired version it replaces (:mod:`rag.store.rows`),
   the one index delta of both (:meth:`rag.store.cache.IndexCache.commit`: one generation, so no search ever
   sees both versions or neither) and the job ``done``. A worker killed before that commit left nothing of
-  the document but its ``queued`` row and its job, which the next worker runs again.
+  the document but its ``queued`` row and its job, which the next worker runs again. Issue 41: the sentence
+  units are embedded after that commit, the document already searchable, and written in a second transaction
+  that ends the job (:meth:`Writer._sentences`); killed in between, the document stays ready and the next
+  worker embeds only its units.
 
 :meth:`Writer.ingest` (``Store.ingest_bytes``, the synchronous library call) is both at once in the
 caller's process. Any failure sets the row and the job ``failed`` with a one-line reason and ``retryable``
@@ -31,6 +34,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,10 +42,19 @@ from rag.errors import Cancelled, ExtractionError, LimitExceeded, StoreError
 from rag.ingest.limits import Limits, check_size
 from rag.settings import PIPELINE_VERSION, Settings
 from rag.store.backup import remove_original, write_name
-from rag.store.cache import IndexCache
+from rag.store.cache import IndexCache, IndexDelta
 from rag.store.jobs import Job, JobKind, JobQueue, JobState, active_job, finish_job, insert_job, worker_id
 from rag.store.locks import StoreLocks
-from rag.store.prepare import Prepared, Progress, Read, _no_progress, prepare, read_inline
+from rag.store.prepare import (
+    Prepared,
+    Progress,
+    Read,
+    StoredChunk,
+    _no_progress,
+    embed_units,
+    prepare,
+    read_inline,
+)
 from rag.store.results import IngestResult, IngestStatus, OnConflict, clean_name
 from rag.store.rows import Replaced, pick_replaced, retire_version, text_sha, write_chunks
 from rag.store.schema import now_iso
@@ -219,9 +232,12 @@ class Writer:
             t0: float | None = None) -> IngestResult:
         """Index the document of ``job``, which the caller has taken (it holds the document's lock).
 
-        Read (``read``, default the indexer's: extract, roles, chunks, units), embed, then ONE write transaction: the chunk
+        Read (``read``, default the indexer's: extract, roles, chunks), embed, then ONE write transaction: the chunk
         rows, ``ready``, the replaced version's exit, the index delta and the job's ``done`` with its result
-        (or the twin: ``duplicate``). A failure marks the document and the job ``failed`` together, with
+        (or the twin: ``duplicate``). With the ``unit_vectors`` setting on (the default), the job stays running
+        after that commit: the document is searchable by its chunks, and its sentence units follow
+        (:meth:`_sentences`, issue 41) before the job ends; a job taken again for a document already ready (its
+        run stopped in between) does only that second half. A failure marks the document and the job ``failed`` together, with
         ``retryable``: ``False`` for a file that cannot be extracted or holds no text (a retry cannot help),
         ``True`` for anything else (a fault of this process). A cancel (``should_stop``) ends it
         ``cancelled`` (:meth:`cancel`). Never raises for bad input.
@@ -234,6 +250,9 @@ class Writer:
             return IngestResult(doc_id, name, status, elapsed_ms=(time.perf_counter() - t0) * 1000, job_id=job.id,
                                 **kw)
 
+        if job.kind == JobKind.INGEST and self._ready(doc_id) is not None:
+            # its chunks were committed by a run that stopped before its sentences (issue 41): only they are left
+            return self._sentences(job, owner, progress, should_stop, result, None)
         try:
             progress("read", 0, 1)
             data = (self.root / "files" / doc_id).read_bytes()
@@ -242,21 +261,24 @@ class Writer:
         with self.locks.write(self.conn):
             self.conn.execute("UPDATE documents SET status=?, reason=NULL, retryable=NULL, updated_at=? WHERE id=?",
                               (DocStatus.INDEXING, now_iso(), doc_id))
+        later = bool(self.settings.unit_vectors)  # issue 41: the sentence units once the document is searchable
         try:
             prepared = prepare(data, name, self.settings, self.embedder(), self.model_dim, progress,
                                read=read or self.read, should_stop=should_stop,
-                               floor_s=float(job.limit_s or 0))
+                               floor_s=float(job.limit_s or 0), units=not later)
             del data
             if not prepared.chunks:
                 logger.info("%s (%s): no text to index", name, doc_id[:8])
                 return self._fail(job, result, "no text to index (empty or blank document)", retryable=False,
                                   warnings=tuple(prepared.document.warnings))
             progress("index", 0, 1)
-            r = self._commit(job, prepared, result)
+            r = self._commit(job, prepared, result, finish=not later)
             try:
                 progress("index", 1, 1)
             except Cancelled:  # committed: a cancel heard now is too late, and must not drop the indexed document
                 pass
+            if later and r.status == IngestStatus.READY:
+                return self._sentences(job, owner, progress, should_stop, result, r)
             return r
         except Cancelled:
             return self._drop(job, result)
@@ -267,10 +289,12 @@ class Writer:
             logger.exception("%s (%s): internal error while indexing", name, doc_id[:8])
             return self._fail(job, result, f"internal error while indexing: {type(e).__name__}: {e}", retryable=True)
 
-    def _commit(self, job: Job, prepared: Prepared, result: Callable[..., IngestResult]) -> IngestResult:
+    def _commit(self, job: Job, prepared: Prepared, result: Callable[..., IngestResult], *,
+                finish: bool = True) -> IngestResult:
         """The one write transaction of an ingest: the new chunks, the replaced version's exit, the index delta
-        and the job's end. When a ready document already holds the same canonical text, this document's row
-        and stored original are removed instead (``duplicate``, "same text as X")."""
+        and the job's end (with ``finish`` false the job stays running: its sentences follow, :meth:`_sentences`).
+        When a ready document already holds the same canonical text, this document's row
+        and stored original are removed instead (``duplicate``, "same text as X"), and the job ends."""
         doc_id, name = job.doc_id, job.name
         sha = text_sha(prepared.document.canonical)
         warnings = tuple(prepared.document.warnings)
@@ -294,13 +318,73 @@ class Writer:
                 r = result(IngestStatus.READY, chunk_count=n, warnings=warnings, coverage=prepared.document.coverage,
                            replaced_id=replaced.id if replaced else None,
                            replaced_added_at=replaced.added_at if replaced else None)
-                finish_job(self.conn, job.id, JobState.DONE, result=r.to_json())
+                if finish:
+                    finish_job(self.conn, job.id, JobState.DONE, result=r.to_json())
         if twin is not None:
             remove_original(self.root, doc_id)
         if replaced is not None:
             remove_original(self.root, replaced.id)
             self.locks.discard_document(replaced.id)
         return r
+
+    def _sentences(self, job: Job, owner: str, progress: Progress, should_stop: Callable[[], bool] | None,
+                   result: Callable[..., IngestResult], first: IngestResult | None) -> IngestResult:
+        """The second half of an ingest (issue 41, Deliver 1): the document is ready and searchable by its chunks;
+        its sentence units are cut from the stored chunks, embedded (stage ``sentences``) and written, with a new
+        index generation (the dense leg ranks a chunk by the best of its own and its units' cosine from then on),
+        and the job ends ``done`` with ``first`` (the result of the chunks' commit; ``None`` when a run that
+        stopped in between is resumed: made from the stored rows), in ONE transaction.
+
+        The document stays ready whatever happens here: a cancel ends the job ``cancelled`` and a failure ends it
+        ``done`` with a warning (on the job's result and the document), both without units, as the ``unit_vectors``
+        setting off has it; a document deleted or replaced meanwhile gets none (its job ended with it)."""
+        doc_id, name = job.doc_id, job.name
+        with self.locks.thread:
+            rows = self.conn.execute("SELECT id, text, content, start FROM chunks WHERE doc_id=? ORDER BY idx",
+                                     (doc_id,)).fetchall()
+        done = first or result(IngestStatus.READY, chunk_count=len(rows))
+        chunks = [StoredChunk(int(i), t, c, int(st)) for i, t, c, st in rows]
+        spans: list[tuple[int, int, int]] = []
+        vecs = None
+        warning = None
+        if self.settings.unit_vectors:
+            try:
+                spans, vecs = embed_units(chunks, name, self.settings, self.embedder(), self.model_dim, progress,
+                                          should_stop, floor_s=float(job.limit_s or 0))
+            except Cancelled:
+                with self.locks.write(self.conn):
+                    finish_job(self.conn, job.id, JobState.CANCELLED, result=done.to_json(),
+                               reason="cancelled by the user while its sentences were embedded; the document "
+                                      "stays searchable without sentence search")
+                return done
+            except Exception as e:  # noqa: BLE001 - the searchable document must not be lost to its units
+                if not isinstance(e, ExtractionError):
+                    logger.exception("%s (%s): sentence units failed", name, doc_id[:8])
+                warning = ("sentence search is off for this document: "
+                           f"{e.reason if isinstance(e, ExtractionError) else f'{type(e).__name__}: {e}'}")
+                spans = []
+        if warning:
+            done = replace(done, warnings=(*done.warnings, warning))
+        with self.locks.write(self.conn):
+            state = self.conn.execute("SELECT state, owner FROM jobs WHERE id=?", (job.id,)).fetchone()
+            if state is None or state[0] != JobState.RUNNING or state[1] != owner:
+                return done  # deleted or cancelled meanwhile: its end was written with it
+            now = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE doc_id=? ORDER BY idx", (doc_id,))]
+            if now != [c.id for c in chunks] or self._ready(doc_id) is None:
+                finish_job(self.conn, job.id, JobState.DONE, result=done.to_json(),
+                           reason="the document changed while its sentences were embedded")
+                return done
+            self.conn.execute("DELETE FROM chunk_units WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id=?)",
+                              (doc_id,))
+            if spans and vecs is not None:
+                self.conn.executemany('INSERT INTO chunk_units(chunk_id, start, "end", vector) VALUES (?,?,?,?)',
+                                      [(c, a, b, v.tobytes()) for (c, a, b), v in zip(spans, vecs)])
+                self.cache.commit(IndexDelta())  # a new generation: its unit index is read again
+            if warning:
+                self.conn.execute("UPDATE documents SET warnings=json_insert(COALESCE(warnings, '[]'), '$[#]', ?) "
+                                  "WHERE id=?", (warning, doc_id))
+            finish_job(self.conn, job.id, JobState.DONE, result=done.to_json())
+        return done
 
     def _fail(self, job: Job, result: Callable[..., IngestResult], reason: str, *, retryable: bool,
               warnings: tuple[str, ...] = ()) -> IngestResult:

@@ -19,7 +19,8 @@ def test_bench_speed_prints_every_part_and_writes_the_table(tmp_path, fake_embed
                         settings=get_settings(threshold=2.0, store=tmp_path / "unused"))
     what = [w for w, _, _ in table.rows]
     assert what[0] == "documents" and "bare encoder, chunk texts, batch 1" in what
-    assert {"product ingest, units off", "product ingest, units on", "search (search_and_gate), idle",
+    assert {"product ingest, units off", "product ingest, units on", "searchable after (units on; sentence units follow)",
+            "search (search_and_gate), idle",
             "search while a document is indexed", "first words from asking, prefix cached",
             "first words from asking, prefix not cached"} <= set(what)
     assert "bare llama.cpp prefill, whole prompt" not in what  # a fake model has no llama.cpp to time

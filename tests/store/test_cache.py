@@ -38,7 +38,8 @@ def test_incremental_updates_equal_the_rebuild_and_files_follow_the_generation(t
     s.delete(ids[1])
     cache = s.index_cache
     live, fresh = cache.current(), cache.rebuild()
-    assert live.generation == fresh.generation == cache.generation() == 4  # three ingests, one delete
+    # three ingests, each its chunks then its sentence units (issue 41: searchable first), one delete
+    assert live.generation == fresh.generation == cache.generation() == 7
     assert sorted(live.dense.ids().tolist()) == sorted(fresh.dense.ids().tolist()) == cache.rows().ids.tolist()
     assert live.bm25.ids().tolist() == fresh.bm25.ids().tolist()
     for q in ("gamma note", "alpha item alpha2"):
@@ -46,7 +47,7 @@ def test_incremental_updates_equal_the_rebuild_and_files_follow_the_generation(t
                         depth=max(5, s.settings.candidates_k), rrf_k=s.settings.rrf_k)
         assert [h.chunk_id for h in s.search(q, k=5, rerank=False)] == [h.chunk_id for h in want] != []
     names = sorted(p.name for p in (s.path / "index").iterdir())
-    assert names == ["bm25.g4", "dense.g4.faiss"]  # older generations removed
+    assert names == ["bm25.g7", "dense.g7.faiss"]  # older generations removed
     s.close()
 
 

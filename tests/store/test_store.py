@@ -276,7 +276,7 @@ def test_check_reports_what_breaks_the_promises(tmp_path, hash_embedder):
     r = s.ingest_bytes(_md("Alpha"), "a.md")
     report = s.check()
     assert report.ok and report.documents == {"ready": 1} and report.chunks == r.chunk_count
-    assert report.generation == 1 and report.index_files and report.orphan_files == ()
+    assert report.generation == 2 and report.index_files and report.orphan_files == ()  # chunks, then units
     s.original_path(r.document_id).unlink()
     (s.path / "files" / ("0" * 64)).write_bytes(b"left over")
     db = sqlite3.connect(s.path / "store.sqlite3")  # a chunk written behind the store's back (no generation bump)
@@ -303,7 +303,7 @@ def test_check_after_the_index_files_are_lost_rebuilds_and_writes_them_back(tmp_
     s2 = Store(tmp_path / "s", embedder=hash_embedder)
     report = s2.check()
     assert report.ok and report.index_files and report.dense_ids == report.chunks > 0
-    assert sorted(p.name for p in (tmp_path / "s" / "index").iterdir()) == ["bm25.g1", "dense.g1.faiss"]
+    assert sorted(p.name for p in (tmp_path / "s" / "index").iterdir()) == ["bm25.g2", "dense.g2.faiss"]
     s2.close()
 
 

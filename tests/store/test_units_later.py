@@ -1,0 +1,139 @@
+"""Issue 41, Deliver 1: a document is searchable by its chunks first; its sentence units follow in the same job
+(stage ``sentences``), durable like the rest of it: stopped, killed, cancelled or deleted in between, nothing is
+lost and nothing is left over."""
+
+from __future__ import annotations
+
+import threading
+
+from rag.settings import get_settings
+from rag.store.jobs import JobState
+from rag.store.store import Store
+from rag.store.worker import Worker
+
+# Paragraphs of several sentences about different things: a chunk's units rank it for one sentence's question.
+DOC = ("# Office guide\n\n" + "\n\n".join(
+    f"## Part {i}\n\nThe cafeteria {i} serves lunch from noon until two every weekday. "
+    f"Visitors to wing {i} sign the register at the front desk before entering. "
+    f"Bicycles of team {i} may be left in the locked shed behind building C overnight. "
+    f"The printers on floor {i} need a badge to release a job." for i in range(12)) + "\n").encode()
+QUESTIONS = ("where can I leave my bicycle overnight", "when is lunch served", "how do printers release a job")
+
+
+def _units(s: Store) -> int:
+    with s._locks.thread:
+        return s._db.execute("SELECT COUNT(*) FROM chunk_units").fetchone()[0]
+
+
+def _found(s: Store) -> list[list[str]]:
+    return [[s.chunk(h.chunk_id).content for h in s.search(q, k=5)] for q in QUESTIONS]
+
+
+def _store(path, emb, **kw) -> Store:
+    return Store(path, settings=get_settings(store=path, **kw), embedder=emb)
+
+
+def _stop_at_sentences(store: Store) -> Worker:
+    """A worker stopped as it starts embedding the sentences: the chunks are committed, the job put back."""
+    w = Worker(store, contained=False)
+    w.on_progress = lambda job, stage, done, total: w.stop() if stage == "sentences" else None
+    w.run()
+    return w
+
+
+def _drain(store: Store) -> Worker:
+    w = Worker(store, contained=False)
+    assert w.run(until=lambda: not store.jobs.active()) >= 0
+    return w
+
+
+def test_searchable_by_chunks_first_then_by_units_as_the_units_setting_is(tmp_path, hash_embedder):
+    off = _store(tmp_path / "off", hash_embedder, unit_vectors=False)
+    off.ingest_bytes(DOC, "guide.md")
+    on = _store(tmp_path / "on", hash_embedder)
+    on.ingest_bytes(DOC, "guide.md")  # the library call: chunks, then units, before it returns
+    assert _units(off) == 0 < _units(on)
+    s = _store(tmp_path / "s", hash_embedder)
+    r = s.enqueue_bytes(DOC, "guide.md")
+    _stop_at_sentences(s)
+    job = s.jobs.get(r.job_id)
+    assert s.get_document(r.document_id).status == "ready" and job.state == JobState.QUEUED  # put back
+    assert _units(s) == 0 and _found(s) == _found(off)  # answerable now, as with units off
+    assert _drain(s).jobs_run == 1
+    job = s.jobs.get(r.job_id)
+    assert job.state == JobState.DONE and job.result["status"] == "ready" and job.result["chunk_count"] > 0
+    assert _units(s) == _units(on) and _found(s) == _found(on)  # refined: as if indexed in one go
+    assert s.check().ok
+    for x in (off, on, s):
+        x.close()
+
+
+def test_a_process_killed_between_the_chunks_and_the_units_leaves_a_job_the_next_worker_finishes(tmp_path,
+                                                                                                hash_embedder):
+    s = _store(tmp_path / "s", hash_embedder)
+
+    class Killed(BaseException):
+        pass
+
+    def die(stage, done, total):
+        if stage == "sentences":
+            raise Killed
+
+    try:
+        s.ingest_bytes(DOC, "guide.md", die)
+    except Killed:
+        pass
+    [doc] = s.documents()
+    job = s.jobs.for_document(doc.id)
+    assert doc.status == "ready" and job.state == JobState.RUNNING and _units(s) == 0  # what a SIGKILL leaves
+    s2 = _store(tmp_path / "s", hash_embedder)
+    assert [d.status for d in s2.documents()] == ["ready"]  # never shown as indexing or failed meanwhile
+    assert _drain(s2).jobs_run == 1
+    assert s2.jobs.get(job.id).state == JobState.DONE and _units(s2) > 0 and s2.check().ok
+    s.close()
+    s2.close()
+
+
+def test_a_cancel_while_the_units_are_embedded_keeps_the_document_searchable(tmp_path, hash_embedder):
+    s = _store(tmp_path / "s", hash_embedder, embed_batch_size=2)
+    r = s.enqueue_bytes(DOC, "guide.md")
+    w = Worker(s, contained=False)
+    w.on_progress = lambda job, stage, done, total: s.jobs.request_cancel(job.id) if stage == "sentences" else None
+    w.run(until=lambda: not s.jobs.active())
+    job = s.jobs.get(r.job_id)
+    assert job.state == JobState.CANCELLED and "stays searchable" in job.reason
+    assert s.get_document(r.document_id).status == "ready" and _units(s) == 0 and _found(s)[0]
+    assert s.check().ok
+    s.close()
+
+
+def test_deleting_a_document_while_its_units_are_embedded_leaves_no_units_behind(tmp_path, hash_embedder):
+    s = _store(tmp_path / "s", hash_embedder, embed_batch_size=2)
+    r = s.enqueue_bytes(DOC, "guide.md")
+    deleted: list[bool] = []
+    started = threading.Event()
+
+    def delete_once(job, stage, done, total):
+        if stage == "sentences" and not started.is_set():
+            started.set()
+            t = threading.Thread(target=lambda: deleted.append(s.delete(r.document_id)))
+            t.start()
+
+    w = Worker(s, contained=False, on_progress=delete_once)
+    w.run(until=lambda: not s.jobs.active() and bool(deleted))
+    assert started.is_set() and deleted == [True] and s.get_document(r.document_id) is None
+    assert s.chunk_count == 0 and _units(s) == 0 and not s.jobs.active()
+    assert s.check().ok
+    s.close()
+
+
+def test_a_stopped_units_stage_resumed_with_units_off_writes_none(tmp_path, hash_embedder):
+    s = _store(tmp_path / "s", hash_embedder)
+    r = s.enqueue_bytes(DOC, "guide.md")
+    _stop_at_sentences(s)
+    s2 = _store(tmp_path / "s", hash_embedder, unit_vectors=False)
+    _drain(s2)
+    assert s2.jobs.get(r.job_id).state == JobState.DONE and _units(s2) == 0
+    assert s2.get_document(r.document_id).status == "ready"
+    s.close()
+    s2.close()
