@@ -10,15 +10,16 @@ from pathlib import Path
 import click
 
 from rag.cli import common
-from rag.evaluation.bench.corpora import CORPORA
+from rag.evaluation.bench.corpora import RETRIEVAL_CORPORA
 from rag.evaluation.bench.retrieval import bench_retrieval
 
 
 @click.command()
 @click.option("--store", "store_dir", type=click.Path(file_okay=False), default=None,
               help="Store to (re)use for the corpus (default: a temporary folder).")
-@click.option("--corpus", "corpus_name", type=click.Choice(CORPORA), default="course", show_default=True,
-              help="Shared corpus: the Markdown course chapters (+ the DPR PDF) or the pdf-dev PDFs.")
+@click.option("--corpus", "corpus_name", type=click.Choice(RETRIEVAL_CORPORA), default="course",
+              show_default=True, help="Shared corpus: the Markdown course chapters (+ the DPR PDF), the pdf-dev PDFs, "
+              "or the real documents (Markdown, DOCX, HTML, PPTX) of the answer benchmarks.")
 @common.shared_option
 @click.option("--sizes", default="10000,100000", show_default=True, help="Replicated index sizes (chunks).")
 @click.option("--repeat", type=click.IntRange(1, 100), default=1, show_default=True, help="Passes over the queries.")

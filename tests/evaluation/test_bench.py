@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from rag.evaluation.bench import corpora, machine
-from rag.evaluation.bench.retrieval import recall_lines, search_ranks, sign_test_lines
+from rag.evaluation.bench.retrieval import (
+    passage_in_sources,
+    recall_lines,
+    search_ranks,
+    sign_test_lines,
+    wording_lines,
+)
 from rag.evaluation.data import EvalInputError, Question, expand_queries, read_jsonl
 
 
@@ -123,3 +129,37 @@ def test_bench_retrieval_recall_and_sign_tests_by_wording():
     (r4, r20) = sign_test_lines(queries, ranks)
     assert r4.startswith("hybrid vs bm25 R@4 ")
     assert "all +0 / -6, p = 0.0312;  doc +0 / -0, p = 1.0000;  user +0 / -6, p = 0.0312" in r4
+
+
+@dataclass(frozen=True)
+class FakeGate:
+    refused: bool
+    sources: tuple
+
+
+def test_passage_in_sources_needs_an_unrefused_gate_and_a_source_holding_the_needle():
+    store = FakeSearchStore()
+    assert passage_in_sources(store, FakeGate(False, (FakeHit(100), FakeHit(7))), "<7> ends")
+    assert not passage_in_sources(store, FakeGate(False, (FakeHit(100),)), "<7> ends")
+    assert not passage_in_sources(store, FakeGate(True, (FakeHit(7),)), "<7> ends")  # a refusal shows the model nothing
+    assert not passage_in_sources(store, FakeGate(False, ()), "<7> ends")
+
+
+def test_wording_lines_put_both_wordings_side_by_side_with_the_share_in_sources():
+    queries = expand_queries([Question(f"q{i}", "d", f"<{i}> ends", f"doc words {i}", f"user words {i}", ("doc", "user"))
+                              for i in range(1, 5)])
+    ranks = {q.key: (1 if q.phrasing == "doc" else (3 if q.qid in ("q1", "q2") else None)) for q in queries}
+    held = {q.key: q.phrasing == "doc" or q.qid == "q1" for q in queries}
+    head, doc, user = wording_lines(queries, ranks, held)
+    assert head.split()[:8] == ["wording", "n", "R@1", "R@4", "R@8", "R@20", "MRR", "passage"]
+    assert doc.split() == ["doc", "4", "1.000", "1.000", "1.000", "1.000", "1.000", "4", "of", "4", "1.000",
+                           "[0.510,", "1.000]"]
+    assert user.split()[:7] == ["user", "4", "0.000", "0.500", "0.500", "0.500", "0.167"]
+    assert user.split()[7:11] == ["1", "of", "4", "0.250"]
+
+
+def test_bench_retrieval_offers_every_dev_corpus():
+    from rag.cli.bench_retrieval import bench_retrieval_cmd
+
+    choice = next(p for p in bench_retrieval_cmd.params if p.name == "corpus_name").type
+    assert list(choice.choices) == ["course", "pdf-dev", "real"]

@@ -32,6 +32,8 @@ from rag.types import DocStatus
 CORPORA = ("course", "pdf-dev")
 #: The corpora of the answer benchmarks (``bench answers``, issue 39): :data:`CORPORA` and ``real``.
 ANSWER_CORPORA = (*CORPORA, "real")
+#: The corpora of ``bench retrieval`` (issue 40: every dev set, both wordings): the same three.
+RETRIEVAL_CORPORA = ANSWER_CORPORA
 #: Our own question sets over shared documents (``real.jsonl`` + ``real_ood.jsonl`` over ``<shared>/corpus/real``).
 QUESTIONS_DIR = Path(__file__).resolve().parent.parent / "questions"
 

@@ -2,7 +2,8 @@
 wording, then at scale.
 
 On a shared corpus (``--corpus course``: the 13 Markdown chapters and the
-13-page DPR PDF; ``--corpus pdf-dev``: the 8 real PDFs) it prints, under the
+13-page DPR PDF; ``--corpus pdf-dev``: the 8 real PDFs; ``--corpus real``: the
+8 real documents of the answer benchmarks, issue 40) it prints, under the
 common header (date, machine, load):
 
 * ingest time per chunk (design 22), query embedding and each stage's ms
@@ -10,6 +11,10 @@ common header (date, machine, load):
 * R@1/4/8/20 and MRR of the store's own search in each mode (dense, bm25,
   hybrid), over all queries and per wording (documents' / users', issue 19),
   and paired sign tests of hybrid against the other modes per wording;
+* both wordings side by side (issue 40): the product's hybrid R@k and MRR, and
+  the share of questions whose passage reaches the model's sources (what
+  :func:`rag.answer.pipeline.search_and_gate` keeps: at most 4, none when it
+  refuses), with its Wilson interval;
 * build time, memory and stage times on the corpus's vectors replicated to
   ``--sizes`` chunks.
 
@@ -31,7 +36,7 @@ from rag.evaluation.bench.corpora import corpus as shared_corpus
 from rag.evaluation.bench.corpora import ingest_missing
 from rag.evaluation.bench.machine import header, p50_p95, percentile, rss_mib
 from rag.evaluation.data import EvalQuery, by_wording, expand_queries, load_questions
-from rag.evaluation.metrics import RECALL_KS, first_hit_rank, hits_at, sign_test, summarize_ranks
+from rag.evaluation.metrics import RECALL_KS, first_hit_rank, hits_at, sign_test, summarize_ranks, wilson_interval
 from rag.index.bm25 import BM25Index
 from rag.index.dense import DenseIndex
 from rag.index.fusion import rrf
@@ -89,6 +94,29 @@ def recall_lines(queries: Sequence[EvalQuery], ranks: dict[str, dict[str, int | 
     return lines
 
 
+def passage_in_sources(store, gate, needle: str) -> bool:
+    """Whether the model would read the passage: ``gate`` (a :class:`rag.answer.gate.GateResult` of ``store``) did
+    not refuse and one of its ``sources`` has a content holding the whole ``needle``."""
+    if gate.refused or not gate.sources:
+        return False
+    return first_hit_rank([r.content for r in store.chunks([h.chunk_id for h in gate.sources])], needle) is not None
+
+
+def wording_lines(queries: Sequence[EvalQuery], ranks: dict[str, int | None], in_sources: dict[str, bool]) -> list[str]:
+    """Text table, one row per wording (issue 40): R@1/4/8/20 and MRR of ``ranks`` (key -> rank, the product's
+    hybrid search), then how many of the wording's questions have their passage among the model's sources
+    (``in_sources``: key -> bool), that share and its 95 % Wilson interval."""
+    lines = ["wording    n  " + "  ".join(f"R@{k:<4}" for k in RECALL_KS) + "  MRR    passage in the model's sources"]
+    for w, qs in by_wording(queries).items():
+        s = summarize_ranks([ranks[q.key] for q in qs], str(w))
+        held = sum(bool(in_sources.get(q.key)) for q in qs)
+        lo, hi = wilson_interval(held, len(qs))
+        share = held / len(qs) if qs else 0.0
+        lines.append(f"{str(w):<7} {s.n_queries:>4}  " + "  ".join(f"{s.recall[k].value:.3f}" for k in RECALL_KS)
+                     + f"  {s.mrr:.3f}  {held:>3} of {len(qs):<3} {share:.3f} [{lo:.3f}, {hi:.3f}]")
+    return lines
+
+
 def sign_test_lines(queries: Sequence[EvalQuery], ranks: dict[str, dict[str, int | None]], ks=(4, 20)) -> list[str]:
     """Text table: the first mode of ``ranks`` against each other, paired sign tests at R@k per wording."""
     groups = {"all": list(queries)} | {str(w): qs for w, qs in by_wording(queries).items()}
@@ -137,11 +165,12 @@ def bench_retrieval(store_dir: str | None, sizes: list[int], repeat: int, echo: 
         qvecs.append(store.embedder.encode_query(q))
         emb_ms.append((time.perf_counter() - t) * 1000)
     idx = store.index_cache.current()
-    total_ms = []
-    for q in texts:
+    total_ms, gates = [], {}
+    for q in queries:
         t = time.perf_counter()
-        search_and_gate(store, q)
+        gates[q.key] = search_and_gate(store, q.text)
         total_ms.append((time.perf_counter() - t) * 1000)
+    in_sources = {q.key: passage_in_sources(store, gates[q.key], q.needle) for q in queries}
     n_w = {str(w): len(v) for w, v in by_wording(queries).items()}
     echo(f"queries          {len(queries)} ({', '.join(f'{v} {w}' for w, v in n_w.items())} wording), "
          f"{repeat} pass(es); times in ms")
@@ -153,6 +182,10 @@ def bench_retrieval(store_dir: str | None, sizes: list[int], repeat: int, echo: 
     ranks = {m: search_ranks(store, queries, m) for m in RECALL_MODES}
     echo(f"\n[{n} chunks]  recall of store.search (top 20; a chunk's content holds the whole needle)")
     for line in recall_lines(queries, ranks) + ["", "paired sign tests (+first wins / -losses, p)"] + sign_test_lines(queries, ranks):
+        echo(f"  {line}")
+    echo(f"\n[{n} chunks]  both wordings side by side (hybrid, the product's search; sources: search_and_gate, "
+         f"gate {s.gate}, at most {s.max_sources})")
+    for line in wording_lines(queries, ranks[RetrievalMode.HYBRID], in_sources):
         echo(f"  {line}")
     echo("")
     _at_scale(store, texts, qvecs, emb_ms, sizes, s, repeat, echo)
