@@ -136,16 +136,29 @@ def _read_jsonl(path: Path, required: Sequence[str], one_of: Sequence[Sequence[s
     return rows
 
 
+def needle_as_read(doc: str, needle: str) -> str:
+    """The needle as the canonical text of ``doc`` holds it: a Markdown document's canonical text is rendered
+    (issue 37, :func:`rag.ingest.web.markdown_render.render_markdown`), and the course corpus's needles quote its
+    source (``**Time to First Token (TTFT)**``, backticks), so they are rendered the same way; other needles are
+    returned as written."""
+    if not doc.lower().endswith((".md", ".markdown")):
+        return needle
+    from rag.ingest.web.markdown_render import render_markdown
+
+    return render_markdown(needle)
+
+
 def load_questions(path) -> list[Question]:
     """Read a questions JSONL: ``id``, ``doc``, ``needle`` and either ``query_course`` + ``query_ticket``
-    or ``query_doc`` + ``query_user`` (:data:`QUESTION_SCHEMAS`; a row may use either).
+    or ``query_doc`` + ``query_user`` (:data:`QUESTION_SCHEMAS`; a row may use either). A Markdown document's
+    needle is kept as read (:func:`needle_as_read`).
 
     Raises :class:`EvalInputError` naming the file and line on any defect.
     """
     out = []
     for r in _read_jsonl(Path(path), ("id", "doc", "needle"), QUESTION_SCHEMAS):
         doc_f, user_f = next(g for g in QUESTION_SCHEMAS if _filled(r, g[0]) and _filled(r, g[1]))
-        out.append(Question(r["id"], r["doc"], r["needle"], r[doc_f], r[user_f],
+        out.append(Question(r["id"], r["doc"], needle_as_read(r["doc"], r["needle"]), r[doc_f], r[user_f],
                             (doc_f.removeprefix("query_"), user_f.removeprefix("query_"))))
     return out
 

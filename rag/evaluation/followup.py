@@ -27,7 +27,7 @@ from pathlib import Path
 from rag.answer.conversation import Conversation
 from rag.answer.followup import RewriteMethod, needs_context
 from rag.answer.generate import TextGenerator
-from rag.evaluation.data import read_jsonl
+from rag.evaluation.data import needle_as_read, read_jsonl
 from rag.evaluation.metrics import format_p, sign_test, wilson_interval
 from rag.store.store import Store
 
@@ -69,7 +69,7 @@ def load_dialogues(path: Path, corpus_dir: Path) -> list[Dialogue]:
     """
     needles: dict[str, str] = {}
     for rel in QUESTION_FILES.values():
-        needles.update((q["id"], q["needle"]) for _, q in read_jsonl(corpus_dir / rel))
+        needles.update((q["id"], needle_as_read(q["doc"], q["needle"])) for _, q in read_jsonl(corpus_dir / rel))
     out = []
     for _, d in read_jsonl(path):
         if d["corpus"] not in QUESTION_FILES or d["target"] not in needles:

@@ -6,8 +6,8 @@
   the text stages of :mod:`rag.ingest.read` (roles, chunks, sentence units), each under its time budget
   (:mod:`rag.ingest.budget`, issue 35);
 * :mod:`rag.ingest.textfile` - text files: encodings (BOMs, charset-normalizer), Markdown front matter (and
-  :mod:`rag.ingest.web.markdown_hidden`: raw HTML under the hidden-text rules)
-  and HTML comments;
+  :mod:`rag.ingest.web.markdown_hidden`: raw HTML under the hidden-text rules; :mod:`rag.ingest.web.markdown_render`:
+  the inline markup rendered) and HTML comments;
 * :mod:`rag.ingest.pdf` - the PDF reader (PyMuPDF), with its parts: :mod:`rag.ingest.pdf.pdf_page` (one page as
   read), :mod:`rag.ingest.pdf.pdf_text` (lines -> paragraphs -> canonical text), :mod:`rag.ingest.pdf.pdf_title`
   (sections and title), :mod:`rag.ingest.pdf.layout` (lines, reading order), :mod:`rag.ingest.pdf.hyphen` (line-end
@@ -41,5 +41,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: footers, SmartArt, line breaks, builds, sheet captions). 7: issue 37 (ODF numbering, notes, headers, indexes,
 #: builds; HTML captions, note markers, formulas, heading decorations; EPUB media over the ratio limit). 8: ODT
 #: table cells whose text sits in lists (issue 37). 9: raw HTML a Markdown renderer hides left out (issue 37).
-#: 10: a DOCX heading paragraph ends at an empty line, the byline after it is body text (issue 37).
-EXTRACTOR_VERSION = "10"
+#: 10: a DOCX heading paragraph ends at an empty line, the byline after it is body text (issue 37). 11: Markdown's
+#: inline markup rendered (links as their text, no emphasis marks: issue 37).
+EXTRACTOR_VERSION = "11"

@@ -45,6 +45,7 @@ from rag.ingest.sniff import ENCRYPTED_OOXML, OLE2, ZIP, sniff
 from rag.ingest.web.epub import extract_epub
 from rag.ingest.web.html import extract_html
 from rag.ingest.web.markdown_hidden import strip_hidden_html
+from rag.ingest.web.markdown_render import render_markdown
 from rag.types import Document, Heading, MediaType, PageSpan  # noqa: F401
 
 # --------------------------------------------------------------------------- text
@@ -115,8 +116,9 @@ def extract_text(data: bytes, name: str) -> Document:
 
     Decoding, front matter and comments follow :mod:`rag.ingest.textfile`: a BOM names the encoding,
     other non-UTF-8 text is decoded by ``charset-normalizer`` with a warning naming the encoding; in
-    Markdown, YAML/TOML front matter becomes ``metadata`` (its ``title`` the title) and HTML comments
-    are dropped, both before any offset is taken. Raises ``ExtractionError`` for bytes that are not
+    Markdown, YAML/TOML front matter becomes ``metadata`` (its ``title`` the title), HTML comments and hidden
+    raw HTML are dropped and the inline markup is rendered (:mod:`rag.ingest.web.markdown_render`), all before
+    any offset is taken. Raises ``ExtractionError`` for bytes that are not
     text and for empty or blank-looking files.
     """
     try:
@@ -135,6 +137,7 @@ def extract_text(data: bytes, name: str) -> Document:
         canonical, hidden = strip_hidden_html(canonical)  # issue 37: raw HTML under the HTML reader's rules
         if hidden.total:
             warnings.append(hidden.warning())
+        canonical = render_markdown(canonical)  # issue 37: link text without URL, no emphasis marks
         canonical, refs = textfile.strip_reference_definitions(canonical)  # issue 26: ``[//]: # (...)`` is hidden
         if refs:
             warnings.append(f"hidden text left out: {refs} link reference definition(s) (Markdown comments such as "

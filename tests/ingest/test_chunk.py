@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rag.evaluation.data import needle_as_read
 from rag.ingest.chunk import MAX_HEADER_CHARS, STRATEGIES, chunk_document
 from rag.ingest.extract import extract_bytes, extract_path
 from rag.tokens import count_tokens, count_tokens_batch
@@ -64,7 +65,8 @@ def corpus_docs(corpus_dir):
 @pytest.fixture(scope="module")
 def needles(corpus_dir):
     rows = [json.loads(line) for line in (corpus_dir / "dev_questions.jsonl").read_text().splitlines() if line.strip()]
-    return rows
+    # the needles quote the Markdown source; the canonical text is rendered (issue 37): compare them as read
+    return [{**r, "needle": needle_as_read(r["doc"], r["needle"])} for r in rows]
 
 
 # --------------------------------------------------------------------------- names
@@ -103,9 +105,18 @@ def test_blind_a_destroys_what_verify_needles_lists(corpus_dir, corpus_docs, nee
     out = subprocess.run([sys.executable, str(corpus_dir / "verify_needles.py"), "--chunk", "512"],
                          capture_output=True, text=True, check=True).stdout
     listed = re.search(r"destroys \d+/\d+: (.*)", out).group(1).split(", ")
+    assert len(listed) == 6  # on the Markdown source
+    # verify_needles.py's rule (a needle survives only inside one 512-character window), on the canonical text:
+    # the Markdown is rendered there (issue 37), so the windows fall elsewhere than in the source
+    blind = []
+    for q in needles:
+        canonical = corpus_docs[q["doc"]].canonical
+        start = canonical.index(q["needle"])
+        if start // 512 != (start + len(q["needle"]) - 1) // 512:
+            blind.append(q["id"])
     destroyed = [q["id"] for q in needles
                  if not any(q["needle"] in c.content for c in chunk_document(corpus_docs[q["doc"]], "A"))]
-    assert destroyed == listed and len(listed) == 6
+    assert destroyed == blind == ["q03", "q04", "q16", "q19"]  # 6 of 24 on the source, 4 on the rendered text
 
 
 def test_corpus_e_counts_and_headers(corpus_docs):
