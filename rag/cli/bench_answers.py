@@ -72,61 +72,87 @@ def bench_answers_cmd(corpus_names: tuple[str, ...], questions: Path | None, ood
     """Answer correctness against the answer keys per wording, each verdict's share of right answers and the
     confident wrong answers, for each model (issues 14, 24)."""
     click.echo(header("bench answers"))
-    if questions is not None:
-        files = sorted(p for p in docs.iterdir() if p.suffix.lower() in (".md", ".txt", ".pdf")) if docs else []
-        sets = [(questions.stem, questions, ood, files)]
-    else:
-        sets = []
-        for name in corpus_names or ("course",):
-            c = corpus(name, shared)
-            sets.append((name, c.questions, c.ood if c.ood.is_file() else None, c.files()))
+    sets = _question_sets(corpus_names, questions, ood, docs, shared)
     if store_dir is not None and len(sets) > 1:
         raise click.UsageError("--store names one store: give one --corpus (or --questions) with it")
     if rescore:
-        stores = {}
-        for name, _q, _o, _d in sets:
-            sd = store_dir or _store_dir(name, questions)
-            if sd.is_dir():
-                stores[name] = ensure_corpus_store(sd, [], get_settings(store=sd))
-        first = rescore_file(Path(rescore), stores)
-        for title, rows in first.items():
-            report(rows, f"{title} (rescored)", True, click.echo)
-        if compare_with:
-            second = rescore_file(Path(compare_with), stores)
-            for title, rows in second.items():
-                report(rows, f"{title} ({Path(compare_with).name}, rescored)", True, click.echo)
-            compare(first, second, click.echo, (Path(rescore).stem, Path(compare_with).stem))
+        _rescore(sets, store_dir, questions, Path(rescore), Path(compare_with) if compare_with else None)
         return
     runs = []
     for name, qpath, opath, files in sets:
-        sd = store_dir or _store_dir(name, questions)
-        base = get_settings(store=sd, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens)
-        store = ensure_corpus_store(sd, files, base, lambda x: click.echo(x, err=True))
-        qs = expand_queries(load_questions(qpath)[:limit])
-        if wording != "both":
-            qs = [q for q in qs if str(q.wording) == wording]
-        ak = load_answer_keys(qpath, keys)
-        oods = load_ood(opath)[:limit] if opath and not no_ood else []
-        click.echo(f"{name}: {len(qs)} queries, {len(oods)} out-of-domain, {len(ak)} answer keys; threshold "
-                   f"{base.threshold}, max_sources {base.max_sources}, source_tokens {base.source_tokens}, "
-                   f"max_answer_tokens {base.max_answer_tokens}, threads {base.threads}")
-        if no_generate:
-            rows = run_queries(store, base, qs, oods, ak, False, lambda x: click.echo(x, err=True))
-            runs.append((f"{name}, key passage only", rows, False))
-            continue
-        chosen = models or tuple(m.file_name for m in (QWEN_05B, QWEN_15B) if (base.models_dir / m.file_name).is_file())
-        if not chosen:
-            raise ModelError(f"no generator in {base.models_dir}; run: make models")
-        for m in chosen:
-            s = _settings(str(sd), None, None, m, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens)
-            t0 = time.perf_counter()
-            get_default_generator(s)
-            click.echo(f"\n== {name} / {m} (loaded in {(time.perf_counter() - t0) * 1000:.0f} ms)", err=True)
-            rows = run_queries(store, s, qs, oods, ak, True, lambda x: click.echo(x, err=True))
-            runs.append((f"{name}, {m}", rows, True))
+        runs += _run_set(name, qpath, opath, files, store_dir or _store_dir(name, questions), keys=keys,
+                         models=models, wording=wording, limit=limit, no_ood=no_ood, no_generate=no_generate,
+                         max_answer_tokens=max_answer_tokens, source_tokens=source_tokens)
     click.echo(header("bench answers (end)"))
     for title, rows, gen in runs:
         report(rows, title, gen, click.echo)
     if json_out:
         Path(json_out).write_text(json.dumps([{"title": t, "rows": rows_json(r)} for t, r, _ in runs],
                                              ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+#: One question set of a run: its name, questions file, out-of-domain file (or ``None``) and documents.
+QuestionSet = tuple[str, Path, Path | None, list[Path]]
+
+
+def _question_sets(corpus_names: tuple[str, ...], questions: Path | None, ood: Path | None, docs: Path | None,
+                   shared: Path | None) -> list[QuestionSet]:
+    """The sets a run answers: ``--questions`` (with ``--ood`` and ``--docs``), else each ``--corpus`` (course)."""
+    if questions is not None:
+        files = sorted(p for p in docs.iterdir() if p.suffix.lower() in (".md", ".txt", ".pdf")) if docs else []
+        return [(questions.stem, questions, ood, files)]
+    sets: list[QuestionSet] = []
+    for name in corpus_names or ("course",):
+        c = corpus(name, shared)
+        sets.append((name, c.questions, c.ood if c.ood.is_file() else None, c.files()))
+    return sets
+
+
+def _rescore(sets: list[QuestionSet], store_dir: Path | None, questions: Path | None, rescore: Path,
+             compare_with: Path | None) -> None:
+    """``--rescore`` (and ``--compare``): today's claim check and verdict on saved answers, no model."""
+    stores = {}
+    for name, _q, _o, _d in sets:
+        sd = store_dir or _store_dir(name, questions)
+        if sd.is_dir():
+            stores[name] = ensure_corpus_store(sd, [], get_settings(store=sd))
+    first = rescore_file(rescore, stores)
+    for title, rows in first.items():
+        report(rows, f"{title} (rescored)", True, click.echo)
+    if compare_with:
+        second = rescore_file(compare_with, stores)
+        for title, rows in second.items():
+            report(rows, f"{title} ({compare_with.name}, rescored)", True, click.echo)
+        compare(first, second, click.echo, (rescore.stem, compare_with.stem))
+
+
+def _run_set(name: str, qpath: Path, opath: Path | None, files: list[Path], sd: Path, *, keys: Path | None,
+             models: tuple[str, ...], wording: str, limit: int | None, no_ood: bool, no_generate: bool,
+             max_answer_tokens: int | None, source_tokens: int | None) -> list[tuple[str, list, bool]]:
+    """Answer one question set in store ``sd``: ``(title, rows, generated)`` for the key passage alone
+    (``no_generate``) or for each model."""
+    base = get_settings(store=sd, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens)
+    store = ensure_corpus_store(sd, files, base, lambda x: click.echo(x, err=True))
+    qs = expand_queries(load_questions(qpath)[:limit])
+    if wording != "both":
+        qs = [q for q in qs if str(q.wording) == wording]
+    ak = load_answer_keys(qpath, keys)
+    oods = load_ood(opath)[:limit] if opath and not no_ood else []
+    click.echo(f"{name}: {len(qs)} queries, {len(oods)} out-of-domain, {len(ak)} answer keys; threshold "
+               f"{base.threshold}, max_sources {base.max_sources}, source_tokens {base.source_tokens}, "
+               f"max_answer_tokens {base.max_answer_tokens}, threads {base.threads}")
+    if no_generate:
+        return [(f"{name}, key passage only", run_queries(store, base, qs, oods, ak, False,
+                                                          lambda x: click.echo(x, err=True)), False)]
+    chosen = models or tuple(m.file_name for m in (QWEN_05B, QWEN_15B) if (base.models_dir / m.file_name).is_file())
+    if not chosen:
+        raise ModelError(f"no generator in {base.models_dir}; run: make models")
+    runs = []
+    for m in chosen:
+        s = _settings(str(sd), None, None, m, max_answer_tokens=max_answer_tokens, source_tokens=source_tokens)
+        t0 = time.perf_counter()
+        get_default_generator(s)
+        click.echo(f"\n== {name} / {m} (loaded in {(time.perf_counter() - t0) * 1000:.0f} ms)", err=True)
+        rows = run_queries(store, s, qs, oods, ak, True, lambda x: click.echo(x, err=True))
+        runs.append((f"{name}, {m}", rows, True))
+    return runs
