@@ -52,6 +52,54 @@ def _hides(tag: str, css: list[str]) -> Hidden:
     return remove_hidden(_parse(f"{tag}x</{name}>"), css) if name else Hidden("elements")
 
 
+def _block_cut(text: str, a: int, b: int, css: list[str], hidden: Hidden) -> tuple[int, int, str] | None:
+    """The cut of the HTML block ``text[a:b]``: the block written again without its hidden elements (``None`` when it
+    hides nothing); what it hides is added to ``hidden``."""
+    doc = _parse(text[a:b])
+    gone = remove_hidden(doc, css)
+    if not gone.total:
+        return None
+    from lxml import html as lxml_html
+
+    body = doc.find(".//body")
+    kept = "".join(lxml_html.tostring(c, encoding="unicode") for c in body) if body is not None else ""
+    kept = ((body.text or "") if body is not None else "") + kept
+    for why, n in gone.counts.items():
+        hidden.add(why, n)
+    return a, b, kept.strip() + "\n" if kept.strip() else ""
+
+
+def _inline_cuts(text: str, children, a: int, b: int, css: list[str], hidden: Hidden) -> list[tuple[int, int, str]]:
+    """The cuts of one inline run (``children`` of its token, at ``text[a:b]``): each element whose opening tag hides
+    it, from that tag to its matching closing tag; what they hide is added to ``hidden``."""
+    cuts: list[tuple[int, int, str]] = []
+    cursor, open_at, depth, name, why = a, None, 0, "", Hidden("elements")
+    for c in children:
+        if c.type == "code_inline":
+            at = text.find(c.content, cursor, b)
+            cursor = at + len(c.content) if at >= 0 else cursor
+        if c.type != "html_inline":
+            continue
+        at = text.find(c.content, cursor, b)
+        if at < 0:
+            break
+        cursor = at + len(c.content)
+        tag = _tag_name(c.content)
+        closing = c.content.startswith("</")
+        if open_at is None and not closing and not c.content.endswith("/>"):
+            why = _hides(c.content, css)
+            if why.total:
+                open_at, depth, name = at, 1, tag
+        elif open_at is not None and tag == name:
+            depth += -1 if closing else 1
+            if depth == 0:
+                cuts.append((open_at, cursor, ""))
+                for reason, n in why.counts.items():
+                    hidden.add(reason, n)
+                open_at = None
+    return cuts
+
+
 def strip_hidden_html(text: str) -> tuple[str, Hidden]:
     """``text`` (Markdown) without the raw HTML a renderer hides (module doc), and what was cut (elements)."""
     hidden = Hidden("elements")
@@ -67,42 +115,10 @@ def strip_hidden_html(text: str) -> tuple[str, Hidden]:
             continue
         a, b = starts[min(t.map[0], len(starts) - 1)], starts[min(t.map[1], len(starts) - 1)]
         if t.type == "html_block":
-            doc = _parse(text[a:b])
-            gone = remove_hidden(doc, css)
-            if gone.total:
-                from lxml import html as lxml_html
-
-                body = doc.find(".//body")
-                kept = "".join(lxml_html.tostring(c, encoding="unicode") for c in body) if body is not None else ""
-                kept = ((body.text or "") if body is not None else "") + kept
-                cuts.append((a, b, kept.strip() + "\n" if kept.strip() else ""))
-                for why, n in gone.counts.items():
-                    hidden.add(why, n)
+            cut = _block_cut(text, a, b, css, hidden)
+            cuts += [cut] if cut is not None else []
         elif t.type == "inline" and t.children:
-            cursor, open_at, depth, name, why = a, None, 0, "", Hidden("elements")
-            for c in t.children:
-                if c.type == "code_inline":
-                    at = text.find(c.content, cursor, b)
-                    cursor = at + len(c.content) if at >= 0 else cursor
-                if c.type != "html_inline":
-                    continue
-                at = text.find(c.content, cursor, b)
-                if at < 0:
-                    break
-                cursor = at + len(c.content)
-                tag = _tag_name(c.content)
-                closing = c.content.startswith("</")
-                if open_at is None and not closing and not c.content.endswith("/>"):
-                    why = _hides(c.content, css)
-                    if why.total:
-                        open_at, depth, name = at, 1, tag
-                elif open_at is not None and tag == name:
-                    depth += -1 if closing else 1
-                    if depth == 0:
-                        cuts.append((open_at, cursor, ""))
-                        for reason, n in why.counts.items():
-                            hidden.add(reason, n)
-                        open_at = None
+            cuts += _inline_cuts(text, t.children, a, b, css, hidden)
     for a, b, new in sorted(cuts, reverse=True):
         text = text[:a] + new + text[b:]
     return text, hidden
