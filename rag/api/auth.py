@@ -25,10 +25,13 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rag.access import is_loopback, login_required
 from rag.api.errors import ApiError
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 #: The file holding the tokens' hashes, in the data folder (``settings.store``).
 TOKENS_FILE = "api_tokens.json"
@@ -185,10 +188,10 @@ class AuthMiddleware:
     """ASGI middleware applying :func:`refusal` to every HTTP request (the REST routes, the OpenAI endpoint and
     the mounted MCP transport alike); a refused request gets the JSON error and nothing else runs."""
 
-    def __init__(self, app: Any, tokens: TokenCheck | None):
+    def __init__(self, app: ASGIApp, tokens: TokenCheck | None):
         self.app, self.tokens = app, tokens
 
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}

@@ -36,7 +36,7 @@ class ApiError(Exception):
         return {} if self.retry_after is None else {"Retry-After": str(max(1, round(self.retry_after)))}
 
 
-def not_found(what: str, ident: Any) -> ApiError:
+def not_found(what: str, ident: str | int) -> ApiError:
     """404 for an unknown ``what`` (``document``, ``job``, ``chunk``, ``collection``, ``chat``)."""
     return ApiError(404, "not_found", f"no {what} with id {ident}")
 

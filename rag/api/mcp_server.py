@@ -21,7 +21,8 @@ document, the models still loading) is a tool error with the API's message, neve
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
@@ -52,7 +53,9 @@ def _wait_ready(service: ApiService) -> None:
         time.sleep(0.2)
 
 
-def _call(fn: Any, *args: Any, error: type[Exception] = ToolError) -> Any:
+T = TypeVar("T")
+
+def _call(fn: Callable[..., T], *args: Any, error: type[Exception] = ToolError) -> T:
     """Run ``fn``; an API or domain error becomes the SDK's ``error`` (a tool's ``is_error`` result with the
     message, for the assistant to read; any other exception is a crash, whose text the SDK withholds)."""
     try:

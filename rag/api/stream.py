@@ -27,6 +27,8 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from rag.answer.conversation import TurnStream
+from rag.api.answer_queue import Ticket
 from rag.api.errors import ApiError, from_rag_error
 from rag.api.records import turn_json
 from rag.api.service import ApiService
@@ -47,7 +49,7 @@ def sse(event: str, data: Any) -> bytes:
 class _Turn(threading.Thread):
     """The producer: waits for the model, runs the turn, and puts ``(event, data)`` pairs on the loop's queue."""
 
-    def __init__(self, service: ApiService, q: Question, ticket: Any, loop: asyncio.AbstractEventLoop,
+    def __init__(self, service: ApiService, q: Question, ticket: Ticket, loop: asyncio.AbstractEventLoop,
                  out: asyncio.Queue):
         super().__init__(name="rag-api-answer", daemon=True)
         self.service, self.q, self.ticket, self.loop, self.out = service, q, ticket, loop, out
@@ -109,7 +111,7 @@ class _Turn(threading.Thread):
         self.emit("done", record)
 
 
-def turn_citations(turn: Any) -> list[dict[str, Any]]:
+def turn_citations(turn: TurnStream) -> list[dict[str, Any]]:
     """The turn's numbered citations as the record gives them (:func:`rag.answer.cite.citation_json`)."""
     from rag.answer.cite import citation_json
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.answer.conversation import Conversation, TurnStream
-from rag.api.answer_queue import QueueFull
+from rag.api.answer_queue import QueueFull, Ticket
 from rag.api.errors import ApiError, from_rag_error, not_found
 from rag.api.records import turn_json
 from rag.api.service import ApiService
@@ -75,7 +75,7 @@ def open_turn(service: ApiService, q: Question, submitted: float | None = None) 
         raise ApiError(422, "invalid", str(e)) from e
 
 
-def enter(service: ApiService) -> Any:
+def enter(service: ApiService) -> Ticket:
     """A place in the answer queue; 429 with ``Retry-After`` when it is full."""
     try:
         return service.answers.enter()

@@ -20,9 +20,13 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rag.store.results import IngestResult, OnConflict
+
+if TYPE_CHECKING:
+    from rag.store.records import DocumentRow
+    from rag.store.store import Store
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +60,7 @@ def conflict_policies(files: list[Path], default: str) -> dict[Path, str]:
     return out
 
 
-def removed_by_sync(store: Any, folders: list[Path], files: list[Path]) -> list[Any]:
+def removed_by_sync(store: Store, folders: list[Path], files: list[Path]) -> list[DocumentRow]:
     """Documents read from a file under one of ``folders`` that is no longer among ``files``."""
     present = {str(f.resolve()) for f in files}
     gone = {}
@@ -75,7 +79,7 @@ class FolderWatcher:
     :class:`rag.store.results.IngestResult`) or removed (``"removed"``, ``result`` ``None``).
     """
 
-    def __init__(self, store: Any, folders: Iterable[str | Path],
+    def __init__(self, store: Store, folders: Iterable[str | Path],
                  on_change: Callable[[str, Path, IngestResult | None], None] | None = None):
         self.store = store
         self.folders = [Path(f).resolve() for f in folders]

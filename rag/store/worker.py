@@ -38,7 +38,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag.errors import Cancelled
 from rag.ingest.budget import allowance
@@ -46,6 +46,9 @@ from rag.ingest.contained import STARTUP_S, ContainedExtractor
 from rag.store.jobs import HEARTBEAT_S, Job, worker_id
 from rag.store.locks import file_lock
 from rag.store.results import IngestResult
+
+if TYPE_CHECKING:
+    from rag.store.store import Store
 
 logger = logging.getLogger(__name__)
 
@@ -122,8 +125,8 @@ class Worker:
     job is stuck past its budget (only for a worker that is a process of its own: see the module doc).
     """
 
-    def __init__(self, store: Any, *, contained: bool = True, extractor: ContainedExtractor | None = None,
-                 after_batch: Callable[[Any], None] | None = None, idle_exit_s: float | None = None,
+    def __init__(self, store: Store, *, contained: bool = True, extractor: ContainedExtractor | None = None,
+                 after_batch: Callable[[Store], None] | None = None, idle_exit_s: float | None = None,
                  parent_pid: int | None = None, watch: list[Path] | tuple[Path, ...] = (),
                  on_progress: Callable[[Job, str, int, int], None] | None = None,
                  on_result: Callable[[Job, IngestResult], None] | None = None, batch_seconds: float = 300.0,
