@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import struct
 import subprocess
 import sys
 from collections.abc import Callable
@@ -264,6 +265,43 @@ _GGUF_MAX_KV = 100_000
 _GGUF_MAX_STR = 1 << 24
 
 
+def _gguf_string(buf, at: int) -> tuple[str, int]:
+    """The GGUF string at ``at`` (a little-endian u64 length, then UTF-8 bytes) and the offset after it."""
+    (n,) = struct.unpack_from("<Q", buf, at)
+    if n > _GGUF_MAX_STR or at + 8 + n > len(buf):
+        raise ValueError("a string runs past the header")
+    return buf[at + 8: at + 8 + n].decode("utf-8", "replace"), at + 8 + n
+
+
+def _gguf_skip_array(buf, pos: int) -> int:
+    """The offset after the GGUF array at ``pos`` (element type, count, elements), its elements not read."""
+    etype, count = struct.unpack_from("<IQ", buf, pos)
+    pos += 12
+    if etype in _GGUF_FIXED:
+        pos += _GGUF_FIXED[etype] * count
+    elif etype == 8:
+        for _ in range(count):
+            (n,) = struct.unpack_from("<Q", buf, pos)
+            pos += 8 + n
+    else:
+        raise ValueError(f"array of type {etype}")
+    if pos > len(buf):
+        raise ValueError("an array runs past the file")
+    return pos
+
+
+def _gguf_value(buf, pos: int, vtype: int) -> tuple[object, int]:
+    """The GGUF value of type ``vtype`` at ``pos`` (``None`` for an array, skipped) and the offset after it."""
+    if vtype == 8:
+        return _gguf_string(buf, pos)
+    if vtype == 9:
+        return None, _gguf_skip_array(buf, pos)
+    if vtype in _GGUF_SCALAR:
+        (value,) = struct.unpack_from(_GGUF_SCALAR[vtype], buf, pos)
+        return value, pos + _GGUF_FIXED[vtype]
+    raise ValueError(f"value type {vtype}")
+
+
 def gguf_metadata(path: Path) -> dict[str, object]:
     """The scalar and string metadata of a GGUF file's header, without reading its tensors or its arrays.
 
@@ -274,7 +312,6 @@ def gguf_metadata(path: Path) -> dict[str, object]:
     the file when it is not a readable GGUF.
     """
     import mmap
-    import struct
 
     try:
         with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
@@ -284,38 +321,10 @@ def gguf_metadata(path: Path) -> dict[str, object]:
             if version not in (2, 3) or n_kv > _GGUF_MAX_KV:
                 raise ValueError(f"version {version}, {n_kv} metadata entries")
             pos, out = 24, {}
-
-            def string(at: int) -> tuple[str, int]:
-                (n,) = struct.unpack_from("<Q", buf, at)
-                if n > _GGUF_MAX_STR or at + 8 + n > len(buf):
-                    raise ValueError("a string runs past the header")
-                return buf[at + 8: at + 8 + n].decode("utf-8", "replace"), at + 8 + n
-
             for _ in range(n_kv):
-                key, pos = string(pos)
+                key, pos = _gguf_string(buf, pos)
                 (vtype,) = struct.unpack_from("<I", buf, pos)
-                pos += 4
-                if vtype == 8:
-                    out[key], pos = string(pos)
-                elif vtype == 9:
-                    etype, count = struct.unpack_from("<IQ", buf, pos)
-                    pos += 12
-                    if etype in _GGUF_FIXED:
-                        pos += _GGUF_FIXED[etype] * count
-                    elif etype == 8:
-                        for _ in range(count):
-                            (n,) = struct.unpack_from("<Q", buf, pos)
-                            pos += 8 + n
-                    else:
-                        raise ValueError(f"array of type {etype}")
-                    if pos > len(buf):
-                        raise ValueError("an array runs past the file")
-                    out[key] = None
-                elif vtype in _GGUF_SCALAR:
-                    (out[key],) = struct.unpack_from(_GGUF_SCALAR[vtype], buf, pos)
-                    pos += _GGUF_FIXED[vtype]
-                else:
-                    raise ValueError(f"value type {vtype}")
+                out[key], pos = _gguf_value(buf, pos + 4, vtype)
             return out
     except (OSError, ValueError, struct.error) as e:
         raise ModelError(f"{path.name}: not a readable GGUF file ({e})") from e
