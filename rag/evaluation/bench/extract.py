@@ -140,11 +140,8 @@ def _echo_pdf_rows(rows: list[PdfRow], echo: Echo) -> None:
              f"{pages / secs:.1f} pages/s (target >= 30)")
 
 
-def run_extract(corpus: Path, repeat: int = 3, show_joins: bool = False, echo: Echo = print) -> dict:
-    """The whole benchmark on ``corpus`` (a folder holding ``docs/*.md``, ``pdfs/*.pdf`` and ``pdf-dev/``), printed
-    through ``echo``; returns the figures (``pdfs``, ``refused``, ``needles``, ``markdown``) for ``--json``."""
-    get_tokenizer()  # model load excluded from every timing
-    echo(header("bench extract"))
+def _bench_pdfs(corpus: Path, repeat: int, echo: Echo) -> tuple[list, dict, list[str]]:
+    """Every PDF of :data:`PDF_DIRS` timed and audited: ``(rows, documents by file name, refused)``, printed."""
     rows, docs, refused = [], {}, []
     for sub in PDF_DIRS:
         for path in sorted((corpus / sub).glob("*.pdf")):
@@ -161,38 +158,61 @@ def run_extract(corpus: Path, repeat: int = 3, show_joins: bool = False, echo: E
     for r in rows:
         if r.low:
             echo(f"  {r.name}: pages under 99 %: {', '.join(map(str, r.low))}")
-    if show_joins:
-        for r in rows:
-            if r.joins:
-                echo(f"\njoins in {r.name} ({len(r.joins)}): " + "; ".join(r.joins))
+    return rows, docs, refused
 
+
+def _echo_joins(rows: list, echo: Echo) -> None:
+    """The hyphen joins of each PDF (``--joins``)."""
+    for r in rows:
+        if r.joins:
+            echo(f"\njoins in {r.name} ({len(r.joins)}): " + "; ".join(r.joins))
+
+
+def _bench_needles(corpus: Path, docs: dict, echo: Echo) -> list:
+    """Where the pdf-dev needles are (verbatim in a chunk, inside a table, cited on their page), printed."""
     qpath = corpus / "pdf-dev" / "questions.jsonl"
-    needles = []
-    if qpath.is_file():
-        questions = [row for _, row in read_jsonl(qpath)]
-        needles = needle_pages(questions, docs)
-        found = sum(n["found"] for n in needles)
-        table = sum(n["in_table"] for n in needles)
-        right = sum(n["cited_page"] == n["page"] for n in needles)
-        echo(f"\npdf-dev needles: {found}/{len(needles)} verbatim in a chunk, {table} more inside a Markdown "
-             f"table (verbatim once the cell pipes read as spaces); citation on the needle's page "
-             f"{right}/{len(needles)}")
-        for n in needles:
-            if not n["found"] or n["cited_page"] != n["page"]:
-                echo(f"  {n['id']} {n['doc']}: needle p. {n['page']}, chunk pp. {n['chunk_pages']}, "
-                     f"cited p. {n['cited_page']}")
+    if not qpath.is_file():
+        return []
+    questions = [row for _, row in read_jsonl(qpath)]
+    needles = needle_pages(questions, docs)
+    found = sum(n["found"] for n in needles)
+    table = sum(n["in_table"] for n in needles)
+    right = sum(n["cited_page"] == n["page"] for n in needles)
+    echo(f"\npdf-dev needles: {found}/{len(needles)} verbatim in a chunk, {table} more inside a Markdown "
+         f"table (verbatim once the cell pipes read as spaces); citation on the needle's page "
+         f"{right}/{len(needles)}")
+    for n in needles:
+        if not n["found"] or n["cited_page"] != n["page"]:
+            echo(f"  {n['id']} {n['doc']}: needle p. {n['page']}, chunk pp. {n['chunk_pages']}, "
+                 f"cited p. {n['cited_page']}")
+    return needles
 
+
+def _bench_markdown(corpus: Path, repeat: int, echo: Echo) -> dict:
+    """The Markdown chapters' extract and chunk times and token figures, printed (``{}`` without chapters)."""
     files = sorted((corpus / "docs").glob("*.md"))
-    md = {}
-    if files:
-        blobs = [(p.name, p.read_bytes()) for p in files]
-        t_ex, mdocs = _best(lambda: [extract_bytes(b, n) for n, b in blobs], repeat)
-        t_ch, per_doc = _best(lambda: [chunk_document(d) for d in mdocs], repeat)
-        st = token_stats([c for cs in per_doc for c in cs])
-        chars = sum(len(d.canonical) for d in mdocs)
-        md = {"files": len(mdocs), "chars": chars, "extract_s": t_ex, "chunk_s": t_ch, **st}
-        echo(f"\nMarkdown corpus {corpus / 'docs'} ({len(mdocs)} files, {chars:,} chars): extract {t_ex:.3f} s, "
-             f"chunk E {t_ch:.3f} s; {st['chunks']} chunks, {st['token_split']} token-split, "
-             f"{st['over_window']} over 256 word-pieces, header share {100 * st['header_share']:.1f} % "
-             "(design: 21.2 %)")
+    if not files:
+        return {}
+    blobs = [(p.name, p.read_bytes()) for p in files]
+    t_ex, mdocs = _best(lambda: [extract_bytes(b, n) for n, b in blobs], repeat)
+    t_ch, per_doc = _best(lambda: [chunk_document(d) for d in mdocs], repeat)
+    st = token_stats([c for cs in per_doc for c in cs])
+    chars = sum(len(d.canonical) for d in mdocs)
+    echo(f"\nMarkdown corpus {corpus / 'docs'} ({len(mdocs)} files, {chars:,} chars): extract {t_ex:.3f} s, "
+         f"chunk E {t_ch:.3f} s; {st['chunks']} chunks, {st['token_split']} token-split, "
+         f"{st['over_window']} over 256 word-pieces, header share {100 * st['header_share']:.1f} % "
+         "(design: 21.2 %)")
+    return {"files": len(mdocs), "chars": chars, "extract_s": t_ex, "chunk_s": t_ch, **st}
+
+
+def run_extract(corpus: Path, repeat: int = 3, show_joins: bool = False, echo: Echo = print) -> dict:
+    """The whole benchmark on ``corpus`` (a folder holding ``docs/*.md``, ``pdfs/*.pdf`` and ``pdf-dev/``), printed
+    through ``echo``; returns the figures (``pdfs``, ``refused``, ``needles``, ``markdown``) for ``--json``."""
+    get_tokenizer()  # model load excluded from every timing
+    echo(header("bench extract"))
+    rows, docs, refused = _bench_pdfs(corpus, repeat, echo)
+    if show_joins:
+        _echo_joins(rows, echo)
+    needles = _bench_needles(corpus, docs, echo)
+    md = _bench_markdown(corpus, repeat, echo)
     return {"pdfs": [r.__dict__ for r in rows], "refused": refused, "needles": needles, "markdown": md}
