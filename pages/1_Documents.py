@@ -27,7 +27,7 @@ from rag.types import DocStatus
 from ui import jobs, overview, services, sidebar
 from ui.access import require_access
 from ui.format import md_escape
-from ui.plain import STATUS, human_time, kind_label
+from ui.plain import STATUS, about, human_time, kind_label, length_label, named
 
 st.set_page_config(page_title="Documents · Document QA", page_icon="📄", layout="wide")
 services.init_state()
@@ -57,7 +57,7 @@ def _log_result(r) -> None:
         return
     if r.status == IngestStatus.READY:
         # a notice to read (hidden text left out, pages read by OCR) is orange, never a green success (issue 29)
-        extra = f"; to know: {'; '.join(r.warnings)}" if r.warnings else ""
+        extra = f"; to know: {'; '.join(about(name, w) for w in r.warnings)}" if r.warnings else ""
         if r.replaced_id:
             extra += f"; replaced the version added {human_time(r.replaced_added_at)}"
         level = "warning" if r.warnings else "success"
@@ -161,26 +161,108 @@ def confirm_delete(doc) -> None:
             st.rerun()
 
 
-@st.fragment(run_every=jobs.REFRESH_S)
-def show_jobs() -> None:
-    """The queue of this collection: each queued or running file with its progress and a Cancel button
-    (redrawn every few seconds on its own, like the sidebar's box)."""
+def _job_row(job, ahead: int) -> None:
+    """One file being indexed or waiting, in the upload list: its name, stage, bar and time left (measured,
+    :meth:`rag.store.jobs.Job.eta_s`; none is promised before it can be), and Cancel."""
+    a, b = st.columns([0.85, 0.15], vertical_alignment="center")
+    with a:
+        if job.state == "queued":
+            wait = f" ({ahead} ahead)" if ahead else " (next)"
+            st.progress(0.0, text=md_escape(f"{job.name}: queued for indexing{wait}"))
+        else:
+            st.progress(job.fraction, text=md_escape(f"{job.name}: {job.stage_text()} · {job.fraction:.0%}"
+                                                     f"{jobs.time_left(job)}"))
+    if b.button("Cancel", key=f"cancel-job-{job.id}", width="stretch", help="Stop indexing this file; it is not added."):
+        store.cancel_job(job.id)
+        st.session_state.ingest_log = [("info", f"{job.name}: cancelled")]
+        st.rerun(scope="app")
+
+
+def _failed_row(doc, line: str | None) -> None:
+    """A file that could not be indexed: why (its outcome ``line``, else the stored reason) and Remove (issue 42:
+    failed files lingered on every page with no way to dismiss them)."""
+    a, b = st.columns([0.85, 0.15], vertical_alignment="center")
+    if line is None:
+        hint = "" if doc.retryable is None else " (a retry may help)" if doc.retryable else " (a retry cannot help)"
+        line = f"{doc.name}: failed: {doc.reason or 'no reason recorded'}{hint}"
+    a.error(md_escape(line))
+    if b.button("Remove", key=f"remove-failed-{doc.id}", width="stretch", icon=":material/close:",
+                help="Nothing of it was indexed: removes it from this list, the table and the sidebar, with its kept "
+                     "copy. Add the file again (fixed) at any time."):
+        _remove_failed([doc])
+
+
+def _remove_failed(docs) -> None:
+    gone = []
+    for d in docs:
+        try:
+            if store.delete(d.id):
+                gone.append(d.name)
+        except RagError as e:
+            st.session_state.ingest_log.append(("error", str(e)))
+    fails = {f"{n}: failed:" for n in gone}
+    st.session_state.ingest_log = [(lvl, m) for lvl, m in st.session_state.ingest_log
+                                   if not any(m.startswith(f) for f in fails)]
+    if gone:
+        st.session_state.ingest_log.append(("info", f"Removed {len(gone)} file(s) that could not be indexed: "
+                                                    f"{', '.join(gone)}"))
+    st.rerun(scope="app")
+
+
+def upload_view() -> None:
+    """:func:`_upload_view` as a fragment redrawn every few seconds while work is left (decided here, after this
+    run's uploads were queued: a fragment defined before them never redrew, and the page stayed at "queued")."""
+    st.fragment(_upload_view, run_every=jobs.REFRESH_S if store.jobs.active() else None)()
+
+
+def _upload_view() -> None:
+    """The one upload view (issue 42: the page said everything three times, six "queued" boxes, a progress list
+    and the sidebar's box, with different figures): one line per file in upload order, each in its place from
+    "queued" (with how many wait before it) through its stage, bar and time left to its outcome; then the
+    files of this collection queued elsewhere; then every file that could not be indexed, each with Remove,
+    and "Remove all". Redrawn every few seconds while work is left; the page (its table) when a file ends."""
+    report_finished()
     active = store.jobs.active()
-    if not active:
-        return
-    st.subheader(f"Indexing {len(active)} file(s)")
+    order = {j.id: i for i, j in enumerate(active)}
+    queued_line = {f"{name}: queued for indexing": i for i, name in st.session_state.my_jobs.items()}
+    failed = {d.name: d for d in store.documents() if d.status == DocStatus.FAILED}
+    shown_jobs, shown_failed = set(), set()
+    if active:
+        st.markdown(f"**Indexing: {len(active)} file(s) left**")
+    for level, msg in st.session_state.ingest_log:
+        job_id = queued_line.get(msg)
+        job = active[order[job_id]] if job_id in order else None
+        if job is not None:
+            _job_row(job, order[job_id])
+            shown_jobs.add(job.id)
+            continue
+        name = msg.split(": failed:", 1)[0] if ": failed:" in msg else None
+        if name in failed and name not in shown_failed:
+            _failed_row(failed[name], msg)
+            shown_failed.add(name)
+            continue
+        getattr(st, level)(md_escape(msg))
     for job in active:
-        a, b = st.columns([0.85, 0.15], vertical_alignment="center")
-        with a:
-            eta = job.eta_s()
-            left = "" if eta is None else f" · about {max(1, round(eta / 60))} min left" if eta >= 60 else \
-                " · less than a minute left"
-            st.progress(job.fraction, text=md_escape(f"{job.name}: {job.stage_text()}{left}"))
-        if b.button("Cancel", key=f"cancel-job-{job.id}", width="stretch",
-                    help="Stop indexing this file; it is not added."):
-            store.cancel_job(job.id)
-            st.session_state.ingest_log = [("info", f"{job.name}: cancelled")]
-            st.rerun()
+        if job.id not in shown_jobs:
+            _job_row(job, order[job.id])
+    for msg in st.session_state.get("name_refusals", []):
+        st.error(md_escape(msg))
+    rest = [d for n, d in failed.items() if n not in shown_failed]
+    if rest:
+        st.markdown(f"**Could not be indexed ({len(rest)})**" if shown_failed or shown_jobs or
+                    st.session_state.ingest_log else f"**Could not be indexed ({len(failed)})**")
+    for d in rest:
+        _failed_row(d, None)
+    if len(failed) > 1 and st.button(f"Remove all {len(failed)} failed", key="remove_all_failed",
+                                     icon=":material/delete_sweep:",
+                                     help="Every file that could not be indexed leaves the list, the table and the "
+                                          "sidebar (nothing of them was indexed)."):
+        _remove_failed(list(failed.values()))
+    key = f"upload_view_active_{store.path}"
+    was = st.session_state.get(key, 0)
+    st.session_state[key] = len(active)
+    if len(active) < was:  # a file ended: the whole page again (its table, the fragment's refresh)
+        st.rerun(scope="app")
 
 
 #: File name endings the uploader offers (the type is then read from the bytes: rag.ingest.sniff).
@@ -222,16 +304,10 @@ st.caption(f"Files up to **{limit_mb} MB** each; bigger files are refused. "
            "sidebar shows its progress on every page.")
 if files:
     accept_uploads(files)
-with st.sidebar:  # after the uploads were queued, so the box shows them at once
-    jobs.progress_panel(store, rerun_when_done=True)
+with st.sidebar:  # after the uploads were queued; here it points to this page's list, with no figures of its own
+    jobs.progress_panel(store, on_documents_page=True)
 ask_pending()
-
-report_finished()
-for level, msg in st.session_state.ingest_log:
-    getattr(st, level)(md_escape(msg))
-for msg in st.session_state.get("name_refusals", []):
-    st.error(md_escape(msg))
-show_jobs()
+upload_view()
 
 # ---------------------------------------------------------------- the documents
 docs = store.documents()
@@ -244,10 +320,25 @@ st.caption(", ".join(f"{counts[s]} {STATUS.get(str(s), s)}" for s in DocStatus i
            help="waiting: for the worker; being read: now; ready: you can ask about it; failed: see why under the "
                 "table.")
 
+@st.cache_data(show_spinner=False, max_entries=512)
+def _length_of(path: str, doc_id: str, updated: str, pages: int) -> str:
+    try:
+        return length_label(pages, store.parts(doc_id), len(store.canonical_text(doc_id).split()))
+    except RagError:
+        return length_label(pages)
+
+
+def _length(d) -> str:
+    """"13 pages", "22 slides", "3 sheets", "4,210 words" (a ready document; "–" otherwise)."""
+    if d.status != DocStatus.READY:
+        return length_label(d.pages)
+    return _length_of(str(store.path), d.id, d.updated_at, d.pages)
+
+
 table = pd.DataFrame({
     "document": [d.label for d in docs],
-    "kind": [kind_label(d.media_type) for d in docs],
-    "pages": [str(d.pages) if d.pages else "–" for d in docs],
+    "kind": [kind_label(d.media_type, d.name) for d in docs],
+    "length": [_length(d) for d in docs],
     "status": [STATUS.get(str(d.status), str(d.status)) for d in docs],  # plain words: no emoji font needed
     "added": [human_time(d.created_at) for d in docs],
 })
@@ -282,8 +373,8 @@ if doc.status == DocStatus.FAILED:  # red: it failed (issue 29), with why and wh
     st.error(md_escape(f"{doc.label} could not be indexed: {doc.reason or 'no reason recorded'}.{hint}"))
 else:
     st.caption(md_escape(f"{doc.label} · {STATUS.get(str(doc.status), doc.status)}"))
-for w in doc.warnings:  # text coverage, OCR'd and unreadable pages, encodings (issue 13)
-    st.warning(md_escape(f"{doc.label}: {w}"))
+for w in doc.warnings:  # text coverage, OCR'd and unreadable pages, encodings (issue 13); the name once
+    st.warning(md_escape(w if w.startswith(doc.name + " ") else named(doc.label, w)))
 if mid.button("Retry", key="retry", disabled=doc.status != DocStatus.FAILED or not doc.has_file,
               help="Index a failed document again from its stored original.", width="stretch"):
     try:
@@ -299,10 +390,7 @@ if st.session_state.get("deleting") in by_id:
     confirm_delete(by_id[st.session_state.deleting])
 failed = [d for d in docs if d.status == DocStatus.FAILED and d.has_file]
 transient = [d for d in failed if d.retryable is not False]
-if failed and not transient:
-    st.caption(f"{len(failed)} failed: a retry cannot help (a damaged, refused or too large file, or a limit hit); "
-               "pick it under Document to read why.")
-if transient:
+if transient:  # (why each one failed, and Remove, are in the upload list above)
     label = (f"Retry all {len(transient)} failed that a retry can help" if len(transient) < len(failed)
              else f"Retry all {len(failed)} failed")
     if st.button(label, key="retry_all",

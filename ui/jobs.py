@@ -84,42 +84,55 @@ def resume_all() -> int:
 # --------------------------------------------------------------------------- what the panel says
 
 
-def _eta(seconds: float | None) -> str:
+def time_left(job: Job, now: float | None = None) -> str:
+    """``" · about 3 min left"``, ``" · under a minute left"``, or ``""`` while the job has no measured rate
+    (:meth:`rag.store.jobs.Job.eta_s`: issue 42, every file said "less than a minute left", guessed from fixed
+    stage weights)."""
+    seconds = job.eta_s(now)
     if seconds is None:
         return ""
-    if seconds < 60:
-        return " · less than a minute left"
-    return f" · about {round(seconds / 60)} min left"
+    when = "under a minute" if seconds < 60 else f"about {round(seconds / 60)} min"
+    if job.stage == "embed":  # issue 41: the document can be searched once its passages are in
+        return f" · searchable in {when}"
+    return f" · {when} left"
 
 
-def panel_lines(jobs: list[Job], failed_docs: list[Any], worker_alive: bool, now: float | None = None) -> list[str]:
+def panel_lines(jobs: list[Job], failed_docs: list[Any], worker_alive: bool, now: float | None = None, *,
+                on_documents_page: bool = False) -> list[str]:
     """The panel's Markdown lines for the active ``jobs`` (queued and running, in order) and the failed
-    documents (``DocumentRow``\\s): the running file with its stage and ETA, the queued count and names,
-    the failed ones with whether a retry can help. ``[]`` when there is nothing to say."""
+    documents (``DocumentRow``\\s): the running file with its stage and time left, the queued count and names,
+    the names of the files that could not be indexed (why, Retry and Remove are on the Documents page: issue 42,
+    their full reasons sat in this box on every page with no way to dismiss them). ``on_documents_page``: the
+    page's own list shows each file's figures, so the box only points to it (the page and the box gave
+    different figures for the same file). ``[]`` when there is nothing to say."""
     lines = []
     running = [j for j in jobs if j.state == JobState.RUNNING]
     queued = [j for j in jobs if j.state == JobState.QUEUED]
-    for j in running:
-        lines.append(f"**{md_escape(j.name)}**: {j.stage_text()} · {j.fraction:.0%}{_eta(j.eta_s(now))}")
-    if queued:
-        names = ", ".join(md_escape(j.name) for j in queued[:3]) + (f" and {len(queued) - 3} more" if len(queued) > 3
-                                                                     else "")
-        lines.append(f"{len(queued)} queued: {names}")
+    if on_documents_page:
+        if jobs:
+            lines.append(f"{len(jobs)} file(s) left: each one's progress is in the list on this page.")
+    else:
+        for j in running:
+            lines.append(f"**{md_escape(j.name)}**: {j.stage_text()} · {j.fraction:.0%}{time_left(j, now)}")
+        if queued:
+            names = ", ".join(md_escape(j.name) for j in queued[:3]) + (f" and {len(queued) - 3} more"
+                                                                         if len(queued) > 3 else "")
+            lines.append(f"{len(queued)} queued: {names}")
     if jobs and not worker_alive:
         lines.append("Starting the indexing worker…")
-    for d in failed_docs[:3]:
-        hint = "a retry may help" if d.retryable else "a retry cannot help"
-        lines.append(f"Failed: **{md_escape(d.name)}**: {md_escape(d.reason or '')} ({hint})")
-    if len(failed_docs) > 3:
-        lines.append(f"{len(failed_docs) - 3} more failed (Documents page)")
+    if failed_docs:
+        names = ", ".join(f"**{md_escape(d.name)}**" for d in failed_docs[:3]) + (
+            f" and {len(failed_docs) - 3} more" if len(failed_docs) > 3 else "")
+        where = "see why on this page, or remove them" if on_documents_page else "why, retry or remove: Documents page"
+        lines.append(f"Could not be indexed: {names} ({where})")
     return lines
 
 
-def progress_panel(store: Any, *, rerun_when_done: bool = False) -> None:
+def progress_panel(store: Any, *, on_documents_page: bool = False) -> None:
     """The sidebar's "Indexing" box (call inside ``with st.sidebar``); refreshes itself while work is left.
 
-    ``rerun_when_done`` (the Documents page): when the last active job finishes, the whole page is drawn
-    again so its table shows the new state. Starts the worker when jobs wait and none runs.
+    ``on_documents_page``: the box points to that page's upload list instead of showing figures of its own
+    (:func:`panel_lines`). Starts the worker when jobs wait and none runs.
     """
     resume_all()
     run_every = REFRESH_S if store.jobs.active() else REFRESH_S * 4
@@ -131,20 +144,15 @@ def progress_panel(store: Any, *, rerun_when_done: bool = False) -> None:
         alive = worker_running(store.path)
         if jobs and not alive:
             ensure_worker(store.path)
-        lines = panel_lines(jobs, failed, alive)
-        key = f"jobs_active_{store.path}"
-        was = st.session_state.get(key, 0)
-        st.session_state[key] = len(jobs)
+        lines = panel_lines(jobs, failed, alive, on_documents_page=on_documents_page)
         if lines:
             with st.container(border=True, key="indexing_panel"):
                 st.markdown("**Indexing**" if jobs else "**Documents**")
                 running = next((j for j in jobs if j.state == JobState.RUNNING), None)
-                if running is not None:
+                if running is not None and not on_documents_page:
                     st.progress(running.fraction)
                 st.markdown("  \n".join(lines))
                 if jobs:
                     st.caption("Indexing goes on in the background: you can use other pages or close this tab.")
-        if rerun_when_done and len(jobs) < was:  # a document finished: draw the page (its table) again
-            st.rerun(scope="app")
 
     panel()

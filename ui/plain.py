@@ -31,9 +31,55 @@ KINDS: dict[str, str] = {
 STATUS = {"ready": "ready", "queued": "waiting", "indexing": "being read", "failed": "failed"}
 
 
-def kind_label(media_type: str | None) -> str:
-    """``"PDF"``, ``"Word"``, ... for a media type; ``"–"`` when unknown (a file refused before it was read)."""
-    return KINDS.get(media_type or "", media_type or "–")
+def kind_label(media_type: str | None, name: str | None = None) -> str:
+    """``"PDF"``, ``"Word"``, ... for a media type; ``"–"`` when unknown (a file refused before it was read).
+
+    With the file's ``name``, a file whose bytes disagree with it says what the name claimed (issue 42: a text file
+    named ``report.docx`` read "Text" in the table, with no word of its name): ``"Text (named .docx)"``."""
+    kind = KINDS.get(media_type or "", media_type or "–")
+    if name and media_type:
+        from rag.ingest.extract import misnamed_notice  # the readers: only when a name is given
+
+        try:
+            known = MediaType(media_type)
+        except ValueError:
+            return kind
+        if misnamed_notice(name, known) is not None:
+            return f"{kind} (named {name[name.rfind('.'):].lower()})"
+    return kind
+
+
+def about(name: str, warning: str) -> str:
+    """A document's notice said after its name without naming it twice (issue 42: "report.docx: indexed ...; to
+    know: report.docx is plain text ..."): a notice that starts with ``name`` reads "it ..." instead."""
+    if warning.startswith(name + " "):
+        return "it " + warning[len(name) + 1:]
+    return warning
+
+
+def named(name: str, warning: str) -> str:
+    """A document's notice as a line of its own, naming the document once: ``"report.docx: 3 pages read by OCR"``,
+    or the notice as it is when it names the document already (``"report.docx is plain text ..."``)."""
+    return warning if warning.startswith(name + " ") else f"{name}: {warning}"
+
+
+def length_label(pages: int, parts: Sequence[Any] = (), words: int | None = None) -> str:
+    """How long a document is, in its own unit (issue 42: the pages column read "-" for a 22-slide deck, a DOCX and
+    an EPUB): ``"13 pages"`` (a PDF), ``"22 slides"``, ``"3 sheets"`` (from its locator map ``parts``), else
+    ``"4,210 words"``; ``"–"`` when nothing is known (a file that failed before it was read)."""
+
+    def n(k: int, unit: str) -> str:
+        return f"{k:,} {unit}{'' if k == 1 else 's'}"
+
+    if pages:
+        return n(pages, "page")
+    slides = {p.number for p in parts if p.kind == "slide"}
+    if slides:
+        return n(len(slides), "slide")
+    sheets = {p.scope for p in parts if p.kind == "rows"}
+    if sheets:
+        return n(len(sheets), "sheet")
+    return n(words, "word") if words else "–"
 
 
 def human_time(iso: str | None, now: datetime | None = None) -> str:

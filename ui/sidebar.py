@@ -144,9 +144,9 @@ def chat_list(store) -> None:
     rows = store.chats.list()[:CHATS_LISTED]
     if not rows:
         st.caption("Your questions are kept here, per collection.")
-    for c in rows:
+    for c, label in zip(rows, chat_labels(rows)):
         mark = "▸ " if c.id == current else ""
-        st.button(f"{mark}{md_escape(c.title)}", key=f"open_chat_{c.id}", on_click=chat.open_chat, args=(c.id,),
+        st.button(f"{mark}{md_escape(label)}", key=f"open_chat_{c.id}", on_click=chat.open_chat, args=(c.id,),
                   help=f"{c.turns} question(s), last {human_time(c.updated_at)}", width="stretch")
     saved = store.chats.get(current) if current is not None else None
     if saved is not None and saved.turns:
@@ -158,6 +158,14 @@ def chat_list(store) -> None:
                            defaults=default_knobs(services.settings()))
         st.download_button("Export chat (Markdown)", data=md.encode("utf-8"), file_name=f"chat-{saved.id}.md",
                            mime="text/markdown", key="export_chat", icon=":material/download:")
+
+
+def chat_labels(rows: list[Any]) -> list[str]:
+    """Each saved chat's label in the list: its title, and when two chats share a title, when each was last used
+    (issue 42: two chats with the same title differed only by a tooltip), then its number if that is the same too."""
+    titles = [r.title for r in rows]
+    out = [t if titles.count(t) == 1 else f"{t} · {human_time(r.updated_at)}" for t, r in zip(titles, rows)]
+    return [x if out.count(x) == 1 else f"{x} · #{r.id}" for x, r in zip(out, rows)]
 
 
 def model_label(file_name: str) -> str:
@@ -235,6 +243,11 @@ class Knobs:
         return {"threshold": self.threshold, "max_sources": self.max_sources, "min_score": self.min_score,
                 "mention_score": self.mention_score}
 
+
+#: The follow-up choices as the sidebar's narrow box shows them whole (issue 42: "add the previous question's key
+#: words" was cut off); what each one does is in the box's help.
+FOLLOW_UP_CHOICES = {"keywords": "Add key words", "context": "Add last question", "model": "Model rewrites",
+                     "off": "As typed"}
 
 #: The sliders' session-state keys, by the settings field each one sets.
 KNOB_KEYS = {"threshold": "threshold", "max_sources": "max_sources", "min_score": "min_score",
@@ -315,11 +328,12 @@ def advanced(cfg: Settings, model_file: str | None) -> Knobs:
                   on_click=_reset_knobs, args=(defaults,), help="Every slider above back to where it started.")
         rewrite = st.selectbox(
             "Follow-up questions", [m.value for m in RewriteMethod], key="rewrite_method",
-            format_func={"keywords": "add the previous question's key words", "context": "add the previous question",
-                         "model": "rewritten by the model", "off": "searched as typed"}.get,
+            format_func=FOLLOW_UP_CHOICES.get,
             help="A question that leans on the previous one ('How many problems does it contain?') is made "
                  "standalone before it is searched; the searched question is shown under yours. A question that "
-                 "names its own subject is never touched. See docs/answers.md.")
+                 "names its own subject is never touched. Add key words: the previous question's key words are "
+                 "added (the default); add last question: the whole previous question is added; model rewrites: "
+                 "the model rewrites it; as typed: searched as you wrote it. See docs/answers.md.")
         _model_details(model_file)
         knobs = Knobs(threshold, max_sources, min_score, source_tokens, rewrite, mention_score)
         _candidates(knobs)

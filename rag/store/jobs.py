@@ -57,6 +57,9 @@ MAX_ATTEMPTS = 2
 #: Seconds without a heartbeat after which a running job is shown as stalled, not as indexing (issue 35).
 STALLED_S = 60.0
 
+#: Share of the embedding stage done before a running job's time left is told (its rate is measured by then).
+ETA_AFTER = 0.05
+
 #: Finished jobs older than this are deleted when a worker starts (the documents keep their state).
 KEEP_FINISHED_DAYS = 14
 
@@ -136,6 +139,7 @@ class Job:
     heartbeat: float | None
     finished_at: str | None
     limit_s: float | None = None
+    stage_at: float | None = None
 
     @property
     def active(self) -> bool:
@@ -163,12 +167,20 @@ class Job:
         return lo + (hi - lo) * (min(self.done, self.total) / self.total if self.total else 0.0)
 
     def eta_s(self, now: float | None = None) -> float | None:
-        """Seconds left for a running job, from its elapsed time and :attr:`fraction`; ``None`` before 5 %."""
-        f = self.fraction
-        if self.state != JobState.RUNNING or self.started is None or f < 0.05:
+        """Seconds left in a running job's embedding stage, measured from its own rate there once :data:`ETA_AFTER`
+        of it is done: for ``embed``, until the document can be searched; for ``sentences`` (issue 41, after it
+        is searchable), until sentence search has it too; ``None`` before
+        (issue 42: guessed from fixed stage weights, every file said "less than a minute left" while reading
+        took seconds and embedding minutes)."""
+        if self.state != JobState.RUNNING or self.stalled(now):
             return None
-        elapsed = (now or time.time()) - self.started
-        return max(0.0, elapsed * (1 - f) / f)
+        if self.stage == "index":
+            return 0.0
+        if self.stage not in ("embed", "sentences") or not self.total or self.stage_at is None or \
+                self.done < ETA_AFTER * self.total:
+            return None
+        spent = max(0.0, (now or time.time()) - self.stage_at)
+        return spent * (self.total - self.done) / self.done
 
     def stage_text(self) -> str:
         """What a running job does now, in words: ``OCR page 12 of 300``, ``embedding 40 of 96 pieces``, ..."""
@@ -190,7 +202,9 @@ class Job:
         if self.stage == "ocr" and self.total:
             return f"OCR page {min(self.done + 1, self.total)} of {self.total}"
         if self.stage == "embed" and self.total:
-            return f"embedding {self.done} of {self.total} pieces"
+            # the distinct passage texts, embedded once each (issue 42: "815 pieces", passages and sentences
+            # together, while the result said "220 passages")
+            return "embedding its passages"
         if self.stage == "sentences":  # issue 41: the document is ready; its sentence units follow
             n = f": {self.done} of {self.total}" if self.total else ""
             return f"searchable; embedding its sentences for sentence search{n}"
@@ -213,7 +227,7 @@ def result_of(job: Job) -> IngestResult:
 
 
 _COLS = ("id, kind, doc_id, name, source, size_bytes, on_conflict, state, stage, done, total, reason, retryable, "
-         "result, attempts, owner, lease_until, cancel, created_at, started, heartbeat, finished_at, limit_s")
+         "result, attempts, owner, lease_until, cancel, created_at, started, heartbeat, finished_at, limit_s, stage_at")
 
 
 def _job(r: tuple) -> Job:
@@ -221,7 +235,7 @@ def _job(r: tuple) -> Job:
                state=JobState(r[7]), stage=r[8], done=r[9], total=r[10], reason=r[11],
                retryable=None if r[12] is None else bool(r[12]), result=json.loads(r[13]) if r[13] else None,
                attempts=r[14], owner=r[15], lease_until=r[16], cancel_requested=bool(r[17]), created_at=r[18],
-               started=r[19], heartbeat=r[20], finished_at=r[21], limit_s=r[22])
+               started=r[19], heartbeat=r[20], finished_at=r[21], limit_s=r[22], stage_at=r[23])
 
 
 # --------------------------------------------------------------------------- inside the caller's transaction
@@ -362,7 +376,7 @@ class JobQueue:
                                   "updated_at=? WHERE id=? AND status IN ('queued', 'indexing')",
                                   (reason, now_iso(), job.doc_id))
                 return None
-            self.conn.execute("UPDATE jobs SET state=?, owner=?, lease_until=?, heartbeat=?, started=?, stage=NULL, "
+            self.conn.execute("UPDATE jobs SET state=?, owner=?, lease_until=?, heartbeat=?, started=?, stage=NULL, stage_at=NULL, "
                               "done=0, total=0, attempts=attempts+1, updated_at=? WHERE id=?",
                               (JobState.RUNNING, owner, t + LEASE_S, t, t, now_iso(), job.id))
         return self.get(job_id)
@@ -380,8 +394,9 @@ class JobQueue:
         """Record the running job's stage and ``done``/``total`` (what every page and ``rag jobs`` show);
         returns whether a cancel was asked meanwhile."""
         with self.locks.write(self.conn):
-            self.conn.execute("UPDATE jobs SET stage=?, done=?, total=?, updated_at=? WHERE id=? AND owner=?",
-                              (stage, int(done), int(total), now_iso(), job_id, owner))
+            self.conn.execute("UPDATE jobs SET stage_at=CASE WHEN stage IS ? THEN stage_at ELSE ? END, stage=?, done=?, "
+                              "total=?, updated_at=? WHERE id=? AND owner=?",
+                              (stage, time.time(), stage, int(done), int(total), now_iso(), job_id, owner))
             r = self.conn.execute("SELECT cancel FROM jobs WHERE id=?", (job_id,)).fetchone()
         return bool(r and r[0])
 
@@ -389,7 +404,7 @@ class JobQueue:
         """Put ``owner``'s running job back in the queue untouched (a worker stopping on request: that take does
         not count as an attempt); its document goes back to ``queued``."""
         with self.locks.write(self.conn):
-            n = self.conn.execute("UPDATE jobs SET state=?, owner=NULL, lease_until=NULL, stage=NULL, done=0, total=0, "
+            n = self.conn.execute("UPDATE jobs SET state=?, owner=NULL, lease_until=NULL, stage=NULL, stage_at=NULL, done=0, total=0, "
                                   "attempts=MAX(0, attempts-1), updated_at=? WHERE id=? AND owner=? AND state=?",
                                   (JobState.QUEUED, now_iso(), job_id, owner, JobState.RUNNING)).rowcount
             if n:

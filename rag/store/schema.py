@@ -238,10 +238,18 @@ def m010_job_limit(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE jobs ADD COLUMN limit_s REAL")
 
 
+def m011_job_stage_at(conn: sqlite3.Connection) -> None:
+    """Version 11 (issue 42): ``jobs.stage_at``, when the running job's current stage began (Unix s): a job's time
+    left is measured from its own rate within the stage (every file said "less than a minute left" when it was
+    guessed from fixed stage weights); NULL before a stage is reported."""
+    if "stage_at" not in {r[1] for r in conn.execute("PRAGMA table_info(jobs)")}:
+        conn.execute("ALTER TABLE jobs ADD COLUMN stage_at REAL")
+
+
 #: The schema, in order: ``MIGRATIONS[n - 1]`` is migration ``n``. Append only; never edit an applied one.
 MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_chunk_locator, m003_document_versions, m004_chats,
                                      m005_extraction_facts, m006_chunk_role, m007_chunk_units, m008_jobs,
-                                     m009_coverage, m010_job_limit)
+                                     m009_coverage, m010_job_limit, m011_job_stage_at)
 
 #: The version a store has after :func:`migrate` with this code.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -263,3 +263,23 @@ def test_a_cancel_heard_after_the_commit_is_too_late_and_loses_nothing(store):
     got = store.run_job(job, "me", progress)
     assert got.status == "ready" and store.get_document(r.document_id).status == "ready"
     assert store.jobs.get(r.job_id).state == JobState.DONE
+
+
+def test_time_left_is_measured_from_the_embedding_rate_and_said_in_passages(store):
+    """Issue 42: every file said "less than a minute left" (guessed from fixed stage weights) and counted "815
+    pieces" while the result said "220 passages". Time left is told once embedding has a measured rate."""
+    r = store.enqueue_bytes(_md("Gamma"), "c.md")
+    job = store.jobs.take(r.job_id, "w:1:x")
+    store.jobs.progress(job.id, "w:1:x", "extract", 0, 1)
+    job = store.jobs.get(job.id)
+    assert job.eta_s() is None and job.stage_at is not None  # reading: no rate to tell a time from yet
+    store.jobs.progress(job.id, "w:1:x", "embed", 0, 800)
+    began = store.jobs.get(job.id).stage_at
+    store.jobs.progress(job.id, "w:1:x", "embed", 200, 800)
+    job = store.jobs.get(job.id)
+    assert job.stage_at == began  # the same stage: its start is kept
+    # 200 of 800 texts in 30 s: 600 more take 90 s, whatever share the stage weights give reading
+    assert job.eta_s(now=began + 30) == pytest.approx(90.0)
+    assert job.stage_text() == "embedding its passages" and "pieces" not in job.stage_text()
+    store.jobs.progress(job.id, "w:1:x", "embed", 10, 800)
+    assert store.jobs.get(job.id).eta_s(now=began + 30) is None  # under 5 % done: no figure yet

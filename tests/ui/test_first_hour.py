@@ -152,7 +152,7 @@ def test_the_documents_table_is_plain_and_delete_asks_first(two_docs):
     at = _app(DOCS_PAGE).run()
     assert not at.exception, at.exception
     df = at.dataframe[0].value
-    assert list(df.columns) == ["document", "kind", "pages", "status", "added"]
+    assert list(df.columns) == ["document", "kind", "length", "status", "added"]
     assert set(df["kind"]) == {"Markdown"} and set(df["status"]) == {"ready"}
     assert all(a == "just now" or a.endswith("min ago") or a.startswith("today") for a in df["added"])
     assert "embedding model" in at.dataframe[1].value.columns  # the rest, under Details
@@ -184,9 +184,13 @@ def test_a_misnamed_file_says_what_it_is_and_rtf_is_refused_with_why(app_store, 
     at.file_uploader(key="uploader").set_value(files).run()
     assert not at.exception
     warned = [w.value for w in at.warning]
-    assert any("report.docx: indexed" in w and "report.docx is plain text, not a Word document" in w
-               for w in warned), warned
     assert not any("report.docx" in s.value for s in at.success)
+    # the name once in each line, and the table's kind says what the name claimed (it read "Text")
+    assert any("report.docx: indexed, 1 passage; to know: it is plain text, not a Word document" in w
+               for w in warned), warned
+    assert "report.docx is plain text, not a Word document: read as text" in warned  # the picked document's notice
+    df = at.dataframe[0].value
+    assert df.loc[df["document"] == "report.docx", "kind"].iloc[0] == "Text (named .docx)"
     errors = [e.value for e in at.error]
     assert any(e.startswith("memo.rtf: failed:") and "RTF (Rich Text Format) is not read here" in e
                for e in errors), errors

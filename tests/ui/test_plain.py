@@ -6,7 +6,16 @@ from datetime import datetime, timezone
 from types import SimpleNamespace
 
 from rag.answer.gate import LanguageCheck
-from ui.plain import answered_from, human_time, kind_label, mentions_text, names_phrase, refusal_text, searched_text
+from ui.plain import (
+    answered_from,
+    human_time,
+    kind_label,
+    length_label,
+    mentions_text,
+    names_phrase,
+    refusal_text,
+    searched_text,
+)
 
 NOW = datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc)
 
@@ -71,3 +80,25 @@ def test_a_refusal_with_no_documents_or_decided_by_the_users_threshold_says_so()
                            "distance) 0.2 decided this (default 0.675)")
     assert nxt.startswith("Ask again with the default settings")
     assert searched_text(mine) == "Searched the only document, a.pdf. Closest passages: a.pdf, p. 2 (cosine distance 0.50)."
+
+
+def test_a_misnamed_file_s_kind_and_its_notice_name_it_once():
+    """Issue 42: a text file named report.docx read "Text" in the table, and its notice named it twice."""
+    from ui.plain import about, named
+
+    assert kind_label("text/plain", "report.docx") == "Text (named .docx)"
+    assert kind_label("text/plain", "notes.txt") == "Text" and kind_label("application/pdf", "a.pdf") == "PDF"
+    notice = "report.docx is plain text, not a Word document: read as text"
+    assert about("report.docx", notice) == "it is plain text, not a Word document: read as text"
+    assert named("report.docx", notice) == notice
+    assert named("scan.pdf", "3 pages read by OCR") == "scan.pdf: 3 pages read by OCR"
+
+
+def test_a_document_s_length_is_in_its_own_unit():
+    from rag.types import LocatorKind, Part
+
+    slides = [Part(LocatorKind.SLIDE, n, n * 10, n * 10 + 5) for n in range(1, 23)]
+    rows = [Part(LocatorKind.ROWS, n, n * 10, n * 10 + 5, scope=s) for s in ("A", "B", "C") for n in (1, 2)]
+    assert length_label(13) == "13 pages" and length_label(1) == "1 page"
+    assert length_label(0, slides) == "22 slides" and length_label(0, rows) == "3 sheets"
+    assert length_label(0, (), 4210) == "4,210 words" and length_label(0) == "–"
