@@ -36,10 +36,13 @@ from ui.format import (
     answer_notes,
     blockquote,
     citation_url,
+    copy_button_html,
+    copy_text,
     distance_label,
     is_pdf,
     key_passage_markdown,
     md_escape,
+    nearest_note,
     pdf_url,
     removed_markdown,
     verdict_markdown,
@@ -216,6 +219,8 @@ def render_turn_body(turn: Turn, key: str) -> None:
         notes.insert(0, answered_from(scope))
     if notes:
         st.caption(" · ".join(notes))
+    # one click copies the answer and its sources (issue 42); its only script is the button's own handler
+    st.html(COPY_CSS + copy_button_html(copy_text(a), key), unsafe_allow_javascript=True)
     render_sources(a.citations, key, pages, a.read_spans)
     render_details(turn, key)
 
@@ -334,6 +339,9 @@ def render_details(turn: Turn, key: str) -> None:
                                        "cosine distance": [distance_label(c.cosine_distance) for c in a.citations],
                                        "fused rank": [c.fused_rank for c in a.citations]}),
                          hide_index=True, width="stretch")
+            note = nearest_note(a.gate.nearest_distance if a.gate is not None else None, a.citations)
+            if note:
+                st.caption(md_escape(note))
 
 
 def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = None,
@@ -370,6 +378,14 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
             st.caption("The same text is also in " + md_escape(", ".join(c.also_in))
                        + " (identical copies are cited once).")
 
+
+#: The copy button's look: a small secondary button, light or dark as the system.
+COPY_CSS = """<style>
+.rag-copy { font: inherit; font-size: 0.85rem; padding: 0.15rem 0.7rem; border-radius: 0.5rem; cursor: pointer;
+  border: 1px solid rgba(128, 128, 128, 0.45); background: transparent; color: inherit; }
+.rag-copy:hover { border-color: #1c64b4; color: #1c64b4; }
+.rag-copy:focus-visible { outline: 2px solid #1c64b4; outline-offset: 2px; }
+</style>"""
 
 #: The hover and keyboard-focus preview of a ``[n]`` in an answer (issue 42): the link's title (its source's
 #: locator and quote, :func:`ui.format.preview_text`) drawn as a card under it, light or dark as the system. No

@@ -295,6 +295,67 @@ def answer_notes(a: Answer, with_model: bool = True) -> list[str]:
     return notes
 
 
+def copy_text(a: Answer) -> str:
+    """What an answer's copy button copies (issue 42: no copy button per answer): the shown answer as plain text
+    with its ``[n]`` (the checked model answer, or the key passage standing as the answer), then its sources'
+    locators, one a line."""
+    from rag.answer.record import AnswerFrom
+
+    j = a.judged
+    kp = a.key_passage
+    if j.answer_from == AnswerFrom.MODEL and j.shown:
+        body = " ".join(s.shown() for s in j.shown)
+    elif kp is not None and kp.sentences:
+        body = f"{' '.join((kp.body or kp.text).split())} [{kp.index}]"
+    else:
+        body = (a.text or "").strip()
+    cites = [f"[{c.index}] {c.locator_label}" for c in a.citations]
+    return body + ("\n\nSources:\n" + "\n".join(cites) if cites else "")
+
+
+#: The copy buttons' one script (no document text in it): each ``.rag-copy`` button not yet wired copies its own
+#: ``data-copy`` attribute; the Clipboard API in a secure context, else a hidden text area and ``execCommand`` (a
+#: served app on plain HTTP). Streamlit strips inline ``on...`` handlers, so the button is wired here.
+COPY_SCRIPT = """<script>
+document.querySelectorAll("button.rag-copy:not([data-wired])").forEach(function (b) {
+  b.dataset.wired = "1";
+  b.addEventListener("click", function () {
+    var t = b.dataset.copy, done = function () { b.textContent = "Copied"; setTimeout(function () { b.textContent = "Copy"; }, 1500); };
+    if (navigator.clipboard && window.isSecureContext) { navigator.clipboard.writeText(t).then(done); return; }
+    var a = document.createElement("textarea"); a.value = t; document.body.appendChild(a); a.select();
+    document.execCommand("copy"); a.remove(); done();
+  });
+});
+</script>"""
+
+
+def copy_button_html(text: str, key: str) -> str:
+    """A "Copy" button that puts ``text`` on the clipboard: the text sits HTML-escaped in an attribute, read by
+    :data:`COPY_SCRIPT` (nothing of it is ever parsed as markup or code)."""
+    from html import escape
+
+    return (f'<button class="rag-copy" id="copy-{escape(key)}" type="button" title="Copy the answer and its sources" '
+            f'aria-label="Copy the answer and its sources" data-copy="{escape(text, quote=True)}">Copy</button>'
+            + COPY_SCRIPT)
+
+
+def nearest_note(nearest: float | None, citations: Sequence[Any]) -> str:
+    """Under an answer's sources table: which source the gate's "nearest distance" is (issue 42: Details said
+    "nearest distance 0.314" while the table showed 0.330 for source [1]; sources are numbered in the search's
+    fused order, which weighs the words found too, not by distance). ``""`` when [1] is the nearest or nothing
+    is known."""
+    if nearest is None or not citations:
+        return ""
+    first = citations[0]
+    if first.cosine_distance is not None and f"{first.cosine_distance:.3f}" == f"{nearest:.3f}":
+        return ""
+    at = next((c for c in citations if c.cosine_distance is not None and f"{c.cosine_distance:.3f}" == f"{nearest:.3f}"),
+              None)
+    whose = f"source [{at.index}]'s" if at is not None else "a passage's that is not among the sources shown"
+    return (f"The nearest distance the gate names ({nearest:.3f}) is {whose}: sources are numbered in the search's "
+            "order, which weighs the words found as well as the distance.")
+
+
 def distance_label(distance: float | None) -> str:
     """A cosine distance as shown in the UI (3 decimals), ``n/a`` when unknown."""
     return "n/a" if distance is None else f"{distance:.3f}"

@@ -183,7 +183,7 @@ class Job:
         return spent * (self.total - self.done) / self.done
 
     def stage_text(self) -> str:
-        """What a running job does now, in words: ``OCR page 12 of 300``, ``embedding 40 of 96 pieces``, ..."""
+        """What a running job does now, in words: ``OCR page 12 of 300``, ``embedding its passages``, ..."""
         if self.state == JobState.QUEUED:
             return "queued"
         if self.state != JobState.RUNNING:

@@ -122,7 +122,7 @@ _K = LocatorKind
     (_L(_K.PARAGRAPH, 2, 3, "Linux"), _named("r.docx"), "r.docx > Install > Linux, \u00b6 2\u20133", "#char=120,129"),
     (_L(_K.PARAGRAPH, 5, 5, "Calm", 2, "c2.xhtml"), _named("b.epub"), "b.epub, chapter 2: Calm, \u00b6 5",
      "#char=120,129"),
-    (_L(_K.SECTION, scope="Linux", anchor="on-linux"), _named("p.html"), "p.html > Install > Linux (#on-linux)",
+    (_L(_K.SECTION, scope="Linux", anchor="on-linux"), _named("p.html"), "p.html > Install > Linux",
      "#on-linux"),
     (_L(_K.REGION, 3, 7, scope_number=1, box=(10, 20, 110, 70)), _named("s.png"), "s.png, lines 3\u20137",
      "#xywh=10,20,100,50"),

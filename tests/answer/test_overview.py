@@ -134,7 +134,7 @@ def test_suggested_questions_are_answered_by_the_gate_from_their_document(store)
     """Each suggestion, asked as the chat asks it (one Conversation turn), is answered: not refused, no
     "may not answer" warning, and its first source is the document the question was drawn from."""
     cands = candidate_questions(store)
-    assert cands[0].question == "Bike shed guide: what about Opening hours?"  # its title, its heading
+    assert cands[0].question == "What about Opening hours in Bike shed guide?"  # its title, its heading, a question
     assert cands[1].document_id != cands[0].document_id  # documents take turns
     picked, ms = suggested_questions(store, store.settings, n=3)
     assert picked and ms >= 0
@@ -144,3 +144,23 @@ def test_suggested_questions_are_answered_by_the_gate_from_their_document(store)
         assert turn.cites[0].document_id == s.document_id
     within = suggested_questions(store, store.settings, doc_ids=[_doc(store, "soups.md").id])[0]
     assert within and {s.document_id for s in within} == {_doc(store, "soups.md").id}
+
+
+def test_a_placeholder_title_or_a_site_suffix_never_names_a_document_in_a_suggestion():
+    """Issue 42: "<Presentation title here>: what about ASP.NET Core?" was suggested (and clicked, 'may not
+    answer')."""
+    from types import SimpleNamespace
+
+    from rag.answer.suggest import document_name, heading_question
+
+    def doc(title):
+        return SimpleNamespace(title=title, label="deck.pptx")
+
+    for placeholder in ("<Presentation title here>", "Click to add title", "[Title]", "Presentation Title",
+                        "Untitled presentation", "Lorem ipsum dolor"):
+        assert document_name(doc(placeholder)) == "deck.pptx", placeholder
+    assert document_name(doc("Rain garden - Wikipedia")) == "Rain garden"
+    assert document_name(doc("Install | Acme Docs")) == "Install"
+    assert document_name(doc("Composting at home")) == "Composting at home"
+    assert heading_question("Rain garden", "Plants") == "What about Plants in Rain garden?"
+    assert heading_question("Rain garden", "Why do rain gardens fail?") == "Why do rain gardens fail?"

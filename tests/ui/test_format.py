@@ -42,3 +42,17 @@ def test_a_citation_preview_is_its_locator_and_quote_and_cannot_break_out_of_its
     assert '\\"stop\\"\\)' in body and "\\[2\\]\\(http\\:\\/\\/x\\)" in body and "\\*b\\*" in body
     assert marker_link(1, "#src-t0-1", text) == f"[\\[1\\]](#src-t0-1 {title})"
     assert marker_link(1, "#src-t0-1") == "[\\[1\\]](#src-t0-1)"
+
+
+def test_details_say_which_source_the_nearest_distance_is():
+    """Issue 42: Details said "nearest distance 0.314" while the table showed 0.330 for source [1]."""
+    from types import SimpleNamespace
+
+    from ui.format import nearest_note
+
+    cites = [SimpleNamespace(index=1, cosine_distance=0.3301), SimpleNamespace(index=2, cosine_distance=0.3142)]
+    note = nearest_note(0.3142, cites)
+    assert "(0.314) is source [2]'s" in note and "order" in note
+    assert nearest_note(0.3301, cites) == ""  # [1] is the nearest: nothing to explain
+    assert "not among the sources shown" in nearest_note(0.2, cites)
+    assert nearest_note(None, cites) == "" and nearest_note(0.3, []) == ""

@@ -102,3 +102,17 @@ def test_a_document_s_length_is_in_its_own_unit():
     assert length_label(13) == "13 pages" and length_label(1) == "1 page"
     assert length_label(0, slides) == "22 slides" and length_label(0, rows) == "3 sheets"
     assert length_label(0, (), 4210) == "4,210 words" and length_label(0) == "–"
+
+
+def test_saved_chats_with_the_same_title_read_apart():
+    """Issue 42: two saved chats with the same title differed only by a tooltip."""
+    from ui.sidebar import chat_labels
+
+    rows = [SimpleNamespace(id=1, title="Soups", updated_at="2026-12-01T17:00:00Z"),
+            SimpleNamespace(id=2, title="Soups", updated_at="2026-11-03T09:00:00Z"),
+            SimpleNamespace(id=3, title="Sheds", updated_at="2026-12-01T17:00:00Z"),
+            SimpleNamespace(id=4, title="Sheds", updated_at="2026-12-01T17:00:00Z")]
+    labels = chat_labels(rows)
+    assert len(set(labels)) == 4 and labels[0].startswith("Soups · ") and labels[0] != labels[1]
+    assert labels[2].endswith("#3") and labels[3].endswith("#4")
+    assert chat_labels(rows[:1]) == ["Soups"]
