@@ -138,9 +138,20 @@ def _ask(page, question: str, key_passage_shot: str | None = None):
 
 def _open_quotes(answer) -> None:
     """Unfold every source's "Quote [n]" (issue 42: the quotes are folded, each text said once)."""
-    for summary in answer.locator("summary").filter(has_text="Quote [").all():
-        summary.click()
-    answer.locator("blockquote").first.wait_for(state="visible", timeout=10_000)
+    # The answer is redrawn once when it ends, closing what was unfolded before: unfold until every quote is open.
+    deadline = time.monotonic() + 20
+    while True:
+        folded = answer.locator("details:not([open]) > summary").filter(has_text="Quote [").all()
+        for summary in folded:
+            try:
+                summary.click(timeout=2_000)
+            except Exception:  # redrawn under the click: the next round finds it again
+                pass
+        if not folded and answer.locator("blockquote:visible").count():
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the quotes did not unfold: {len(folded)} still folded")
+        time.sleep(0.3)
 
 
 def _source_quote(answer):
