@@ -42,5 +42,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: builds; HTML captions, note markers, formulas, heading decorations; EPUB media over the ratio limit). 8: ODT
 #: table cells whose text sits in lists (issue 37). 9: raw HTML a Markdown renderer hides left out (issue 37).
 #: 10: a DOCX heading paragraph ends at an empty line, the byline after it is body text (issue 37). 11: Markdown's
-#: inline markup rendered (links as their text, no emphasis marks: issue 37).
-EXTRACTOR_VERSION = "11"
+#: inline markup rendered (links as their text, no emphasis marks: issue 37). 12: an HTML page whose text is all
+#: inside <noscript> is read there (it was refused).
+EXTRACTOR_VERSION = "12"

@@ -54,3 +54,21 @@ def test_formulas_are_read_as_text_not_holes():
     got = extract_bytes(_page(html), "maths.html")
     assert "Each point x_{i} is a vector, and a+b is a sum." in got.canonical
     assert tex_text("{\\displaystyle \\sigma _{i}}") == "\\sigma _{i}"
+
+
+def test_a_page_whose_text_is_all_inside_noscript_is_read_there_not_refused():
+    # the real parcoabruzzo.it news page (corpus/real/html/web-it-parco-abruzzo-orso-marsicano.html): the whole
+    # page is its version without JavaScript, inside <noscript>; the menu column holds more text than the article
+    menu = "".join(f"<li><div><a href='p{i}.php'>Menu entry number {i}</a></div></li>" for i in range(80))
+    page = ("<html><head><title>Bears | Park</title></head><body><noscript><div class='group'>"
+            f"<div id='left'><ul>{menu}</ul></div><div id='right'><h1>2019, a record year</h1>"
+            "<div id='text'><p>At least 9 female bears bred in the park in 2019.</p>"
+            "<p>16 cubs were counted, the most in 14 years of monitoring.</p></div></div></div></noscript>"
+            "<script>render()</script></body></html>")
+    doc = extract_bytes(page.encode(), "bears.html")
+    assert doc.canonical.startswith("# 2019, a record year\n\nAt least 9 female bears bred in the park in 2019.")
+    assert "Menu entry" not in doc.canonical
+    assert doc.title == "2019, a record year"
+    assert any("inside <noscript>" in w for w in doc.warnings)
+    with_script_text = page.replace("<script>render()</script>", "<p>Enable JavaScript to read more.</p>")
+    assert "record year" not in extract_bytes(with_script_text.encode(), "b.html").canonical  # not empty: as before

@@ -8,7 +8,9 @@ navigation, banners, sidebars, footers, cookie notices, hidden elements and
 the like are removed (by tag, ARIA role and class/id words), and the main
 content is the page's ``<main>`` (or ``role="main"``), else its one
 ``<article>``, else the container whose id/class says content with the most
-text, else the body. Measured against trafilatura in ``docs/formats.md``.
+text, else the body. Measured against trafilatura in ``docs/formats.md``. A page that gives no text that way
+and has ``<noscript>`` (its whole text in its version without JavaScript) is read again with ``<noscript>`` kept,
+its main content the block whose own paragraphs hold the most text, and a warning (issue 37).
 
 Layout: headings ``<h1>``..``<h6>`` become Markdown headings (sections);
 paragraphs, ``<pre>`` blocks (indentation kept), definition terms one block
@@ -372,6 +374,48 @@ def parse_html(text: str):
     return lxml.html.document_fromstring(_XML_DECL.sub("", text, count=1) or "<html></html>")
 
 
+def _paragraph_block(doc):
+    """The element whose own ``<p>`` children hold the most text, with its parent when that parent holds the
+    page's ``<h1>`` (the article and its title): the main content of a page without landmarks, class words or
+    navigation markup, where the largest block is the site's menu. ``None`` without paragraphs."""
+    best, most = None, 0
+    for el in doc.iter():
+        if not isinstance(el.tag, str) or el.tag.lower() not in ("div", "section", "td", "body"):
+            continue
+        n = sum(_text_len(p) for p in el if isinstance(p.tag, str) and p.tag.lower() == "p")
+        if n > most:
+            best, most = el, n
+    if best is None:
+        return None
+    parent = best.getparent()
+    if parent is not None and parent.find(".//h1") is not None and parent.tag.lower() != "body":
+        return parent
+    return best
+
+
+def _read(text: str, *, noscript: bool):
+    """Parse ``text`` and write its main content: ``(builder, writer, hidden, page title)``. With ``noscript`` the
+    ``<noscript>`` elements are read as part of the page (their tags dropped) and the main content is the
+    paragraph block (:func:`_paragraph_block`), the size rule of :func:`main_content` having found nothing."""
+    doc = parse_html(text)
+    if noscript:
+        for el in list(doc.iter("noscript")):
+            if el.getparent() is not None:
+                el.drop_tag()
+    title_el = doc.find(".//title")
+    page_title = clean_inline(title_el.text_content(), keep_newlines=False) if title_el is not None else ""
+    hidden = remove_hidden(doc)  # issue 26: text the page never shows, by its CSS, before anything is read
+    prepare(doc)  # issue 37: heading decorations out, formulas as text, note markers apart
+    root = _paragraph_block(doc) if noscript else None
+    if root is not None:
+        strip_boilerplate(root)
+    else:
+        root = main_content(doc)
+    b = CanonicalBuilder()
+    writer = write_html(b, root)
+    return b, writer, hidden, page_title
+
+
 def extract_html(data: bytes, name: str) -> Document:
     """HTML bytes -> :class:`rag.types.Document`: main content, headings as sections, ``section`` parts.
 
@@ -380,14 +424,14 @@ def extract_html(data: bytes, name: str) -> Document:
     """
     text, warnings = decode_html(data, name)
     try:
-        doc = parse_html(text)
-        title_el = doc.find(".//title")
-        page_title = clean_inline(title_el.text_content(), keep_newlines=False) if title_el is not None else ""
-        hidden = remove_hidden(doc)  # issue 26: text the page never shows, by its CSS, before anything is read
-        prepare(doc)  # issue 37: heading decorations out, formulas as text, note markers apart
-        root = main_content(doc)
-        b = CanonicalBuilder()
-        writer = write_html(b, root)
+        b, writer, hidden, page_title = _read(text, noscript=False)
+        if not b.length and "<noscript" in text.lower():
+            # issue 37: a page whose whole text sits in <noscript> (its version without JavaScript, which a saved
+            # copy shows) was refused as "no main text"
+            b, writer, hidden, page_title = _read(text, noscript=True)
+            if b.length:
+                warnings = warnings + ("the page's text is its version without JavaScript (inside <noscript>): "
+                                       "read that",)
     except ExtractionError:
         raise
     except Exception as e:  # noqa: BLE001 - lxml parse errors
