@@ -5,9 +5,10 @@ lists and code: :func:`rag.text.units`). Each unit gets a :class:`rag.types.Text
 time, from its own text and from the other sources of the same answer:
 
 * ``navigation``: a manual's or web page's navigation line (``Next: Install, Previous: Intro, Up: Top
-  [Contents][Index]``, ``« Previous | Next »``, a breadcrumb ``Home > Docs > API``, ``Back to top``);
+  [Contents][Index]``, ``« Previous | Next »``, a breadcrumb ``Home > Docs > API``, ``Back to top``): the rule
+  ingest tags navigation paragraphs with (:func:`rag.ingest.roles.is_navigation`);
 * ``toc``: a table-of-contents entry (``2.1 Boiling ........ 15``; numbered entries ending in a page number
-  when the source holds several, or under a "Contents" heading);
+  when the source holds several, or under a "Contents" heading: :data:`rag.ingest.roles.TOC_TITLE`);
 * ``references``: a reference-list / bibliography entry (``[12] A. Smith, B. Jones. Title. In Proc. ...,
   2019.``; a source under a "References" heading);
 * ``furniture``: running heads and slide footers: a page counter (``12 / 40``, ``Page 3 of 9``), a line
@@ -34,7 +35,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rag.ingest.roles import is_toc_line
+from rag.ingest.roles import REFERENCE_TITLE, TOC_TITLE, is_navigation, is_toc_line
 from rag.text import units
 from rag.types import TextRole
 
@@ -50,21 +51,7 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+•▪◦‣]|\d{1,3}[.)])\s+")
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 
 # ---------------------------------------------------------------------------------------------- navigation
-_NAV_WORDS = r"(?:next|previous|prev|up|home|top|index|contents|back|forward|table of contents)"
-#: ``Next: X``, ``Previous: Y``, ``Up: Z`` (Texinfo / GNU manual pages), ``[Contents]`` ``[Index]`` buttons.
-_NAV_FIELD = re.compile(r"(?:^|[\s,;|\[(])" + _NAV_WORDS + r"\s*(?::|»|›|>>)", re.I)
-_NAV_BUTTON = re.compile(r"\[\s*" + _NAV_WORDS + r"\s*\]|«\s*(?:prev|previous|back)\b|\b(?:next|forward)\s*»", re.I)
-_NAV_PHRASE = re.compile(r"^\s*(?:skip to (?:main )?content|back to top|jump to navigation|go to top)\b", re.I)
-#: A breadcrumb: three or more short segments joined by ``>``, ``›``, ``»`` or ``/`` with spaces around.
-#: A breadcrumb's separator: ``>``, ``›``, ``»`` or ``/`` with spaces around (matched from the start of a space run,
-#: so that a line of spaces is scanned once: issue 35).
-_CRUMB_SEP = re.compile(r"(?<!\s)\s+[>›»/]\s+")
-
-
-def _is_breadcrumb(text: str) -> bool:
-    """Three or more segments of 1-40 characters without ``.!?>›»``, joined by :data:`_CRUMB_SEP`."""
-    parts = _CRUMB_SEP.split(text.strip())
-    return len(parts) >= 3 and all(0 < len(p) <= 40 and not any(c in ".!?>›»" for c in p) for p in parts)
+# (rag.ingest.roles.is_navigation: one word list and one rule for ingest and answer, issue 36 item 3)
 
 # ---------------------------------------------------------------------------------------------- contents
 #: A TOC entry with a dot leader: ``Introduction ......... 3``, ``2.1 Boiling . . . . 15``.
@@ -73,12 +60,10 @@ def _is_breadcrumb(text: str) -> bool:
 _TOC_NUMBERED = re.compile(
     r"^\s*(?:(?:chapter|part|appendix|section)\s+)?(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVXLC]{1,5}\.|[A-Z]\.)\s+"
     r"[^\d.!?]{2,80}?\s+\d{1,4}\s*$", re.I)
-_CONTENTS_HEADING = re.compile(r"^\s*(?:table of contents|contents|inhaltsverzeichnis|inhalt|sommaire|índice|indice)\s*$", re.I)
+# A "Contents" line or heading: rag.ingest.roles.TOC_TITLE (one list of contents titles, issue 36 item 3)
 
 # ---------------------------------------------------------------------------------------------- references
-_REFERENCES_HEADING = re.compile(
-    r"^\s*(?:\d+\.?\s*)?(?:references?|bibliography|works cited|literature cited|literatur(?:verzeichnis)?|"
-    r"bibliographie|referencias|citations|sources)\s*$", re.I)
+# A "References" heading: rag.ingest.roles.REFERENCE_TITLE (one list of reference-list titles, issue 36 item 3)
 #: How a reference-list entry opens: ``[12] ``, ``12. Smith``, ``Smith, J.``, ``Smith J,``, ``A. Smith,``.
 _REF_OPEN = re.compile(
     r"^\s*(?:\[\d{1,3}\]\s+\S|\d{1,3}\.\s+[A-Z][\w'’\-]{1,30},?\s+(?:[A-Z]\.|[A-Z]{1,3},)"
@@ -143,13 +128,9 @@ def reference_like(text: str) -> bool:
 
 
 def navigation_like(text: str) -> bool:
-    """Whether one unit is a navigation line: two ``Next:``/``Previous:``/``Up:`` fields or buttons
-    (``[Index]``), a skip / back-to-top phrase, or a breadcrumb of three short segments."""
-    fields = len(_NAV_FIELD.findall(text)) + len(_NAV_BUTTON.findall(text))
-    if fields >= 2 or _NAV_PHRASE.match(text):
-        return True
-    return bool(not is_sentence(text) and _is_breadcrumb(text) and len(_words(text)) <= 12
-                and not _TABLE_ROW.match(text))
+    """Whether one unit is a navigation line: :func:`rag.ingest.roles.is_navigation` (the one rule) on its text, its
+    line breaks read as spaces."""
+    return is_navigation(" ".join(text.split()))
 
 
 def _furniture_line(line: str) -> bool:
@@ -210,9 +191,9 @@ class Unit:
 
 def _section_role(section: Sequence[str]) -> TextRole | None:
     head = section[-1] if section else ""
-    if _REFERENCES_HEADING.match(head):
+    if REFERENCE_TITLE.match(head):
         return TextRole.REFERENCES
-    if _CONTENTS_HEADING.match(head):
+    if TOC_TITLE.match(head):
         return TextRole.TOC
     return None
 
@@ -226,7 +207,7 @@ def unit_role(text: str, *, repeated: frozenset[str] = frozenset(), toc_context:
         return TextRole.FURNITURE
     if navigation_like(s):
         return TextRole.NAVIGATION
-    if is_toc_line(s) or (toc_context and _TOC_NUMBERED.match(s)) or _CONTENTS_HEADING.match(s):
+    if is_toc_line(s) or (toc_context and _TOC_NUMBERED.match(s)) or TOC_TITLE.match(s):
         return TextRole.TOC
     if reference_like(s):
         return TextRole.REFERENCES
@@ -241,7 +222,7 @@ def unit_role(text: str, *, repeated: frozenset[str] = frozenset(), toc_context:
 def _toc_context(quote: str) -> bool:
     lines = [ln for ln in quote.splitlines() if ln.strip()]
     numbered = sum(1 for ln in lines if _TOC_NUMBERED.match(ln) or is_toc_line(ln))
-    return any(_CONTENTS_HEADING.match(ln) for ln in lines) or numbered >= 3
+    return any(TOC_TITLE.match(ln) for ln in lines) or numbered >= 3
 
 
 def _lines(quote: str) -> list[Span]:
@@ -286,7 +267,7 @@ def _line_role(line: str, *, repeated: frozenset[str], toc: bool) -> TextRole | 
     """The role of one line on its own evidence, or ``None`` (the line is read as part of its sentence)."""
     if navigation_like(line):
         return TextRole.NAVIGATION
-    if is_toc_line(line) or (toc and _TOC_NUMBERED.match(line)) or _CONTENTS_HEADING.match(line):
+    if is_toc_line(line) or (toc and _TOC_NUMBERED.match(line)) or TOC_TITLE.match(line):
         return TextRole.TOC
     if _norm_line(line) in repeated or _furniture_line(line):
         return TextRole.FURNITURE

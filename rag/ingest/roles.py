@@ -18,9 +18,14 @@ Rules (each on whole paragraphs: blank-line separated blocks of the canonical te
 * **toc**: the body of a section titled ``Contents``, ``Table of contents``, ``Inhalt``, ``Sommaire``,
   ``Índice``, ``目次`` ...; and any paragraph whose lines mostly end in dot leaders and a page number
   (``Installation ........ 12``);
-* **navigation**: a paragraph whose every line is a navigation line: two or more of *previous, prev,
-  next, up, home, index, contents, top* as words (``Next: Usage, Previous: Install, Up: Top``,
-  ``« Prev | Home | Next »``), or a breadcrumb of three or more parts joined by ``»``, ``›`` or ``>``.
+* **navigation**: a paragraph whose every line is a navigation line (:func:`is_navigation`): two or more
+  of :data:`NAV_WORDS` that are most of its words (``Prev | Home | Next``), two navigation fields or buttons (``Next: Usage,
+  Previous: Install, Up: Top``, ``[Contents][Index]``), a skip or back-to-top phrase (``Back to top``), or a
+  breadcrumb of three or more short parts joined by ``»``, ``›``, ``>`` or ``/``.
+
+This module is the one role vocabulary (issue 36, item 3): the answer layer (:mod:`rag.answer.roles`) judges a
+source's lines with these same words and rules (:func:`is_navigation`, :func:`is_toc_line`,
+:data:`REFERENCE_TITLE`, :data:`TOC_TITLE`) and adds only what needs the other sources of the same answer.
 
 Readers add what only they can know (a slide deck's title slide: :mod:`rag.ingest.pdf`); :func:`merge`
 puts the two together.
@@ -36,7 +41,7 @@ from rag.types import Document, Heading, RoleSpan, TextRole
 
 _NUM = r"(?:(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])\.?\s+)?"
 REFERENCE_TITLE = re.compile(
-    r"^\W*" + _NUM + r"(?:(?:normative|informative|non-normative|cited)\s+)?(references?|bibliography|works cited|literature cited|cited literature|reference list|"
+    r"^\W*" + _NUM + r"(?:(?:normative|informative|non-normative|cited)\s+)?(references?|bibliography|works cited|literature cited|cited literature|reference list|citations|sources|"
     r"literatur|literaturverzeichnis|quellen|quellenverzeichnis|références|références bibliographiques|"
     r"bibliographie|referencias|bibliografía|bibliografia|riferimenti bibliografici|referências|"
     r"参考文献|文献)\W*$", re.I)
@@ -49,8 +54,21 @@ _REF_ENTRY = re.compile(r"^\s*(?:\[\d{1,4}\]|\d{1,4}\.\s|\(\d{1,4}\))\s*\S.*(?:\
 _PAGE_NUMBER = re.compile(r"(?:\d{1,4}|[ivxlc]{1,7})\Z", re.I)
 #: The most whitespace characters between two dots of one dot leader (``. . .`` has one).
 _LEADER_GAP = 2
-_NAV_WORD = re.compile(r"\b(previous|prev|next|up|home|index|contents|top)\b", re.I)
-_CRUMB = re.compile(r"\s(?:»|›|>)\s")
+#: The words of navigation lines: the one list (issue 36, defect C: ingest and answer had two that disagreed).
+NAV_WORDS = ("previous", "prev", "next", "up", "home", "index", "contents", "top", "back", "forward")
+_NAV = "|".join(NAV_WORDS)
+_NAV_WORD = re.compile(r"\b(" + _NAV + r")\b", re.I)
+#: ``Next: X``, ``Previous: Y``, ``Up: Z`` (Texinfo / GNU manual pages) and ``Contents »`` fields.
+_NAV_FIELD = re.compile(r"(?:^|[\s,;|\[(])(?:" + _NAV + r"|table of contents)\s*(?::|»|›|>>)", re.I)
+#: ``[Contents]`` ``[Index]`` buttons, ``« Prev``, ``Next »``.
+_NAV_BUTTON = re.compile(r"\[\s*(?:" + _NAV + r"|table of contents)\s*\]|«\s*(?:prev|previous|back)\b|\b(?:next|forward)\s*»",
+                         re.I)
+_NAV_PHRASE = re.compile(r"^\s*(?:skip to (?:main )?content|back to top|jump to navigation|go to top)\b", re.I)
+#: A breadcrumb's separator: ``>``, ``›``, ``»`` or ``/`` with spaces around (matched from the start of a space run,
+#: so that a line of spaces is scanned once: issue 35).
+_CRUMB_SEP = re.compile(r"(?<!\s)\s+[>›»/]\s+")
+#: How a sentence ends: sentence punctuation, or a closing bracket or quote.
+_SENTENCE_END = re.compile(r"[.!?…:;)\]\"'”’*_`]\s*$")
 _PARA = re.compile(r"[^\n]+(?:\n[^\n]+)*")
 
 
@@ -60,15 +78,30 @@ def paragraphs(text: str, start: int = 0, end: int | None = None) -> list[tuple[
             if m.group().strip()]
 
 
+def _is_breadcrumb(line: str) -> bool:
+    """Three or more parts of 1-40 characters without ``.!?:>›»``, joined by :data:`_CRUMB_SEP`, at most 20 words,
+    not a sentence nor a table row (``Home > Docs > API``, ``Home » Products » Widgets » Install``; not a figure's
+    legend ``teal: HDC functionality / red: data flow / green: ...``)."""
+    parts = _CRUMB_SEP.split(line)
+    return (len(parts) >= 3 and all(0 < len(p) <= 40 and not any(c in ".!?:>›»" for c in p) for p in parts)
+            and len(line.split()) <= 20 and not _SENTENCE_END.search(line) and not line.startswith("|"))
+
+
 def is_navigation(line: str) -> bool:
-    """Whether one line is a navigation line (rule in the module doc)."""
-    line = line.strip().strip("[]|")
-    if not line or len(line) > 200 or line.endswith((".", "?", "!")):
+    """Whether one line is a navigation line (rule in the module doc): the one rule of ingest, which tags a paragraph
+    of such lines, and of the answer layer, which never takes such a line as an answer."""
+    s = line.strip()
+    if not s or len(s) > 200:
         return False
-    words = {w.lower() for w in _NAV_WORD.findall(line)}
-    if len(words) >= 2 and len(line.split()) <= 4 * len(words) + 8:
+    if len(_NAV_FIELD.findall(s)) + len(_NAV_BUTTON.findall(s)) >= 2 or _NAV_PHRASE.match(s):
         return True
-    return len(_CRUMB.findall(line)) >= 2 and len(line.split()) <= 20
+    bare = s.strip("[]|")
+    if bare.endswith((".", "?", "!")):
+        return False
+    found = _NAV_WORD.findall(bare)
+    if len({w.lower() for w in found}) >= 2 and 2 * len(found) > len(bare.split()):
+        return True  # mostly navigation words ("Prev | Home | Next"), not prose that names two ("Top-k ... next words")
+    return _is_breadcrumb(s)
 
 
 def is_toc_line(line: str) -> bool:

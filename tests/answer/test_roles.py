@@ -98,3 +98,22 @@ def test_the_course_chapters_are_almost_all_body(corpus_dir):
     assert len(taken) <= 12, taken
     prose = [t for t in taken if t.rstrip().endswith(".") and len(t.split()) >= 6]
     assert prose == []
+
+
+NAVIGATION = ["Next: Invoking tar, Previous: Introduction, Up: Top   [Contents][Index]", "« Prev | Home | Next »",
+              "Prev | Home | Next", "Home > Guides > Installation", "Home » Products » Widgets » Install", "Back to top",
+              "Jump to navigation Jump to search"]
+#: Lines of the dev corpora that one of the two former rule sets took for navigation (issue 36, defect C).
+NOT_NAVIGATION = ["4. **Top-k Filtering**: An alternative approach where we only consider the k most likely next words",
+                  "teal: HDC functionality / red: data flow / green: application specific",
+                  "Next, build the index up from the top.", "Scroll up to the top of the index and go back home"]
+
+
+def test_one_navigation_rule_for_ingest_and_answer():
+    """Issue 36, item 3: ingest tags navigation paragraphs and the answer layer judges a source's units with the same
+    word list and rule (they had two lists that disagreed)."""
+    from rag.answer.roles import navigation_like
+    from rag.ingest.roles import is_navigation
+
+    assert [line for line in NAVIGATION if not (is_navigation(line) and navigation_like(line))] == []
+    assert [line for line in NOT_NAVIGATION if is_navigation(line) or navigation_like(line)] == []
