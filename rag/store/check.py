@@ -26,6 +26,24 @@ def _id_diff(what: str, rows: set[int], held: set[int]) -> list[str]:
     return out
 
 
+def _document_problems(docs: list, per_doc: dict[str, int], files: set[str]) -> list[str]:
+    """What is wrong with each document row ``(id, name, status, chunk_count, has_file)``: an unknown status, a
+    chunk count its chunk rows (``per_doc``) do not match, chunks of a document that is not ready, a kept original
+    missing from ``files``."""
+    problems = []
+    for doc_id, name, status, count, has_file in docs:
+        n = per_doc.get(doc_id, 0)
+        if status not in {s.value for s in DocStatus}:
+            problems.append(f"{name} ({doc_id[:8]}): unknown status {status!r}")
+        if n != count:
+            problems.append(f"{name} ({doc_id[:8]}): chunk_count {count} but {n} chunk row(s)")
+        if n and status != DocStatus.READY:
+            problems.append(f"{name} ({doc_id[:8]}): {status} but holds {n} chunk row(s)")
+        if has_file and doc_id not in files:
+            problems.append(f"{name} ({doc_id[:8]}): the kept original files/{doc_id} is missing")
+    return problems
+
+
 def check(conn: sqlite3.Connection, locks: StoreLocks, cache: IndexCache, dim: int, files_dir: Path) -> ConsistencyReport:
     """SQLite (``conn``) against the indexes of ``cache`` (of the same generation, retried when another writer moves
     it meanwhile) and the kept originals in ``files_dir``; ``dim`` the vector dimension every chunk row must have.
@@ -56,16 +74,7 @@ def check(conn: sqlite3.Connection, locks: StoreLocks, cache: IndexCache, dim: i
     if set(per_doc) - known:
         problems.append(f"chunk rows of unknown document(s): {sorted(set(per_doc) - known)[:5]}")
     files = {p.name for p in files_dir.iterdir() if p.is_file()}
-    for doc_id, name, status, count, has_file in docs:
-        n = per_doc.get(doc_id, 0)
-        if status not in {s.value for s in DocStatus}:
-            problems.append(f"{name} ({doc_id[:8]}): unknown status {status!r}")
-        if n != count:
-            problems.append(f"{name} ({doc_id[:8]}): chunk_count {count} but {n} chunk row(s)")
-        if n and status != DocStatus.READY:
-            problems.append(f"{name} ({doc_id[:8]}): {status} but holds {n} chunk row(s)")
-        if has_file and doc_id not in files:
-            problems.append(f"{name} ({doc_id[:8]}): the kept original files/{doc_id} is missing")
+    problems += _document_problems(docs, per_doc, files)
     present = cache.files_present(idx.generation)
     if not present:
         problems.append(f"the index files of generation {idx.generation} are missing")
