@@ -22,7 +22,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -83,7 +83,7 @@ def job_line(job: Job) -> str:
     return head
 
 
-def wait_for_jobs(store: Any, job_ids: list[int], *, on_progress: Callable[[Job, str, int, int], None],
+def wait_for_jobs(store: Store, job_ids: list[int], *, on_progress: Callable[[Job, str, int, int], None],
                   on_done: Callable[[int, IngestResult], None], poll_s: float = 0.3) -> None:
     """Wait until every job of ``job_ids`` is finished, running them in this process when no worker serves
     the store (a contained extractor, one index update for the run, the gate calibrated after it), else

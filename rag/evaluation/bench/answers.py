@@ -21,7 +21,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from rag.answer.check.attribute import DANGLING_RE
 from rag.answer.cite import Citation
@@ -29,7 +28,7 @@ from rag.answer.key_passage import KeyPassage, key_passage
 from rag.answer.pipeline import Answer, AnswerFrom, ask, check_answer
 from rag.evaluation.answers import AnswerKey, contains_answer
 from rag.evaluation.bench.machine import percentile
-from rag.evaluation.data import EvalQuery, Wording
+from rag.evaluation.data import EvalQuery, OODQuery, Wording
 from rag.evaluation.metrics import format_p, sign_test, wilson_interval
 from rag.index import embed
 from rag.index.embed import Encoder
@@ -124,7 +123,7 @@ class Row:
 # ----------------------------------------------------------------------------- running
 
 
-def run_queries(store: Store, s: Settings, queries: Sequence[EvalQuery], ood: Sequence[Any], keys: dict[str, AnswerKey],
+def run_queries(store: Store, s: Settings, queries: Sequence[EvalQuery], ood: Sequence[OODQuery], keys: dict[str, AnswerKey],
                 generate: bool, log: Callable[[str], None]) -> list[Row]:
     """Every query through :func:`rag.answer.pipeline.ask` (or only retrieval, gate and key passage)."""
     rows = []
