@@ -202,16 +202,16 @@ def _paints(values: dict[str, str]) -> bool:
     return False
 
 
-def _reason(el, own: dict[str, str], style: _Style, parent_px: float) -> str | None:
-    """Why ``el`` is hidden (see the module doc), or ``None``."""
+def _marked(el, own: dict[str, str], style: _Style, parent_px: float) -> str | None:
+    """Hidden by the element's own markup or by what CSS says of its showing: ``hidden``, ``aria-hidden``,
+    ``display``, ``visibility``, ``content-visibility``, ``opacity``."""
     if el.get("hidden") is not None:
         return "hidden attribute"
     if (el.get("aria-hidden") or "").strip().lower() == "true":
         return "aria-hidden"
-    v = style.values
     if own.get("display") == "none":
         return "display:none"
-    if v.get("visibility") in ("hidden", "collapse"):
+    if style.values.get("visibility") in ("hidden", "collapse"):
         return "visibility:hidden"
     if own.get("content-visibility") == "hidden":
         return "content-visibility:hidden"
@@ -220,6 +220,13 @@ def _reason(el, own: dict[str, str], style: _Style, parent_px: float) -> str | N
             return "opacity:0"
     except ValueError:
         pass
+    return None
+
+
+def _shrunk(el, own: dict[str, str], style: _Style, parent_px: float) -> str | None:
+    """Hidden by its size: a font under :data:`MIN_VISIBLE_PX`, ``scale(0)``, clipped away, or zero size with its
+    overflow hidden."""
+    v = style.values
     size = _px(v["font-size"], parent_px) if "font-size" in v else None
     if size is not None and size < MIN_VISIBLE_PX:
         return "font-size:0" if size <= 0 else "tiny font"
@@ -232,17 +239,41 @@ def _reason(el, own: dict[str, str], style: _Style, parent_px: float) -> str | N
     if own.get("overflow") == "hidden" and any(_px(own.get(p, "1px"), parent_px) == 0 for p in ("width", "height",
                                                                                                "max-height")):
         return "zero size"
+    return None
+
+
+def _moved_away(el, own: dict[str, str], style: _Style, parent_px: float) -> str | None:
+    """Hidden off-screen: positioned or indented past :data:`OFFSCREEN_PX`."""
     if own.get("position") in ("absolute", "fixed") and any(
             (x := _px(own.get(p, "0"), parent_px)) is not None and x <= OFFSCREEN_PX for p in ("left", "top", "right")):
         return "off-screen"
     indent = _px(own.get("text-indent", "0"), parent_px)
     if indent is not None and indent <= OFFSCREEN_PX:
         return "off-screen"
+    return None
+
+
+def _unseen_colour(el, own: dict[str, str], style: _Style, parent_px: float) -> str | None:
+    """Hidden by its colour: transparent text, or white text on an unpainted (white) page."""
+    v = style.values
     color = _rgb(v["color"]) if "color" in v else None
     if color is not None and color[3] <= 0.05:
         return "transparent text"
     if color is not None and all(c >= 242 for c in color[:3]) and not style.painted:
         return "white on white"
+    return None
+
+
+#: The hiding rules in the order they are tried (the module doc); the first reason found is the element's.
+_RULES = (_marked, _shrunk, _moved_away, _unseen_colour)
+
+
+def _reason(el, own: dict[str, str], style: _Style, parent_px: float) -> str | None:
+    """Why ``el`` is hidden (see the module doc): the first of :data:`_RULES` that gives a reason, or ``None``."""
+    for rule in _RULES:
+        why = rule(el, own, style, parent_px)
+        if why is not None:
+            return why
     return None
 
 
