@@ -101,11 +101,22 @@ class DocumentsServer(MCPServer):
 
 
 def build_mcp(service: ApiService, *, app_url: str) -> DocumentsServer:
-    """The MCP server over ``service`` (see the module docstring)."""
+    """The MCP server over ``service`` (see the module docstring): its four tools and one resource, added in
+    this order."""
     import rag
 
     mcp = DocumentsServer(service, name="rag-documents", title="Document QA with honest citations",
                           instructions=INSTRUCTIONS, version=rag.__version__, log_level="WARNING")
+    _add_search(mcp, service)
+    _add_ask(mcp, service)
+    _add_list_documents(mcp, service)
+    _add_get_passage(mcp, service, app_url)
+    _add_document(mcp, service)
+    return mcp
+
+
+def _add_search(mcp: DocumentsServer, service: ApiService) -> None:
+    """The ``search_documents`` tool."""
 
     @mcp.tool(description="Search the user's documents: the best passages for `query`, each with its cosine "
                           "distance, document, locator and verbatim text. No answer is written.")
@@ -126,6 +137,10 @@ def build_mcp(service: ApiService, *, app_url: str) -> DocumentsServer:
 
         return _call(run)
 
+
+def _add_ask(mcp: DocumentsServer, service: ApiService) -> None:
+    """The ``ask`` tool."""
+
     @mcp.tool(description="Answer `question` from the user's documents only. Returns the answer with [n] "
                           "citations checked by the server, the verdict (supported, partly_supported, "
                           "may_not_answer, refused) with its reason, the confidence and the citations (document, "
@@ -138,6 +153,10 @@ def build_mcp(service: ApiService, *, app_url: str) -> DocumentsServer:
         q = turns.Question(question, collection, documents, tuple(history or ()))
         return compact_answer(_call(turns.answer, service, q))
 
+
+def _add_list_documents(mcp: DocumentsServer, service: ApiService) -> None:
+    """The ``list_documents`` tool."""
+
     @mcp.tool(description="List the user's documents: id, name, status (ready, queued, indexing, failed) and "
                           "the reason a document failed.")
     def list_documents(collection: str | None = None) -> dict[str, Any]:
@@ -147,6 +166,10 @@ def build_mcp(service: ApiService, *, app_url: str) -> DocumentsServer:
             return {"documents": [{k: document_json(d)[k] for k in keep} for d in store.documents()]}
 
         return _call(run)
+
+
+def _add_get_passage(mcp: DocumentsServer, service: ApiService, app_url: str) -> None:
+    """The ``get_passage`` tool."""
 
     @mcp.tool(description="Read one passage by its chunk id (from a search hit or a citation): its verbatim "
                           "text, offsets into the document's canonical text, locator and the app's viewer URL.")
@@ -161,6 +184,10 @@ def build_mcp(service: ApiService, *, app_url: str) -> DocumentsServer:
 
         return _call(run)
 
+
+def _add_document(mcp: DocumentsServer, service: ApiService) -> None:
+    """The document resource (:data:`DOCUMENT_URI`)."""
+
     @mcp.resource(DOCUMENT_URI, name="document", description="A document's canonical text (every citation's "
                                                              "start/end point into it).", mime_type="text/plain")
     def document(doc_id: str) -> str:
@@ -172,8 +199,6 @@ def build_mcp(service: ApiService, *, app_url: str) -> DocumentsServer:
             return store.canonical_text(doc.id)
 
         return _call(run, error=ResourceNotFoundError)
-
-    return mcp
 
 
 def run_stdio(service: ApiService, *, app_url: str) -> None:
