@@ -38,6 +38,7 @@ from rag.evaluation.sweeps import (
 from rag.index.embed import get_embedder
 from rag.index.fusion import retrieve
 from rag.ingest.chunk import STRATEGIES
+from rag.types import Document
 
 #: Retrieval modes the evaluation knows.
 MODES = ("dense", "bm25", "hybrid", "rerank")
@@ -96,19 +97,19 @@ def pair_tests(metrics: Sequence[ModeMetrics], queries: Sequence[EvalQuery], ks:
              for g, keys in groups.items()}
         return PairTest(kind, within, a, b, k, t.pop("all"), t)
 
-    s_tests, m_tests = [], []
+    s_tests: list[PairTest] = []
+    m_tests: list[PairTest] = []
     for k in ks:
-        for mode in modes:
-            for i, a in enumerate(strategies):
-                for b in strategies[i + 1:]:
-                    if (a, mode) in by and (b, mode) in by:
-                        s_tests.append(test("strategy", mode, a, b, by[a, mode], by[b, mode], k))
-        for s in strategies:
-            for i, a in enumerate(modes):
-                for b in modes[i + 1:]:
-                    if (s, a) in by and (s, b) in by:
-                        m_tests.append(test("mode", s, a, b, by[s, a], by[s, b], k))
+        s_tests += [test("strategy", mode, a, b, by[a, mode], by[b, mode], k)
+                    for mode in modes for a, b in _pairs(strategies) if (a, mode) in by and (b, mode) in by]
+        m_tests += [test("mode", s, a, b, by[s, a], by[s, b], k)
+                    for s in strategies for a, b in _pairs(modes) if (s, a) in by and (s, b) in by]
     return s_tests, m_tests
+
+
+def _pairs(names: Sequence[str]) -> list[tuple[str, str]]:
+    """Each pair of ``names`` once, in their order: (a, b), (a, c), (b, c)."""
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
 
 
 def nearest_distances(index: StrategyIndex, queries: Sequence[EvalQuery], ood: Sequence[OODQuery],
@@ -133,6 +134,42 @@ def nearest_distances(index: StrategyIndex, queries: Sequence[EvalQuery], ood: S
     return out
 
 
+def _check_inputs(documents: Sequence[Document], questions: Sequence[Question], strategies: Sequence[str],
+                  modes: Sequence[str]) -> None:
+    """``ValueError`` for an unknown strategy or mode, :class:`EvalInputError` for no document or question."""
+    bad = [s for s in strategies if s not in STRATEGIES]
+    if bad:
+        raise ValueError(f"unknown strategy {bad[0]!r}; allowed: {', '.join(STRATEGIES)}")
+    bad = [m for m in modes if m not in MODES]
+    if bad:
+        raise ValueError(f"unknown mode {bad[0]!r}; allowed: {', '.join(MODES)}")
+    if not documents:
+        raise EvalInputError("no documents to evaluate")
+    if not questions:
+        raise EvalInputError("no questions to evaluate")
+
+
+def _modes_to_run(modes: Sequence[str], reranker) -> tuple[list[str], dict[str, str]]:
+    """The modes that can run and why the others cannot: ``rerank`` needs a ``reranker``."""
+    skipped = {}
+    run_modes = list(modes)
+    if "rerank" in run_modes and reranker is None:
+        run_modes.remove("rerank")
+        skipped["rerank"] = "no cross-encoder in models/ (see rag.models.find_cross_encoder)"
+    return run_modes, skipped
+
+
+def _retrieve_all(idx: StrategyIndex, mode: str, queries: Sequence[EvalQuery], ood: Sequence[OODQuery],
+                  qvecs: dict[str, np.ndarray], texts: dict[int, str], rrf_k: int, reranker) -> dict[str, list]:
+    """One strategy's ranking in ``mode`` for every query and OOD query (top :data:`DEPTH`), by key."""
+    leg = "hybrid" if mode == "rerank" else mode
+    run = {}
+    for key, text in [(q.key, q.text) for q in queries] + [(o.id, o.query) for o in ood]:
+        run[key] = retrieve(text, qvecs[text], idx.dense, idx.bm25, k=DEPTH, mode=leg, rrf_k=rrf_k,
+                            reranker=reranker if mode == "rerank" else None, texts=texts if mode == "rerank" else None)
+    return run
+
+
 def git_commit(root: Path | None = None) -> str | None:
     """Short commit of the repository holding ``rag/`` (``+dirty`` appended when tracked files changed), or ``None``."""
     root = root or Path(__file__).resolve().parents[2]
@@ -147,7 +184,7 @@ def git_commit(root: Path | None = None) -> str | None:
         return None
 
 
-def run_evaluation(documents: Sequence, questions: Sequence[Question], ood: Sequence[OODQuery], *,
+def run_evaluation(documents: Sequence[Document], questions: Sequence[Question], ood: Sequence[OODQuery], *,
                    strategies: Sequence[str] = ("A", "B", "C", "D", "E", "F"),
                    modes: Sequence[str] = ("dense", "bm25", "hybrid"),
                    embedder=None, cache: EmbeddingCache | None = None, settings=None,
@@ -167,25 +204,12 @@ def run_evaluation(documents: Sequence, questions: Sequence[Question], ood: Sequ
     :class:`EvalInputError` when no document or question is given.
     """
     progress = progress or _no_progress
-    bad = [s for s in strategies if s not in STRATEGIES]
-    if bad:
-        raise ValueError(f"unknown strategy {bad[0]!r}; allowed: {', '.join(STRATEGIES)}")
-    bad = [m for m in modes if m not in MODES]
-    if bad:
-        raise ValueError(f"unknown mode {bad[0]!r}; allowed: {', '.join(MODES)}")
-    if not documents:
-        raise EvalInputError("no documents to evaluate")
-    if not questions:
-        raise EvalInputError("no questions to evaluate")
+    _check_inputs(documents, questions, strategies, modes)
     if embedder is None:
         embedder = get_embedder()
     own_cache = cache is None
     cache = cache or EmbeddingCache()
-    skipped = {}
-    run_modes = list(modes)
-    if "rerank" in run_modes and reranker is None:
-        run_modes.remove("rerank")
-        skipped["rerank"] = "no cross-encoder in models/ (see rag.models.find_cross_encoder)"
+    run_modes, skipped = _modes_to_run(modes, reranker)
     queries = expand_queries(questions)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -214,13 +238,8 @@ def run_evaluation(documents: Sequence, questions: Sequence[Question], ood: Sequ
         for m in run_modes:
             progress(base + 0.8 / n_s, f"strategy {s}: retrieving ({m})")
             t = time.perf_counter()
-            leg = "hybrid" if m == "rerank" else m
-            run = {}
-            for key, text in [(q.key, q.text) for q in queries] + [(o.id, o.query) for o in ood]:
-                run[key] = retrieve(text, qvecs[text], idx.dense, idx.bm25, k=DEPTH, mode=leg, rrf_k=rrf_k,
-                                    reranker=reranker if m == "rerank" else None, texts=texts if m == "rerank" else None)
+            runs[s, m] = run = _retrieve_all(idx, m, queries, ood, qvecs, texts, rrf_k, reranker)
             timings[f"retrieve_{s}_{m}"] = time.perf_counter() - t
-            runs[s, m] = run
             metrics.append(metrics_for(s, m, queries, run, idx))
     progress(0.97, "sign tests and refusal sweep")
     s_tests, m_tests = pair_tests(metrics, queries)
@@ -236,7 +255,7 @@ def run_evaluation(documents: Sequence, questions: Sequence[Question], ood: Sequ
         cache.close()
     result = EvalResult(
         created=time.strftime("%Y-%m-%d %H:%M %Z"), commit=git_commit(),
-        documents=[getattr(d, "name", str(d)) for d in documents], failed_documents=dict(failed_documents or {}),
+        documents=[d.name for d in documents], failed_documents=dict(failed_documents or {}),
         n_questions=len(questions), n_queries=len(queries),
         n_near=sum(o.kind == "near" for o in ood), n_far=sum(o.kind == "far" for o in ood),
         strategies=list(strategies), modes=run_modes, skipped_modes=skipped, chunk_stats=stats, metrics=metrics,
