@@ -15,7 +15,7 @@ import numpy as np
 
 from rag.evaluation.metrics import CONTEXT_BUDGET_CHARS, RECALL_KS, RecallCell, format_p
 from rag.evaluation.plots import write_plots
-from rag.evaluation.records import EvalResult, PairTest, Sweep
+from rag.evaluation.records import EvalResult, PairTest, Sweep, SweepRow
 from rag.evaluation.sweeps import pick_sweep_config
 from rag.types import RetrievalMode
 
@@ -36,12 +36,7 @@ def headline(result: EvalResult) -> dict[str, str]:
     out: dict[str, str] = {}
     mode = RetrievalMode.HYBRID if RetrievalMode.HYBRID in result.modes else (result.modes[0] if result.modes else None)
     if mode and {"A", "E"} <= set(result.strategies):
-        t = next(p for p in result.strategy_tests if p.within == mode and p.k == 20 and {p.a, p.b} == {"A", "E"})
-        w, l = (t.test.losses, t.test.wins) if t.a == "A" else (t.test.wins, t.test.losses)
-        a, e = result.metric("A", mode).recall[20], result.metric("E", mode).recall[20]
-        verdict = "yes" if w > l and t.test.p < 0.05 else ("not significantly" if w > l else "no")
-        out["E vs A"] = (f"Does E beat A at R@20 ({mode})? {verdict}: {e.value:.3f} vs {a.value:.3f} "
-                         f"({e.value - a.value:+.3f}), sign test +{w} / -{l}, p = {format_p(t.test.p)}.")
+        out["E vs A"] = _e_vs_a(result, mode)
     for s in ("A", "B"):
         if s in result.chunk_stats:
             d = result.chunk_stats[s].destroyed
@@ -49,17 +44,7 @@ def headline(result: EvalResult) -> dict[str, str]:
                                      f"({2 * len(d)} of {result.n_queries} queries can never be answered)"
                                      + (f": {', '.join(d)}." if d else "."))
     if {RetrievalMode.DENSE, RetrievalMode.HYBRID} <= set(result.modes):
-        parts = []
-        for s in result.strategies:
-            hv = {}
-            for k in (1, 20):
-                t = next(p for p in result.mode_tests if p.within == s and p.k == k and {p.a, p.b} == {RetrievalMode.DENSE, RetrievalMode.HYBRID})
-                w, l = (t.test.wins, t.test.losses) if t.a == RetrievalMode.HYBRID else (t.test.losses, t.test.wins)
-                hv[k] = f"+{w}/-{l}, p = {format_p(t.test.p)}"
-            d, h = result.metric(s, RetrievalMode.DENSE), result.metric(s, RetrievalMode.HYBRID)
-            parts.append(f"{s}: R@1 {d.recall[1].value:.3f} -> {h.recall[1].value:.3f} ({hv[1]}), "
-                         f"R@20 {d.recall[20].value:.3f} -> {h.recall[20].value:.3f} ({hv[20]}), MRR {d.mrr:.3f} -> {h.mrr:.3f}")
-        out["hybrid vs dense"] = "Hybrid over dense: " + "; ".join(parts) + "."
+        out["hybrid vs dense"] = _hybrid_vs_dense(result)
     if result.modes:
         s, mode = pick_sweep_config(result.strategies, result.modes)
         split = result.metric(s, mode).by_wording
@@ -70,12 +55,41 @@ def headline(result: EvalResult) -> dict[str, str]:
     for sw in result.sweeps:
         r = sw.row(sw.recommended) if sw.recommended is not None else None
         if r:
-            out[f"threshold {sw.knob}"] = (
-                f"Recommended {sw.knob} {sw.recommended:g} ({sw.strategy}, {sw.mode}, {sw.gate}): "
-                f"{r.bluffs} of {sw.n_near + sw.n_far} out-of-domain queries bluff ({r.bluffs_near} of {sw.n_near} near, "
-                f"{r.bluffs_far} of {sw.n_far} far) and {r.lost} of {sw.n_answerable} answerable queries are lost "
-                f"({r.refused} of {sw.n_in_domain} in-domain queries refused outright). Rule: {sw.rule}.")
+            out[f"threshold {sw.knob}"] = _threshold(sw, r)
     return out
+
+
+def _e_vs_a(result: EvalResult, mode: str) -> str:
+    """Does strategy E beat A at R@20 in ``mode``: the recalls and the sign test."""
+    t = next(p for p in result.strategy_tests if p.within == mode and p.k == 20 and {p.a, p.b} == {"A", "E"})
+    w, l = (t.test.losses, t.test.wins) if t.a == "A" else (t.test.wins, t.test.losses)
+    a, e = result.metric("A", mode).recall[20], result.metric("E", mode).recall[20]
+    verdict = "yes" if w > l and t.test.p < 0.05 else ("not significantly" if w > l else "no")
+    return (f"Does E beat A at R@20 ({mode})? {verdict}: {e.value:.3f} vs {a.value:.3f} "
+            f"({e.value - a.value:+.3f}), sign test +{w} / -{l}, p = {format_p(t.test.p)}.")
+
+
+def _hybrid_vs_dense(result: EvalResult) -> str:
+    """Hybrid over dense for each strategy: R@1, R@20 with their sign tests, and MRR."""
+    parts = []
+    for s in result.strategies:
+        hv = {}
+        for k in (1, 20):
+            t = next(p for p in result.mode_tests if p.within == s and p.k == k and {p.a, p.b} == {RetrievalMode.DENSE, RetrievalMode.HYBRID})
+            w, l = (t.test.wins, t.test.losses) if t.a == RetrievalMode.HYBRID else (t.test.losses, t.test.wins)
+            hv[k] = f"+{w}/-{l}, p = {format_p(t.test.p)}"
+        d, h = result.metric(s, RetrievalMode.DENSE), result.metric(s, RetrievalMode.HYBRID)
+        parts.append(f"{s}: R@1 {d.recall[1].value:.3f} -> {h.recall[1].value:.3f} ({hv[1]}), "
+                     f"R@20 {d.recall[20].value:.3f} -> {h.recall[20].value:.3f} ({hv[20]}), MRR {d.mrr:.3f} -> {h.mrr:.3f}")
+    return "Hybrid over dense: " + "; ".join(parts) + "."
+
+
+def _threshold(sw: Sweep, r: SweepRow) -> str:
+    """A sweep's recommended value with what it costs at that row ``r``."""
+    return (f"Recommended {sw.knob} {sw.recommended:g} ({sw.strategy}, {sw.mode}, {sw.gate}): "
+            f"{r.bluffs} of {sw.n_near + sw.n_far} out-of-domain queries bluff ({r.bluffs_near} of {sw.n_near} near, "
+            f"{r.bluffs_far} of {sw.n_far} far) and {r.lost} of {sw.n_answerable} answerable queries are lost "
+            f"({r.refused} of {sw.n_in_domain} in-domain queries refused outright). Rule: {sw.rule}.")
 
 
 def sweep_table(sw: Sweep) -> list[str]:
