@@ -13,7 +13,8 @@ Candidates (docs/evaluation.md, issue 40; none kept): ``prf m e beta w [replace]
 feedback on the BM25 leg, :func:`feedback_list`, run only when BM25's weight is under 1 unless ``always``);
 ``content terms`` (the BM25 query and its coverage read without function words, :data:`rag.text.CLAIM_STOPWORDS`:
 query term weighting at its simplest); ``depth N`` (each leg N deep); ``band lo hi`` (the coverage band of the
-BM25 weight); ``clauses wW [always]`` (the question's clauses searched beside it). :func:`retrieve_variant` is
+BM25 weight); ``clauses wW [always]`` (the question's clauses searched beside it); ``units off`` / ``unit margin M`` (issue
+27's unit vectors left out, or their margin changed). :func:`retrieve_variant` is
 the product's hybrid fusion (no rerank) with the candidate applied. Measurement code, not product code.
 """
 
@@ -42,7 +43,7 @@ from rag.evaluation.metrics import hits_at, sign_test, summarize_ranks  # noqa: 
 from rag.index.analyzer import Analyzer, _stemmer  # noqa: E402
 from rag.index.bm25 import BM25Index  # noqa: E402
 from rag.index.fusion import COVERAGE_BAND, bm25_weight, retrieve_planned, rrf  # noqa: E402
-from rag.index.units import dense_leg  # noqa: E402
+from rag.index.units import UNIT_MARGIN, dense_leg  # noqa: E402
 from rag.settings import get_settings  # noqa: E402
 from rag.store.store import Store  # noqa: E402
 from rag.text import CLAIM_STOPWORDS, sentence_spans, tokenize  # noqa: E402
@@ -167,7 +168,10 @@ def retrieve_variant(query, q_vec, dense, bm25, *, spec: dict, ran: set, embed, 
         return ORIGINAL(query, q_vec, dense, bm25, k=k, mode=mode, depth=depth, rrf_k=rrf_k, texts=texts,
                         allowed=allowed, units=units)
     depth = max(k, spec.get("depth") or depth or 100)
-    d_ids, _ = dense_leg(q_vec, dense, units, depth, allowed)
+    if spec.get("units_off"):
+        units = None
+    margin = spec.get("margin", UNIT_MARGIN)
+    d_ids, _ = dense_leg(q_vec, dense, units, depth, allowed, margin)
     b_ids, b_scores = bm25.search(query, depth) if allowed is None else bm25.search(query, depth, allowed)
     legs = [d_ids.tolist(), b_ids.tolist()]
     weights = [1.0, bm25_weight(query, bm25, legs[1][0] if legs[1] else None, spec.get("band", COVERAGE_BAND))]
@@ -177,7 +181,7 @@ def retrieve_variant(query, q_vec, dense, bm25, *, spec: dict, ran: set, embed, 
         if len(parts) > 1:
             ran.add(query)
             for p in parts:
-                legs.append(dense_leg(embed(p), dense, units, depth, allowed)[0].tolist())
+                legs.append(dense_leg(embed(p), dense, units, depth, allowed, margin)[0].tolist())
                 weights.append(spec["clauses"])
     fused = rrf(legs, k=rrf_k, weights=weights)
     fb = spec.get("feedback")
@@ -252,6 +256,9 @@ def candidates() -> dict[str, dict]:
     out["depth 100 + prf 3 10 0.6 0.5"] = {"depth": 100, "feedback": Feedback(3, 10, 0.6, 0.5)}
     for band in ((0.3, 0.9), (0.4, 0.8), (0.4, 1.0), (0.5, 0.9), (0.5, 1.0), (0.6, 1.0)):
         out[f"band {band[0]} {band[1]}"] = {"band": band}
+    out["units off"] = {"units_off": True}
+    for mg in (0.04, 0.06, 0.1):
+        out[f"unit margin {mg}"] = {"margin": mg}
     for w in (0.25, 0.5, 1.0):
         out[f"clauses w{w}"] = {"clauses": w}
         out[f"clauses w{w} always"] = {"clauses": w, "clauses_always": True}
