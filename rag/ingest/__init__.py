@@ -43,5 +43,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: table cells whose text sits in lists (issue 37). 9: raw HTML a Markdown renderer hides left out (issue 37).
 #: 10: a DOCX heading paragraph ends at an empty line, the byline after it is body text (issue 37). 11: Markdown's
 #: inline markup rendered (links as their text, no emphasis marks: issue 37). 12: an HTML page whose text is all
-#: inside <noscript> is read there (it was refused).
-EXTRACTOR_VERSION = "12"
+#: inside <noscript> is read there (it was refused). 13: a Markdown file's HTML blocks are the text they show, read by
+#: the HTML reader's writer, and an element a block leaves open and hides takes the Markdown up to its closing tag.
+EXTRACTOR_VERSION = "13"

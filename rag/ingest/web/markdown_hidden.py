@@ -9,7 +9,14 @@ CommonMark parser: HTML blocks and inline tags, never inside code spans or code 
 ``<style>`` blocks), and cuts what is hidden out of the source before any offset is taken:
 
 * an inline element whose opening tag hides it: from its opening tag to its matching closing tag;
-* an HTML block: the block, written again by lxml without its hidden elements (nothing when all is hidden).
+* an HTML block: the text a reader sees of it, written by the HTML reader's own writer
+  (:func:`rag.ingest.web.html.write_html`: headings as ``#`` lines, lists, tables as ``|`` rows, tags and
+  attributes dropped, scripts, iframes and images left out) once its hidden elements are removed (nothing when
+  it shows nothing: a ``<Youtube id=.../>`` or a bare ``</div>``); a block inside a list or quote keeps its
+  line prefix;
+* an element a block opens and leaves open, hidden by its opening tag (``<div style="display:none">``, a blank
+  line, Markdown, a blank line, ``</div>``: CommonMark ends the HTML block at the blank line, but a browser hides
+  the Markdown between): from its opening tag to the end of its matching closing tag, Markdown and all.
 """
 
 from __future__ import annotations
@@ -52,21 +59,112 @@ def _hides(tag: str, css: list[str]) -> Hidden:
     return remove_hidden(_parse(f"{tag}x</{name}>"), css) if name else Hidden("elements")
 
 
-def _block_cut(text: str, a: int, b: int, css: list[str], hidden: Hidden) -> tuple[int, int, str] | None:
-    """The cut of the HTML block ``text[a:b]``: the block written again without its hidden elements (``None`` when it
-    hides nothing); what it hides is added to ``hidden``."""
-    doc = _parse(text[a:b])
-    gone = remove_hidden(doc, css)
-    if not gone.total:
-        return None
-    from lxml import html as lxml_html
+def _as_text(html: str, css: list[str], hidden: Hidden) -> str:
+    """What a reader sees of the HTML ``html``, as the HTML reader writes it (module doc); what its CSS hides is
+    added to ``hidden``."""
+    from rag.ingest.canonical import CanonicalBuilder
+    from rag.ingest.web.html import strip_boilerplate, write_html
 
-    body = doc.find(".//body")
-    kept = "".join(lxml_html.tostring(c, encoding="unicode") for c in body) if body is not None else ""
-    kept = ((body.text or "") if body is not None else "") + kept
-    for why, n in gone.counts.items():
+    doc = _parse(html)
+    for why, n in remove_hidden(doc, css).counts.items():
         hidden.add(why, n)
-    return a, b, kept.strip() + "\n" if kept.strip() else ""
+    body = doc.find(".//body")
+    if body is None:
+        return ""
+    strip_boilerplate(body, keep_semantic=True)  # scripts, styles, iframes, forms, comments
+    b = CanonicalBuilder()
+    write_html(b, body)
+    return b.text()
+
+
+def _block_cut(text: str, a: int, b: int, content: str, css: list[str], hidden: Hidden) -> tuple[int, int, str] | None:
+    """The cut of the HTML block ``text[a:b]`` (``content``: its lines without their container prefix): its text as
+    a reader sees it (module doc); ``None`` when that cannot be lined up with the source (left as written)."""
+    first = text[a:b].split("\n", 1)[0]
+    head = content.split("\n", 1)[0]
+    if not first.endswith(head):
+        return None
+    prefix = first[:len(first) - len(head)] if head else ""
+    seen = _as_text(content, css, hidden)
+    if not seen:
+        return a, b, ""
+    return a, b, "\n".join((prefix + line).rstrip() if line else prefix.rstrip() for line in seen.split("\n")) + "\n"
+
+
+#: Elements without a closing tag (never left open).
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+def _tag_events(html: str) -> list[tuple[str, str, int, int]]:
+    """``(kind, tag, start, end)`` of every start (``"open"``) and end (``"close"``) tag of ``html``, offsets into
+    it; void and self-closed elements left out."""
+    from html.parser import HTMLParser
+
+    starts = _line_starts(html)
+    out: list[tuple[str, str, int, int]] = []
+
+    class _P(HTMLParser):
+        def _at(self) -> int:
+            line, col = self.getpos()
+            return starts[line - 1] + col
+
+        def handle_starttag(self, tag, attrs) -> None:
+            if tag not in _VOID:
+                at = self._at()
+                out.append(("open", tag, at, at + len(self.get_starttag_text() or "")))
+
+        def handle_endtag(self, tag) -> None:
+            at = self._at()
+            close = html.find(">", at)
+            out.append(("close", tag, at, close + 1 if close >= 0 else len(html)))
+
+    p = _P(convert_charrefs=True)
+    p.feed(html)
+    p.close()
+    return out
+
+
+def _left_open(html: str) -> list[tuple[str, int, int]]:
+    """The elements ``html`` opens and does not close: ``(tag, start, end of its opening tag)``, outermost first."""
+    stack: list[tuple[str, int, int]] = []
+    for kind, tag, s, e in _tag_events(html):
+        if kind == "open":
+            stack.append((tag, s, e))
+            continue
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i][0] == tag:
+                del stack[i:]
+                break
+    return stack
+
+
+def _closing(text: str, blocks, name: str) -> int | None:
+    """The end offset in ``text`` of the tag closing an open ``name`` element, looked for in the HTML blocks
+    ``blocks`` (``(start, end)`` in ``text``, in order), or ``None``."""
+    depth = 1
+    for a, b in blocks:
+        for kind, tag, _, e in _tag_events(text[a:b]):
+            if tag == name:
+                depth += 1 if kind == "open" else -1
+                if depth == 0:
+                    return a + e
+    return None
+
+
+def _spanning_cut(text: str, a: int, b: int, later, css: list[str], hidden: Hidden) -> tuple[int, int, str] | None:
+    """The cut of a hidden element the HTML block ``text[a:b]`` leaves open (module doc): from its opening tag to the
+    end of its closing tag in one of the ``later`` HTML blocks; ``None`` when there is none or it hides nothing."""
+    for name, s, e in _left_open(text[a:b]):
+        why = _hides(text[a + s:a + e], css)
+        if not why.total:
+            continue
+        end = _closing(text, later, name)
+        if end is None:
+            return None
+        for reason, n in why.counts.items():
+            hidden.add(reason, n)
+        return a + s, end, ""
+    return None
 
 
 def _inline_cuts(text: str, children, a: int, b: int, css: list[str], hidden: Hidden) -> list[tuple[int, int, str]]:
@@ -101,24 +199,37 @@ def _inline_cuts(text: str, children, a: int, b: int, css: list[str], hidden: Hi
 
 
 def strip_hidden_html(text: str) -> tuple[str, Hidden]:
-    """``text`` (Markdown) without the raw HTML a renderer hides (module doc), and what was cut (elements)."""
+    """``text`` (Markdown) without the raw HTML a renderer hides, its HTML blocks as the text a reader sees (module
+    doc), and what was cut (elements)."""
     hidden = Hidden("elements")
     if "<" not in text:
         return text, hidden
-    tokens = _parser().parse(text)
+    tokens = [t for t in _parser().parse(text) if t.map]
     css = [t.content for t in tokens if t.type == "html_block" and "<style" in t.content.lower()]
     css = [s.text_content() for block in css for s in _parse(block).iter("style")]
     starts = _line_starts(text) + [len(text)]
+
+    def span(t) -> tuple[int, int]:
+        return starts[min(t.map[0], len(starts) - 1)], starts[min(t.map[1], len(starts) - 1)]
+
+    blocks = [(i, *span(t)) for i, t in enumerate(tokens) if t.type == "html_block"]
     cuts: list[tuple[int, int, str]] = []
-    for t in tokens:
-        if not t.map:
+    done = 0  # text before this offset is inside a cut already
+    for i, t in enumerate(tokens):
+        a, b = span(t)
+        if a < done:
             continue
-        a, b = starts[min(t.map[0], len(starts) - 1)], starts[min(t.map[1], len(starts) - 1)]
+        cut = None
         if t.type == "html_block":
-            cut = _block_cut(text, a, b, css, hidden)
-            cuts += [cut] if cut is not None else []
+            later = [(x, y) for j, x, y in blocks if j > i]
+            cut = _spanning_cut(text, a, b, later, css, hidden) or _block_cut(text, a, b, t.content, css, hidden)
         elif t.type == "inline" and t.children:
             cuts += _inline_cuts(text, t.children, a, b, css, hidden)
+        if cut is not None:
+            if cut[0] > a:  # what the block shows before the hidden element it leaves open
+                cut = (a, cut[1], _as_text(text[a:cut[0]], css, hidden) + ("\n" if text[a:cut[0]].strip() else ""))
+            cuts.append(cut)
+            done = cut[1]
     for a, b, new in sorted(cuts, reverse=True):
         text = text[:a] + new + text[b:]
     return text, hidden

@@ -20,7 +20,8 @@ strikethrough, the parser :mod:`rag.ingest.web.markdown_hidden` uses):
   :func:`rag.ingest.web.markdown_hidden.strip_hidden_html`);
 * ``$$ ... $$`` display math is kept as its TeX (as the HTML reader keeps a formula's TeX), escapes and all.
 
-Left as written: code blocks and fences, HTML blocks, block markers (``#``, ``>``, list markers), line breaks (a
+Left as written: code blocks and fences, block markers (``#``, ``>``, list markers; HTML blocks were written as their text by
+:func:`rag.ingest.web.markdown_hidden.strip_hidden_html`), line breaks (a
 paragraph keeps its lines: a soft break stays a line end), link reference definitions (removed afterwards by
 :func:`rag.ingest.textfile.strip_reference_definitions`, with its warning). A line is rewritten only when the
 parser's view of it is exactly the source line's tail (or, for headings and table cells, found in it); anything
