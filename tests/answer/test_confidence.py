@@ -13,6 +13,7 @@ from rag.answer.check.confidence import (
     Combiner,
     answer_features,
     longest_run,
+    unaddressed,
     verdict_from,
     vetoes,
 )
@@ -100,6 +101,19 @@ def test_a_yes_no_question_answered_without_a_side_is_vetoed():
     assert "yes_no" not in vetoes(sides) and "entity" not in vetoes(sides)
     other = _answer(q, "Populate result.partialFingerprints when your tool can [1].", quotes=(PROPS, OTHER), kp_text=PROPS)
     assert {"yes_no", "entity"} <= set(vetoes(other))
+
+
+def test_a_follow_up_yes_no_question_opening_on_and_is_still_one():
+    """The browser walk of 2026-12-03: "And can they carry unused days over?", answered with the last turn's
+    "28 days of annual leave [2]" (the carried-over words drew the key passage there), was shown as supported."""
+    q = "And can they carry unused days over?"
+    repeat = _answer(q, "Full-time staff get 28 days of annual leave per calendar year [1].",
+                     kp_text="Full-time staff get 28 days of annual leave per calendar year.")
+    assert "yes_no" in vetoes(repeat)
+    answered = _answer(q, "Unused days can no longer be carried over [1].",
+                       kp_text="Unused days can no longer be carried over; they lapse on 31 December.")
+    assert "yes_no" not in vetoes(answered)
+    assert unaddressed("Andrew's phone number?", "It is 555.") == []  # a word that begins with "and" is no conjunction
 
 
 def test_a_quantity_without_a_number_is_vetoed():

@@ -230,8 +230,11 @@ class SentenceAttribution:
         }
 
 
-#: A yes/no question: it opens on an auxiliary or modal verb ("Should ...?", "Must ...?", "Is ...?", "Can ...?").
-YES_NO_RE = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|shall|must|may|might|will|would|has|have"
+#: A yes/no question: it opens on an auxiliary or modal verb ("Should ...?", "Must ...?", "Is ...?", "Can ...?"),
+#: after a follow-up's opening conjunction if any ("And can they carry unused days over?": without it, an answer
+#: repeating the last turn's "28 days of annual leave" passed as supported in the browser walk of 2026-12-03).
+YES_NO_RE = re.compile(r"^\s*(?:(?:and|but|so|also|then|or|ok|okay|well)\b[\s,]*)?"
+                       r"(?:is|are|was|were|do|does|did|can|could|should|shall|must|may|might|will|would|has|have"
                        r"|had|need|needs)\b", re.IGNORECASE)
 #: Words that take a side on a yes/no question.
 POLARITY_RE = re.compile(r"\b(?:yes|no|not|never|cannot|none|must|should|only|always|required|avoid)\b|n't\b",
