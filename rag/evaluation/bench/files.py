@@ -23,11 +23,15 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rag.evaluation.bench.machine import header
 from rag.ingest.contained import ContainedExtractor
 from rag.store.jobs import Job, JobState
 from rag.store.results import IngestResult
+
+if TYPE_CHECKING:
+    from rag.store.store import Store
 
 Echo = Callable[[str], None]
 
@@ -78,46 +82,16 @@ def bench_files(files: list[tuple[str, Path]], settings=None, echo: Echo = print
     from rag.store.store import Store
     from rag.store.worker import Worker
 
-    runs: dict[int, FileRun] = {}
     with tempfile.TemporaryDirectory(prefix="rag-bench-files-") as tmp:
         s = settings or get_settings(store=Path(tmp) / "store")
         if limit_s is not None:
             s.extract_seconds = int(limit_s)
         store = Store(Path(tmp) / "store", settings=s, embedder=embedder)
         try:
-            for label, path in files:
-                r = store.enqueue_bytes(path.read_bytes(), path.name, on_conflict="keep-both")
-                if r.job_id is None:
-                    runs[-len(runs) - 1] = FileRun(label, outcome=str(r.status), reason=r.reason or "")
-                    continue
-                runs[r.job_id] = FileRun(label)
+            runs = _enqueue_all(store, files)
             extractor = ContainedExtractor(s.extract_memory_mb, s.extract_seconds)
-            seen: dict[int, tuple[str, float]] = {}
-
-            def on_progress(job: Job, stage: str, done: int, total: int) -> None:
-                run = runs.get(job.id)
-                if run is None:
-                    return
-                last = seen.get(job.id)
-                now = time.monotonic()
-                if last is None or last[0] != stage:
-                    if last is not None:
-                        run.stages = {**(run.stages or {}), last[0]: round(now - last[1], 2)}
-                    seen[job.id] = (stage, now)
-
-            def on_result(job: Job, result: IngestResult) -> None:
-                run = runs.get(job.id)
-                if run is None:
-                    return
-                last = seen.pop(job.id, None)
-                if last is not None:
-                    run.stages = {**(run.stages or {}), last[0]: round(time.monotonic() - last[1], 2)}
-                run.outcome, run.reason = str(result.status), result.reason or ""
-                run.seconds = round(result.elapsed_ms / 1000, 2)
-                run.child_mb, run.worker_mb = round(extractor.last_peak_mb, 1), round(_peak_mb(), 1)
-                echo(f"  {run.outcome:<9} {run.seconds:7.1f} s  {run.file}" + (f": {run.reason}" if run.reason else ""))
-
-            worker = Worker(store, extractor=extractor, on_progress=on_progress, on_result=on_result)
+            timer = _StageTimer(runs, extractor, echo)
+            worker = Worker(store, extractor=extractor, on_progress=timer.on_progress, on_result=timer.on_result)
             worker.run(until=lambda: not store.jobs.active())
             for jid, run in runs.items():
                 job = store.jobs.get(jid) if jid > 0 else None
@@ -126,6 +100,49 @@ def bench_files(files: list[tuple[str, Path]], settings=None, echo: Echo = print
         finally:
             store.close()
     return list(runs.values())
+
+
+def _enqueue_all(store: Store, files: list[tuple[str, Path]]) -> dict[int, FileRun]:
+    """Queue every file; each one's run by its job id (a file refused at once, with no job, by a negative key)."""
+    runs: dict[int, FileRun] = {}
+    for label, path in files:
+        r = store.enqueue_bytes(path.read_bytes(), path.name, on_conflict="keep-both")
+        if r.job_id is None:
+            runs[-len(runs) - 1] = FileRun(label, outcome=str(r.status), reason=r.reason or "")
+            continue
+        runs[r.job_id] = FileRun(label)
+    return runs
+
+
+class _StageTimer:
+    """The worker's callbacks: each job's seconds per stage, and its outcome, time and memory when it ends."""
+
+    def __init__(self, runs: dict[int, FileRun], extractor: ContainedExtractor, echo: Echo):
+        self.runs, self.extractor, self.echo = runs, extractor, echo
+        self.seen: dict[int, tuple[str, float]] = {}
+
+    def on_progress(self, job: Job, stage: str, done: int, total: int) -> None:
+        run = self.runs.get(job.id)
+        if run is None:
+            return
+        last = self.seen.get(job.id)
+        now = time.monotonic()
+        if last is None or last[0] != stage:
+            if last is not None:
+                run.stages = {**(run.stages or {}), last[0]: round(now - last[1], 2)}
+            self.seen[job.id] = (stage, now)
+
+    def on_result(self, job: Job, result: IngestResult) -> None:
+        run = self.runs.get(job.id)
+        if run is None:
+            return
+        last = self.seen.pop(job.id, None)
+        if last is not None:
+            run.stages = {**(run.stages or {}), last[0]: round(time.monotonic() - last[1], 2)}
+        run.outcome, run.reason = str(result.status), result.reason or ""
+        run.seconds = round(result.elapsed_ms / 1000, 2)
+        run.child_mb, run.worker_mb = round(self.extractor.last_peak_mb, 1), round(_peak_mb(), 1)
+        self.echo(f"  {run.outcome:<9} {run.seconds:7.1f} s  {run.file}" + (f": {run.reason}" if run.reason else ""))
 
 
 def run_files(folders: list[Path], echo: Echo = print, *, target_s: float = 60.0, target_mb: float = 1536.0,
