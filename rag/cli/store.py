@@ -190,18 +190,24 @@ def _report(store: Store, entries: list[tuple[str, IngestResult]], *, wait: bool
         bar.set_postfix_str("done", refresh=True)
     flush()
     bar.close()
-    took = time.perf_counter() - t0
+    _summary(store, outcome, n_files=len(entries), n_queued=len(queued), took=time.perf_counter() - t0, wait=wait,
+             as_json=as_json, policy=policy)
+    sys.exit(1 if outcome["failed"] else 0)
+
+
+def _summary(store: Store, outcome: dict[str, int], *, n_files: int, n_queued: int, took: float, wait: bool,
+             as_json: bool, policy: str | None) -> None:
+    """The lines after the files': the replacement note (stderr), then what was queued or how it went."""
     if outcome["replaced"] and policy is None:
         click.echo(f"note: {outcome['replaced']} document(s) replaced by a new version under the same name (the "
                    "default); --keep-both keeps both versions as documents", err=True)
     if not as_json:
         if not wait:
-            click.echo(f"{len(queued)} queued; a worker indexes them (rag jobs shows the progress)")
+            click.echo(f"{n_queued} queued; a worker indexes them (rag jobs shows the progress)")
         else:
             rate = f", {took * 1000 / outcome['chunks']:.0f} ms per new chunk" if outcome["chunks"] else ""
-            click.echo(f"{len(entries) - outcome['failed']} ok, {outcome['failed']} failed in {took:.1f} s{rate}; "
+            click.echo(f"{n_files - outcome['failed']} ok, {outcome['failed']} failed in {took:.1f} s{rate}; "
                        f"store {store.path}: {counted(store.chunk_count, 'chunk')}")
-    sys.exit(1 if outcome["failed"] else 0)
 
 
 def _size(store: Store, r: IngestResult) -> int:
