@@ -59,17 +59,30 @@ def sniff_zip(data: bytes) -> str:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = set(zf.namelist())
-            if "mimetype" in names:
-                try:
-                    declared = zf.read("mimetype")[:100].strip().decode("ascii", "replace")
-                except (KeyError, zipfile.BadZipFile, OSError, RuntimeError):
-                    declared = ""
-                if declared == "application/epub+zip":
-                    return MediaType.EPUB.value
-                if declared in _ODF:
-                    return declared
+            declared = _declared_mimetype(zf) if "mimetype" in names else None
+            if declared is not None:
+                return declared
     except (zipfile.BadZipFile, OSError, ValueError, RuntimeError):
         return ZIP
+    return _by_entries(names)
+
+
+def _declared_mimetype(zf: zipfile.ZipFile) -> str | None:
+    """EPUB or the ODF type that the archive's ``mimetype`` entry declares, else ``None``."""
+    try:
+        declared = zf.read("mimetype")[:100].strip().decode("ascii", "replace")
+    except (KeyError, zipfile.BadZipFile, OSError, RuntimeError):
+        declared = ""
+    if declared == "application/epub+zip":
+        return MediaType.EPUB.value
+    if declared in _ODF:
+        return declared
+    return None
+
+
+def _by_entries(names: set[str]) -> str:
+    """The media type that a ZIP's entry names tell: OOXML's main part, an EPUB's package, XPS, a comic of
+    images; else :data:`ZIP`."""
     for part, media in _OOXML_MAIN.items():
         if part in names:
             return media
@@ -91,22 +104,32 @@ def sniff(data: bytes, name: str) -> str | None:
     """
     if data.startswith(b"PK\x03\x04") or data.startswith(b"PK\x05\x06"):
         return sniff_zip(data)
+    by_magic = _by_magic(data)
+    if by_magic is not None:
+        return by_magic
+    if b"\x00" in data[:8192]:
+        return None
+    return _sniff_text(data, name)
+
+
+def _by_magic(data: bytes) -> str | None:
+    """An image, an OLE2 file (an encrypted OOXML or an old Office file), MOBI or FB2 by their first bytes."""
     import filetype  # imported here so `python -m rag --help` stays fast
 
     kind = filetype.guess(data[:8192])
-    if kind is not None:
-        if kind.mime in (MediaType.PNG.value, MediaType.JPEG.value, MediaType.TIFF.value):
-            return kind.mime
-        if kind.mime.startswith("image/"):
-            return kind.mime
+    if kind is not None and kind.mime.startswith("image/"):  # PNG, JPEG and TIFF among them
+        return kind.mime
     if data.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
         return ENCRYPTED_OOXML if _ENCRYPTED_PACKAGE in data[:1 << 20] or _ENCRYPTED_PACKAGE in data[-(1 << 20):] else OLE2
     if data[60:68] == b"BOOKMOBI":
         return MediaType.MOBI.value
     if b"<FictionBook" in data[:2048]:
         return MediaType.FB2.value
-    if b"\x00" in data[:8192]:
-        return None
+    return None
+
+
+def _sniff_text(data: bytes, name: str) -> str | None:
+    """HTML or CSV among text bytes (no NUL), else ``None``; a file named as text is never CSV."""
     if looks_like_html(data[:8192].decode("latin-1")):
         return MediaType.HTML.value
     lower = name.lower()
