@@ -109,37 +109,57 @@ def names_phrase(names: Sequence[str], most: int = 3) -> str:
 def decided_by(gate: GateResult, defaults: Mapping[str, float | None]) -> str | None:
     """The sentence naming the user's own knob when it, not the documents, decided ``gate``'s refusal or
     "mentions" (module doc); ``None`` when the defaults would have decided the same (or are unknown)."""
-    def differs(name: str, value: float | None) -> float | None:
-        d = defaults.get(name)
-        if value is None or d is None or round(float(value), 4) == round(float(d), 4):
-            return None
-        return float(d)
-
     if gate.verdict == Verdict.REFUSED and (gate.reason == GateReason.THRESHOLD
                                             or (gate.reason is None and gate.score is None)):
-        d = differs("threshold", gate.threshold)
-        near = gate.nearest_distance
-        if d is not None and near is not None and gate.threshold <= near < d:
-            return (f"Your {_KNOB['threshold']} {gate.threshold:g} decided this (default {d:g}): the closest passage "
-                    f"is at {near:.3f}, which the default lets through.")
-        return None
+        return _by_threshold(gate, defaults)
     if gate.score is None or gate.min_score is None:
         return None
     if gate.verdict == Verdict.REFUSED:
-        low, name = _lower_cut(gate.min_score, gate.mention_score)
-        dmin = defaults.get("min_score")
-        if dmin is None:
-            return None
-        dlow, _ = _lower_cut(float(dmin), defaults.get("mention_score"))
-        if round(low, 4) != round(dlow, 4) and gate.score >= dlow:
-            return (f"Your {_KNOB[name]} {low:g} decided this (default {dlow:g}): the answerability score "
-                    f"{gate.score:.2f} meets the default, so at the defaults passages would be shown.")
-        return None
+        return _by_score_cut(gate, gate.score, gate.min_score, defaults)
     if gate.verdict == Verdict.MENTIONS:
-        d = differs("min_score", gate.min_score)
-        if d is not None and gate.score >= d:
-            return (f"Your {_KNOB['min_score']} {gate.min_score:g} decided this (default {d:g}): the answerability "
-                    f"score {gate.score:.2f} meets the default, so at the defaults the question counts as answered.")
+        return _by_min_score(gate, gate.score, gate.min_score, defaults)
+    return None
+
+
+def _differs(defaults: Mapping[str, float | None], name: str, value: float | None) -> float | None:
+    """The default of knob ``name`` when it is known and ``value`` is another (to 4 places), else ``None``."""
+    d = defaults.get(name)
+    if value is None or d is None or round(float(value), 4) == round(float(d), 4):
+        return None
+    return float(d)
+
+
+def _by_threshold(gate: GateResult, defaults: Mapping[str, float | None]) -> str | None:
+    """A distance refusal that the default threshold would have let through."""
+    d = _differs(defaults, "threshold", gate.threshold)
+    near = gate.nearest_distance
+    if d is not None and near is not None and gate.threshold <= near < d:
+        return (f"Your {_KNOB['threshold']} {gate.threshold:g} decided this (default {d:g}): the closest passage "
+                f"is at {near:.3f}, which the default lets through.")
+    return None
+
+
+def _by_score_cut(gate: GateResult, score: float, min_score: float,
+                  defaults: Mapping[str, float | None]) -> str | None:
+    """A score refusal under the user's lower cut that the default cut would have shown."""
+    low, name = _lower_cut(min_score, gate.mention_score)
+    dmin = defaults.get("min_score")
+    if dmin is None:
+        return None
+    dlow, _ = _lower_cut(float(dmin), defaults.get("mention_score"))
+    if round(low, 4) != round(dlow, 4) and score >= dlow:
+        return (f"Your {_KNOB[name]} {low:g} decided this (default {dlow:g}): the answerability score "
+                f"{score:.2f} meets the default, so at the defaults passages would be shown.")
+    return None
+
+
+def _by_min_score(gate: GateResult, score: float, min_score: float,
+                  defaults: Mapping[str, float | None]) -> str | None:
+    """A "mentions" under the user's min_score that the default would have counted as answered."""
+    d = _differs(defaults, "min_score", min_score)
+    if d is not None and score >= d:
+        return (f"Your {_KNOB['min_score']} {min_score:g} decided this (default {d:g}): the answerability "
+                f"score {score:.2f} meets the default, so at the defaults the question counts as answered.")
     return None
 
 
