@@ -49,6 +49,7 @@ from rag.store.results import IngestResult
 
 if TYPE_CHECKING:
     from rag.store.store import Store
+    from rag.store.sync import FolderWatcher
 
 logger = logging.getLogger(__name__)
 
@@ -186,45 +187,59 @@ class Worker:
         _ = self.store.embedder  # loaded before the first job, so its progress starts at its first stage
         beat = threading.Thread(target=self._heartbeat, name="rag-worker-heartbeat", daemon=True)
         beat.start()
-        watcher = None
-        if self.watch:
-            from rag.store.sync import FolderWatcher
-
-            watcher = FolderWatcher(self.store, self.watch)
-            watcher.start()
-        idle_since = time.monotonic()
+        watcher = self._start_watcher()
         logger.info("worker %s serves %s", self.owner, self.store.path)
         try:
-            while not self._stop.is_set():
-                allowed = only() if only is not None else None
-                if self._run_one(allowed):
-                    idle_since = time.monotonic()
-                    if self._batch_open is not None and time.monotonic() - self._batch_open > self.batch_seconds:
-                        self._end_batch(drained=False)
-                    continue
-                self._end_batch()
-                if until is not None and until():
-                    break
-                if q.candidates(allowed):
-                    # jobs wait on a document lock another process still holds (a dead worker's extraction
-                    # child finishing, an ingest in another process): waiting for them is not idling
-                    idle_since = time.monotonic()
-                if self._idle_over(idle_since):
-                    logger.info("worker %s: nothing to do for %.0f s; stopping", self.owner, self.idle_exit_s)
-                    break
-                self._stop.wait(POLL_S)
+            self._loop(until, only)
         finally:
-            self._stop.set()
-            if watcher is not None:
-                watcher.stop()
-            try:
-                self._end_batch()
-            finally:
-                if self.extractor is not None:
-                    self.extractor.close()
-                beat.join(timeout=2 * HEARTBEAT_S)
-                q.unregister_worker(self.owner)
+            self._shut_down(watcher, beat)
         return self.jobs_run
+
+    def _start_watcher(self) -> FolderWatcher | None:
+        """The folder watcher of ``watch``, started (``None`` without a folder)."""
+        if not self.watch:
+            return None
+        from rag.store.sync import FolderWatcher
+
+        watcher = FolderWatcher(self.store, self.watch)
+        watcher.start()
+        return watcher
+
+    def _loop(self, until: Callable[[], bool] | None, only: Callable[[], set[int] | None] | None) -> None:
+        """Take jobs until stopped, ``until()`` is true once the queue is empty, or idle too long."""
+        q = self.store.jobs
+        idle_since = time.monotonic()
+        while not self._stop.is_set():
+            allowed = only() if only is not None else None
+            if self._run_one(allowed):
+                idle_since = time.monotonic()
+                if self._batch_open is not None and time.monotonic() - self._batch_open > self.batch_seconds:
+                    self._end_batch(drained=False)
+                continue
+            self._end_batch()
+            if until is not None and until():
+                break
+            if q.candidates(allowed):
+                # jobs wait on a document lock another process still holds (a dead worker's extraction
+                # child finishing, an ingest in another process): waiting for them is not idling
+                idle_since = time.monotonic()
+            if self._idle_over(idle_since):
+                logger.info("worker %s: nothing to do for %.0f s; stopping", self.owner, self.idle_exit_s)
+                break
+            self._stop.wait(POLL_S)
+
+    def _shut_down(self, watcher: FolderWatcher | None, beat: threading.Thread) -> None:
+        """Stop the watcher, end the open batch, close the extraction child, unregister."""
+        self._stop.set()
+        if watcher is not None:
+            watcher.stop()
+        try:
+            self._end_batch()
+        finally:
+            if self.extractor is not None:
+                self.extractor.close()
+            beat.join(timeout=2 * HEARTBEAT_S)
+            self.store.jobs.unregister_worker(self.owner)
 
     def _idle_over(self, idle_since: float) -> bool:
         if self.idle_exit_s is None:
