@@ -39,6 +39,9 @@ from ui.view.text import (
     view_page,
 )
 
+#: The PDF viewer's zoom on a phone (1.0: the page at its own size, about 12-point text read at 12 points).
+PHONE_ZOOM = 1.0
+
 #: Height (pixels) of the viewer's frame.
 VIEW_HEIGHT = 640
 
@@ -141,7 +144,12 @@ def _show_pdf(t: Target, doc: Any, height: int, key: str) -> None:
     whole = f" · [open the whole PDF in the browser's viewer at page {page}]({served}#page={page})" if served else ""
     st.caption(f"Page {page} of {doc.pages or '?'} (pages {view.first_page}–{view.first_page + view.page_count - 1} "
                f"shown here{located}){whole}")
+    # a phone (its browser says "Mobi", as MDN advises to test): the page at its own size, its text's width
+    # cropped (ui.view.pdf.crop_to_text), scrolled sideways if need be; fitted to a phone's width it opened at
+    # 51 % and the outlined quote could not be read (issue 42). Elsewhere: fitted to the viewer's width.
+    phone = "Mobi" in (st.context.headers.get("User-Agent") or "")
     pdf_viewer(view.pdf, height=height, annotations=view.annotations, key=f"{key}-pdf-{t.document_id[:12]}-{page}",
+               zoom_level=PHONE_ZOOM if phone else None,
                scroll_to_annotation=1 if view.annotations else None,
                scroll_to_page=None if view.annotations else view.page, scroll_behavior="instant",
                render_text=True, annotation_outline_size=2)

@@ -242,3 +242,22 @@ def test_pdf_view_rewrites_a_repaired_pdf_that_cannot_be_sliced(cases_dir):
         assert (v.first_page, v.page) == (1, 1) and v.coverage == 1.0 and v.annotations
         with pymupdf.open(stream=v.pdf, filetype="pdf") as out:
             assert out.page_count == v.page_count and quote in out[0].get_text()
+
+
+def test_the_viewer_s_pages_are_cropped_to_their_text_and_the_outline_follows():
+    """Issue 42: fitted to a phone's width, a page opened at 51 % and the outlined quote could not be read; the
+    pages are now cut to their text's width, and the quote's outline moves with the crop."""
+    from ui.view.pdf import CROP_MARGIN, pdf_view
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_textbox(pymupdf.Rect(150, 100, 420, 300), "The ferry leaves the harbour at nine every morning.",
+                        fontsize=11)
+    data = doc.tobytes()
+    view = pdf_view(data, 1, "The ferry leaves the harbour at nine every morning.")
+    cut = pymupdf.open(stream=view.pdf)[0]
+    assert cut.rect.width < 0.7 * 595  # narrower: the same text shows larger at the viewer's width
+    words = cut.get_text("words")
+    assert min(w[0] for w in words) == pytest.approx(CROP_MARGIN, abs=1.0)  # the text's left edge, plus the margin
+    (note,) = view.annotations
+    assert note["x"] == pytest.approx(words[0][0] - 1, abs=1.0)  # the outline sits on the words in the cut page
