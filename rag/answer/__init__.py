@@ -10,7 +10,8 @@
 * :mod:`rag.answer.cite` - numbered sources, locators and URL fragments;
 * :mod:`rag.answer.excerpt` - the sentences of each source the model reads;
 * :mod:`rag.answer.key_passage` - the source sentences that best match the question, shown before the model writes;
-* :mod:`rag.answer.generate` - the local GGUF model and the prompt;
+* :mod:`rag.answer.generate` - the local GGUF model and the prompt; :mod:`rag.answer.llama_load` - loading it
+  without llama.cpp's AMX kernels (they crash on some Xeons);
 * :mod:`rag.answer.check.clean` - the model's text cleaned before anyone sees it; :mod:`rag.answer.check.attribute` - the
   server's checks of what the model wrote, :mod:`rag.answer.check.claims` - what a sentence claims and the source
   statement that makes the same claim; :mod:`rag.answer.roles` - which units of a source may answer (body

@@ -9,7 +9,8 @@
 * :mod:`rag.cli.jobs` - ``jobs``, ``worker``, ``watch`` (the queue, issue 25);
 * :mod:`rag.cli.eval` - ``eval``;
 * :mod:`rag.cli.bench_extract`, :mod:`rag.cli.bench_real`, :mod:`rag.cli.bench_files`, :mod:`rag.cli.bench_retrieval`,
-  :mod:`rag.cli.bench_scale`, :mod:`rag.cli.bench_answers` - ``bench extract|real|files|retrieval|scale|answers``;
+  :mod:`rag.cli.bench_scale`, :mod:`rag.cli.bench_answers`, :mod:`rag.cli.bench_speed` -
+  ``bench extract|real|files|retrieval|scale|answers|speed``;
 * :mod:`rag.cli.doctor` - ``doctor``;
 * :mod:`rag.cli.api` - ``serve``, ``mcp``, ``access create-token|tokens|revoke-token`` (issue 38, :mod:`rag.api`);
 * :mod:`rag.cli.common` - the ``--shared`` option.

@@ -17,7 +17,8 @@
   :mod:`rag.ingest.pdf.audit` (text coverage against PyMuPDF's own words);
 * :mod:`rag.ingest.coverage` - the independent coverage audit of the other formats (issue 37), one simple
   auditor per format (:mod:`rag.ingest.office.coverage_ooxml`: DOCX, PPTX, XLSX from the raw XML;
-  :mod:`rag.ingest.coverage_other`: ODT, ODS, ODP and EPUB, with the standard library);
+  :mod:`rag.ingest.coverage_other`: ODT, ODS, ODP and EPUB, with the standard library), whose records (what an
+  auditor saw, its bounds) are in :mod:`rag.ingest.seen`;
 * the other formats, all writing through :mod:`rag.ingest.canonical`: :mod:`rag.ingest.office.docx` (with
   :mod:`rag.ingest.office.wordml`: WordprocessingML python-docx does not read),
   :mod:`rag.ingest.office.pptx`, :mod:`rag.ingest.office.sheets` (XLSX, CSV), :mod:`rag.ingest.web.html`, :mod:`rag.ingest.web.epub`,

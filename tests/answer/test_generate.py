@@ -131,7 +131,7 @@ def test_a_build_with_amx_loads_without_extra_buffers_and_restores_the_defaults(
     the library's default parameters are put back either way."""
     import llama_cpp.llama as llama_module
 
-    from rag.answer import generate
+    from rag.answer import llama_load as generate
 
     low = llama_module.llama_cpp
     original = low.llama_model_default_params
@@ -142,9 +142,9 @@ def test_a_build_with_amx_loads_without_extra_buffers_and_restores_the_defaults(
             seen.append((kwargs, low.llama_model_default_params().use_extra_bufts))
 
     monkeypatch.setattr(generate, "amx_compiled", lambda: True)
-    generate._load_llama(FakeLlama, model_path="m.gguf")
+    generate.load_llama(FakeLlama, model_path="m.gguf")
     monkeypatch.setattr(generate, "amx_compiled", lambda: False)
-    generate._load_llama(FakeLlama, model_path="m.gguf")
+    generate.load_llama(FakeLlama, model_path="m.gguf")
     assert seen == [({"model_path": "m.gguf"}, False), ({"model_path": "m.gguf"}, original().use_extra_bufts)]
     assert original().use_extra_bufts is True  # llama.cpp's default: the guard is what turns it off
     assert low.llama_model_default_params is original

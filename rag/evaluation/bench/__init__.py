@@ -13,6 +13,7 @@
 * :mod:`rag.evaluation.bench.scale` - ingest, the float / int8 encoders, local FAISS + bm25s against Milvus;
   :mod:`rag.evaluation.bench.curve` - the dense and BM25 indexes replicated to 1M chunks;
 * :mod:`rag.evaluation.bench.answers` - is the fact asked for in the answer (answer keys, per wording);
+* :mod:`rag.evaluation.bench.speed` - the bare encoder against the product's ingest, search, and first words (issue 41);
 
 Recall and rank figures come from :mod:`rag.evaluation.metrics` (first rank holding the needle, recall@k, paired
 sign tests), questions from :mod:`rag.evaluation.data`, so a benchmark and ``rag eval`` count alike. Times are
