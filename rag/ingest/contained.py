@@ -206,15 +206,7 @@ class ContainedExtractor:
         budget = Budget(max(self.seconds, floor_s), floor_s)
         budget.renew("start", size_bytes=len(data))
         self.last_peak_mb = 0.0
-        try:
-            lim = dataclasses.asdict(limits if limits is not None else Limits.from_settings())
-            head = json.dumps({"name": name, "size": len(data), "limits": lim, "op": op, "skip": sorted(skip),
-                               "params": None if params is None else dataclasses.asdict(params)}).encode()
-            p.stdin.write(_HEADER.pack(len(head)) + head + _HEADER.pack(len(data)))
-            p.stdin.write(data)
-            p.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self._fail_dead(name)
+        self._send(op, data, name, limits, params, skip)
         pages = ""
         while True:
             payload = self._next_frame(name, budget, should_stop, pages)
@@ -222,12 +214,7 @@ class ContainedExtractor:
             if msg[0] == "progress":
                 stage, done, total = msg[1], msg[2], msg[3]
                 budget.renew(stage, chars=total if stage in ("roles", "chunk", "units") else 0)
-                if stage == "extract" and total:
-                    pages = f"on page {min(done + 1, total)} of {total}"
-                elif stage == "ocr" and total:
-                    pages = f"on OCR page {min(done + 1, total)} of {total}"
-                elif stage in ("roles", "chunk", "units"):
-                    pages = f"(a text of {total:,} characters)"
+                pages = _where(stage, done, total, pages)
                 if progress is not None:
                     try:
                         progress(stage, done, total)
@@ -239,6 +226,21 @@ class ContainedExtractor:
         if (rss_mb(p.pid) or 0) > self.memory_mb * 2 / 3:  # a child grown by a big file starts afresh
             self.close()
         return self._reply(name, msg)
+
+    def _send(self, op: str, data: bytes, name: str, limits: Limits | None, params: ChunkingSettings | None,
+              skip: frozenset[str]) -> None:
+        """One request: its JSON head, then ``data``; a child that died meanwhile fails the file."""
+        p = self._proc
+        assert p is not None and p.stdin is not None
+        try:
+            lim = dataclasses.asdict(limits if limits is not None else Limits.from_settings())
+            head = json.dumps({"name": name, "size": len(data), "limits": lim, "op": op, "skip": sorted(skip),
+                               "params": None if params is None else dataclasses.asdict(params)}).encode()
+            p.stdin.write(_HEADER.pack(len(head)) + head + _HEADER.pack(len(data)))
+            p.stdin.write(data)
+            p.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self._fail_dead(name)
 
     def _reply(self, name: str, msg: tuple):
         kind = msg[0]
@@ -299,28 +301,46 @@ class ContainedExtractor:
                     else:
                         return bytes(buf)
                 continue
-            rss = rss_mb(p.pid)
-            if rss is not None:
-                self.last_peak_mb = max(self.last_peak_mb, rss)
-                if rss > self.memory_mb:
-                    self.close()
-                    raise self._memory_limit(name, rss)
-            if p.poll() is not None:
-                self._fail_dead(name)
-            if budget.over():
+            self._watch(p, name, budget, should_stop, where)
+
+    def _watch(self, p: subprocess.Popen, name: str, budget: Budget, should_stop: Callable[[], bool] | None,
+               where: str) -> None:
+        """Between reads of a frame: stop the child and raise when it is over memory, dead, over its time, or
+        the caller cancels."""
+        rss = rss_mb(p.pid)
+        if rss is not None:
+            self.last_peak_mb = max(self.last_peak_mb, rss)
+            if rss > self.memory_mb:
                 self.close()
-                if budget.at_ceiling:
-                    raise LimitExceeded(name, "extract_seconds", "extraction took longer than", budget.ceiling_s,
-                                        budget.ceiling_s, "s", over=False)
-                raise StageTimedOut(name, budget.stage, budget.stage_elapsed_s, budget.allowed_s, where)
-            try:
-                stop = should_stop is not None and should_stop()
-            except BaseException:  # the caller stops in its own way (a worker shutting down)
-                self.close()
-                raise
-            if stop:
-                self.close()
-                raise Cancelled(f"{name}: cancelled")
+                raise self._memory_limit(name, rss)
+        if p.poll() is not None:
+            self._fail_dead(name)
+        if budget.over():
+            self.close()
+            if budget.at_ceiling:
+                raise LimitExceeded(name, "extract_seconds", "extraction took longer than", budget.ceiling_s,
+                                    budget.ceiling_s, "s", over=False)
+            raise StageTimedOut(name, budget.stage, budget.stage_elapsed_s, budget.allowed_s, where)
+        try:
+            stop = should_stop is not None and should_stop()
+        except BaseException:  # the caller stops in its own way (a worker shutting down)
+            self.close()
+            raise
+        if stop:
+            self.close()
+            raise Cancelled(f"{name}: cancelled")
+
+
+def _where(stage: str, done: int, total: int, where: str) -> str:
+    """Where the child is, for the reason of a stage that runs out: its page, OCR page or text size (``where``
+    kept for a stage that tells none)."""
+    if stage == "extract" and total:
+        return f"on page {min(done + 1, total)} of {total}"
+    if stage == "ocr" and total:
+        return f"on OCR page {min(done + 1, total)} of {total}"
+    if stage in ("roles", "chunk", "units"):
+        return f"(a text of {total:,} characters)"
+    return where
 
 
 # --------------------------------------------------------------------------- the child's side
@@ -360,36 +380,43 @@ def _child_main() -> None:  # pragma: no cover - runs in the child process (test
         out.flush()
 
     send(("ready",))
-    while True:
-        try:
-            head = json.loads(_read_exact(stdin, _HEADER.unpack(_read_exact(stdin, _HEADER.size))[0]))
-            data = _read_exact(stdin, _HEADER.unpack(_read_exact(stdin, _HEADER.size))[0])
-        except EOFError:
-            return
-        name = head["name"]
+    while _serve_request(stdin, send, extract_bytes, read_bytes):
+        pass
 
-        def progress(stage: str, done: int, total: int) -> None:
-            send(("progress", stage, int(done), int(total)))
 
-        try:
-            limits = Limits(**head.get("limits", {}))
-            if head.get("op") == "read":
-                params = head.get("params")
-                result = read_bytes(data, name, limits=limits, progress=progress, extract=extract_bytes,
-                                 params=None if params is None else ChunkingSettings(**params),
-                                 skip=frozenset(head.get("skip", ())))
-            else:
-                result = extract_bytes(data, name, limits=limits, progress=progress)
-            del data
-            send(("ok", result))
-        except LimitExceeded as e:  # a reader's own limit (issue 26 item 1): keep its name and figure
-            send(("limit", e.reason, e.limit, e.what, e.figure, e.maximum, e.unit))
-        except ExtractionError as e:
-            send(("extraction", e.reason))
-        except MemoryError:
-            send(("memory",))
-        except Exception as e:  # noqa: BLE001 - reported to the parent as this file's failure
-            send(("error", f"{type(e).__name__}: {e}"))
+def _serve_request(stdin, send: Callable[[object], None], extract_bytes: Callable, read_bytes: Callable) -> bool:  # pragma: no cover
+    """Read one request from ``stdin`` and ``send`` its reply (the result, or the failure's kind and figures);
+    ``False`` when stdin has closed. The file's bytes are local here, dropped before the reply is sent."""
+    try:
+        head = json.loads(_read_exact(stdin, _HEADER.unpack(_read_exact(stdin, _HEADER.size))[0]))
+        data = _read_exact(stdin, _HEADER.unpack(_read_exact(stdin, _HEADER.size))[0])
+    except EOFError:
+        return False
+    name = head["name"]
+
+    def progress(stage: str, done: int, total: int) -> None:
+        send(("progress", stage, int(done), int(total)))
+
+    try:
+        limits = Limits(**head.get("limits", {}))
+        if head.get("op") == "read":
+            params = head.get("params")
+            result = read_bytes(data, name, limits=limits, progress=progress, extract=extract_bytes,
+                                params=None if params is None else ChunkingSettings(**params),
+                                skip=frozenset(head.get("skip", ())))
+        else:
+            result = extract_bytes(data, name, limits=limits, progress=progress)
+        del data
+        send(("ok", result))
+    except LimitExceeded as e:  # a reader's own limit (issue 26 item 1): keep its name and figure
+        send(("limit", e.reason, e.limit, e.what, e.figure, e.maximum, e.unit))
+    except ExtractionError as e:
+        send(("extraction", e.reason))
+    except MemoryError:
+        send(("memory",))
+    except Exception as e:  # noqa: BLE001 - reported to the parent as this file's failure
+        send(("error", f"{type(e).__name__}: {e}"))
+    return True
 
 
 if __name__ == "__main__":  # pragma: no cover
