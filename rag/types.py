@@ -349,7 +349,10 @@ class Document:
     issue 28), sorted, not overlapping. What a range of the text is (its locator, its role) is read by
     :mod:`rag.ingest.locate`. ``coverage`` the share (0..1) of the words a person sees that the canonical text
     holds, by the format's independent audit (:mod:`rag.ingest.coverage`; a PDF: the mean of its pages'),
-    ``None`` for a format without an audit.
+    ``None`` for a format without an audit. ``left_out`` the pieces of text the reader left out on purpose, for a
+    reason: hidden (HTML, EPUB, Markdown; counted by reason in a warning) or an HTML page's furniture (navigation,
+    sidebars, footers as the page marks them, and what lies outside the main content): the coverage audit does not
+    count them as missed (issue 37, :func:`rag.ingest.coverage.judge`); not stored.
     """
 
     id: str
@@ -376,6 +379,7 @@ class Document:
     parts: tuple[Part, ...] = ()
     roles: tuple[RoleSpan, ...] = ()
     coverage: float | None = None
+    left_out: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "media_type", MediaType(self.media_type))

@@ -8,7 +8,11 @@ per media type in :data:`AUDITORS`, sharing no code with the product's reader) l
 ``header or footer``, ``speaker notes``, ``footnote`` ...). Its words (:func:`rag.ingest.pdf.audit.words`:
 letters and digits, NFKC, case-folded) are matched against the canonical text's words as a multiset, each
 canonical word used once; a piece seen twice with the same text (a page header of every section, a slide
-repeated as a build step) counts once. Coverage is the share of the seen words found.
+repeated as a build step) counts once. Coverage is the share of the seen words found. A seen word the canonical
+text lacks but the reader's own report of what it left out for a reason holds (:attr:`rag.types.Document.left_out`:
+text hidden by CSS, counted by reason in a warning; an HTML page's navigation, sidebars and footers, and what lies
+outside its main content) is not counted: the simple auditors do not read style sheets, and judging the CSS
+again would be the reader's code a second time. A loss the reader did not report is still a loss.
 
 Under :data:`MIN_COVERAGE` the document is still indexed, with a warning naming what was missed, by
 placement, in characters ("text coverage 38 % of the words a reader sees: about 17,000 characters inside a
@@ -36,6 +40,9 @@ from rag.types import Document
 __all__ = ["MAX_PARTS", "MAX_SEEN_CHARS", "MIN_COVERAGE", "Auditor", "Coverage", "Seen", "audit", "auditors",
            "judge"]
 
+#: Characters that show nothing inside a word (soft hyphen, zero-width space and joiners): dropped before words are
+#: taken, as every reader drops them (``Bür\u00adger`` is one word).
+_UNSEEN = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060"), None)
 #: Under this share (0..1) of the seen words found, the document carries a warning (issue 37).
 MIN_COVERAGE = 0.95
 @dataclass(frozen=True)
@@ -80,18 +87,36 @@ def _where(place: str) -> str:
     return _PLACE_WORDS.get(place, f"in {place}")
 
 
-def judge(seen: list[Seen], canonical: str) -> Coverage:
-    """Match the words of ``seen`` against ``canonical`` (rules in the module doc)."""
+def _excused(w: str, excused: Counter, have: Counter) -> bool:
+    """Whether the seen word ``w`` is text the reader left out for a reason (taken from ``excused``): the word itself,
+    or two words glued where a left-out element meets its neighbour (``reset</span><span>SYSTEM`` is seen as
+    "resetsystem")."""
+    if excused[w] > 0:
+        excused[w] -= 1
+        return True
+    for i in range(1, min(len(w), 40)):
+        head, tail = w[:i], w[i:]
+        if (excused[head] > 0 or have[head] > 0) and excused[tail] > 0 or excused[head] > 0 and have[tail] > 0:
+            return True
+    return False
+
+
+def judge(seen: list[Seen], canonical: str, hidden: tuple[str, ...] = ()) -> Coverage:
+    """Match the words of ``seen`` against ``canonical`` (rules in the module doc); a seen word the canonical text
+    lacks but ``hidden`` holds (the text the reader left out as hidden, its reasons in a warning) is not counted."""
     have = Counter(words(canonical))
+    excused = Counter(w for piece in hidden for w in words(piece.translate(_UNSEEN)))
     total = found = 0
     missed: Counter = Counter()
     pieces: set[str] = set()
     for s in seen:
-        key = " ".join(s.text.split())
+        key = " ".join(s.text.translate(_UNSEEN).split())
         if not key or key in pieces:
             continue
         pieces.add(key)
         for w in words(key):
+            if have[w] <= 0 and _excused(w, excused, have):
+                continue
             total += 1
             if have[w] > 0:
                 have[w] -= 1
@@ -121,4 +146,4 @@ def audit(doc: Document, data: bytes, limits: Limits) -> Coverage | None:
         seen = auditor(data, limits)
     except Exception:  # noqa: BLE001 - the audit never fails a document the reader could read
         return None
-    return judge(seen, doc.canonical)
+    return judge(seen, doc.canonical, doc.left_out)

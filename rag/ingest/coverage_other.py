@@ -1,6 +1,6 @@
-"""The coverage auditors of ODT, ODS, ODP, HTML and EPUB (issue 37): what a person sees, read with the standard
-library only (``zipfile``, ``xml.etree``, ``html.parser``), sharing no code with the readers
-(:mod:`rag.ingest.coverage`).
+"""The coverage auditors of ODT, ODS, ODP, HTML, EPUB, Markdown, CSV and plain text (issue 37): what a person
+sees, read with the standard library (``zipfile``, ``xml.etree``, ``html.parser``; Markdown rendered by
+markdown-it-py's HTML renderer), sharing no code with the readers (:mod:`rag.ingest.coverage`).
 
 * ODF: every paragraph and heading (``text:p``, ``text:h``) of the body, placed ``table`` inside a table,
   ``text box`` inside a drawing shape, ``footnote`` inside a note, ``speaker notes`` inside presentation notes;
@@ -13,6 +13,8 @@ library only (``zipfile``, ``xml.etree``, ``html.parser``), sharing no code with
   ``style="display:none"`` (the simplest hiding rules: a page's style sheets are not read here).
 * EPUB: the body text of every XHTML document of the spine (``content.opf``), by the same HTML rules without
   the main-content choice (a chapter is all content); its navigation document left out.
+* Markdown: the HTML that CommonMark renders, by the HTML rules of an EPUB chapter; CSV and plain text: their
+  lines.
 """
 
 from __future__ import annotations
@@ -143,6 +145,10 @@ _BLOCKISH = {"p", "div", "li", "td", "th", "tr", "h1", "h2", "h3", "h4", "h5", "
              "blockquote", "section", "article", "main", "table", "caption", "figcaption"}
 
 
+#: Characters that show nothing inside a word: soft hyphen, zero-width space and joiners.
+_UNSEEN = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060"), None)
+
+
 class _Visible(HTMLParser):
     """Text outside skipped and hidden elements, one piece per block; ``scope`` limits it to inside ``<main>`` or
     ``<article>`` when the page has one."""
@@ -189,7 +195,7 @@ class _Visible(HTMLParser):
 
     def handle_data(self, data) -> None:
         if not self.hidden and self.inside > 0:
-            self.buf.append(data)
+            self.buf.append(data.translate(_UNSEEN))  # a soft hyphen shows no break inside a word
 
 
 def visible_pieces(text: str, *, main_only: bool = True) -> list[str]:
@@ -241,9 +247,59 @@ def epub_seen(data: bytes, limits: Limits) -> list[Seen]:
     return _bounded(out)
 
 
-#: The auditors in :data:`rag.ingest.coverage.AUDITORS` table. HTML's (:func:`html_seen`) is not in it yet: without
-#: the page's style sheets it counts text they hide, and on 5 of 18 real pages it read 0.77-0.94 of words that
-#: may be site furniture; a warning a user cannot check would be worse than none.
-#: EPUB's (:func:`epub_seen`) neither: it does not read the book's linked style sheets, so a chapter's CSS-hidden
-#: text counts as missed (a warning on a book whose hidden text was rightly left out).
-AUDITORS = {MediaType.ODT.value: odf_seen, MediaType.ODS.value: odf_seen, MediaType.ODP.value: odf_seen}
+# --------------------------------------------------------------------------- Markdown, CSV, plain text
+
+
+def _text(data: bytes) -> str:
+    """Text bytes decoded: a UTF-8 or UTF-16 BOM, else UTF-8; anything else is not judged here (``ValueError``:
+    the reader's charset guess stands, unaudited)."""
+    for bom, enc in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if data.startswith(bom):
+            return data[len(bom):].decode(enc, "replace")
+    return data.decode("utf-8")  # UnicodeDecodeError is a ValueError
+
+
+def _without_front_matter(text: str) -> str:
+    lines = text.split("\n")
+    if lines and lines[0].strip() in ("---", "+++"):
+        fence = lines[0].strip()
+        for i in range(1, len(lines)):
+            if lines[i].strip() in (fence, "..."):
+                return "\n".join(lines[i + 1:])
+    return text
+
+
+def markdown_seen(data: bytes, limits: Limits) -> list[Seen]:
+    """What a person sees of a Markdown file: the CommonMark renderer's HTML (markdown-it-py's own HTML renderer,
+    which the product's reader does not use: it rewrites the source), read as visible text by the HTML rules
+    above (front matter left out: it is metadata)."""
+    from markdown_it import MarkdownIt
+
+    text = _without_front_matter(_text(data)[:MAX_SEEN_CHARS].replace("\r\n", "\n"))
+    html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text)
+    return [Seen("body", t) for t in visible_pieces(html, main_only=False)]
+
+
+def csv_seen(data: bytes, limits: Limits) -> list[Seen]:
+    """What a person sees of a CSV file: every line's text (the words, whatever the delimiter), as UTF-8 or, failing
+    that, Windows-1252 (what a spreadsheet application opens it as)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252", "replace")
+    return _bounded([Seen("cell", line) for line in text.splitlines() if line.strip()])
+
+
+def text_seen(data: bytes, limits: Limits) -> list[Seen]:
+    """What a person sees of a plain text file: its lines."""
+    return _bounded([Seen("body", line) for line in _text(data).splitlines() if line.strip()])
+
+
+#: The auditors in :data:`rag.ingest.coverage.AUDITORS` table. The HTML and EPUB auditors do not read style sheets
+#: (a page's ``<style>`` or a book's CSS): text the CSS hides is seen here, and the reader (which reads the CSS)
+#: leaves it out with a reason in a warning. That text, the reader's own report (:attr:`rag.types.Document.
+#: hidden_text`), is not counted as missed (:func:`rag.ingest.coverage.judge`): a loss the reader did not report is
+#: still a loss (docs/extraction.md, issue 37, 2026-12-03).
+AUDITORS = {MediaType.ODT.value: odf_seen, MediaType.ODS.value: odf_seen, MediaType.ODP.value: odf_seen,
+            MediaType.HTML.value: html_seen, MediaType.EPUB.value: epub_seen,
+            MediaType.MARKDOWN.value: markdown_seen, MediaType.CSV.value: csv_seen, MediaType.TEXT.value: text_seen}

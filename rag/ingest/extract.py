@@ -161,6 +161,7 @@ def extract_text(data: bytes, name: str) -> Document:
         warnings=tuple(warnings),
         metadata=textfile.metadata_pairs(meta),
         encoding=decoded.encoding,
+        left_out=tuple(hidden.texts) if is_md else (),
     )
 
 
@@ -338,7 +339,7 @@ def _extract_bytes(data: bytes, name: str, limits: Limits, progress: Progress | 
     if b"\x00" in data[:8192] and textfile.bom_encoding(data) is None and textfile.decode_probe(data) is None:
         raise ExtractionError(name, f"unsupported file type ({_describe_bytes(data)}); expected {SUPPORTED}")
     try:
-        return extract_text(data, name)
+        return with_coverage(extract_text(data, name), data, limits)
     except ExtractionError as e:
         kind = _describe_bytes(data)
         if e.reason.startswith(("not valid UTF-8", "binary data")) and kind not in ("text", "binary data"):

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 WHITE = 242
 #: Text under this size (points) is hidden.
 MIN_VISIBLE_PT = 2.0
+#: Characters of hidden text one document keeps for its coverage audit (:attr:`Hidden.texts`).
+MAX_KEPT_CHARS = 2_000_000
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
@@ -39,10 +41,26 @@ _WHITE_NAMES = {"white", "bg1", "lt1", "background1", "light1"}
 
 @dataclass
 class Hidden:
-    """What one document's reader left out as hidden: ``counts`` per reason, in ``unit`` (runs, cells, ...)."""
+    """What one document's reader left out as hidden: ``counts`` per reason, in ``unit`` (runs, cells, ...);
+    ``texts`` what the pieces said, when the reader keeps it (:meth:`keep`; HTML, EPUB, Markdown), for the
+    coverage audit: text a reader reported hidden, with its reason, is not counted as missed (issue 37)."""
 
     unit: str = "runs"
     counts: Counter = field(default_factory=Counter)
+    texts: list[str] = field(default_factory=list)
+
+    def keep(self, text: str) -> None:
+        """Keep the text of one piece left out (at most :data:`MAX_KEPT_CHARS` in all)."""
+        text = " ".join(text.split())
+        if text and sum(map(len, self.texts)) + len(text) <= MAX_KEPT_CHARS:
+            self.texts.append(text)
+
+    def merge(self, other: Hidden) -> None:
+        """Add ``other``'s counts and texts to these."""
+        for why, n in other.counts.items():
+            self.add(why, n)
+        for text in other.texts:
+            self.keep(text)
 
     def add(self, why: str, n: int = 1) -> None:
         """Count ``n`` pieces left out for reason ``why``."""

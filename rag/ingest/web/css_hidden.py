@@ -304,6 +304,7 @@ def remove_hidden(root, css_texts: list[str] | None = None) -> Hidden:
         why = _reason(el, own, style, parent_px)
         if why and el.getparent() is not None and " ".join(el.text_content().split()):
             hidden.add(why)
+            hidden.keep(el.text_content())
             doomed.append(el)
             return
         size = _px(values["font-size"], parent_px) if "font-size" in own else None

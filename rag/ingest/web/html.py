@@ -30,6 +30,7 @@ before the first heading is a part with an empty anchor (the top of the page).
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import re
 import unicodedata
 
@@ -107,9 +108,15 @@ def _drop(el) -> None:
         el.drop_tree()
 
 
-def strip_boilerplate(root, *, keep_semantic: bool = False) -> None:
+def strip_boilerplate(root, *, keep_semantic: bool = False, left_out: list[str] | None = None) -> None:
     """Remove non-content elements from ``root`` in place: :data:`_DROP_TAGS`, hidden ones and, unless
-    ``keep_semantic``, navigation, sidebars, footers, banners (by tag, ARIA role, class/id words)."""
+    ``keep_semantic``, navigation, sidebars, footers, banners (by tag, ARIA role, class/id words); the text of
+    the hidden and furniture ones is added to ``left_out`` (for the coverage audit, issue 37)."""
+    def furniture(el) -> None:
+        if left_out is not None:
+            left_out.append(el.text_content())
+        _drop(el)
+
     for el in list(root.iter()):
         if not isinstance(el.tag, str):
             if el.getparent() is not None:
@@ -118,24 +125,43 @@ def strip_boilerplate(root, *, keep_semantic: bool = False) -> None:
         tag = el.tag.lower()
         if el.getparent() is None:
             continue
-        if tag in _DROP_TAGS or _is_hidden(el):
+        if tag in _DROP_TAGS:
             _drop(el)
+        elif _is_hidden(el):
+            furniture(el)
         elif keep_semantic:
             continue
         elif tag in _BOILERPLATE_TAGS or (el.get("role") or "").lower() in _BOILERPLATE_ROLES:
-            _drop(el)
+            furniture(el)
         elif tag == "header" and not any(h in _HEADINGS for h in (d.tag for d in el.iter() if isinstance(d.tag, str))):
-            _drop(el)
+            furniture(el)
         elif tag not in ("body", "html", "main", "article") and _BOILERPLATE_WORDS.search(_classes(el)):
-            _drop(el)
+            furniture(el)
 
 
 def _text_len(el) -> int:
     return len(_WS.sub(" ", el.text_content()).strip())
 
 
-def main_content(doc):
-    """The element holding the page's main content (see the module docstring), boilerplate removed."""
+def _outside(top, root) -> list[str]:
+    """The text of ``top`` that is not inside ``root``."""
+    out: list[str] = []
+
+    def walk(el) -> None:
+        if el is root or not isinstance(el.tag, str) or el.tag.lower() in _DROP_TAGS:
+            return
+        out.append(el.text or "")
+        for child in el:
+            walk(child)
+            out.append(child.tail or "")
+
+    walk(top)
+    return out
+
+
+def main_content(doc, left_out: list[str] | None = None):
+    """The element holding the page's main content (see the module docstring), boilerplate removed; the text of
+    the furniture removed and of what lies outside the main content is added to ``left_out`` (issue 37)."""
     for el in list(doc.iter()):
         if isinstance(el.tag, str) and el.tag.lower() in _DROP_TAGS and el.getparent() is not None:
             _drop(el)
@@ -148,14 +174,17 @@ def main_content(doc):
                 max(articles, key=_text_len)) > 0.6 * sum(map(_text_len, articles)) else []
     root = candidates[0] if candidates else None
     if root is None:
-        strip_boilerplate(doc)
+        strip_boilerplate(doc, left_out=left_out)
         body = doc.find(".//body")
         body = body if body is not None else doc
         marked = [el for el in body.iter() if isinstance(el.tag, str) and el.tag.lower() in ("div", "section")
                   and _CONTENT_WORDS.search(_classes(el))]
         best = max(marked, key=_text_len, default=None)
         root = best if best is not None and _text_len(best) > 0.5 * _text_len(body) else body
-    strip_boilerplate(root)
+    if left_out is not None:
+        body = doc.find(".//body")
+        left_out.extend(_outside(body if body is not None else doc, root))
+    strip_boilerplate(root, left_out=left_out)
     return root
 
 
@@ -407,10 +436,15 @@ def _read(text: str, *, noscript: bool):
     hidden = remove_hidden(doc)  # issue 26: text the page never shows, by its CSS, before anything is read
     prepare(doc)  # issue 37: heading decorations out, formulas as text, note markers apart
     root = _paragraph_block(doc) if noscript else None
+    furniture: list[str] = []
     if root is not None:
-        strip_boilerplate(root)
+        body = doc.find(".//body")
+        furniture.extend(_outside(body if body is not None else doc, root))
+        strip_boilerplate(root, left_out=furniture)
     else:
-        root = main_content(doc)
+        root = main_content(doc, furniture)
+    for text in furniture:
+        hidden.keep(text)  # not counted: page furniture is no warning (issue 37, for the audit)
     b = CanonicalBuilder()
     writer = write_html(b, root)
     return b, writer, hidden, page_title
@@ -444,5 +478,6 @@ def extract_html(data: bytes, name: str) -> Document:
     h1 = [h.title for h in b.headings if h.level == 1]
     title = h1[0] if h1 else page_title or (b.headings[0].title if b.headings else file_stem(name))
     warnings = warnings + ((hidden.warning(),) if hidden.total else ())
-    return b.document(data, name, MediaType.HTML.value, title=title, extractor="html", warnings=warnings,
-                      empty_reason="no main text in this HTML page")
+    doc = b.document(data, name, MediaType.HTML.value, title=title, extractor="html", warnings=warnings,
+                     empty_reason="no main text in this HTML page")
+    return dataclasses.replace(doc, left_out=tuple(hidden.texts))  # for the coverage audit (issue 37)

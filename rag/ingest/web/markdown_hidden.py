@@ -66,8 +66,7 @@ def _as_text(html: str, css: list[str], hidden: Hidden) -> str:
     from rag.ingest.web.html import strip_boilerplate, write_html
 
     doc = _parse(html)
-    for why, n in remove_hidden(doc, css).counts.items():
-        hidden.add(why, n)
+    hidden.merge(remove_hidden(doc, css))
     body = doc.find(".//body")
     if body is None:
         return ""
@@ -163,6 +162,7 @@ def _spanning_cut(text: str, a: int, b: int, later, css: list[str], hidden: Hidd
             return None
         for reason, n in why.counts.items():
             hidden.add(reason, n)
+        hidden.keep(text[a + e:end])  # the Markdown between (its marks are not words)
         return a + s, end, ""
     return None
 
@@ -194,6 +194,7 @@ def _inline_cuts(text: str, children, a: int, b: int, css: list[str], hidden: Hi
                 cuts.append((open_at, cursor, ""))
                 for reason, n in why.counts.items():
                     hidden.add(reason, n)
+                hidden.keep(_parse(text[open_at:cursor]).text_content())
                 open_at = None
     return cuts
 
