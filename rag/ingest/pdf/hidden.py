@@ -217,10 +217,28 @@ def remove_hidden(page, page_dict: dict) -> HiddenReport:
     ``page``) in place; return what was removed, in page order, and how much invisible text was kept as a
     scan's OCR layer. Lines left without a span are removed too. Never raises for a page MuPDF can parse
     (a page that cannot be rendered keeps its white text, and its invisible text over images)."""
-    found: list[tuple[dict, str]] = []
-    white, invisible = [], []
     paint = _Paint(page)
     report = HiddenReport()
+    found, white, invisible = _by_span(page_dict, paint)
+    on_image = [s for s in invisible if paint.on_image(s["bbox"])]
+    found += [(s, "invisible") for s in invisible if not any(s is t for t in on_image)]
+    if white or on_image:
+        on_image = _by_rendering(page, white, on_image, found)
+    report.ocr_layer = sum(len(s["text"].strip()) for s in on_image)
+    if not found:
+        return report
+    _cut(page_dict, {id(span) for span, _ in found})
+    order = {id(s): i for i, s in enumerate(_spans_all(page_dict, found))}
+    found.sort(key=lambda f: order.get(id(f[0]), 0))
+    report.removed = [HiddenSpan(span["text"], tuple(span["bbox"]), why) for span, why in found]
+    return report
+
+
+def _by_span(page_dict: dict, paint: _Paint) -> tuple[list[tuple[dict, str]], list[dict], list[dict]]:
+    """What each span's own properties tell: the hidden ones with their reason (tiny, painted over), and the
+    white and the invisible ones, which need the page's rendering and images to judge."""
+    found: list[tuple[dict, str]] = []
+    white, invisible = [], []
     for span in _spans(page_dict):
         if span.get("alpha", 255) == 0:
             invisible.append(span)
@@ -230,32 +248,31 @@ def remove_hidden(page, page_dict: dict) -> HiddenReport:
             found.append((span, "painted over"))
         elif _is_white(int(span.get("color", 0))):
             white.append(span)
-    on_image = [s for s in invisible if paint.on_image(s["bbox"])]
-    found += [(s, "invisible") for s in invisible if not any(s is t for t in on_image)]
-    if white or on_image:
-        try:
-            render = _Render(page)
-        except Exception:  # noqa: BLE001 - a page MuPDF cannot render keeps its white text and its scan layer
-            render = None
-        if render is not None:
-            found += [(s, "white on white") for s in white if render.blank(s["bbox"])]
-            blank = [s for s in on_image if not render.ink(s["bbox"])]
-            found += [(s, "invisible") for s in blank]
-            on_image = [s for s in on_image if not any(s is t for t in blank)]
-    report.ocr_layer = sum(len(s["text"].strip()) for s in on_image)
-    if not found:
-        return report
-    gone = {id(span) for span, _ in found}
+    return found, white, invisible
+
+
+def _by_rendering(page, white: list[dict], on_image: list[dict], found: list[tuple[dict, str]]) -> list[dict]:
+    """Judge by the rendered page: white text on a blank area and invisible text over no ink are added to
+    ``found``; returns the invisible spans left over images (a scan's OCR layer). A page that cannot be
+    rendered keeps both."""
+    try:
+        render = _Render(page)
+    except Exception:  # noqa: BLE001 - a page MuPDF cannot render keeps its white text and its scan layer
+        return on_image
+    found += [(s, "white on white") for s in white if render.blank(s["bbox"])]
+    blank = [s for s in on_image if not render.ink(s["bbox"])]
+    found += [(s, "invisible") for s in blank]
+    return [s for s in on_image if not any(s is t for t in blank)]
+
+
+def _cut(page_dict: dict, gone: set[int]) -> None:
+    """Remove the spans whose ids are in ``gone`` from ``page_dict``, and the lines left without a span."""
     for block in page_dict.get("blocks", ()):
         if "lines" not in block:
             continue
         for line in block["lines"]:
             line["spans"] = [s for s in line["spans"] if id(s) not in gone]
         block["lines"] = [ln for ln in block["lines"] if ln["spans"]]
-    order = {id(s): i for i, s in enumerate(_spans_all(page_dict, found))}
-    found.sort(key=lambda f: order.get(id(f[0]), 0))
-    report.removed = [HiddenSpan(span["text"], tuple(span["bbox"]), why) for span, why in found]
-    return report
 
 
 def _spans_all(page_dict: dict, found) -> list[dict]:
