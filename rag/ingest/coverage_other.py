@@ -277,6 +277,8 @@ def markdown_seen(data: bytes, limits: Limits) -> list[Seen]:
 
     text = _without_front_matter(_text(data)[:MAX_SEEN_CHARS].replace("\r\n", "\n"))
     html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text)
+    # a code span's edge is a word's edge: the reader keeps its backticks ("`bash`를" is "bash" and "를")
+    html = html.replace("<code>", " <code>").replace("</code>", "</code> ")
     return [Seen("body", t) for t in visible_pieces(html, main_only=False)]
 
 
