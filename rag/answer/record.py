@@ -93,6 +93,7 @@ class AnswerDict(TypedDict):
     read_spans: NotRequired[dict[str, list[list[int]]]]
     model_answer: NotRequired[str | None]
     answer_from: NotRequired[str]
+    off_key: NotRequired[bool]
     note: NotRequired[str | None]
     reasked: NotRequired[bool]
     format: NotRequired[int]
@@ -220,7 +221,9 @@ class Answer:
         ``verdict`` the answer's verdict (issue 24: ``supported``, ``partly_supported``, ``may_not_answer``,
         ``refused``) and ``verdict_reason`` why; the gate's own verdict is ``gate.verdict``.
         ``answer`` is the checked answer (:attr:`Judged.text`); ``model_answer`` the model's text as streamed;
-        ``answer_from`` ``model`` / ``key_passage`` / ``none``; ``answer_sentences`` every sentence with its
+        ``answer_from`` ``model`` / ``key_passage`` / ``none``; ``off_key`` true when the shown claims each pass
+        against the source they cite but none rests on the key passage (issue 39: show ``key_passage`` beside
+        them); ``answer_sentences`` every sentence with its
         ``verdict`` and ``reason``; ``key_passage`` whenever the gate passed. ``full`` adds what
         :meth:`from_json` needs to rebuild this :class:`Answer`: ``format`` (:data:`ANSWER_FORMAT`),
         ``raw_text``, ``first_text`` (always ``None`` and ``reasked`` always false since the re-ask was removed), ``links_removed``, ``dropped_sources``, ``retrieval_ms`` and
@@ -259,6 +262,7 @@ class Answer:
                 read_spans={str(n): [list(sp) for sp in spans] for n, spans in self.read_spans.items()},
                 model_answer=self.text,
                 answer_from=str(j.answer_from),
+                off_key=j.off_key,
                 note=j.note,
                 reasked=False,  # the re-ask was measured and not kept (docs/answers.md); the key stays for readers
             )

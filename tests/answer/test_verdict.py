@@ -77,6 +77,9 @@ def test_claims_supported_by_the_source_they_cite_are_shown_even_off_the_key_pas
     assert j.reason == ("every claim shown is supported by the source it cites, but none rests on the passage that "
                         "best matches the question ([1]): check it answers what you asked")
     assert all(s.to_json()["supported"] for s in j.shown)
+    d = a.to_json()  # the record says so, and keeps the key passage, for the app to show beside the claims
+    assert d["off_key"] is True and d["key_passage"]["index"] == 1 and d["answer_from"] == "model"
+    assert Answer.from_json(a.to_json(full=True)).to_json()["off_key"] is True  # a saved chat keeps it
 
 
 def test_claims_resting_on_the_key_passage_or_under_mentions_still_stand():
@@ -117,6 +120,7 @@ def test_ask_json_gives_the_answer_verdict_and_keeps_the_gate_verdict():
     a = _answer("Full-time staff get 28 days of annual leave [1].")
     d = a.to_json()
     assert d["verdict"] == "supported" and d["verdict_reason"] and d["gate"]["verdict"] == "answered"
+    assert d["off_key"] is False
     assert _answer(None, refused=True).to_json()["verdict"] == "refused"
 
 
