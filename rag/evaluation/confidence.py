@@ -43,6 +43,9 @@ from rag.types import AnswerVerdict
 
 #: The combiner's features: one per group of the issue (a-e), chosen before the fit (few rows: no selection).
 COMBINER_FEATURES = ("lp_mean", "yn_score", "key_score", "nearest", "passed_share")
+#: The same without the two model probes (a, b), whose passes cost 1.0-1.4 s each on 2 cores (over the issue's
+#: 300 ms budget): what is left costs no model pass (``--features free``).
+FREE_FEATURES = ("key_score", "kp_span", "nearest", "gate_score", "passed_share")
 #: L2 strength (scikit-learn's ``C``) of the logistic regression.
 C = 0.5
 
@@ -216,12 +219,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m rag.evaluation.confidence", description=__doc__.split("\n\n")[0])
     ap.add_argument("file", type=Path)
     ap.add_argument("--write", action="store_true", help=f"save the combiner fitted on every corpus to {COMBINER_PATH}")
+    ap.add_argument("--features", default="probes",
+                    help="the combiner's features: 'probes' (COMBINER_FEATURES), 'free' (FREE_FEATURES: no model pass) "
+                         "or names separated by commas")
     args = ap.parse_args(argv)
+    names = {"probes": COMBINER_FEATURES, "free": FREE_FEATURES}.get(args.features) or tuple(
+        f for f in args.features.split(",") if f)
+    unknown = [f for f in names if f not in FEATURES]
+    if unknown:
+        ap.error(f"unknown features: {', '.join(unknown)}")
     rows = load(args.file)
     print(f"{len(rows)} rows: " + ", ".join(f"{c} {sum(r.corpus == c for r in rows)}" for c in dict.fromkeys(r.corpus for r in rows)))
     print("\n## Features\n")
     feature_table(rows)
-    judged = loco(rows)
+    judged = loco(rows, names)
+    print(f"\n(combiner features: {', '.join(names)})")
     print("\n## Today's rules on the same answers (the verdict each was shown with)\n")
     reliability([Judged(r, None, AnswerVerdict(r.rules_verdict)) for r in rows if r.rules_verdict])
     print("\n## Left out in turn: verdicts\n")
@@ -229,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("\n## Left out in turn: coverage and precision\n")
     curve(judged)
     if args.write:
-        comb = fit(rows, fitted_on="course + pdf-dev + real, answered in-domain queries, both wordings")
+        comb = fit(rows, names, fitted_on="course + pdf-dev + real, answered in-domain queries, both wordings")
         COMBINER_PATH.write_text(json.dumps(comb.to_json(), indent=1) + "\n", encoding="utf-8")
         print(f"\nwrote {COMBINER_PATH}")
 
