@@ -7,9 +7,11 @@ once per variant of the rules:
 * ``today``: :func:`rag.answer.check.verdict.verdict_rules` as shipped (``OFF_KEY_SUPPORTED = False``);
 * ``off_key``: claims that each pass against the source they cite may be "supported" though none rests on the key
   passage (``OFF_KEY_SUPPORTED = True``);
-* ``mentions``: when the gate says "mentions" (may not answer) but the model's claims passed the check, judge them as
-  if the gate had answered (the claim rules decide);
-* ``both``: the two together.
+* ``mentions``: when the gate says "mentions" (may not answer), claims that would be supported and rest on the key
+  passage are supported (``MENTIONS_SUPPORTED = True``); any other such answer may not answer, as today;
+* ``mentions_any``: when the gate says "mentions" but the model's claims passed the check, judge them as if the gate
+  had answered (the claim rules decide every verdict: partly supported too);
+* ``both``: ``off_key`` and ``mentions`` together.
 
 Per corpus and wording it prints the answerable questions, those shown as supported and how many of them are right
 (Wilson 95 %), the other verdicts with their right ones, and the near out-of-domain queries shown as supported; then
@@ -67,21 +69,21 @@ def _mentions_as_answered(a: Answer) -> Answer:
     return a
 
 
-def verdict_of(a: Answer, off_key: bool, mentions: bool) -> AnswerVerdict:
-    """``a``'s verdict under the variant (``off_key``: :data:`OFF_KEY_SUPPORTED` true; ``mentions``: a gate's
-    "mentions" does not stop claims that passed)."""
-    old = vmod.OFF_KEY_SUPPORTED
-    vmod.OFF_KEY_SUPPORTED = off_key
+def verdict_of(a: Answer, off_key: bool, mentions: bool, mentions_any: bool = False) -> AnswerVerdict:
+    """``a``'s verdict under the variant (``off_key``: :data:`OFF_KEY_SUPPORTED` true; ``mentions``:
+    :data:`MENTIONS_SUPPORTED` true; ``mentions_any``: a gate's "mentions" does not stop claims that passed)."""
+    old = vmod.OFF_KEY_SUPPORTED, vmod.MENTIONS_SUPPORTED
+    vmod.OFF_KEY_SUPPORTED, vmod.MENTIONS_SUPPORTED = off_key, mentions
     try:
-        b = _mentions_as_answered(a) if mentions else a
-        b = replace(b, saved_verdict=None)  # judged again under the flag
+        b = _mentions_as_answered(a) if mentions_any else a
+        b = replace(b, saved_verdict=None)  # judged again under the flags
         return b.judged.verdict
     finally:
-        vmod.OFF_KEY_SUPPORTED = old
+        vmod.OFF_KEY_SUPPORTED, vmod.MENTIONS_SUPPORTED = old
 
 
-VARIANTS: dict[str, tuple[bool, bool]] = {"today": (False, False), "off_key": (True, False),
-                                          "mentions": (False, True), "both": (True, True)}
+VARIANTS: dict[str, tuple[bool, ...]] = {"today": (False, False), "off_key": (True, False), "mentions": (False, True),
+                                         "mentions_any": (False, False, True), "both": (True, True)}
 
 
 def _ci(k: int, n: int) -> str:

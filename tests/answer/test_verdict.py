@@ -101,6 +101,20 @@ def test_the_gate_saying_mentions_is_may_not_answer_even_with_a_checked_claim():
     assert a.judged.passed and a.judged.verdict == AnswerVerdict.MAY_NOT_ANSWER
 
 
+def test_under_mentions_supported_claims_on_the_key_passage_may_be_supported(monkeypatch):
+    """Issue 39's MENTIONS_SUPPORTED variant: the gate's "mentions" gives way only to claims that would be supported
+    and rest on the key passage; claims off it, or a key passage standing in, still may not answer."""
+    from rag.answer.check import verdict
+
+    monkeypatch.setattr(verdict, "MENTIONS_SUPPORTED", True)
+    a = _answer("Full-time staff get 28 days of annual leave [1].", gate_verdict="mentions")
+    assert a.judged.verdict == AnswerVerdict.SUPPORTED and "mention the subject only" in a.judged.reason
+    off = _answer("Visitors sign in at the front desk when the office opens at 8 am [2].", gate_verdict="mentions")
+    assert off.judged.verdict == AnswerVerdict.MAY_NOT_ANSWER
+    kp = _answer("The sources do not contain the answer.", gate_verdict="mentions")
+    assert kp.judged.verdict == AnswerVerdict.MAY_NOT_ANSWER
+
+
 def test_the_founder_claim_from_a_slide_footer_is_never_supported():
     """Issue 24: '<the deck's author> is the founder of OpenBSD [2].' had no warning at all."""
     slide = ("OpenBSD and NetBSD\n\nOpenBSD was forked from NetBSD in 1995.\n"

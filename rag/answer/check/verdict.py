@@ -62,6 +62,10 @@ AGREE_MIN = 0.5
 #: key passage"); measured with ``bench answers --rescore`` before and after (docs/answers.md, "The off-key
 #: rule, made honest"). Either way such claims are shown, never left out.
 OFF_KEY_SUPPORTED = False
+#: Whether the gate's "mentions" (its middle band: the documents mention the subject but may not answer it) gives
+#: way to the claim check when the claims would be supported and rest on the key passage (issue 39: measured with
+#: ``scripts/verdict_variants.py``, docs/answers.md); otherwise such an answer may not answer, whatever its claims.
+MENTIONS_SUPPORTED = False
 
 
 #: Claim verdicts that count against an answer: a claim the model made that the check left out.
@@ -114,39 +118,49 @@ def verdict_rules(a: Judgeable, shown: Sequence[SentenceAttribution], off_key: b
         if mine:
             return (AnswerVerdict.MAY_NOT_ANSWER, "your own answerability cut decided this, not the documents: at the "
                                                   "defaults the question counts as answered")
+        if MENTIONS_SUPPORTED and any(s.passed for s in a.sentences):
+            v, why = _claims_verdict(a, shown)
+            if v == AnswerVerdict.SUPPORTED and agrees_with_key_passage(a):
+                return v, why + " (the documents seemed to mention the subject only, but these claims answer it)"
         return AnswerVerdict.MAY_NOT_ANSWER, "the documents mention this but may not answer it"
-    claims = [s for s in a.sentences if s.claim or s.verdict in _FAILED]
-    failed = [s for s in claims if s.verdict in _FAILED]
     if any(s.passed for s in a.sentences):
-        if failed:
-            return (AnswerVerdict.PARTLY_SUPPORTED,
-                    f"{len(claims) - len(failed)} of {len(claims)} claims passed the check; the others were left out")
-        kp = a.key_passage
-        if not agrees_with_key_passage(a) and (not OFF_KEY_SUPPORTED or kp is None or not kp.sentences):
-            where = f" ([{kp.index}])" if kp is not None and kp.index is not None else ""
-            return (AnswerVerdict.PARTLY_SUPPORTED, "every claim shown is supported by the source it cites, but none "
-                                                    f"rests on the passage that best matches the question{where}: "
-                                                    "check it answers what you asked")
-        missing, held = question_gaps(a, shown) if TWO_PART_RE.search(asked(a.query)) else ([], 0)
-        if len(missing) >= GAP_MIN_WORDS and len(missing) / held >= GAP_MAX:
-            return (AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check but leave out part of the "
-                                                    f"question the key passage answers ({', '.join(missing)})")
-        if QUANTITY_RE.search(asked(a.query)) and not any(NUMBER_RE.search(strip_markers(s.text)) for s in shown):
-            return (AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but the question asks for a "
-                                                    "number and they give none")
-        gaps = conf.unaddressed(asked(a.query), strip_markers(" ".join(s.shown() for s in shown)))
-        if gaps:  # issue 39, item 4: "supported" also needs the answer to address what the question asks
-            return AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but " + "; ".join(
-                conf.VETOES[g] for g in gaps)
-        if not agrees_with_key_passage(a):
-            return AnswerVerdict.SUPPORTED, "every claim shown is supported by the source it cites"
-        return AnswerVerdict.SUPPORTED, "every claim shown passed the check and rests on the key passage"
+        return _claims_verdict(a, shown)
     # the key passage stands as the answer (the model wrote nothing that passed): judged by how well it matches
     # the question, whichever the reason it stands
     if key_score(a) >= KEY_MIN:
         why = "the model's answer did not pass the check" if a.generated else "no answer was written"
         return AnswerVerdict.PARTLY_SUPPORTED, f"{why}; the key passage is shown verbatim, check it answers what you asked"
     return AnswerVerdict.MAY_NOT_ANSWER, "nothing shown is backed well enough: the key passage matches the question only in part"
+
+
+def _claims_verdict(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple[AnswerVerdict, str]:
+    """The verdict of answer ``a`` whose model claims passed the check (some of them), shown as ``shown``: the
+    claim rules of :func:`verdict_rules` (module doc)."""
+    claims = [s for s in a.sentences if s.claim or s.verdict in _FAILED]
+    failed = [s for s in claims if s.verdict in _FAILED]
+    if failed:
+        return (AnswerVerdict.PARTLY_SUPPORTED,
+                f"{len(claims) - len(failed)} of {len(claims)} claims passed the check; the others were left out")
+    kp = a.key_passage
+    if not agrees_with_key_passage(a) and (not OFF_KEY_SUPPORTED or kp is None or not kp.sentences):
+        where = f" ([{kp.index}])" if kp is not None and kp.index is not None else ""
+        return (AnswerVerdict.PARTLY_SUPPORTED, "every claim shown is supported by the source it cites, but none "
+                                                f"rests on the passage that best matches the question{where}: "
+                                                "check it answers what you asked")
+    missing, held = question_gaps(a, shown) if TWO_PART_RE.search(asked(a.query)) else ([], 0)
+    if len(missing) >= GAP_MIN_WORDS and len(missing) / held >= GAP_MAX:
+        return (AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check but leave out part of the "
+                                                f"question the key passage answers ({', '.join(missing)})")
+    if QUANTITY_RE.search(asked(a.query)) and not any(NUMBER_RE.search(strip_markers(s.text)) for s in shown):
+        return (AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but the question asks for a "
+                                                "number and they give none")
+    gaps = conf.unaddressed(asked(a.query), strip_markers(" ".join(s.shown() for s in shown)))
+    if gaps:  # issue 39, item 4: "supported" also needs the answer to address what the question asks
+        return AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but " + "; ".join(
+            conf.VETOES[g] for g in gaps)
+    if not agrees_with_key_passage(a):
+        return AnswerVerdict.SUPPORTED, "every claim shown is supported by the source it cites"
+    return AnswerVerdict.SUPPORTED, "every claim shown passed the check and rests on the key passage"
 
 
 def judge(a: Judgeable, saved: tuple[AnswerVerdict, str] | None = None) -> Judged:
