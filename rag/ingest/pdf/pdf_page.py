@@ -112,8 +112,31 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True, max_pixel
     hidden = remove_hidden(page, page_dict)
     main, other, _width = page_lines(page, page_dict)
     page_h = page.rect.height
-    upright = page.rotation == 0 and all(not ln.sideways for ln in main)
     n_blocks = len(page_dict["blocks"])
+    main, added, dropped, tables = _forms_and_tables(page, main, page_h, n_blocks, find_tables)
+    visible = _visible_text(page_dict) if hidden else reference
+    kind = classify_page(page, visible)
+    read = PageRead([], reference, kind, tables=tables, dropped=dropped + [h.text for h in hidden],
+                    hidden=sum(len(h.text.strip()) for h in hidden), ocr_layer=hidden.ocr_layer,
+                    garbled=garbled_chars(visible), hidden_texts=[h.text for h in hidden],
+                    width=page.rect.width, height=page.rect.height)
+    dpi = ocr_dpi(page, max_pixels) if kind in ("scanned", "sparse-image", "unreadable") and use_ocr else None
+    if dpi is None and kind in ("scanned", "sparse-image", "unreadable") and use_ocr:
+        read.too_large = _too_large(page)
+    if dpi is not None and ocr_engine.available() and _read_by_ocr(read, page, dpi, visible, main, added, other,
+                                                                  n_blocks):
+        return read
+    if main or added:
+        read.lines, read.order = order_blocks(merge_fragments(main + added))
+    read.lines += other
+    return read
+
+
+def _forms_and_tables(page, main: list[Line], page_h: float, n_blocks: int,
+                      find_tables: bool) -> tuple[list[Line], list[Line], list[str], int]:
+    """On an upright page: form fields, annotations and tables read at their places. Returns the main lines
+    left, the lines added, the texts of the lines a form field replaced, and how many table lines."""
+    upright = page.rotation == 0 and all(not ln.sideways for ln in main)
     added: list[Line] = []
     dropped: list[str] = []
     if upright:
@@ -125,34 +148,27 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True, max_pixel
         added += annotation_lines(page, main + added, page_h, n_blocks + len(added) + 100)
     tables = 0
     if find_tables and upright and main:
-
         main, table_ls = table_lines(page, main, page_h, n_blocks + 1000)
         added += table_ls
         tables = len(table_ls)
-    visible = _visible_text(page_dict) if hidden else reference
-    kind = classify_page(page, visible)
-    read = PageRead([], reference, kind, tables=tables, dropped=dropped + [h.text for h in hidden],
-                    hidden=sum(len(h.text.strip()) for h in hidden), ocr_layer=hidden.ocr_layer,
-                    garbled=garbled_chars(visible), hidden_texts=[h.text for h in hidden],
-                    width=page.rect.width, height=page.rect.height)
-    dpi = ocr_dpi(page, max_pixels) if kind in ("scanned", "sparse-image", "unreadable") and use_ocr else None
-    if dpi is None and kind in ("scanned", "sparse-image", "unreadable") and use_ocr:
-        read.too_large = _too_large(page)
-    if dpi is not None:
-        if ocr_engine.available():
-            ocr_ls, read.ocr_ms = _ocr_lines(page, page_h, n_blocks + 2000, dpi)
-            if kind == "unreadable" and ocr_reads_worse(visible, " ".join(ln.text for ln in ocr_ls)):
-                read.kept_layer = True  # OCR read this script worse than the layer it would replace
-                ocr_ls = []
-            elif kind == "sparse-image":
-                ocr_ls = [ln for ln in ocr_ls if not _overlaps(ln, main)]
-                read.lines = order_blocks(merge_fragments(main + added))[0] + ocr_ls + other
-                read.ocr = bool(ocr_ls)
-                return read
-            if ocr_ls or kind != "unreadable":
-                read.lines, read.ocr = ocr_ls + added, bool(ocr_ls)
-                return read
-    if main or added:
-        read.lines, read.order = order_blocks(merge_fragments(main + added))
-    read.lines += other
-    return read
+    return main, added, dropped, tables
+
+
+def _read_by_ocr(read: PageRead, page, dpi: int, visible: str, main: list[Line], added: list[Line],
+                 other: list[Line], n_blocks: int) -> bool:
+    """Read the page by OCR at ``dpi`` into ``read``; ``False`` when the text layer stays (an unreadable
+    page that OCR reads worse, or reads nothing)."""
+    kind = read.kind
+    ocr_ls, read.ocr_ms = _ocr_lines(page, page.rect.height, n_blocks + 2000, dpi)
+    if kind == "unreadable" and ocr_reads_worse(visible, " ".join(ln.text for ln in ocr_ls)):
+        read.kept_layer = True  # OCR read this script worse than the layer it would replace
+        ocr_ls = []
+    elif kind == "sparse-image":
+        ocr_ls = [ln for ln in ocr_ls if not _overlaps(ln, main)]
+        read.lines = order_blocks(merge_fragments(main + added))[0] + ocr_ls + other
+        read.ocr = bool(ocr_ls)
+        return True
+    if ocr_ls or kind != "unreadable":
+        read.lines, read.ocr = ocr_ls + added, bool(ocr_ls)
+        return True
+    return False
