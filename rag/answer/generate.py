@@ -27,13 +27,16 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rag.answer.cite import Citation, format_sources_for_prompt
 from rag.answer.llama_load import load_llama
 from rag.errors import ModelError
 from rag.models import FIX_COMMAND, require_model
 from rag.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
 
 #: The instruction of design stage 8. Sources are data; only ``[n]`` may be written.
 SYSTEM_PROMPT = (
@@ -185,7 +188,7 @@ class Generator:
     the follow-up rewrite, which gets a context of its own so neither evicts the other's prefix).
     """
 
-    def __init__(self, llm: Any, path: Path,
+    def __init__(self, llm: Llama, path: Path,
                  build: Callable[[str, Sequence[Citation]], list[dict[str, str]]] | None = None):
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
@@ -429,7 +432,7 @@ class GenerationStream:
 
 _cache: dict[tuple[str, int, int, str], Generator] = {}
 _cache_lock = threading.Lock()
-_loaded: "weakref.WeakSet[Any]" = weakref.WeakSet()
+_loaded: weakref.WeakSet[Llama] = weakref.WeakSet()
 
 
 @atexit.register

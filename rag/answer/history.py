@@ -107,7 +107,7 @@ class Turn:
                    created_at=created_at or rec.get("created_at") or "")
 
 
-def previous_questions(turns: Any) -> list[str]:
+def previous_questions(turns: object) -> list[str]:
     """The questions of a conversation given as JSON (``ask --history FILE``), oldest first, as searched.
 
     ``turns`` a list whose items are a question string, an object with

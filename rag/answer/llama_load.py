@@ -6,7 +6,10 @@ loaded llama.cpp has the AMX kernels in.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
 
 
 def amx_compiled() -> bool:
@@ -20,7 +23,7 @@ def amx_compiled() -> bool:
     return b"AMX_INT8 = 1" in llama_cpp.llama_print_system_info()
 
 
-def load_llama(llama_class: Any, **kwargs: Any) -> Any:
+def load_llama(llama_class: type[Llama], **kwargs: Any) -> Llama:
     """``llama_class(**kwargs)``, with llama.cpp's extra buffer types off when AMX kernels are compiled in.
 
     llama.cpp's AMX matrix product (``ggml_backend_amx_mul_mat``) segfaults on Q4_K_M weights on some
@@ -39,7 +42,7 @@ def load_llama(llama_class: Any, **kwargs: Any) -> Any:
     low = llama_module.llama_cpp
     original = low.llama_model_default_params
 
-    def without_extra_buffers() -> Any:
+    def without_extra_buffers() -> Llama:
         params = original()
         params.use_extra_bufts = False
         return params

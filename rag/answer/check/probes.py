@@ -23,12 +23,17 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rag.answer.cite import Citation
 from rag.answer.generate import Generator, get_generator
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+
+    from rag.settings import Settings
 
 #: The probe's instruction. One word back; the logits of its first token are read.
 PROBE_SYSTEM = ("You check whether a passage answers a question. Reply with one word: yes or no.")
@@ -62,13 +67,13 @@ def probe_messages(question: str, sources: Sequence[Citation], tail: str | None 
             {"role": "user", "content": _passage_message(passage) + (tail if tail is not None else _question_tail(question))}]
 
 
-def probe_generator(settings: Any) -> Generator:
+def probe_generator(settings: Settings) -> Generator:
     """The probe's :class:`rag.answer.generate.Generator`: the answer model, a context of :data:`PROBE_CTX` tokens
     of its own (its instruction prefix stays cached), ``settings.threads`` threads."""
     return get_generator(settings.model_path, n_ctx=PROBE_CTX, threads=settings.threads, build=probe_messages)
 
 
-def _last_logits(llm: Any) -> np.ndarray:
+def _last_logits(llm: Llama) -> np.ndarray:
     """The logits of the last decoded position (``(n_vocab,)`` float32, copied)."""
     n_vocab = int(llm.n_vocab())
     return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(n_vocab,)).astype(np.float32, copy=True)
