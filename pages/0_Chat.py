@@ -12,6 +12,8 @@ section. An empty chat says what is in the documents (each one's overview) and o
 answer (:mod:`rag.answer.suggest`, each one answered by the gate).
 """
 
+import time
+
 import streamlit as st
 
 from rag.answer.followup import Rewrite
@@ -82,6 +84,7 @@ if question and not ready:  # nothing to search: said plainly, no search, no mod
                 "Drop your files on the **Documents** page, then ask again.", icon=":material/upload_file:")
         st.page_link("pages/1_Documents.py", label="Add documents", icon=":material/upload_file:")
 elif question:
+    submitted = time.perf_counter()  # "first words" count from here: the follow-up rewrite too (issue 41)
     conv = chat.conversation(asking)
     try:  # a follow-up made standalone first (a question asked again is searched as it was)
         rw = Rewrite(question, pending[1]) if pending and pending[1] else conv.standalone(
@@ -92,6 +95,6 @@ elif question:
     with st.chat_message("user", avatar=chat.USER_AVATAR):
         chat.render_question(chat.Turn(question, rw.standalone, scope=tuple(scope) if scope else None))
     with st.chat_message("assistant", avatar=chat.ASSISTANT_AVATAR):
-        turn = chat.show(conv.ask(question, scope=scope, followup=rw), conv, generate=model_file is not None)
+        turn = chat.show(conv.ask(question, scope=scope, followup=rw, submitted=submitted), conv, generate=model_file is not None)
     chat.keep_turn(turn, conv)
     st.rerun()

@@ -9,7 +9,8 @@ and the background work that fills it (issue 25).
 * :mod:`rag.store.writer` - the ingest path: bytes -> :mod:`rag.ingest` (extract, chunk) -> :mod:`rag.index`
   (embed) -> rows -> index delta, in two halves joined by the job table (accept, then run);
   :mod:`rag.store.rows` the rows it writes and the versions of a document; :mod:`rag.store.results` what it
-  tells its caller (``IngestResult``, ``OnConflict``);
+  tells its caller (``IngestResult``, ``OnConflict``); :mod:`rag.store.sentences` the sentence units embedded
+  once the document is searchable (issue 41);
 * :mod:`rag.store.queueing` - the store's queue methods (enqueue, jobs), mixed into the facade;
 * :mod:`rag.store.jobs` - the durable job queue in the store's own SQLite (queued / running / done / failed /
   cancelled), leases, heartbeats, progress, cancellation (issue 25);

@@ -60,7 +60,6 @@ import contextlib
 import hashlib
 import logging
 import sqlite3
-import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -85,6 +84,7 @@ from rag.store.queueing import QueueFacade
 from rag.store.records import ChunkRow, ConsistencyReport, DocumentRow, VersionRow
 from rag.store.results import IngestResult, IngestStatus, OnConflict, clean_name
 from rag.store.schema import SCHEMA_VERSION, connect, get_meta, migrate, now_iso, schema_version, stamp_model
+from rag.store.sentences import stop_sentences
 from rag.store.writer import INTERRUPTED, Writer
 from rag.text import TermStats
 from rag.types import DocStatus, Hit, PageSpan, Part, QueryPlan, TextRole
@@ -265,14 +265,13 @@ class Store(QueueFacade):
     def delete(self, doc_id: str) -> bool:
         """Remove a document: its row, chunks, vectors, BM25 entries, stored file and earlier versions. False if unknown.
 
-        ``doc_id`` the full id or a unique prefix. Raises :class:`StoreError`
-        if it is being indexed right now.
+        ``doc_id`` the full id or a unique prefix. Raises :class:`StoreError` if it is being indexed right now.
         """
         doc = self.find_document(doc_id)
         if doc is None:
             return False
         if doc.status == DocStatus.READY:
-            self._stop_sentences(doc.id)
+            stop_sentences(self.jobs, self._locks, doc.id)
         with self._locks.document(doc.id) as got:
             if not got:
                 raise StoreError(f"{doc.name}: being indexed right now; delete it when it is done")
@@ -288,17 +287,6 @@ class Store(QueueFacade):
                 derived.remove(self.path, doc.id)  # its overview (issue 29) goes with it
         self._locks.discard_document(doc.id)
         return True
-
-    def _stop_sentences(self, doc_id: str, wait_s: float = 30.0) -> None:
-        """A ready document whose sentence units are being embedded (issue 41): ask its worker to stop and wait up
-        to ``wait_s`` for it to let go of the document (a cancel is heard between two encoder batches)."""
-        job = self.jobs.for_document(doc_id)
-        if job is None or not job.active or self._locks.document_free(doc_id):
-            return
-        self.jobs.request_cancel(job.id)
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline and not self._locks.document_free(doc_id):
-            time.sleep(0.05)
 
     # ------------------------------------------------------------------ reads
 

@@ -34,7 +34,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,7 +41,7 @@ from rag.errors import Cancelled, ExtractionError, LimitExceeded, StoreError
 from rag.ingest.limits import Limits, check_size
 from rag.settings import PIPELINE_VERSION, Settings
 from rag.store.backup import remove_original, write_name
-from rag.store.cache import IndexCache, IndexDelta
+from rag.store.cache import IndexCache
 from rag.store.jobs import Job, JobKind, JobQueue, JobState, active_job, finish_job, insert_job, worker_id
 from rag.store.locks import StoreLocks
 from rag.store.prepare import (
@@ -51,13 +50,13 @@ from rag.store.prepare import (
     Read,
     StoredChunk,
     _no_progress,
-    embed_units,
     prepare,
     read_inline,
 )
 from rag.store.results import IngestResult, IngestStatus, OnConflict, clean_name
 from rag.store.rows import Replaced, pick_replaced, retire_version, text_sha, write_chunks
 from rag.store.schema import now_iso
+from rag.store.sentences import embed_and_write_units
 from rag.types import DocStatus
 
 if TYPE_CHECKING:
@@ -329,62 +328,18 @@ class Writer:
 
     def _sentences(self, job: Job, owner: str, progress: Progress, should_stop: Callable[[], bool] | None,
                    result: Callable[..., IngestResult], first: IngestResult | None) -> IngestResult:
-        """The second half of an ingest (issue 41, Deliver 1): the document is ready and searchable by its chunks;
-        its sentence units are cut from the stored chunks, embedded (stage ``sentences``) and written, with a new
-        index generation (the dense leg ranks a chunk by the best of its own and its units' cosine from then on),
-        and the job ends ``done`` with ``first`` (the result of the chunks' commit; ``None`` when a run that
-        stopped in between is resumed: made from the stored rows), in ONE transaction.
-
-        The document stays ready whatever happens here: a cancel ends the job ``cancelled`` and a failure ends it
-        ``done`` with a warning (on the job's result and the document), both without units, as the ``unit_vectors``
-        setting off has it; a document deleted or replaced meanwhile gets none (its job ended with it)."""
-        doc_id, name = job.doc_id, job.name
+        """The second half of an ingest (issue 41, Deliver 1): the ready document's sentence units from its stored
+        chunks (:func:`rag.store.sentences.embed_and_write_units`); ``first`` the result of the chunks' commit
+        (``None`` when a run that stopped in between is resumed: made from the stored rows)."""
+        doc_id = job.doc_id
         with self.locks.thread:
             rows = self.conn.execute("SELECT id, text, content, start FROM chunks WHERE doc_id=? ORDER BY idx",
                                      (doc_id,)).fetchall()
         done = first or result(IngestStatus.READY, chunk_count=len(rows))
         chunks = [StoredChunk(int(i), t, c, int(st)) for i, t, c, st in rows]
-        spans: list[tuple[int, int, int]] = []
-        vecs = None
-        warning = None
-        if self.settings.unit_vectors:
-            try:
-                spans, vecs = embed_units(chunks, name, self.settings, self.embedder(), self.model_dim, progress,
-                                          should_stop, floor_s=float(job.limit_s or 0))
-            except Cancelled:
-                with self.locks.write(self.conn):
-                    finish_job(self.conn, job.id, JobState.CANCELLED, result=done.to_json(),
-                               reason="cancelled by the user while its sentences were embedded; the document "
-                                      "stays searchable without sentence search")
-                return done
-            except Exception as e:  # noqa: BLE001 - the searchable document must not be lost to its units
-                if not isinstance(e, ExtractionError):
-                    logger.exception("%s (%s): sentence units failed", name, doc_id[:8])
-                warning = ("sentence search is off for this document: "
-                           f"{e.reason if isinstance(e, ExtractionError) else f'{type(e).__name__}: {e}'}")
-                spans = []
-        if warning:
-            done = replace(done, warnings=(*done.warnings, warning))
-        with self.locks.write(self.conn):
-            state = self.conn.execute("SELECT state, owner FROM jobs WHERE id=?", (job.id,)).fetchone()
-            if state is None or state[0] != JobState.RUNNING or state[1] != owner:
-                return done  # deleted or cancelled meanwhile: its end was written with it
-            now = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE doc_id=? ORDER BY idx", (doc_id,))]
-            if now != [c.id for c in chunks] or self._ready(doc_id) is None:
-                finish_job(self.conn, job.id, JobState.DONE, result=done.to_json(),
-                           reason="the document changed while its sentences were embedded")
-                return done
-            self.conn.execute("DELETE FROM chunk_units WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id=?)",
-                              (doc_id,))
-            if spans and vecs is not None:
-                self.conn.executemany('INSERT INTO chunk_units(chunk_id, start, "end", vector) VALUES (?,?,?,?)',
-                                      [(c, a, b, v.tobytes()) for (c, a, b), v in zip(spans, vecs)])
-                self.cache.commit(IndexDelta())  # a new generation: its unit index is read again
-            if warning:
-                self.conn.execute("UPDATE documents SET warnings=json_insert(COALESCE(warnings, '[]'), '$[#]', ?) "
-                                  "WHERE id=?", (warning, doc_id))
-            finish_job(self.conn, job.id, JobState.DONE, result=done.to_json())
-        return done
+        return embed_and_write_units(self.conn, self.locks, self.cache, self.settings, self.embedder, self.model_dim,
+                                     job, owner, chunks, done, progress, should_stop,
+                                     is_ready=lambda d: self._ready(d) is not None)
 
     def _fail(self, job: Job, result: Callable[..., IngestResult], reason: str, *, retryable: bool,
               warnings: tuple[str, ...] = ()) -> IngestResult:
