@@ -44,7 +44,7 @@ from rag.answer.excerpt import Excerpt, citation_views, prompt_excerpts
 from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gate.calibrated_gate import store_calibration
 from rag.answer.gate.gates import StoreContext, gate_for
-from rag.answer.generate import Generator, TextGenerator, get_default_generator
+from rag.answer.generate import FittedPrompt, Generator, TextGenerator, get_default_generator
 from rag.answer.key_passage import KeyPassage, key_passage
 from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
 from rag.answer.roles import SUPPORTING
@@ -217,7 +217,8 @@ class AnswerStream:
         wanted = needed_probes()
         if not wanted or not isinstance(gen, Generator):
             return None, None
-        tp = answer_token_probs(gen, len(getattr(prompt, "tokens", ()))) if "a" in wanted else None
+        n_prompt = len(prompt.tokens) if isinstance(prompt, FittedPrompt) else 0  # a Generator's fit gives one
+        tp = answer_token_probs(gen, n_prompt) if "a" in wanted else None
         yn = None
         kp = self.key_passage
         if "b" in wanted and kp is not None and kp.sentences:

@@ -24,7 +24,7 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from rag.answer.conversation import TurnStream
@@ -41,8 +41,8 @@ QUEUE_POLL_S = 0.25
 _END = object()
 
 
-def sse(event: str, data: Any) -> bytes:
-    """One Server-Sent Event: ``event: NAME`` and the JSON ``data`` on one line (so no newline can split it)."""
+def sse(event: str, data: Mapping[str, object]) -> bytes:
+    """One Server-Sent Event: ``event: NAME`` and the JSON object ``data`` on one line (so no newline can split it)."""
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
 
@@ -56,7 +56,7 @@ class _Turn(threading.Thread):
         self.submitted = time.perf_counter()  # the answer's first_words_ms runs from the request (issue 41)
         self.cancelled = threading.Event()
 
-    def emit(self, event: str, data: Any) -> None:
+    def emit(self, event: str, data: Mapping[str, object]) -> None:
         self.loop.call_soon_threadsafe(self.out.put_nowait, (event, data))
 
     def run(self) -> None:
