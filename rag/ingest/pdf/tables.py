@@ -46,6 +46,19 @@ def grid_boxes(page) -> list[tuple[float, float, float, float]]:
         band = SLIDE_BAND * r.height if r.width >= 1.2 * r.height else 0.0
     except Exception:  # noqa: BLE001
         return []
+    horiz, vert, boxes = _rules_and_boxes(drawings, r, band)
+    boxes_out = []
+    for group in _groups(horiz + vert + boxes):
+        if _is_grid(group, horiz, vert, boxes):
+            boxes_out.append((min(r[0] for r in group), min(r[1] for r in group),
+                              max(r[2] for r in group), max(r[3] for r in group)))
+    return boxes_out
+
+
+def _rules_and_boxes(drawings: list[dict], r, band: float) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """The horizontal rules, the vertical rules and the boxes among a page's drawn lines and rectangles
+    (``r`` the page's rectangle; a box that starts or ends within ``band`` of its top or bottom is a slide's
+    bar, left out)."""
     horiz, vert, boxes = [], [], []
     for d in drawings:
         for item in d.get("items", ()):
@@ -66,19 +79,18 @@ def grid_boxes(page) -> list[tuple[float, float, float, float]]:
                 if band and (y0 < r.y0 + band or y1 > r.y1 - band) and h < 2 * band:
                     continue  # a slide's headline or footline bar
                 boxes.append((x0, y0, x1, y1))
-    boxes_out = []
-    for group in _groups(horiz + vert + boxes):
-        gh = [r for r in group if r in horiz]
-        gv = [r for r in group if r in vert]
-        gb = [r for r in group if r in boxes]
-        crossing = [v for v in gv if sum(h[0] - 2 <= v[0] <= h[2] + 2 and v[1] - 2 <= h[1] <= v[3] + 2
-                                         for h in gh) >= 2]
-        ok = len(gh) >= 3 and len(crossing) >= 2
-        ok = ok or (len(gb) >= 4 and len({round(x[0]) for x in gb}) >= 2 and len({round(x[1]) for x in gb}) >= 2)
-        if ok:
-            boxes_out.append((min(r[0] for r in group), min(r[1] for r in group),
-                              max(r[2] for r in group), max(r[3] for r in group)))
-    return boxes_out
+    return horiz, vert, boxes
+
+
+def _is_grid(group: list[tuple], horiz: list[tuple], vert: list[tuple], boxes: list[tuple]) -> bool:
+    """3+ horizontal rules with 2+ verticals each crossing 2+ of them, or 4+ boxes in 2+ rows and columns."""
+    gh = [r for r in group if r in horiz]
+    gv = [r for r in group if r in vert]
+    gb = [r for r in group if r in boxes]
+    crossing = [v for v in gv if sum(h[0] - 2 <= v[0] <= h[2] + 2 and v[1] - 2 <= h[1] <= v[3] + 2
+                                     for h in gh) >= 2]
+    ok = len(gh) >= 3 and len(crossing) >= 2
+    return ok or (len(gb) >= 4 and len({round(x[0]) for x in gb}) >= 2 and len({round(x[1]) for x in gb}) >= 2)
 
 
 def _groups(rules: list[tuple], limit: int = 600) -> list[list[tuple]]:
