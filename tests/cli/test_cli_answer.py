@@ -106,7 +106,7 @@ def test_streams_answer_then_sources_table(runner, real_store_dir, corpus_dir, f
     assert row.startswith("[1]") and DOC in row and "#char=" in row
     assert float(row.split()[-1]) < 0.675
     answer = "\n".join(lines[:header])
-    assert "[1]." in answer and "fake.gguf: retrieval" in r.output  # the scripted claim, then the timing line
+    assert "[1]." in answer and "fake.gguf: first words " in r.output and "(retrieval " in r.output  # the scripted claim, then the timing line
 
 
 def test_an_echo_of_the_question_is_left_out_and_the_key_passage_stands(runner, store_dir, corpus_dir, fake_generator):
