@@ -1,18 +1,15 @@
 """Design stage 8: the local GGUF generator, the cited prompt, and a streaming token iterator.
 
-The model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M by default) runs through
-llama-cpp-python, loaded once per process (:func:`get_llm`, keyed by model
-path, context size and threads). The prompt is rendered with the chat
-template stored in the GGUF itself and counted with the model's own tokenizer,
-so it always fits the context: the lowest-ranked source is trimmed, then
-dropped, rather than overflowing (llama-cpp raises "Requested tokens exceed
+The model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M by default) runs through llama-cpp-python, loaded once per process
+(:func:`get_llm`, keyed by model path, context size and threads). The prompt is rendered with the chat template
+stored in the GGUF itself and counted with the model's own tokenizer, so it always fits the context: the
+lowest-ranked source is trimmed, then dropped, rather than overflowing (llama-cpp raises "Requested tokens exceed
 context window" otherwise). Decoding is greedy (temperature 0, top_k 1).
 
-The model sees, per source, ``[n]`` and a short heading (the innermost
-section, :func:`rag.answer.cite.prompt_heading`) above the excerpt it reads
-(:mod:`rag.answer.excerpt`); never a file name, locator, page or link. It is
-told to write only ``[n]``. It is a small model and cannot be trusted to cite:
-the server checks every marker afterwards (:mod:`rag.answer.pipeline`).
+The model sees, per source, ``[n]`` and a short heading (the innermost section,
+:func:`rag.answer.cite.prompt_heading`) above the excerpt it reads (:mod:`rag.answer.excerpt`); never a file name,
+locator, page or link. It is told to write only ``[n]``. It is a small model and cannot be trusted to cite: the
+server checks every marker afterwards (:mod:`rag.answer.pipeline`).
 
 Nothing here decides whether to answer: the gate does, before this module is
 ever touched (a refusal never loads the model).
