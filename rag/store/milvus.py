@@ -185,6 +185,7 @@ class MilvusBackend:
         self.index_type, self.index_params = index_type, dict(index_params or {})
         self.search_params = dict(search_params or {})
         self._lock = threading.Lock()
+        self._count: int | None = None  # rows, read from Milvus when unknown (None)
         if self.lite:
             Path(uri).parent.mkdir(parents=True, exist_ok=True)
             # pymilvus asks milvus-lite's in-process server for RPCs it does not implement (AllocTimestamp, the
@@ -271,7 +272,7 @@ class MilvusBackend:
     # ------------------------------------------------------------------ SearchBackend
 
     def __len__(self) -> int:
-        if getattr(self, "_count", None) is None:
+        if self._count is None:
             self._count = int(self.client.get_collection_stats(self.collection).get("row_count", 0))
         return self._count
 
