@@ -117,7 +117,7 @@ def test_real_model_answer_is_cited_and_checked(real_store, gguf_path):
         "query", "threshold", "refused", "refusal", "answer", "citations", "verdict", "verdict_reason", "confidence",
         "notice", "gate", "retrieval", "key_passage", "searched", "answer_sentences",
         "invalid_citations_removed", "model", "retrieval_ms", "ttft_ms", "first_words_ms", "generation_ms", "tokens",
-        "read_spans", "model_answer", "answer_from", "note", "reasked",
+        "read_spans", "model_answer", "answer_from", "off_key", "note", "reasked",
     ]
     assert d["model_answer"] == a.text and d["answer"] == a.judged.text
     assert d["answer_from"] in ("model", "key_passage")

@@ -41,7 +41,7 @@ def test_bench_real_counts_needles_by_placement_and_format(tmp_path):
     assert out["by_format"] == {"html": (1, 2), "md": (2, 3)}
     rows = {r["format"]: r for r in out["formats"]}
     assert rows["html"]["files"] == 2 and rows["html"]["refused"] == 1 and rows["md"]["refused"] == 0
-    assert rows["md"]["coverage_median"] is None and rows["md"]["audited"] == 0  # no audit for Markdown yet
+    assert rows["md"]["coverage_median"] == 1.0 and rows["md"]["audited"] == 1  # issue 37: Markdown is audited now
     assert {(m["file"], m["where"]) for m in out["misses"]} == {("md/guide.md", "footnote"),
                                                                 ("html/broken.html", "title")}
     assert any("refused: html/broken.html: empty file" in ln for ln in lines)
