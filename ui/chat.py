@@ -21,7 +21,7 @@ from rag.answer.asked_with import asked_with_line, changed_knobs, default_knobs,
 from rag.answer.conversation import INTERRUPTED, Candidate, Conversation, TurnStream  # noqa: F401  (re-exported)
 from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gate.gates import regate_with
-from rag.answer.history import Turn  # noqa: F401  (re-exported: the pages render it)
+from rag.answer.history import OFF_KEY_LINE, Turn  # noqa: F401  (Turn re-exported: the pages render it)
 from rag.answer.record import Answer, AnswerFrom
 from rag.answer.translate import searched_as_line
 from rag.answer.waits import FIRST_WORDS, Wait
@@ -237,7 +237,9 @@ def render_answer(a: Answer, pages: dict[int, int], key: str = "live") -> None:
     """The checked answer (issue 14), each text once (issue 42: the key passage, the answer and the source quote
     said the same three times): the model's claims that passed the claim check, each linked to the source that
     supports it; or, when none passed, a plain note and the key passage standing as the answer; without a model
-    answer, the key passage. The sentences the check left out are listed, with why, in an expander. Each ``[n]``
+    answer, the key passage. When the claims that passed are each true of the source they cite but none rests on
+    the key passage (``off_key``, "partly supported"), the key passage is shown beside them, so the user can judge
+    whether they answer the question. The sentences the check left out are listed, with why, in an expander. Each ``[n]``
     previews its source on hover and focus and jumps to it below (same page, issue 29), where it opens in the
     app's viewer."""
     here = anchor(key)
@@ -248,8 +250,16 @@ def render_answer(a: Answer, pages: dict[int, int], key: str = "live") -> None:
             st.info(md_escape(j.note))  # (no note without a model: an empty box was drawn)
         st.markdown(kp)
     elif j.answer_from == AnswerFrom.MODEL:
-        st.markdown("**Answer**\n\n" + answer_markdown(a.text or "", j.shown, a.citations, pages,
-                                                        _collection(), anchor=here))
+        shown = "**Answer**\n\n" + answer_markdown(a.text or "", j.shown, a.citations, pages, _collection(),
+                                                    anchor=here)
+        if j.off_key and kp:  # issue 39/42: true of the sources cited, none on the key passage: both, side by side
+            left, right = st.columns(2, gap="medium")
+            left.markdown(shown)
+            with right.container(border=True):
+                st.markdown(kp)
+                st.caption(md_escape(OFF_KEY_LINE))
+        else:
+            st.markdown(shown)
     else:
         if kp:
             st.markdown(kp)

@@ -174,6 +174,11 @@ def _within(scope: Sequence[str], names: Mapping[str, str] | None) -> str:
     return f"{len(scope)} chosen document(s)"
 
 
+#: Said with the key passage shown beside claims that each pass against the source they cite but none rests on
+#: it (:attr:`rag.answer.check.judged.Judged.off_key`, issue 39; the chat and the export, issue 42).
+OFF_KEY_LINE = ("The answer's claims are each true of the source they cite, but none rests on this passage, the one "
+                "that best matches the question: compare them to judge whether they answer it.")
+
 #: What "(inferred)" means, written once under an answer that carries it (the chat's caption says the same).
 INFERRED_NOTE = ("*(inferred): the model gave no source or a wrong one; the app attached the source that holds "
                  "the words.*")
@@ -224,15 +229,20 @@ def _answered_markdown(a: Answer) -> list[str]:
     if a.notice:
         out.append(f"*{lit(a.notice)}*" + (f" (why: {lit(a.why)})" if a.why else ""))
     kp = a.key_passage
-    if kp is not None and kp.sentences:
-        out.append(f"**Key passage** [{kp.index}] {lit(kp.sentences[0].locator_label)}\n\n{_quote(kp.body or kp.text)}")
     j = a.judged
+    beside = j.off_key and bool(j.text) and not j.note  # issue 42: shown after the claims, to compare them with
+    passage = (f"**Key passage** [{kp.index}] {lit(kp.sentences[0].locator_label)}\n\n{_quote(kp.body or kp.text)}"
+               if kp is not None and kp.sentences else "")
+    if passage and not beside:
+        out.append(passage)
     if j.note:
         out.append(f"*{lit(j.note)}*")
     elif j.text:
         out.append(shown_markdown(a))
         if any(s.inferred and s.shown_cites for s in j.shown):
             out.append(INFERRED_NOTE)
+        if passage and beside:
+            out.append(f"{passage}\n\n*{OFF_KEY_LINE}*")
     elif not a.generated:
         out.append("(no text generated)")
     if j.removed:

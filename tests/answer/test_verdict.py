@@ -82,6 +82,20 @@ def test_claims_supported_by_the_source_they_cite_are_shown_even_off_the_key_pas
     assert Answer.from_json(a.to_json(full=True)).to_json()["off_key"] is True  # a saved chat keeps it
 
 
+def test_the_export_shows_the_key_passage_beside_off_key_claims():
+    """Issue 42: where claims are true of the source they cite but not of the key passage, the export (as the chat)
+    puts the key passage right after them, saying so, for the reader to compare; otherwise it stays above."""
+    from rag.answer.history import OFF_KEY_LINE, Turn, turn_markdown
+
+    off = turn_markdown(1, Turn(Q, Q, _answer("Visitors sign in at the front desk when the office opens at 8 am [2].")))
+    claim, passage = off.index("Visitors sign in at the front desk"), off.index("**Key passage** [1]")
+    assert claim < passage < off.index(OFF_KEY_LINE) < off.index("**Sources**")
+    assert "**Verdict: Partly supported.**" in off
+    on = turn_markdown(1, Turn(Q, Q, _answer("Full-time staff get 28 days of annual leave [1].")))
+    assert on.index("**Key passage** [1]") < on.index("Full-time staff get 28 days of annual leave [1]")
+    assert OFF_KEY_LINE not in on
+
+
 def test_claims_resting_on_the_key_passage_or_under_mentions_still_stand():
     a = _answer("Full-time staff get 28 days of annual leave [1].")
     assert not a.judged.off_key and str(a.judged.answer_from) == "model" and a.judged.removed == ()

@@ -175,3 +175,34 @@ def test_a_model_answer_is_shown_once_and_the_quotes_are_folded(store, fake_gene
     quotes = [e for e in reply.expander if e.label.startswith("Quote [")]
     assert quotes and not any(e.proto.expanded for e in quotes)  # each source's quote, folded
     assert any(m.value.startswith(">") for m in quotes[0].markdown)  # verbatim inside
+
+
+def test_claims_off_the_key_passage_are_shown_beside_it(store, fake_generator, tmp_path, monkeypatch):
+    """Issue 42 (issue 39's off_key): a claim true of the source it cites but not of the key passage is shown, partly
+    supported, with the key passage beside it so the user can judge; the export puts it after the claims."""
+    from rag.answer.history import OFF_KEY_LINE
+    from rag.models import QWEN_05B
+
+    models = tmp_path / "models"  # a model installed (the fake writes the answers)
+    models.mkdir()
+    (models / QWEN_05B.file_name).write_bytes(b"")
+    monkeypatch.setenv("RAG_MODELS_DIR", str(models))
+    assert store.ingest_bytes(GUIDE, "bike-shed.md").status == "ready"
+
+    def off_key(question, sources):  # the last source's first sentence: not the key passage's source
+        last = sources[-1]
+        return f"{last.quote.strip().splitlines()[-1].split('. ')[0].rstrip('.')} [{last.index}]."
+
+    fake_generator.reply = off_key
+    at = _app().run()
+    at.slider(key="min_score").set_value(0.0).run()  # the hash embedder's scores are no real ones: answered, both chunks
+    at.slider(key="threshold").set_value(1.5).run()
+    at.chat_input(key="question").set_value("When does the bike shed close on weekdays?").run()
+    assert not at.exception, at.exception
+    reply = at.chat_message[1]
+    record = at.session_state.turns[-1].answer
+    assert record.judged.off_key and str(record.judged.verdict) == "partly_supported", record.judged
+    left, right = reply.columns[0], reply.columns[1]
+    assert left.markdown[0].value.startswith("**Answer**") and "Lost badges" in left.markdown[0].value
+    assert right.markdown[0].value.startswith("**Key passage**") and "closes at ten at night" in right.markdown[0].value
+    assert OFF_KEY_LINE in right.caption[0].value
