@@ -19,7 +19,7 @@ The chunk keeps its range: the label reads ``p. 2 (pp. 1-2)``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
@@ -232,18 +232,20 @@ def evidence_span(quote: str, query: str) -> tuple[int, int]:
 
 
 def evidence_page(row: ChunkLike, query: str, locate: Callable[[str, int, int], int] | None = None,
-                  page_at: Callable[[int], int | None] | None = None) -> int | None:
+                  page_at: Callable[[int], int | None] | None = None,
+                  span: tuple[int, int] | None = None) -> int | None:
     """The 1-based page holding the cited sentence of ``row`` for ``query`` (module doc).
 
     ``row.page`` when the chunk sits on one page or is not a PDF's. Otherwise the sentence from
-    :func:`evidence_span` is placed with ``page_at`` (canonical offset -> page, e.g.
+    :func:`evidence_span` (or ``span``, offsets into ``row.content``: the sentences the answer quotes from it,
+    issue 42) is placed with ``page_at`` (canonical offset -> page, e.g.
     ``Document.page_at`` or :func:`rag.types.page_at` over the store's page map; its middle character
     decides) when given, else with ``locate(text, first, last)`` (e.g. the viewer's
     :func:`ui.view.pdf.best_page` on the PDF itself), else ``row.page``.
     """
     if row.page is None or row.page_end is None or row.page_end == row.page:
         return row.page
-    a, b = evidence_span(row.content, query)
+    a, b = span if span is not None else evidence_span(row.content, query)
     if page_at is not None:
         return page_at(row.start + (a + b) // 2) or row.page
     if locate is not None:
@@ -272,24 +274,34 @@ def citations_from_rows(hits: Sequence[Hit], rows: Sequence[ChunkLike],
     ]
 
 
-def evidence_pages(rows: Sequence[ChunkLike], query: str, store: Store | None = None) -> list[int | None]:
+def crosses_pages(row: ChunkLike) -> bool:
+    """Whether chunk ``row`` runs over a page break (of a PDF: pages are ``None`` elsewhere)."""
+    return row.page is not None and row.page_end is not None and row.page_end != row.page
+
+
+def evidence_pages(rows: Sequence[ChunkLike], query: str, store: Store | None = None,
+                   spans: Mapping[int, tuple[int, int]] | None = None) -> list[int | None]:
     """:func:`evidence_page` of each row, placed with the store's page map of its document
-    (:meth:`rag.store.store.Store.page_map`) when ``store`` is given, else the chunk's first page."""
+    (:meth:`rag.store.store.Store.page_map`) when ``store`` is given, else the chunk's first page. ``spans``: per
+    chunk id, the range of its content the answer quotes (:func:`evidence_span` for the others)."""
     out = []
+    spans = spans or {}
     for r in rows:
-        crosses = r.page is not None and r.page_end is not None and r.page_end != r.page
-        if not crosses or store is None:
+        if not crosses_pages(r) or store is None:
             out.append(r.page)
             continue
         pages = store.page_map(r.document_id)
-        out.append(evidence_page(r, query, page_at=lambda offset, p=pages: page_at(p, offset)) if pages else r.page)
+        out.append(evidence_page(r, query, page_at=lambda offset, p=pages: page_at(p, offset),
+                                 span=spans.get(int(r.chunk_id))) if pages else r.page)
     return out
 
 
-def citations(gate_result: GateResult, store: Store) -> list[Citation]:
+def citations(gate_result: GateResult, store: Store, spans: Mapping[int, tuple[int, int]] | None = None,
+              ) -> list[Citation]:
     """Numbered citations for the sources the gate kept (``rag.answer.gate.GateResult``), via ``store.chunks(ids)``.
 
-    Each PDF citation opens at its evidence page for the gate's query (:func:`evidence_page`). A refused
+    Each PDF citation opens at its evidence page for the gate's query (:func:`evidence_page`; ``spans``, per chunk
+    id, the range of its content the answer quotes, e.g. the key passage's sentences). A refused
     gate result gives ``[]``. Chunks the gate collapsed into a source as identical copies
     (``gate_result.duplicates``) are named in that citation's ``also_in``.
     """
@@ -297,7 +309,7 @@ def citations(gate_result: GateResult, store: Store) -> list[Citation]:
     if not hits:
         return []
     rows = store.chunks([h.chunk_id for h in hits])
-    cites = citations_from_rows(hits, rows, evidence_pages(rows, gate_result.query, store))
+    cites = citations_from_rows(hits, rows, evidence_pages(rows, gate_result.query, store, spans))
     dups = gate_result.duplicates
     if not dups:
         return cites

@@ -200,6 +200,19 @@ def scored_stretches(query: str, sources: Sequence[Citation], term_stats: TermSt
     return [out[k] for k in order]
 
 
+def best_spans(query: str, sources: Sequence[Citation], term_stats: TermStats | None = None) -> dict[int, tuple[int, int]]:
+    """Per source number, the ``(start, end)`` offsets into its quote of its best stretch (:func:`scored_stretches`:
+    the one the key passage quotes when that source holds it), for sources whose best stretch shares a term with
+    the question. Where a PDF citation opens (issue 42: "p. 1 (pp. 1-2)" opened page 1, the quoted sentences were
+    on page 2: the page was chosen by another sentence than the key passage's)."""
+    out: dict[int, tuple[int, int]] = {}
+    for st in scored_stretches(query, sources, term_stats):
+        c = sources[st.source]
+        if c.index not in out and st.score - RANK_WEIGHT / (st.source + 1) > 0:
+            out[c.index] = (st.spans[0][0], st.spans[-1][1])
+    return out
+
+
 def distinct(ranked: Sequence[Stretch], k: int) -> list[Stretch]:
     """The first ``k`` stretches of ``ranked`` that share no text with a better one (the candidates a selector
     chooses among: three versions of the same place waste its list)."""

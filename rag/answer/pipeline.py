@@ -45,13 +45,13 @@ from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gate.calibrated_gate import store_calibration
 from rag.answer.gate.gates import StoreContext, gate_for
 from rag.answer.generate import FittedPrompt, Generator, TextGenerator, get_default_generator
-from rag.answer.key_passage import KeyPassage, key_passage
+from rag.answer.key_passage import KeyPassage, best_spans, key_passage
 from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
 from rag.answer.roles import SUPPORTING
 from rag.answer.translate import Translation, translate_question, translation_generator
 from rag.settings import Settings
 from rag.text import TermStats, strip_markers
-from rag.types import DocStatus, QueryPlan
+from rag.types import DocStatus, LocatorKind, QueryPlan
 
 if TYPE_CHECKING:
     from rag.index.embed import Encoder
@@ -314,6 +314,10 @@ def gated_sources(store: Store, query: str, settings: Settings | None = None,
         plan = gate.plan or QueryPlan(tr.query)
         gate = replace(gate, plan=replace(plan, query=query, rewritten=tr.query, translated_from=tr.source_language))
     cites = citations(gate, store)
+    if any(c.locator is not None and c.locator.kind == LocatorKind.PAGE and c.locator.first != c.locator.last
+           for c in cites):  # over a page break: open where the sentences the answer quotes are (issue 42)
+        spans = best_spans(gate.query, cites, store.term_stats())
+        cites = citations(gate, store, {c.chunk_id: spans[c.index] for c in cites if c.index in spans})
     return gate, cites, (time.perf_counter() - t0) * 1000.0
 
 

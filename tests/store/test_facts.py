@@ -185,3 +185,39 @@ def test_the_answer_layer_imports_neither_pymupdf_nor_ocr():
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
+
+
+GARDEN_PAGE1 = ("Garden rules\n\nThe garden behind the hall is open to residents from April to October. "
+                "Every night porter keeps a torch.")
+GARDEN_PAGE2 = ("Visitors leave by the side path. The porter must lock it at ten. "
+                "The garden gate stays shut until six in the morning.")
+GARDEN_QUESTION = "When does the night porter lock the garden gate?"
+
+
+def garden_pdf() -> bytes:
+    """Two pages, one section across the break: page 1 ends with a sentence that shares as many of
+    :data:`GARDEN_QUESTION`'s words as any single sentence of page 2, whose sentences together answer it."""
+    d = pymupdf.open()
+    for top, text in ((440, GARDEN_PAGE1), (40, GARDEN_PAGE2)):
+        p = d.new_page(width=420, height=600)
+        p.insert_textbox(pymupdf.Rect(40, top, 380, 590), text, fontsize=11)
+    return d.tobytes()
+
+
+def test_a_citation_over_a_page_break_opens_where_its_quoted_sentences_are(store):
+    """Issue 42: "p. 1 (pp. 1-2)" opened page 1 while the key passage quoted from it is on page 2 (the page was
+    chosen by the single sentence sharing most words with the question, the earliest on a tie: page 1's)."""
+    from rag.answer.key_passage import key_passage
+    from rag.answer.pipeline import gated_sources
+
+    doc = store.ingest_bytes(garden_pdf(), "garden.pdf").document_id
+    (row,) = _crossing(store, doc)
+    assert evidence_pages([row], GARDEN_QUESTION, store) == [1]  # the single-sentence rule alone: page 1
+    _, cites, _ = gated_sources(store, GARDEN_QUESTION, store.settings.with_overrides(gate="distance", threshold=1.9))
+    (c,) = [c for c in cites if c.chunk_id == row.chunk_id]
+    kp = key_passage(GARDEN_QUESTION, cites, store.term_stats())
+    assert "The porter must lock it at ten." in kp.body and kp.index == c.index
+    assert (c.page, c.fragment, c.locator_label) == (2, "#page=2", "garden.pdf, p. 2 (pp. 1-2)")
+    assert kp.sentences[0].locator_label == "garden.pdf, p. 2 (pp. 1-2)"
+    page2 = store.page_map(doc)[1]
+    assert page2.page == 2 and page2.start <= c.start + kp.sentences[0].start  # the quoted sentences: on page 2
