@@ -1,12 +1,15 @@
 """The app's entry point (``streamlit run app.py``, ``make run``): the navigation between its four pages.
 
-* **Chat** (``pages/0_Chat.py``): ask the documents; answers cite their sources as [n];
-* **Documents** (``pages/1_Documents.py``): add files, see what each one holds (its overview), retry, delete;
-* **Source** (``pages/2_Source.py``): one document opened at a cited place (where a citation's new tab leads);
-* **Quality** (``pages/3_Evaluation.py``): how well the app finds the answers to your own test questions.
+* **Chat** (``app_pages/0_Chat.py``): ask the documents; answers cite their sources as [n];
+* **Documents** (``app_pages/1_Documents.py``): add files, see what each one holds (its overview), retry, delete;
+* **Source** (``app_pages/2_Source.py``): one document opened at a cited place (where a citation's new tab leads);
+* **Quality** (``app_pages/3_Evaluation.py``): how well the app finds the answers to your own test questions.
 
 The pages read as a person names them (issue 29: the chat page read "app" in the navigation); their URLs stay
-``/``, ``/Documents``, ``/Source`` (every citation link) and ``/Quality``.
+``/``, ``/Documents``, ``/Source`` (every citation link) and ``/Quality``. They live in ``app_pages/``, never in a
+folder named ``pages/`` (issue 42): until a process's first ``st.navigation`` call, Streamlit runs a ``pages/``
+folder's scripts as pages of their own, so a session that started on ``/Documents`` right after the server started
+ran ``pages/1_Documents.py`` without this file, and the sidebar listed "app", "Chat", ..., "Evaluation".
 """
 
 import sys
@@ -22,10 +25,10 @@ loading = st.empty()
 if first:
     loading.caption("Starting up… (a few seconds, the first time)")
 pages = st.navigation([
-    st.Page("pages/0_Chat.py", title="Chat", icon=":material/chat:", default=True),
-    st.Page("pages/1_Documents.py", title="Documents", icon=":material/folder_open:", url_path="Documents"),
-    st.Page("pages/2_Source.py", title="Source", icon=":material/article:", url_path="Source"),
-    st.Page("pages/3_Evaluation.py", title="Quality", icon=":material/fact_check:", url_path="Quality"),
+    st.Page("app_pages/0_Chat.py", title="Chat", icon=":material/chat:", default=True),
+    st.Page("app_pages/1_Documents.py", title="Documents", icon=":material/folder_open:", url_path="Documents"),
+    st.Page("app_pages/2_Source.py", title="Source", icon=":material/article:", url_path="Source"),
+    st.Page("app_pages/3_Evaluation.py", title="Quality", icon=":material/fact_check:", url_path="Quality"),
 ])
 try:
     pages.run()

@@ -14,7 +14,7 @@ rank    packages
 4       ``rag.evaluation`` (recall, sweeps, benchmarks)
 5       ``rag.api`` (the HTTP API and the MCP server: on top of answer, under the command that serves it)
 6       ``rag.cli`` (the command line, ``rag.__main__``)
-top     ``ui``, ``pages/``, ``app.py`` (Streamlit): ``rag`` never imports them
+top     ``ui``, ``app_pages/``, ``app.py`` (Streamlit): ``rag`` never imports them
 ======  ==============================================================================================
 
 Inside ``rag.ingest`` and ``rag.answer`` the wide floors are split by what they do (issue 36, item 5): the readers'
@@ -50,7 +50,7 @@ SIDEWAYS = {
 def layer(module: str) -> str | None:
     """The layer of a dotted module name: a :data:`RANK` key, ``"ui"`` for the Streamlit side, ``None`` if not ours."""
     parts = module.split(".")
-    if parts[0] in ("ui", "pages", "app"):
+    if parts[0] in ("ui", "app_pages", "app"):
         return "ui"
     if parts[0] != "rag":
         return None

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from rag.answer.check.judged import Judged
     from rag.answer.record import Answer
 
-#: URL path of ``pages/2_Source.py`` (Streamlit names a page's URL after its file, number prefix dropped).
+#: URL path of ``app_pages/2_Source.py`` (Streamlit names a page's URL after its file, number prefix dropped).
 SOURCE_PAGE = "/Source"
 
 

@@ -22,7 +22,7 @@ from rag.store.results import IngestResult
 from rag.store.store import Store
 from rag.types import Hit, QueryPlan
 
-#: The app's viewer page (``pages/2_Source.py``), where a citation opens at its place.
+#: The app's viewer page (``app_pages/2_Source.py``), where a citation opens at its place.
 SOURCE_PAGE = "/Source"
 
 

@@ -16,5 +16,5 @@
 * :mod:`rag.evaluation.bench` - the benchmarks (extraction, retrieval, scale) behind ``python -m rag bench``.
 
 Nothing here imports streamlit or the CLI: the CLI (``rag/cli/eval.py``, ``rag/cli/bench_*.py``) and the app page
-(``pages/3_Evaluation.py``) call ``run_evaluation`` and ``write_report``.
+(``app_pages/3_Evaluation.py``) call ``run_evaluation`` and ``write_report``.
 """

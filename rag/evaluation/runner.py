@@ -1,7 +1,7 @@
 """The evaluation run: every strategy x mode retrieved, measured, compared, and the refusal gate swept.
 
 :func:`run_evaluation` is the orchestrator the CLI (``rag/cli/eval.py``) and
-the app page (``pages/3_Evaluation.py``) call; the smaller functions compute
+the app page (``app_pages/3_Evaluation.py``) call; the smaller functions compute
 one part of its :class:`rag.evaluation.records.EvalResult` each.
 """
 

@@ -1,4 +1,4 @@
-"""The Evaluation page (pages/3_Evaluation.py) on the user's own store: upload, run, see the answers and plots."""
+"""The Evaluation page (app_pages/3_Evaluation.py) on the user's own store: upload, run, see the answers and plots."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def test_evaluation_page_runs_on_the_users_store(tmp_path, monkeypatch, embedder
     with Store(tmp_path / "store", get_settings(), embedder=embedder) as s:
         for name in ("locks.md", "volcanoes.md"):
             assert s.ingest_bytes((TINY / "docs" / name).read_bytes(), name).status == "ready"
-    page = Path(__file__).resolve().parents[2] / "pages" / "3_Evaluation.py"
+    page = Path(__file__).resolve().parents[2] / "app_pages" / "3_Evaluation.py"
     at = AppTest.from_file(str(page), default_timeout=180).run()
     assert not at.exception
     q = json.dumps({"id": "q1", "doc": "locks.md", "needle": "refuse to open before a set hour",

@@ -13,7 +13,7 @@ from rag import access
 from rag.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ["app.py", "pages/1_Documents.py", "pages/2_Source.py", "pages/3_Evaluation.py"]
+PAGES = ["app.py", "app_pages/1_Documents.py", "app_pages/2_Source.py", "app_pages/3_Evaluation.py"]
 
 
 def test_loopback_rules():

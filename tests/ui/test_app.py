@@ -16,8 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-DOCS_PAGE = str(ROOT / "pages" / "1_Documents.py")
-SOURCE_PAGE = str(ROOT / "pages" / "2_Source.py")
+DOCS_PAGE = str(ROOT / "app_pages" / "1_Documents.py")
+SOURCE_PAGE = str(ROOT / "app_pages" / "2_Source.py")
 PDF_NAME = "01-dpr-paper-two-column-13p.pdf"
 MD_NAME = "04-learning-curves.md"
 TIMEOUT = 900  # seconds; a bound on waiting (indexing on 2 shared cores), never an assertion

@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-DOCS_PAGE = str(ROOT / "pages" / "1_Documents.py")
+DOCS_PAGE = str(ROOT / "app_pages" / "1_Documents.py")
 TIMEOUT = 600  # a bound on waiting on 2 shared cores, never an assertion
 
 pytestmark = pytest.mark.slow
@@ -145,12 +145,12 @@ def test_sidebar_shows_both_models_measured_figures(data):
 def test_source_page_says_when_the_cited_document_is_gone(data, cases_dir):
     """A [n] of an old chat whose document was replaced (or deleted) opened another document without a word
     (tryout 2026-11-30): the Source page now says the cited one is no longer indexed."""
-    src = _app(str(ROOT / "pages" / "2_Source.py"))
+    src = _app(str(ROOT / "app_pages" / "2_Source.py"))
     src.query_params.update({"doc": _doc_id(cases_dir, "c25_versions/v1/leave-policy.md"), "start": "0", "end": "20"})
     src.run()
     assert not src.exception, src.exception
     assert any("no longer indexed" in w.value for w in src.warning)
-    src = _app(str(ROOT / "pages" / "2_Source.py"))
+    src = _app(str(ROOT / "app_pages" / "2_Source.py"))
     src.query_params.update({"doc": _doc_id(cases_dir, "c25_versions/v2/leave-policy.md"), "start": "0", "end": "20"})
     src.run()
     assert not src.exception, src.exception

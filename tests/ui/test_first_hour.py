@@ -14,8 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-CHAT = str(ROOT / "pages" / "0_Chat.py")
-DOCS_PAGE = str(ROOT / "pages" / "1_Documents.py")
+CHAT = str(ROOT / "app_pages" / "0_Chat.py")
+DOCS_PAGE = str(ROOT / "app_pages" / "1_Documents.py")
 
 GUIDE = b"""# Bike shed guide
 

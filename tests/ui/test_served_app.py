@@ -13,8 +13,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-DOCS_PAGE = str(ROOT / "pages" / "1_Documents.py")
-SOURCE_PAGE = str(ROOT / "pages" / "2_Source.py")
+DOCS_PAGE = str(ROOT / "app_pages" / "1_Documents.py")
+SOURCE_PAGE = str(ROOT / "app_pages" / "2_Source.py")
 TIMEOUT = 600  # a bound on waiting on 2 shared cores, never an assertion
 
 

@@ -12,8 +12,8 @@ import pytest
 import samples
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS_PAGE = str(ROOT / "pages" / "1_Documents.py")
-SOURCE_PAGE = str(ROOT / "pages" / "2_Source.py")
+DOCS_PAGE = str(ROOT / "app_pages" / "1_Documents.py")
+SOURCE_PAGE = str(ROOT / "app_pages" / "2_Source.py")
 TIMEOUT = 900  # seconds; a bound on waiting (indexing on 2 shared cores), never an assertion
 PDF_SENTENCE = "The ferry timetable changes on the first Monday of October every year."
 

@@ -59,7 +59,7 @@ asking = cfg.with_overrides(model_file=model_file, **knobs.settings())
 if not ready:
     st.info(f"No document is indexed{where} yet. Add PDF, Word, PowerPoint, spreadsheet, web page, e-book, "
             "image, Markdown or text files on the **Documents** page, then come back to ask about them.")
-    st.page_link("pages/1_Documents.py", label="Add documents", icon=":material/upload_file:")
+    st.page_link("app_pages/1_Documents.py", label="Add documents", icon=":material/upload_file:")
 else:
     st.caption(f"{len(ready)} document(s) indexed{where} · every answer cites its sources as [n]: click one "
                "to see the passage.")
@@ -82,7 +82,7 @@ if question and not ready:  # nothing to search: said plainly, no search, no mod
     with st.chat_message("assistant", avatar=chat.ASSISTANT_AVATAR):
         st.info(f"Add documents first: nothing is indexed{where} yet, so there is nothing to answer from. "
                 "Drop your files on the **Documents** page, then ask again.", icon=":material/upload_file:")
-        st.page_link("pages/1_Documents.py", label="Add documents", icon=":material/upload_file:")
+        st.page_link("app_pages/1_Documents.py", label="Add documents", icon=":material/upload_file:")
 elif question:
     submitted = time.perf_counter()  # "first words" count from here: the follow-up rewrite too (issue 41)
     conv = chat.conversation(asking)
