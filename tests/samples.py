@@ -154,3 +154,22 @@ def png_bytes(fmt: str = "PNG") -> bytes:
     buf = io.BytesIO()
     img.save(buf, fmt)
     return buf.getvalue()
+
+
+GARDEN_PAGE1 = ("Garden rules\n\nThe garden behind the hall is open to residents from April to October. "
+                "Every night porter keeps a torch.")
+GARDEN_PAGE2 = ("Visitors leave by the side path. The porter must lock it at ten. "
+                "The garden gate stays shut until six in the morning.")
+GARDEN_QUESTION = "When does the night porter lock the garden gate?"
+
+
+def garden_pdf() -> bytes:
+    """A two-page PDF (issue 42), one section across the break: page 1 ends with a sentence that shares as many of
+    :data:`GARDEN_QUESTION`'s words as any single sentence of page 2, whose sentences together answer it."""
+    import pymupdf
+
+    d = pymupdf.open()
+    for top, text in ((440, GARDEN_PAGE1), (40, GARDEN_PAGE2)):
+        p = d.new_page(width=420, height=600)
+        p.insert_textbox(pymupdf.Rect(40, top, 380, 590), text, fontsize=11)
+    return d.tobytes()

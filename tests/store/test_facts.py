@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from samples import pptx_bytes
+from samples import GARDEN_QUESTION, garden_pdf, pptx_bytes
 
 from rag import language
 from rag.answer.cite import evidence_pages
@@ -185,23 +185,6 @@ def test_the_answer_layer_imports_neither_pymupdf_nor_ocr():
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
-
-
-GARDEN_PAGE1 = ("Garden rules\n\nThe garden behind the hall is open to residents from April to October. "
-                "Every night porter keeps a torch.")
-GARDEN_PAGE2 = ("Visitors leave by the side path. The porter must lock it at ten. "
-                "The garden gate stays shut until six in the morning.")
-GARDEN_QUESTION = "When does the night porter lock the garden gate?"
-
-
-def garden_pdf() -> bytes:
-    """Two pages, one section across the break: page 1 ends with a sentence that shares as many of
-    :data:`GARDEN_QUESTION`'s words as any single sentence of page 2, whose sentences together answer it."""
-    d = pymupdf.open()
-    for top, text in ((440, GARDEN_PAGE1), (40, GARDEN_PAGE2)):
-        p = d.new_page(width=420, height=600)
-        p.insert_textbox(pymupdf.Rect(40, top, 380, 590), text, fontsize=11)
-    return d.tobytes()
 
 
 def test_a_citation_over_a_page_break_opens_where_its_quoted_sentences_are(store):
