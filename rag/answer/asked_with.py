@@ -44,10 +44,7 @@ def default_knobs(settings: Settings) -> dict[str, float | None]:
     else the configured gate's own (``mention_score`` ``None`` for a gate without a "mentions" band)."""
     gate = GATES[settings.gate]
     cut = settings.min_score if settings.min_score is not None else gate.default_min_score()
-    mention = settings.mention_score
-    if mention is None:
-        own = getattr(gate, "default_mention_score", None)
-        mention = own() if own is not None else None
+    mention = settings.mention_score if settings.mention_score is not None else gate.default_mention_score()
     return {"threshold": float(settings.threshold), "max_sources": int(settings.max_sources),
             "min_score": float(cut), "mention_score": None if mention is None else float(mention)}
 

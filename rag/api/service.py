@@ -141,7 +141,7 @@ class ApiService:
                 logger.error("the embedder could not be loaded: %s", e)
             try:
                 gen = pipeline.get_default_generator(self.settings)
-                self.model_name = getattr(gen, "name", self.model_name)
+                self.model_name = gen.name
             except (ModelError, OSError, ValueError) as e:
                 self.model_error = str(e)
                 logger.error("the model could not be loaded: %s", e)

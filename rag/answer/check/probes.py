@@ -59,12 +59,17 @@ def _answer_tail(question: str, answer: str) -> str:
             "Is the proposed answer right according to the passage? Reply yes or no.")
 
 
-def probe_messages(question: str, sources: Sequence[Citation], tail: str | None = None) -> list[dict[str, str]]:
-    """The probe's chat messages: the instruction, then one user message holding the passage (the ``quote`` of
-    ``sources`` joined) and ``tail`` (default: the yes/no question on ``question``)."""
-    passage = " ".join(getattr(s, "quote", str(s)) for s in sources)
+def passage_messages(passage: str, tail: str) -> list[dict[str, str]]:
+    """The probe's chat messages: the instruction, then one user message holding ``passage`` and ``tail``."""
     return [{"role": "system", "content": PROBE_SYSTEM},
-            {"role": "user", "content": _passage_message(passage) + (tail if tail is not None else _question_tail(question))}]
+            {"role": "user", "content": _passage_message(passage) + tail}]
+
+
+def probe_messages(question: str, sources: Sequence[Citation], tail: str | None = None) -> list[dict[str, str]]:
+    """:func:`passage_messages` over the ``quote`` of ``sources`` joined, with ``tail`` (default: the yes/no
+    question on ``question``); the probe generator's ``build`` (its cached instruction prefix)."""
+    passage = " ".join(s.quote for s in sources)
+    return passage_messages(passage, tail if tail is not None else _question_tail(question))
 
 
 def probe_generator(settings: Settings) -> Generator:
@@ -188,7 +193,7 @@ def yes_no(gen: Generator, question: str, passage: str, answer: str | None = Non
     tails = [_question_tail(BASELINE_QUESTION), _question_tail(question)]
     if answer:
         tails.append(_answer_tail(question, answer))
-    prompts = [gen.prompt_tokens(probe_messages(question, [passage], t))[1] for t in tails]
+    prompts = [gen.prompt_tokens(passage_messages(passage, t))[1] for t in tails]
     common = len(prompts[0])
     for p in prompts[1:]:
         common = min(common, next((i for i, (x, y) in enumerate(zip(prompts[0], p)) if x != y), min(len(p), common)))

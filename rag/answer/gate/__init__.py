@@ -233,7 +233,8 @@ class Gate(Protocol):
     ``decide`` the :class:`GateResult` for ``query``'s fused ``hits`` (best first) at ``knobs``, reading what it
     needs from ``context``; ``regate`` the same question's decision at other knobs, without searching or
     scoring again (the app's slider); ``default_min_score`` the answerability cut its slider starts at (0.0
-    when it has no score). Both raise ``ValueError`` for a knob out of bounds.
+    when it has no score); ``default_mention_score`` the lower cut of its "mentions" band (``None`` for a gate
+    without one). ``decide`` and ``regate`` raise ``ValueError`` for a knob out of bounds.
     """
 
     kind: GateKind
@@ -243,6 +244,8 @@ class Gate(Protocol):
     def regate(self, result: GateResult, knobs: GateKnobs) -> GateResult: ...
 
     def default_min_score(self) -> float: ...
+
+    def default_mention_score(self) -> float | None: ...
 
 
 class DistanceGate:
@@ -258,6 +261,9 @@ class DistanceGate:
 
     def default_min_score(self) -> float:
         return 0.0
+
+    def default_mention_score(self) -> None:
+        return None
 
 
 def apply_gate(query: str, hits: Sequence[Hit], threshold: float = 0.675, max_sources: int = 4) -> GateResult:

@@ -314,3 +314,7 @@ class LearnedGate:
 
     def default_min_score(self) -> float:
         return float((self._model or default_model()).default_min_score)
+
+    def default_mention_score(self) -> None:
+        """None: the learned gate has no "mentions" band."""
+        return None

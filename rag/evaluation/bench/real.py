@@ -35,6 +35,7 @@ from rag.evaluation.bench.machine import header
 from rag.evaluation.data import read_jsonl
 from rag.evaluation.metrics import holds_needle
 from rag.ingest.extract import extract_bytes
+from rag.types import Document
 
 Echo = Callable[[str], None]
 
@@ -75,12 +76,11 @@ def manifest(folder: Path) -> list[dict]:
     return [row for _, row in read_jsonl(Path(folder) / "MANIFEST.jsonl")]
 
 
-def coverage_of(doc) -> float | None:
+def coverage_of(doc: Document) -> float | None:
     """The document's audited coverage (0..1): ``doc.coverage`` where the reader has an independent audit
     (issue 37), else the mean of a PDF's per-page audit, else ``None``."""
-    cov = getattr(doc, "coverage", None)
-    if isinstance(cov, (int, float)):
-        return float(cov)
+    if doc.coverage is not None:
+        return float(doc.coverage)
     if doc.page_coverage:
         return sum(doc.page_coverage) / len(doc.page_coverage)
     return None

@@ -41,7 +41,7 @@ from rag.evaluation.cache import EmbeddingCache
 from rag.evaluation.metrics import hits_at, sign_test
 from rag.index.bm25 import BM25Index
 from rag.index.dense import DenseIndex
-from rag.index.embed import encoder_spec, load_embedder
+from rag.index.embed import Embedder, OnnxEmbedder, encoder_spec, load_embedder
 from rag.index.fusion import retrieve
 from rag.settings import get_settings
 from rag.store.backend import LocalBackend
@@ -113,15 +113,15 @@ def bench_ingest(echo: Echo = print, *, encoder: str | None = None, backend: str
 
 # --------------------------------------------------------------------------- part 1: encoders
 
-def _set_threads(embedder, threads: int, batch: int):
+def _set_threads(embedder: Embedder | OnnxEmbedder, threads: int, batch: int) -> Embedder | OnnxEmbedder:
     """The same encoder with ``threads`` and ``batch``: torch's global thread count, or a new ONNX session."""
     import torch
 
     embedder.batch_size = batch
-    if embedder.key == "minilm":
+    if isinstance(embedder, Embedder):
         torch.set_num_threads(threads)
         return embedder
-    if getattr(embedder, "threads", None) != threads:
+    if embedder.threads != threads:
         embedder = load_embedder("minilm-int8", batch_size=batch, threads=threads)
     return embedder
 
