@@ -346,50 +346,76 @@ def _column(ref: str) -> int:
     return n
 
 
-def xlsx_seen(data: bytes, limits: Limits) -> list[Seen]:
-    """What a person sees in an XLSX (module doc)."""
-    pkg = _Package(data, limits)
-    book = pkg.xml("xl/workbook.xml")
-    if book is None:
-        raise ValueError("no xl/workbook.xml: not an XLSX this auditor can read")
+def _sheet_targets(pkg: _Package) -> dict[str | None, str]:
+    """``{relationship id: part name}`` of the workbook's relationships (``xl/...`` for a relative target)."""
     rels = pkg.xml("xl/_rels/workbook.xml.rels")
-    targets = {r.get("Id"): posixpath.normpath(posixpath.join("xl", r.get("Target") or "")) if not
-               (r.get("Target") or "").startswith("/") else (r.get("Target") or "").lstrip("/")
-               for r in (rels if rels is not None else ())}
-    strings = _shared_strings(pkg)
+    return {r.get("Id"): posixpath.normpath(posixpath.join("xl", r.get("Target") or "")) if not
+            (r.get("Target") or "").startswith("/") else (r.get("Target") or "").lstrip("/")
+            for r in (rels if rels is not None else ())}
+
+
+def _visible_sheets(book, targets: dict[str | None, str]) -> list[str]:
+    """The part names of the workbook's visible sheets, in its order."""
+    paths = []
     for sheet in book.iter():
         if _local(sheet.tag) != "sheet" or (sheet.get("state") or "visible") != "visible":
             continue
         rid = next((v for k, v in sheet.attrib.items() if _local(k) == "id"), None)
         path = targets.get(rid)
-        if not path:
+        if path:
+            paths.append(path)
+    return paths
+
+
+def _add_cell(pkg: _Package, c, strings: list[str]) -> None:
+    """Add a text cell ``c`` to what is seen: a shared string, an inline string or a formula's string result."""
+    kind = c.get("t")
+    value = next((x for x in c if _local(x.tag) == "v"), None)
+    if kind == "s" and value is not None and (value.text or "").strip().isdigit():
+        i = int(value.text)
+        pkg.add("cell", strings[i] if i < len(strings) else "")
+    elif kind == "inlineStr":
+        pkg.add("cell", _texts(c))
+    elif kind == "str" and value is not None:
+        pkg.add("cell", value.text or "")
+
+
+def _sheet_cells(pkg: _Package, path: str, strings: list[str]) -> None:
+    """Add the text cells of sheet ``path`` that are not in a hidden row or column."""
+    hidden_cols: set[int] = set()
+    for row in pkg.stream(path, ("col", "row")):  # the schema puts <cols> before <sheetData>
+        if _local(row.tag) == "col":
+            _hidden_col(row, hidden_cols)
             continue
-        hidden_cols: set[int] = set()
-        for row in pkg.stream(path, ("col", "row")):  # the schema puts <cols> before <sheetData>
-            if _local(row.tag) == "col":
-                _hidden_col(row, hidden_cols)
-                continue
-            if (row.get("hidden") or "0") in ("1", "true"):
-                continue
-            for c in row:
-                if _local(c.tag) != "c" or _column(c.get("r") or "") in hidden_cols:
-                    continue
-                kind = c.get("t")
-                value = next((x for x in c if _local(x.tag) == "v"), None)
-                if kind == "s" and value is not None and (value.text or "").strip().isdigit():
-                    i = int(value.text)
-                    pkg.add("cell", strings[i] if i < len(strings) else "")
-                elif kind == "inlineStr":
-                    pkg.add("cell", _texts(c))
-                elif kind == "str" and value is not None:
-                    pkg.add("cell", value.text or "")
-        for drawing in pkg.rels(path, "drawing"):
-            droot = pkg.xml(drawing)
-            for sp in (droot.iter() if droot is not None else ()):
-                if _local(sp.tag) == "sp":
-                    _drawing_paragraphs(pkg, sp, "text box")
-            for chart in pkg.rels(drawing, "chart"):
-                _chart(pkg, chart)
+        if (row.get("hidden") or "0") in ("1", "true"):
+            continue
+        for c in row:
+            if _local(c.tag) == "c" and _column(c.get("r") or "") not in hidden_cols:
+                _add_cell(pkg, c, strings)
+
+
+def _sheet_drawings(pkg: _Package, path: str) -> None:
+    """Add the text boxes and the charts of sheet ``path``'s drawings."""
+    for drawing in pkg.rels(path, "drawing"):
+        droot = pkg.xml(drawing)
+        for sp in (droot.iter() if droot is not None else ()):
+            if _local(sp.tag) == "sp":
+                _drawing_paragraphs(pkg, sp, "text box")
+        for chart in pkg.rels(drawing, "chart"):
+            _chart(pkg, chart)
+
+
+def xlsx_seen(data: bytes, limits: Limits) -> list[Seen]:
+    """What a person sees in an XLSX (module doc): each visible sheet's shown text cells, then its drawings."""
+    pkg = _Package(data, limits)
+    book = pkg.xml("xl/workbook.xml")
+    if book is None:
+        raise ValueError("no xl/workbook.xml: not an XLSX this auditor can read")
+    targets = _sheet_targets(pkg)
+    strings = _shared_strings(pkg)
+    for path in _visible_sheets(book, targets):
+        _sheet_cells(pkg, path, strings)
+        _sheet_drawings(pkg, path)
     return pkg.out
 
 

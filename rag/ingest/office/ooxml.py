@@ -90,27 +90,37 @@ def diagram_data_rid(frame) -> str | None:
     return rel.get(_R_DM) if rel is not None else None
 
 
-def smartart_lines(root) -> list[tuple[int, str]]:
-    """``(depth, text)`` of every node of a SmartArt data model (``dgm:dataModel``) in reading order: the tree of
-    ``parOf`` connections from the document point, children by ``srcOrd``; nodes no connection reaches
-    follow in the order of the point list. Depth 0 is a top-level node. Empty nodes are left out."""
-    texts, order, docs = {}, [], set()
+def _point_text(pt) -> str:
+    """A SmartArt point's text: its ``a:p`` paragraphs (``a:br`` a line break), whitespace runs collapsed,
+    joined by spaces; empty ones left out."""
+    t = pt.find(f"{DGM}t")
+    paras = ["".join(("\n" if el.tag == f"{_A}br" else el.text or "") for el in p.iter(f"{_A}t", f"{_A}br"))
+             for p in (t.iter(f"{_A}p") if t is not None else ())]
+    return " ".join(" ".join(x.split()) for x in paras if x.strip())
+
+
+def _smartart_points(root) -> tuple[dict[str, str], list[str], set[str]]:
+    """``(texts, order, docs)`` of a data model's points: each node's text by model id, the ids in the point
+    list's order with the document points first, and the ids of the document points."""
+    texts: dict[str, str] = {}
+    order: list[str] = []
+    docs: set[str] = set()
     for pt in root.iter(f"{DGM}pt"):
         kind = pt.get("type") or "node"
         if kind in _NOT_NODES:
             continue
         pid = pt.get("modelId") or ""
-        t = pt.find(f"{DGM}t")
-        paras = []
-        for p in (t.iter(f"{_A}p") if t is not None else ()):
-            paras.append("".join(("\n" if el.tag == f"{_A}br" else el.text or "")
-                                 for el in p.iter(f"{_A}t", f"{_A}br")))
-        texts[pid] = " ".join(" ".join(x.split()) for x in paras if x.strip())
+        texts[pid] = _point_text(pt)
         if kind == "doc":
             order.insert(0, pid)
             docs.add(pid)
         else:
             order.append(pid)
+    return texts, order, docs
+
+
+def _smartart_children(root) -> dict[str, list[tuple[int, str]]]:
+    """``{parent id: [(srcOrd, child id), ...]}`` of a data model's ``parOf`` connections (a bad ``srcOrd`` is 0)."""
     children: dict[str, list[tuple[int, str]]] = {}
     for cxn in root.iter(f"{DGM}cxn"):
         if (cxn.get("type") or "parOf") != "parOf":
@@ -120,6 +130,15 @@ def smartart_lines(root) -> list[tuple[int, str]]:
         except ValueError:
             ordinal = 0
         children.setdefault(cxn.get("srcId") or "", []).append((ordinal, cxn.get("destId") or ""))
+    return children
+
+
+def smartart_lines(root) -> list[tuple[int, str]]:
+    """``(depth, text)`` of every node of a SmartArt data model (``dgm:dataModel``) in reading order: the tree of
+    ``parOf`` connections from the document point, children by ``srcOrd``; nodes no connection reaches
+    follow in the order of the point list. Depth 0 is a top-level node. Empty nodes are left out."""
+    texts, order, docs = _smartart_points(root)
+    children = _smartart_children(root)
     out: list[tuple[int, str]] = []
     seen: set[str] = set()
 
@@ -180,34 +199,46 @@ def _title_text(title) -> str:
     return " ".join(" ".join((v.text or "").split()) for v in title.iter(f"{C}v") if (v.text or "").strip())
 
 
-def chart_lines(root) -> list[str]:
-    """The lines a person reads on a chart (``c:chartSpace``): ``Chart: title``, ``Axis: title`` per axis,
-    ``Series: a; b`` and ``Categories: x; y`` (cached labels, at most :data:`MAX_CHART_LABELS` each)."""
-    out = []
-    chart = root.find(f"{C}chart")
-    if chart is None:
-        return out
-    title = _title_text(chart.find(f"{C}title"))
-    if title:
-        out.append(f"Chart: {title}")
-    plot = chart.find(f"{C}plotArea")
-    if plot is None:
-        return out
-    for ax in plot:
-        if ax.tag.endswith("Ax"):
-            t = _title_text(ax.find(f"{C}title"))
-            if t:
-                out.append(f"Axis: {t}")
-    series, cats = [], []
+def _axis_lines(plot) -> list[str]:
+    """``Axis: title`` for each axis of a ``c:plotArea`` that has a title, in its order."""
+    titles = (_title_text(ax.find(f"{C}title")) for ax in plot if ax.tag.endswith("Ax"))
+    return [f"Axis: {t}" for t in titles if t]
+
+
+def _labels(cat) -> list[str]:
+    """The first :data:`MAX_CHART_LABELS` non-empty cached labels of a series' ``c:cat``, whitespace collapsed."""
+    return [" ".join(v.text.split()) for v in cat.iter(f"{C}v") if (v.text or "").strip()][:MAX_CHART_LABELS]
+
+
+def _series_and_categories(plot) -> tuple[list[str], list[str]]:
+    """``(series names, categories)`` of a ``c:plotArea``: each series' name once, in order; the categories of the
+    first series that has any (the others repeat them)."""
+    series: list[str] = []
+    cats: list[str] = []
     for ser in plot.iter(f"{C}ser"):
         tx = ser.find(f"{C}tx")
         name = _title_text(tx) if tx is not None else ""
         if name and name not in series:
             series.append(name)
         cat = ser.find(f"{C}cat")
-        for v in (cat.iter(f"{C}v") if cat is not None and not cats else ()):
-            if (v.text or "").strip() and len(cats) < MAX_CHART_LABELS:
-                cats.append(" ".join(v.text.split()))
+        if cat is not None and not cats:
+            cats = _labels(cat)
+    return series, cats
+
+
+def chart_lines(root) -> list[str]:
+    """The lines a person reads on a chart (``c:chartSpace``): ``Chart: title``, ``Axis: title`` per axis,
+    ``Series: a; b`` and ``Categories: x; y`` (cached labels, at most :data:`MAX_CHART_LABELS` each)."""
+    chart = root.find(f"{C}chart")
+    if chart is None:
+        return []
+    title = _title_text(chart.find(f"{C}title"))
+    out = [f"Chart: {title}"] if title else []
+    plot = chart.find(f"{C}plotArea")
+    if plot is None:
+        return out
+    out += _axis_lines(plot)
+    series, cats = _series_and_categories(plot)
     if series:
         out.append("Series: " + "; ".join(series[:MAX_CHART_LABELS]))
     if cats:

@@ -28,6 +28,8 @@ import dataclasses
 import io
 import posixpath
 import zipfile
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from rag.errors import ExtractionError
 from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem
@@ -37,6 +39,9 @@ from rag.ingest.web.css_hidden import remove_hidden
 from rag.ingest.web.html import inline_text, parse_html, strip_boilerplate, write_html
 from rag.ingest.web.html_prepare import prepare
 from rag.types import Document, LocatorKind, MediaType
+
+if TYPE_CHECKING:
+    from ebooklib import epub
 
 
 def _toc_titles(toc, out: dict[str, str] | None = None) -> dict[str, str]:
@@ -178,15 +183,13 @@ def _title(meta: str, b: CanonicalBuilder, name: str) -> str:
     return named[0] if named else file_stem(name)
 
 
-def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
-    """EPUB bytes -> :class:`rag.types.Document`, one level-1 section per chapter (see the module docstring).
+def _open_book(data: bytes, name: str, limits: Limits | None) -> tuple[epub.EpubBook, list[str]]:
+    """``(book, unread)``: the EPUB read by ebooklib once its container passed the checks (members and ratios
+    before anything is inflated, issue 26; no DRM; no XML entities), and the media left unread for being over
+    the ratio limit (issue 37: given to ebooklib empty). Raises ``ExtractionError(name, reason)``."""
+    from ebooklib import epub  # imported here so `python -m rag --help` stays fast
 
-    Raises ``ExtractionError(name, reason)`` for a damaged file, a DRM-protected
-    book, or a book without text.
-    """
-    from ebooklib import ITEM_DOCUMENT, epub  # imported here so `python -m rag --help` stays fast
-
-    unread = check_zip(data, name, limits)  # issue 26: members and ratios before anything is inflated
+    unread = check_zip(data, name, limits)
     if _drm_protected(data):
         raise ExtractionError(name, "DRM-protected EPUB (its chapters are encrypted)")
     declared = _entity_declarations(data)
@@ -194,24 +197,46 @@ def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
         raise ExtractionError(name, f"EPUB refused: {declared} declares XML entities (<!ENTITY ...>), the shape of an "
                                     "entity-expansion ('billion laughs') attack; no EPUB needs them")
     try:
-        # issue 37: a picture over the ratio limit is never inflated; ebooklib gets it empty
-        book = epub.read_epub(io.BytesIO(without_media(data) if unread else data), options={"ignore_ncx": False})
+        return epub.read_epub(io.BytesIO(without_media(data) if unread else data), options={"ignore_ncx": False}), unread
     except Exception as e:  # noqa: BLE001 - zip, XML and ebooklib errors all mean the same to the user
         raise ExtractionError(name, f"damaged EPUB ({type(e).__name__}: {str(e)[:120]})") from e
+
+
+def _chapters(book: epub.EpubBook) -> Iterator[epub.EpubHtml]:
+    """The book's chapters in reading order: the spine's linear documents, the navigation document left out."""
+    from ebooklib import ITEM_DOCUMENT, epub
+
+    for idref, linear in book.spine:
+        item = book.get_item_with_id(idref)
+        if item is None or item.get_type() != ITEM_DOCUMENT or str(linear).lower() == "no":
+            continue
+        if isinstance(item, epub.EpubNav) or "nav" in (getattr(item, "properties", None) or []):
+            continue
+        yield item
+
+
+def _write_book(b: CanonicalBuilder, book: epub.EpubBook, hidden: Hidden) -> list:
+    """Write each chapter with text into ``b`` as a numbered level-1 section (what the CSS hides into
+    ``hidden``); returns the book's ``DC`` title metadata."""
+    toc = _toc_titles(book.toc)
+    number = 0
+    for item in _chapters(book):
+        if _write_chapter(b, item, number + 1, toc, book, hidden):
+            number += 1
+    return book.get_metadata("DC", "title")
+
+
+def extract_epub(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
+    """EPUB bytes -> :class:`rag.types.Document`, one level-1 section per chapter (see the module docstring).
+
+    Raises ``ExtractionError(name, reason)`` for a damaged file, a DRM-protected
+    book, or a book without text.
+    """
+    book, unread = _open_book(data, name, limits)
     b = CanonicalBuilder()
     hidden = Hidden("elements")
     try:
-        toc = _toc_titles(book.toc)
-        number = 0
-        for idref, linear in book.spine:
-            item = book.get_item_with_id(idref)
-            if item is None or item.get_type() != ITEM_DOCUMENT or str(linear).lower() == "no":
-                continue
-            if isinstance(item, epub.EpubNav) or "nav" in (getattr(item, "properties", None) or []):
-                continue
-            if _write_chapter(b, item, number + 1, toc, book, hidden):
-                number += 1
-        titles = book.get_metadata("DC", "title")
+        titles = _write_book(b, book, hidden)
     except ExtractionError:
         raise
     except Exception as e:  # noqa: BLE001

@@ -108,15 +108,22 @@ def _drop(el) -> None:
         el.drop_tree()
 
 
+def _is_boilerplate(el, tag: str) -> bool:
+    """Whether element ``el`` (lower-cased ``tag``) is page furniture: a navigation, sidebar, footer or banner tag
+    or ARIA role, a ``<header>`` holding no heading, or (below ``body``, ``main`` and ``article``) an element
+    whose class or id names boilerplate."""
+    if tag in _BOILERPLATE_TAGS or (el.get("role") or "").lower() in _BOILERPLATE_ROLES:
+        return True
+    if tag == "header" and not any(h in _HEADINGS for h in (d.tag for d in el.iter() if isinstance(d.tag, str))):
+        return True
+    return tag not in ("body", "html", "main", "article") and bool(_BOILERPLATE_WORDS.search(_classes(el)))
+
+
 def strip_boilerplate(root, *, keep_semantic: bool = False, left_out: list[str] | None = None) -> None:
     """Remove non-content elements from ``root`` in place: :data:`_DROP_TAGS`, hidden ones and, unless
-    ``keep_semantic``, navigation, sidebars, footers, banners (by tag, ARIA role, class/id words); the text of
-    the hidden and furniture ones is added to ``left_out`` (for the coverage audit, issue 37)."""
-    def furniture(el) -> None:
-        if left_out is not None:
-            left_out.append(el.text_content())
-        _drop(el)
-
+    ``keep_semantic``, navigation, sidebars, footers, banners (by tag, ARIA role, class/id words:
+    :func:`_is_boilerplate`); the text of the hidden and furniture ones is added to ``left_out`` (for the
+    coverage audit, issue 37)."""
     for el in list(root.iter()):
         if not isinstance(el.tag, str):
             if el.getparent() is not None:
@@ -127,16 +134,10 @@ def strip_boilerplate(root, *, keep_semantic: bool = False, left_out: list[str] 
             continue
         if tag in _DROP_TAGS:
             _drop(el)
-        elif _is_hidden(el):
-            furniture(el)
-        elif keep_semantic:
-            continue
-        elif tag in _BOILERPLATE_TAGS or (el.get("role") or "").lower() in _BOILERPLATE_ROLES:
-            furniture(el)
-        elif tag == "header" and not any(h in _HEADINGS for h in (d.tag for d in el.iter() if isinstance(d.tag, str))):
-            furniture(el)
-        elif tag not in ("body", "html", "main", "article") and _BOILERPLATE_WORDS.search(_classes(el)):
-            furniture(el)
+        elif _is_hidden(el) or (not keep_semantic and _is_boilerplate(el, tag)):
+            if left_out is not None:
+                left_out.append(el.text_content())
+            _drop(el)
 
 
 def _text_len(el) -> int:
