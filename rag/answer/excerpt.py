@@ -78,20 +78,19 @@ def visible(text: str) -> str:
     return _mask(text, hidden_spans(text))
 
 
-def answer_view(text: str, *, role: TextRole | str | None = None, section: Sequence[str] = (),
-                repeated: frozenset[str] = frozenset(), keep: frozenset[TextRole] = frozenset({TextRole.BODY}),
-                ) -> tuple[str, list[Span]]:
+def answer_view(text: str, *, role: TextRole | str | None = None, repeated: frozenset[str] = frozenset(),
+                keep: frozenset[TextRole] = frozenset({TextRole.BODY})) -> tuple[str, list[Span]]:
     """``(view, skipped)``: ``text`` with its hidden parts (:func:`hidden_spans`) and the units whose role is
     not in ``keep`` (:func:`rag.answer.roles.non_answer_spans`: page furniture, references, a table of
     contents, navigation, and by default headings too) replaced by as many spaces, and those spans, sorted.
 
     Issue 24, item 2: the key passage and what the model reads come from the view with ``keep`` = body; the
-    claim check leans on the view with ``keep`` = body and headings. ``role``, ``section``, ``repeated``: see
+    claim check leans on the view with ``keep`` = body and headings. ``role``, ``repeated``: see
     :func:`rag.answer.roles.source_units`.
     """
     hidden = hidden_spans(text)
     shown = _mask(text, hidden)
-    skipped = sorted(hidden + non_answer_spans(shown, role=role, section=section, repeated=repeated, keep=keep))
+    skipped = sorted(hidden + non_answer_spans(shown, role=role, repeated=repeated, keep=keep))
     return _mask(text, skipped), skipped
 
 
@@ -103,10 +102,10 @@ def citation_role(c: Citation) -> TextRole:
 
 def citation_views(cites: Sequence[Citation], keep: frozenset[TextRole] = frozenset({TextRole.BODY}),
                    ) -> list[tuple[str, list[Span]]]:
-    """:func:`answer_view` of each citation's ``quote``, with its stored role and section, and the lines
+    """:func:`answer_view` of each citation's ``quote``, with its stored role, and the lines
     repeated across all of them (:func:`rag.answer.roles.repeated_lines`: a slide deck's footer)."""
     repeated = repeated_lines(c.quote for c in cites)
-    return [answer_view(c.quote, role=citation_role(c), section=c.section, repeated=repeated, keep=keep) for c in cites]
+    return [answer_view(c.quote, role=citation_role(c), repeated=repeated, keep=keep) for c in cites]
 
 
 def readable(text: str, start: int = 0, end: int | None = None, skipped: Sequence[Span] | None = None) -> str:

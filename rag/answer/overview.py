@@ -206,7 +206,7 @@ def candidates(rows: Sequence[ChunkRow]) -> list[_Candidate]:
     out: list[_Candidate] = []
     per_section: Counter[tuple[str, ...]] = Counter()
     for r in rows:
-        for u in source_units(r.content, role=r.role, section=r.section):
+        for u in source_units(r.content, role=r.role):
             if u.role != TextRole.BODY:
                 continue
             text = r.content[u.start:u.end]

@@ -1,16 +1,19 @@
 """Which units of a source may answer (issue 24, item 2): body text, never page furniture, references or a TOC.
 
 A source (the chunk ``content`` the gate passed) is cut into the chunker's units (sentences; lines of tables,
-lists and code: :func:`rag.text.units`). Each unit gets a :class:`rag.types.TextRole` here, at answer
-time, from its own text and from the other sources of the same answer:
+lists and code: :func:`rag.text.units`). A chunk's role was decided at ingest (:mod:`rag.ingest.roles`, stored
+with the chunk, issue 28: ``Citation.role``): a chunk that is not ``body`` has no answering unit at all. Reference
+lists are decided there alone (issue 36, item 3), the joined entries of a PDF's reference list included, and so
+are the sections titled as a reference list or contents. Each unit of a ``body`` chunk gets a
+:class:`rag.types.TextRole` here, at answer time, from its own text and from the other sources of the same answer
+(a chunk's role is its majority: a footer or a navigation line may sit inside it):
 
 * ``navigation``: a manual's or web page's navigation line (``Next: Install, Previous: Intro, Up: Top
   [Contents][Index]``, ``« Previous | Next »``, a breadcrumb ``Home > Docs > API``, ``Back to top``): the rule
   ingest tags navigation paragraphs with (:func:`rag.ingest.roles.is_navigation`);
-* ``toc``: a table-of-contents entry (``2.1 Boiling ........ 15``; numbered entries ending in a page number
-  when the source holds several, or under a "Contents" heading: :data:`rag.ingest.roles.TOC_TITLE`);
-* ``references``: a reference-list / bibliography entry (``[12] A. Smith, B. Jones. Title. In Proc. ...,
-  2019.``; a source under a "References" heading);
+* ``toc``: a table-of-contents entry (``2.1 Boiling ........ 15``: :func:`rag.ingest.roles.is_toc_line`; numbered
+  entries ending in a page number when the source holds several, or a "Contents" line:
+  :data:`rag.ingest.roles.TOC_TITLE`);
 * ``furniture``: running heads and slide footers: a page counter (``12 / 40``, ``Page 3 of 9``), a line
   holding a date and no sentence, or a line that is no sentence and repeats in another source or twice
   in the same one (a slide deck's footer is on every slide);
@@ -19,9 +22,7 @@ time, from its own text and from the other sources of the same answer:
 * ``body``: everything else (sentences, table rows, list items).
 
 Only ``body`` units stand as the key passage and are read by the model; only ``body`` and ``heading`` units
-support a claim (a heading names what its section is about). When ingest stored a role for the chunk
-(issue 28: ``Citation.role``), a chunk that is not ``body`` has no answering unit at all; a ``body`` chunk is
-still checked unit by unit (a chunk's role is its majority, a footer may sit inside it).
+support a claim (a heading names what its section is about).
 
 The rules are deliberately narrow: they must never take an answering sentence for furniture. Measured on
 both dev corpora in ``docs/answers.md`` (issue 24): the units each rule takes, and what the key passage and
@@ -35,7 +36,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rag.ingest.roles import REFERENCE_TITLE, TOC_TITLE, is_navigation, is_toc_line
+from rag.ingest.roles import TOC_TITLE, is_navigation, is_toc_line
 from rag.text import units
 from rag.types import TextRole
 
@@ -63,21 +64,7 @@ _TOC_NUMBERED = re.compile(
 # A "Contents" line or heading: rag.ingest.roles.TOC_TITLE (one list of contents titles, issue 36 item 3)
 
 # ---------------------------------------------------------------------------------------------- references
-# A "References" heading: rag.ingest.roles.REFERENCE_TITLE (one list of reference-list titles, issue 36 item 3)
-#: How a reference-list entry opens: ``[12] ``, ``12. Smith``, ``Smith, J.``, ``Smith J,``, ``A. Smith,``.
-_REF_OPEN = re.compile(
-    r"^\s*(?:\[\d{1,3}\]\s+\S|\d{1,3}\.\s+[A-Z][\w'’\-]{1,30},?\s+(?:[A-Z]\.|[A-Z]{1,3},)"
-    r"|[A-Z][\w'’\-]{1,30},\s+(?:[A-Z]\.\s*){1,3}[,&(]|[A-Z][\w'’\-]{1,30}\s+[A-Z]{1,3},\s+[A-Z]"
-    r"|(?:[A-Z]\.\s*){1,3}[A-Z][\w'’\-]{1,30},\s+(?:[A-Z]\.|and\b|&))")
-_REF_SIGNALS = (
-    re.compile(r"\bet al\.", re.I),
-    re.compile(r"\((?:19|20)\d{2}[a-z]?\)|[,.]\s*(?:19|20)\d{2}[a-z]?\s*[.;)]|\b(?:19|20)\d{2}[a-z]?\.\s*$"),
-    re.compile(r"\b(?:doi|arxiv|isbn|issn|proc\.|proceedings|journal|conference|conf\.|vol\.|pp\.|in:|"
-               r"eds?\.|press|publishers?|preprint|url)\b", re.I),
-    re.compile(r"\b\d{1,5}\s*[–-]\s*\d{1,5}\b"),  # a page range
-    re.compile(r"(?<![\w'’\-])[A-Z][\w'’\-]+,\s+(?:[A-Z]\.\s*){1,3}(?:,|and|&)"),  # "Smith, J., " (from a word's start)
-    re.compile(r"https?://|\bwww\.", re.I),
-)
+# decided at ingest alone (rag.ingest.roles: titled sections, runs of entries, a PDF's joined entries; issue 36 item 3)
 
 # ---------------------------------------------------------------------------------------------- furniture
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
@@ -117,14 +104,6 @@ def _capitalised_share(words: Sequence[str]) -> float:
 
 def _norm_line(line: str) -> str:
     return re.sub(r"\s+", " ", line).strip().casefold()
-
-
-def reference_like(text: str) -> bool:
-    """Whether one unit reads as a reference-list entry: it opens like one (``[12] ``, ``Smith, J.``) and
-    carries another sign of it (a year, ``et al.``, a venue word, a page range, a URL), or carries three."""
-    signals = sum(1 for r in _REF_SIGNALS if r.search(text))
-    return (bool(_REF_OPEN.match(text)) and signals >= 1 and not text.rstrip().endswith("?")) or signals >= 3 and (
-        bool(_REF_OPEN.match(text)) or bool(re.search(r"\bet al\.", text)))
 
 
 def navigation_like(text: str) -> bool:
@@ -189,15 +168,6 @@ class Unit:
     role: TextRole
 
 
-def _section_role(section: Sequence[str]) -> TextRole | None:
-    head = section[-1] if section else ""
-    if REFERENCE_TITLE.match(head):
-        return TextRole.REFERENCES
-    if TOC_TITLE.match(head):
-        return TextRole.TOC
-    return None
-
-
 def unit_role(text: str, *, repeated: frozenset[str] = frozenset(), toc_context: bool = False) -> TextRole:
     """The :class:`rag.types.TextRole` of one unit's text (module doc). ``repeated``: lines repeated across
     the answer's sources (:func:`repeated_lines`); ``toc_context``: the source reads as a table of contents
@@ -209,8 +179,6 @@ def unit_role(text: str, *, repeated: frozenset[str] = frozenset(), toc_context:
         return TextRole.NAVIGATION
     if is_toc_line(s) or (toc_context and _TOC_NUMBERED.match(s)) or TOC_TITLE.match(s):
         return TextRole.TOC
-    if reference_like(s):
-        return TextRole.REFERENCES
     lines = [ln for ln in s.splitlines() if ln.strip()]
     if lines and all(_furniture_line(ln) or _norm_line(ln) in repeated for ln in lines):
         return TextRole.FURNITURE
@@ -238,31 +206,6 @@ def _lines(quote: str) -> list[Span]:
     return out
 
 
-#: A reference entry longer than this (characters) is not one (a paragraph that happens to open like one).
-MAX_REFERENCE_CHARS = 700
-
-
-def _reference_entries(quote: str, spans: Sequence[Span]) -> dict[Span, TextRole]:
-    """Lines of reference-list entries: a line that opens like one (:data:`_REF_OPEN`) with the lines that
-    continue it, up to the next such line or a blank line, when the whole entry reads as one."""
-    out: dict[Span, TextRole] = {}
-    k = 0
-    while k < len(spans):
-        a, b = spans[k]
-        if not _REF_OPEN.match(quote[a:b]):
-            k += 1
-            continue
-        j = k + 1
-        while (j < len(spans) and not _REF_OPEN.match(quote[spans[j][0]:spans[j][1]])
-               and quote[spans[j - 1][1]:spans[j][0]].count("\n") < 2):
-            j += 1
-        entry = quote[a:spans[j - 1][1]]
-        if len(entry) <= MAX_REFERENCE_CHARS and reference_like(entry):
-            out.update({sp: TextRole.REFERENCES for sp in spans[k:j]})
-        k = j
-    return out
-
-
 def _line_role(line: str, *, repeated: frozenset[str], toc: bool) -> TextRole | None:
     """The role of one line on its own evidence, or ``None`` (the line is read as part of its sentence)."""
     if navigation_like(line):
@@ -276,15 +219,13 @@ def _line_role(line: str, *, repeated: frozenset[str], toc: bool) -> TextRole | 
 
 def _line_roles(quote: str, repeated: frozenset[str]) -> dict[Span, TextRole]:
     """Lines that are something other than body text on their own, found before the text is cut into
-    sentences (a TOC entry's dot leader, a reference entry's initials or a footer glued to the last bullet
-    of a slide would otherwise be cut into pieces or read as part of a sentence). A short title-only line
+    sentences (a TOC entry's dot leader or a footer glued to the last bullet of a slide would otherwise be cut
+    into pieces or read as part of a sentence). A short title-only line
     opening a paragraph of several lines (a slide title, a PDF heading) is a heading."""
     spans = _lines(quote)
     toc = _toc_context(quote)
-    out = _reference_entries(quote, spans)
+    out: dict[Span, TextRole] = {}
     for k, (a, b) in enumerate(spans):
-        if (a, b) in out:
-            continue
         line = quote[a:b]
         role = _line_role(line, repeated=repeated, toc=toc)
         if role is None and k + 1 < len(spans):
@@ -299,19 +240,16 @@ def _line_roles(quote: str, repeated: frozenset[str]) -> dict[Span, TextRole]:
     return out
 
 
-def source_units(quote: str, *, role: TextRole | str | None = None, section: Sequence[str] = (),
+def source_units(quote: str, *, role: TextRole | str | None = None,
                  repeated: frozenset[str] = frozenset()) -> list[Unit]:
     """Every unit of ``quote`` with its role, in order: first the lines that are a non-body thing on their own
     (:func:`_line_roles`), then the chunker's units (:func:`rag.text.units`) of the rest, each judged
     by :func:`unit_role`.
 
     ``role``: the chunk's stored role (issue 28), when ingest recorded one: every unit of a chunk that is not
-    ``body`` takes it. ``section``: the chunk's heading path (a chunk under "References" or "Contents" is
-    that). ``repeated``: see :func:`repeated_lines`.
+    ``body`` takes it. ``repeated``: see :func:`repeated_lines`.
     """
     whole = TextRole(role) if role else None
-    if whole is None or whole == TextRole.BODY:
-        whole = _section_role(section) or whole
     if whole is not None and whole != TextRole.BODY:
         return [Unit(a, b, whole) for a, b in units(quote) if quote[a:b].strip()]
     special = _line_roles(quote, repeated)
@@ -331,11 +269,10 @@ def masked(text: str, spans: Iterable[Span]) -> str:
     return "".join(chars)
 
 
-def non_answer_spans(quote: str, *, role: TextRole | str | None = None, section: Sequence[str] = (),
-                     repeated: frozenset[str] = frozenset(), keep: frozenset[TextRole] = frozenset({TextRole.BODY})
-                     ) -> list[Span]:
+def non_answer_spans(quote: str, *, role: TextRole | str | None = None, repeated: frozenset[str] = frozenset(),
+                     keep: frozenset[TextRole] = frozenset({TextRole.BODY})) -> list[Span]:
     """``(start, end)`` offsets of the units of ``quote`` whose role is not in ``keep`` (default: all but
     body), sorted: what the key passage and the model's excerpt never use (``keep=SUPPORTING`` for what a
     claim may not lean on)."""
-    return [(u.start, u.end) for u in source_units(quote, role=role, section=section, repeated=repeated)
+    return [(u.start, u.end) for u in source_units(quote, role=role, repeated=repeated)
             if u.role not in keep]

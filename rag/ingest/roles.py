@@ -13,8 +13,9 @@ Rules (each on whole paragraphs: blank-line separated blocks of the canonical te
   ``参考文献`` ..., numbered or not), up to the next heading of the same or a higher level, when at least half
   of its entries look like references (:func:`reads_as_references`: a year, DOI, link, ``et al.`` or
   ``[LABEL]``, or short title-like list lines; prose about employment references is not one); and, anywhere,
-  a run of 3 or more paragraphs each of which is a reference entry (``[12]``, ``12.`` or ``(12)`` first, then
-  a year 19xx/20xx, ``doi`` or ``et al.``);
+  a run of 3 or more reference entries (``[12]``, ``12.`` or ``(12)`` first, then a year 19xx/20xx, ``doi`` or
+  ``et al.``), each a paragraph or joined with the next ones into one paragraph (a PDF's reference list comes out
+  of extraction as a few paragraphs of 2,000-6,000 characters: :func:`joined_entries` cuts them into entries);
 * **toc**: the body of a section titled ``Contents``, ``Table of contents``, ``Inhalt``, ``Sommaire``,
   ``Índice``, ``目次`` ...; and any paragraph whose lines mostly end in dot leaders and a page number
   (``Installation ........ 12``);
@@ -23,9 +24,10 @@ Rules (each on whole paragraphs: blank-line separated blocks of the canonical te
   Previous: Install, Up: Top``, ``[Contents][Index]``), a skip or back-to-top phrase (``Back to top``), or a
   breadcrumb of three or more short parts joined by ``»``, ``›``, ``>`` or ``/``.
 
-This module is the one role vocabulary (issue 36, item 3): the answer layer (:mod:`rag.answer.roles`) judges a
-source's lines with these same words and rules (:func:`is_navigation`, :func:`is_toc_line`,
-:data:`REFERENCE_TITLE`, :data:`TOC_TITLE`) and adds only what needs the other sources of the same answer.
+This module is the one role vocabulary (issue 36, item 3): reference lists and the sections titled as a reference
+list or contents are decided here alone, and the answer layer (:mod:`rag.answer.roles`) reads them from the
+chunk's stored role; it judges a body chunk's lines with these same words and rules (:func:`is_navigation`,
+:func:`is_toc_line`, :data:`TOC_TITLE`) and adds what needs the other sources of the same answer.
 
 Readers add what only they can know (a slide deck's title slide: :mod:`rag.ingest.pdf`); :func:`merge`
 puts the two together.
@@ -145,6 +147,50 @@ def is_reference_entry(block: str) -> bool:
             and (block.count(",") >= 2 or "et al." in block or "doi" in block.lower()))
 
 
+#: Where a numbered entry opens inside a paragraph: ``12.``, ``[12]`` or ``(12)`` at its start or after the end of
+#: the previous entry (a period, bracket or parenthesis, then whitespace), followed by text.
+_ENTRY_MARK = re.compile(r"(?:^|(?<=[.)\]]\s))(?:\[(\d{1,4})\]|\((\d{1,4})\)|(\d{1,4})\.)\s+(?=\S)")
+#: The fewest entries a paragraph must join to be read as a reference list, and the share of them that must read as
+#: reference entries (:func:`is_reference_entry`).
+MIN_JOINED_ENTRIES = 3
+JOINED_ENTRY_SHARE = 0.8
+
+
+def joined_entries(block: str) -> list[tuple[int, int]]:
+    """Spans (0-based offsets into ``block``) of the reference entries a paragraph joins, or ``[]``.
+
+    A PDF's reference list often comes out of extraction as a few paragraphs of 2,000-6,000 characters, each
+    entry running on after the last (``... (2010). 2. Ladd, T. D. et al. Quantum computers. ...``): too long
+    for one entry, and no paragraph break between them. Such a paragraph opens with a numbered entry, its
+    markers (``N.``, ``[N]`` or ``(N)``, one style) count up by one from there, it holds at least
+    :data:`MIN_JOINED_ENTRIES` of them, and at least :data:`JOINED_ENTRY_SHARE` of the pieces between them are
+    reference entries. A numbered procedure (``1. Open the file. 2. Click Save.``) names no year nor authors.
+    """
+    found = [(m.start(), m.lastindex, int(m.group(m.lastindex))) for m in _ENTRY_MARK.finditer(block)]
+    if not found or found[0][0] != 0:
+        return []
+    chain = [found[0]]
+    for pos, style, n in found[1:]:
+        if style == chain[0][1] and n == chain[-1][2] + 1:
+            chain.append((pos, style, n))
+    if len(chain) < MIN_JOINED_ENTRIES:
+        return []
+    ends = [pos for pos, _, _ in chain[1:]] + [len(block)]
+    spans = [(a, len(block[:b].rstrip())) for (a, _, _), b in zip(chain, ends)]
+    good = sum(is_reference_entry(block[a:b]) for a, b in spans)
+    return spans if good >= JOINED_ENTRY_SHARE * len(spans) else []
+
+
+def _entry_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The reference entries of paragraph ``text[a:b]`` as spans of ``text``: those it joins
+    (:func:`joined_entries`), else the paragraph itself when it is one entry, else none."""
+    block = text[a:b]
+    joined = joined_entries(block)
+    if joined:
+        return [(a + x, a + y) for x, y in joined]
+    return [(a, b)] if is_reference_entry(block) else []
+
+
 #: What a reference entry carries (issue 37): a year, a DOI, a link, "et al.", an ISBN, or a ``[LABEL]`` first.
 _CITED = re.compile(r"\b(?:1[5-9]|20)\d{2}[a-z]?\b|\bdoi\b|https?://|\bet al\.|\bisbn\b|^\[[^\]\s]{1,40}\]", re.I)
 _LIST_MARK = re.compile(r"^(?:[-*•+]|\d{1,3}[.)])\s+")
@@ -171,7 +217,10 @@ def reads_as_references(text: str) -> bool:
     for a, b in paragraphs(text):
         block = text[a:b]
         lines = [ln for ln in block.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
-        if lines and all(_LIST_MARK.match(ln.strip()) for ln in lines):
+        joined = joined_entries(block)
+        if joined:
+            entries += [block[x:y] for x, y in joined]
+        elif lines and all(_LIST_MARK.match(ln.strip()) for ln in lines):
             entries += lines
         elif lines:
             entries.append(" ".join(lines))
@@ -200,15 +249,16 @@ def _by_paragraph(text: str, deadline: Deadline | None = None) -> Iterable[RoleS
     for k, (a, b) in enumerate(paras + [(len(text), len(text))]):
         if deadline is not None and k % 32 == 0:
             deadline.check(a)
-        block = text[a:b]
-        if b > a and is_reference_entry(block):
-            run.append((a, b))
+        entries = _entry_spans(text, a, b) if b > a else []
+        if entries:
+            run += entries
             continue
         if len(run) >= 3:
             yield RoleSpan(TextRole.REFERENCES, run[0][0], run[-1][1])
         run = []
         if b <= a:
             break
+        block = text[a:b]
         if is_toc(block):
             yield RoleSpan(TextRole.TOC, a, b)
         elif all(is_navigation(ln) for ln in block.split("\n") if ln.strip()):

@@ -21,8 +21,6 @@ def _roles(text: str, **kw) -> list[tuple[str, str]]:
     ("Back to top", "navigation"),
     ("2.1 Boiling the water . . . . . . . . 15", "toc"),
     ("Introduction ........................ 3", "toc"),
-    ("[12] A. Smith and B. Jones. Attention over long texts. In Proc. ACL, pp. 10-20, 2019.", "references"),
-    ("Smith, J., Doe, A. (2019). Sparse attention. Journal of Machine Learning, 3(2), 1-10.", "references"),
     ("12 / 40", "furniture"),
     ("Page 3 of 9", "furniture"),
     ("Jane Roe (Example University)   BSD Tales   Saturday, October 10, 2015", "furniture"),
@@ -66,12 +64,19 @@ def test_a_line_repeated_in_two_sources_is_furniture_but_a_table_header_is_not()
     assert roles["BSD Tales - Jane Roe"] == "furniture" and roles["| Model | Size |"] == "body"
 
 
-def test_a_stored_or_sectioned_role_covers_the_whole_chunk():
+def test_a_stored_role_covers_the_whole_chunk():
     text = "Smith and Jones describe sparse attention."
-    assert {r for r, _ in _roles(text, section=("Paper", "References"))} == {"references"}
-    assert {r for r, _ in _roles(text, section=("Table of Contents",))} == {"toc"}
+    assert {r for r, _ in _roles(text, role=TextRole.REFERENCES)} == {"references"}
     assert {r for r, _ in _roles(text, role=TextRole.FURNITURE)} == {"furniture"}
     assert {r for r, _ in _roles(text, role="body")} == {"body"}
+
+
+def test_reference_entries_are_decided_at_ingest_only():
+    """Issue 36, item 3: a reference entry in a body chunk is body at answer time (ingest decides reference lists,
+    the joined entries of a PDF's list included: tests/ingest/test_roles_entries.py)."""
+    entry = "[12] A. Smith and B. Jones. Attention over long texts. In Proc. ACL, pp. 10-20, 2019."
+    assert "references" not in {r for r, _ in _roles(entry)}
+    assert {r for r, _ in _roles(entry, role=TextRole.REFERENCES)} == {"references"}
 
 
 def test_views_keep_offsets_and_headings_support_claims():
@@ -93,7 +98,7 @@ def test_the_course_chapters_are_almost_all_body(corpus_dir):
     taken = []
     for p in sorted((corpus_dir / "docs").glob("*.md")):
         for c in chunk_document(extract_bytes(p.read_bytes(), p.name), "E"):
-            taken += [c.content[u.start:u.end] for u in source_units(c.content, section=c.section)
+            taken += [c.content[u.start:u.end] for u in source_units(c.content)
                       if u.role not in (TextRole.BODY, TextRole.HEADING)]
     assert len(taken) <= 12, taken
     prose = [t for t in taken if t.rstrip().endswith(".") and len(t.split()) >= 6]
