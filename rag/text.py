@@ -11,7 +11,8 @@ mean the same everywhere (issue 12).
   statistics; BM25 indexes these tokens stemmed in each document's language
   (:class:`rag.index.analyzer.Analyzer`, issue 19);
 * :func:`content_words` - the same words as a set, :data:`CLAIM_STOPWORDS`
-  dropped and a final plural ``s`` stripped: what the claim check compares;
+  dropped and a final plural ``s`` stripped: what the claim check compares (:func:`claim_words` from words
+  already tokenized: a question's, :mod:`rag.question`);
 * :func:`sentence_spans` - sentences as ``(start, end)`` offsets (one rule for
   source text and answers); :func:`trim_span` shrinks a span past whitespace;
 * :func:`units` - the smallest pieces strategy E keeps whole (the lines of a table, list or code block, the
@@ -94,9 +95,15 @@ def content_words(text: str) -> set[str]:
     plural ``s`` is stripped from words of four letters or more (``models`` ->
     ``model``, not ``class``), so a sentence and its source match on either form.
     """
+    return claim_words(tokenize(strip_markers(text), stopwords=frozenset()))
+
+
+def claim_words(tokens: Iterable[str]) -> set[str]:
+    """:func:`content_words` of text already tokenized with no stopwords dropped (``tokenize(text,
+    stopwords=frozenset())``, markers removed): the words left after :data:`CLAIM_STOPWORDS`, by the same rules."""
     words = set()
-    for w in tokenize(strip_markers(text), stopwords=CLAIM_STOPWORDS):
-        if len(w) < 2 and w.isascii() and not w.isdigit():
+    for w in tokens:
+        if w in CLAIM_STOPWORDS or (len(w) < 2 and w.isascii() and not w.isdigit()):
             continue
         if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
             w = w[:-1]

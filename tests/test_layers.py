@@ -6,7 +6,8 @@ The order, lowest first (a module may import its own package and anything in a L
 rank    packages
 ======  ==============================================================================================
 0       the ground floor: ``rag`` itself, ``rag.types``, ``rag.text``, ``rag.tokens``, ``rag.language``,
-        ``rag.settings``, ``rag.errors``, ``rag.models``, ``rag.collections``, ``rag.access``, ``rag.served``
+        ``rag.question``, ``rag.settings``, ``rag.errors``, ``rag.models``, ``rag.collections``, ``rag.access``,
+        ``rag.served``
 1       ``rag.ingest`` (bytes -> Document -> chunks) and ``rag.index`` (embed, dense, BM25, fusion, rerank):
         side by side, neither imports the other
 2       ``rag.store`` (SQLite, index files, the ingest path: calls ingest and index, downwards)
@@ -34,7 +35,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-GROUND = {"types", "text", "tokens", "language", "settings", "errors", "models", "collections", "access", "served"}
+GROUND = {"types", "text", "tokens", "language", "question", "settings", "errors", "models", "collections", "access",
+          "served"}
 RANK = {"ground": 0, "ingest": 1, "index": 1, "store": 2, "answer": 3, "evaluation": 4, "api": 5, "cli": 6}
 SUBPACKAGES = {"ingest", "index", "store", "answer", "evaluation", "api", "cli"}
 #: The sub-floors of a floor (issue 36, item 5): siblings, none imports another unless :data:`SIDEWAYS` names it.

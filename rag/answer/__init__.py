@@ -21,7 +21,6 @@
   probability that it is right (issue 39);
 * :mod:`rag.answer.pipeline` - retrieve -> gate -> (refuse | generate) -> check;
 * :mod:`rag.answer.record` - the :class:`~rag.answer.record.Answer` of one question and its one JSON form;
-* :mod:`rag.answer.question` - a question read once (its terms and language), for every stage that reads it;
 * :mod:`rag.answer.followup` - a follow-up question made standalone before retrieval (issue 16);
 * :mod:`rag.answer.history` - a chat's turns as stored records and as Markdown (issue 16);
 * :mod:`rag.answer.conversation` - one chat turn (follow-up -> gate -> cite -> stream -> save), what the app,

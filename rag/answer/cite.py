@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
-from rag.answer.question import analyse
 from rag.ingest.office.pptx import NOTES_HEADING
+from rag.question import analyse
 from rag.text import tokenize, units
 from rag.types import Hit, Locator, LocatorKind, TextRole, page_at, role_of
 

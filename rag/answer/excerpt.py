@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag.answer.cite import Citation
-from rag.answer.question import analyse
 from rag.answer.roles import non_answer_spans, repeated_lines
+from rag.question import analyse
 from rag.text import TermStats, tokenize, units
 from rag.types import TextRole
 

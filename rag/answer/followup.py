@@ -40,7 +40,7 @@ from enum import StrEnum
 
 from rag.answer.cite import Citation
 from rag.answer.generate import Generator, TextGenerator, get_generator
-from rag.answer.question import analyse
+from rag.question import analyse
 from rag.settings import Settings
 from rag.text import TermStats, tokenize
 
@@ -237,7 +237,7 @@ def with_keywords(question: str, previous: str, idf: Callable[[str], float], n: 
     ``question`` unchanged when no word is left.
     """
     have = analyse(question).terms
-    terms = [t for t in dict.fromkeys(tokenize(previous)) if t not in QUESTION_WORDS and t not in have and idf(t) > 0]
+    terms = [t for t in analyse(previous).ordered_terms if t not in QUESTION_WORDS and t not in have and idf(t) > 0]
     order = {t: i for i, t in enumerate(terms)}
     picked = sorted(sorted(terms, key=lambda t: (-idf(t), order[t]))[:n], key=order.get)
     if not picked:

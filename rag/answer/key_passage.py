@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from rag.answer.cite import Citation
 from rag.answer.excerpt import citation_views, lexical_overlap, readable, visible
-from rag.answer.question import analyse
+from rag.question import analyse
 from rag.text import TABLE_RULE_LINES, TermStats, units
 
 #: At most this many characters of key passage (about two or three sentences of prose).

@@ -37,9 +37,9 @@ from typing import TYPE_CHECKING
 
 from rag.answer.cite import Citation
 from rag.answer.generate import Generator, TextGenerator, get_generator
-from rag.answer.question import analyse
 from rag.errors import ModelError
 from rag.language import differs, language_name, main_languages
+from rag.question import analyse
 
 if TYPE_CHECKING:
     from rag.answer.gate import GateResult

@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rag.language import DEFAULT_LANGUAGE, detect_language
+from rag.language import DEFAULT_LANGUAGE
+from rag.question import CACHED_QUESTIONS, analyse
 from rag.text import tokenize
 
 #: ISO 639-1 code -> Snowball algorithm name (PyStemmer), for the languages both know.
@@ -60,5 +61,20 @@ class Analyzer:
         return stemmer.stemWords(tokens) if stemmer else tokens
 
     def query_language(self, query: str) -> str:
-        """The language of ``query``, chosen among the documents' :attr:`languages`."""
-        return detect_language(query, self.languages)
+        """The language of ``query``, chosen among the documents' :attr:`languages` (detected once per question:
+        :meth:`rag.question.Question.language_among`)."""
+        return analyse(query).language_among(self.languages)
+
+    def query_terms(self, query: str) -> list[str]:
+        """:meth:`terms` of a question, from its one record (:func:`rag.question.analyse`: tokenized once) and
+        stemmed once per question and analyzer: what BM25's search and its coverage weight both read."""
+        return list(_query_terms(self, query))
+
+
+@lru_cache(maxsize=CACHED_QUESTIONS)
+def _query_terms(analyzer: Analyzer, query: str) -> tuple[str, ...]:
+    tokens = list(analyse(query).tokens)
+    if not analyzer.stem or not tokens:
+        return tuple(tokens)
+    stemmer = _stemmer(analyzer.query_language(query))
+    return tuple(stemmer.stemWords(tokens)) if stemmer else tuple(tokens)

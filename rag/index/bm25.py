@@ -101,7 +101,7 @@ class BM25Index:
         empty = (np.zeros(0, np.int64), np.zeros(0, np.float32))
         if self._bm25 is None or k <= 0:
             return empty
-        q = [t for t in self.analyzer.terms(query) if t in self._bm25.vocab_dict]
+        q = [t for t in self.analyzer.query_terms(query) if t in self._bm25.vocab_dict]
         if not q:
             return empty
         scores = np.asarray(self._bm25.get_scores(q), dtype=np.float32)
@@ -128,7 +128,7 @@ class BM25Index:
             return None
         pos = np.flatnonzero(self._ids == int(chunk_id))
         vocab = self._bm25.vocab_dict
-        terms = [t for t in dict.fromkeys(self.analyzer.terms(query)) if t in vocab]
+        terms = [t for t in dict.fromkeys(self.analyzer.query_terms(query)) if t in vocab]
         if not terms or not pos.size:
             return None
         csc = self._bm25.scores

@@ -3,7 +3,7 @@
 Pure functions on strings, no model:
 
 * :func:`root`, :func:`roots`, :func:`novel_roots` - a sentence's claim words (:func:`rag.text.content_words`, lightly
-  stemmed), and the ones it adds to the question;
+  stemmed), and the ones it adds to the question (:func:`question_roots`, from the question's one record);
 * :func:`specifics`, :func:`holds` - the numbers, dates, versions and names a sentence asserts, and whether
   a text holds one as a whole token;
 * :func:`statements` - a source cut into its statements: sentences, table rows (read with the table's header
@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag.question import analyse
 from rag.text import TABLE_RULE, content_words, strip_markers, units
 
 #: A word of this many letters or more matches another with the same first :data:`ROOT_LEN` letters
@@ -45,13 +46,19 @@ def roots(text: str) -> set[str]:
     return {root(w) for w in content_words(text)}
 
 
+def question_roots(question: str) -> set[str]:
+    """:func:`roots` of a question, from its one record's claim words (:attr:`rag.question.Question.claim_words`:
+    the question is tokenized once per process, not once per sentence checked)."""
+    return {root(w) for w in analyse(question).claim_words}
+
+
 def novel_roots(sentence: str, question: str | None) -> set[str]:
     """The roots of ``sentence``'s claim words that the question does not have: what the sentence adds.
 
     ``question=None`` counts every word as new (a check without the question).
     """
     words = roots(sentence)
-    return words - roots(question) if question else words
+    return words - question_roots(question) if question else words
 
 
 def specifics(text: str) -> set[str]:
@@ -216,7 +223,7 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
     for x in spec:
         others = words - roots(x)
         if len(others) < 2 and question:
-            others |= roots(question) - roots(x)
+            others |= question_roots(question) - roots(x)
         share = [_coverage(others, f"{heading}\n{st.context}") for st in sts]
         held = [c for st, c in zip(sts, share) if holds(st.context, x)]
         if not held or max(held) < min_share or max(held) < max(share) - margin:

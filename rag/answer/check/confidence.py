@@ -52,7 +52,8 @@ from rag.answer.check.judged import (
     key_score,
     question_gaps,
 )
-from rag.text import content_words, strip_markers
+from rag.question import analyse
+from rag.text import strip_markers
 from rag.types import AnswerVerdict, Verdict
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ def _agreement_features(a: Featured, j: Judged) -> dict[str, float]:
         new = novel_roots(shown, a.query)
         overlap = len(new & roots(body)) / len(new) if new else 0.0
         span = longest_run(shown, body)
-        sp = specifics(shown) - {w.casefold() for w in content_words(a.query)}
+        sp = specifics(shown) - {w.casefold() for w in analyse(a.query).claim_words}
         spec = sum(holds(body, x) for x in sp) / len(sp) if sp else 1.0
     return {
         "kp_overlap": overlap, "kp_span": span, "kp_specifics": spec,

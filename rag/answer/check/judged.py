@@ -17,10 +17,11 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from rag.answer.check.attribute import SentenceAttribution
-from rag.answer.check.claims import root, roots
+from rag.answer.check.claims import question_roots, root, roots
 from rag.answer.cite import Citation
 from rag.answer.key_passage import KeyPassage
-from rag.text import content_words, strip_markers
+from rag.question import analyse
+from rag.text import strip_markers
 from rag.types import AnswerVerdict, Verdict
 
 if TYPE_CHECKING:
@@ -211,12 +212,12 @@ def question_gaps(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple[l
     if kp is None or not kp.sentences:
         return [], 0
     question = asked(a.query)
-    held = roots(question) & roots(kp.body or " ".join(s.text for s in kp.sentences))
+    held = question_roots(question) & roots(kp.body or " ".join(s.text for s in kp.sentences))
     said: set[str] = set()
     for s in shown:
         said |= roots(strip_markers(s.text))
     missing, seen = [], set()
-    for w in content_words(question):
+    for w in analyse(question).claim_words:
         r = root(w)
         if r in held and r not in said and r not in seen:
             seen.add(r)

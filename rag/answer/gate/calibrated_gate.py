@@ -49,8 +49,8 @@ from rag.answer.gate import (  # noqa: F401  (verdict texts re-exported)
 )
 from rag.answer.gate.calibration import CALIBRATION_VERSION, Calibration, calibrate, distinct_indices, gate_term_stats
 from rag.answer.gate.learned_gate import GateModel, calibrated_features
-from rag.answer.question import analyse
 from rag.language import differs, main_languages
+from rag.question import analyse
 from rag.text import TermStats
 from rag.types import GateKind, Hit, Verdict
 

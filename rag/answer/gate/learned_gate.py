@@ -60,7 +60,7 @@ from rag.answer.gate import (
     score_refusal_text,
     scored_verdict,
 )
-from rag.answer.question import analyse
+from rag.question import analyse
 from rag.text import TermStats, tokenize  # noqa: F401  (TermStats re-exported)
 from rag.types import GateKind, Hit
 
