@@ -65,15 +65,28 @@ den Urlaub anteilig zu ihren Arbeitstagen.
 """.encode()
 
 
+#: Every module that reads a question's words or language on one ask (a module imported only after the counters
+#: are in place would escape them).
+ANALYSING = ("rag.answer.conversation", "rag.answer.pipeline", "rag.answer.followup", "rag.answer.translate",
+             "rag.answer.cite", "rag.answer.excerpt", "rag.answer.key_passage", "rag.answer.gate.gates",
+             "rag.answer.gate.learned_gate", "rag.answer.gate.calibrated_gate", "rag.answer.check.attribute",
+             "rag.answer.check.claims", "rag.answer.check.judged", "rag.answer.check.verdict",
+             "rag.answer.check.confidence", "rag.index.analyzer", "rag.index.bm25", "rag.index.fusion")
+
+
 class _Counts:
     """How often each text is tokenized, has its language asked for (all languages; among the documents'), and
     has its tokens stemmed, by every module of ``rag`` (a module-level name patched wherever it was imported)."""
 
     def __init__(self, monkeypatch):
+        import importlib
         import sys
 
         from rag import language, text
         from rag.index import analyzer
+
+        for name in ANALYSING:  # imported first, so that their names are patched too
+            importlib.import_module(name)
 
         self.tokenized, self.detected, self.among, self.stemmed = Counter(), Counter(), Counter(), Counter()
         patched = {"tokenize": (text.tokenize, self.tokenized), "detect": (language.detect, self.detected),
