@@ -14,6 +14,7 @@ from rag.answer.cite import Citation
 from rag.answer.excerpt import citation_views, prompt_excerpts
 from rag.answer.key_passage import key_passage
 from rag.answer.pipeline import check_answer
+from rag.types import TextRole
 
 #: The Qwen2 technical report (arXiv:2407.10671), section 2.1 and Table 1, as the PDF reader writes them.
 QWEN2_TOKENIZER = (
@@ -69,10 +70,22 @@ AUDIT_BODY = ("The OpenBSD project audits its whole source tree continuously: ev
               "developers looking for security bugs.")
 
 
-def _cite(n: int, quote: str, section: tuple[str, ...] = ("Section",), name: str = "doc.pdf") -> Citation:
+def _cite(n: int, quote: str, section: tuple[str, ...] = ("Section",), name: str = "doc.pdf",
+          role: TextRole = TextRole.BODY) -> Citation:
     return Citation(index=n, document_id=f"d{n}", document_name=name, locator_label=f"{name}, p. {n}",
                     fragment=f"#page={n}", quote=quote, cosine_distance=0.3, fused_rank=n, page=n, start=0,
-                    end=len(quote), media_type="application/pdf", chunk_id=n, section=section)
+                    end=len(quote), media_type="application/pdf", chunk_id=n, section=section, role=role)
+
+
+def _stored_role(quote: str, heading: str = "References") -> TextRole:
+    """The role ingest stores for ``quote`` as the body of a section titled ``heading`` (issue 36, item 3: reference
+    lists are decided there alone)."""
+    from rag.ingest.chunk import chunk_document
+    from rag.ingest.extract import extract_bytes
+
+    doc = extract_bytes(f"# Paper\n\nSome text.\n\n## {heading}\n\n{quote}\n".encode(), "paper.md")
+    (role,) = {c.role for c in chunk_document(doc, count_tokens=lambda t: len(t.split())) if quote[:20] in c.content}
+    return role
 
 
 def _verdicts(question: str, answer: str, cites: list[Citation]) -> list[str]:
@@ -146,11 +159,14 @@ def test_a_single_word_is_never_the_key_passage():
 
 
 def test_a_bibliography_entry_is_never_the_key_passage():
-    cites = [_cite(1, REFERENCES, ("Paper",)), _cite(2, AUDIT_BODY, ("Security",))]
+    role = _stored_role(REFERENCES)
+    assert role == TextRole.REFERENCES
+    cites = [_cite(1, REFERENCES, ("Paper", "References"), role=role), _cite(2, AUDIT_BODY, ("Security",))]
     kp = key_passage("How does the OpenBSD security audit process work?", cites)
     assert kp.index == 2 and kp.text.startswith("The OpenBSD project audits")
-    # under a "References" heading, every entry is one, whatever it looks like
-    cites = [_cite(1, "Provos and de Raadt describe the OpenBSD security audit process.", ("References",)), cites[1]]
+    # a chunk stored as references has no answering unit, whatever it looks like
+    cites = [_cite(1, "Provos and de Raadt describe the OpenBSD security audit process.", ("References",),
+                   role=TextRole.REFERENCES), cites[1]]
     assert key_passage("How does the OpenBSD security audit process work?", cites).index == 2
 
 
@@ -194,7 +210,8 @@ def test_the_model_never_reads_a_footer_a_navigation_line_a_bibliography_or_a_lo
         ("What is the next step after creating the archive? Previous: Introduction?",
          [_cite(1, f"{MANUAL_NAV}\n\n{MANUAL_BODY}", ("Creating an archive",), "tar.html")], ("[Index]", "Previous:")),
         ("How does the OpenBSD security audit process work?",
-         [_cite(1, REFERENCES, ("Paper",)), _cite(2, AUDIT_BODY, ("Security",))], ("USENIX", "de Raadt")),
+         [_cite(1, REFERENCES, ("Paper", "References"), role=TextRole.REFERENCES), _cite(2, AUDIT_BODY, ("Security",))],
+         ("USENIX", "de Raadt")),
         ("What is NetBSD?", [_cite(1, "NetBSD\n\nNetBSD is a free and portable Unix-like operating system.")],
          ("NetBSD\n",)),
     ]
