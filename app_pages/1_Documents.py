@@ -166,7 +166,7 @@ def _job_row(job, ahead: int) -> None:
     :meth:`rag.store.jobs.Job.eta_s`; none is promised before it can be), and Cancel."""
     a, b = st.columns([0.85, 0.15], vertical_alignment="center")
     with a:
-        if job.state == "queued":
+        if job.state == "queued" and not job.deferred:  # deferred: searchable, its sentence units wait (issue 41)
             wait = f" ({ahead} ahead)" if ahead else " (next)"
             st.progress(0.0, text=md_escape(f"{job.name}: queued for indexing{wait}"))
         else:

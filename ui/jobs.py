@@ -107,7 +107,8 @@ def panel_lines(jobs: list[Job], failed_docs: list[Any], worker_alive: bool, now
     different figures for the same file). ``[]`` when there is nothing to say."""
     lines = []
     running = [j for j in jobs if j.state == JobState.RUNNING]
-    queued = [j for j in jobs if j.state == JobState.QUEUED]
+    queued = [j for j in jobs if j.state == JobState.QUEUED and not j.deferred]
+    later = [j for j in jobs if j.deferred]  # searchable already; their sentence units wait (issue 41)
     if on_documents_page:
         if jobs:
             lines.append(f"{len(jobs)} file(s) left: each one's progress is in the list on this page.")
@@ -118,6 +119,9 @@ def panel_lines(jobs: list[Job], failed_docs: list[Any], worker_alive: bool, now
             names = ", ".join(md_escape(j.name) for j in queued[:3]) + (f" and {len(queued) - 3} more"
                                                                          if len(queued) > 3 else "")
             lines.append(f"{len(queued)} queued: {names}")
+        if later:
+            lines.append(f"{len(later)} searchable, sentence search to follow: "
+                         + ", ".join(md_escape(j.name) for j in later[:3]) + (" and more" if len(later) > 3 else ""))
     if jobs and not worker_alive:
         lines.append("Starting the indexing worker…")
     if failed_docs:

@@ -27,11 +27,13 @@ from rag.evaluation.bench.speed import bench_speed, write_performance
               help="Questions answered for the first words (each twice: prefix cached and not); 0 skips the model.")
 @click.option("--write", "write_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the table to this Markdown file (e.g. docs/performance.md).")
+@click.option("--pdf", "pdfs", type=click.Path(exists=True, dir_okay=False, path_type=Path), multiple=True,
+              help="A PDF timed alone from the drop to searchable through the worker's queue (repeatable).")
 def bench_speed_cmd(corpus_name: str, shared: Path | None, files: int | None, questions: int,
-                    write_path: str | None) -> None:
+                    write_path: str | None, pdfs: tuple[Path, ...]) -> None:
     """Time the bare encoder, the product's ingest (units on and off), search and the first words, side by side."""
     table = bench_speed(shared_corpus(corpus_name, shared), questions=questions, files=files, echo=click.echo,
-                        generate=questions > 0)
+                        generate=questions > 0, pdfs=pdfs)
     if write_path:
         write_performance(table, Path(write_path))
         click.echo(f"table written to {write_path}")

@@ -111,8 +111,9 @@ def wait_for_jobs(store: Store, job_ids: list[int], *, on_progress: Callable[[Jo
     while not check():
         worker = Worker(store, after_batch=calibrate, on_progress=on_progress, on_result=ran,
                         batch_seconds=float("inf"))  # one index update for the run, as before the queue
-        if worker.run(until=lambda: not (mine - told) or not any(store.jobs.get(j).active for j in mine - told),
-                      only=lambda: mine - told, wait_for_lock=False) == -1:
+        # told when searchable; run on until each job is finished (its sentence units may follow, issue 41)
+        if worker.run(until=lambda: not any((j := store.jobs.get(i)) is not None and j.active for i in mine),
+                      only=lambda: mine, wait_for_lock=False) == -1:
             time.sleep(poll_s)  # another worker runs them: follow it
 
 

@@ -157,8 +157,16 @@ class Job:
         return max(0.0, (now or time.time()) - self.started)
 
     @property
+    def deferred(self) -> bool:
+        """Whether this queued job's document is already searchable and only its sentence units are left (put
+        back by :meth:`JobQueue.defer` so that the files behind it get their chunks first, issue 41)."""
+        return self.state == JobState.QUEUED and self.stage == "sentences"
+
+    @property
     def fraction(self) -> float:
         """Progress of a running job, 0..1 (stage weights :data:`STAGES`); 1.0 when finished, 0.0 when queued."""
+        if self.deferred:
+            return STAGES["sentences"][0]
         if self.state == JobState.QUEUED or self.stage is None:
             return 0.0 if self.active else 1.0
         if not self.active:
@@ -184,6 +192,8 @@ class Job:
 
     def stage_text(self) -> str:
         """What a running job does now, in words: ``OCR page 12 of 300``, ``embedding its passages``, ..."""
+        if self.deferred:
+            return "searchable; sentence search after the files ahead of it"
         if self.state == JobState.QUEUED:
             return "queued"
         if self.state != JobState.RUNNING:
@@ -332,8 +342,10 @@ class JobQueue:
         return [_job(r) for r in reversed(rows)]
 
     def active(self) -> list[Job]:
-        """Queued and running jobs, in the order they will run."""
-        return self.list(ACTIVE)
+        """Queued and running jobs, in the order they will run: oldest first, except that a job whose document is
+        already searchable and waits only for its sentence units (:attr:`Job.deferred`) runs after every job still
+        waiting for its chunks (issue 41: a queue of files ran each file's units before the next file's chunks)."""
+        return sorted(self.list(ACTIVE), key=lambda j: j.deferred)
 
     def for_document(self, doc_id: str) -> Job | None:
         """The newest job of document ``doc_id`` (any state), or ``None``."""
@@ -410,6 +422,24 @@ class JobQueue:
             if n:
                 self.conn.execute("UPDATE documents SET status='queued', updated_at=? WHERE id=(SELECT doc_id FROM "
                                   "jobs WHERE id=?) AND status='indexing'", (now_iso(), job_id))
+
+    def chunks_waiting(self, job_id: int) -> bool:
+        """Whether a queued job other than ``job_id`` waits for its document's chunks (its document not ready):
+        what :meth:`defer` is for."""
+        with self.locks.thread:
+            return self.conn.execute(
+                "SELECT 1 FROM jobs j JOIN documents d ON d.id = j.doc_id WHERE j.state=? AND j.id!=? AND "
+                "d.status!='ready' LIMIT 1", (JobState.QUEUED, int(job_id))).fetchone() is not None
+
+    def defer(self, job_id: int, owner: str) -> bool:
+        """Put ``owner``'s running job, whose document was just made searchable, back in the queue for its
+        sentence units (:attr:`Job.deferred`: it runs after the jobs still waiting for their chunks; the take does
+        not count as an attempt; the document stays ready). ``False`` when ``owner`` no longer runs it."""
+        with self.locks.write(self.conn):
+            return self.conn.execute(
+                "UPDATE jobs SET state=?, owner=NULL, lease_until=NULL, stage='sentences', stage_at=NULL, done=0, "
+                "total=0, attempts=MAX(0, attempts-1), updated_at=? WHERE id=? AND owner=? AND state=?",
+                (JobState.QUEUED, now_iso(), job_id, owner, JobState.RUNNING)).rowcount > 0
 
     def request_cancel(self, job_id: int) -> None:
         """Ask the worker running ``job_id`` to stop it (it checks at each heartbeat and progress step)."""

@@ -53,7 +53,7 @@ class QueueFacade:
         return self._writer.cancel(job_id)
 
     def run_job(self, job, owner: str, progress: Progress | None = None, should_stop=None, *,
-                read: Read | None = None) -> IngestResult:
+                read: Read | None = None, yield_units: bool = False) -> IngestResult:
         """Index the document of a job taken by ``owner`` (a worker, holding the document's lock):
-        :meth:`rag.store.writer.Writer.run`."""
-        return self._writer.run(job, owner, progress, should_stop, read=read)
+        :meth:`rag.store.writer.Writer.run` (``yield_units``: its sentence units may wait for the files behind)."""
+        return self._writer.run(job, owner, progress, should_stop, read=read, yield_units=yield_units)

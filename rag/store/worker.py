@@ -261,11 +261,13 @@ class Worker:
                 if self._batch_open is None:
                     self.store.index_cache.begin_batch()
                     self._batch_open = time.monotonic()
-                self._run(job)
+                self._run(job, told=cand.deferred)
                 return True
         return False
 
-    def _run(self, job: Job) -> None:
+    def _run(self, job: Job, *, told: bool = False) -> None:
+        """Run ``job``; ``on_result`` once per job, when its document is searchable: ``told`` for a deferred
+        job taken for its sentence units (its outcome was told when it was put back, issue 41)."""
         self._current = job
         if job.cancel_requested:
             self._cancelled.add(job.id)
@@ -294,7 +296,7 @@ class Worker:
         read = self.extractor.read if self.extractor is not None else None
         self._arm(job, "start", 0)
         try:
-            r = self.store.run_job(job, self.owner, progress, should_stop, read=read)
+            r = self.store.run_job(job, self.owner, progress, should_stop, read=read, yield_units=True)
         except _Stopping:
             q.release(job.id, self.owner)
             logger.info("%s: left for the next worker (this one is stopping)", job.name)
@@ -304,9 +306,13 @@ class Worker:
                 faulthandler.cancel_dump_traceback_later()
             self._current = None
             self._cancelled.discard(job.id)
-        self.jobs_run += 1
-        logger.info("%s", r.message)
-        if self.on_result is not None:
+        deferred = (now := q.get(job.id)) is not None and now.deferred
+        if deferred:  # searchable; its sentence units wait for the files behind it (issue 41)
+            logger.info("%s (sentence search to follow)", r.message)
+        else:
+            self.jobs_run += 1
+            logger.info("%s", r.message)
+        if self.on_result is not None and not told:
             self.on_result(job, r)
 
     def _arm(self, job: Job, stage: str, total: int) -> None:

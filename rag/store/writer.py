@@ -228,7 +228,7 @@ class Writer:
 
     def run(self, job: Job, owner: str, progress: Progress | None = None,
             should_stop: Callable[[], bool] | None = None, *, read: Read | None = None,
-            t0: float | None = None) -> IngestResult:
+            t0: float | None = None, yield_units: bool = False) -> IngestResult:
         """Index the document of ``job``, which the caller has taken (it holds the document's lock).
 
         Read (``read``, default the indexer's: extract, roles, chunks), embed, then ONE write transaction: the chunk
@@ -236,7 +236,9 @@ class Writer:
         (or the twin: ``duplicate``). With the ``unit_vectors`` setting on (the default), the job stays running
         after that commit: the document is searchable by its chunks, and its sentence units follow
         (:meth:`_sentences`, issue 41) before the job ends; a job taken again for a document already ready (its
-        run stopped in between) does only that second half. A failure marks the document and the job ``failed`` together, with
+        run stopped in between) does only that second half; with ``yield_units`` (a worker's queue) and another
+        file waiting for its chunks, the job goes back to the queue for that half instead (:meth:`JobQueue.defer`,
+        the ready result returned). A failure marks the document and the job ``failed`` together, with
         ``retryable``: ``False`` for a file that cannot be extracted or holds no text (a retry cannot help),
         ``True`` for anything else (a fault of this process). A cancel (``should_stop``) ends it
         ``cancelled`` (:meth:`cancel`). Never raises for bad input.
@@ -277,6 +279,9 @@ class Writer:
             except Cancelled:  # committed: a cancel heard now is too late, and must not drop the indexed document
                 pass
             if later and r.status == IngestStatus.READY:
+                if yield_units and job.kind == JobKind.INGEST and self.jobs.chunks_waiting(job.id) and \
+                        self.jobs.defer(job.id, owner):
+                    return r
                 return self._sentences(job, owner, progress, should_stop, result, r)
             return r
         except Cancelled:
@@ -312,6 +317,9 @@ class Writer:
                     old = pick_replaced(self.conn, name, doc_id, job.source)
                     if old is not None:
                         delta = delta + retire_version(self.conn, old[0], doc_id)
+                        for (jid,) in self.conn.execute("SELECT id FROM jobs WHERE doc_id=? AND state=?",
+                                                        (old[0], JobState.QUEUED)).fetchall():  # deferred units
+                            finish_job(self.conn, jid, JobState.DONE, reason="replaced before its sentence search")
                         replaced = Replaced(old[0], name, old[2])
                 self.cache.commit(delta)
                 r = result(IngestStatus.READY, chunk_count=n, warnings=warnings, coverage=prepared.document.coverage,

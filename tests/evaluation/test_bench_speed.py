@@ -12,12 +12,26 @@ from rag.settings import get_settings
 TINY = Path(__file__).resolve().parent / "fixtures" / "tiny"
 
 
+def _pdf(path: Path, pages: int) -> Path:
+    import pymupdf
+
+    doc = pymupdf.open()
+    for n in range(pages):
+        doc.new_page().insert_text((72, 72), f"Page {n + 1}: the boiler is serviced every spring by the landlord.")
+    doc.save(path)
+    return path
+
+
 def test_bench_speed_prints_every_part_and_writes_the_table(tmp_path, fake_embedder, fake_generator):
     corpus = Corpus("tiny", TINY / "docs", TINY / "questions.jsonl", TINY / "ood.jsonl")
     lines: list[str] = []
     table = bench_speed(corpus, questions=2, echo=lines.append, embedder=fake_embedder,
-                        settings=get_settings(threshold=2.0, store=tmp_path / "unused"))
+                        settings=get_settings(threshold=2.0, store=tmp_path / "unused"),
+                        pdfs=[_pdf(tmp_path / "two.pdf", 2)])
     what = [w for w, _, _ in table.rows]
+    queue = next(r for r in table.rows if r[0].startswith("through the worker's queue"))
+    assert queue[1].startswith("last searchable after") and "nan" not in queue[2]  # every file was timed
+    assert "a PDF dropped alone (2 pages)" in what
     assert what[0] == "documents" and "bare encoder, chunk texts, batch 1" in what
     assert {"product ingest, units off", "product ingest, units on", "searchable after (units on; sentence units follow)",
             "search (search_and_gate), idle",

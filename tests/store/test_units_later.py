@@ -137,3 +137,70 @@ def test_a_stopped_units_stage_resumed_with_units_off_writes_none(tmp_path, hash
     assert s2.get_document(r.document_id).status == "ready"
     s.close()
     s2.close()
+
+
+def test_a_queue_of_files_makes_every_file_searchable_before_any_file_s_sentence_units(tmp_path, hash_embedder):
+    """Issue 41: three files dropped at once; the worker ran each file's units before the next file's chunks, so
+    the last file was searchable only after the others' units. Now every file's chunks come first, each job's
+    units follow (put back in the queue, shown as searchable), and each job ends once, done, with its units."""
+    s = _store(tmp_path / "s", hash_embedder)
+    docs = [DOC.replace(b"Office guide", f"Office guide {n}".encode()).replace(b"cafeteria", f"canteen{n}".encode())
+            for n in range(3)]
+    got = [s.enqueue_bytes(d, f"guide{n}.md") for n, d in enumerate(docs)]
+    order: list[tuple[str, str]] = []
+    seen: list[tuple[str, str, float]] = []
+    w = Worker(s, contained=False)
+
+    def note(job, stage, done, total):
+        if stage in ("index", "sentences") and (job.name, stage) not in order:
+            order.append((job.name, stage))
+            if stage == "sentences":  # while one file's units run, the others wait as searchable
+                seen.extend((j.name, j.stage_text(), j.fraction) for j in s.jobs.active() if j.deferred)
+
+    w.on_progress = note
+    told = []
+    w.on_result = lambda job, r: told.append((job.name, r.status))
+    assert w.run(until=lambda: not s.jobs.active()) >= 0
+    # the last file has nobody behind it: its units follow its chunks at once; then the others', oldest first
+    assert order == [("guide0.md", "index"), ("guide1.md", "index"), ("guide2.md", "index"),
+                     ("guide2.md", "sentences"), ("guide0.md", "sentences"), ("guide1.md", "sentences")]
+    assert ("guide1.md", "searchable; sentence search after the files ahead of it", 0.62) in seen
+    # one outcome per file, told when it is searchable, in the queue's order
+    assert told == [(f"guide{n}.md", "ready") for n in range(3)] and w.jobs_run == 3
+    for r in got:
+        job = s.jobs.get(r.job_id)
+        assert job.state == JobState.DONE and job.attempts == 1 and job.result["status"] == "ready"
+    with s._locks.thread:
+        per_doc = dict(s._db.execute("SELECT c.doc_id, COUNT(*) FROM chunk_units u JOIN chunks c ON c.id = u.chunk_id "
+                                     "GROUP BY c.doc_id").fetchall())
+    assert sorted(per_doc) == sorted(r.document_id for r in got) and min(per_doc.values()) > 0
+    assert s.check().ok
+    s.close()
+
+
+def test_a_file_alone_in_the_queue_embeds_its_units_in_the_same_take(tmp_path, hash_embedder):
+    s = _store(tmp_path / "s", hash_embedder)
+    r = s.enqueue_bytes(DOC, "guide.md")
+    stages = []
+    w = Worker(s, contained=False)
+    w.on_progress = lambda job, stage, done, total: stages.append(stage)
+    assert w.run(until=lambda: not s.jobs.active()) >= 0
+    assert "sentences" in stages and s.jobs.get(r.job_id).attempts == 1 and _units(s) > 0
+    s.close()
+
+
+def test_a_version_replaced_while_its_units_wait_ends_their_job_instead_of_failing_it(tmp_path, hash_embedder):
+    s = _store(tmp_path / "s", hash_embedder)
+    old = s.enqueue_bytes(DOC, "guide.md")
+    s.enqueue_bytes(DOC.replace(b"Office guide", b"Visitor guide"), "other.md")
+    w = Worker(s, contained=False)
+    w.on_progress = lambda job, stage, done, total: w.stop() if job.name == "other.md" else None
+    w.run()  # guide.md searchable, its units put back; stopped as other.md starts
+    assert s.jobs.get(old.job_id).deferred
+    new = s.enqueue_bytes(DOC.replace(b"cafeteria", b"canteen"), "guide.md")  # a new version, same name
+    _drain(s)
+    gone = s.jobs.get(old.job_id)
+    assert gone.state == JobState.DONE and "replaced" in gone.reason
+    assert sorted(d.name for d in s.documents()) == ["guide.md", "other.md"] and all(d.status == "ready" for d in s.documents())
+    assert s.get_document(new.document_id).status == "ready" and s.check().ok
+    s.close()
