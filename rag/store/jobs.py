@@ -431,15 +431,17 @@ class JobQueue:
                 "SELECT 1 FROM jobs j JOIN documents d ON d.id = j.doc_id WHERE j.state=? AND j.id!=? AND "
                 "d.status!='ready' LIMIT 1", (JobState.QUEUED, int(job_id))).fetchone() is not None
 
-    def defer(self, job_id: int, owner: str) -> bool:
+    def defer(self, job_id: int, owner: str, searchable: IngestResult) -> bool:
         """Put ``owner``'s running job, whose document was just made searchable, back in the queue for its
         sentence units (:attr:`Job.deferred`: it runs after the jobs still waiting for their chunks; the take does
-        not count as an attempt; the document stays ready). ``False`` when ``owner`` no longer runs it."""
+        not count as an attempt; the document stays ready), keeping ``searchable``, the chunks' result, for the
+        job's end. ``False`` when ``owner`` no longer runs it."""
         with self.locks.write(self.conn):
             return self.conn.execute(
                 "UPDATE jobs SET state=?, owner=NULL, lease_until=NULL, stage='sentences', stage_at=NULL, done=0, "
-                "total=0, attempts=MAX(0, attempts-1), updated_at=? WHERE id=? AND owner=? AND state=?",
-                (JobState.QUEUED, now_iso(), job_id, owner, JobState.RUNNING)).rowcount > 0
+                "total=0, attempts=MAX(0, attempts-1), result=?, updated_at=? WHERE id=? AND owner=? AND state=?",
+                (JobState.QUEUED, json.dumps(searchable.to_json(), ensure_ascii=False), now_iso(), job_id, owner,
+                 JobState.RUNNING)).rowcount > 0
 
     def request_cancel(self, job_id: int) -> None:
         """Ask the worker running ``job_id`` to stop it (it checks at each heartbeat and progress step)."""

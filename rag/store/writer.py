@@ -253,7 +253,8 @@ class Writer:
 
         if job.kind == JobKind.INGEST and self._ready(doc_id) is not None:
             # its chunks were committed by a run that stopped before its sentences (issue 41): only they are left
-            return self._sentences(job, owner, progress, should_stop, result, None)
+            first = IngestResult.from_json(job.result) if job.result else None  # kept by a deferral
+            return self._sentences(job, owner, progress, should_stop, result, first)
         try:
             progress("read", 0, 1)
             data = (self.root / "files" / doc_id).read_bytes()
@@ -280,7 +281,7 @@ class Writer:
                 pass
             if later and r.status == IngestStatus.READY:
                 if yield_units and job.kind == JobKind.INGEST and self.jobs.chunks_waiting(job.id) and \
-                        self.jobs.defer(job.id, owner):
+                        self.jobs.defer(job.id, owner, r):
                     return r
                 return self._sentences(job, owner, progress, should_stop, result, r)
             return r
