@@ -11,6 +11,8 @@
 * :mod:`rag.evaluation.answers` - answer keys and whether an answer holds one (``bench answers``);
 * :mod:`rag.evaluation.followup` - follow-up dialogues and their rewrites (``bench followup``);
 * :mod:`rag.evaluation.loco` - leave-one-corpus-out fits of the gate (``scripts/gate_loco.py``);
+* :mod:`rag.evaluation.gate_bands` - what the gate decides against where the passage is, per corpus and wording,
+  and gate candidates fitted on one corpus and held out on the others (``scripts/gate_bands.py``, issue 40);
 * :mod:`rag.evaluation.confidence` - each answer feature's separation, the answer combiner fitted
   leave-one-corpus-out and its reliability tables (issue 39); ``questions/`` our own question sets;
 * :mod:`rag.evaluation.bench` - the benchmarks (extraction, retrieval, scale) behind ``python -m rag bench``.
