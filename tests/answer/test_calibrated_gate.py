@@ -139,3 +139,28 @@ def test_regate_takes_both_cuts_and_rewrites_why_at_them():
     assert gate.default_mention_score() == 0.3
     with pytest.raises(ValueError, match="mention_score"):
         regate(g, 0.675, 4, mention_score=1.5)
+
+
+def test_a_passage_that_stands_apart_from_the_next_four_is_answered_not_mentioned():
+    """Issue 40: in the mentions band, a nearest passage far closer than the next four is answered (the gate's
+    ``relative_gap`` over STANDOUT_GAP), also when re-gated; under five candidates the rule does not apply."""
+    from rag.answer.gate import GateKnobs
+    from rag.answer.gate.calibrated_gate import STANDOUT_GAP, CalibratedGate
+
+    texts = TEXTS | {i: f"[Guide > Other {i}]\nThe canteen opens at {i} o'clock on weekdays." for i in (4, 5, 6)}
+    contents = {i: t.split("\n", 1)[1] for i, t in texts.items()}
+    q = "When are parking permits renewed?"
+    apart = [hit(1, 1, 0.45)] + [hit(c, r, 0.67) for r, c in enumerate((2, 4, 5, 6), start=2)]
+    close = [hit(1, 1, 0.45)] + [hit(c, r, 0.50) for r, c in enumerate((2, 4, 5, 6), start=2)]
+    g = apply_calibrated_gate(q, apart, texts, contents, STATS, CAL, model=distance_model(), question_lang=None)
+    assert g.score < 0.6 and g.evidence.features["relative_gap"] > STANDOUT_GAP
+    assert g.verdict == "answered" and g.notice is None and "stands apart from the next four" in g.why
+    m = apply_calibrated_gate(q, close, texts, contents, STATS, CAL, model=distance_model(), question_lang=None)
+    assert m.verdict == "mentions" and m.score == g.score and "stands apart" not in m.why
+    few = apply_calibrated_gate(q, apart[:3], texts, contents, STATS, CAL, model=distance_model(), question_lang=None)
+    assert few.evidence.features["relative_gap"] > STANDOUT_GAP and few.verdict == "mentions"
+    gate = CalibratedGate(distance_model())
+    assert gate.regate(g, GateKnobs(0.675, 4)).verdict == "answered"
+    assert gate.regate(g, GateKnobs(0.675, 4, 0.9, 0.3)).verdict == "answered"  # the band, not the answer cut
+    assert gate.regate(g, GateKnobs(0.675, 4, 0.9, 0.5)).verdict == "refused"  # under the lower cut: refused
+    assert gate.regate(g, GateKnobs(0.4, 4)).verdict == "refused"  # nothing under the threshold

@@ -353,15 +353,18 @@ def verdict_messages(query: str, verdict: Verdict, score: float, min_score: floa
 
 
 def scored_verdict(query: str, score: float, min_score: float, mention_score: float | None, distance: GateResult,
-                   language: LanguageCheck | None = None) -> dict[str, Any]:
+                   language: LanguageCheck | None = None, standout: bool = False) -> dict[str, Any]:
     """The fields a scored gate sets on the distance gate's ``distance`` result: ``verdict``, ``refused``,
     ``refusal``, ``notice``, ``reason``, ``sources`` (none when refused), the cuts and the score.
 
     Refused when the distance gate refused or ``score`` is under the lower cut; ``mentions`` from
-    ``mention_score`` (``None``: no band) up to ``min_score``; answered from ``min_score`` up.
+    ``mention_score`` (``None``: no band) up to ``min_score``; answered from ``min_score`` up, and from
+    ``mention_score`` up when ``standout`` (the calibrated gate's passage that stands apart, issue 40).
     """
     mention = min_score if mention_score is None else mention_score
     verdict = Verdict.REFUSED if distance.refused else verdict_for(score, min_score, mention)
+    if standout and verdict == Verdict.MENTIONS:
+        verdict = Verdict.ANSWERED
     reason, refusal, notice = verdict_messages(query, verdict, score, min_score, mention,
                                                distance.refusal if distance.refused else None, language)
     refused = verdict == Verdict.REFUSED
@@ -374,7 +377,7 @@ def scored_verdict(query: str, score: float, min_score: float, mention_score: fl
 
 
 def regate(result: GateResult, threshold: float, max_sources: int, min_score: float | None = None,
-           mention_score: float | None = None) -> GateResult:
+           mention_score: float | None = None, standout: bool = False) -> GateResult:
     """The same question's decision at another threshold / max sources / score cuts, without searching again.
 
     Re-applies the distance gate to ``result.candidates`` (identical chunks collapsed by the gate stay
@@ -382,7 +385,8 @@ def regate(result: GateResult, threshold: float, max_sources: int, min_score: fl
     ``min_score`` and ``mention_score`` (each defaulting to the cut it was computed with). This is what lets a
     user move the sliders and watch a question flip between answered, mentions and refused. The result's
     ``why`` is the decided one's: the gate that re-decides rewrites it (issue 42: the app's what-if showed the
-    old cut). Raises ``ValueError`` like :func:`apply_gate`, or for a cut outside [0, 1].
+    old cut). ``standout`` as in :func:`scored_verdict`. Raises ``ValueError`` like :func:`apply_gate`, or for a
+    cut outside [0, 1].
     """
     dropped = {i for ids in result.duplicates.values() for i in ids}
     dist = apply_gate(result.query, [h for h in result.candidates if h.chunk_id not in dropped], threshold, max_sources)
@@ -391,4 +395,4 @@ def regate(result: GateResult, threshold: float, max_sources: int, min_score: fl
     cut = result.min_score if min_score is None else check_score_cut("min_score", min_score)
     mention = result.mention_score if mention_score is None else check_score_cut("mention_score", mention_score)
     return replace(result, threshold=threshold, max_sources=max_sources, nearest_distance=dist.nearest_distance,
-                   **scored_verdict(result.query, result.score, cut, mention, dist, result.language))
+                   **scored_verdict(result.query, result.score, cut, mention, dist, result.language, standout))
