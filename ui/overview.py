@@ -110,8 +110,9 @@ def _suggested(_store, _settings: Settings, path: str, generation: int, knobs: t
 
 
 def suggestions(store, settings: Settings, scope: Sequence[str] | None) -> None:
-    """"Try asking": questions the documents cover (each passed the gate at ``settings``, within ``scope``; the
-    answer's own verdict can still be weaker, so the label promises coverage, not an answer); a click asks it."""
+    """"Try asking": questions the documents cover (each passed the gate at ``settings``, within ``scope``, and its
+    key passage restated would be supported: :func:`rag.answer.suggest.supported_if_restated`; the model's own
+    answer can still be weaker, so the label promises coverage, not an answer); a click asks it."""
     knobs = (settings.threshold, settings.max_sources, settings.min_score, settings.gate)
     with st.spinner("Finding questions your documents cover…"):
         try:

@@ -6,8 +6,15 @@ a document without sections gets "What is in <its title>?". Naming the document 
 section by its heading words the question the way its chunks were embedded (``[Doc title > Section]``),
 with no other content word for the gate to find missing. Each candidate is then asked of the gate with
 the settings the chat uses (:func:`rag.answer.pipeline.gated_sources`: search and gate, no model), and only
-the ones the gate **answers** from the document they were drawn from are offered: a suggestion never leads
-to a refusal or a "may not answer" warning. Generic headings ("Introduction", "References", "Quiz") are
+the ones the gate **answers** from the document they were drawn from, and whose answer could be judged
+**supported**, are offered (issue 42: "offered only when the app can answer them as supported"). The verdict
+needs the model's claims, and writing one answer per suggestion at page load would cost 10-30 s each on 2 cores;
+so each candidate's key passage (chosen in about 1 ms, as for any question) is put through the claim check and
+the verdict rules as if the model had said just that, citing it (:func:`supported_if_restated`): a question
+whose best passage leaves part of it unaddressed (a file name or identifier the passage does not name, a
+number asked and none given, a two-part question) or matches it only in part is not offered. The model may
+still write a weaker answer; it cannot turn a question this check rejects into a supported one by restating
+its evidence. Generic headings ("Introduction", "References", "Quiz") are
 skipped; documents take turns, so each gets one before any gets two.
 
 Measured on both dev stores (``docs/ui.md``) with the earlier wording "<document>: what about <heading>?", which
@@ -15,7 +22,12 @@ has the same content words as "What about <heading> in <document>?" (issue 42: a
 measured again): that wording was answered from its own document for 62 of 62
 heading questions over the course corpus and 30 of 30 over pdf-dev ("What does <file name> say about
 <heading>?": 30 and 18; "What does the document say about <heading>?": 19 and 10), about 40 ms each on a
-loaded 2-core machine; :data:`TRIES` bounds the cost of a page's first view.
+loaded 2-core machine; :data:`TRIES` bounds the cost of a page's first view. The restated check, measured on
+copies of the course and pdf-dev stores (2026-12-03 12:50 UTC, load 1.9-2.0; every heading question, the
+store's calibrated gate): of the questions the gate answers from their own document, 109 of 126 (course) and
+47 of 76 (pdf-dev) would be supported; the others, mostly questions naming a document by a file name
+("What about Clip Function in 13-grpo-deepseekmath.md?", which no answer names), would be "partly supported".
+50-66 ms per question with the gate.
 """
 
 from __future__ import annotations
@@ -25,10 +37,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag.answer.cite import Citation
+from rag.answer.gate import GateResult
+from rag.answer.key_passage import key_passage
 from rag.answer.overview import document_overview
-from rag.answer.pipeline import gated_sources
+from rag.answer.pipeline import check_answer, gated_sources
+from rag.answer.record import Answer
 from rag.settings import Settings
-from rag.types import DocStatus, Verdict
+from rag.text import TermStats
+from rag.types import AnswerVerdict, DocStatus, Verdict
 
 #: How many suggestions the chat page shows.
 SUGGESTIONS = 4
@@ -130,15 +147,38 @@ def candidate_questions(store, doc_ids: Sequence[str] | None = None) -> list[Sug
     return out
 
 
+def supported_if_restated(gate: GateResult, cites: Sequence[Citation], term_stats: TermStats | None = None) -> bool:
+    """Whether an answer that says what the key passage says, citing it, would be judged **supported**
+    (:func:`rag.answer.check.verdict.judge`, the rules every answer is judged by): the key passage is chosen
+    (about 1 ms, :func:`rag.answer.key_passage.key_passage`), its words are put through the claim check as the
+    model's answer (lexical leg only: no model, no embedding) and judged. A question whose best passage would
+    leave it "partly supported" (part of what it asks unaddressed, a number asked and none given, the passage
+    covering the question only in part) or "may not answer" is not offered (issue 42)."""
+    if gate.verdict != Verdict.ANSWERED or not cites:
+        return False
+    kp = key_passage(gate.query, cites, term_stats)
+    if not kp.sentences:
+        return False
+    text, _, _, sentences = check_answer(kp.text, cites, None, gate.query)
+    a = Answer(query=gate.query, gate=gate, text=text, citations=tuple(cites), sentences=tuple(sentences),
+               key_passage=kp)
+    return a.judged.verdict == AnswerVerdict.SUPPORTED
+
+
 def suggested_questions(store, settings: Settings | None = None, *, n: int = SUGGESTIONS, tries: int = TRIES,
                         doc_ids: Sequence[str] | None = None) -> tuple[list[Suggestion], float]:
     """Up to ``n`` of :func:`candidate_questions` that the gate answers (with ``settings``, default the store's)
-    from the document each was drawn from, trying at most ``tries``; returns them and the milliseconds spent."""
+    from the document each was drawn from and whose key passage, restated, would be supported
+    (:func:`supported_if_restated`), trying at most ``tries``; returns them and the milliseconds spent."""
     t0 = time.perf_counter()
     out: list[Suggestion] = []
+    stats = None
     for s in candidate_questions(store, doc_ids)[:tries]:
         gate, cites, _ = gated_sources(store, s.question, settings, doc_ids)
-        if gate.verdict == Verdict.ANSWERED and cites and cites[0].document_id == s.document_id:
+        if gate.verdict != Verdict.ANSWERED or not cites or cites[0].document_id != s.document_id:
+            continue
+        stats = stats or store.term_stats()
+        if supported_if_restated(gate, cites, stats):
             out.append(s)
             if len(out) >= n:
                 break

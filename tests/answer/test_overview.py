@@ -164,3 +164,36 @@ def test_a_placeholder_title_or_a_site_suffix_never_names_a_document_in_a_sugges
     assert document_name(doc("Composting at home")) == "Composting at home"
     assert heading_question("Rain garden", "Plants") == "What about Plants in Rain garden?"
     assert heading_question("Rain garden", "Why do rain gardens fail?") == "Why do rain gardens fail?"
+
+
+LOCKERS = b"""# Locker rules
+
+## How many lockers are there?
+
+The lockers stand along the north wall of the shed, next to the pump, and every locker has a brass key.
+
+## Locker keys
+
+Locker keys are handed out at the front desk in exchange for a deposit of ten pounds.
+"""
+
+
+def test_a_suggestion_is_offered_only_when_its_answer_could_be_supported(store):
+    """Issue 42: suggestions offered only when the app can answer them as supported, not merely when the gate
+    answers. A heading question asking how many, over a passage holding no number, passes the gate but its key
+    passage, restated, would be "partly supported" (the question asks for a number): not offered."""
+    from rag.answer.pipeline import gated_sources
+    from rag.answer.suggest import supported_if_restated
+
+    assert store.ingest_bytes(LOCKERS, "lockers.md").status == "ready"
+    asked = "How many lockers are there?"
+    assert asked in [c.question for c in candidate_questions(store)]
+    gate, cites, _ = gated_sources(store, asked, store.settings)
+    assert gate.verdict == Verdict.ANSWERED and _doc(store, "lockers.md").id == cites[0].document_id
+    assert not supported_if_restated(gate, cites, store.term_stats())
+    picked, _ = suggested_questions(store, store.settings, n=10)
+    questions = [s.question for s in picked]
+    assert asked not in questions and "What about Locker keys in Locker rules?" in questions
+    for s in picked:
+        gate, cites, _ = gated_sources(store, s.question, store.settings)
+        assert supported_if_restated(gate, cites, store.term_stats()), s.question
