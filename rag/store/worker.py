@@ -306,6 +306,12 @@ class Worker:
                 faulthandler.cancel_dump_traceback_later()
             self._current = None
             self._cancelled.discard(job.id)
+        self._tell(job, r, told)
+
+    def _tell(self, job: Job, r: IngestResult, told: bool) -> None:
+        """Count and log a job run, and pass its result to ``on_result`` once per job: when it is searchable
+        (a job put back for its sentence units is counted when they are done, and told no second time)."""
+        q = self.store.jobs
         deferred = (now := q.get(job.id)) is not None and now.deferred
         if deferred:  # searchable; its sentence units wait for the files behind it (issue 41)
             logger.info("%s (sentence search to follow)", r.message)

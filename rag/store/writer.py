@@ -280,10 +280,7 @@ class Writer:
             except Cancelled:  # committed: a cancel heard now is too late, and must not drop the indexed document
                 pass
             if later and r.status == IngestStatus.READY:
-                if yield_units and job.kind == JobKind.INGEST and self.jobs.chunks_waiting(job.id) and \
-                        self.jobs.defer(job.id, owner, r):
-                    return r
-                return self._sentences(job, owner, progress, should_stop, result, r)
+                return self._units_now_or_later(job, owner, progress, should_stop, result, r, yield_units)
             return r
         except Cancelled:
             return self._drop(job, result)
@@ -318,9 +315,8 @@ class Writer:
                     old = pick_replaced(self.conn, name, doc_id, job.source)
                     if old is not None:
                         delta = delta + retire_version(self.conn, old[0], doc_id)
-                        for (jid,) in self.conn.execute("SELECT id FROM jobs WHERE doc_id=? AND state=?",
-                                                        (old[0], JobState.QUEUED)).fetchall():  # deferred units
-                            finish_job(self.conn, jid, JobState.DONE, reason="replaced before its sentence search")
+                        if (left := active_job(self.conn, old[0])) is not None:  # its deferred sentence units
+                            finish_job(self.conn, left.id, JobState.DONE, reason="replaced before its sentence search")
                         replaced = Replaced(old[0], name, old[2])
                 self.cache.commit(delta)
                 r = result(IngestStatus.READY, chunk_count=n, warnings=warnings, coverage=prepared.document.coverage,
@@ -334,6 +330,15 @@ class Writer:
             remove_original(self.root, replaced.id)
             self.locks.discard_document(replaced.id)
         return r
+
+    def _units_now_or_later(self, job: Job, owner: str, progress: Progress, should_stop: Callable[[], bool] | None,
+                            result: Callable[..., IngestResult], searchable: IngestResult,
+                            yield_units: bool) -> IngestResult:
+        """After the chunks' commit: the units now, or the job queued for them (``yield_units``, issue 41)."""
+        if yield_units and job.kind == JobKind.INGEST and self.jobs.chunks_waiting(job.id) and \
+                self.jobs.defer(job.id, owner, searchable):
+            return searchable
+        return self._sentences(job, owner, progress, should_stop, result, searchable)
 
     def _sentences(self, job: Job, owner: str, progress: Progress, should_stop: Callable[[], bool] | None,
                    result: Callable[..., IngestResult], first: IngestResult | None) -> IngestResult:

@@ -289,6 +289,23 @@ def first_words(store: Store, questions: Sequence[str], settings: Settings,
     return out
 
 
+def _queue_rows(used: Sequence[Path], pdfs: Sequence[Path], s: Settings, emb, tmp: Path, got: Ingested,
+                bare_best: float, row: Callable[[str, str, str], None]) -> None:
+    """The rows after the units-on ingest: when it was searchable, then the same files through the worker's
+    queue, then each of ``pdfs`` dropped alone."""
+    row("searchable after (units on; sentence units follow)",
+        f"{got.searchable_s:.1f} s for the {len(used)} documents", f"{_ratio(got.searchable_s, bare_best)} "
+        "the bare encoder on the chunk texts")
+    ready, drained = through_queue(used, s, emb, tmp / "queue")
+    row(f"through the worker's queue, {len(used)} files dropped at once",
+        f"last searchable after {max(ready):.1f} s; all sentence units after {drained:.1f} s",
+        "each file from the drop: " + ", ".join(f"{r:.1f}" for r in ready) + f" s; {load_average()}")
+    for pdf in pdfs:
+        ready, drained = through_queue([pdf], s, emb, tmp / f"pdf-{pdf.stem}")
+        row(f"a PDF dropped alone ({_pages(pdf)} pages)", f"searchable after {ready[0]:.1f} s; "
+            f"sentence search after {drained:.1f} s", f"{pdf.name}; {load_average()}")
+
+
 def bench_speed(corpus: Corpus, *, questions: int = 8, files: int | None = None, echo: Echo = print,
                 settings: Settings | None = None, embedder=None,
                 get_generator: Callable[[Settings], object] | None = None, generate: bool = True,
@@ -333,17 +350,7 @@ def bench_speed(corpus: Corpus, *, questions: int = 8, files: int | None = None,
                 f"{_ratio(secs, bare_all if units else bare[best])} the bare encoder on the same texts"
                 f"{' (chunks + units)' if units else ''}; {load_average()}")
             if units:
-                row("searchable after (units on; sentence units follow)",
-                    f"{got.searchable_s:.1f} s for the {len(used)} documents", f"{_ratio(got.searchable_s, bare[best])} "
-                    "the bare encoder on the chunk texts")
-                ready, drained = through_queue(used, s, emb, Path(tmp) / "queue")
-                row(f"through the worker's queue, {len(used)} files dropped at once",
-                    f"last searchable after {max(ready):.1f} s; all sentence units after {drained:.1f} s",
-                    "each file from the drop: " + ", ".join(f"{r:.1f}" for r in ready) + f" s; {load_average()}")
-            for pdf in pdfs if units else ():
-                ready, drained = through_queue([pdf], s, emb, Path(tmp) / f"pdf-{pdf.stem}")
-                row(f"a PDF dropped alone ({_pages(pdf)} pages)", f"searchable after {ready[0]:.1f} s; "
-                    f"sentence search after {drained:.1f} s", f"{pdf.name}; {load_average()}")
+                _queue_rows(used, pdfs, s, emb, Path(tmp), got, bare[best], row)
             if not units:
                 store.close()
         queries = [q.text for q in expand_queries(load_questions(corpus.questions))]
