@@ -20,18 +20,19 @@ st.set_page_config(page_title="Document QA", page_icon="📄", layout="wide")
 # The server's first page imports the readers, the index and the answer pipeline before it can draw anything
 # (3 s of imports alone on 2 quiet cores): a newcomer saw a blank page for 5 s (2026-12-02). Said only while
 # those modules are not loaded yet in this process, so it never stays above a page that is drawing.
-first = "ui.services" not in sys.modules  # every page imports it (and the store with it)
-loading = st.empty()
-if first:
+# The imports happen here, under the caption, which is gone before the page draws (issue 42: imported by the page, the
+# caption stayed above a page that ended early with st.stop(), e.g. "Nothing indexed yet.": the cleanup after
+# pages.run() never reached the screen).
+if "ui.services" not in sys.modules:  # every page imports it (and the store with it)
+    loading = st.empty()
     loading.caption("Starting up… (a few seconds, the first time)")
+    import ui.chat  # noqa: F401  (the answer pipeline, the store, the readers: what the pages import)
+    import ui.services  # noqa: F401
+    loading.empty()
 pages = st.navigation([
     st.Page("app_pages/0_Chat.py", title="Chat", icon=":material/chat:", default=True),
     st.Page("app_pages/1_Documents.py", title="Documents", icon=":material/folder_open:", url_path="Documents"),
     st.Page("app_pages/2_Source.py", title="Source", icon=":material/article:", url_path="Source"),
     st.Page("app_pages/3_Evaluation.py", title="Quality", icon=":material/fact_check:", url_path="Quality"),
 ])
-try:
-    pages.run()
-finally:
-    if first:
-        loading.empty()
+pages.run()

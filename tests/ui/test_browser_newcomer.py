@@ -6,7 +6,7 @@ headings, a formula), a text file named ``.docx``, an RTF file and a Markdown gu
 answers, no model call), on a fresh server whose first session opens ``/Documents``:
 
 * the navigation names the pages (it listed ``pages/``'s file names when a session started on /Documents right
-  after the server started);
+  after the server started), and "Starting up..." is gone once the page has drawn;
 * one upload list; a misnamed text file gets its notice and its kind says so; RTF is refused with its reason; the
   failed files are removed one by one or all at once;
 * labels without "[edit]" or "#anchors", the formula kept as text, suggestions phrased as questions;
@@ -109,6 +109,8 @@ def test_a_session_started_on_documents_names_the_pages(server, context):
     expect(page.get_by_test_id("stSidebarNav")).to_be_visible(timeout=SLOW_MS)
     _idle(page)
     assert _nav_names(page) == ["Chat", "Documents", "Source", "Quality"], _nav_names(page)
+    expect(page.get_by_text("Nothing indexed yet.")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"^Starting up"))).to_have_count(0)  # it stayed above a page that had drawn
     _shot(page, "42n-1-navigation.png", full=False)
     page.close()
 
