@@ -162,8 +162,14 @@ def test_the_model_choice_tells_the_wait_measured_here_once_it_answered(store, f
     assert "s here (median of your last answer)" in caption, caption
 
 
-def test_a_model_answer_is_shown_once_and_the_quotes_are_folded(store, fake_generator):
+def test_a_model_answer_is_shown_once_and_the_quotes_are_folded(store, fake_generator, tmp_path, monkeypatch):
     """Issue 42: the key passage, the answer and the source quote said the same text three times."""
+    from rag.models import QWEN_05B
+
+    models = tmp_path / "models"  # a model installed (the fake writes the answers): without one the app shows the
+    models.mkdir()  # key passage alone, so in a checkout without the GGUF this test saw no answer
+    (models / QWEN_05B.file_name).write_bytes(b"")
+    monkeypatch.setenv("RAG_MODELS_DIR", str(models))
     assert store.ingest_bytes(GUIDE, "bike-shed.md").status == "ready"
     at = _app().run()
     at.chat_input(key="question").set_value("When does the bike shed close on weekdays?").run()
