@@ -152,6 +152,17 @@ def test_one_upload_list_what_files_really_are_and_failed_files_removed(server, 
     page.close()
 
 
+def _chat_page(server, context):
+    """A new tab on the Chat page, once it lists the four documents the module's server indexed."""
+    from playwright.sync_api import expect
+
+    base, _ = server
+    page = context.new_page()
+    page.goto(base)
+    expect(page.get_by_text(re.compile(r"What's in your documents \(4\)"))).to_be_visible(timeout=SLOW_MS)
+    return page
+
+
 def _ask(page, question: str):
     from playwright.sync_api import expect
 
@@ -168,10 +179,7 @@ def _ask(page, question: str):
 def test_suggestions_are_questions_and_labels_carry_no_markup(server, context):
     from playwright.sync_api import expect
 
-    base, _ = server
-    page = context.new_page()
-    page.goto(base)
-    expect(page.get_by_text(re.compile(r"What's in your documents \(4\)"))).to_be_visible(timeout=SLOW_MS)
+    page = _chat_page(server, context)
     expect(page.get_by_text("Try asking")).to_be_visible(timeout=SLOW_MS)
     suggestions = page.get_by_role("button", name=re.compile(r"\?$"))
     assert suggestions.count() >= 1
@@ -195,10 +203,7 @@ def test_suggestions_are_questions_and_labels_carry_no_markup(server, context):
 def test_a_pdf_citation_over_the_page_break_opens_where_its_sentences_are(server, context):
     from playwright.sync_api import expect
 
-    base, _ = server
-    page = context.new_page()
-    page.goto(base)
-    expect(page.get_by_text(re.compile(r"What's in your documents \(4\)"))).to_be_visible(timeout=SLOW_MS)
+    page = _chat_page(server, context)
     reply = _ask(page, GARDEN_QUESTION)
     expect(reply).to_contain_text("The porter must lock it at ten.")
     expect(reply.get_by_text("garden.pdf, p. 2 (pp. 1-2)").first).to_be_visible()
@@ -214,10 +219,7 @@ def test_a_pdf_citation_over_the_page_break_opens_where_its_sentences_are(server
 def test_non_default_settings_are_said_in_the_chat_and_the_export_and_each_answer_copies(server, context):
     from playwright.sync_api import expect
 
-    base, _ = server
-    page = context.new_page()
-    page.goto(base)
-    expect(page.get_by_text(re.compile(r"What's in your documents \(4\)"))).to_be_visible(timeout=SLOW_MS)
+    page = _chat_page(server, context)
     sidebar = page.get_by_test_id("stSidebar")
     slider = sidebar.get_by_test_id("stSlider").filter(has_text="Threshold")
     if not slider.get_by_test_id("stSliderThumbValue").is_visible():
