@@ -144,6 +144,9 @@ class Worker:
         self._stop = threading.Event()
         self._current: Job | None = None
         self._cancelled: set[int] = set()  # jobs a cancel (or a lost lease) reached; per job, so none leaks
+        # guards _current and _cancelled between the loop and the heartbeat thread: a beat answered for a take
+        # that has ended must not reach the next take of the same job (a deferred one, issue 41)
+        self._take_lock = threading.Lock()
         self._batch_open: float | None = None
 
     # ------------------------------------------------------------------ control
@@ -154,17 +157,26 @@ class Worker:
 
     def _heartbeat(self) -> None:
         """Renew the worker's heartbeat and the running job's lease; notice a cancel or a lost lease."""
-        q = self.store.jobs
         while not self._stop.wait(HEARTBEAT_S):
-            job = self._current
             try:
-                q.beat_worker(self.owner, job.id if job else None)
-                if job is not None:
-                    beat = q.heartbeat(job.id, self.owner)
-                    if not beat.finished and (beat.cancel or not beat.owned):
-                        self._cancelled.add(job.id)
+                self._beat(self._current)
             except Exception:  # noqa: BLE001 - a busy database must not kill the heartbeat; the next one retries
                 logger.warning("worker heartbeat failed", exc_info=True)
+
+    def _beat(self, job: Job | None) -> None:
+        """One heartbeat for the take ``job`` (what :attr:`_current` was when the beat began): a cancel or a
+        lost lease is noted only while that same take still runs. A job put back for its sentence units
+        (:meth:`rag.store.jobs.JobQueue.defer`) is no longer owned, and this worker may take it again at once;
+        the beat of the take that ended must not cancel the new one."""
+        q = self.store.jobs
+        q.beat_worker(self.owner, job.id if job else None)
+        if job is None:
+            return
+        beat = q.heartbeat(job.id, self.owner)
+        if not beat.finished and (beat.cancel or not beat.owned):
+            with self._take_lock:
+                if self._current is job:
+                    self._cancelled.add(job.id)
 
     # ------------------------------------------------------------------ the loop
 
@@ -268,9 +280,10 @@ class Worker:
     def _run(self, job: Job, *, told: bool = False) -> None:
         """Run ``job``; ``on_result`` once per job, when its document is searchable: ``told`` for a deferred
         job taken for its sentence units (its outcome was told when it was put back, issue 41)."""
-        self._current = job
-        if job.cancel_requested:
-            self._cancelled.add(job.id)
+        with self._take_lock:
+            self._current = job
+            if job.cancel_requested:
+                self._cancelled.add(job.id)
         last: dict[str, Any] = {"t": 0.0, "stage": None}
         q = self.store.jobs
 
@@ -304,8 +317,9 @@ class Worker:
         finally:
             if self.watchdog:
                 faulthandler.cancel_dump_traceback_later()
-            self._current = None
-            self._cancelled.discard(job.id)
+            with self._take_lock:
+                self._current = None
+                self._cancelled.discard(job.id)
         self._tell(job, r, told)
 
     def _tell(self, job: Job, r: IngestResult, told: bool) -> None:

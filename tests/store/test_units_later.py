@@ -204,3 +204,30 @@ def test_a_version_replaced_while_its_units_wait_ends_their_job_instead_of_faili
     assert sorted(d.name for d in s.documents()) == ["guide.md", "other.md"] and all(d.status == "ready" for d in s.documents())
     assert s.get_document(new.document_id).status == "ready" and s.check().ok
     s.close()
+
+
+def test_a_heartbeat_of_the_take_that_put_a_job_back_does_not_cancel_its_next_take(tmp_path, hash_embedder):
+    """Found by tests/store/test_worker_processes.py under load: the heartbeat thread read the running take,
+    the loop put the job back for its sentence units (no longer owned) and went on; the beat then found the job
+    not owned and noted it cancelled, and the worker's next take of that job, for its units, ended cancelled.
+    Here the beat of the first take of guide.md lands while other.md runs."""
+    s = _store(tmp_path / "s", hash_embedder)
+    first = s.enqueue_bytes(DOC, "guide.md")
+    s.enqueue_bytes(DOC.replace(b"Office guide", b"Visitor guide").replace(b"cafeteria", b"canteen"), "other.md")
+    w = Worker(s, contained=False)
+    takes = []
+
+    def note(job, stage, done, total):
+        if not any(t is job for t in takes):
+            takes.append(job)
+        if job.name == "other.md" and stage == "read":
+            assert s.jobs.get(first.job_id).deferred  # put back, not owned by anyone
+            w._beat(takes[0])  # what the heartbeat thread started while guide.md's first take ran
+
+    w.on_progress = note
+    assert w.run(until=lambda: not s.jobs.active()) >= 0
+    assert [t.name for t in takes] == ["guide.md", "other.md", "guide.md"]
+    job = s.jobs.get(first.job_id)
+    assert job.state == JobState.DONE and job.result["status"] == "ready", (job.state, job.reason)
+    assert _units(s) > 0 and s.check().ok
+    s.close()
