@@ -6,48 +6,53 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Imports each module with the project's own modules purged from ``sys.modules`` before it, so an import cycle
-#: (which only fails for some entry points) shows up; third-party modules stay cached to keep it quick.
+#: (which only fails for some entry points) shows up; third-party modules stay cached to keep it quick. argv[1]
+#: and argv[2] pick every argv[2]-th module from the argv[1]-th (the probe runs as slices that pytest-xdist spreads
+#: over its processes: one interpreter for every module was the fast tier's longest test). After the library's
+#: modules it says whether any of them imported streamlit (the UI's modules, which do, come after).
 _PROBE = r"""
 import importlib, pkgutil, sys, traceback
 import rag
-names = ["rag"] + [m.name for m in pkgutil.walk_packages(rag.__path__, "rag.")] + ["ui.format", "ui.services", "ui.chat"]
+k, n = int(sys.argv[1]), int(sys.argv[2])
+library = (["rag"] + [m.name for m in pkgutil.walk_packages(rag.__path__, "rag.")])[k::n]
+ui = ["ui.format", "ui.services", "ui.chat"] if k == n - 1 else []
 failed = []
-for name in names:
-    for k in [k for k in sys.modules if k == "rag" or k.startswith(("rag.", "ui"))]:
-        del sys.modules[k]
+for name in library + ui:
+    if ui and name == ui[0]:
+        print("STREAMLIT", "streamlit" in sys.modules)
+    for m in [m for m in sys.modules if m == "rag" or m.startswith(("rag.", "ui"))]:
+        del sys.modules[m]
     try:
         importlib.import_module(name)
     except Exception:
         failed.append(name + ": " + traceback.format_exc().strip().splitlines()[-1])
+if not ui:
+    print("STREAMLIT", "streamlit" in sys.modules)
 print("\n".join(failed))
-print("MODULES", len(names))
+print("MODULES", len(library + ui))
 """
 
+#: Slices of the probe (two per core of the 2-core machines, so that no slice is the tier's tail).
+_SLICES = 4
 
-def _run(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
-def test_every_module_imports_first_in_a_fresh_interpreter():
-    r = _run(_PROBE)
+@pytest.mark.parametrize("k", range(_SLICES))
+def test_every_module_imports_first_in_a_fresh_interpreter_and_the_library_never_imports_streamlit(k):
+    r = _run(_PROBE, str(k), str(_SLICES))
     assert r.returncode == 0, r.stderr
-    lines = r.stdout.strip().splitlines()
+    lines = [line for line in r.stdout.strip().splitlines() if line]
     assert lines[-1].startswith("MODULES") and int(lines[-1].split()[1]) > 30
-    assert lines[:-1] == [], "modules that fail to import first (import cycle or error):\n" + "\n".join(lines[:-1])
-
-
-def test_library_never_imports_streamlit():
-    code = (
-        "import importlib, pkgutil, sys\nimport rag\n"
-        "for m in pkgutil.walk_packages(rag.__path__, 'rag.'):\n    importlib.import_module(m.name)\n"
-        "print('streamlit' in sys.modules)"
-    )
-    r = _run(code)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "False"
+    assert lines[0] == "STREAMLIT False", "a module of rag/ imports streamlit"
+    assert lines[1:-1] == [], "modules that fail to import first (import cycle or error):\n" + "\n".join(lines[1:-1])
 
 
 def test_subpackages_name_the_pipeline_stages():
