@@ -23,6 +23,7 @@ from rag.answer.cite import Citation
 from rag.answer.excerpt import citation_views, lexical_overlap, readable, visible
 from rag.question import analyse
 from rag.text import TABLE_RULE_LINES, TermStats, units
+from rag.types import LocatorKind
 
 #: At most this many characters of key passage (about two or three sentences of prose).
 MAX_CHARS = 400
@@ -211,6 +212,18 @@ def best_spans(query: str, sources: Sequence[Citation], term_stats: TermStats | 
         if c.index not in out and st.score - RANK_WEIGHT / (st.source + 1) > 0:
             out[c.index] = (st.spans[0][0], st.spans[-1][1])
     return out
+
+
+def page_spans(query: str, sources: Sequence[Citation], term_stats: TermStats | None = None) -> dict[int, tuple[int, int]]:
+    """Per chunk id, the ``(start, end)`` offsets into its content of the stretch a PDF locator places its page by
+    (:func:`best_spans`), for the sources that run over a page break (issue 42); ``{}`` when none does. One rule
+    for the chat's citations (:func:`rag.answer.pipeline.gated_sources`) and for search hits
+    (:func:`rag.answer.pipeline.hit_pages`)."""
+    if not any(c.locator is not None and c.locator.kind == LocatorKind.PAGE and c.locator.first != c.locator.last
+               for c in sources):
+        return {}
+    spans = best_spans(query, sources, term_stats)
+    return {c.chunk_id: spans[c.index] for c in sources if c.index in spans}
 
 
 def distinct(ranked: Sequence[Stretch], k: int) -> list[Stretch]:

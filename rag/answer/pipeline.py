@@ -39,22 +39,30 @@ from rag.answer.check.attribute import (
 )
 from rag.answer.check.confidence import needed_probes
 from rag.answer.check.probes import TokenProbs, YesNo, answer_token_probs, probe_generator, yes_no
-from rag.answer.cite import Citation, citations, format_sources_for_prompt, locator_label
+from rag.answer.cite import (
+    Citation,
+    citations,
+    citations_from_rows,
+    evidence_pages,
+    format_sources_for_prompt,
+    locator_label,
+)
 from rag.answer.excerpt import Excerpt, citation_views, prompt_excerpts
 from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gate.calibrated_gate import store_calibration
 from rag.answer.gate.gates import StoreContext, gate_for
 from rag.answer.generate import FittedPrompt, Generator, TextGenerator, get_default_generator
-from rag.answer.key_passage import KeyPassage, best_spans, key_passage
+from rag.answer.key_passage import KeyPassage, key_passage, page_spans
 from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
 from rag.answer.roles import SUPPORTING
 from rag.answer.translate import Translation, translate_question, translation_generator
 from rag.settings import Settings
 from rag.text import TermStats, strip_markers
-from rag.types import DocStatus, LocatorKind, QueryPlan
+from rag.types import DocStatus, Hit, QueryPlan
 
 if TYPE_CHECKING:
     from rag.index.embed import Encoder
+    from rag.store.records import ChunkRow
     from rag.store.store import Store
 
 def source_headers(sources: Sequence[Citation]) -> list[str]:
@@ -314,11 +322,19 @@ def gated_sources(store: Store, query: str, settings: Settings | None = None,
         plan = gate.plan or QueryPlan(tr.query)
         gate = replace(gate, plan=replace(plan, query=query, rewritten=tr.query, translated_from=tr.source_language))
     cites = citations(gate, store)
-    if any(c.locator is not None and c.locator.kind == LocatorKind.PAGE and c.locator.first != c.locator.last
-           for c in cites):  # over a page break: open where the sentences the answer quotes are (issue 42)
-        spans = best_spans(gate.query, cites, store.term_stats())
-        cites = citations(gate, store, {c.chunk_id: spans[c.index] for c in cites if c.index in spans})
+    if spans := page_spans(gate.query, cites, store.term_stats()):
+        cites = citations(gate, store, spans)  # over a page break: open where the quoted sentences are (issue 42)
     return gate, cites, (time.perf_counter() - t0) * 1000.0
+
+
+def hit_pages(store: Store, query: str, hits: Sequence[Hit], rows: Sequence[ChunkRow]) -> list[int | None]:
+    """The 1-based page each search hit opens at (``None`` outside PDFs), ``rows`` its chunk rows in the same order:
+    the page of the stretch the key passage would quote (:func:`rag.answer.key_passage.page_spans`) for a chunk over
+    a page break, as the chat's citations open (``search --json`` and the HTTP API's search placed it by the one
+    sentence sharing most words with the query, and could name the page before the one the answer quotes)."""
+    pages = evidence_pages(rows, query, store)
+    spans = page_spans(query, citations_from_rows(hits, rows, pages), store.term_stats())
+    return evidence_pages(rows, query, store, spans) if spans else pages
 
 
 def ask(

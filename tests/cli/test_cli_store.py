@@ -14,6 +14,8 @@ SEARCH_KEYS = ["rank", "chunk_id", "document_id", "document_name", "page", "star
                "cosine_distance"]
 #: Added by issue 17 after the pinned keys (fields are added, never removed).
 SEARCH_KEYS_ADDED = ["media_type", "locator_label", "fragment", "locator"]
+#: Added when search --json became the HTTP API's search object (2026-12-04): each hit's scores.
+SEARCH_SCORES_ADDED = ["rrf_score", "dense_rank", "bm25_rank", "bm25_score", "rerank_score"]
 
 
 def _run(*args):
@@ -68,7 +70,7 @@ def test_search_json_contract(small_store):
     assert j["retrieval"]["language"] == "en" and 0.0 <= j["retrieval"]["bm25_weight"] <= 1.0
     assert 1 <= len(j["hits"]) <= 3
     for i, h in enumerate(j["hits"], start=1):
-        assert list(h) == SEARCH_KEYS + SEARCH_KEYS_ADDED and h["rank"] == i and 0.0 <= h["cosine_distance"] <= 2.0
+        assert list(h) == SEARCH_KEYS + SEARCH_KEYS_ADDED + SEARCH_SCORES_ADDED and h["rank"] == i and 0.0 <= h["cosine_distance"] <= 2.0
         assert h["locator"]["kind"] in ("page", "chars") and h["fragment"].startswith(("#page=", "#char="))
     for mode in ("dense", "bm25"):
         assert json.loads(_run("search", "--store", str(d), "--mode", mode, "--json", "table")[1])["mode"] == mode
