@@ -216,9 +216,10 @@ def best_spans(query: str, sources: Sequence[Citation], term_stats: TermStats | 
 
 def page_spans(query: str, sources: Sequence[Citation], term_stats: TermStats | None = None) -> dict[int, tuple[int, int]]:
     """Per chunk id, the ``(start, end)`` offsets into its content of the stretch a PDF locator places its page by
-    (:func:`best_spans`), for the sources that run over a page break (issue 42); ``{}`` when none does. One rule
-    for the chat's citations (:func:`rag.answer.pipeline.gated_sources`) and for search hits
-    (:func:`rag.answer.pipeline.hit_pages`)."""
+    (:func:`best_spans`), for the sources that run over a page break (issue 42); ``{}`` when none does: where the
+    chat's citations open (:func:`rag.answer.pipeline.gated_sources`). Search hits, which quote no key passage,
+    keep the single-sentence rule (:func:`rag.answer.cite.evidence_pages`): on pdf-dev's 58 needles found in the
+    top 20 it put 56 on the needle's page, this rule 55 (2026-12-04)."""
     if not any(c.locator is not None and c.locator.kind == LocatorKind.PAGE and c.locator.first != c.locator.last
                for c in sources):
         return {}

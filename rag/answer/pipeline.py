@@ -42,8 +42,6 @@ from rag.answer.check.probes import TokenProbs, YesNo, answer_token_probs, probe
 from rag.answer.cite import (
     Citation,
     citations,
-    citations_from_rows,
-    evidence_pages,
     format_sources_for_prompt,
     locator_label,
 )
@@ -58,11 +56,10 @@ from rag.answer.roles import SUPPORTING
 from rag.answer.translate import Translation, translate_question, translation_generator
 from rag.settings import Settings
 from rag.text import TermStats, strip_markers
-from rag.types import DocStatus, Hit, QueryPlan
+from rag.types import DocStatus, QueryPlan
 
 if TYPE_CHECKING:
     from rag.index.embed import Encoder
-    from rag.store.records import ChunkRow
     from rag.store.store import Store
 
 def source_headers(sources: Sequence[Citation]) -> list[str]:
@@ -326,15 +323,6 @@ def gated_sources(store: Store, query: str, settings: Settings | None = None,
         cites = citations(gate, store, spans)  # over a page break: open where the quoted sentences are (issue 42)
     return gate, cites, (time.perf_counter() - t0) * 1000.0
 
-
-def hit_pages(store: Store, query: str, hits: Sequence[Hit], rows: Sequence[ChunkRow]) -> list[int | None]:
-    """The 1-based page each search hit opens at (``None`` outside PDFs), ``rows`` its chunk rows in the same order:
-    the page of the stretch the key passage would quote (:func:`rag.answer.key_passage.page_spans`) for a chunk over
-    a page break, as the chat's citations open (``search --json`` and the HTTP API's search placed it by the one
-    sentence sharing most words with the query, and could name the page before the one the answer quotes)."""
-    pages = evidence_pages(rows, query, store)
-    spans = page_spans(query, citations_from_rows(hits, rows, pages), store.term_stats())
-    return evidence_pages(rows, query, store, spans) if spans else pages
 
 
 def ask(

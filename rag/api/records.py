@@ -14,8 +14,7 @@ from dataclasses import asdict
 from typing import Any
 from urllib.parse import urlencode
 
-from rag.answer.cite import fragment, locator_label, row_locator
-from rag.answer.pipeline import hit_pages
+from rag.answer.cite import evidence_pages, fragment, locator_label, row_locator
 from rag.answer.record import ANSWER_FORMAT, Answer
 from rag.store.jobs import Job
 from rag.store.records import ChunkRow, DocumentRow
@@ -70,7 +69,7 @@ def hits_json(store: Store, query: str, hits: list[Hit], plan: QueryPlan, mode: 
     best first, each with its scores (``cosine_distance``, ``rrf_score``, each leg's rank, ``bm25_score``,
     ``rerank_score``) and its locator (object, label, URL fragment, 1-based evidence ``page``)."""
     rows = store.chunks([h.chunk_id for h in hits])
-    pages = hit_pages(store, query, hits, rows)
+    pages = evidence_pages(rows, query, store)
     out = [{"rank": h.rank, "chunk_id": h.chunk_id, "document_id": r.document_id, "document_name": r.document_name,
             "page": p, "start": r.start, "end": r.end, "section": list(r.section), "content": r.content,
             "cosine_distance": round(h.cosine_distance, 6), "media_type": r.media_type,

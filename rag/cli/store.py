@@ -38,7 +38,7 @@ from typing import Any
 
 import click
 
-from rag.answer.cite import locator_label
+from rag.answer.cite import evidence_pages, locator_label
 from rag.cli.collection import collection_option, store_settings
 from rag.cli.jobs import wait_for_jobs
 from rag.errors import StoreError
@@ -268,14 +268,13 @@ def search_cmd(store_dir: str | None, collection: str | None, k: int, mode: str,
     scope = resolve_docs(store, doc_ids)
     hits, plan = (store.search_planned(query, k=k, mode=mode) if scope is None
                   else store.search_planned(query, k=k, mode=mode, doc_ids=scope))
-    from rag.answer.pipeline import hit_pages
     from rag.api.records import hits_json
 
     if as_json:  # the HTTP API's search object: the same fields, scores and locators
         click.echo(json.dumps(hits_json(store, query, hits, plan, mode), ensure_ascii=False, indent=2))
         return
     rows = store.chunks([h.chunk_id for h in hits])
-    pages = hit_pages(store, query, hits, rows)  # the page of the passage the answer would quote (issue 42)
+    pages = evidence_pages(rows, query, store)  # issue 13: the page holding the sentence that matches
     if plan.rewritten:
         click.echo(f"searched as: {plan.rewritten}")
     if not hits:

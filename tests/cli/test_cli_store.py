@@ -74,6 +74,13 @@ def test_search_json_contract(small_store):
         assert h["locator"]["kind"] in ("page", "chars") and h["fragment"].startswith(("#page=", "#char="))
     for mode in ("dense", "bm25"):
         assert json.loads(_run("search", "--store", str(d), "--mode", mode, "--json", "table")[1])["mode"] == mode
+    from rag.api.records import hits_json
+    from rag.store.store import Store
+
+    s = Store(d)  # the HTTP API's and the MCP server's search object is the same, key for key
+    hits, plan = s.search_planned("layout parser table", k=3, mode="hybrid")
+    assert hits_json(s, "layout parser table", hits, plan, "hybrid") == j
+    s.close()
 
 
 def test_retry_and_delete(small_store):

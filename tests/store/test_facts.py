@@ -204,30 +204,3 @@ def test_a_citation_over_a_page_break_opens_where_its_quoted_sentences_are(store
     assert kp.sentences[0].locator_label == "garden.pdf, p. 2 (pp. 1-2)"
     page2 = store.page_map(doc)[1]
     assert page2.page == 2 and page2.start <= c.start + kp.sentences[0].start  # the quoted sentences: on page 2
-
-
-def test_a_search_hit_over_a_page_break_opens_where_the_chat_s_citation_does(tmp_path, fake_embedder):
-    """Search places a hit's page by the same rule as the chat's citations (issue 42's leftover): ``search --json``
-    and the HTTP API's search named page 1 of the garden PDF, by the single sentence sharing most words with
-    the question, where the key passage's sentences, and the chat's citation, are on page 2."""
-    from click.testing import CliRunner
-
-    from rag.api.records import hits_json
-    from rag.cli.main import main
-
-    d, pdf = tmp_path / "store", tmp_path / "garden.pdf"
-    pdf.write_bytes(garden_pdf())
-    assert CliRunner().invoke(main, ["ingest", "--store", str(d), str(pdf)]).exit_code == 0
-    s = Store(d)
-    (row,) = _crossing(s, s.documents()[0].id)
-    assert evidence_pages([row], GARDEN_QUESTION, s) == [1]  # the single-sentence rule alone: page 1
-    hits, plan = s.search_planned(GARDEN_QUESTION, k=5)
-    (hit,) = [h for h in hits_json(s, GARDEN_QUESTION, hits, plan, "hybrid")["hits"] if h["chunk_id"] == row.chunk_id]
-    assert (hit["page"], hit["fragment"], hit["locator_label"]) == (2, "#page=2", "garden.pdf, p. 2 (pp. 1-2)")
-    s.close()
-    out = CliRunner().invoke(main, ["search", "--store", str(d), "--json", GARDEN_QUESTION])
-    assert out.exit_code == 0, out.output
-    (hit,) = [h for h in json.loads(out.output)["hits"] if h["chunk_id"] == row.chunk_id]
-    assert hit["page"] == 2 and hit["rrf_score"] is not None  # the API's object: its scores included
-    text = CliRunner().invoke(main, ["search", "--store", str(d), GARDEN_QUESTION])
-    assert "garden.pdf, p. 2 (pp. 1-2)" in text.output
