@@ -35,11 +35,7 @@ cfg = services.settings()
 with st.sidebar:
     with st.container():
         sidebar.collection_picker()
-    try:
-        store = services.store()
-    except RagError as e:
-        st.error(md_escape(str(e)))
-        st.stop()
+    store = services.store_or_stop()
     with st.container():
         jobs.progress_panel(store)  # issue 25: indexing under way, on every page
     with st.container():

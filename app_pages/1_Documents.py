@@ -38,11 +38,7 @@ with st.sidebar:
     sidebar.collection_picker()
 st.title("Documents")
 limit_mb = services.upload_limit_mb()
-try:
-    store = services.store()
-except RagError as e:
-    st.error(md_escape(str(e)))
-    st.stop()
+store = services.store_or_stop()
 
 
 def _log_result(r) -> None:

@@ -21,11 +21,7 @@ from ui.plain import kind_label
 st.set_page_config(page_title="Source · Document QA", page_icon="📄", layout="wide")
 services.init_state()
 require_access()  # issue 26: a password first when served beyond this machine
-try:
-    store = services.store()
-except RagError as e:
-    st.error(md_escape(str(e)))
-    st.stop()
+store = services.store_or_stop()
 with st.sidebar:
     jobs.progress_panel(store)
 

@@ -49,11 +49,7 @@ with st.expander("File formats (JSON Lines, one object per line)"):
     st.code('{"id": "o01", "query": "a question your documents do not answer", "kind": "near"}   # or "far"',
             language="json")
 
-try:
-    store = services.store()
-except RagError as e:
-    st.error(md_escape(str(e)))
-    st.stop()
+store = services.store_or_stop()
 with st.sidebar:
     jobs.progress_panel(store)
 if store.is_empty:

@@ -31,6 +31,7 @@ from rag.served import ServedCopies, sweep
 from rag.settings import Settings, get_settings
 from rag.store.store import Store
 from rag.types import DocStatus, MediaType
+from ui.format import md_escape
 from ui.view.pdf import static_url
 
 MiB = 1024 * 1024
@@ -121,6 +122,17 @@ def default_min_score() -> float:
 def store():
     """The process-wide :class:`rag.store.store.Store` of this session's collection (cached per resolved path)."""
     return _store(str(collections().path(collection_name()).resolve()))
+
+
+def store_or_stop() -> Store:
+    """:func:`store`, or the page shows why it cannot open (a :class:`rag.errors.RagError`'s message, naming the
+    store) and stops there: every page's first step."""
+    try:
+        return store()
+    except RagError as e:
+        st.error(md_escape(str(e)))
+        st.stop()
+        raise  # st.stop() raises; this line is never reached
 
 
 def store_at(path: Path):

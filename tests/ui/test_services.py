@@ -44,3 +44,29 @@ def test_the_embedder_follows_the_collection(tmp_path, monkeypatch):
     at = AppTest.from_function(_script, default_timeout=120).run()
     assert not at.exception, at.exception
     assert at.markdown[0].value == "minilm-int8|minilm"
+
+
+def test_every_page_says_why_the_store_cannot_open_and_stops(tmp_path, monkeypatch):
+    """services.store_or_stop, each page's first step: the store's error (naming it) in an error box, nothing
+    raised, nothing else of the page drawn."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from rag.errors import StoreError
+    from ui import services
+    from ui.format import md_escape
+
+    monkeypatch.setenv("RAG_STORE", str(tmp_path / "data"))
+    monkeypatch.delenv("RAG_COLLECTION", raising=False)
+    bad = f"cannot open the store at {tmp_path / 'data'}: file is not a database"
+
+    def broken(path: str) -> Store:
+        raise StoreError(bad)
+
+    monkeypatch.setattr(services, "_store", broken)
+    for page in ("app_pages/0_Chat.py", "app_pages/1_Documents.py", "app_pages/2_Source.py",
+                 "app_pages/3_Evaluation.py"):
+        at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / page), default_timeout=60).run()
+        assert not at.exception, (page, at.exception)
+        assert [e.value for e in at.error] == [md_escape(bad)], page  # shown as written, not as Markdown
