@@ -123,3 +123,18 @@ def new_context(browser, height: int, timeout_ms: int, **kw):
     context = browser.new_context(viewport={"width": 1280, "height": height}, **kw)
     context.set_default_timeout(timeout_ms)
     return context
+
+
+def expect_shown_once(page, text: str, timeout_ms: int, settle_s: float = 30.0) -> None:
+    """Wait until ``text`` is on the page, then until it is there exactly once (a page whose fragment ends a file
+    reruns the whole app, and for a moment Streamlit keeps the fragment's old elements beside the new ones: a
+    strict locator then fails on the same line twice). Fails if the line is still shown twice after
+    ``settle_s`` (the one upload list, issue 42)."""
+    from playwright.sync_api import expect
+
+    loc = page.get_by_text(text)
+    expect(loc.first).to_be_visible(timeout=timeout_ms)
+    deadline = time.monotonic() + settle_s
+    while loc.count() != 1:
+        assert time.monotonic() < deadline, f"{text!r} shown {loc.count()} times"
+        page.wait_for_timeout(250)

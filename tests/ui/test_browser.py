@@ -24,7 +24,16 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_app import ARTIFACTS, ROOT, chromium, new_context, require_chromium, require_model, streamlit_app
+from browser_app import (
+    ARTIFACTS,
+    ROOT,
+    chromium,
+    expect_shown_once,
+    new_context,
+    require_chromium,
+    require_model,
+    streamlit_app,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PDF_NAME = "01-dpr-paper-two-column-13p.pdf"
@@ -183,8 +192,8 @@ def _pdf_flow(page, browser_context, server, corpus, pdf):
         page.screenshot(path=ARTIFACTS / "00-indexing.png")
     except AssertionError:
         pass
-    expect(page.get_by_text(f"{PDF_NAME}: indexed")).to_be_visible(timeout=SLOW_MS)
-    expect(page.get_by_text(f"{MD_NAME}: indexed")).to_be_visible(timeout=SLOW_MS)
+    expect_shown_once(page, f"{PDF_NAME}: indexed", SLOW_MS)
+    expect_shown_once(page, f"{MD_NAME}: indexed", SLOW_MS)
     expect(page.get_by_text("50 MB").first).to_be_visible()  # the upload limit is shown
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
     expect(page.get_by_role("button", name="Delete")).to_be_visible()
@@ -321,8 +330,8 @@ def test_docx_and_pptx_citations_open_at_the_passage(server, browser_context, re
         page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files([
             {"name": "manual.docx", "mimeType": "application/octet-stream", "buffer": samples.docx_bytes()},
             {"name": "induction.pptx", "mimeType": "application/octet-stream", "buffer": samples.pptx_bytes()}])
-        expect(page.get_by_text("manual.docx: indexed")).to_be_visible(timeout=SLOW_MS)
-        expect(page.get_by_text("induction.pptx: indexed")).to_be_visible(timeout=SLOW_MS)
+        expect_shown_once(page, "manual.docx: indexed", SLOW_MS)
+        expect_shown_once(page, "induction.pptx: indexed", SLOW_MS)
 
         page.goto(server)
         answer = _ask(page, samples.DOCX_QUESTION)
@@ -394,8 +403,8 @@ def _issue16_flow(page, server, cases_dir, tmp_path):
     page.goto(f"{server}/Documents")
     v1 = cases_dir / "c25_versions" / "v1" / LEAVE
     _upload(page, [v1, cases_dir / "c26_bike_shed.md", cases_dir / "c26_visitor_guide.md"])
-    expect(page.get_by_text(f"{LEAVE}: indexed")).to_be_visible(timeout=SLOW_MS)
-    expect(page.get_by_text("c26_visitor_guide.md: indexed")).to_be_visible(timeout=SLOW_MS)
+    expect_shown_once(page, f"{LEAVE}: indexed", SLOW_MS)
+    expect_shown_once(page, "c26_visitor_guide.md: indexed", SLOW_MS)
     v2 = tmp_path / "v2" / LEAVE  # same name, other bytes, from another folder
     v2.parent.mkdir()
     v2.write_bytes((cases_dir / "c25_versions" / "v2" / LEAVE).read_bytes())

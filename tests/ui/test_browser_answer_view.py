@@ -12,7 +12,7 @@ import re
 import time
 
 import pytest
-from browser_app import ARTIFACTS, chromium, new_context, require_chromium, streamlit_app
+from browser_app import ARTIFACTS, chromium, expect_shown_once, new_context, require_chromium, streamlit_app
 from test_browser_controls import GUIDE, _ask, _idle, _no_exception
 
 pytestmark = [pytest.mark.browser]
@@ -49,7 +49,7 @@ def indexed(browser, server, tmp_path_factory):
         page.goto(f"{server}/Documents")
         expect(page.get_by_role("heading", name="Documents")).to_be_visible(timeout=SLOW_MS)
         page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files([str(guide)])
-        expect(page.get_by_text("bike-shed.md: indexed")).to_be_visible(timeout=SLOW_MS)
+        expect_shown_once(page, "bike-shed.md: indexed", SLOW_MS)
     finally:
         context.close()
     return server

@@ -17,7 +17,7 @@ import re
 import time
 
 import pytest
-from browser_app import ARTIFACTS, chromium, new_context, require_chromium, streamlit_app
+from browser_app import ARTIFACTS, chromium, expect_shown_once, new_context, require_chromium, streamlit_app
 
 pytestmark = [pytest.mark.browser]
 SLOW_MS = 300_000  # indexing on 2 shared cores: a bound on waiting, never an assertion
@@ -121,7 +121,7 @@ def test_controls_tell_the_truth(server, page, tmp_path):
     page.get_by_test_id("stSidebarNav").get_by_text("Documents", exact=True).click()
     expect(page.get_by_role("heading", name="Documents")).to_be_visible(timeout=SLOW_MS)
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files([str(guide)])
-    expect(page.get_by_text("bike-shed.md: indexed")).to_be_visible(timeout=SLOW_MS)
+    expect_shown_once(page, "bike-shed.md: indexed", SLOW_MS)
     page.get_by_test_id("stSidebarNav").get_by_text("Chat", exact=True).click()
     expect(page.get_by_text(re.compile(r"What's in your documents \(1\)"))).to_be_visible(timeout=SLOW_MS)
 

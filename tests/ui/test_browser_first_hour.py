@@ -18,7 +18,15 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_app import ARTIFACTS, chromium, new_context, require_chromium, require_model, streamlit_app
+from browser_app import (
+    ARTIFACTS,
+    chromium,
+    expect_shown_once,
+    new_context,
+    require_chromium,
+    require_model,
+    streamlit_app,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CHAPTER = "04-learning-curves.md"
@@ -109,7 +117,7 @@ def _walk(page, context, server, corpus_dir, cases_dir):
         str(corpus_dir / "docs" / CHAPTER), str(cases_dir / "c25_versions" / "v2" / "leave-policy.md"),
         str(cases_dir / "c26_bike_shed.md")])
     for name in (CHAPTER, "leave-policy.md", "c26_bike_shed.md"):
-        expect(page.get_by_text(f"{name}: indexed")).to_be_visible(timeout=SLOW_MS)
+        expect_shown_once(page, f"{name}: indexed", SLOW_MS)
     grid = page.get_by_test_id("stDataFrame").first
     expect(grid).to_be_visible()
     _shot(page, "31-documents.png")
