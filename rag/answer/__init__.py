@@ -15,7 +15,7 @@
 * :mod:`rag.answer.check.clean` - the model's text cleaned before anyone sees it; :mod:`rag.answer.check.attribute` - the
   server's checks of what the model wrote, :mod:`rag.answer.check.claims` - what a sentence claims and the source
   statement that makes the same claim; :mod:`rag.answer.roles` - which units of a source may answer (body
-  text); :mod:`rag.answer.check.verdict` - the one verdict a user reads (issue 24); :mod:`rag.answer.advice` - what a
+  text: ingest's :mod:`rag.ingest.unit_roles`, and the lines the other sources repeat); :mod:`rag.answer.check.verdict` - the one verdict a user reads (issue 24); :mod:`rag.answer.advice` - what a
   refusal or "may not answer" searched, the closest passages and what to try (issue 39); :mod:`rag.answer.check.probes` - what the
   model's own logits say of an answer, :mod:`rag.answer.check.confidence` - an answer's features and the calibrated
   probability that it is right (issue 39);

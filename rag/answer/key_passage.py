@@ -9,7 +9,7 @@ claim check. Pure and fast (about 1 ms): no model, only the excerpt scorer's IDF
 Every sentence is a span of its source's ``quote`` (the chunk ``content``): ``quote[start:end] == text``.
 Text hidden in the source format (HTML comments) and sentences giving the model orders
 (:func:`rag.answer.excerpt.hidden_spans`) are never chosen; nor is anything that is not body text (issue 24,
-item 2: :mod:`rag.answer.roles`): slide footers, running heads, one-word and title-only units, reference-list
+item 2: :mod:`rag.answer.roles`, with ingest's rules of :mod:`rag.ingest.unit_roles`): slide footers, running heads, one-word and title-only units, reference-list
 entries, tables of contents, navigation lines. A stretch never runs across such a unit.
 """
 

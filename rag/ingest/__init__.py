@@ -26,8 +26,9 @@
   outline numbers and list labels and :mod:`rag.ingest.office.odf_slides` for ODP), :mod:`rag.ingest.office.ooxml` (Strict OOXML);
   :mod:`rag.ingest.web.html_prepare` (note markers, formulas, heading decorations) before the HTML layout;
   hidden text left out by :mod:`rag.ingest.office.office_hidden` and :mod:`rag.ingest.web.css_hidden`;
-* :mod:`rag.ingest.pdf.furniture` (running headers and footers) and :mod:`rag.ingest.roles` (reference lists,
-  tables of contents, navigation): what each stretch of a document is to a reader;
+* :mod:`rag.ingest.pdf.furniture` (running headers and footers), :mod:`rag.ingest.roles` (reference lists,
+  tables of contents, navigation) and :mod:`rag.ingest.unit_roles` (each line and unit of a chunk: contents
+  entries, page counters, title lines): what each stretch of a document is to a reader;
 * :mod:`rag.ingest.chunk` - strategy E of the design (and A-F for evaluation); :mod:`rag.ingest.locate` - each
   chunk's locator and role, read from its document.
 

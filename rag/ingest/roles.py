@@ -26,8 +26,9 @@ Rules (each on whole paragraphs: blank-line separated blocks of the canonical te
 
 This module is the one role vocabulary (issue 36, item 3): reference lists and the sections titled as a reference
 list or contents are decided here alone, and the answer layer (:mod:`rag.answer.roles`) reads them from the
-chunk's stored role; it judges a body chunk's lines with these same words and rules (:func:`is_navigation`,
-:func:`is_toc_line`, :data:`TOC_TITLE`) and adds what needs the other sources of the same answer.
+chunk's stored role; a body chunk's lines and units are judged with these same words and rules (:func:`is_navigation`,
+:func:`is_toc_line`, :data:`TOC_TITLE`, :func:`is_sentence`) by :mod:`rag.ingest.unit_roles`, and the answer layer adds
+only what needs the other sources of the same answer.
 
 Readers add what only they can know (a slide deck's title slide: :mod:`rag.ingest.pdf`); :func:`merge`
 puts the two together.
@@ -71,6 +72,12 @@ _NAV_PHRASE = re.compile(r"^\s*(?:skip to (?:main )?content|back to top|jump to 
 _CRUMB_SEP = re.compile(r"(?<!\s)\s+[>›»/]\s+")
 #: How a sentence ends: sentence punctuation, or a closing bracket or quote.
 _SENTENCE_END = re.compile(r"[.!?…:;)\]\"'”’*_`]\s*$")
+
+
+def is_sentence(text: str) -> bool:
+    """Whether ``text`` reads as a sentence: it ends in sentence punctuation (or a closing bracket / quote), trailing
+    whitespace aside. The one rule of every role that asks (a breadcrumb, a footer, a title line, a repeated line)."""
+    return bool(_SENTENCE_END.search(text.rstrip()))
 _PARA = re.compile(r"[^\n]+(?:\n[^\n]+)*")
 
 
@@ -86,7 +93,7 @@ def _is_breadcrumb(line: str) -> bool:
     legend ``teal: HDC functionality / red: data flow / green: ...``)."""
     parts = _CRUMB_SEP.split(line)
     return (len(parts) >= 3 and all(0 < len(p) <= 40 and not any(c in ".!?:>›»" for c in p) for p in parts)
-            and len(line.split()) <= 20 and not _SENTENCE_END.search(line) and not line.startswith("|"))
+            and len(line.split()) <= 20 and not is_sentence(line) and not line.startswith("|"))
 
 
 def is_navigation(line: str) -> bool:

@@ -1,12 +1,13 @@
-"""Unit roles at answer time (rag.answer.roles, issue 24 item 2): what never stands as the answer, and what must
-always stay body text (the rules are narrow on purpose)."""
+"""Unit roles (rag.ingest.unit_roles, read by rag.answer.roles; issue 24 item 2, issue 36 item 3): what never
+stands as the answer, and what must always stay body text (the rules are narrow on purpose)."""
 
 from __future__ import annotations
 
 import pytest
 
 from rag.answer.excerpt import answer_view
-from rag.answer.roles import SUPPORTING, non_answer_spans, repeated_lines, source_units, unit_role
+from rag.answer.roles import SUPPORTING, non_answer_spans, repeated_lines, source_units
+from rag.ingest.unit_roles import chunk_unit_roles, unit_role
 from rag.types import TextRole
 
 
@@ -117,8 +118,25 @@ NOT_NAVIGATION = ["4. **Top-k Filtering**: An alternative approach where we only
 def test_one_navigation_rule_for_ingest_and_answer():
     """Issue 36, item 3: ingest tags navigation paragraphs and the answer layer judges a source's units with the same
     word list and rule (they had two lists that disagreed)."""
-    from rag.answer.roles import navigation_like
     from rag.ingest.roles import is_navigation
+    from rag.ingest.unit_roles import navigation_like
 
     assert [line for line in NAVIGATION if not (is_navigation(line) and navigation_like(line))] == []
     assert [line for line in NOT_NAVIGATION if is_navigation(line) or navigation_like(line)] == []
+
+
+def test_the_answer_layer_judges_only_lines_repeated_across_sources():
+    """Issue 36, item 3: every role a chunk's own text tells is ingest's (rag.ingest.unit_roles); the answer layer adds
+    the lines another source repeats, and nothing else: with no repeated line its units are ingest's, unit for unit,
+    and rag/answer/roles.py compiles no pattern of its own."""
+    import inspect
+
+    import rag.answer.roles as answer_roles
+
+    text = ("Version Control\nA branch is a movable pointer to a commit.\nBSD Tales - Jane Roe\n"
+            "Contents\n1 Intro 3\n2 Setup 5\n3 Use 9\nNext: Usage, Previous: Install, Up: Top\n12 / 40")
+    assert source_units(text) == chunk_unit_roles(text)
+    rep = repeated_lines([text, "Other slide.\nBSD Tales - Jane Roe"])
+    assert dict((t, r) for r, t in _roles(text, repeated=rep))["BSD Tales - Jane Roe"] == "furniture"
+    assert dict((t, r) for r, t in _roles(text))["BSD Tales - Jane Roe"] != "furniture"
+    assert "re.compile" not in inspect.getsource(answer_roles) and "import re" not in inspect.getsource(answer_roles)
