@@ -59,6 +59,7 @@ from dataclasses import dataclass, replace
 
 from rag.ingest.locate import locator_at, role_at
 from rag.ingest.roles import find_roles
+from rag.ingest.unit_roles import chunk_unit_roles, masked
 from rag.text import TABLE_RULE, Span, lines, matches_as_spans, paragraphs, sentences, units
 from rag.tokens import count_tokens_batch
 from rag.types import Chunk, ChunkStrategy, RoleSpan, TextRole
@@ -89,8 +90,17 @@ UNIT_MIN_WORDS = 3
 def chunk_units(chunk: Chunk, min_words: int = UNIT_MIN_WORDS) -> list[Span]:
     """The units of ``chunk.content`` (:func:`units`) that get a vector of their own beside the chunk's (issue 27,
     item 1): spans into the canonical text (0-based code points, end exclusive), those of ``min_words`` words or
-    more, in order; ``[]`` when fewer than two are left (the chunk's own vector is then its unit's)."""
-    spans = [(a, b) for a, b in units(chunk.content) if len(chunk.content[a:b].split()) >= min_words]
+    more, in order; ``[]`` when fewer than two are left (the chunk's own vector is then its unit's).
+
+    In a body chunk, the lines and units that can never answer (:func:`rag.ingest.unit_roles.chunk_unit_roles`:
+    navigation and contents lines, page counters, dated running heads) are left out first (issue 36 item 3, issue 41
+    item 2: nothing is embedded that is never searched as an answer; a footer glued to a slide's last bullet no
+    longer rides in that bullet's vector)."""
+    text = chunk.content
+    if (chunk.role or TextRole.BODY) == TextRole.BODY:
+        text = masked(text, [(u.start, u.end) for u in chunk_unit_roles(text)
+                             if u.role not in (TextRole.BODY, TextRole.HEADING)])
+    spans = [(a, b) for a, b in units(text) if len(text[a:b].split()) >= min_words]
     return [(chunk.start + a, chunk.start + b) for a, b in spans] if len(spans) > 1 else []
 
 

@@ -129,13 +129,15 @@ def embed_texts(all_texts: list[str], name: str, settings: Settings, embedder: E
 
 @dataclass(frozen=True)
 class StoredChunk:
-    """What the units of a stored chunk are cut from: its row ``id``, embedded ``text``, ``content`` and ``start``
-    offset (the attributes :func:`rag.ingest.chunk.chunk_units` and :func:`rag.ingest.chunk.unit_text` read)."""
+    """What the units of a stored chunk are cut from: its row ``id``, embedded ``text``, ``content``, ``start``
+    offset and stored ``role`` (``None``: stored before roles, read as body; the attributes
+    :func:`rag.ingest.chunk.chunk_units` and :func:`rag.ingest.chunk.unit_text` read)."""
 
     id: int
     text: str
     content: str
     start: int
+    role: str | None = None
 
 
 def embed_units(chunks: list[StoredChunk], name: str, settings: Settings, embedder: Encoder, dim: int,

@@ -347,10 +347,10 @@ class Writer:
         (``None`` when a run that stopped in between is resumed: made from the stored rows)."""
         doc_id = job.doc_id
         with self.locks.thread:
-            rows = self.conn.execute("SELECT id, text, content, start FROM chunks WHERE doc_id=? ORDER BY idx",
+            rows = self.conn.execute("SELECT id, text, content, start, role FROM chunks WHERE doc_id=? ORDER BY idx",
                                      (doc_id,)).fetchall()
         done = first or result(IngestStatus.READY, chunk_count=len(rows))
-        chunks = [StoredChunk(int(i), t, c, int(st)) for i, t, c, st in rows]
+        chunks = [StoredChunk(int(i), t, c, int(st), r) for i, t, c, st, r in rows]
         return embed_and_write_units(self.conn, self.locks, self.cache, self.settings, self.embedder, self.model_dim,
                                      job, owner, chunks, done, progress, should_stop,
                                      is_ready=lambda d: self._ready(d) is not None)

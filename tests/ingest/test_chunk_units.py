@@ -73,3 +73,22 @@ def test_a_split_paragraphs_later_chunk_carries_its_lead_in_text_not_in_content(
         assert doc.canonical[c.start:c.end] == c.content
     note = next(c for c in chunks if c.content == "A short note.")
     assert note.text == "[Walls > Other]\nA short note."
+
+
+def test_lines_that_never_answer_get_no_vector_of_their_own():
+    """Issue 36 item 3 / issue 41 item 2: a slide's footer glued to its last bullet and a contents line inside a body
+    chunk are left out of the units (rag.ingest.unit_roles); the bullet keeps its own unit, without the footer."""
+    from rag.types import Chunk, TextRole
+
+    content = ("A branch is a movable pointer to a commit in the history.\n"
+               "Merging joins two branches into one new commit.\n"
+               "Jane Roe   Git and GitHub   October 2023   7 / 40\n"
+               "Installation ........................ 12")
+    chunk = Chunk(doc_id="d", index=0, text=content, content=content, section=(), start=100, end=100 + len(content))
+    got = [content[a - 100:b - 100] for a, b in chunk_units(chunk)]
+    assert got == ["A branch is a movable pointer to a commit in the history.",
+                   "Merging joins two branches into one new commit."]
+    # a chunk ingest tagged as something else keeps its units as before (its own role, searched below body text)
+    toc = Chunk(doc_id="d", index=1, text=content, content=content, section=(), start=0, end=len(content),
+                role=TextRole.TOC)
+    assert any("7 / 40" in content[a:b] for a, b in chunk_units(toc))
