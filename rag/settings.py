@@ -268,6 +268,11 @@ class Settings(BaseSettings):
                     "child is stopped and the file fails ('extraction took longer than the limit of N s'). A backstop "
                     "above the readers' own limits (max_ocr_seconds): it also stops a reader stuck in a loop.",
     )
+    worker_nice: int = Field(
+        10, ge=0, le=19,
+        description="CPU priority (Unix nice value) a worker process lowers itself to (issue 41): the app's own "
+                    "searches and answers then take the cores first while files are indexed. 0 = as the app.",
+    )
     worker_idle_exit_s: int = Field(
         120, ge=0, le=86400,
         description="Seconds a worker started by the app waits with nothing to do before it stops (issue 25); the app "

@@ -30,7 +30,7 @@ from rag.cli.collection import collection_option, store_settings
 from rag.errors import StoreError
 from rag.store.jobs import ACTIVE, Job, JobState, result_of
 from rag.store.results import IngestResult, IngestStatus
-from rag.store.worker import Worker
+from rag.store.worker import Worker, lower_priority
 
 if TYPE_CHECKING:
     from rag.store.store import Store
@@ -222,6 +222,7 @@ def worker_cmd(store_dir: str | None, collection: str | None, idle_exit: float |
                parent_pid: int | None, watch_dirs: tuple[str, ...]) -> None:
     """Run the store's worker: index queued files (extraction contained: memory and time limits)."""
     store = open_store(store_dir, collection, must_exist=False)
+    lower_priority(store.settings.worker_nice)
     watch = [Path(d) for d in watch_dirs] or list(store.settings.watch_dirs)
     worker = Worker(store, after_batch=calibrate, idle_exit_s=idle_exit, parent_pid=parent_pid, watch=watch,
                     watchdog=True)

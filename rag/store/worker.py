@@ -81,6 +81,19 @@ class _Stopping(BaseException):
     A ``BaseException`` so that the ingest path's ``except Exception`` does not take it for a fault."""
 
 
+def lower_priority(nice: int) -> int | None:
+    """Lower this process's CPU priority to at least the Unix nice value ``nice`` (0-19; never raised: a process
+    cannot raise its own priority), for a worker that runs in a process of its own (``rag worker``, the app's). The
+    contained extraction child inherits it. Returns the nice value now in force, or ``None`` where the platform has
+    none (Windows) or refuses. Issue 41: while a file is indexed, the app's searches and answers take the cores
+    first (``docs/performance.md``: search while the app's worker indexes, nice 0 against the default)."""
+    try:
+        now = os.nice(0)
+        return os.nice(nice - now) if nice > now else now
+    except (AttributeError, OSError):
+        return None
+
+
 def worker_running(store_path: Path) -> bool:
     """True when a worker holds the store at ``store_path`` right now (its lock is taken)."""
     with worker_lock(store_path, wait=False) as got:

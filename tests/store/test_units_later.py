@@ -231,3 +231,24 @@ def test_a_heartbeat_of_the_take_that_put_a_job_back_does_not_cancel_its_next_ta
     assert job.state == JobState.DONE and job.result["status"] == "ready", (job.state, job.reason)
     assert _units(s) > 0 and s.check().ok
     s.close()
+
+
+def test_a_worker_process_lowers_its_priority_and_never_raises_it():
+    """Issue 41: ``rag worker`` runs at settings ``worker_nice`` (default 10) so the app's searches take the cores
+    first; asked for less than it has, it keeps what it has (run in a child: the test process keeps its own)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[2])
+    code = ("import os; from rag.store.worker import lower_priority; from rag.settings import get_settings; "
+            "n = get_settings().worker_nice; print(os.nice(0), n, lower_priority(n), lower_priority(3), os.nice(0))")
+    for env_nice, want in ((None, 10), ("4", 4), ("0", 0)):
+        env = {k: v for k, v in os.environ.items() if k != "RAG_WORKER_NICE"}
+        if env_nice is not None:
+            env["RAG_WORKER_NICE"] = env_nice
+        base, n, got, again, now = map(int, subprocess.run(
+            [sys.executable, "-c", code], env={**env, "PYTHONPATH": root}, capture_output=True, text=True,
+            timeout=60, check=True).stdout.split())
+        assert n == want and got == max(base, want) and again == now == max(base, want, 3), (env_nice, got, now)

@@ -27,7 +27,10 @@ Nothing here is enforced; the figures are written to ``docs/performance.md`` onl
 
 from __future__ import annotations
 
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -42,6 +45,7 @@ from rag.ingest.chunk import unit_text
 from rag.ingest.limits import Limits
 from rag.ingest.read import read_bytes
 from rag.settings import Settings, get_settings
+from rag.store.jobs import JobState
 from rag.store.results import IngestStatus
 from rag.store.store import Store
 
@@ -210,6 +214,41 @@ def _search_while_indexing(store: Store, queries: Sequence[str], settings: Setti
     return out
 
 
+#: The Unix nice values a worker process is timed at beside the app's searches: as the app, and the default.
+WORKER_NICES = (0, 10)
+
+
+def _search_while_worker(store: Store, queries: Sequence[str], settings: Settings, extra: Path, nice: int,
+                         tmp: Path) -> list[float]:
+    """Search ms in this process while the app's kind of worker (``rag worker``, a process of its own at nice value
+    ``nice``: settings ``worker_nice``) indexes a copy of ``extra`` (its bytes and a blank line per nice value, so
+    each run is a new document). Only searches made while the job runs count (the worker's start-up is left out)."""
+    copy = tmp / f"{extra.stem}-nice{nice}{extra.suffix}"
+    copy.write_bytes(extra.read_bytes() + b"\n" * (nice + 2))
+    job_id = store.enqueue_path(copy).job_id
+    env = {**os.environ, "RAG_WORKER_NICE": str(nice), "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen([sys.executable, "-m", "rag", "worker", "--store", str(store.path), "--idle-exit", "1",
+                             "--exit-if-busy"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    out: list[float] = []
+    started = False
+    try:
+        while proc.poll() is None and job_id is not None:
+            job = store.jobs.get(job_id)
+            if job is None or job.state in (JobState.DONE, JobState.FAILED, JobState.CANCELLED):
+                break
+            started = started or job.state == JobState.RUNNING
+            if not started:
+                time.sleep(0.05)
+                continue
+            out += _search_ms(store, queries[:8], settings)
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+        proc.wait(timeout=120)
+    return out
+
+
 @dataclass(frozen=True)
 class FirstWords:
     """One question's first words with the prefix cached (``on``) and not (``off``), ms from asking; the model's
@@ -309,10 +348,12 @@ def _queue_rows(used: Sequence[Path], pdfs: Sequence[Path], s: Settings, emb, tm
 def bench_speed(corpus: Corpus, *, questions: int = 8, files: int | None = None, echo: Echo = print,
                 settings: Settings | None = None, embedder=None,
                 get_generator: Callable[[Settings], object] | None = None, generate: bool = True,
-                pdfs: Sequence[Path] = ()) -> SpeedTable:
+                pdfs: Sequence[Path] = (), worker_nices: Sequence[int] = WORKER_NICES) -> SpeedTable:
     """Run every part on ``corpus`` (its first ``files`` documents; the next one is the document indexed during
     the search), print each figure as it comes, and return the :class:`SpeedTable`. ``pdfs``: files each timed
-    alone through the worker's queue, from the drop to searchable (issue 41's 40-page PDF)."""
+    alone through the worker's queue, from the drop to searchable (issue 41's 40-page PDF). ``worker_nices``: the
+    nice values of the worker processes timed beside the search (:func:`_search_while_worker`; a worker process
+    loads the real encoder, whatever ``embedder`` is)."""
     from rag.index.embed import get_embedder
 
     base = settings or get_settings()
@@ -359,6 +400,11 @@ def bench_speed(corpus: Corpus, *, questions: int = 8, files: int | None = None,
         if extra is not None:
             busy = _search_while_indexing(store, queries, s, extra)
             row("search while a document is indexed", _ms(busy), f"{extra.name}; {load_average()}")
+            for nice in worker_nices:
+                got_ms = _search_while_worker(store, queries, s, extra, nice, Path(tmp))
+                row(f"search while the app's worker indexes, nice {nice}", _ms(got_ms) if got_ms else "n/a",
+                    f"{extra.name}, in a worker process{' (the default)' if nice == base.worker_nice else ''}; "
+                    f"{load_average()}")
         if generate:
             # the first words do not depend on how long the answer runs: a short cap keeps the run short
             fw = first_words(store, queries[:questions], s.with_overrides(max_answer_tokens=ANSWER_CAP), get_generator)
