@@ -308,8 +308,14 @@ def _open_source_of(answer, browser_context, name: str):
         has=answer.page.locator('a[href*="/Source?"]')).first
     expect(row).to_be_visible()
     link = row.locator('a[href*="/Source?"]').first
-    with browser_context.expect_page() as info:
-        link.click()
+    for attempt in range(3):  # a click the page redraws under opens no tab (CI, 2026-12-04): click again
+        try:
+            with browser_context.expect_page(timeout=60_000) as info:
+                link.click()
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError; the third miss fails below
+            if attempt == 2:
+                raise
     tab = info.value
     tab.wait_for_load_state()
     return tab
