@@ -72,7 +72,8 @@ class RetrievalSettings:
 class GenerationSettings:
     """The local model (design stage 8): ``model_path`` the GGUF, ``n_ctx`` / ``source_tokens`` /
     ``max_answer_tokens`` in the model's tokens, ``threads`` CPU threads, ``prefix_cache`` whether the instruction
-    prefix's KV cache is kept between answers. The view :attr:`Settings.generation`."""
+    prefix's KV cache is kept between answers, ``flash_attn`` llama.cpp's fused attention. The view
+    :attr:`Settings.generation`."""
 
     model_path: Path
     n_ctx: int
@@ -80,6 +81,7 @@ class GenerationSettings:
     max_answer_tokens: int
     threads: int
     prefix_cache: bool = True
+    flash_attn: bool = False
 
 
 def _default_threads() -> int:
@@ -159,6 +161,9 @@ class Settings(BaseSettings):
         True, description="Issue 41: keep the KV cache of the prompt's fixed part (instructions and worked exchange, "
                           "before the sources) between answers, so each answer evaluates only its sources and "
                           "question. Off: every prompt is evaluated whole (bench speed measures both, paired).")
+    flash_attn: bool = Field(
+        False, description="Issue 41: llama.cpp's fused attention kernel for the local model (faster prefill; "
+                           "its numerics differ from the plain kernel's in the last bits).")
     threads: int = Field(default_factory=_default_threads, ge=1, le=512, description="CPU threads for llama.cpp and torch.")
     embed_batch_size: int | None = Field(
         None, ge=1, le=1024,
@@ -351,7 +356,7 @@ class Settings(BaseSettings):
     def generation(self) -> GenerationSettings:
         """This concern's fields as one typed view."""
         return GenerationSettings(self.model_path, self.n_ctx, self.source_tokens, self.max_answer_tokens,
-                                  self.threads, self.prefix_cache)
+                                  self.threads, self.prefix_cache, self.flash_attn)
 
     def with_overrides(self, **kwargs: Any) -> "Settings":
         """A copy with the non-``None`` keyword values replaced (CLI flags left unset are ``None``)."""

@@ -320,7 +320,8 @@ def rewrite_generator(settings: Settings) -> Generator:
 
     Raises :class:`rag.errors.ModelError` when the model file is missing or broken.
     """
-    return get_generator(settings.model_path, n_ctx=REWRITE_N_CTX, threads=settings.threads, build=rewrite_probe)
+    return get_generator(settings.model_path, n_ctx=REWRITE_N_CTX, threads=settings.threads, build=rewrite_probe,
+                         flash_attn=settings.flash_attn)
 
 
 def model_rewrite(question: str, previous: Sequence[str], generator: TextGenerator) -> str:

@@ -444,7 +444,8 @@ def _close_all() -> None:
 
 
 def get_generator(path: Path, *, n_ctx: int, threads: int,
-                  build: Callable[[str, Sequence[Citation]], list[dict[str, str]]] | None = None) -> Generator:
+                  build: Callable[[str, Sequence[Citation]], list[dict[str, str]]] | None = None,
+                  flash_attn: bool | None = None) -> Generator:
     """The process-wide :class:`Generator` for ``path`` (loaded on first use, then cached).
 
     ``n_ctx`` is the context in tokens (prompt + answer), ``threads`` the CPU
@@ -452,11 +453,12 @@ def get_generator(path: Path, *, n_ctx: int, threads: int,
     :class:`Generator`; default the answer prompt). Each ``build`` gets its own
     llama.cpp context (the weights are memory-mapped once by the OS). Raises
     :class:`ModelError` naming the fix command when the file is missing,
-    corrupt or not loadable.
+    corrupt or not loadable. ``flash_attn``: llama.cpp's fused attention (``None``: the settings' ``flash_attn``).
     """
-
+    if flash_attn is None:
+        flash_attn = get_settings().flash_attn
     role = "" if build is None else f"{build.__module__}.{build.__qualname__}"
-    key = (str(Path(path).resolve()), int(n_ctx), int(threads), role)
+    key = (str(Path(path).resolve()), int(n_ctx), int(threads), role, bool(flash_attn))
     with _cache_lock:
         if key in _cache:
             return _cache[key]
@@ -473,6 +475,7 @@ def get_generator(path: Path, *, n_ctx: int, threads: int,
                 n_threads=int(threads),
                 n_threads_batch=int(threads),
                 n_batch=512,
+                flash_attn=bool(flash_attn),
                 verbose=False,
             )
         except Exception as e:  # noqa: BLE001 - llama.cpp raises ValueError/RuntimeError on bad files
@@ -495,6 +498,6 @@ def get_default_generator(settings: Settings | None = None) -> Generator:
     """:func:`get_generator` for the model, context and threads of ``settings`` (default :func:`rag.settings.get_settings`)."""
 
     g = (settings or get_settings()).generation
-    gen = get_generator(g.model_path, n_ctx=g.n_ctx, threads=g.threads)
+    gen = get_generator(g.model_path, n_ctx=g.n_ctx, threads=g.threads, flash_attn=g.flash_attn)
     gen.keep_prefix = g.prefix_cache
     return gen

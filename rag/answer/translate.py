@@ -78,7 +78,8 @@ def _probe(question: str, sources: Sequence[Citation]) -> list[dict[str, str]]:
 def translation_generator(settings: Settings) -> Generator:
     """The process-wide translation generator for ``settings``' model and threads (its own llama.cpp context and
     cached instruction prefix). Raises :class:`rag.errors.ModelError` when the model is missing or broken."""
-    return get_generator(settings.model_path, n_ctx=TRANSLATE_N_CTX, threads=settings.threads, build=_probe)
+    return get_generator(settings.model_path, n_ctx=TRANSLATE_N_CTX, threads=settings.threads, build=_probe,
+                         flash_attn=settings.flash_attn)
 
 
 def clean_translation(text: str, question: str) -> str:

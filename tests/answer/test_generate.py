@@ -148,3 +148,30 @@ def test_a_build_with_amx_loads_without_extra_buffers_and_restores_the_defaults(
     assert seen == [({"model_path": "m.gguf"}, False), ({"model_path": "m.gguf"}, original().use_extra_bufts)]
     assert original().use_extra_bufts is True  # llama.cpp's default: the guard is what turns it off
     assert low.llama_model_default_params is original
+
+
+@pytest.mark.parametrize("env, expected", [(None, False), ("1", True), ("0", False)])
+def test_flash_attn_setting_reaches_llama_cpp(tmp_path, monkeypatch, env, expected):
+    """Settings ``flash_attn`` (env RAG_FLASH_ATTN) is what llama.cpp is loaded with, and a generator loaded
+    with one value is not served for the other (the cache key holds it)."""
+    from rag.settings import get_settings
+
+    seen: list[dict] = []
+
+    def fake_load(llama_class, **kwargs):
+        seen.append(kwargs)
+        raise RuntimeError("not loaded in this test")
+
+    if env is None:
+        monkeypatch.delenv("RAG_FLASH_ATTN", raising=False)
+    else:
+        monkeypatch.setenv("RAG_FLASH_ATTN", env)
+    model = tmp_path / "other.gguf"  # a GGUF header is all this test needs: llama.cpp never loads it
+    model.write_bytes(b"GGUF" + b"\x00" * 64)
+    monkeypatch.setenv("RAG_MODEL_FILE", str(model))
+    monkeypatch.setattr(generate, "load_llama", fake_load)
+    with pytest.raises(ModelError, match="not loaded in this test"):
+        generate.get_default_generator(get_settings())
+    with pytest.raises(ModelError):
+        generate.get_generator(model, n_ctx=1024, threads=1, flash_attn=not expected)
+    assert [k["flash_attn"] for k in seen] == [expected, not expected]

@@ -75,7 +75,8 @@ def probe_messages(question: str, sources: Sequence[Citation], tail: str | None 
 def probe_generator(settings: Settings) -> Generator:
     """The probe's :class:`rag.answer.generate.Generator`: the answer model, a context of :data:`PROBE_CTX` tokens
     of its own (its instruction prefix stays cached), ``settings.threads`` threads."""
-    return get_generator(settings.model_path, n_ctx=PROBE_CTX, threads=settings.threads, build=probe_messages)
+    return get_generator(settings.model_path, n_ctx=PROBE_CTX, threads=settings.threads, build=probe_messages,
+                         flash_attn=settings.flash_attn)
 
 
 def _last_logits(llm: Llama) -> np.ndarray:
