@@ -150,7 +150,7 @@ def test_a_build_with_amx_loads_without_extra_buffers_and_restores_the_defaults(
     assert low.llama_model_default_params is original
 
 
-@pytest.mark.parametrize("env, expected", [(None, False), ("1", True), ("0", False)])
+@pytest.mark.parametrize("env, expected", [(None, True), ("1", True), ("0", False)])
 def test_flash_attn_setting_reaches_llama_cpp(tmp_path, monkeypatch, env, expected):
     """Settings ``flash_attn`` (env RAG_FLASH_ATTN) is what llama.cpp is loaded with, and a generator loaded
     with one value is not served for the other (the cache key holds it)."""
