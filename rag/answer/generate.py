@@ -468,16 +468,8 @@ def get_generator(path: Path, *, n_ctx: int, threads: int,
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ModelError("llama-cpp-python is not installed; run: make setup") from e
         try:
-            llm = load_llama(
-                Llama,
-                model_path=str(path),
-                n_ctx=int(n_ctx),
-                n_threads=int(threads),
-                n_threads_batch=int(threads),
-                n_batch=512,
-                flash_attn=bool(flash_attn),
-                verbose=False,
-            )
+            llm = load_llama(Llama, model_path=str(path), n_ctx=int(n_ctx), n_threads=int(threads),
+                             n_threads_batch=int(threads), n_batch=512, flash_attn=bool(flash_attn), verbose=False)
         except Exception as e:  # noqa: BLE001 - llama.cpp raises ValueError/RuntimeError on bad files
             raise ModelError(f"cannot load {Path(path).name}: {e}; delete it and run: {FIX_COMMAND}") from e
         STATS.loads += 1
@@ -496,7 +488,6 @@ def clear_cache() -> None:
 
 def get_default_generator(settings: Settings | None = None) -> Generator:
     """:func:`get_generator` for the model, context and threads of ``settings`` (default :func:`rag.settings.get_settings`)."""
-
     g = (settings or get_settings()).generation
     gen = get_generator(g.model_path, n_ctx=g.n_ctx, threads=g.threads, flash_attn=g.flash_attn)
     gen.keep_prefix = g.prefix_cache
