@@ -275,6 +275,12 @@ class Settings(BaseSettings):
                     "child is stopped and the file fails ('extraction took longer than the limit of N s'). A backstop "
                     "above the readers' own limits (max_ocr_seconds): it also stops a reader stuck in a loop.",
     )
+    read_ahead: bool = Field(
+        True,
+        description="A worker reads the next queued file (extract, OCR, chunks) in a second child process while the "
+                    "current one embeds (issue 41: both cores while a queue drains; the second child has half of "
+                    "extract_memory_mb, and only a success is used). Env RAG_READ_AHEAD.",
+    )
     worker_nice: int = Field(
         10, ge=0, le=19,
         description="CPU priority (Unix nice value) a worker process lowers itself to (issue 41): the app's own "

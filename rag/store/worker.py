@@ -43,8 +43,9 @@ from typing import TYPE_CHECKING, Any
 from rag.errors import Cancelled
 from rag.ingest.budget import allowance
 from rag.ingest.contained import STARTUP_S, ContainedExtractor
-from rag.store.jobs import HEARTBEAT_S, Job, worker_id
+from rag.store.jobs import HEARTBEAT_S, Job, JobState, worker_id
 from rag.store.locks import file_lock
+from rag.store.read_ahead import ReadAhead, Request
 from rag.store.results import IngestResult
 
 if TYPE_CHECKING:
@@ -148,13 +149,20 @@ class Worker:
         s = store.settings
         self.store = store
         self.extractor = extractor or (ContainedExtractor(s.extract_memory_mb, s.extract_seconds) if contained else None)
+        self._stop = threading.Event()
+        #: the next queued file read while the current one embeds (setting ``read_ahead``; contained workers only)
+        self.read_ahead = None
+        if s.read_ahead and isinstance(self.extractor, ContainedExtractor):
+            second = ContainedExtractor(max(128, self.extractor.memory_mb // 2), self.extractor.seconds,
+                                        target=self.extractor.target)
+            self.read_ahead = ReadAhead(store.path, second, stopping=self._stop.is_set)
+        self._only: set[int] | None = None
         self.after_batch, self.idle_exit_s, self.parent_pid = after_batch, idle_exit_s, parent_pid
         self.watch = [Path(w) for w in watch]
         self.on_progress, self.on_result, self.batch_seconds = on_progress, on_result, batch_seconds
         self.watchdog = watchdog
         self.owner = worker_id()
         self.jobs_run = 0
-        self._stop = threading.Event()
         self._current: Job | None = None
         self._cancelled: set[int] = set()  # jobs a cancel (or a lost lease) reached; per job, so none leaks
         # guards _current and _cancelled between the loop and the heartbeat thread: a beat answered for a take
@@ -263,6 +271,8 @@ class Worker:
         finally:
             if self.extractor is not None:
                 self.extractor.close()
+            if self.read_ahead is not None:
+                self.read_ahead.close()
             beat.join(timeout=2 * HEARTBEAT_S)
             self.store.jobs.unregister_worker(self.owner)
 
@@ -276,6 +286,7 @@ class Worker:
     def _run_one(self, only: set[int] | None) -> bool:
         """Take and run the next job this worker can get; ``False`` when there is none."""
         q = self.store.jobs
+        self._only = only
         for cand in q.candidates(only):
             with self.store.locks.document(cand.doc_id) as got:
                 if not got:
@@ -319,7 +330,7 @@ class Worker:
             if self.on_progress is not None:
                 self.on_progress(job, stage, done, total)
 
-        read = self.extractor.read if self.extractor is not None else None
+        read = self._reader(job) if self.extractor is not None else None
         self._arm(job, "start", 0)
         try:
             r = self.store.run_job(job, self.owner, progress, should_stop, read=read, yield_units=True)
@@ -334,6 +345,27 @@ class Worker:
                 self._current = None
                 self._cancelled.discard(job.id)
         self._tell(job, r, told)
+
+    def _reader(self, job: Job):
+        """The ``read`` of ``job`` (:data:`rag.store.prepare.Read`): its read ahead when one was made for the
+        same request, else the contained extractor's; then the next queued file is read ahead (issue 41)."""
+        extractor, ahead = self.extractor, self.read_ahead
+        assert extractor is not None
+
+        def read(data: bytes, name: str, progress, should_stop, limits, params, *, floor_s: float = 0.0):
+            got = None
+            if ahead is not None:
+                got = ahead.read(job, Request.of(data, name, limits, params, floor_s), progress, should_stop)
+            if got is None:
+                got = extractor.read(data, name, progress, should_stop, limits, params, floor_s=floor_s)
+            if ahead is not None:
+                nxt = next((c for c in self.store.jobs.candidates(self._only)
+                            if c.id != job.id and not c.deferred and c.state == JobState.QUEUED), None)
+                if nxt is not None:
+                    ahead.start(nxt, limits, params, float(nxt.limit_s or 0))
+            return got
+
+        return read
 
     def _tell(self, job: Job, r: IngestResult, told: bool) -> None:
         """Count and log a job run, and pass its result to ``on_result`` once per job: when it is searchable
