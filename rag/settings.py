@@ -276,10 +276,11 @@ class Settings(BaseSettings):
                     "above the readers' own limits (max_ocr_seconds): it also stops a reader stuck in a loop.",
     )
     read_ahead: bool = Field(
-        True,
-        description="A worker reads the next queued file (extract, OCR, chunks) in a second child process while the "
-                    "current one embeds (issue 41: both cores while a queue drains; the second child has half of "
-                    "extract_memory_mb, and only a success is used). Env RAG_READ_AHEAD.",
+        False,
+        description="A worker reads the next queued file (extract, OCR, chunks) in a second child process, at a lower "
+                    "CPU priority, while the current one embeds (issue 41 item 3; the second child has half of "
+                    "extract_memory_mb, and only a success is used). Off by default: on 2 cores the encoder already "
+                    "uses both, and a queue drained no sooner with it (docs/performance.md). Env RAG_READ_AHEAD.",
     )
     worker_nice: int = Field(
         10, ge=0, le=19,

@@ -114,8 +114,10 @@ class ContainedExtractor:
     :class:`rag.errors.LimitExceeded` (a limit hit), :class:`rag.errors.Cancelled`.
     """
 
-    def __init__(self, memory_mb: int, seconds: float, *, target: str = DEFAULT_TARGET):
+    def __init__(self, memory_mb: int, seconds: float, *, target: str = DEFAULT_TARGET, nice: int = 0):
         self.memory_mb, self.seconds, self.target = int(memory_mb), float(seconds), target
+        #: how much further the child lowers its CPU priority (Unix nice increment, 0-19; a read ahead's child)
+        self.nice = int(nice)
         self._proc: subprocess.Popen | None = None
         self._ready = False
         #: Peak resident MiB of the child seen while reading the last file (for figures and tests).
@@ -128,7 +130,7 @@ class ContainedExtractor:
         if self._proc is not None and self._proc.poll() is None:
             return
         env = {**os.environ, "RAG_CONTAINED_AS_MB": str(self.memory_mb + AS_HEADROOM_MB),
-               "RAG_CONTAINED_TARGET": self.target}
+               "RAG_CONTAINED_TARGET": self.target, "RAG_CONTAINED_NICE": str(self.nice)}
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         self._proc = subprocess.Popen([sys.executable, "-m", "rag.ingest.contained"], stdin=subprocess.PIPE,
@@ -363,6 +365,9 @@ def _child_main() -> None:  # pragma: no cover - runs in the child process (test
     limit = int(os.environ.get("RAG_CONTAINED_AS_MB", "0"))
     if limit > 0:
         resource.setrlimit(resource.RLIMIT_AS, (limit * 2**20, limit * 2**20))
+    nice = int(os.environ.get("RAG_CONTAINED_NICE", "0"))
+    if nice > 0 and hasattr(os, "nice"):
+        os.nice(nice)
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # stray prints of a library go to stderr, never into the frames
     sys.stdout = sys.stderr

@@ -16,6 +16,8 @@ and the background work that fills it (issue 25).
   cancelled), leases, heartbeats, progress, cancellation (issue 25);
 * :mod:`rag.store.worker` - the worker: one per store (``locks/worker.lock``), takes jobs, runs extraction in a
   contained child process (:mod:`rag.ingest.contained`, issue 26), commits each document with its job;
+  :mod:`rag.store.read_ahead` reads the next queued file in a second child while the current one embeds (setting
+  ``read_ahead``, issue 41);
 * :mod:`rag.store.sync` - the folder rules of ``ingest --sync`` and ``rag watch``, and the folder watcher;
 * :mod:`rag.store.cache` - the search indexes of each generation (one rebuild path, term statistics, what the
   layers above derive from the rows), held by a search backend: :mod:`rag.store.backend` (the interface and the

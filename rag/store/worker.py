@@ -60,6 +60,10 @@ PROGRESS_EVERY_S = 0.5
 #: Seconds between two looks at the job table when there is nothing to do.
 POLL_S = 0.5
 
+#: How much further a read ahead's child lowers its CPU priority (nice increment): it reads in the cycles the
+#: encoder leaves, and the current file's embedding keeps the cores first.
+READ_AHEAD_NICE = 9
+
 #: Seconds past a stage's own budget before the watchdog ends a stuck worker process (the contained child and
 #: the embedding loop stop themselves within their budgets; this is the backstop for a call that never returns).
 WATCHDOG_MARGIN_S = 120.0
@@ -154,7 +158,7 @@ class Worker:
         self.read_ahead = None
         if s.read_ahead and isinstance(self.extractor, ContainedExtractor):
             second = ContainedExtractor(max(128, self.extractor.memory_mb // 2), self.extractor.seconds,
-                                        target=self.extractor.target)
+                                        target=self.extractor.target, nice=READ_AHEAD_NICE)
             self.read_ahead = ReadAhead(store.path, second, stopping=self._stop.is_set)
         self._only: set[int] | None = None
         self.after_batch, self.idle_exit_s, self.parent_pid = after_batch, idle_exit_s, parent_pid

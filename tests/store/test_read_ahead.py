@@ -25,6 +25,7 @@ def _md(title: str, n: int = 40) -> bytes:
 
 def _store(path: Path, embedder, **settings) -> Store:
     s = get_settings(store=path)
+    settings.setdefault("read_ahead", True)  # off by default (docs/performance.md); these tests are about it on
     for k, v in settings.items():
         setattr(s, k, v)
     return Store(path, settings=s, embedder=embedder)
