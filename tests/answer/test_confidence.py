@@ -122,6 +122,20 @@ def test_a_quantity_without_a_number_is_vetoed():
     assert "number" in vetoes(a)
 
 
+def test_a_formula_answered_with_a_worked_examples_numbers_is_vetoed():
+    """The course set's q24: "What is the formula for the advantage value in GRPO?" answered with the worked
+    example's figures, verbatim from its table, was shown as supported."""
+    q = "What is the formula for the advantage value in GRPO?"
+    example = r"The formula for the advantage value in GRPO is \( A_i = \frac{1 - 0.5}{0.53} \) [2]."
+    kp = r"| Advantage Value (Correct response) | \( A_i = \frac{1 - 0.5}{0.53}= 0.94 \) |"
+    assert "formula" in vetoes(_answer(q, example, kp_text=kp))
+    formula = r"It is \( A_1 = \frac{r_1 - \text{mean}(\{r_1, r_2\})}{\text{std}(\{r_1, r_2\})} \) [1]."
+    assert "formula" not in vetoes(_answer(q, formula, kp_text=formula))
+    assert unaddressed(q, "Subtract the group mean from each reward and divide by the standard deviation.") == []
+    assert unaddressed("How is the advantage computed?", "A_i = (1 - 0.5) / 0.53 = 0.94.") == ["formula"]
+    assert unaddressed("What is the advantage of GRPO?", "A_i = (1 - 0.5) / 0.53 = 0.94.") == []
+
+
 def test_verdict_from_the_probability():
     c = Combiner(("key_score",), (1.0,), (0.5,), (0.2,), 0.0, supported_at=0.9, doubt_below=0.3)
     assert verdict_from(0.95, [], c) == AnswerVerdict.SUPPORTED

@@ -240,6 +240,12 @@ def feature_matrix(rows: Sequence[Mapping[str, float]], names: Sequence[str]) ->
 #: the property or entity asked about, which a supported answer must name.
 IDENTIFIER_RE = re.compile(r"\b[A-Za-z]\w*(?:\.[A-Za-z]\w*)+\b|\b[a-z]+[A-Z]\w*\b|\b[a-z]+_\w+\b")
 
+#: A question that asks for a formula, or how something is computed: the expression a supported answer gives must
+#: be the formula (with its variables), not one worked example's numbers.
+FORMULA_RE = re.compile(r"\b(?:formulas?|equations?|formulae|computed|calculated)\b", re.IGNORECASE)
+#: A LaTeX command (``\frac``, ``\text``, ``\ldots``): markup, not a variable, in :func:`numbers_only`.
+_LATEX_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
+
 #: The vetoes, in plain words: why an answer cannot be shown as supported whatever its probability.
 VETOES = {
     "nothing": "nothing is shown as an answer",
@@ -249,6 +255,7 @@ VETOES = {
     "number": "the question asks for a number and the answer gives none",
     "yes_no": "the question asks yes or no and the answer takes no side",
     "entity": "the answer does not name what the question asks about",
+    "formula": "the question asks for a formula and the answer gives only a worked example's numbers",
 }
 
 
@@ -281,13 +288,38 @@ def vetoes(a: Featured, judged: Judged | None = None) -> list[str]:
 def unaddressed(question: str, shown: str) -> list[str]:
     """What of ``question`` the ``shown`` answer does not address: ``"yes_no"`` (a yes/no question, no side taken:
     :data:`YES_NO_RE`, :data:`POLARITY_RE`) and ``"entity"`` (a code-like name asked about, :data:`IDENTIFIER_RE`,
-    not named). Keys of :data:`VETOES`."""
+    not named) and ``"formula"`` (a formula asked for, :data:`FORMULA_RE`, and every expression shown is numbers
+    only: :func:`numbers_only`). Keys of :data:`VETOES`."""
     out = []
     if YES_NO_RE.match(question) and not POLARITY_RE.search(shown):
         out.append("yes_no")
     if any(not _names(m.group(0), shown) for m in IDENTIFIER_RE.finditer(question)):
         out.append("entity")
+    if FORMULA_RE.search(question) and numbers_only(shown):
+        out.append("formula")
     return out
+
+
+def numbers_only(text: str) -> bool:
+    """Whether ``text`` states expressions (``x = ...``) and the right-hand side of every ``=`` is numbers only: a
+    worked example (``A_i = \\frac{1 - 0.5}{0.53}``), not a formula (``A_i = \\frac{r_i - mean(r)}{std(r)}``,
+    whose right side has variables). A right-hand side ends at the end of a LaTeX span (``\\)``, ``$``), a
+    citation, a sentence end (``. ``) or the next ``=``; LaTeX commands are markup, not variables. False when
+    ``text`` has no ``=`` (a formula told in words). Issue 39 (q24 of the course set: "What is the formula for
+    the advantage value?" answered with the worked example's figures, shown as supported)."""
+    sides = text.split("=")[1:]
+    if not sides:
+        return False
+    for side in sides:
+        end = len(side)
+        for stop in ("\\)", "\\]", "$", "[", ". ", ";", "\n"):
+            i = side.find(stop)
+            if i != -1:
+                end = min(end, i)
+        rhs = _LATEX_COMMAND_RE.sub(" ", side[:end])
+        if any(ch.isalpha() for ch in rhs) or not any(ch.isdigit() for ch in rhs):
+            return False
+    return True
 
 
 _PART_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
