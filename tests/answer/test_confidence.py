@@ -13,6 +13,7 @@ from rag.answer.check.confidence import (
     Combiner,
     answer_features,
     longest_run,
+    swapped_words,
     unaddressed,
     verdict_from,
     vetoes,
@@ -134,6 +135,32 @@ def test_a_formula_answered_with_a_worked_examples_numbers_is_vetoed():
     assert unaddressed(q, "Subtract the group mean from each reward and divide by the standard deviation.") == []
     assert unaddressed("How is the advantage computed?", "A_i = (1 - 0.5) / 0.53 = 0.94.") == ["formula"]
     assert unaddressed("What is the advantage of GRPO?", "A_i = (1 - 0.5) / 0.53 = 0.94.") == []
+
+
+SPARSE = ("Most transformer models use full attention in the sense that the attention matrix is square. It can be a "
+          "big computational bottleneck when you have long texts. Longformer and reformer are models that try to be "
+          "more efficient and use a sparse version of the attention matrix to speed up training.")
+SPARSE_Q = "Which models use a sparse version of the attention matrix to be more efficient on long texts?"
+
+
+def test_a_copied_sentence_with_another_subject_is_vetoed():
+    """The course set's q01: the source's sentence copied with "Transformer models" put in place of "Longformer and
+    reformer" passed the claim check (every word is in the source) and was shown as supported."""
+    swap = _answer(SPARSE_Q, "Transformer models try to be more efficient and use a sparse version of the attention "
+                             "matrix to speed up training [1].", quotes=(SPARSE, OTHER), kp_text=SPARSE)
+    assert "swapped" in vetoes(swap)
+    assert swapped_words(swap.sentences[0].text, SPARSE, SPARSE_Q) == ({"transformer"}, {"longformer", "reformer"})
+    for right in ("Longformer and Reformer try to be more efficient and use a sparse version of the attention matrix [1].",
+                  "These models try to be more efficient and use a sparse version of the attention matrix to speed up "
+                  "training [1].",
+                  "Longformer uses a sparse version of the attention matrix to speed up training [1].",
+                  "Longformer and reformer are models that try to be more efficient and use a sparse version of the "
+                  "attention matrix to train faster [1].",
+                  "Notably, Longformer and reformer are models that try to be more efficient and use a sparse version "
+                  "of the attention matrix [1]."):  # a word put in, nothing taken out
+        assert swapped_words(right, SPARSE, SPARSE_Q) is None, right
+        assert "swapped" not in vetoes(_answer(SPARSE_Q, right, quotes=(SPARSE, OTHER), kp_text=SPARSE)), right
+    assert swapped_words("Transformer models are slow [1].", SPARSE, SPARSE_Q) is None  # no long copy: not a swap
 
 
 def test_verdict_from_the_probability():

@@ -241,3 +241,28 @@ def test_a_yes_no_question_answered_without_a_side_is_only_partly_supported():
     assert judged("Do not populate result.fingerprints [1].")[0] == AnswerVerdict.SUPPORTED
     v, why = judged("Populate result.partialFingerprints when your tool can provide one [1].")
     assert v == AnswerVerdict.PARTLY_SUPPORTED and "asks yes or no and the answer takes no side" in why
+
+
+def test_a_copied_sentence_with_another_subject_put_in_is_only_partly_supported():
+    """The course set's q01, shown as supported: "Transformer models try to be more efficient and use a sparse
+    version of the attention matrix" where the source says it of Longformer and Reformer."""
+    src = ("Most transformer models use full attention in the sense that the attention matrix is square. It can be a "
+           "big computational bottleneck when you have long texts. Longformer and reformer are models that try to be "
+           "more efficient and use a sparse version of the attention matrix to speed up training.")
+    q = "Which models use a sparse version of the attention matrix to be more efficient on long texts?"
+
+    def judged(raw: str):
+        cites = [_cite(1, src)]
+        a = Answer(query=q, citations=cites, gate=apply_gate(q, [Hit(1, 1, 1, 1 / 61, 0.3)], 0.675, 4),
+                   key_passage=KeyPassage((KeySentence(1, src, 0, len(src), "architectures.md > Attention", 0.9),),
+                                          1.0, src))
+        text, _, _, sents = check_answer(raw, cites, None, q)
+        return replace(a, text=text, sentences=sents).judged
+
+    v = judged("Transformer models try to be more efficient and use a sparse version of the attention matrix to "
+               "speed up training [1].")
+    assert v.passed and v.verdict == AnswerVerdict.PARTLY_SUPPORTED
+    assert "longformer, reformer as if said of transformer" in v.reason
+    right = judged("Longformer and reformer are models that try to be more efficient and use a sparse version of the "
+                   "attention matrix [1].")
+    assert right.verdict == AnswerVerdict.SUPPORTED

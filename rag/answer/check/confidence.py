@@ -37,7 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag.answer.check.attribute import POLARITY_RE, YES_NO_RE, ClaimVerdict
+from rag.answer.check.attribute import POLARITY_RE, YES_NO_RE, ClaimVerdict, SentenceAttribution
 from rag.answer.check.claims import holds, novel_roots, roots, specifics
 from rag.answer.check.judged import (
     GAP_MAX,
@@ -53,7 +53,7 @@ from rag.answer.check.judged import (
     question_gaps,
 )
 from rag.question import analyse
-from rag.text import strip_markers
+from rag.text import CLAIM_STOPWORDS, content_words, strip_markers
 from rag.types import AnswerVerdict, Verdict
 
 if TYPE_CHECKING:
@@ -256,7 +256,15 @@ VETOES = {
     "yes_no": "the question asks yes or no and the answer takes no side",
     "entity": "the answer does not name what the question asks about",
     "formula": "the question asks for a formula and the answer gives only a worked example's numbers",
+    "swapped": "a sentence repeats its source's words but changes what they are said of",
 }
+
+#: A claim is taken as a copy of its source sentence (for :func:`swapped_words`) when its longest verbatim run
+#: in the source has at least this many words and this share of the claim's words.
+COPY_MIN_WORDS = 5
+COPY_MIN_SHARE = 0.5
+#: The most words of a claim and of a source :func:`swapped_words` compares (bounded work per sentence).
+SWAP_MAX_WORDS = 400
 
 
 def vetoes(a: Featured, judged: Judged | None = None) -> list[str]:
@@ -282,7 +290,89 @@ def vetoes(a: Featured, judged: Judged | None = None) -> list[str]:
             out.append("two_part")
     if _claim_features(a, j)["number_missing"]:
         out.append("number")
+    if swapped(a, j.shown):
+        out.append("swapped")
     return out + unaddressed(q, shown)
+
+
+def _run(c: Sequence[str], p: Sequence[str]) -> tuple[int, int, int]:
+    """The longest run of equal words of ``c`` and ``p``: ``(length, start in c, start in p)``."""
+    best = (0, 0, 0)
+    prev = [0] * (len(p) + 1)
+    for i, x in enumerate(c, 1):
+        cur = [0] * (len(p) + 1)
+        for k, y in enumerate(p, 1):
+            if x == y:
+                cur[k] = prev[k - 1] + 1
+                if cur[k] > best[0]:
+                    best = (cur[k], i - cur[k], k - cur[k])
+        prev = cur
+    return best
+
+
+def swapped_words(claim: str, source: str, question: str) -> tuple[set[str], set[str]] | None:
+    """Where ``claim`` copies a sentence of ``source`` but puts other words in place of its subject:
+    ``(put in, taken out)`` as claim-word roots (:func:`rag.answer.check.claims.roots`), or ``None``.
+
+    The claim copies the source when its longest verbatim run of words in ``source`` has at least
+    :data:`COPY_MIN_WORDS` words and :data:`COPY_MIN_SHARE` of the claim's. Before the run, the claim's words are
+    compared with the source sentence's words before it (its subject): a swap is a claim word found neither in the
+    copied sentence nor in the question, *and* a word of the source's side that the claim and the question lack
+    (after the run, a paraphrase of the sentence's end is common and is not taken for a swap). Issue 39 (the course set's q01: "Longformer and reformer are models that
+    try to be more efficient and use a sparse version of the attention matrix" answered with "Transformer models
+    try to be more efficient and use a sparse version of the attention matrix [1]", shown as supported). Words
+    are case-folded, punctuation stripped; at most :data:`SWAP_MAX_WORDS` of each text are compared."""
+    raw_c, raw_p = _words(claim)[:SWAP_MAX_WORDS], _words(source)[:SWAP_MAX_WORDS]
+    c = [w.strip(".,;:!?()[]\"'") for w in raw_c]
+    p = [w.strip(".,;:!?()[]\"'") for w in raw_p]
+    n, ci, pj = _run(c, p)
+    if n < COPY_MIN_WORDS or n < COPY_MIN_SHARE * len(c):
+        return None
+    begin = pj
+    while begin > 0 and not raw_p[begin - 1].endswith((".", "?", "!")):
+        begin -= 1
+    end = pj + n
+    while end < len(p) and not raw_p[end - 1].endswith((".", "?", "!")):
+        end += 1
+    sentence = _claim_set(p[begin:end])
+    asked_words = set(analyse(question).claim_words) if question else set()
+    whole = _claim_set(c)
+    new = {w for w in _claim_set(c[:ci]) if not _near(w, sentence | asked_words)}
+    lost = {w for w in _claim_set(p[begin:pj]) if not _near(w, whole | asked_words)}
+    return (new, lost) if new and lost else None
+
+
+def _claim_set(words: Sequence[str]) -> set[str]:
+    """The claim words among ``words`` (:func:`rag.text.content_words`), a stopword again once its plural ``s``
+    is stripped (``uses``) left out."""
+    return {w for w in content_words(" ".join(words)) if w not in CLAIM_STOPWORDS}
+
+
+def _near(word: str, words: set[str]) -> bool:
+    """Whether ``word`` or another form of it is in ``words``: the same word, or one sharing all but the last two
+    letters of the shorter (at least three), the longer at most three letters past it: ``trained``/``training``,
+    ``use``/``used``, not ``long``/``longformer``."""
+    if word in words:
+        return True
+    for w in words:
+        k = max(3, min(len(w), len(word)) - 2)
+        if min(len(w), len(word)) >= k and max(len(w), len(word)) - k <= 3 and w[:k] == word[:k]:
+            return True
+    return False
+
+
+def swapped(a: Featured, shown: Sequence[SentenceAttribution]) -> tuple[set[str], set[str]] | None:
+    """The first shown claim of answer ``a`` that :func:`swapped_words` finds swapped against a source it cites:
+    ``(put in, taken out)``, or ``None``."""
+    quotes = {c.index: c.quote for c in a.citations}
+    for s in shown:
+        if not s.claim:
+            continue
+        for i in s.shown_cites:
+            hit = swapped_words(s.text, quotes.get(i, ""), a.query)
+            if hit:
+                return hit
+    return None
 
 
 def unaddressed(question: str, shown: str) -> list[str]:

@@ -18,8 +18,10 @@ one function that decides, from what the server already checked, never from the 
   :data:`AGREE_MIN`), and, for a question that asks two things, the shown claims address both
   (:func:`question_gaps`: fewer than :data:`GAP_MIN_WORDS` or under :data:`GAP_MAX` of the question's words
   found in the key passage are missing from every shown claim; "What is TTFT and which phase affects it?"
-  answered only with what TTFT is, is partly supported), and a question that asks for a quantity
-  (:data:`QUANTITY_RE`) gets a number in a shown claim.
+  answered only with what TTFT is, is partly supported), a question that asks for a quantity
+  (:data:`QUANTITY_RE`) gets a number in a shown claim, no shown claim copies a source sentence with another
+  subject put in (:func:`rag.answer.check.confidence.swapped`), and the answer addresses what is asked
+  (:func:`rag.answer.check.confidence.unaddressed`: yes or no, the entity named, a formula rather than numbers).
 
 The thresholds were fitted on the course corpus and reported on the pdf-dev corpus (``docs/answers.md``:
 the share of right answers per verdict is the calibration).
@@ -154,6 +156,11 @@ def _claims_verdict(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple
     if QUANTITY_RE.search(asked(a.query)) and not any(NUMBER_RE.search(strip_markers(s.text)) for s in shown):
         return (AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but the question asks for a "
                                                 "number and they give none")
+    swap = conf.swapped(a, shown)
+    if swap:  # issue 39: a copied sentence with another subject ("Transformer models try to ..." for "Longformer")
+        return (AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but one repeats its source's "
+                                                f"words about {', '.join(sorted(swap[1]))} as if said of "
+                                                f"{', '.join(sorted(swap[0]))}: check it")
     gaps = conf.unaddressed(asked(a.query), strip_markers(" ".join(s.shown() for s in shown)))
     if gaps:  # issue 39, item 4: "supported" also needs the answer to address what the question asks
         return AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but " + "; ".join(
