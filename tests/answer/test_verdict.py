@@ -262,7 +262,7 @@ def test_a_copied_sentence_with_another_subject_put_in_is_only_partly_supported(
     v = judged("Transformer models try to be more efficient and use a sparse version of the attention matrix to "
                "speed up training [1].")
     assert v.passed and v.verdict == AnswerVerdict.PARTLY_SUPPORTED
-    assert "longformer, reformer as if said of transformer" in v.reason
+    assert "about 'longformer', 'reformer' as if they were said of 'transformer'" in v.reason
     right = judged("Longformer and reformer are models that try to be more efficient and use a sparse version of the "
                    "attention matrix [1].")
     assert right.verdict == AnswerVerdict.SUPPORTED

@@ -159,8 +159,8 @@ def _claims_verdict(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple
     swap = conf.swapped(a, shown)
     if swap:  # issue 39: a copied sentence with another subject ("Transformer models try to ..." for "Longformer")
         return (AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but one repeats its source's "
-                                                f"words about {', '.join(sorted(swap[1]))} as if said of "
-                                                f"{', '.join(sorted(swap[0]))}: check it")
+                                                f"words about {_quoted(swap[1])} as if they were said of "
+                                                f"{_quoted(swap[0])}: check it")
     gaps = conf.unaddressed(asked(a.query), strip_markers(" ".join(s.shown() for s in shown)))
     if gaps:  # issue 39, item 4: "supported" also needs the answer to address what the question asks
         return AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but " + "; ".join(
@@ -168,6 +168,10 @@ def _claims_verdict(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple
     if not agrees_with_key_passage(a):
         return AnswerVerdict.SUPPORTED, "every claim shown is supported by the source it cites"
     return AnswerVerdict.SUPPORTED, "every claim shown passed the check and rests on the key passage"
+
+
+def _quoted(words: set[str]) -> str:
+    return ", ".join(f"'{w}'" for w in sorted(words))
 
 
 def judge(a: Judgeable, saved: tuple[AnswerVerdict, str] | None = None) -> Judged:
