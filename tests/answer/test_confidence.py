@@ -161,6 +161,12 @@ def test_a_copied_sentence_with_another_subject_is_vetoed():
         assert swapped_words(right, SPARSE, SPARSE_Q) is None, right
         assert "swapped" not in vetoes(_answer(SPARSE_Q, right, quotes=(SPARSE, OTHER), kp_text=SPARSE)), right
     assert swapped_words("Transformer models are slow [1].", SPARSE, SPARSE_Q) is None  # no long copy: not a swap
+    # the course set's q19, right: a clause of the claim's own before the copied words is no subject put in
+    metrics = ("Our predictions are still logits, not the actual predictions, which is why the metric is returning "
+               "this (somewhat obscure) error.")
+    assert swapped_words("The compute_metrics() function fails at the end of the evaluation phase because the "
+                         "predictions are logits, not the actual predictions, which is why the metric is returning "
+                         "this (somewhat obscure) error [1].", metrics, "Why does compute_metrics() fail?") is None
 
 
 def test_verdict_from_the_probability():

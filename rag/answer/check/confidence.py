@@ -263,6 +263,10 @@ VETOES = {
 #: in the source has at least this many words and this share of the claim's words.
 COPY_MIN_WORDS = 5
 COPY_MIN_SHARE = 0.5
+#: The most words before the copied run for them to be taken as the claim's subject (a noun phrase put in place of
+#: the source's); a longer lead is a clause of the claim's own ("X fails at the end of Y because ..."), which the
+#: claim check judges.
+SUBJECT_MAX_WORDS = 5
 #: The most words of a claim and of a source :func:`swapped_words` compares (bounded work per sentence).
 SWAP_MAX_WORDS = 400
 
@@ -312,11 +316,11 @@ def _run(c: Sequence[str], p: Sequence[str]) -> tuple[int, int, int]:
 
 def swapped_words(claim: str, source: str, question: str) -> tuple[set[str], set[str]] | None:
     """Where ``claim`` copies a sentence of ``source`` but puts other words in place of its subject:
-    ``(put in, taken out)`` as claim-word roots (:func:`rag.answer.check.claims.roots`), or ``None``.
+    ``(put in, taken out)`` as claim words (:func:`rag.text.content_words`), or ``None``.
 
     The claim copies the source when its longest verbatim run of words in ``source`` has at least
-    :data:`COPY_MIN_WORDS` words and :data:`COPY_MIN_SHARE` of the claim's. Before the run, the claim's words are
-    compared with the source sentence's words before it (its subject): a swap is a claim word found neither in the
+    :data:`COPY_MIN_WORDS` words and :data:`COPY_MIN_SHARE` of the claim's. Before the run
+    (at most :data:`SUBJECT_MAX_WORDS` words), the claim's words are compared with the source sentence's words before it (its subject): a swap is a claim word found neither in the
     copied sentence nor in the question, *and* a word of the source's side that the claim and the question lack
     (after the run, a paraphrase of the sentence's end is common and is not taken for a swap). Issue 39 (the course set's q01: "Longformer and reformer are models that
     try to be more efficient and use a sparse version of the attention matrix" answered with "Transformer models
@@ -326,7 +330,7 @@ def swapped_words(claim: str, source: str, question: str) -> tuple[set[str], set
     c = [w.strip(".,;:!?()[]\"'") for w in raw_c]
     p = [w.strip(".,;:!?()[]\"'") for w in raw_p]
     n, ci, pj = _run(c, p)
-    if n < COPY_MIN_WORDS or n < COPY_MIN_SHARE * len(c):
+    if n < COPY_MIN_WORDS or n < COPY_MIN_SHARE * len(c) or ci > SUBJECT_MAX_WORDS:
         return None
     begin = pj
     while begin > 0 and not raw_p[begin - 1].endswith((".", "?", "!")):
