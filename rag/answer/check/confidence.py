@@ -85,15 +85,7 @@ def longest_run(answer: str, passage: str) -> float:
     p = [w.strip(".,;:!?()[]\"'") for w in _words(passage)]
     if not a or not p:
         return 0.0
-    best, prev = 0, [0] * (len(p) + 1)
-    for x in a:
-        cur = [0] * (len(p) + 1)
-        for j, y in enumerate(p, 1):
-            if x == y:
-                cur[j] = prev[j - 1] + 1
-                best = max(best, cur[j])
-        prev = cur
-    return best / len(a)
+    return _run(a, p)[0] / len(a)
 
 
 def _claim_features(a: Featured, j: Judged) -> dict[str, float]:
@@ -319,13 +311,14 @@ def swapped_words(claim: str, source: str, question: str) -> tuple[set[str], set
     ``(put in, taken out)`` as claim words (:func:`rag.text.content_words`), or ``None``.
 
     The claim copies the source when its longest verbatim run of words in ``source`` has at least
-    :data:`COPY_MIN_WORDS` words and :data:`COPY_MIN_SHARE` of the claim's. Before the run
-    (at most :data:`SUBJECT_MAX_WORDS` words), the claim's words are compared with the source sentence's words before it (its subject): a swap is a claim word found neither in the
-    copied sentence nor in the question, *and* a word of the source's side that the claim and the question lack
-    (after the run, a paraphrase of the sentence's end is common and is not taken for a swap). Issue 39 (the course set's q01: "Longformer and reformer are models that
-    try to be more efficient and use a sparse version of the attention matrix" answered with "Transformer models
-    try to be more efficient and use a sparse version of the attention matrix [1]", shown as supported). Words
-    are case-folded, punctuation stripped; at most :data:`SWAP_MAX_WORDS` of each text are compared."""
+    :data:`COPY_MIN_WORDS` words and :data:`COPY_MIN_SHARE` of the claim's. The claim's words before the run (at
+    most :data:`SUBJECT_MAX_WORDS`) are compared with the source sentence's words before it (its subject): a swap
+    is a claim word found neither in the copied sentence nor in the question, *and* a word of the source's side
+    that the claim and the question lack (after the run, a paraphrase of the sentence's end is common and is not
+    taken for a swap). Issue 39 (the course set's q01: "Longformer and reformer are models that try to be more
+    efficient and use a sparse version of the attention matrix" answered with "Transformer models try to be more
+    efficient and use a sparse version of the attention matrix [1]", shown as supported). Words are case-folded,
+    punctuation stripped; at most :data:`SWAP_MAX_WORDS` of each text are compared (at most 400 x 400 steps)."""
     raw_c, raw_p = _words(claim)[:SWAP_MAX_WORDS], _words(source)[:SWAP_MAX_WORDS]
     c = [w.strip(".,;:!?()[]\"'") for w in raw_c]
     p = [w.strip(".,;:!?()[]\"'") for w in raw_p]
