@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from rag.answer.history import ATTACHED_MARK
 from rag.text import MARKER_RE, markdown_literal, strip_markers
 from rag.types import MediaType
 
@@ -151,7 +152,8 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str], titles: Mapping[in
     (:class:`rag.answer.check.attribute.SentenceAttribution`). Unsupported: orange background, a warning sign and
     "(unsupported)" after it, no citation; an echo of the question or a sentence pointing at a source
     without saying what it says: grey note, no citation; otherwise its words with the links of the sources
-    that support it (``shown_cites``), "(inferred)" when the server attached the source. ``titles``: each
+    that support it (``shown_cites``), "(source found by the app)" (:data:`rag.answer.history.ATTACHED_MARK`) when
+    the server attached the source. ``titles``: each
     link's preview (:func:`preview_text`).
     """
     titles = titles or {}
@@ -167,14 +169,14 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str], titles: Mapping[in
         md = link_markers(sentence.text, urls, titles)
         if sentence.inferred and sentence.supported_by and sentence.supported_by[0] in urls:
             n = sentence.supported_by[0]
-            md = f"{md.rstrip()} {marker_link(n, urls[n], titles.get(n))} :gray[*(inferred)*]"
+            md = f"{md.rstrip()} {marker_link(n, urls[n], titles.get(n))} :gray[*({ATTACHED_MARK})*]"
         return md
     links = "".join(marker_link(n, urls[n], titles.get(n)) for n in cites if n in urls)
     plain = strip_markers(sentence.text)
     end = len(plain.rstrip(".!?:;"))
     md = md_escape(plain[:end]) + (f" {links}" if links else "") + md_escape(plain[end:])
     if sentence.inferred and links:
-        md += " :gray[*(inferred)*]"
+        md += f" :gray[*({ATTACHED_MARK})*]"
     return md
 
 
@@ -270,7 +272,7 @@ def answer_notes(a: Answer, with_model: bool = True) -> list[str]:
 
     ``a`` a :class:`rag.answer.record.Answer` (its judged ``shown`` and ``removed`` sentences,
     ``invalid_citations_removed``, ``model`` and ``first_words_ms`` or ``ttft_ms``). Says how many sentences the
-    claim check left out, what "(inferred)" means when a shown sentence carries it (issue 14: the model cited no source or a
+    claim check left out, what "(source found by the app)" means when a shown sentence carries it (issue 14: the model cited no source or a
     wrong one and the server attached the one that holds the words; unexplained, first-time users could not
     read it: tryout 2026-11-30), invalid citations removed, the model and its first-words time (seconds; not
     with ``with_model=False``: the chat shows those in the answer's "Details", issue 29). Plain text: a caller
@@ -281,8 +283,8 @@ def answer_notes(a: Answer, with_model: bool = True) -> list[str]:
         notes.append(f"{len(a.judged.removed)} sentence(s) of the model left out by the claim check")
     inferred = sum(1 for s in a.judged.shown if s.inferred)
     if inferred:
-        notes.append(f"{inferred} sentence(s) marked (inferred): the model gave no source or a wrong one; "
-                     "the app attached the source that holds the words")
+        notes.append(f"{inferred} sentence(s) marked ({ATTACHED_MARK}): the model named no source, or one that does "
+                     "not say it; the app found the source that holds the words")
     if a.invalid_citations_removed:
         notes.append(f"{a.invalid_citations_removed} invalid citation(s) removed")
     if a.model and with_model:

@@ -24,6 +24,11 @@ from rag.text import markdown_literal as lit
 #: own keys. All three are read.
 RECORD_VERSION = 3
 
+#: The mark after a shown sentence whose ``[n]`` the app attached (the model cited no source, or one that does not
+#: hold the sentence): plain words, not the claim check's code ``inferred`` (issue 39: "(inferred)" read as a code
+#: to first-time users). The chat, the export and the CLI write this one text.
+ATTACHED_MARK = "source found by the app"
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -154,12 +159,13 @@ def verdict_markdown(a: Answer) -> str:
 
 
 def shown_markdown(a: Answer) -> str:
-    """The checked answer as the chat shows it: each sentence with its ``[n]``, and ``*(inferred)*`` after one
-    whose source the server attached (the model cited none, or a source that does not hold it)."""
+    """The checked answer as the chat shows it: each sentence with its ``[n]``, and ``*(source found by the app)*``
+    (:data:`ATTACHED_MARK`) after one whose source the server attached (the model cited none, or a source that
+    does not hold it)."""
     j = a.judged
     if not j.shown:
         return lit(j.text or "", keep_markers=True)
-    return " ".join(lit(s.shown(), keep_markers=True) + (" *(inferred)*" if s.inferred and s.shown_cites else "")
+    return " ".join(lit(s.shown(), keep_markers=True) + (f" *({ATTACHED_MARK})*" if s.inferred and s.shown_cites else "")
                     for s in j.shown)
 
 
@@ -179,15 +185,15 @@ def _within(scope: Sequence[str], names: Mapping[str, str] | None) -> str:
 OFF_KEY_LINE = ("The answer's claims are each true of the source they cite, but none rests on this passage, the one "
                 "that best matches the question: compare them to judge whether they answer it.")
 
-#: What "(inferred)" means, written once under an answer that carries it (the chat's caption says the same).
-INFERRED_NOTE = ("*(inferred): the model gave no source or a wrong one; the app attached the source that holds "
-                 "the words.*")
+#: What :data:`ATTACHED_MARK` means, written once under an answer that carries it (the chat's caption says the same).
+INFERRED_NOTE = (f"*({ATTACHED_MARK}): the model named no source for that sentence, or one that does not say it; the "
+                 "app found the source that holds its words.*")
 
 
 def turn_markdown(n: int, t: Turn, names: Mapping[str, str] | None = None,
                   defaults: Mapping[str, float | None] | None = None) -> str:
     """One turn as Markdown: the question (and the question searched), the answer's verdict (issue 24), the
-    gate's "may not answer" notice, the key passage and the checked answer with its "(inferred)" marks (issue
+    gate's "may not answer" notice, the key passage and the checked answer with its "(source found by the app)" marks (issue
     14: what the claim check left out is listed with why) or the refusal, then its sources. With ``defaults``
     (:func:`rag.answer.asked_with.default_knobs`), a turn decided at other knobs says so (issue 42)."""
     out = [f"## {n}. {lit(t.question)}"]

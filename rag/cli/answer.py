@@ -14,7 +14,7 @@ import click
 
 from rag.answer.conversation import Conversation, TurnStream
 from rag.answer.followup import RewriteMethod
-from rag.answer.history import previous_questions
+from rag.answer.history import ATTACHED_MARK, previous_questions
 from rag.answer.key_passage import KeyPassage
 from rag.answer.record import Answer
 from rag.answer.translate import searched_as_line
@@ -72,7 +72,7 @@ def _notes(a: Answer) -> list[str]:
         if s.miscited and s.passed:
             notes.append(f"sentence {i} cites {list(s.cited)}, which does not hold it; [{s.supported_by[0]}] does (shown)")
         elif s.inferred:
-            notes.append(f"sentence {i} had no citation; [{s.supported_by[0]}] supports it (inferred, shown)")
+            notes.append(f"sentence {i} had no citation; [{s.supported_by[0]}] supports it ({ATTACHED_MARK}, shown)")
     if a.dropped_sources:
         notes.append(f"source(s) {list(a.dropped_sources)} left out of the prompt for lack of context")
     return notes

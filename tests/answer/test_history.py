@@ -93,7 +93,7 @@ def test_the_export_carries_the_verdict_the_may_not_answer_notice_and_the_inferr
     md = turn_markdown(1, Turn.from_json(json.loads(json.dumps(_record("q", "q", a)))))
     assert "**Verdict: May not answer.** The documents mention this but may not answer it." in md
     assert '*MAY NOT ANSWER: the documents mention "leave" but may not answer it*' in md
-    assert "Full-time staff get 28 days of annual leave [1]. *(inferred)*" in md
+    assert "Full-time staff get 28 days of annual leave [1]. *(source found by the app)*" in md
 
 
 def test_history_files_in_every_accepted_shape():
@@ -132,5 +132,7 @@ def test_the_export_names_the_documents_asked_within_and_says_what_inferred_mean
     t = Turn.from_json(_record("How many days?", "How many days?", a, scope=["a" * 64]))
     md = turn_markdown(1, t, {"a" * 64: "leave.md"})
     assert "*Asked within leave.md.*" in md
-    assert "*(inferred)*" in md and "*(inferred): the model gave no source or a wrong one" in md
+    assert "*(source found by the app)*" in md
+    assert "*(source found by the app): the model named no source for that sentence" in md
+    assert "inferred" not in md  # issue 39: plain words, not the claim check's code
     assert "*Asked within 1 chosen document(s).*" in turn_markdown(1, t)  # no names known: the count

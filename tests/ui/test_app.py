@@ -326,7 +326,8 @@ def test_unsupported_and_inferred_sentences_are_marked():
     out = answer_markdown("", sents, [_cite(1)])
     assert out.startswith(":orange-background[⚠️ Paris is in France.]")
     assert "(unsupported" in out
-    assert "DPR uses dot products [\\[1\\]](/Source?doc=" in out and "(inferred)" in out
+    assert "DPR uses dot products [\\[1\\]](/Source?doc=" in out and "*(source found by the app)*" in out
+    assert "inferred" not in out  # issue 39: plain words, not the claim check's code
 
 
 def test_echoes_never_carry_a_citation_and_left_out_sentences_say_why():
@@ -402,7 +403,7 @@ def test_answer_keeps_the_models_lines_and_list_items():
 
 
 def test_answer_notes_explain_inferred_citations():
-    """A first-time user sees "(inferred)" after a sentence with no word of explanation (tryout 2026-11-30):
+    """A first-time user saw "(inferred)" after a sentence with no word of explanation (tryout 2026-11-30):
     the caption under the answer says what it means whenever a shown sentence carries it."""
     from types import SimpleNamespace
 
@@ -417,7 +418,8 @@ def test_answer_notes_explain_inferred_citations():
         return SimpleNamespace(judged=SimpleNamespace(shown=sentences, removed=()), **base)
 
     notes = answer_notes(shown(inferred, cited))
-    assert any("1 sentence(s) marked (inferred)" in n and "the app attached" in n for n in notes)
+    assert any("1 sentence(s) marked (source found by the app)" in n and "the app found the source" in n
+               for n in notes)
     # plain text, escaped once by the page that shows it (it was escaped twice: "q4\\_k\\_m" on screen)
     assert notes[-2:] == ["model m-q4_k_m.gguf", "first token 1.5 s"]
-    assert not any("inferred" in n for n in answer_notes(shown(cited)))
+    assert not any("found by the app" in n for n in answer_notes(shown(cited)))

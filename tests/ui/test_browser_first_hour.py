@@ -194,6 +194,7 @@ def _walk(page, context, server, corpus_dir, cases_dir):
     assert f"## 2. {FOLLOW_UP}" in md and "*Standalone question:*" in md
     assert f"## 3. {OFF_TOPIC}" in md and "NO ANSWER" in md
     shown = page.get_by_test_id("stMainBlockContainer").inner_text(timeout=60_000)
-    if "(inferred)" in shown:
-        assert "*(inferred)*" in md
+    assert "(inferred)" not in shown  # issue 39: the plain words below, never the claim check's code
+    if "(source found by the app)" in shown:
+        assert "*(source found by the app)*" in md
     _shot(page, "38-exported.png")
