@@ -120,8 +120,10 @@ def waiting_line(wait: Wait | None) -> str:
 
 
 def writing_line(words: int, elapsed_s: float) -> str:
-    """While the answer streams: ``"Writing the answer: 42 words so far · 12 s"``."""
-    return f"Writing the answer: {words} word{'s' if words != 1 else ''} so far · {elapsed_s:.0f} s"
+    """While the answer streams: ``"Writing the answer: 42 words so far · 12 s · each sentence is checked against
+    its source when the answer ends"`` (issue 39: the streamed words are a draft, marked as such, until checked)."""
+    return (f"Writing the answer: {words} word{'s' if words != 1 else ''} so far · {elapsed_s:.0f} s · each sentence "
+            "is checked against its source when the answer ends")
 
 
 def keep_turn(turn: Turn, conv: Conversation) -> None:
@@ -239,7 +241,9 @@ def render_answer(a: Answer, pages: dict[int, int], key: str = "live") -> None:
     supports it; or, when none passed, a plain note and the key passage standing as the answer; without a model
     answer, the key passage. When the claims that passed are each true of the source they cite but none rests on
     the key passage (``off_key``, "partly supported"), the key passage is shown beside them, so the user can judge
-    whether they answer the question. The sentences the check left out are listed, with why, in an expander. Each ``[n]``
+    whether they answer the question. The sentences the check left out stay where the model wrote them, struck through,
+    with why (issue 39: a user who read them while they streamed sees what became of them); when none passed they are
+    listed, with why, in an expander under the key passage. Each ``[n]``
     previews its source on hover and focus and jumps to it below (same page, issue 29), where it opens in the
     app's viewer."""
     here = anchor(key)
@@ -250,8 +254,9 @@ def render_answer(a: Answer, pages: dict[int, int], key: str = "live") -> None:
             st.info(md_escape(j.note))  # (no note without a model: an empty box was drawn)
         st.markdown(kp)
     elif j.answer_from == AnswerFrom.MODEL:
-        shown = "**Answer**\n\n" + answer_markdown(a.text or "", j.shown, a.citations, pages, _collection(),
-                                                    anchor=here)
+        # every sentence the model wrote, in its place: the ones the check left out struck through, with why
+        shown = "**Answer**\n\n" + answer_markdown(a.text or "", a.sentences or j.shown, a.citations, pages,
+                                                    _collection(), anchor=here, left_out=j.removed)
         if j.off_key and kp:  # issue 39/42: true of the sources cited, none on the key passage: both, side by side
             left, right = st.columns(2, gap="medium")
             left.markdown(shown)
@@ -266,8 +271,8 @@ def render_answer(a: Answer, pages: dict[int, int], key: str = "live") -> None:
         if a.generated:
             st.warning("The model wrote no answer the sources support: read the passages below.")
     removed = j.removed
-    if removed:
-        with st.expander(f"Left out by the claim check ({len(removed)})"):
+    if removed and j.answer_from != AnswerFrom.MODEL:  # a model answer shows them in place, struck through
+        with st.expander(f"The model's answer, left out by the claim check ({len(removed)} sentences)"):
             st.markdown(removed_markdown(removed))
 
 

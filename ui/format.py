@@ -204,15 +204,25 @@ def removed_markdown(sentences: Sequence[Any]) -> str:
                      f"{md_escape(s.reason)})*]" for s in sentences)
 
 
+def left_out_markdown(sentence: Any) -> str:
+    """A sentence the claim check left out, flagged where the model wrote it (issue 39: text a user has read while
+    it streamed is never silently withdrawn): its words struck through in grey, no ``[n]``, and why in plain words
+    (``label``, :data:`rag.answer.check.attribute.VERDICT_WORDS`)."""
+    body = md_escape(strip_markers(sentence.text).strip())
+    struck = f"~~{body}~~ " if body else ""
+    return f":gray[{struck}*(left out: {md_escape(sentence.label)})*]"
+
+
 def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Iterable[Any],
                     pages: Mapping[int, int] | None = None, collection: str | None = None,
-                    anchor: str | None = None) -> str:
+                    anchor: str | None = None, left_out: Iterable[Any] = ()) -> str:
     """The final answer: per-sentence marks when ``sentences`` are given, else ``text`` with linked markers.
 
     ``pages`` maps a citation's ``index`` to the PDF page its link opens (see :func:`citation_url`,
     which also takes ``collection``); with ``anchor`` each ``[n]`` jumps to ``#<anchor>-<n>`` on the same page
     (the source row under the answer, where it opens in the app's viewer; issue 29) and previews its source's
-    locator and quote on hover and keyboard focus (:func:`preview_text`, issue 42).
+    locator and quote on hover and keyboard focus (:func:`preview_text`, issue 42). A sentence among ``left_out``
+    (the very objects of ``sentences`` the claim check kept out) is flagged in place (:func:`left_out_markdown`).
     """
     pages = pages or {}
     citations = list(citations)
@@ -222,8 +232,9 @@ def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Itera
     if not sentences:
         return link_markers(text, urls, titles)
     out, in_list = "", False
+    dropped = {id(s) for s in left_out}
     for s, new_line in zip(sentences, line_starts(text, sentences)):
-        md = sentence_markdown(s, urls, titles)
+        md = left_out_markdown(s) if id(s) in dropped else sentence_markdown(s, urls, titles)
         item = bool(_LIST_ITEM.match(s.text))
         first = not out
         sep = "" if first else (("\n\n" if in_list and not item else "  \n") if new_line else " ")

@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from rag.answer.asked_with import asked_with_line, changed_knobs, gate_knobs
+from rag.answer.check.attribute import SentenceAttribution
 from rag.answer.cite import Citation
 from rag.answer.gate import GateResult
 from rag.answer.record import Answer, AnswerDict
 from rag.text import markdown_literal as lit
+from rag.text import strip_markers
 
 #: The version of the record layout written by :meth:`Turn.to_json`: 3 nests the answer under ``answer``
 #: (:meth:`rag.answer.record.Answer.to_json`'s full form); 2 kept the answer's keys beside the turn's, 1 kept its
@@ -161,12 +163,21 @@ def verdict_markdown(a: Answer) -> str:
 def shown_markdown(a: Answer) -> str:
     """The checked answer as the chat shows it: each sentence with its ``[n]``, and ``*(source found by the app)*``
     (:data:`ATTACHED_MARK`) after one whose source the server attached (the model cited none, or a source that
-    does not hold it)."""
+    does not hold it); the model's sentences the check left out stay in their place, struck through, with why."""
     j = a.judged
     if not j.shown:
         return lit(j.text or "", keep_markers=True)
-    return " ".join(lit(s.shown(), keep_markers=True) + (f" *({ATTACHED_MARK})*" if s.inferred and s.shown_cites else "")
-                    for s in j.shown)
+    dropped = {id(s) for s in j.removed}
+    return " ".join(_left_out(s) if id(s) in dropped else
+                    lit(s.shown(), keep_markers=True) + (f" *({ATTACHED_MARK})*" if s.inferred and s.shown_cites else "")
+                    for s in (a.sentences or j.shown))
+
+
+def _left_out(s: SentenceAttribution) -> str:
+    """A sentence the claim check left out, where the model wrote it (issue 39, as the chat shows it): struck
+    through, without its ``[n]``, and why."""
+    body = lit(strip_markers(s.text).strip())
+    return (f"~~{body}~~ " if body else "") + f"*(left out: {lit(s.label)}: {lit(s.reason)})*"
 
 
 def _within(scope: Sequence[str], names: Mapping[str, str] | None) -> str:
@@ -251,7 +262,7 @@ def _answered_markdown(a: Answer) -> list[str]:
             out.append(f"{passage}\n\n*{OFF_KEY_LINE}*")
     elif not a.generated:
         out.append("(no text generated)")
-    if j.removed:
+    if j.removed and not (j.text and j.shown):  # a model answer flags them in place (shown_markdown)
         out.append(f"*Left out by the claim check ({len(j.removed)}):*\n\n"
                    + "\n".join(f"- {lit(s.text.strip())} ({s.label}: {lit(s.reason)})" for s in j.removed))
     return out

@@ -136,3 +136,22 @@ def test_the_export_names_the_documents_asked_within_and_says_what_inferred_mean
     assert "*(source found by the app): the model named no source for that sentence" in md
     assert "inferred" not in md  # issue 39: plain words, not the claim check's code
     assert "*Asked within 1 chosen document(s).*" in turn_markdown(1, t)  # no names known: the count
+
+
+def test_the_export_flags_a_left_out_sentence_where_the_model_wrote_it():
+    """Issue 39: a sentence the claim check left out was moved into a list after the answer, so a reader who had read
+    the streamed answer lost its place; now it stays where the model wrote it, struck through, with why, and the
+    sentences around it keep their order and their [n]."""
+    first = SentenceAttribution("Full-time staff get 28 days of annual leave [1].", (1,), (1,), False, False)
+    wrong = SentenceAttribution("Part-time staff get 40 days [1].", (1,), (), True, False,
+                                reason="no source holds '40'")
+    last = SentenceAttribution("The leave is counted per year [1].", (1,), (1,), False, False)
+    text = " ".join(s.text for s in (first, wrong, last))
+    a = Answer(query="How many days of leave?", gate=gate_result("How many days of leave?"), text=text,
+               citations=[_cite(1)], sentences=[first, wrong, last], model="m.gguf", raw_text=text)
+    md = turn_markdown(1, Turn.from_json(_record("How many days?", "How many days?", a)))
+    i, j, k = (md.index("28 days of annual leave [1]"), md.index("~~Part-time staff get 40 days.~~"),
+               md.index("counted per year [1]"))
+    assert i < j < k
+    assert "~~Part-time staff get 40 days.~~ *(left out: not supported by the sources: no source holds '40')*" in md
+    assert "Left out by the claim check" not in md  # not listed a second time

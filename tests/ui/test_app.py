@@ -423,3 +423,32 @@ def test_answer_notes_explain_inferred_citations():
     # plain text, escaped once by the page that shows it (it was escaped twice: "q4\\_k\\_m" on screen)
     assert notes[-2:] == ["model m-q4_k_m.gguf", "first token 1.5 s"]
     assert not any("found by the app" in n for n in answer_notes(shown(cited)))
+
+
+def test_a_left_out_sentence_stays_in_place_struck_through_with_why():
+    """Issue 39: "a correct ten-sentence how-to streamed for about 80 s and was then replaced by a two-line
+    fragment". The chat's answer keeps every sentence the model wrote in its place; the ones the claim check left
+    out are struck through, carry no [n] link and say why."""
+    from rag.answer.check.attribute import SentenceAttribution
+    from ui.format import answer_markdown
+
+    first = SentenceAttribution("Full-time staff get 28 days [1].", (1,), (1,), False, False)
+    wrong = SentenceAttribution("Part-time staff get 40 days [1].", (1,), (), True, False)
+    last = SentenceAttribution("Leave is counted per year [1].", (1,), (1,), False, False)
+    sents = [first, wrong, last]
+    out = answer_markdown(" ".join(s.text for s in sents), sents, [_cite(1)], left_out=[wrong])
+    struck = ":gray[~~Part-time staff get 40 days.~~ *(left out: not supported by the sources)*]"
+    assert struck in out
+    assert out.index("28 days") < out.index(struck) < out.index("counted per year")
+    assert out.count("[\\[1\\]]") == 2  # the two supported claims link their source, the struck one does not
+    # without left_out the same sentence is the orange "unsupported" mark: only the caller's list strikes it
+    assert "~~" not in answer_markdown(" ".join(s.text for s in sents), sents, [_cite(1)])
+
+
+def test_the_streaming_line_says_the_words_are_checked_when_the_answer_ends():
+    """Issue 39: the streamed words were read as the answer, then sentences vanished; the line under them says they
+    are a draft until checked."""
+    from ui.chat import writing_line
+
+    line = writing_line(1, 2.4)
+    assert line.startswith("Writing the answer: 1 word so far · 2 s") and "checked against its source" in line
