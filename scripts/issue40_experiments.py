@@ -171,7 +171,7 @@ def retrieve_variant(query, q_vec, dense, bm25, *, spec: dict, ran: set, embed, 
     if spec.get("units_off"):
         units = None
     margin = spec.get("margin", UNIT_MARGIN)
-    d_ids, _ = dense_leg(q_vec, dense, units, depth, allowed, margin)
+    d_ids, d_dist = dense_leg(q_vec, dense, units, depth, allowed, margin)
     b_ids, b_scores = bm25.search(query, depth) if allowed is None else bm25.search(query, depth, allowed)
     legs = [d_ids.tolist(), b_ids.tolist()]
     weights = [1.0, bm25_weight(query, bm25, legs[1][0] if legs[1] else None, spec.get("band", COVERAGE_BAND))]
@@ -183,7 +183,16 @@ def retrieve_variant(query, q_vec, dense, bm25, *, spec: dict, ran: set, embed, 
             for p in parts:
                 legs.append(dense_leg(embed(p), dense, units, depth, allowed, margin)[0].tolist())
                 weights.append(spec["clauses"])
-    fused = rrf(legs, k=rrf_k, weights=weights)
+    fused = rrf(legs, k=spec.get("rrf_k", rrf_k), weights=weights)
+    if spec.get("convex") is not None:
+        fused = convex_fusion(d_ids, d_dist, b_ids, b_scores, spec["convex"], weights[1])
+    if spec.get("standout") is not None and fused and len(d_dist) > 1:
+        gap = (float(d_dist[1]) - float(d_dist[0])) / max(1e-6, float(d_dist[min(4, len(d_dist) - 1)]) - float(d_dist[0]) + 1e-6) \
+            if spec.get("standout_relative") else float(d_dist[1]) - float(d_dist[0])
+        if gap > spec["standout"]:
+            ran.add(query)
+            top = int(d_ids[0])
+            fused = [(top, fused[0][1] + 1e-9)] + [(c, sc) for c, sc in fused if c != top]
     fb = spec.get("feedback")
     if fb is not None and fused and fb.doubts(weights[1]):
         extra = feedback_list(query, fused, bm25, texts, fb, depth, allowed)
@@ -205,6 +214,21 @@ def retrieve_variant(query, q_vec, dense, bm25, *, spec: dict, ran: set, embed, 
                 bm25_score=b_rank.get(c, (None, None))[1]) for i, (c, sc) in enumerate(fused, start=1)]
     lang = bm25.analyzer.query_language(query)
     return hits, QueryPlan(query=query, language=lang, bm25_weight=weights[1])
+
+
+def convex_fusion(d_ids, d_dist, b_ids, b_scores, alpha: float, bm25_w: float) -> list[tuple[int, float]]:
+    """Convex combination of the two legs' scores (Bruch et al. 2023, "An analysis of fusion functions for hybrid
+    retrieval"): ``alpha * sim + (1 - alpha) * w * bm25 / max bm25``, the dense similarity ``1 - distance`` as it is
+    (already on [0, 1] for these vectors' neighbourhood), BM25 scaled by the list's best score and by the product's
+    coverage weight ``w``; a chunk missing from a leg scores that leg's lowest."""
+    sim = {int(c): 1.0 - float(d) for c, d in zip(d_ids, d_dist)}
+    top = float(b_scores[0]) if len(b_scores) else 1.0
+    lex = {int(c): float(s) / top for c, s in zip(b_ids, b_scores)} if top > 0 else {}
+    s_min = min(sim.values()) if sim else 0.0
+    l_min = min(lex.values()) if lex else 0.0
+    ids = list(dict.fromkeys([*sim, *lex]))
+    score = {c: alpha * sim.get(c, s_min) + (1 - alpha) * bm25_w * lex.get(c, l_min) for c in ids}
+    return sorted(score.items(), key=lambda kv: (-kv[1], ids.index(kv[0])))
 
 
 def clauses(question: str) -> list[str]:
@@ -262,6 +286,14 @@ def candidates() -> dict[str, dict]:
     for w in (0.25, 0.5, 1.0):
         out[f"clauses w{w}"] = {"clauses": w}
         out[f"clauses w{w} always"] = {"clauses": w, "clauses_always": True}
+    for k in (10, 20, 30, 100):
+        out[f"rrf k {k}"] = {"rrf_k": k}
+    for g in (0.05, 0.1, 0.15, 0.2):
+        out[f"dense standout {g}"] = {"standout": g}
+    for g in (0.3, 0.4, 0.5):
+        out[f"dense standout rel {g}"] = {"standout": g, "standout_relative": True}
+    for a in (0.5, 0.6, 0.7, 0.8, 0.9):
+        out[f"convex {a}"] = {"convex": a}
     return out
 
 

@@ -291,7 +291,8 @@ def answer_notes(a: Answer, with_model: bool = True) -> list[str]:
     """
     notes = []
     if a.judged.removed:
-        notes.append(f"{len(a.judged.removed)} sentence(s) of the model left out by the claim check")
+        where = " (struck through above)" if a.judged.shown else ""  # in place beside the claims shown (issue 39)
+        notes.append(f"{len(a.judged.removed)} sentence(s) of the model left out by the claim check{where}")
     inferred = sum(1 for s in a.judged.shown if s.inferred)
     if inferred:
         notes.append(f"{inferred} sentence(s) marked ({ATTACHED_MARK}): the model named no source, or one that does "
