@@ -300,3 +300,37 @@ def test_a_list_item_is_a_claim_of_its_list():
     q = "Which service lifetimes are there?"
     [a] = _attribute(s, [1], _lex(s, quotes, q), None, question=q, quotes=quotes)
     assert a.claim and str(a.verdict) == "supported"
+
+
+#: real answers/t01 of ``bench answers --corpus real`` (2026-12-06): the two sources the model's sentence leans on.
+_TSNE_KEY = ("T-distributed Stochastic Neighbor Embedding (t-SNE) is a machine learning algorithm for visualization "
+             "developed by Laurens van der Maaten and Geoffrey Hinton.[1] It is a nonlinear dimensionality reduction "
+             "technique well-suited for embedding high-dimensional data for visualization in a low-dimensional space.")
+_TSNE_SOFTWARE = ("- Laurens van der Maaten's t-Distributed Stochastic Neighbor Embedding https://lvdmaaten.github.io/tsne/\n"
+                  "- ELKI contains tSNE, also with Barnes-Hut approximation.")
+
+
+def test_a_name_written_wrong_at_the_start_of_a_sentence_is_not_supported():
+    """The 0.5B answered "Who developed t-distributed stochastic neighbor embedding?" with "Laurent van der Maaten's
+    t-Distributed Stochastic Neighbor Embedding [1]" and it was shown as supported: a capitalised first word is not
+    read as a name, so "Laurent" was never asked of the sources, which say "Laurens". Now an opening word within two
+    letters of a source's name is that name written wrong; the rightly spelt sentence still passes."""
+    q = "Who developed t-distributed stochastic neighbor embedding?"
+    quotes = [_TSNE_KEY, _TSNE_SOFTWARE]
+    wrong = "Laurent van der Maaten's t-Distributed Stochastic Neighbor Embedding [1]"
+    right = "Laurens van der Maaten's t-Distributed Stochastic Neighbor Embedding [2]"
+    att = attribute([wrong, right], [1, 2], lexical_support([wrong, right], quotes, q), question=q, quotes=quotes)
+    assert [a.verdict for a in att] == ["unsupported", "supported"]
+    assert "laurent" in att[0].reason and att[0].supported_by == ()
+
+
+def test_an_opening_word_is_no_misspelt_name_when_it_is_a_form_of_a_source_word_or_the_question_has_it():
+    from rag.answer.check.claims import misspelt_names, source_names
+
+    assert misspelt_names("Models learn from data [1].", "Model training is slow. A model learns.") == []
+    assert misspelt_names("These models use Hinton's idea [1].", "There are many models. Geoffrey Hinton had it.") == []
+    assert misspelt_names("Geofrey Hinton developed it [1].", _TSNE_KEY) == ["geofrey"]
+    assert "laurens" in source_names(_TSNE_SOFTWARE) and "machine" not in source_names(_TSNE_KEY)
+    q = "Which algorithm for visualization did Laurent van der Maaten develop?"  # the user's own spelling
+    s = "Laurent van der Maaten developed t-distributed stochastic neighbor embedding [1]."
+    assert attribute([s], [1], lexical_support([s], [_TSNE_KEY], q), question=q, quotes=[_TSNE_KEY])[0].passed

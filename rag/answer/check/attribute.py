@@ -26,7 +26,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from rag.answer.check.claims import garbled, holds, novel_roots, roots, specifics, statement_gaps
+from rag.answer.check.claims import garbled, holds, misspelt_names, novel_roots, roots, specifics, statement_gaps
 from rag.answer.check.clean import (
     CitationStreamFilter as CitationStreamFilter,  # re-exported: callers import it from here
 )
@@ -323,9 +323,11 @@ def _reason(v: ClaimVerdict, cited: Sequence[int], supported: Sequence[int], mis
 
 
 def _gaps(sentence: str, spec: Sequence[str], quote: str, question: str | None, heading: str) -> tuple[list[str], list[str]]:
-    """``(absent, astray)``: the specifics ``quote`` does not hold at all, and those it holds only in
-    statements that do not make the sentence's claim (:func:`rag.answer.check.claims.statement_gaps`)."""
+    """``(absent, astray)``: the specifics ``quote`` does not hold at all (with an opening word that writes one of
+    its names wrong, :func:`rag.answer.check.claims.misspelt_names`), and those it holds only in statements that
+    do not make the sentence's claim (:func:`rag.answer.check.claims.statement_gaps`)."""
     absent = [x for x in spec if not holds(quote, x)]
+    absent += [x for x in misspelt_names(sentence, quote) if x not in spec and not (question and holds(question, x))]
     astray = statement_gaps(sentence, quote, [x for x in spec if x not in absent], question, heading)
     return absent, astray
 
