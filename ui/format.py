@@ -209,8 +209,9 @@ def left_out_markdown(sentence: Any) -> str:
     it streamed is never silently withdrawn): its words struck through in grey, no ``[n]``, and why in plain words
     (``label``, :data:`rag.answer.check.attribute.VERDICT_WORDS`)."""
     body = md_escape(strip_markers(sentence.text).strip())
-    struck = f"~~{body}~~ " if body else ""
-    return f":gray[{struck}*(left out: {md_escape(sentence.label)})*]"
+    if not any(ch.isalnum() for ch in body):  # a bare "[1] [2]": nothing was read, nothing to flag
+        return ""
+    return f":gray[~~{body}~~ *(left out: {md_escape(sentence.label)})*]"
 
 
 def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Iterable[Any],
@@ -235,6 +236,8 @@ def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Itera
     dropped = {id(s) for s in left_out}
     for s, new_line in zip(sentences, line_starts(text, sentences)):
         md = left_out_markdown(s) if id(s) in dropped else sentence_markdown(s, urls, titles)
+        if not md:
+            continue
         item = bool(_LIST_ITEM.match(s.text))
         first = not out
         sep = "" if first else (("\n\n" if in_list and not item else "  \n") if new_line else " ")

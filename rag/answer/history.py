@@ -168,16 +168,19 @@ def shown_markdown(a: Answer) -> str:
     if not j.shown:
         return lit(j.text or "", keep_markers=True)
     dropped = {id(s) for s in j.removed}
-    return " ".join(_left_out(s) if id(s) in dropped else
-                    lit(s.shown(), keep_markers=True) + (f" *({ATTACHED_MARK})*" if s.inferred and s.shown_cites else "")
-                    for s in (a.sentences or j.shown))
+    parts = (_left_out(s) if id(s) in dropped else
+             lit(s.shown(), keep_markers=True) + (f" *({ATTACHED_MARK})*" if s.inferred and s.shown_cites else "")
+             for s in (a.sentences or j.shown))
+    return " ".join(x for x in parts if x)
 
 
 def _left_out(s: SentenceAttribution) -> str:
     """A sentence the claim check left out, where the model wrote it (issue 39, as the chat shows it): struck
     through, without its ``[n]``, and why."""
     body = lit(strip_markers(s.text).strip())
-    return (f"~~{body}~~ " if body else "") + f"*(left out: {lit(s.label)}: {lit(s.reason)})*"
+    if not any(ch.isalnum() for ch in body):  # a bare "[1] [2]": nothing to flag
+        return ""
+    return f"~~{body}~~ *(left out: {lit(s.label)}: {lit(s.reason)})*"
 
 
 def _within(scope: Sequence[str], names: Mapping[str, str] | None) -> str:

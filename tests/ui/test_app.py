@@ -452,3 +452,15 @@ def test_the_streaming_line_says_the_words_are_checked_when_the_answer_ends():
 
     line = writing_line(1, 2.4)
     assert line.startswith("Writing the answer: 1 word so far · 2 s") and "checked against its source" in line
+
+
+def test_a_bare_marker_left_out_is_not_flagged_as_a_sentence():
+    """A "sentence" of bare markers ("[1] [2].") says nothing a reader could have taken in: no struck-through
+    stub is drawn for it."""
+    from rag.answer.check.attribute import SentenceAttribution
+    from ui.format import answer_markdown
+
+    claim = SentenceAttribution("Full-time staff get 28 days [1].", (1,), (1,), False, False)
+    bare = SentenceAttribution("[1] [2].", (1,), (), False, False, claim=False)
+    out = answer_markdown(claim.text + " " + bare.text, [claim, bare], [_cite(1)], left_out=[bare])
+    assert "left out" not in out and out.startswith("Full-time staff get 28 days")
