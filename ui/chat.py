@@ -272,7 +272,8 @@ def render_answer(a: Answer, pages: dict[int, int], key: str = "live") -> None:
             st.warning("The model wrote no answer the sources support: read the passages below.")
     removed = j.removed
     if removed and j.answer_from != AnswerFrom.MODEL:  # a model answer shows them in place, struck through
-        with st.expander(f"The model's answer, left out by the claim check ({len(removed)} sentences)"):
+        with st.expander(f"The model's answer, left out by the claim check ({len(removed)} "
+                         f"sentence{'s' if len(removed) != 1 else ''})"):
             st.markdown(removed_markdown(removed))
 
 
