@@ -199,19 +199,19 @@ def key_passage_markdown(passage: Any, citations: Iterable[Any], pages: Mapping[
 
 def removed_markdown(sentences: Sequence[Any]) -> str:
     """The model's sentences the claim check left out, one list item each: the words (escaped, no marker)
-    and, in grey, why (``verdict``: ``reason``)."""
-    return "\n".join(f"- {md_escape(strip_markers(s.text)) or '…'} :gray[*({md_escape(s.label)}: "
-                     f"{md_escape(s.reason)})*]" for s in sentences)
+    and, in grey, why (:attr:`rag.answer.check.attribute.SentenceAttribution.explained`)."""
+    return "\n".join(f"- {md_escape(strip_markers(s.text)) or '…'} :gray[*({md_escape(s.explained)})*]"
+                     for s in sentences)
 
 
 def left_out_markdown(sentence: Any) -> str:
     """A sentence the claim check left out, flagged where the model wrote it (issue 39: text a user has read while
     it streamed is never silently withdrawn): its words struck through in grey, no ``[n]``, and why in plain words
-    (``label``, :data:`rag.answer.check.attribute.VERDICT_WORDS`)."""
+    (:attr:`rag.answer.check.attribute.SentenceAttribution.explained`)."""
     body = md_escape(strip_markers(sentence.text).strip())
     if not any(ch.isalnum() for ch in body):  # a bare "[1] [2]": nothing was read, nothing to flag
         return ""
-    return f":gray[~~{body}~~ *(left out: {md_escape(sentence.label)})*]"
+    return f":gray[~~{body}~~ *(left out: {md_escape(sentence.explained)})*]"
 
 
 def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Iterable[Any],

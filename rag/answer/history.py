@@ -180,7 +180,7 @@ def _left_out(s: SentenceAttribution) -> str:
     body = lit(strip_markers(s.text).strip())
     if not any(ch.isalnum() for ch in body):  # a bare "[1] [2]": nothing to flag
         return ""
-    return f"~~{body}~~ *(left out: {lit(s.label)}: {lit(s.reason)})*"
+    return f"~~{body}~~ *(left out: {lit(s.explained)})*"
 
 
 def _within(scope: Sequence[str], names: Mapping[str, str] | None) -> str:
@@ -267,7 +267,7 @@ def _answered_markdown(a: Answer) -> list[str]:
         out.append("(no text generated)")
     if j.removed and not (j.text and j.shown):  # a model answer flags them in place (shown_markdown)
         out.append(f"*Left out by the claim check ({len(j.removed)}):*\n\n"
-                   + "\n".join(f"- {lit(s.text.strip())} ({s.label}: {lit(s.reason)})" for s in j.removed))
+                   + "\n".join(f"- {lit(s.text.strip())} ({lit(s.explained)})" for s in j.removed))
     return out
 
 

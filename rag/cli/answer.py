@@ -128,7 +128,7 @@ def checked_lines(a: Answer) -> list[str]:
     removed = j.removed
     if removed:
         out.append(f"Left out by the claim check ({len(removed)}):")
-        out += [f"  - {s.body} ({s.label}: {s.reason})" for s in removed]
+        out += [f"  - {s.body} ({s.explained})" for s in removed]
     return [*out, "", verdict_line(a), *advice_lines(a)]
 
 

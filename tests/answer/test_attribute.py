@@ -334,3 +334,16 @@ def test_an_opening_word_is_no_misspelt_name_when_it_is_a_form_of_a_source_word_
     q = "Which algorithm for visualization did Laurent van der Maaten develop?"  # the user's own spelling
     s = "Laurent van der Maaten developed t-distributed stochastic neighbor embedding [1]."
     assert attribute([s], [1], lexical_support([s], [_TSNE_KEY], q), question=q, quotes=[_TSNE_KEY])[0].passed
+
+
+def test_why_a_sentence_was_left_out_is_said_once():
+    """The browser walk of 2026-12-06 read "(repeats the question: restates the question: adds no word of its own)":
+    the label and a reason that says it again. Where the reason adds something (what a source lacks) both show."""
+    q = "Which HTTP response code should a REST service return when requests are coming in too quickly?"
+    quotes = ["Return 429 Too Many Requests HTTP response code if requests are coming in too quickly."]
+    sents = ["HTTP Return Code.", "The HTTP response code is 503 [1].", "The code is [1]."]
+    att = attribute(sents, [1], lexical_support(sents, quotes, q), question=q, quotes=quotes)
+    assert [a.verdict for a in att] == ["echo", "unsupported", "dangling"]
+    assert att[0].explained == "repeats the question"
+    assert att[1].explained == "not supported by the sources: no source holds the words it adds to the question"
+    assert att[2].explained == "points at a source without saying what it says"

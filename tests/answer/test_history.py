@@ -120,7 +120,8 @@ def test_a_reopened_turn_keeps_the_key_passage_and_the_claim_checks_verdicts():
     assert a.judged.text == kp.text and a.judged.note
     md = turn_markdown(1, Turn.from_json(json.loads(json.dumps(_record("q", "q", live)))))
     assert "**Key passage** [1] leave.md > Annual leave" in md and "> Full-time staff get 28 days" in md
-    assert "Left out by the claim check (1)" in md and "restates the question" in md
+    assert "Left out by the claim check (1)" in md and "(repeats the question)" in md
+    assert "restates the question" not in md  # the label once, not "repeats the question: restates the question"
 
 
 def test_the_export_names_the_documents_asked_within_and_says_what_inferred_means():

@@ -211,6 +211,18 @@ class SentenceAttribution:
         """The sentence's verdict in plain words (:data:`VERDICT_WORDS`), never a code."""
         return VERDICT_WORDS[self.verdict]
 
+    @property
+    def explained(self) -> str:
+        """The verdict and why, each said once: ``label: reason`` where the reason adds to the label (what the
+        source lacks, which source holds it), ``label (what is wrong)`` for a sentence that is no statement, the
+        label alone where the reason only says it again (an echo, a dangling marker, a decline, no claim: the
+        left-out list read "repeats the question: restates the question: adds no word of its own")."""
+        if self.verdict == ClaimVerdict.GARBLED and "(" in self.reason:
+            return f"{self.label} ({self.reason.split('(', 1)[1].rstrip(')')})"
+        if self.verdict in (ClaimVerdict.UNSUPPORTED, ClaimVerdict.INFERRED, ClaimVerdict.SUPPORTED) and self.reason:
+            return f"{self.label}: {self.reason}"
+        return self.label
+
     def to_json(self) -> dict:
         """The JSON shape of ``ask --json``'s ``answer_sentences``: ``text, cited, supported_by, unsupported,
         inferred`` (pinned by issue 5) then ``verdict, reason, cites`` (issue 14; ``cites`` = :attr:`shown_cites`),
