@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from rag.answer.cite import evidence_span
 from rag.answer.history import ATTACHED_MARK
 from rag.text import MARKER_RE, markdown_literal, strip_markers
 from rag.types import MediaType
@@ -105,10 +106,18 @@ PREVIEW_CHARS = 280
 _PUNCT = re.compile(r"""([!-/:-@\[-`{-~])""")
 
 
-def preview_text(citation: Any, limit: int = PREVIEW_CHARS) -> str:
+def preview_text(citation: Any, limit: int = PREVIEW_CHARS, claim: str | None = None) -> str:
     """What a ``[n]`` shows on hover and keyboard focus (issue 42, as open-webui, RAGFlow and NotebookLM do):
-    the citation's locator label, then its quote (whitespace collapsed, cut at ``limit`` characters with "…")."""
-    quote = " ".join(str(citation.quote or "").split())
+    the citation's locator label, then its quote (whitespace collapsed, cut at ``limit`` characters with "…").
+    With ``claim`` (the answer sentence the ``[n]`` ends), the quote starts at the source's sentence that shares the
+    most words with it (:func:`rag.answer.cite.evidence_span`), "…" before it when it is not the quote's first:
+    the card showed the chunk's first words, often not the ones the claim rests on."""
+    text = str(citation.quote or "")
+    lead = ""
+    if claim:
+        a, _ = evidence_span(text, strip_markers(claim))
+        lead, text = ("… " if a > 0 else ""), text[a:]
+    quote = lead + " ".join(text.split())
     if len(quote) > limit:
         quote = quote[: limit - 1].rstrip() + "…"
     return f"{citation.locator_label}\n“{quote}”"
@@ -232,10 +241,14 @@ def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Itera
     titles = {c.index: preview_text(c) for c in citations} if anchor else {}
     if not sentences:
         return link_markers(text, urls, titles)
+    by_n = {c.index: c for c in citations}
     out, in_list = "", False
     dropped = {id(s) for s in left_out}
     for s, new_line in zip(sentences, line_starts(text, sentences)):
-        md = left_out_markdown(s) if id(s) in dropped else sentence_markdown(s, urls, titles)
+        # each [n]'s card quotes the source's sentence this claim rests on, not the chunk's first words
+        linked = set(getattr(s, "shown_cites", None) or ()) | set(s.supported_by[:1])
+        own = {n: preview_text(by_n[n], claim=s.text) for n in linked if n in by_n} if anchor else {}
+        md = left_out_markdown(s) if id(s) in dropped else sentence_markdown(s, urls, own)
         if not md:
             continue
         item = bool(_LIST_ITEM.match(s.text))

@@ -464,3 +464,20 @@ def test_a_bare_marker_left_out_is_not_flagged_as_a_sentence():
     bare = SentenceAttribution("[1] [2].", (1,), (), False, False, claim=False)
     out = answer_markdown(claim.text + " " + bare.text, [claim, bare], [_cite(1)], left_out=[bare])
     assert "left out" not in out and out.startswith("Full-time staff get 28 days")
+
+
+def test_a_markers_hover_card_quotes_the_sentence_its_claim_rests_on():
+    """Noted at stop 47: a [n]'s hover card quoted the chunk's first words, not the sentence the claim rests on. Each
+    claim's [n] now previews the source from its sentence that shares the most words with the claim."""
+    from rag.answer.check.attribute import SentenceAttribution
+    from ui.format import answer_markdown, preview_text
+
+    c = _cite(1)  # "Full-time staff get 28 days of annual leave.\nPer year."
+    c = c.__class__(**{**c.__dict__, "quote": "Leave is booked in the portal. Full-time staff get 28 days of annual "
+                                               "leave. Part-time staff get a share."})
+    s = SentenceAttribution("Full-time staff get 28 days of annual leave [1].", (1,), (1,), False, False)
+    out = answer_markdown(s.text, [s], [c], anchor="t")
+    assert "Full\\-time staff get 28 days" in out.split("](#t-1 ", 1)[1]  # the card starts at the claim's sentence
+    assert "Leave is booked" not in out
+    assert preview_text(c).split("\n")[1].startswith("“Leave is booked")  # no claim: the quote's own start
+    assert preview_text(c, claim=s.text).split("\n")[1].startswith("“… Full-time staff")
