@@ -299,8 +299,8 @@ def answer_notes(a: Answer, with_model: bool = True) -> list[str]:
 
     ``a`` a :class:`rag.answer.record.Answer` (its judged ``shown`` and ``removed`` sentences,
     ``invalid_citations_removed``, ``model`` and ``first_words_ms`` or ``ttft_ms``). Says how many sentences the
-    claim check left out, what "(source found by the app)" means when a shown sentence carries it (issue 14: the model cited no source or a
-    wrong one and the server attached the one that holds the words; unexplained, first-time users could not
+    claim check left out, what "(source found by the app)" means when a shown sentence carries it (issue 14: the
+    model cited no source or a wrong one and the server attached the one that holds the words; unexplained, first-time users could not
     read it: tryout 2026-11-30), invalid citations removed, the model and its first-words time (seconds; not
     with ``with_model=False``: the chat shows those in the answer's "Details", issue 29). Plain text: a caller
     that renders Markdown escapes each note (:func:`md_escape`).

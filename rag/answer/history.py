@@ -207,8 +207,9 @@ INFERRED_NOTE = (f"*({ATTACHED_MARK}): the model named no source for that senten
 def turn_markdown(n: int, t: Turn, names: Mapping[str, str] | None = None,
                   defaults: Mapping[str, float | None] | None = None) -> str:
     """One turn as Markdown: the question (and the question searched), the answer's verdict (issue 24), the
-    gate's "may not answer" notice, the key passage and the checked answer with its "(source found by the app)" marks (issue
-    14: what the claim check left out is listed with why) or the refusal, then its sources. With ``defaults``
+    gate's "may not answer" notice, the key passage and the checked answer with its "(source found by the app)"
+    marks (issue 14; since issue 39 what the claim check left out stands in place, struck through, with why) or the
+    refusal, then its sources. With ``defaults``
     (:func:`rag.answer.asked_with.default_knobs`), a turn decided at other knobs says so (issue 42)."""
     out = [f"## {n}. {lit(t.question)}"]
     if t.rewritten:

@@ -114,8 +114,8 @@ def misspelt_names(sentence: str, source: str) -> list[str]:
     the ``source`` names differently: capitalised, :data:`NAME_MIN` to :data:`NAME_MAX` letters, not a claim stop
     word, not held by ``source`` (:func:`holds`), and within :data:`NAME_EDITS` edits of a name of ``source``
     (:func:`source_names`) with the same first letter, neither word the start of the other ("Model" / "Models").
-    Case-folded, in sentence order. A name inside a sentence needs
-    no such rule: :func:`specifics` already asks the source for it."""
+    Case-folded, in sentence order. A name inside a sentence needs no such rule: :func:`specifics` already asks the
+    source for it."""
     body = strip_markers(sentence)
     names = [n for n in source_names(source) if NAME_MIN <= len(n) <= NAME_MAX]
     out = []
