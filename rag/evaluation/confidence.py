@@ -1,7 +1,9 @@
 """Issue 39 offline: each feature's separation, the combiner fitted leave-one-corpus-out, its reliability tables.
 
 Input: the JSONL written by ``scripts/verdict_features.py`` (one row per query as run: ``corpus``, ``key``,
-``wording`` ``doc`` / ``user`` / ``ood``, ``features``, ``feature_ms``, ``shown_correct``, the answer's full JSON).
+``wording`` ``doc`` / ``user`` / ``ood``, ``features``, ``feature_ms``, ``shown_correct``, the answer's full JSON),
+or the ``--json-out`` files of ``bench answers`` (:func:`load_bench`: every answer judged again by today's claim
+check and verdict rules; the features the answer's record holds, no model probe).
 
 * :func:`feature_table`: per feature, its cost (ms, median per answer of its group) and its AUC for "shown answer
   right" per corpus and wording (answered in-domain queries; an AUC under 0.5 means the feature points the
@@ -88,6 +90,31 @@ def load(path: Path) -> list[Row]:
     return list(rows.values())
 
 
+def load_bench(paths: Sequence[Path]) -> list[Row]:
+    """The rows of ``bench answers --json-out`` files (one file per corpus or several corpora in one; the corpus is
+    a run title's first word). Each answer is judged again by today's claim check and verdict rules
+    (:func:`rag.evaluation.bench.answers.rescore_file`, the saved key passage kept); its features are those
+    :func:`rag.answer.check.confidence.answer_features` reads from the record (the probes'
+    :data:`rag.answer.check.confidence.NEUTRAL` values:
+    no model pass, ``ms`` empty); ``right``: the shown answer holds an answer key (an out-of-domain query never
+    is); ``rules_verdict``: the verdict today's rules give it. Raises ``OSError`` / ``ValueError`` on an
+    unreadable file."""
+    from rag.answer.check.confidence import answer_features
+    from rag.evaluation.bench.answers import rescore_file
+
+    rows: list[Row] = []
+    for path in paths:
+        for title, runs in rescore_file(Path(path), {}).items():
+            corpus = title.split(",")[0].split()[0]
+            for r in runs:
+                a = r.a
+                j = a.judged
+                rows.append(Row(corpus, f"{r.key}/{r.wording}", r.wording, bool(r.answer_key) and r.shown_correct,
+                                answer_features(a) if not a.refused else {}, {}, tuple(vetoes(a)), bool(a.refused),
+                                0.0, str(j.verdict.value)))
+    return rows
+
+
 def auc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
     """Area under the ROC curve (ties count half); ``None`` when one class is absent."""
     s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=bool)
@@ -112,7 +139,9 @@ def _cells(rows: Sequence[Row]) -> list[tuple[str, list[Row]]]:
 
 
 def feature_table(rows: Sequence[Row], echo: Echo = print) -> None:
-    """The feature table: group, cost (median ms per answer of its group), AUC per corpus and wording."""
+    """The feature table: group, cost (median ms per answer of its group), AUC per corpus and wording; a feature
+    with one value in every answered in-domain row (a probe that did not run, a field the saved record lacks) is
+    left out and named under the table."""
     cells = _cells(rows)
     cost = {}
     for g in ("a", "b", "cde"):
@@ -120,7 +149,11 @@ def feature_table(rows: Sequence[Row], echo: Echo = print) -> None:
         cost[g] = f"{median(vals):.0f}" if vals else "-"
     echo("| feature | group | ms per answer (median, group) | " + " | ".join(n for n, _ in cells) + " |")
     echo("|---|---|---:|" + "---:|" * len(cells))
+    pooled = cells[-1][1] if cells else []
+    constant = [f for f in FEATURES if len({r.features.get(f) for r in pooled}) <= 1]
     for f in FEATURES:
+        if f in constant:
+            continue
         g = GROUPS[f]
         vals = []
         for _, sub in cells:
@@ -129,6 +162,8 @@ def feature_table(rows: Sequence[Row], echo: Echo = print) -> None:
         echo(f"| {f} | {g} | {cost['a' if g == 'a' else 'b' if g == 'b' else 'cde']} | " + " | ".join(vals) + " |")
     n = {name: f"{sum(r.right for r in sub)}/{len(sub)}" for name, sub in cells}
     echo("| (right / answered) | | | " + " | ".join(n[name] for name, _ in cells) + " |")
+    if constant:
+        echo(f"\n(left out, one value in every row, so not measured here: {', '.join(constant)})")
 
 
 def fit(rows: Sequence[Row], names: Sequence[str] = COMBINER_FEATURES, c: float = C, **kw) -> Combiner:
@@ -217,18 +252,20 @@ def curve(judged: Sequence[Judged], echo: Echo = print, cuts: Sequence[float] = 
 
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m rag.evaluation.confidence", description=__doc__.split("\n\n")[0])
-    ap.add_argument("file", type=Path)
+    ap.add_argument("files", type=Path, nargs="+",
+                    help="a scripts/verdict_features.py JSONL, or bench answers --json-out files (.json)")
     ap.add_argument("--write", action="store_true", help=f"save the combiner fitted on every corpus to {COMBINER_PATH}")
-    ap.add_argument("--features", default="probes",
-                    help="the combiner's features: 'probes' (COMBINER_FEATURES), 'free' (FREE_FEATURES: no model pass) "
-                         "or names separated by commas")
+    ap.add_argument("--features", default=None,
+                    help="the combiner's features: 'probes' (COMBINER_FEATURES; the default for a JSONL), 'free' "
+                         "(FREE_FEATURES: no model pass; the default for bench answers files) or names separated by commas")
     args = ap.parse_args(argv)
-    names = {"probes": COMBINER_FEATURES, "free": FREE_FEATURES}.get(args.features) or tuple(
-        f for f in args.features.split(",") if f)
+    bench = all(f.suffix == ".json" for f in args.files)
+    chosen = args.features or ("free" if bench else "probes")
+    names = {"probes": COMBINER_FEATURES, "free": FREE_FEATURES}.get(chosen) or tuple(f for f in chosen.split(",") if f)
     unknown = [f for f in names if f not in FEATURES]
     if unknown:
         ap.error(f"unknown features: {', '.join(unknown)}")
-    rows = load(args.file)
+    rows = load_bench(args.files) if bench else load(args.files[0])
     print(f"{len(rows)} rows: " + ", ".join(f"{c} {sum(r.corpus == c for r in rows)}" for c in dict.fromkeys(r.corpus for r in rows)))
     print("\n## Features\n")
     feature_table(rows)

@@ -87,3 +87,32 @@ def test_the_real_corpus_lists_the_documents_its_questions_name(shared_dir):
     c = corpus("real", shared_dir)
     files = c.files()
     assert len(files) == 8 and all(f.is_file() for f in files)
+
+
+def test_bench_answers_files_are_read_with_todays_verdict_and_the_record_features(tmp_path, monkeypatch):
+    """``python -m rag.evaluation.confidence`` reads ``bench answers --json-out`` files: each answer judged again by
+    today's rules, right when its shown text holds a key, its features from the record, the corpus from the title."""
+    from rag.answer.cite import Citation
+    from rag.answer.key_passage import KeyPassage, KeySentence
+    from rag.evaluation.bench import answers as bench
+    from rag.types import Hit
+
+    monkeypatch.setattr(bench.embed, "get_embedder", lambda: None)
+    quote = "Full-time staff get 28 days of annual leave. Part-time staff get it pro rata."
+    cite = Citation(index=1, document_id="a" * 64, document_name="leave.md", locator_label="leave.md > Leave",
+                    fragment="#char=0,77", quote=quote, cosine_distance=0.25, fused_rank=1, page=None, start=0, end=77,
+                    media_type="text/markdown", chunk_id=3)
+    q = "How many days of annual leave do full-time staff get?"
+    kp = KeyPassage((KeySentence(1, quote[:44], 0, 44, "leave.md > Leave", 0.8),), 1.5, quote[:44])
+    a = Answer(query=q, text="", citations=[cite], gate=apply_gate(q, [Hit(chunk_id=3, rank=1, fused_rank=1,
+               rrf_score=1 / 61, cosine_distance=0.25)], 0.675, 4), model="m.gguf",
+               raw_text="Full-time staff get 28 days of annual leave [1].", key_passage=kp)
+    rows = [bench.Row("q01/doc", "doc", a.query, "28 days", (("28 days",),), a),
+            bench.Row("q01/doc", "user", a.query, "28 days", (("31 days",),), a)]
+    path = tmp_path / "course.json"
+    path.write_text(json.dumps([{"title": "course, m.gguf", "rows": bench.rows_json(rows)}]), encoding="utf-8")
+    got = ev.load_bench([path])
+    assert [(r.corpus, r.key, r.wording) for r in got] == [("course", "q01/doc/doc", "doc"), ("course", "q01/doc/user", "user")]
+    assert [r.right for r in got] == [True, False]
+    assert got[0].rules_verdict == str(bench.rescored(json.loads(json.dumps(bench.rows_json(rows)))[0], None).judged.verdict)
+    assert set(got[0].features) == set(FEATURES) and got[0].features["key_score"] > 0
