@@ -14,7 +14,10 @@ feedback on the BM25 leg, :func:`feedback_list`, run only when BM25's weight is 
 ``content terms`` (the BM25 query and its coverage read without function words, :data:`rag.text.CLAIM_STOPWORDS`:
 query term weighting at its simplest); ``depth N`` (each leg N deep); ``band lo hi`` (the coverage band of the
 BM25 weight); ``clauses wW [always]`` (the question's clauses searched beside it); ``units off`` / ``unit margin M`` (issue
-27's unit vectors left out, or their margin changed). :func:`retrieve_variant` is
+27's unit vectors left out, or their margin changed); ``rewrite wW`` / ``hyde wW`` [``+bm25``] [``always``] (the local
+model's rewrite of the question into a document's words, or its hypothetical answer, HyDE: embedded and searched
+beside the question, weight W, and with ``+bm25`` by BM25 too; only when BM25's weight is under 1 unless
+``always``; generated beforehand by ``retrieval_experiments.llm_outputs``). :func:`retrieve_variant` is
 the product's hybrid fusion (no rerank) with the candidate applied. Measurement code, not product code.
 """
 
@@ -183,6 +186,16 @@ def retrieve_variant(query, q_vec, dense, bm25, *, spec: dict, ran: set, embed, 
             for p in parts:
                 legs.append(dense_leg(embed(p), dense, units, depth, allowed, margin)[0].tolist())
                 weights.append(spec["clauses"])
+    if spec.get("llm") and (doubt or spec.get("llm_always")):
+        text = model_text(spec["llm"], query)
+        if text:
+            ran.add(query)
+            legs.append(dense_leg(embed(text), dense, units, depth, allowed, margin)[0].tolist())
+            weights.append(spec.get("llm_w", 1.0))
+            if spec.get("llm_bm25"):
+                extra = bm25.search(text, depth) if allowed is None else bm25.search(text, depth, allowed)
+                legs.append(extra[0].tolist())
+                weights.append(spec.get("llm_w", 1.0))
     fused = rrf(legs, k=spec.get("rrf_k", rrf_k), weights=weights)
     if spec.get("convex") is not None:
         fused = convex_fusion(d_ids, d_dist, b_ids, b_scores, spec["convex"], weights[1])
@@ -214,6 +227,24 @@ def retrieve_variant(query, q_vec, dense, bm25, *, spec: dict, ran: set, embed, 
                 bm25_score=b_rank.get(c, (None, None))[1]) for i, (c, sc) in enumerate(fused, start=1)]
     lang = bm25.analyzer.query_language(query)
     return hits, QueryPlan(query=query, language=lang, bm25_weight=weights[1])
+
+
+_MODEL_TEXTS: dict[str, dict] = {}
+
+
+def model_text(kind: str, query: str) -> str | None:
+    """The local model's text for ``query`` (``kind``: ``rewrite`` or ``hyde``, the prompts of
+    ``scripts/retrieval_experiments.py``'s ``LLM_PROMPTS``), from the cache its ``llm_outputs`` writes; ``None``
+    when it was not generated."""
+    if kind not in _MODEL_TEXTS:
+        import json
+        import os
+
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rag" / "issue19"
+        path = cache / f"llm-{kind}-qwen2.5-coder-0.5b-instruct-q4_k_m.json"
+        _MODEL_TEXTS[kind] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    got = _MODEL_TEXTS[kind].get(query)
+    return got["out"] if got and got.get("out") else None
 
 
 def convex_fusion(d_ids, d_dist, b_ids, b_scores, alpha: float, bm25_w: float) -> list[tuple[int, float]]:
@@ -294,6 +325,11 @@ def candidates() -> dict[str, dict]:
         out[f"dense standout rel {g}"] = {"standout": g, "standout_relative": True}
     for a in (0.5, 0.6, 0.7, 0.8, 0.9):
         out[f"convex {a}"] = {"convex": a}
+    for kind in ("rewrite", "hyde"):
+        for w in (0.5, 1.0):
+            out[f"{kind} w{w}"] = {"llm": kind, "llm_w": w}
+            out[f"{kind} w{w} +bm25"] = {"llm": kind, "llm_w": w, "llm_bm25": True}
+            out[f"{kind} w{w} always"] = {"llm": kind, "llm_w": w, "llm_always": True}
     return out
 
 
@@ -365,7 +401,7 @@ def main() -> None:
                 src = sign_test([held[q.key] for q in qs], [base[1][q.key] for q in qs])
                 nh = sum(held[q.key] for q in qs)
                 ran_g = (f"{sum(q.text in ran for q in qs)}/{len(qs)}"
-                         if cands[name].get("feedback") or cands[name].get("clauses") else "")
+                         if cands[name].get("feedback") or cands[name].get("clauses") or cands[name].get("llm") else "")
                 print(f"| {name} | {g} | {sm.recall[1].value:.3f} | {sm.recall[4].value:.3f} | {sm.recall[8].value:.3f} "
                       f"| {sm.recall[20].value:.3f} | {sm.mrr:.3f} | {nh}/{len(qs)} | {r4} | {r20} | {src} "
                       f"| {ran_g} | {p50:.0f} |")
