@@ -266,3 +266,29 @@ def test_a_copied_sentence_with_another_subject_put_in_is_only_partly_supported(
     right = judged("Longformer and reformer are models that try to be more efficient and use a sparse version of the "
                    "attention matrix [1].")
     assert right.verdict == AnswerVerdict.SUPPORTED
+
+
+def test_a_question_asking_when_answered_without_a_date_or_time_is_partly_supported():
+    """pdf-dev d07 with the 1.5B (2026-12-06): "Wann verkündete Jimmy Wales, dass ...?" was answered with the
+    source's sentence without its "Im Mai 2005" and shown as supported. A question that asks when needs a date or
+    a time in the shown claims; "when" as a conjunction, or "When should ...?" (a condition), does not."""
+    from rag.answer.check.judged import WHEN_RE, gives_time
+
+    src = "In May 2005 the founder announced that non-commercial images would be removed from the site."
+    kp = KeyPassage((KeySentence(1, src, 0, len(src), "policy.md > Leave 1", 0.9),), 1.0, src)
+    cites = [_cite(1, src)]
+
+    def judged(q: str, raw: str):
+        a = Answer(query=q, citations=cites, gate=apply_gate(q, [Hit(1, 1, 1, 1 / 61, 0.3)], 0.675, 4), key_passage=kp)
+        text, _, _, sents = check_answer(raw, cites, None, q)
+        return replace(a, text=text, sentences=sents).judged
+
+    q = "When did the founder announce the removal?"
+    bare = judged(q, "The founder announced that non-commercial images would be removed from the site [1].")
+    assert bare.passed and bare.verdict == AnswerVerdict.PARTLY_SUPPORTED and "asks when" in bare.reason
+    dated = judged(q, "In May 2005 the founder announced that non-commercial images would be removed [1].")
+    assert dated.verdict == AnswerVerdict.SUPPORTED
+    assert WHEN_RE.search("Wann verkündete Jimmy Wales, dass ...?") and WHEN_RE.search("since when has guam had it?")
+    assert not WHEN_RE.search("When should I use a lock?")
+    assert not WHEN_RE.search("What does the receiver do when the separator is missing?")
+    assert gives_time("It was announced last spring.") and not gives_time("The founder announced it.")

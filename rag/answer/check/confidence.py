@@ -45,10 +45,12 @@ from rag.answer.check.judged import (
     NUMBER_RE,
     QUANTITY_RE,
     TWO_PART_RE,
+    WHEN_RE,
     AnswerFrom,
     Featured,
     Judged,
     asked,
+    gives_time,
     key_score,
     question_gaps,
 )
@@ -245,6 +247,7 @@ VETOES = {
     "failed": "a sentence of the answer is not supported by the sources it cites",
     "two_part": "the answer leaves out part of a two-part question",
     "number": "the question asks for a number and the answer gives none",
+    "time": "the question asks when and the answer gives no date or time",
     "yes_no": "the question asks yes or no and the answer takes no side",
     "entity": "the answer does not name what the question asks about",
     "formula": "the question asks for a formula and the answer gives only a worked example's numbers",
@@ -286,6 +289,8 @@ def vetoes(a: Featured, judged: Judged | None = None) -> list[str]:
             out.append("two_part")
     if _claim_features(a, j)["number_missing"]:
         out.append("number")
+    if WHEN_RE.search(q) and not gives_time(shown):
+        out.append("time")
     if swapped(a, j.shown):
         out.append("swapped")
     return out + unaddressed(q, shown)

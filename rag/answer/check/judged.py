@@ -61,6 +61,33 @@ NUMBER_RE = re.compile(
     r"|billion|twice|half|double|dozen|eins?|zwei|drei|vier|fünf|sechs|zehn|hundert|tausend|un|deux|trois"
     r"|quatre|cinq|dix|cent|mille)\b", re.IGNORECASE)
 
+#: A question that asks when something happened ("When was ...?", "When did ...?", "Wann ...?", "since when",
+#: "quand"): an answer whose shown claims hold no date or time (:data:`TIME_RE`) does not answer it. "When is/are/
+#: do/does/should/can ...?" are left out: they as often ask for a condition ("When should I use a lock?" - "when two
+#: threads write"), and "when" inside a question is a conjunction ("What does it do when the check fails?").
+#: Seen on pdf-dev d07 with the 1.5B (2026-12-06: "Wann verkündete Jimmy Wales, dass ...?" answered with the
+#: source's sentence without its "Im Mai 2005", shown as supported); on the three dev sets it reaches d07, real b02
+#: and real b02 in users' words, and demotes no answer of the 0.5B (docs/answers.md).
+WHEN_RE = re.compile(r"(?:^|[.?!]\s)\s*when\s+(?:was|were|did|will|had)\b|\bwann\b|\bsince\s+when\b|\bquand\b",
+                     re.IGNORECASE)
+
+#: A date or time in an answer: a number (:data:`NUMBER_RE`), a month, a weekday, a season or a word of time
+#: (English, German, French).
+TIME_RE = re.compile(
+    r"\b(?:january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr"
+    r"|jun|jul|aug|sep|sept|oct|nov|dec|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer"
+    r"|autumn|winter|century|centuries|decade|decades|yesterday|today|tomorrow|ago|januar|februar|märz|mai"
+    r"|juni|juli|oktober|dezember|jahrhundert|frühling|sommer|herbst|heute|gestern|janvier|février|mars|avril"
+    r"|juin|juillet|août|septembre|octobre|novembre|décembre|siècle|hier|aujourd'hui)\b", re.IGNORECASE)
+
+
+
+def gives_time(text: str) -> bool:
+    """Whether ``text`` (markers removed) gives a date or a time: a number (:data:`NUMBER_RE`) or a word of
+    :data:`TIME_RE` ("in May", "last century"); what an answer to a :data:`WHEN_RE` question needs."""
+    return bool(NUMBER_RE.search(text) or TIME_RE.search(text))
+
+
 #: The share of the rank bonus in a key sentence's score (:data:`rag.answer.key_passage.RANK_WEIGHT` / rank).
 _RANK_WEIGHT = 0.1
 

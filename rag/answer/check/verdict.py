@@ -19,7 +19,8 @@ one function that decides, from what the server already checked, never from the 
   (:func:`question_gaps`: fewer than :data:`GAP_MIN_WORDS` or under :data:`GAP_MAX` of the question's words
   found in the key passage are missing from every shown claim; "What is TTFT and which phase affects it?"
   answered only with what TTFT is, is partly supported), a question that asks for a quantity
-  (:data:`QUANTITY_RE`) gets a number in a shown claim, no shown claim copies a source sentence with another
+  (:data:`QUANTITY_RE`) gets a number in a shown claim, one that asks when (:data:`WHEN_RE`) a date or time, no
+  shown claim copies a source sentence with another
   subject put in (:func:`rag.answer.check.confidence.swapped`), and the answer addresses what is asked
   (:func:`rag.answer.check.confidence.unaddressed`: yes or no, the entity named, a formula rather than numbers).
 
@@ -42,10 +43,12 @@ from rag.answer.check.judged import (
     NUMBER_RE,
     QUANTITY_RE,
     TWO_PART_RE,
+    WHEN_RE,
     AnswerFrom,
     Judgeable,
     Judged,
     asked,
+    gives_time,
     key_score,
     question_gaps,
 )
@@ -156,6 +159,9 @@ def _claims_verdict(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple
     if QUANTITY_RE.search(asked(a.query)) and not any(NUMBER_RE.search(strip_markers(s.text)) for s in shown):
         return (AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but the question asks for a "
                                                 "number and they give none")
+    if WHEN_RE.search(asked(a.query)) and not any(gives_time(strip_markers(s.text)) for s in shown):
+        return (AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but the question asks when "
+                                                "and they give no date or time")
     swap = conf.swapped(a, shown)
     if swap:  # issue 39: a copied sentence with another subject ("Transformer models try to ..." for "Longformer")
         return (AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but one repeats its source's "
