@@ -38,6 +38,24 @@ def test_statement_gaps():
     assert statement_gaps("The vocabulary size is 32,000 [1].", src, ["32000"], q) == ["32000"]
 
 
+def test_a_forms_field_is_read_with_the_forms_first_field():
+    """A new user's question (2026-12-06, a grant proposal's .docx): "The total budget of the coconut rhinoceros
+    beetle biological control suggestion is $331,404 [1]." was left out, "[1] holds 331404 only in a statement about
+    something else": the figure's line, "Total Budget: $331,404", names no beetle; the form's first field does."""
+    src = ("Suggestion Title: Coconut Rhinoceros Beetle Biological Control\n\nGoal: Goal 6 - Enhance Mitigation\n\n"
+           "Total Budget: $331,404\n\nAdditional Information:\n\nThe IT component is described below.")
+    ctx = {src[s.start:s.end].strip(): s.context for s in statements(src)}
+    assert ctx["Total Budget: $331,404"] == "Suggestion Title: Coconut Rhinoceros Beetle Biological Control\nTotal Budget: $331,404"
+    assert ctx["Additional Information:"] == "Additional Information:"  # a label with no value ends the form
+    q = "What is the total budget of the coconut rhinoceros beetle biological control suggestion?"
+    claim = "The total budget of the coconut rhinoceros beetle biological control suggestion is $331,404 [1]."
+    assert statement_gaps(claim, src, ["331404"], q) == []
+    # a form states its fields' values, not one field's value as another's
+    form = "Model: Qwen2.5 0.5B\n\nHidden Size: 896\n\nVocabulary Size: 151,646"
+    assert statement_gaps("The vocabulary size of Qwen2.5 0.5B is 896 [1].", form, ["896", "qwen2.5", "0.5b"],
+                          "What is the vocabulary size?") == ["896"]
+
+
 @pytest.mark.parametrize("sentence", [
     "In 2015, was published [1].",
     "Because of this, is used for long documents [2].",

@@ -170,18 +170,24 @@ STATEMENT_MARGIN = 0.25
 _TABLE_LINE = re.compile(r"^[ \t]*\|")
 _SEPARATOR_LINE = TABLE_RULE
 _LIST_LINE = re.compile(r"^[ \t]*(?:[-*+•▪◦‣]|\d{1,3}[.)])\s+")
+#: A form's field: one line, a short capitalised label, a colon, then its value ("Total Budget: $331,404").
+_FIELD_LINE = re.compile(r"^[ \t]*[A-Z][^:\n]{0,40}:[ \t]+\S[^\n]{0,200}$")
 
 
 @dataclass(frozen=True)
 class Statement:
     """One statement of a source: ``start``/``end`` character offsets of its unit in the source text, and
     ``context`` the text it is read with: the unit itself, after its table's header row (a table row), the
-    line ending in a colon that introduces its list (a list item), or the sentence before it in the same
-    paragraph (a sentence: "It has 151,643 tokens." says what "it" is in the sentence before)."""
+    line ending in a colon that introduces its list (a list item), after the first field of its form (a field of
+    consecutive "Label: value" lines: "Total Budget: $331,404" is the budget of what "Suggestion Title: ..." names),
+    or the sentence before it in the same paragraph (a sentence: "It has 151,643 tokens." says what "it" is in the
+    sentence before)."""
 
     start: int
     end: int
     context: str
+    #: The form's first field a field is read after (:attr:`context` holds it too); ``""`` for any other statement.
+    lead: str = ""
 
 
 def _line_at(text: str, pos: int) -> tuple[int, int]:
@@ -238,9 +244,11 @@ def _table_like_lines(text: str, a: int, b: int) -> list[tuple[int, int]] | None
 def statements(text: str) -> list[Statement]:
     """The statements of ``text`` (:func:`rag.text.units`, blank ones dropped), each with its
     :attr:`Statement.context`; a unit that is a table written as plain lines gives one statement per line,
-    read after the block's first line (its header)."""
+    read after the block's first line (its header); a field of a form (consecutive units of one "Label: value"
+    line each) is read after the form's first field."""
     out = []
     prev: tuple[int, int] | None = None
+    form: str | None = None  # the first field of the form the last unit belongs to
     for a, b in units(text):
         unit = text[a:b]
         if not unit.strip():
@@ -249,8 +257,14 @@ def statements(text: str) -> list[Statement]:
         if rows:
             head = text[rows[0][0]:rows[0][1]]
             out.extend(Statement(x, y, text[x:y] if k == 0 else f"{head}\n{text[x:y]}") for k, (x, y) in enumerate(rows))
-            prev = None
+            prev = form = None
             continue
+        field = bool(_FIELD_LINE.match(unit.strip("\n")))
+        if field and form is not None:
+            out.append(Statement(a, b, f"{form}\n{unit}", lead=form))
+            prev = (a, b)
+            continue
+        form = unit.strip() if field else None
         if _TABLE_LINE.match(unit):
             ctx = f"{_table_header(text, a)}\n{unit}"
         elif _LIST_LINE.match(unit):
@@ -289,10 +303,21 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
         if len(others) < 2 and question:
             others |= question_roots(question) - roots(x)
         share = [_coverage(others, f"{heading}\n{st.context}") for st in sts]
-        held = [c for st, c in zip(sts, share) if holds(st.context, x)]
-        if not held or max(held) < min_share or max(held) < max(share) - margin:
+        best = max(share, default=0.0)
+        if not any(c >= min_share and (c >= best - margin if not st.lead else _beats_rivals(others, sts, k, heading, margin))
+                   for k, (st, c) in enumerate(zip(sts, share)) if holds(st.context, x)):
             gaps.append(x)
     return gaps
+
+
+def _beats_rivals(others: set[str], sts: Sequence[Statement], k: int, heading: str, margin: float) -> bool:
+    """Whether the form's field ``sts[k]`` holds ``others`` short of no other statement by more than ``margin``,
+    the words its form's first field holds left out of the comparison: every field is read after them, so they say
+    which form, not which field ("Hidden Size: 896" against "Vocabulary Size: 151,646" for "the vocabulary size of
+    Qwen2.5 0.5B is 896", both read after "Model: Qwen2.5 0.5B")."""
+    own = others - roots(sts[k].lead)
+    mine = _coverage(own, f"{heading}\n{sts[k].context}")
+    return mine >= max(_coverage(own, f"{heading}\n{st.context}") for st in sts) - margin
 
 
 # --------------------------------------------------------------------------- sentences that are no statement
