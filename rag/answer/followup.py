@@ -226,18 +226,62 @@ def store_idf(stats: TermStats) -> Callable[[str], float]:
     return lambda term: stats.idf(term) if stats.df.get(term) else 0.0
 
 
+#: Prepositions whose phrase a follow-up may put in place of the previous question's ("How do I create an app from
+#: the command line?" then "And what about from Visual Studio?"). Not "to": an infinitive's "to" is no contrast.
+CONTRAST_PREPOSITIONS = frozenset(
+    "from in on with using via for by at under without inside through over von mit in auf für unter ohne".split())
+
+#: Words a contrasting follow-up may open with before its preposition ("And what about from ...?", "But for ...?").
+_CONTRAST_OPENERS = frozenset("and but or also so then what how about same und aber".split())
+
+#: Words that end a prepositional phrase of a question besides punctuation and another preposition.
+_PHRASE_ENDS = frozenset("and or but if when while because so than whereas und oder aber wenn weil".split())
+
+
+def replaced_words(question: str, previous: str) -> set[str]:
+    """The terms (:func:`rag.text.tokenize`) of ``previous`` that follow-up ``question`` puts something else in
+    place of: when ``question`` opens on a preposition (:data:`CONTRAST_PREPOSITIONS`, after "and", "what about"
+    ...), each phrase of ``previous`` after the same preposition, up to the next preposition, conjunction or
+    punctuation mark. "And what about
+    from Visual Studio?" after "How do I create a new app from the command line?" replaces {command, line}: a new
+    user's follow-up was searched as "... (app command line)" and answered about the command line (2026-12-06)."""
+    said = [w.casefold() for w in re.findall(r"[^\W_]+", question)]
+    lead = next((w for w in said if w not in _CONTRAST_OPENERS), None)
+    if lead not in CONTRAST_PREPOSITIONS:  # "Before building it, which are dropped for being short?" contrasts nothing
+        return set()
+    preps = {lead}
+    out: set[str] = set()
+    phrase: list[str] | None = None
+    for m in re.finditer(r"[^\W_]+|[,.;:?!()]", previous):
+        w = m.group(0).casefold()
+        ends = not w[0].isalnum() or w in CONTRAST_PREPOSITIONS or w in _PHRASE_ENDS
+        if ends and phrase is not None:
+            out.update(tokenize(" ".join(phrase)))
+            phrase = None
+        if w in preps:
+            phrase = []
+        elif phrase is not None and not ends:
+            phrase.append(m.group(0))
+    if phrase:
+        out.update(tokenize(" ".join(phrase)))
+    return out
+
+
 def with_keywords(question: str, previous: str, idf: Callable[[str], float], n: int = KEYWORDS) -> str:
     """The ``keywords`` rewrite: ``question (w1 w2 w3)``, the ``n`` words of ``previous`` with the highest ``idf``.
 
     Words are :func:`rag.text.tokenize` terms that are not question words
-    (:data:`QUESTION_WORDS`) and not already in ``question``; they are shown
+    (:data:`QUESTION_WORDS`), not already in ``question`` and not put in place of by it (:func:`replaced_words`:
+    "and from Visual Studio?" after "... from the command line?"); they are shown
     as written in ``previous`` and in its order. ``idf(term)`` is the
     store's (:func:`store_idf`: 0 for a word no chunk holds, and such words are never added: the rarest
     words of a user's question are often ones the documents never use, "(people complain bot)").
     ``question`` unchanged when no word is left.
     """
     have = analyse(question).terms
-    terms = [t for t in analyse(previous).ordered_terms if t not in QUESTION_WORDS and t not in have and idf(t) > 0]
+    gone = replaced_words(question, previous)
+    terms = [t for t in analyse(previous).ordered_terms
+             if t not in QUESTION_WORDS and t not in have and t not in gone and idf(t) > 0]
     order = {t: i for i, t in enumerate(terms)}
     picked = sorted(sorted(terms, key=lambda t: (-idf(t), order[t]))[:n], key=order.get)
     if not picked:

@@ -61,6 +61,20 @@ def test_keywords_rewrite_adds_the_rarest_words_of_the_previous_question():
     assert with_keywords("And it?", "What is it?", lambda t: 1.0) == "And it?"  # nothing left to add
 
 
+def test_a_follow_up_that_puts_another_phrase_in_place_does_not_search_the_old_one():
+    """A new user's follow-up (2026-12-06, a talk's .pptx): "and what about from visual studio?" after "how do I
+    create a new asp.net app from the command line?" was searched as "... (app command line)" and answered about the
+    command line. A follow-up opening on a preposition puts its phrase in place of the previous one's."""
+    prev = "how do I create a new asp.net app from the command line?"
+    assert with_keywords("and what about from visual studio?", prev, lambda t: 1.0) == \
+        "and what about from visual studio? (create new asp)"
+    assert with_keywords("And for paid users?", "What is the upload limit for free users on the web app?",
+                         lambda t: 1.0) == "And for paid users? (upload limit web)"
+    # a preposition inside the follow-up contrasts nothing: the previous question's words are all offered
+    assert with_keywords("Before building it, which comments are dropped for being short?",
+                         "How is FAISS used for semantic search?", lambda t: 1.0).endswith("(FAISS used semantic)")
+
+
 def test_keywords_are_words_the_documents_use():
     """The rarest words of a user's question are often ones no chunk holds ("people complain bot" in the tryout):
     they cannot help find anything, so they are never added."""
