@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from rag.answer.check.attribute import code_block, code_fence, join_shown
 from rag.answer.cite import evidence_span
 from rag.answer.history import ATTACHED_MARK
 from rag.text import MARKER_RE, markdown_literal, strip_markers
@@ -166,6 +167,12 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str], titles: Mapping[in
     link's preview (:func:`preview_text`).
     """
     titles = titles or {}
+    block = code_block(sentence.text)
+    if block is not None and not sentence.unsupported:  # a fenced code block stays one, its [n] after it
+        links = "".join(marker_link(n, urls[n], titles.get(n)) for n in (getattr(sentence, "shown_cites", None) or ())
+                        if n in urls)
+        mark = f" :gray[*({ATTACHED_MARK})*]" if sentence.inferred and links else ""
+        return code_fence(*block) + (f"\n\n{links}{mark}" if links else "")
     body = md_escape(strip_markers(sentence.text))
     if sentence.unsupported:
         return f":orange-background[⚠️ {body or '…'}] :orange[*(unsupported: no source says this)*]"
@@ -217,7 +224,7 @@ def left_out_markdown(sentence: Any) -> str:
     """A sentence the claim check left out, flagged where the model wrote it (issue 39: text a user has read while
     it streamed is never silently withdrawn): its words struck through in grey, no ``[n]``, and why in plain words
     (:attr:`rag.answer.check.attribute.SentenceAttribution.explained`)."""
-    body = md_escape(strip_markers(sentence.text).strip())
+    body = md_escape(" ".join(strip_markers(sentence.text).split()))  # a code block's lines too: one struck line
     if not any(ch.isalnum() for ch in body):  # a bare "[1] [2]": nothing was read, nothing to flag
         return ""
     return f":gray[~~{body}~~ *(left out: {md_escape(sentence.explained)})*]"
@@ -242,7 +249,7 @@ def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Itera
     if not sentences:
         return link_markers(text, urls, titles)
     by_n = {c.index: c for c in citations}
-    out, in_list = "", False
+    out, in_list, after_block = "", False, False
     dropped = {id(s) for s in left_out}
     for s, new_line in zip(sentences, line_starts(text, sentences)):
         # each [n]'s card quotes the source's sentence this claim rests on, not the chunk's first words
@@ -253,8 +260,11 @@ def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Itera
             continue
         item = bool(_LIST_ITEM.match(s.text))
         first = not out
-        sep = "" if first else (("\n\n" if in_list and not item else "  \n") if new_line else " ")
+        block = code_block(s.text) is not None and id(s) not in dropped
+        sep = "" if first else "\n\n" if block or after_block else \
+            (("\n\n" if in_list and not item else "  \n") if new_line else " ")
         out += sep + md
+        after_block = block
         in_list = item if new_line or first else in_list
     return out
 
@@ -334,7 +344,7 @@ def copy_text(a: Answer) -> str:
     j = a.judged
     kp = a.key_passage
     if j.answer_from == AnswerFrom.MODEL and j.shown:
-        body = " ".join(s.shown() for s in j.shown)
+        body = join_shown([s.shown() for s in j.shown])
     elif kp is not None and kp.sentences:
         body = f"{' '.join((kp.body or kp.text).split())} [{kp.index}]"
     else:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from rag.answer.asked_with import asked_with_line, changed_knobs, gate_knobs
-from rag.answer.check.attribute import SentenceAttribution
+from rag.answer.check.attribute import SentenceAttribution, code_block, code_fence, join_shown
 from rag.answer.cite import Citation
 from rag.answer.gate import GateResult
 from rag.answer.record import Answer, AnswerDict
@@ -168,16 +168,25 @@ def shown_markdown(a: Answer) -> str:
     if not j.shown:
         return lit(j.text or "", keep_markers=True)
     dropped = {id(s) for s in j.removed}
-    parts = (_left_out(s) if id(s) in dropped else
-             lit(s.shown(), keep_markers=True) + (f" *({ATTACHED_MARK})*" if s.inferred and s.shown_cites else "")
-             for s in (a.sentences or j.shown))
-    return " ".join(x for x in parts if x)
+    parts = [_left_out(s) if id(s) in dropped else _shown_sentence(s) for s in (a.sentences or j.shown)]
+    return join_shown([x for x in parts if x])
+
+
+def _shown_sentence(s: SentenceAttribution) -> str:
+    """A shown sentence as the export writes it: its words literal with its ``[n]`` (a fenced code block as a code
+    block, :func:`rag.answer.check.attribute.code_block`), ``*(source found by the app)*`` after an attached one."""
+    mark = f" *({ATTACHED_MARK})*" if s.inferred and s.shown_cites else ""
+    block = code_block(s.text)
+    if block is not None:
+        cites = "".join(f"[{n}]" for n in s.shown_cites)
+        return code_fence(*block) + (f"\n{cites}{mark}" if cites else "")
+    return lit(s.shown(), keep_markers=True) + mark
 
 
 def _left_out(s: SentenceAttribution) -> str:
     """A sentence the claim check left out, where the model wrote it (issue 39, as the chat shows it): struck
     through, without its ``[n]``, and why."""
-    body = lit(strip_markers(s.text).strip())
+    body = lit(" ".join(strip_markers(s.text).split()))  # a code block's lines too: one struck line
     if not any(ch.isalnum() for ch in body):  # a bare "[1] [2]": nothing to flag
         return ""
     return f"~~{body}~~ *(left out: {lit(s.explained)})*"

@@ -347,3 +347,20 @@ def test_why_a_sentence_was_left_out_is_said_once():
     assert att[0].explained == "repeats the question"
     assert att[1].explained == "not supported by the sources: no source holds the words it adds to the question"
     assert att[2].explained == "points at a source without saying what it says"
+
+
+def test_a_fenced_code_block_is_one_piece_and_stays_a_code_block():
+    """A new user's answer (2026-12-06) showed a bare "```bash" line and its command as two sentences, the closing
+    fence dropped: the chat printed the fence as text. A fenced block is one piece, its [n] after the closing fence."""
+    from rag.answer.check.attribute import code_block, join_shown
+
+    raw = "Use this command:\n```bash\ndotnet new web\n```\nIt creates a web app [1].\n~~~\nunclosed [2]"
+    pieces = split_sentences(raw)
+    assert pieces == ["Use this command:", "```bash\ndotnet new web\n```", "It creates a web app [1].", "~~~\nunclosed [2]"]
+    assert code_block(pieces[1]) == ("bash", "dotnet new web") and code_block(pieces[0]) is None
+    assert code_block(pieces[3]) == ("", "unclosed")
+    quotes = ["Using the CLI: dotnet new web creates a web app."]
+    att = attribute(pieces[:3], [1], lexical_support(pieces[:3], quotes, None), quotes=quotes)
+    block = att[1]
+    assert block.passed and block.shown() == "```bash\ndotnet new web\n```\n[1]"
+    assert "\n```bash\ndotnet new web\n```\n[1]\nIt creates" in join_shown([s.shown() for s in att])

@@ -156,3 +156,18 @@ def test_the_export_flags_a_left_out_sentence_where_the_model_wrote_it():
     assert i < j < k
     assert "~~Part-time staff get 40 days.~~ *(left out: not supported by the sources: no source holds '40')*" in md
     assert "Left out by the claim check" not in md  # not listed a second time
+
+
+def test_the_export_keeps_a_code_block_a_code_block():
+    """As the chat shows it (2026-12-06): a fenced block of the answer is a code block in the export too, its [n]
+    after the closing fence, not a literal "```bash" run into the next sentence."""
+    from rag.answer.check.attribute import attribute, lexical_support, split_sentences
+
+    raw = "Use this command:\n```bash\ndotnet new web\n```\nIt creates a web app [1]."
+    pieces = split_sentences(raw)
+    quotes = ["Using the CLI: dotnet new web creates a web app."]
+    att = attribute(pieces, [1], lexical_support(pieces, quotes, None), quotes=quotes)
+    a = Answer(query="How do I create a web app?", text=raw, citations=[_cite(1)], sentences=att, model="m.gguf",
+               gate=gate_result("How do I create a web app?"))
+    md = turn_markdown(1, Turn.from_json(json.loads(json.dumps(_record("q", "q", a)))))
+    assert "\n```bash\ndotnet new web\n```\n[1]" in md and ")*\nIt creates a web app [1]." in md

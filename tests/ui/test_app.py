@@ -481,3 +481,18 @@ def test_a_markers_hover_card_quotes_the_sentence_its_claim_rests_on():
     assert "Leave is booked" not in out
     assert preview_text(c).split("\n")[1].startswith("“Leave is booked")  # no claim: the quote's own start
     assert preview_text(c, claim=s.text).split("\n")[1].startswith("“… Full-time staff")
+
+
+def test_a_code_block_in_an_answer_is_shown_as_code_with_its_citation_after_it():
+    """A new user's answer (2026-12-06) printed "```bash" as text and the command as a plain line: the chat shows
+    a fenced block as a code block (nothing in it read as Markdown), its [n] link on the line after it."""
+    from rag.answer.check.attribute import attribute, lexical_support, split_sentences
+    from ui.format import answer_markdown
+
+    raw = "Use this command:\n```bash\ndotnet new web <b>x</b>\n```\nIt creates a web app [1]."
+    pieces = split_sentences(raw)
+    quotes = ["Using the CLI: dotnet new web <b>x</b> creates a web app."]
+    att = attribute(pieces, [1], lexical_support(pieces, quotes, None), quotes=quotes)
+    md = answer_markdown(raw, att, [_cite(1, media_type="text/markdown")])
+    assert "\n\n```bash\ndotnet new web <b>x</b>\n```\n\n[\\[1\\]]" in md
+    assert md.split("```\n\n")[1].split("\n\n")[1].startswith("It creates a web app")

@@ -65,6 +65,42 @@ DANGLING_RE = re.compile(
 _LEADING_MARKERS_RE = re.compile(r"^(?:\s*" + MARKER_RE.pattern + r")+", re.I)
 
 
+#: A line that opens or closes a fenced code block (CommonMark: three or more backticks or tildes).
+_FENCE_RE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
+
+
+def code_block(piece: str) -> tuple[str, str] | None:
+    """``(info, code)`` when answer piece ``piece`` (of :func:`split_sentences`) is a fenced code block: the fence's
+    info string ("bash") and the lines between the fences, markers after the closing fence left out; else ``None``."""
+    lines = strip_markers(piece).strip().split("\n")
+    if not _FENCE_RE.match(lines[0]):
+        return None
+    body = lines[1:-1] if len(lines) > 1 and _FENCE_RE.match(lines[-1]) else lines[1:]
+    return lines[0].strip().lstrip("`~").strip(), "\n".join(body)
+
+
+def code_fence(info: str, code: str) -> str:
+    """``code`` as a fenced Markdown code block (inert: nothing in a code block is read as Markdown or HTML), its
+    fence longer than any run of backticks in ``code`` so that the code cannot close it; ``info`` kept only when it
+    is one plain word ("bash", "c++")."""
+    run = max((len(m.group(0)) for m in re.finditer(r"`+", code)), default=0)
+    fence = "`" * max(3, run + 1)
+    lang = info if info.isascii() and info.replace("-", "").replace("+", "").isalnum() else ""
+    return f"{fence}{lang}\n{code}\n{fence}"
+
+
+def join_shown(parts: Sequence[str]) -> str:
+    """The shown sentences of an answer as one text: joined by spaces, a fenced code block (:func:`code_block`) on
+    lines of its own so that it stays a code block."""
+    out = ""
+    for k, part in enumerate(parts):
+        block = code_block(part) is not None
+        if k:
+            out += "\n" if block or code_block(parts[k - 1]) is not None else " "
+        out += part
+    return out
+
+
 def split_sentences(text: str) -> list[str]:
     """Split an answer into sentences; markers written after a full stop stay with the sentence before.
 
@@ -73,11 +109,23 @@ def split_sentences(text: str) -> list[str]:
     next word that is not lower-case, abbreviations excepted). ``"A is B. [1] C is D [2]."`` gives
     ``["A is B. [1]", "C is D [2]."]``. A marker that opens a line belongs to
     that line (the small model writes lists as ``[1] claim``), unless the line
-    holds nothing else. Empty pieces are dropped.
+    holds nothing else. A fenced code block, from its opening fence to its closing one (or the end), is one
+    piece, its lines kept (a new user's answer showed a bare "```bash" and its command as two sentences, the
+    closing fence dropped, 2026-12-06). Empty pieces are dropped.
     """
     pieces: list[str] = []
-    for line in text.splitlines():
-        line = line.strip()
+    fence: list[str] | None = None
+    for raw in text.splitlines():
+        if fence is not None:
+            fence.append(raw.rstrip())
+            if _FENCE_RE.match(raw) and len(fence) > 1:
+                pieces.append("\n".join(fence))
+                fence = None
+            continue
+        if _FENCE_RE.match(raw):
+            fence = [raw.strip()]
+            continue
+        line = raw.strip()
         if not line:
             continue
         parts = [line[a:b] for a, b in sentence_spans(line)]
@@ -93,6 +141,8 @@ def split_sentences(text: str) -> list[str]:
                 pieces.append(part)
             elif part:
                 pieces[-1] = pieces[-1] + " " + part
+    if fence is not None:
+        pieces.append("\n".join(fence).rstrip())
     return pieces
 
 
@@ -203,6 +253,8 @@ class SentenceAttribution:
         cites = "".join(f"[{n}]" for n in self.shown_cites)
         if not cites:
             return body
+        if code_block(body) is not None:  # after the closing fence, on a line of its own
+            return f"{body.rstrip()}\n{cites}"
         end = len(body.rstrip(".!?:;"))
         return f"{body[:end]} {cites}{body[end:]}"
 

@@ -35,7 +35,7 @@ from dataclasses import replace
 
 from rag.answer.advice import decided_by
 from rag.answer.check import confidence as conf
-from rag.answer.check.attribute import POLARITY_RE, ClaimVerdict, SentenceAttribution, takes_side
+from rag.answer.check.attribute import POLARITY_RE, ClaimVerdict, SentenceAttribution, join_shown, takes_side
 from rag.answer.check.claims import novel_roots, roots
 from rag.answer.check.judged import (
     GAP_MAX,
@@ -246,7 +246,7 @@ def _shown_text(a: Judgeable, answer_from: AnswerFrom, shown: Sequence[SentenceA
     if a.refused or not a.generated:
         return None
     if answer_from == AnswerFrom.MODEL:
-        return " ".join(s.shown() for s in shown)
+        return join_shown([s.shown() for s in shown])
     if answer_from == AnswerFrom.KEY_PASSAGE and a.key_passage is not None:
         return a.key_passage.text
     return ""
