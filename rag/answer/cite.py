@@ -161,8 +161,9 @@ def locator_label(row: ChunkLike, page: int | None = None) -> str:
     * rows: ``sales.xlsx, 'Q1 sales'!A2:E9``; ``data.csv, rows 2–9`` (A1 row numbers);
     * paragraph: ``report.docx > Install > Wiring, ¶ 2–3`` (DOCX: counted within the innermost section);
       ``book.epub, chapter 2: Calm, ¶ 5`` (EPUB: counted within the chapter);
-    * section: ``page.html > Install > On Linux`` (the heading path; its anchor is in the link's fragment only:
-      issue 42, labels read "(#firstHeading)" and "(#detailsedit)", which no person writes);
+    * section: ``page.html > Install > On Linux, ¶ 2–3`` (the heading path, the paragraphs counted within the
+      section, its heading left out; its anchor is in the link's fragment only: issue 42, labels read
+      "(#firstHeading)" and "(#detailsedit)", which no person writes); without ``¶`` for a store indexed before;
     * region: ``scan.png, lines 3–7``; ``fax.tiff, page 2, lines 1–4`` (OCR lines).
     """
     name = row.document_label or row.document_name
@@ -183,7 +184,7 @@ def locator_label(row: ChunkLike, page: int | None = None) -> str:
             return f"{name}, chapter {loc.scope_number}: {loc.scope}, \u00b6 {_span(loc.first, loc.last)}"
         return f"{_path(name, row.section)}, \u00b6 {_span(loc.first, loc.last)}"
     if kind == LocatorKind.SECTION:
-        return _path(name, row.section)
+        return _path(name, row.section) + (f", \u00b6 {_span(loc.first, loc.last)}" if loc.first is not None else "")
     if kind == LocatorKind.REGION:
         page = f"page {loc.scope_number}, " if loc.scope_number and loc.scope_number > 1 else ""
         return f"{name}, {page}lines {_span(loc.first, loc.last)}"

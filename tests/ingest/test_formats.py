@@ -155,6 +155,24 @@ def test_csv_sniffed_from_content_and_dialect():
 # --------------------------------------------------------------------------- HTML
 
 
+def test_a_web_pages_passage_is_located_by_its_paragraph_within_its_section():
+    """A new user's four sources from one Wikipedia page (2026-12-06) all read just "web-wikipedia-t-sne.html":
+    the text before the page's first subheading has no heading path. A section's passage now says its paragraph,
+    the heading not counted; offsets of canonical text, a blank line (or more) between paragraphs."""
+    from rag.ingest.locate import paragraph_number
+
+    text = "Title\n\nFirst para.\n\n\nSecond para.\nstill second.\n\nThird."
+    assert paragraph_number(text, 0, text.index("First")) == 1
+    assert paragraph_number(text, 0, text.index("still")) == 2
+    assert paragraph_number(text, 0, text.index("Third")) == 3
+    assert paragraph_number(text, 0, 0, heading=False) == 1 and paragraph_number(text, 0, text.index("First"), heading=False) == 2
+    html = ("<html><body><h1>Guide</h1><p>One.</p><p>Two, about brewing formulas at length.</p><h2 id='x'>More</h2>"
+            "<p>Three.</p></body></html>")
+    doc = extract_bytes(html.encode(), "guide.html")
+    _c, label, _frag = _cited(doc, "brewing formulas")
+    assert label == "guide.html, ¶ 1–2"  # the title heading (h1) is the page, not a section of it
+
+
 def test_html_main_content_only_with_heading_anchors():
     doc = extract_bytes(samples.HTML_PAGE.encode(), "install.html")
     assert doc.media_type == MediaType.HTML and doc.title == "Installing Acme"
@@ -169,7 +187,7 @@ def test_html_main_content_only_with_heading_anchors():
         ("section", "Installing Acme", "install"), ("section", "On Linux", "on-linux"), ("section", "On macOS", "mac")]
     _check_offsets(doc)
     c, label, frag = _cited(doc, "brew formula")
-    assert label == "install.html > On macOS" and frag == "#mac"  # the anchor in the link only (issue 42)
+    assert label == "install.html > On macOS, ¶ 1" and frag == "#mac"  # the anchor in the link only (issue 42)
 
 
 def test_html_declared_charset_and_no_main_element():
