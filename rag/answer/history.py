@@ -277,7 +277,8 @@ def _answered_markdown(a: Answer) -> list[str]:
         out.append("(no text generated)")
     if j.removed and not (j.text and j.shown):  # a model answer flags them in place (shown_markdown)
         out.append(f"*Left out by the claim check ({len(j.removed)}):*\n\n"
-                   + "\n".join(f"- {lit(s.text.strip())} ({lit(s.explained)})" for s in j.removed))
+                   + "\n".join(f"- {lit(' '.join(strip_markers(s.text).split())) or '…'} ({lit(s.explained)})"
+                               for s in j.removed))  # no [n]: as the chat lists them (a left-out [n] reads as cited)
     return out
 
 

@@ -122,6 +122,11 @@ def test_a_reopened_turn_keeps_the_key_passage_and_the_claim_checks_verdicts():
     assert "**Key passage** [1] leave.md > Annual leave" in md and "> Full-time staff get 28 days" in md
     assert "Left out by the claim check (1)" in md and "(repeats the question)" in md
     assert "restates the question" not in md  # the label once, not "repeats the question: restates the question"
+    # a left-out sentence is listed without its [n], as the chat lists it (2026-12-06: the export had "Hinton [1]
+    # developed t-SNE [2]." where the chat had no marker, and a left-out [n] reads as a citation)
+    cited = replace(echo, text="How many days of leave do staff get [1]?")
+    md = turn_markdown(1, Turn.from_json(json.loads(json.dumps(_record("q", "q", replace(live, sentences=[cited]))))))
+    assert "- How many days of leave do staff get? (repeats the question)" in md
 
 
 def test_the_export_names_the_documents_asked_within_and_says_what_inferred_means():
