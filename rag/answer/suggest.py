@@ -61,7 +61,8 @@ GENERIC = re.compile(
     r"exercises?|examples?|background|discussion|results|methods|related work|title|untitled|getting started|"
     r"speaker notes|q&a|questions|faq|glossary|license|copyright|disclaimer|contact|sources|results in brief|"
     r"about this (?:document|guide|book|report|manual|paper|chapter)|impressum|vorwort|einführung|"
-    r"einleitung|zusammenfassung|inhalt|inhaltsverzeichnis|literatur|open)$", re.IGNORECASE)
+    r"einleitung|zusammenfassung|inhalt|inhaltsverzeichnis|literatur|open|details|more details|see also|"
+    r"external links|notes and references|footnotes|citations|further information)$", re.IGNORECASE)
 
 #: Numbering before a heading's words: ``3.2 ``, ``IV. ``, ``Step 1: ``, ``Chapter 4 - ``, ``A) ``.
 _NUMBERING = re.compile(r"^\s*(?:(?:step|chapter|part|section|lesson|unit)\s+\w+\s*[:.\-–]\s*|"
@@ -96,7 +97,15 @@ def heading_question(name: str, subject: str) -> str:
     else "What about <subject> in <document>?" (issue 42: "<document>: what about <subject>?" is no question a
     person writes; this one has the same content words, which is what the gate reads, and they were measured
     above)."""
-    return subject if subject.endswith("?") else f"What about {subject} in {name}?"
+    if subject.endswith("?"):
+        return subject
+    if name.split(" ", 1)[0].casefold() in _PREPOSITIONS:  # "in In Search of ..." reads as a slip: quoted
+        name = f"\u201c{name}\u201d"
+    return f"What about {subject} in {name}?"
+
+
+#: Words a title may open with that would read as a slip after "in" ("What about X in In Search of ...?").
+_PREPOSITIONS = frozenset("in on at by for from to with about towards toward beyond into of under over".split())
 
 
 #: A title that is a template's placeholder, not the document's name (issue 42: "<Presentation title here>: what

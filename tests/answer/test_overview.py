@@ -163,6 +163,10 @@ def test_a_placeholder_title_or_a_site_suffix_never_names_a_document_in_a_sugges
     assert document_name(doc("Install | Acme Docs")) == "Install"
     assert document_name(doc("Composting at home")) == "Composting at home"
     assert heading_question("Rain garden", "Plants") == "What about Plants in Rain garden?"
+    # a new user read "What about Achieving fault-tolerance in In Search of ...?" (2026-12-06)
+    assert heading_question("In Search of an Understandable Consensus Algorithm", "Leader election") == \
+        "What about Leader election in \u201cIn Search of an Understandable Consensus Algorithm\u201d?"
+    assert heading_subject("Details") is None and heading_subject("See also") is None
     assert heading_question("Rain garden", "Why do rain gardens fail?") == "Why do rain gardens fail?"
 
 
