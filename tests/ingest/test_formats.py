@@ -173,6 +173,19 @@ def test_a_web_pages_passage_is_located_by_its_paragraph_within_its_section():
     assert label == "guide.html, ¶ 1–2"  # the title heading (h1) is the page, not a section of it
 
 
+def test_a_wikipedia_navigation_box_is_no_content():
+    """A new user saw Wikipedia's "Machine learning and data mining" side box (``<table class="vertical-navbox
+    nowraplinks">``) in a page's indexed text (2026-12-06), though navigation is dropped: "navbox" is a class word
+    of navigation too. An infobox (facts about the subject) stays."""
+    html = ("<html><body><div id='content'><h1>t-SNE</h1><table class='vertical-navbox nowraplinks'><tr><th>Machine "
+            "learning and data mining</th></tr><tr><td>Clustering Regression</td></tr></table>"
+            "<table class='infobox'><tr><th>Developer</th><td>Laurens van der Maaten</td></tr></table>"
+            "<p>t-SNE is a method for visualization of high-dimensional data.</p></div></body></html>")
+    text = extract_bytes(html.encode(), "t-sne.html").canonical
+    assert "Machine learning and data mining" not in text and "Clustering" not in text
+    assert "Laurens van der Maaten" in text and "t-SNE is a method for visualization" in text
+
+
 def test_html_main_content_only_with_heading_anchors():
     doc = extract_bytes(samples.HTML_PAGE.encode(), "install.html")
     assert doc.media_type == MediaType.HTML and doc.title == "Installing Acme"

@@ -46,7 +46,7 @@ _BOILERPLATE_TAGS = {"nav", "aside", "footer"}
 _BOILERPLATE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog",
                       "alert", "toolbar"}
 _BOILERPLATE_WORDS = re.compile(
-    r"(?:^|[-_\s])(nav|navbar|navigation|menu|menubar|sidebar|side-bar|breadcrumbs?|cookies?|consent|gdpr|"
+    r"(?:^|[-_\s])(nav|navbar|navbox|navigation|menu|menubar|sidebar|side-bar|breadcrumbs?|cookies?|consent|gdpr|"
     r"banner|footer|share|sharing|social|advert|ads|advertisement|promo|newsletter|subscribe|skip-link|"
     r"related|popup|modal|masthead|site-header|pagination|pager)(?:$|[-_\s])", re.IGNORECASE)
 _CONTENT_WORDS = re.compile(r"(?:^|[-_\s])(content|main|article|post|entry|body-text|story|text)(?:$|[-_\s])",
