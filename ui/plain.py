@@ -161,11 +161,19 @@ def searched_text(answer: Answer) -> str:
 
 
 def mentions_text(answer: Answer, scope: Sequence[str] | None = None) -> str:
-    """The "may not answer" verdict in plain words, scope named; the language hint when the question's language
-    is not the documents'."""
+    """The "may not answer" verdict in plain words, scope named; when the answer's claims would be supported
+    (:data:`rag.answer.check.verdict.MENTIONS_BACKED`), that they hold and the doubt is the question's match (a new
+    user read "may not answer it" over a right, cited answer, 2026-12-06); the language hint when the question's
+    language is not the documents'."""
+    from rag.answer.check.verdict import MENTIONS_BACKED
+
     within = f" (within {names_phrase(scope)})" if scope else ""
-    text = (f"Your documents mention this{within} but may not answer it: read the passages below before relying "
-            "on what they say.")
+    if answer.judged.reason == MENTIONS_BACKED:
+        text = (f"Every claim shown is supported by the source it cites, but your documents{within} match the "
+                "question only loosely: check it answers what you asked.")
+    else:
+        text = (f"Your documents mention this{within} but may not answer it: read the passages below before relying "
+                "on what they say.")
 
     lang = answer.gate.language
     if lang is not None and lang.differs and lang.question:

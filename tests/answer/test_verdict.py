@@ -113,6 +113,13 @@ def test_the_key_passage_standing_in_is_partly_supported_or_may_not_answer():
 def test_the_gate_saying_mentions_is_may_not_answer_even_with_a_checked_claim():
     a = _answer("Full-time staff get 28 days of annual leave [1].", gate_verdict="mentions")
     assert a.judged.passed and a.judged.verdict == AnswerVerdict.MAY_NOT_ANSWER
+    # the reason says where the doubt is: the claims hold, the question's match is loose (a new user read "may not
+    # answer it" over a right, cited answer and took it for a contradiction, 2026-12-06)
+    from rag.answer.check.verdict import MENTIONS_BACKED
+
+    assert a.judged.reason == MENTIONS_BACKED
+    off = _answer("Visitors sign in at the front desk when the office opens at 8 am [2].", gate_verdict="mentions")
+    assert off.judged.reason == "the documents mention this but may not answer it"  # claims off the key passage
 
 
 def test_under_mentions_supported_claims_on_the_key_passage_may_be_supported(monkeypatch):

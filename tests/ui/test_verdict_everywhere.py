@@ -148,5 +148,11 @@ def test_a_mention_is_said_once_in_the_verdict(monkeypatch):
     assert a.judged.verdict == AnswerVerdict.MAY_NOT_ANSWER
     calls = _chat_shows(a, monkeypatch)
     text = calls[0][1]
+    # its claims hold and rest on the key passage: the doubt is the question's match, and the box says so (a new
+    # user read "may not answer it" over a right, cited answer, 2026-12-06)
+    assert text.startswith(f"**{LABELS[AnswerVerdict.MAY_NOT_ANSWER]}** · Every claim shown is supported"), text
+    assert "match the question only loosely" in text and "may not answer it" not in text, text
+    bare = replace(a, sentences=(), text="")  # nothing the model said stands: the mention is the reason, said once
+    text = _chat_shows(bare, monkeypatch)[0][1]
     assert text.startswith(f"**{LABELS[AnswerVerdict.MAY_NOT_ANSWER]}** · Your documents mention this"), text
     assert text.lower().count("mention this") == 1, text

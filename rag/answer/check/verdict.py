@@ -73,6 +73,14 @@ OFF_KEY_SUPPORTED = False
 MENTIONS_SUPPORTED = False
 
 
+#: Why an answer whose claims would be supported stays "may not answer" under the gate's "mentions" (the doubt is
+#: the question's match, not the claims: a new user read "Your documents mention this but may not answer it" over
+#: a right, cited "in 2007 [1]" and took the two for a contradiction, 2026-12-06). Measured: such answers were 1
+#: right of 3 over the three dev corpora (docs/answers.md), so the verdict stays.
+MENTIONS_BACKED = ("every claim shown is supported by the source it cites, but the documents match the question only "
+                   "loosely: check it answers what you asked")
+
+
 #: Claim verdicts that count against an answer: a claim the model made that the check left out.
 _FAILED = (ClaimVerdict.UNSUPPORTED, ClaimVerdict.GARBLED)
 
@@ -123,10 +131,12 @@ def verdict_rules(a: Judgeable, shown: Sequence[SentenceAttribution], off_key: b
         if mine:
             return (AnswerVerdict.MAY_NOT_ANSWER, "your own answerability cut decided this, not the documents: at the "
                                                   "defaults the question counts as answered")
-        if MENTIONS_SUPPORTED and any(s.passed for s in a.sentences):
+        if any(s.passed for s in a.sentences):
             v, why = _claims_verdict(a, shown)
             if v == AnswerVerdict.SUPPORTED and agrees_with_key_passage(a):
-                return v, why + " (the documents seemed to mention the subject only, but these claims answer it)"
+                if MENTIONS_SUPPORTED:
+                    return v, why + " (the documents seemed to mention the subject only, but these claims answer it)"
+                return AnswerVerdict.MAY_NOT_ANSWER, MENTIONS_BACKED
         return AnswerVerdict.MAY_NOT_ANSWER, "the documents mention this but may not answer it"
     if any(s.passed for s in a.sentences):
         return _claims_verdict(a, shown)
