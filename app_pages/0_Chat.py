@@ -88,6 +88,10 @@ elif question:
     except RagError as e:
         st.error(md_escape(str(e)))
         st.stop()
+    # known before the model writes: with Streamlit's fast reruns a question sent while an answer streams starts
+    # the next run before this one has ended, so what this run writes afterwards may come too late for it
+    st.session_state.chat_id = conv.ensure_chat(question)
+    chat.provisional_turn(question, rw, scope)
     with st.chat_message("user", avatar=chat.USER_AVATAR):
         chat.render_question(chat.Turn(question, rw.standalone, scope=tuple(scope) if scope else None))
     with st.chat_message("assistant", avatar=chat.ASSISTANT_AVATAR):

@@ -19,6 +19,7 @@ import streamlit as st
 
 from rag.answer.asked_with import asked_with_line, changed_knobs, default_knobs, gate_knobs
 from rag.answer.conversation import INTERRUPTED, Candidate, Conversation, TurnStream  # noqa: F401  (re-exported)
+from rag.answer.followup import Rewrite
 from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gate.gates import regate_with
 from rag.answer.history import OFF_KEY_LINE, Turn  # noqa: F401  (Turn re-exported: the pages render it)
@@ -60,7 +61,10 @@ def conversation(cfg: Settings) -> Conversation:
     meanwhile is started afresh."""
     store = services.store()
     chat_id = st.session_state.get("chat_id")
-    return Conversation(store, cfg, chat_id if chat_id is not None and store.chats.get(chat_id) else None)
+    conv = Conversation(store, cfg, chat_id if chat_id is not None and store.chats.get(chat_id) else None)
+    if st.session_state.get("turns"):  # the page's turns, a cut-off one among them, even before it is saved
+        conv.previous = [t.standalone for t in st.session_state.turns]
+    return conv
 
 
 def show(stream: TurnStream, conv: Conversation, generate: bool = True) -> Turn:
@@ -97,9 +101,9 @@ def show(stream: TurnStream, conv: Conversation, generate: bool = True) -> Turn:
         status.empty()
         placeholder.error(md_escape(turn.error or ""))
         return turn
-    except BaseException:
+    except BaseException:  # cut off: saved with the note; the page keeps it as its provisional turn
         stream.interrupt()
-        keep_turn(stream.end(), conv)
+        stream.end()
         raise
     early.empty()
     status.empty()
@@ -126,9 +130,26 @@ def writing_line(words: int, elapsed_s: float) -> str:
             "is checked against its source when the answer ends")
 
 
-def keep_turn(turn: Turn, conv: Conversation) -> None:
-    """Add ``turn`` to this session's conversation; the saved chat it went to becomes the session's."""
+def provisional_turn(question: str, rw: Rewrite, scope: list[str] | None) -> None:
+    """Put in this session's conversation, before the model writes, the turn as it stands if the run is cut off
+    (:data:`rag.answer.conversation.INTERRUPTED`, no answer: what the saved chat then keeps), for
+    :func:`keep_turn` to replace. With Streamlit's fast reruns a question sent while an answer streams starts the
+    next run before the cut-off one has ended: the turn it added then came too late, so the page lost it and the
+    next question was made standalone without it (found trying the app, 2026-12-06)."""
+    turn = Turn(question, rw.standalone, error=INTERRUPTED, method=rw.method, scope=tuple(scope) if scope else None)
     st.session_state.turns.append(turn)
+    st.session_state.provisional = turn
+
+
+def keep_turn(turn: Turn, conv: Conversation) -> None:
+    """Put ``turn`` in this session's conversation, in place of its provisional turn (:func:`provisional_turn`);
+    the saved chat it went to becomes the session's."""
+    turns = st.session_state.turns
+    if turns and st.session_state.get("provisional") is turns[-1]:
+        turns[-1] = turn
+    else:
+        turns.append(turn)
+    st.session_state.provisional = None
     st.session_state.chat_id = conv.chat_id
 
 

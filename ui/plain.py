@@ -168,7 +168,7 @@ def mentions_text(answer: Answer, scope: Sequence[str] | None = None) -> str:
     from rag.answer.check.verdict import MENTIONS_BACKED
 
     within = f" (within {names_phrase(scope)})" if scope else ""
-    if answer.judged.reason == MENTIONS_BACKED:
+    if getattr(getattr(answer, "judged", None), "reason", None) == MENTIONS_BACKED:
         text = (f"Every claim shown is supported by the source it cites, but your documents{within} match the "
                 "question only loosely: check it answers what you asked.")
     else:

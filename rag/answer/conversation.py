@@ -219,11 +219,20 @@ class Conversation:
         self.previous.append(rw.standalone)
         return turn
 
-    def keep(self, turn: Turn) -> None:
-        """Append ``turn`` to the saved chat (created on the first turn, or again when it was deleted meanwhile)."""
+    def ensure_chat(self, title: str) -> int | None:
+        """The saved chat's id, the chat created now (titled ``title``) when there is none yet or it was deleted
+        meanwhile; ``None`` when the turns are not saved. The app calls it before the model writes, so that the
+        session knows its chat even when the run is cut off (a new question sent while the answer streamed went
+        to a new chat of its own, without the conversation's context: found trying the app, 2026-12-06)."""
         if not self.saving:
-            return
+            return None
         chats = self.store.chats
         if self.chat_id is None or chats.get(self.chat_id) is None:
-            self.chat_id = chats.create(turn.question)
-        chats.append(self.chat_id, turn.question, turn.standalone, dict(turn.to_json()))
+            self.chat_id = chats.create(title)
+        return self.chat_id
+
+    def keep(self, turn: Turn) -> None:
+        """Append ``turn`` to the saved chat (created on the first turn, or again when it was deleted meanwhile)."""
+        chat_id = self.ensure_chat(turn.question)
+        if chat_id is not None:
+            self.store.chats.append(chat_id, turn.question, turn.standalone, dict(turn.to_json()))

@@ -218,3 +218,39 @@ def test_files_uploaded_before_the_page_is_left_are_all_indexed_with_no_action(d
     assert not fresh.exception, fresh.exception
     df = fresh.dataframe[0].value
     assert set(df[df["status"] == "ready"]["document"]) >= {"a.md", "b.md", "c.md"}
+
+
+def test_a_question_sent_while_an_answer_streams_continues_the_same_chat(data, fake_generator, monkeypatch):
+    """Found trying the app (2026-12-06): with Streamlit's fast reruns the next question's run starts before the
+    cut-off one has ended, so what the cut-off run wrote to the session after the stop came too late: the next
+    question went to a new chat of its own and was searched without the conversation. Simulated here by letting
+    the cut-off run keep nothing once it is stopped; the session knows its chat and turn before the model writes."""
+    from fakes import FakeStream
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    from rag.settings import get_settings
+    from rag.store.store import Store
+    from ui import chat
+
+    class CutOff(FakeStream):
+        def __iter__(self):
+            yield "Full-time"
+            raise StopException()
+
+    gen = fake_generator
+    gen.stream = lambda prompt, max_tokens: CutOff("Full-time staff get 28 days [1].")
+    keep = chat.keep_turn
+    monkeypatch.setattr(chat, "keep_turn", lambda turn, conv: None)  # too late: the next run has begun
+    at = _app(APP).run()
+    at.chat_input(key="question").set_value("How many days of annual leave do full-time staff get?").run()
+    monkeypatch.setattr(chat, "keep_turn", keep)
+    del gen.stream
+    gen.reply = lambda question, sources: "Part-time staff get it pro rata [1]."
+    at.chat_input(key="question").set_value("And part-time staff?").run()
+    assert not at.exception, at.exception
+    assert [m.name for m in at.chat_message][:2] == ["user", "assistant"] and len(at.chat_message) == 4
+    with Store(data, settings=get_settings(store=data)) as s:
+        (saved,) = s.chats.list()  # one chat, both turns
+        first, second = s.chats.turns(saved.id)
+    assert first.record["error"] == chat.INTERRUPTED
+    assert second.record["standalone"] != "And part-time staff?"  # made standalone with the first question's words

@@ -126,7 +126,7 @@ def test_csv_and_html_and_epub_open_at_their_places(uploaded):
     src, _ = _open(uploaded, "prices.csv", "washer")
     assert "prices.csv, rows 1–5" in _label(src) and '<td class="rownum">5</td>' in _view(src)
     src, _ = _open(uploaded, "install.html", "brew formula")
-    assert _label(src) == "**\\[1\\] install.html > On macOS**"  # the h1 is the title, not in the path
+    assert _label(src) == "**\\[1\\] install.html > On macOS, ¶ 1**"  # the h1 is the title, not in the path
     assert "brew formula" in _marked(_view(src)) and "cookies" not in _view(src)
     src, _ = _open(uploaded, "almanac.epub", "Three roofs")
     assert "almanac.epub, chapter 1: The first storm, ¶" in _label(src)
