@@ -176,13 +176,17 @@ def test_a_web_pages_passage_is_located_by_its_paragraph_within_its_section():
 def test_a_wikipedia_navigation_box_is_no_content():
     """A new user saw Wikipedia's "Machine learning and data mining" side box (``<table class="vertical-navbox
     nowraplinks">``) in a page's indexed text (2026-12-06), though navigation is dropped: "navbox" is a class word
-    of navigation too. An infobox (facts about the subject) stays."""
-    html = ("<html><body><div id='content'><h1>t-SNE</h1><table class='vertical-navbox nowraplinks'><tr><th>Machine "
+    of navigation too, as are "noprint" (what a site hides when printed: its tagline, header, footer) and
+    "jump-link". An infobox (facts about the subject) stays."""
+    html = ("<html><body><div id='content'><h1>t-SNE</h1><div id='siteSub' class='noprint'>From Wikipedia, the free "
+            "encyclopedia</div><a class='mw-jump-link' href='#mw-head'>Jump to navigation</a>"
+            "<table class='vertical-navbox nowraplinks'><tr><th>Machine "
             "learning and data mining</th></tr><tr><td>Clustering Regression</td></tr></table>"
             "<table class='infobox'><tr><th>Developer</th><td>Laurens van der Maaten</td></tr></table>"
             "<p>t-SNE is a method for visualization of high-dimensional data.</p></div></body></html>")
     text = extract_bytes(html.encode(), "t-sne.html").canonical
     assert "Machine learning and data mining" not in text and "Clustering" not in text
+    assert "free encyclopedia" not in text and "Jump to navigation" not in text  # hidden in print, a skip link
     assert "Laurens van der Maaten" in text and "t-SNE is a method for visualization" in text
 
 

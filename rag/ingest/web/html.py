@@ -47,7 +47,7 @@ _BOILERPLATE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "s
                       "alert", "toolbar"}
 _BOILERPLATE_WORDS = re.compile(
     r"(?:^|[-_\s])(nav|navbar|navbox|navigation|menu|menubar|sidebar|side-bar|breadcrumbs?|cookies?|consent|gdpr|"
-    r"banner|footer|share|sharing|social|advert|ads|advertisement|promo|newsletter|subscribe|skip-link|"
+    r"banner|footer|share|sharing|social|advert|ads|advertisement|promo|newsletter|subscribe|skip-link|jump-link|noprint|"
     r"related|popup|modal|masthead|site-header|pagination|pager)(?:$|[-_\s])", re.IGNORECASE)
 _CONTENT_WORDS = re.compile(r"(?:^|[-_\s])(content|main|article|post|entry|body-text|story|text)(?:$|[-_\s])",
                             re.IGNORECASE)
