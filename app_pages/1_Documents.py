@@ -224,7 +224,7 @@ def _upload_view() -> None:
     failed = {d.name: d for d in store.documents() if d.status == DocStatus.FAILED}
     shown_jobs, shown_failed = set(), set()
     if active:
-        st.markdown(f"**Indexing: {len(active)} file(s) left**")
+        st.markdown(f"**Indexing: {jobs.left_text(active)}**")
     for level, msg in st.session_state.ingest_log:
         job_id = queued_line.get(msg)
         job = active[order[job_id]] if job_id in order else None

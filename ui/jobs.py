@@ -97,6 +97,16 @@ def time_left(job: Job, now: float | None = None) -> str:
     return f" · {when} left"
 
 
+def left_text(jobs: list[Job]) -> str:
+    """How many files are left, and how many of them can already be searched (a new user read "4 file(s) left"
+    beside "5 ready" and could not tell which was true, 2026-12-06): ``"4 file(s) left (all searchable already;
+    sentence search to follow)"``, ``"3 file(s) left (1 searchable already)"``, ``"2 file(s) left"``."""
+    n, ready = len(jobs), sum(j.searchable for j in jobs)
+    if ready and ready == n:
+        return f"{n} file(s) left (all searchable already; sentence search to follow)"
+    return f"{n} file(s) left ({ready} searchable already)" if ready else f"{n} file(s) left"
+
+
 def panel_lines(jobs: list[Job], failed_docs: list[Any], worker_alive: bool, now: float | None = None, *,
                 on_documents_page: bool = False) -> list[str]:
     """The panel's Markdown lines for the active ``jobs`` (queued and running, in order) and the failed
@@ -111,7 +121,7 @@ def panel_lines(jobs: list[Job], failed_docs: list[Any], worker_alive: bool, now
     later = [j for j in jobs if j.deferred]  # searchable already; their sentence units wait (issue 41)
     if on_documents_page:
         if jobs:
-            lines.append(f"{len(jobs)} file(s) left: each one's progress is in the list on this page.")
+            lines.append(f"{left_text(jobs)}: each one's progress is in the list on this page.")
     else:
         for j in running:
             lines.append(f"**{md_escape(j.name)}**: {j.stage_text()} · {j.fraction:.0%}{time_left(j, now)}")

@@ -163,6 +163,12 @@ class Job:
         return self.state == JobState.QUEUED and self.stage == "sentences"
 
     @property
+    def searchable(self) -> bool:
+        """Whether this active job's document can already be searched: only its sentence units are left (queued
+        behind other files, :attr:`deferred`, or being embedded)."""
+        return self.active and self.stage == "sentences"
+
+    @property
     def fraction(self) -> float:
         """Progress of a running job, 0..1 (stage weights :data:`STAGES`); 1.0 when finished, 0.0 when queued."""
         if self.deferred:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rag.settings import get_settings
 from rag.store.store import Store
 from rag.store.worker import Worker
-from ui.jobs import panel_lines
+from ui.jobs import left_text, panel_lines
 
 
 def _md(title: str) -> bytes:
@@ -25,4 +25,11 @@ def test_a_searchable_file_waiting_for_its_units_is_not_told_as_queued(tmp_path,
     assert "2 queued: beta.md, gamma.md" in lines
     assert "1 searchable, sentence search to follow: alpha.md" in lines
     assert [j.name for j in s.jobs.active()] == ["beta.md", "gamma.md", "alpha.md"]  # the order they will run
+    # the Documents page counts the files left and says how many can be searched already (a new user read "4
+    # file(s) left" beside "5 ready", 2026-12-06)
+    assert left_text(s.jobs.active()) == "3 file(s) left (1 searchable already)"
+    assert panel_lines(s.jobs.active(), [], True, on_documents_page=True)[0].startswith(
+        "3 file(s) left (1 searchable already): ")
+    alpha = [j for j in s.jobs.active() if j.name == "alpha.md"]
+    assert left_text(alpha) == "1 file(s) left (all searchable already; sentence search to follow)"
     s.close()
