@@ -30,13 +30,14 @@ from dataclasses import asdict, dataclass
 
 from rag.answer.cite import locator_label
 from rag.answer.roles import source_units
+from rag.ingest.office.pptx import NOTES_HEADING
 from rag.store import derived
 from rag.store.records import ChunkRow
 from rag.text import content_words
 from rag.types import PageSpan, TextRole, page_at
 
 #: Bumped when what an overview holds or how it is picked changes (older kept overviews are recomputed).
-OVERVIEW_VERSION = 1
+OVERVIEW_VERSION = 2  # 2: a slide's "Speaker notes" is no section
 
 #: Summary length: a short document gets :data:`SUMMARY_SENTENCES`, one of :data:`LONG_CHUNKS` chunks or more
 #: gets :data:`LONG_SUMMARY_SENTENCES` (a 13-page paper in 3 sentences misses most of it).
@@ -150,7 +151,7 @@ def _clean_title(title: str) -> str:
 
 def sections_of(rows: Sequence[ChunkRow], max_sections: int = MAX_SECTIONS, max_depth: int = MAX_DEPTH) -> list[Section]:
     """The headings of a document's chunks (``rows`` in document order), each once, at most ``max_depth`` deep,
-    without reference lists and tables of contents; the top level only when all levels would exceed
+    without reference lists and tables of contents, nor a slide's "Speaker notes"; the top level only when all levels would exceed
     ``max_sections``, then cut to ``max_sections``."""
     seen: dict[tuple[str, ...], Section] = {}
     for r in rows:
@@ -159,6 +160,8 @@ def sections_of(rows: Sequence[ChunkRow], max_sections: int = MAX_SECTIONS, max_
         path = tuple(_clean_title(t) for t in r.section)
         for depth in range(1, min(len(path), max_depth) + 1):
             key = path[:depth]
+            if key[-1] == NOTES_HEADING:  # a slide's notes, not a section a reader goes to (it was listed per slide)
+                break
             if key not in seen and key[-1] and not _QUIZ_ITEM.match(key[-1]):
                 seen[key] = Section(key[-1], depth, r.chunk_id, r.start, r.page)
     out = list(seen.values())

@@ -201,3 +201,18 @@ def test_a_suggestion_is_offered_only_when_its_answer_could_be_supported(store):
     for s in picked:
         gate, cites, _ = gated_sources(store, s.question, store.settings)
         assert supported_if_restated(gate, cites, store.term_stats()), s.question
+
+
+def test_a_slides_speaker_notes_are_no_section_of_the_overview():
+    """The overview of a talk listed "Speaker notes" once per slide with notes, among its slides' titles
+    (seen in the browser, 2026-12-06)."""
+    from rag.answer.overview import sections_of
+    from rag.store.records import ChunkRow
+
+    def row(i: int, section: tuple[str, ...]) -> ChunkRow:
+        return ChunkRow(i, "d" * 64, "talk.pptx", "talk.pptx", "application/pptx", i, "x", "x", section, i, i + 1,
+                        None, None)
+
+    rows = [row(1, ("Why ASP.NET Core?",)), row(2, ("Why ASP.NET Core?", "Speaker notes")), row(3, ("Speaker notes",)),
+            row(4, ("Middleware",)), row(5, ("Middleware", "Speaker notes"))]
+    assert [s.title for s in sections_of(rows)] == ["Why ASP.NET Core?", "Middleware"]
