@@ -58,16 +58,18 @@ _BREAKS: list[tuple[str, list[int]]] = []  # the last document's paragraph break
 
 def _breaks(text: str) -> list[int]:
     """The offsets of ``text``'s paragraph breaks (a blank line: two or more newlines), found once per text."""
-    if not _BREAKS or _BREAKS[0][0] is not text:
-        out, i = [], text.find("\n\n")
-        while i != -1:
-            out.append(i)
-            j = i + 2
-            while j < len(text) and text[j] == "\n":
-                j += 1
-            i = text.find("\n\n", j)
-        _BREAKS[:] = [(text, out)]
-    return _BREAKS[0][1]
+    got = _BREAKS[0] if _BREAKS else None  # one read: another thread may put its own document there meanwhile
+    if got is not None and got[0] is text:
+        return got[1]
+    out, i = [], text.find("\n\n")
+    while i != -1:
+        out.append(i)
+        j = i + 2
+        while j < len(text) and text[j] == "\n":
+            j += 1
+        i = text.find("\n\n", j)
+    _BREAKS[:] = [(text, out)]
+    return out
 
 
 def paragraph_number(text: str, section_start: int, pos: int, heading: bool = True) -> int:
