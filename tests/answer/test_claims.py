@@ -79,3 +79,17 @@ def test_garbled_sentences(sentence):
 ])
 def test_sentences_that_are_statements(sentence):
     assert garbled(sentence) is None
+
+
+def test_code_comments_in_speaker_notes_are_statements_of_their_own():
+    """A talk's speaker notes written as "// Using CLI dotnet new web // Visual Studio File -> New Project": the
+    1.5B's "From Visual Studio, you can create the app using the command line interface (CLI)" passed the check on
+    them (2026-12-06), every word it adds being somewhere in the one statement they made. A URL's "//" is no cut."""
+    src = ("// Using CLI dotnet new web Add a page // Visual Studio File -> New Project -> Empty ASP.NET Core web app. "
+           "See https://docs.asp.net for more.")
+    parts = [src[s.start:s.end].strip() for s in statements(src)]
+    assert parts[:2] == ["// Using CLI dotnet new web Add a page", "// Visual Studio File -> New Project -> Empty ASP.NET Core web app."]
+    assert parts[2] == "See https://docs.asp.net for more."
+    q = "and what about from visual studio?"
+    assert statement_gaps("From Visual Studio you use the CLI [1].", src, ["cli"], q) == ["cli"]
+    assert statement_gaps("From Visual Studio you use File -> New Project [1].", src, ["file", "new", "project"], q) == []

@@ -241,6 +241,23 @@ def _table_like_lines(text: str, a: int, b: int) -> list[tuple[int, int]] | None
     return spans if sum(any(ch.isdigit() for ch in ln) for ln in lines) * 2 >= len(lines) else None
 
 
+def _comment_split(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` of ``text`` cut again before each `` // `` (a code comment's start, spaces on both sides: no URL
+    has one): a slide's speaker notes written as ``// Using CLI dotnet new web // Visual Studio File -> New
+    Project`` are two statements, not one that says both (the 1.5B's "From Visual Studio, you can create the app
+    using the CLI" passed the check on them, 2026-12-06)."""
+    out = []
+    for a, b in spans:
+        start, i = a, text.find(" // ", a, b)
+        while i != -1:
+            if i > start:
+                out.append((start, i))
+            start = i + 1
+            i = text.find(" // ", i + 4, b)
+        out.append((start, b))
+    return out
+
+
 def statements(text: str) -> list[Statement]:
     """The statements of ``text`` (:func:`rag.text.units`, blank ones dropped), each with its
     :attr:`Statement.context`; a unit that is a table written as plain lines gives one statement per line,
@@ -249,7 +266,7 @@ def statements(text: str) -> list[Statement]:
     out = []
     prev: tuple[int, int] | None = None
     form: str | None = None  # the first field of the form the last unit belongs to
-    for a, b in units(text):
+    for a, b in _comment_split(text, units(text)):
         unit = text[a:b]
         if not unit.strip():
             continue
@@ -270,7 +287,7 @@ def statements(text: str) -> list[Statement]:
         elif _LIST_LINE.match(unit):
             ctx = f"{_list_lead(text, a)}\n{unit}"
         elif prev is not None and "\n\n" not in text[prev[1]:a] and not _TABLE_LINE.match(text[prev[0]:prev[1]]) \
-                and not _LIST_LINE.match(text[prev[0]:prev[1]]):
+                and not _LIST_LINE.match(text[prev[0]:prev[1]]) and not unit.lstrip().startswith("//"):
             ctx = f"{text[prev[0]:prev[1]]} {unit}"
         else:
             ctx = unit
