@@ -297,5 +297,7 @@ def test_a_question_asking_when_answered_without_a_date_or_time_is_partly_suppor
     assert dated.verdict == AnswerVerdict.SUPPORTED
     assert WHEN_RE.search("Wann verkündete Jimmy Wales, dass ...?") and WHEN_RE.search("since when has guam had it?")
     assert not WHEN_RE.search("When should I use a lock?")
+    assert WHEN_RE.search("Quand le serveur a-t-il été mis à jour ?")
+    assert not WHEN_RE.search("Que faire quand le serveur tombe ?")  # a conjunction inside the question
     assert not WHEN_RE.search("What does the receiver do when the separator is missing?")
     assert gives_time("It was announced last spring.") and not gives_time("The founder announced it.")

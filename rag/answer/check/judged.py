@@ -62,13 +62,13 @@ NUMBER_RE = re.compile(
     r"|quatre|cinq|dix|cent|mille)\b", re.IGNORECASE)
 
 #: A question that asks when something happened ("When was ...?", "When did ...?", "Wann ...?", "since when",
-#: "quand"): an answer whose shown claims hold no date or time (:data:`TIME_RE`) does not answer it. "When is/are/
+#: "Quand ...?" opening the question; inside one, French "quand" is a conjunction as English "when" is): an answer whose shown claims hold no date or time (:data:`TIME_RE`) does not answer it. "When is/are/
 #: do/does/should/can ...?" are left out: they as often ask for a condition ("When should I use a lock?" - "when two
 #: threads write"), and "when" inside a question is a conjunction ("What does it do when the check fails?").
 #: Seen on pdf-dev d07 with the 1.5B (2026-12-06: "Wann verkündete Jimmy Wales, dass ...?" answered with the
 #: source's sentence without its "Im Mai 2005", shown as supported); on the three dev sets it reaches d07, real b02
 #: and real b02 in users' words, and demotes no answer of the 0.5B (docs/answers.md).
-WHEN_RE = re.compile(r"(?:^|[.?!]\s)\s*when\s+(?:was|were|did|will|had)\b|\bwann\b|\bsince\s+when\b|\bquand\b",
+WHEN_RE = re.compile(r"(?:^|[.?!]\s)\s*(?:when\s+(?:was|were|did|will|had)\b|quand\b)|\bwann\b|\bsince\s+when\b",
                      re.IGNORECASE)
 
 #: A date or time in an answer: a number (:data:`NUMBER_RE`), a month, a weekday, a season or a word of time
