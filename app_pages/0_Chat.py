@@ -88,6 +88,11 @@ elif question:
     except RagError as e:
         st.error(md_escape(str(e)))
         st.stop()
+    try:  # search and gate (no model yet): a failure here leaves no turn behind
+        stream = conv.ask(question, scope=scope, followup=rw, submitted=submitted)
+    except RagError as e:
+        st.error(md_escape(str(e)))
+        st.stop()
     # known before the model writes: with Streamlit's fast reruns a question sent while an answer streams starts
     # the next run before this one has ended, so what this run writes afterwards may come too late for it
     st.session_state.chat_id = conv.ensure_chat(question)
@@ -95,6 +100,6 @@ elif question:
     with st.chat_message("user", avatar=chat.USER_AVATAR):
         chat.render_question(chat.Turn(question, rw.standalone, scope=tuple(scope) if scope else None))
     with st.chat_message("assistant", avatar=chat.ASSISTANT_AVATAR):
-        turn = chat.show(conv.ask(question, scope=scope, followup=rw, submitted=submitted), conv, generate=model_file is not None)
+        turn = chat.show(stream, conv, generate=model_file is not None)
     chat.keep_turn(turn, conv)
     st.rerun()
