@@ -364,3 +364,57 @@ def test_a_fenced_code_block_is_one_piece_and_stays_a_code_block():
     block = att[1]
     assert block.passed and block.shown() == "```bash\ndotnet new web\n```\n[1]"
     assert "\n```bash\ndotnet new web\n```\n[1]\nIt creates" in join_shown([s.shown() for s in att])
+
+
+#: real answers of ``bench answers --corpus real`` (2026-12-06): each the 0.5B's sentence, the question and the
+#: passage that holds the answer.
+_RUST = ("The Rust experience is larger than a language specification and a compiler. Multiple concurrent Rust "
+         "toolchains can be installed and managed via rustup. Rust installations come with Cargo, a command line tool "
+         "to manage dependencies, run tests, generate documentation, and more.")
+_RUST_Q = "Which command line tool that comes with Rust installations manages dependencies and runs tests?"
+
+
+def test_a_one_word_answer_that_cites_is_a_claim_checked_in_the_statement_the_question_names():
+    """"Cargo [2]." to "Which command line tool ...?" was "too short to claim anything", so the right answer gave way
+    to the key passage; the word must stand in a statement that makes the question's claim."""
+    out = _check(_RUST_Q, ["Cargo [1]."], [_RUST])
+    assert out[0].claim and str(out[0].verdict) == "supported"
+    # a word of the passage from a statement about something else does not answer it
+    out = _check(_RUST_Q, ["Rustup [1]."], [_RUST])
+    assert str(out[0].verdict) == "unsupported"
+    # a bare list number cut off its item, and a word the question already has, stay no claim
+    assert [s.verdict for s in _check(_RUST_Q, ["1.", "Rust [1]."], [_RUST])] == ["no_claim", "no_claim"]
+
+
+def test_a_camel_case_value_is_a_word_of_its_own_not_the_question_s_word_it_starts_with():
+    """"set to suppressedInSource" was taken for an echo of "suppressed in source": the light stem cut both to
+    "suppre"."""
+    from rag.answer.check.claims import novel_roots, roots
+
+    q = "What should result.suppressionStates be set to for results that are suppressed in source?"
+    s = "result.suppressionStates should be set to suppressedInSource for results that are suppressed in source [1]."
+    assert novel_roots(s, q) == {"suppressedinsource"}
+    assert "suppressedinsource" in roots("Set it to suppressedInSource.") and roots("tokenization") == roots("tokenizer")
+    src = "If a result is suppressed in source, result.suppressionStates should be set to suppressedInSource."
+    assert str(_check(q, [s], [src])[0].verdict) == "supported"
+    assert str(_check(q, [s], ["Results that are suppressed in source are kept in the log."])[0].verdict) == "unsupported"
+
+
+def test_a_yes_no_question_restated_as_a_statement_answers_yes_when_its_source_says_so():
+    """"All requirements must succeed for an authorization policy to pass [1]." to "Must all requirements succeed
+    ...?" is a "yes"; the same restatement against a source that denies it is not supported."""
+    q = "Must all requirements succeed for an authorization policy to pass?"
+    s = ["All requirements must succeed for an authorization policy to pass [1]."]
+    out = _check(q, s, ["- Made up of one or more requirements.\n- All requirements must succeed for the policy to pass."])
+    assert out[0].claim and str(out[0].verdict) == "supported"
+    out = _check(q, s, ["- Not all requirements must succeed for the policy to pass: one is enough."])
+    assert str(out[0].verdict) == "unsupported"
+    # pdf-dev, the 0.5B: the slide says the opposite
+    q = "According to the slides, should you commit derived files such as images to the repository?"
+    s = ["According to the slides, you should commit derived files such as images to the repository [1]."]
+    out = _check(q, s, ["▶Don't get out of sync with your collaborators ▶Commit the sources, not the derived files "
+                        "(R code not images)"])
+    assert str(out[0].verdict) != "supported"
+    # a restated question that is not yes/no stays an echo
+    assert str(_check("Why must a device not change its LogEventThreshold?",
+                      ["A device must not change its LogEventThreshold [1]."], ["The host caches it."])[0].verdict) == "echo"

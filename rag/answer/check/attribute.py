@@ -26,7 +26,17 @@ from enum import StrEnum
 
 import numpy as np
 
-from rag.answer.check.claims import garbled, holds, misspelt_names, novel_roots, roots, specifics, statement_gaps
+from rag.answer.check.claims import (
+    affirmed_by,
+    answer_words,
+    garbled,
+    holds,
+    misspelt_names,
+    novel_roots,
+    roots,
+    specifics,
+    statement_gaps,
+)
 from rag.answer.check.clean import (
     CitationStreamFilter as CitationStreamFilter,  # re-exported: callers import it from here
 )
@@ -386,13 +396,14 @@ def _reason(v: ClaimVerdict, cited: Sequence[int], supported: Sequence[int], mis
     }[v]
 
 
-def _gaps(sentence: str, spec: Sequence[str], quote: str, question: str | None, heading: str) -> tuple[list[str], list[str]]:
+def _gaps(sentence: str, spec: Sequence[str], quote: str, question: str | None, heading: str,
+          own: bool = False) -> tuple[list[str], list[str]]:
     """``(absent, astray)``: the specifics ``quote`` does not hold at all (with an opening word that writes one of
     its names wrong, :func:`rag.answer.check.claims.misspelt_names`), and those it holds only in statements that
     do not make the sentence's claim (:func:`rag.answer.check.claims.statement_gaps`)."""
     absent = [x for x in spec if not holds(quote, x)]
     absent += [x for x in misspelt_names(sentence, quote) if x not in spec and not (question and holds(question, x))]
-    astray = statement_gaps(sentence, quote, [x for x in spec if x not in absent], question, heading)
+    astray = statement_gaps(sentence, quote, [x for x in spec if x not in absent], question, heading, own=own)
     return absent, astray
 
 
@@ -433,19 +444,32 @@ def attribute(
         declines = is_decline(s)
         dangling = bool(DANGLING_RE.search(s))
         item = bool(_ITEM_RE.match(s))  # a list item is read as part of its list: one word of its own is a claim
-        worded = len(content_words(s)) >= (1 if item else MIN_CLAIM_WORDS)
+        n_words = len(content_words(s))
+        # a one-word answer to a question that asks for a thing ("Which tool ...?" - "Cargo [2].") is a claim:
+        # the question says what it is claimed of; it must cite (a bare "1." is a list's number cut off its item)
+        short = bool(question is not None and cited and not item and n_words == 1 and MIN_CLAIM_WORDS > 1
+                     and not YES_NO_RE.match(question) and novel_roots(s, question)
+                     and not POLARITY_RE.search(strip_markers(s)))
+        worded = n_words >= (1 if item or short else MIN_CLAIM_WORDS)
         why = garbled(s) if worded and not declines and not dangling else None
         echo = bool(worded and not declines and not dangling and not why and (
             strip_markers(s).rstrip(" *_").endswith("?")
             or (question is not None and not novel_roots(s, question) and not takes_side(s, question))))
+        # a yes/no question restated as a statement answers "yes": a claim when a source it cites affirms it
+        affirms = bool(echo and quotes is not None and question is not None and YES_NO_RE.match(question)
+                       and not strip_markers(s).rstrip(" *_").endswith("?"))
+        if affirms:
+            echo = False
         claim = worded and not declines and not dangling and not echo and not why
         row = sup[i].copy()
+        if affirms and quotes is not None:
+            row = np.array([affirmed_by(s, quotes[j]) for j in range(len(source_indices))], dtype=bool)
         missing: tuple[str, ...] = ()
         astray: tuple[str, ...] = ()
         lacking_at = None
         if quotes is not None and claim:
-            spec = sorted(specifics(s) - asked)
-            gaps = [_gaps(s, spec, quotes[j], question, heads[j]) for j in range(len(source_indices))]
+            spec = sorted((specifics(s) | (answer_words(s, question) if short and question else set())) - asked)
+            gaps = [_gaps(s, spec, quotes[j], question, heads[j], own=short) for j in range(len(source_indices))]
             # report what the source the sentence leans on (cited, else best supporting) lacks
             lean = [j for j in range(len(source_indices)) if source_indices[j] in cited and row[j]] or \
                    [j for j in np.argsort(-rank[i], kind="stable") if row[j]]

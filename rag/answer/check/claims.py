@@ -19,8 +19,10 @@ Pure functions on strings, no model:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rag.question import analyse
 from rag.text import CLAIM_STOPWORDS, TABLE_RULE, content_words, strip_markers, units
@@ -41,15 +43,44 @@ def root(word: str) -> str:
     return word[:ROOT_LEN] if len(word) >= ROOT_MIN else word
 
 
+#: A run of letters and digits as :func:`rag.text.tokenize` cuts it, before case-folding.
+_RUN_RE = re.compile(r"[^\W_]+")
+
+
+def compounds(text: str) -> frozenset[str]:
+    """The words of ``text`` written in camel case (a capital right after a small letter: ``suppressedInSource``,
+    ``FlashAttention``, ``iPhone``), case-folded, with and without a final plural ``s``: identifiers made of words,
+    which :func:`roots` keeps whole. Their first :data:`ROOT_LEN` letters are those of their first word, so the
+    light stem took the 0.5B's right "set to suppressedInSource" for an echo of the question's "suppressed"
+    (``bench answers --corpus real``, s02)."""
+    out = set()
+    for m in _RUN_RE.finditer(text):
+        w = m.group(0)
+        if any(a.islower() and b.isupper() for a, b in zip(w, w[1:])):
+            f = unicodedata.normalize("NFKC", w).casefold()
+            out.update((f, f[:-1] if f.endswith("s") else f))
+    return frozenset(out)
+
+
+def _rooted(words, whole: frozenset[str]) -> set[str]:
+    return {w if w in whole else root(w) for w in words}
+
+
 def roots(text: str) -> set[str]:
-    """The claim words of ``text`` (:func:`rag.text.content_words`) reduced to their roots (:data:`ROOT_LEN`)."""
-    return {root(w) for w in content_words(text)}
+    """The claim words of ``text`` (:func:`rag.text.content_words`) reduced to their roots (:data:`ROOT_LEN`);
+    a camel-case identifier (:func:`compounds`) stays whole."""
+    return _rooted(content_words(text), compounds(text))
 
 
 def question_roots(question: str) -> set[str]:
     """:func:`roots` of a question, from its one record's claim words (:attr:`rag.question.Question.claim_words`:
     the question is tokenized once per process, not once per sentence checked)."""
-    return {root(w) for w in analyse(question).claim_words}
+    return _rooted(analyse(question).claim_words, _question_compounds(question))
+
+
+@lru_cache(maxsize=512)
+def _question_compounds(question: str) -> frozenset[str]:
+    return compounds(question)
 
 
 def novel_roots(sentence: str, question: str | None) -> set[str]:
@@ -79,6 +110,19 @@ def specifics(text: str) -> set[str]:
             out.add(re.sub(r"(?<=\d),(?=\d{3})", "", tok).casefold())
         elif any(ch.isupper() for ch in tok[1:]) or (tok[0].isupper() and not opens):
             out.add(tok.casefold())
+    return out
+
+
+def answer_words(sentence: str, question: str) -> set[str]:
+    """The tokens of ``sentence`` (as :func:`specifics` reads them, case-folded) whose claim word the question
+    lacks: what a one-word answer ("Cargo [2].", "405.") asserts, each to be found in a statement of its source
+    that makes the question's claim (:func:`statement_gaps`), as a name or a number inside a sentence is."""
+    new = novel_roots(sentence, question)
+    out = set()
+    for m in _TOKEN_RE.finditer(strip_markers(sentence)):
+        tok = m.group(0).rstrip(".,").casefold()
+        if tok and roots(tok) & new:
+            out.add(tok)
     return out
 
 
@@ -301,7 +345,8 @@ def _coverage(words: set[str], context: str) -> float:
 
 
 def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: str | None = None,
-                   heading: str = "", min_share: float = STATEMENT_MIN, margin: float = STATEMENT_MARGIN) -> list[str]:
+                   heading: str = "", min_share: float = STATEMENT_MIN, margin: float = STATEMENT_MARGIN,
+                   own: bool = False) -> list[str]:
     """The specifics of ``spec`` (numbers, names of ``sentence``, :func:`specifics`) that no statement of
     ``source`` makes together with the sentence's other claim words (issue 24, item 1).
 
@@ -310,7 +355,10 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
     roots join them when the sentence has fewer than two: "It is 896 [4]." is read as an answer to the
     question), and no other statement holds ``margin`` more of them (that one states the claim's subject,
     without this value). ``heading`` (the source's innermost section heading) counts as part of every
-    statement. A specific no statement holds is a gap as well.
+    statement. A specific no statement holds is a gap as well. With ``own`` (a one-word answer, :func:`answer_words`)
+    the statement's own words must hold the specific, not the sentence it is read after: "Rustup [1]." does not
+    answer "Which tool manages dependencies?" from "... managed via rustup. Rust installations come with Cargo, a
+    tool to manage dependencies".
     """
     words = roots(sentence)
     sts = statements(source)
@@ -322,9 +370,40 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
         share = [_coverage(others, f"{heading}\n{st.context}") for st in sts]
         best = max(share, default=0.0)
         if not any(c >= min_share and (c >= best - margin if not st.lead else _beats_rivals(others, sts, k, heading, margin))
-                   for k, (st, c) in enumerate(zip(sts, share)) if holds(st.context, x)):
+                   for k, (st, c) in enumerate(zip(sts, share))
+                   if holds(source[st.start:st.end] if own else st.context, x)):
             gaps.append(x)
     return gaps
+
+
+#: Words that deny what a statement says (English, German, French): a source statement holding one the sentence
+#: lacks does not affirm it ("Commit the sources, not the derived files" is no "yes" to "Should you commit derived
+#: files?").
+NEGATION_RE = re.compile(r"\b(?:no|not|never|cannot|none|nor|neither|without|avoid|nicht|nie|niemals|ne|pas|jamais)\b"
+                         r"|n't\b|\bkein", re.IGNORECASE)
+#: A source statement affirms a sentence when its context holds at least this share of the sentence's claim roots.
+AFFIRM_MIN = 0.75
+
+
+def negations(text: str) -> set[str]:
+    """The denying words of ``text`` (:data:`NEGATION_RE`), case-folded."""
+    return {m.group(0).casefold() for m in NEGATION_RE.finditer(text)}
+
+
+def affirmed_by(sentence: str, source: str) -> bool:
+    """Whether a statement of ``source`` (:func:`statements`) says what ``sentence`` says: its context holds at least
+    :data:`AFFIRM_MIN` of the sentence's claim roots (two or more), and the statement itself holds no denying word
+    (:data:`NEGATION_RE`) the sentence lacks. For a sentence that restates a yes/no question as a statement ("All
+    requirements must succeed for an authorization policy to pass [2]." to "Must all requirements succeed for an
+    authorization policy to pass?"): it answers "yes", and adds no word a source could be asked for (issue 39)."""
+    words = roots(sentence)
+    if len(words) < 2:
+        return False
+    deny = negations(strip_markers(sentence))
+    for st in statements(source):
+        if len(words & roots(st.context)) / len(words) >= AFFIRM_MIN and negations(source[st.start:st.end]) <= deny:
+            return True
+    return False
 
 
 def _beats_rivals(others: set[str], sts: Sequence[Statement], k: int, heading: str, margin: float) -> bool:

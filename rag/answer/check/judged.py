@@ -17,7 +17,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from rag.answer.check.attribute import SentenceAttribution
-from rag.answer.check.claims import question_roots, root, roots
+from rag.answer.check.claims import compounds, question_roots, root, roots
 from rag.answer.cite import Citation
 from rag.answer.key_passage import KeyPassage
 from rag.question import analyse
@@ -244,8 +244,9 @@ def question_gaps(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple[l
     for s in shown:
         said |= roots(strip_markers(s.text))
     missing, seen = [], set()
+    whole = compounds(question)
     for w in analyse(question).claim_words:
-        r = root(w)
+        r = w if w in whole else root(w)
         if r in held and r not in said and r not in seen:
             seen.add(r)
             missing.append(w)

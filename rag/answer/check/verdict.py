@@ -35,8 +35,8 @@ from dataclasses import replace
 
 from rag.answer.advice import decided_by
 from rag.answer.check import confidence as conf
-from rag.answer.check.attribute import POLARITY_RE, ClaimVerdict, SentenceAttribution, join_shown, takes_side
-from rag.answer.check.claims import novel_roots, roots
+from rag.answer.check.attribute import POLARITY_RE, YES_NO_RE, ClaimVerdict, SentenceAttribution, join_shown, takes_side
+from rag.answer.check.claims import affirmed_by, holds, novel_roots, roots, specifics
 from rag.answer.check.judged import (
     GAP_MAX,
     GAP_MIN_WORDS,
@@ -71,6 +71,13 @@ OFF_KEY_SUPPORTED = False
 #: way to the claim check when the claims would be supported and rest on the key passage (issue 39: measured with
 #: ``scripts/verdict_variants.py``, docs/answers.md); otherwise such an answer may not answer, whatever its claims.
 MENTIONS_SUPPORTED = False
+#: A passing claim that cites another source than the key passage's still rests on the key passage when this share
+#: of the words it adds to the question (and every number and name it adds) is in the key passage's text: the
+#: same words stand in two sources ("Cookie middleware uses Data Protection - keys must be synced between servers
+#: [3]", a slide repeated in a second deck; the 0.5B's "Wailuku literally means 'destroying water' [4]"). At 0.5,
+#: as for a claim citing the key passage, it let through 3 wrong answers of the saved runs (pdf-dev and real: a
+#: projected 3.1 % for an asked 4.3 %, a bibliography option for a style), at 1.0 none (docs/answers.md).
+ELSEWHERE_MIN = 1.0
 
 
 #: Why an answer whose claims would be supported stays "may not answer" under the gate's "mentions" (the doubt is
@@ -96,18 +103,32 @@ def passed_sentences(sentences: Sequence[SentenceAttribution]) -> list[SentenceA
 
 def agrees_with_key_passage(a: Judgeable, min_share: float = AGREE_MIN) -> bool:
     """Whether a claim shown leans on the key passage: it cites the key passage's source and at least ``min_share``
-    of its words the question lacks (:func:`rag.answer.check.claims.novel_roots`) are in the key passage's text."""
+    of its words the question lacks (:func:`rag.answer.check.claims.novel_roots`) are in the key passage's text;
+    or it cites another source and :data:`ELSEWHERE_MIN` of those words, and every number and name it adds to the
+    question, are in the key passage's text; or it restates a yes/no question and the key passage affirms it
+    (:func:`rag.answer.check.claims.affirmed_by`)."""
     kp = a.key_passage
     if kp is None or not kp.sentences:
         return False
-    kp_roots = roots(kp.body or " ".join(s.text for s in kp.sentences))
+    body = kp.body or " ".join(s.text for s in kp.sentences)
+    kp_roots = roots(body)
     for s in passed_sentences(a.sentences):
-        if not s.passed or kp.index not in s.shown_cites:
+        if not s.passed:
             continue
+        elsewhere = kp.index not in s.shown_cites
         new = novel_roots(strip_markers(s.text), a.query)
+        if not new and not takes_side(s.text, a.query):  # a yes/no question restated: "yes", if the passage says so
+            if YES_NO_RE.match(a.query) and affirmed_by(s.text, body):
+                return True
+            continue
         if not new and takes_side(s.text, a.query):  # "Do not populate X" to "Should I populate X?" (issue 39)
             new = {m.group(0).casefold() for m in POLARITY_RE.finditer(strip_markers(s.text))}
             kp_roots = kp_roots | {m.group(0).casefold() for m in POLARITY_RE.finditer(kp.body or "")}
+        if elsewhere:
+            if new and len(new & kp_roots) / len(new) >= ELSEWHERE_MIN and all(
+                    holds(body, x) for x in specifics(strip_markers(s.text)) - specifics(a.query)):
+                return True
+            continue
         if new and len(new & kp_roots) / len(new) >= min_share:
             return True
     return False
