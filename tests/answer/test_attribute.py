@@ -418,3 +418,15 @@ def test_a_yes_no_question_restated_as_a_statement_answers_yes_when_its_source_s
     # a restated question that is not yes/no stays an echo
     assert str(_check("Why must a device not change its LogEventThreshold?",
                       ["A device must not change its LogEventThreshold [1]."], ["The host caches it."])[0].verdict) == "echo"
+
+
+def test_a_one_word_answer_is_read_in_its_own_sentence_not_with_the_one_before():
+    """A sentence of a source is read after the one before it ("It has 151,643 tokens."), but a one-word answer
+    names the thing the question asks for only where its own sentence says so: "Clippy [1]." does not answer
+    which tool manages dependencies because it follows the sentence about Cargo."""
+    src = ("Rust installations come with Cargo, a command line tool to manage dependencies and run tests. Clippy is "
+           "bundled too.")
+    assert str(_check(_RUST_Q, ["Clippy [1]."], [src])[0].verdict) == "unsupported"
+    assert str(_check(_RUST_Q, ["Cargo [1]."], [src])[0].verdict) == "supported"
+    # a longer sentence naming it is still read with the sentence before, as before
+    assert str(_check(_RUST_Q, ["Clippy is bundled with Rust installations [1]."], [src])[0].verdict) == "supported"

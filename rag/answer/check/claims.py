@@ -232,6 +232,13 @@ class Statement:
     context: str
     #: The form's first field a field is read after (:attr:`context` holds it too); ``""`` for any other statement.
     lead: str = ""
+    #: A sentence's own words, without the sentence before it (``None``: :attr:`context` is the statement's own,
+    #: a table row after its header, a list item after its lead, a field after its form's first).
+    alone: str | None = None
+
+    def own(self) -> str:
+        """The statement without a neighbouring sentence: :attr:`alone`, else :attr:`context`."""
+        return self.context if self.alone is None else self.alone
 
 
 def _line_at(text: str, pos: int) -> tuple[int, int]:
@@ -335,7 +342,7 @@ def statements(text: str) -> list[Statement]:
             ctx = f"{text[prev[0]:prev[1]]} {unit}"
         else:
             ctx = unit
-        out.append(Statement(a, b, ctx))
+        out.append(Statement(a, b, ctx, alone=unit))
         prev = (a, b)
     return out
 
@@ -356,9 +363,10 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
     question), and no other statement holds ``margin`` more of them (that one states the claim's subject,
     without this value). ``heading`` (the source's innermost section heading) counts as part of every
     statement. A specific no statement holds is a gap as well. With ``own`` (a one-word answer, :func:`answer_words`)
-    the statement's own words must hold the specific, not the sentence it is read after: "Rustup [1]." does not
-    answer "Which tool manages dependencies?" from "... managed via rustup. Rust installations come with Cargo, a
-    tool to manage dependencies".
+    a sentence of the source is read without the sentence before it (:meth:`Statement.own`), for the specific and
+    for the question's words alike: "Rustup [1]." does not answer "Which tool manages dependencies?" from "...
+    managed via rustup. Rust installations come with Cargo, a tool to manage dependencies", nor "byobu [1]" "Which
+    tools multiplex the screen?" from "Use screen or tmux to multiplex the screen. byobu can enhance screen or tmux".
     """
     words = roots(sentence)
     sts = statements(source)
@@ -367,11 +375,10 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
         others = words - roots(x)
         if len(others) < 2 and question:
             others |= question_roots(question) - roots(x)
-        share = [_coverage(others, f"{heading}\n{st.context}") for st in sts]
+        share = [_coverage(others, f"{heading}\n{st.own() if own else st.context}") for st in sts]
         best = max(share, default=0.0)
         if not any(c >= min_share and (c >= best - margin if not st.lead else _beats_rivals(others, sts, k, heading, margin))
-                   for k, (st, c) in enumerate(zip(sts, share))
-                   if holds(source[st.start:st.end] if own else st.context, x)):
+                   for k, (st, c) in enumerate(zip(sts, share)) if holds(st.own() if own else st.context, x)):
             gaps.append(x)
     return gaps
 
