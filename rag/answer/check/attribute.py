@@ -27,6 +27,8 @@ from enum import StrEnum
 import numpy as np
 
 from rag.answer.check.claims import (
+    POLARITY_RE,
+    YES_NO_RE,
     affirmed_by,
     answer_words,
     garbled,
@@ -36,6 +38,7 @@ from rag.answer.check.claims import (
     roots,
     specifics,
     statement_gaps,
+    takes_side,
 )
 from rag.answer.check.clean import (
     CitationStreamFilter as CitationStreamFilter,  # re-exported: callers import it from here
@@ -302,27 +305,6 @@ class SentenceAttribution:
             "supported": self.passed,
             "label": self.label,
         }
-
-
-#: A yes/no question: it opens on an auxiliary or modal verb ("Should ...?", "Must ...?", "Is ...?", "Can ...?"),
-#: after a follow-up's opening conjunction if any ("And can they carry unused days over?": without it, an answer
-#: repeating the last turn's "28 days of annual leave" passed as supported in the browser walk of 2026-12-03).
-YES_NO_RE = re.compile(r"^\s*(?:(?:and|but|so|also|then|or|ok|okay|well)\b[\s,]*)?"
-                       r"(?:is|are|was|were|do|does|did|can|could|should|shall|must|may|might|will|would|has|have"
-                       r"|had|need|needs)\b", re.IGNORECASE)
-#: Words that take a side on a yes/no question.
-POLARITY_RE = re.compile(r"\b(?:yes|no|not|never|cannot|none|must|should|only|always|required|avoid)\b|n't\b",
-                         re.IGNORECASE)
-
-
-def takes_side(sentence: str, question: str | None) -> bool:
-    """Whether ``sentence`` answers the yes/no ``question`` with a word of polarity the question lacks ("Do not
-    populate X" to "Should I populate X?"): such a sentence adds a claim though all its content words are the
-    question's."""
-    if not question or not YES_NO_RE.match(question):
-        return False
-    said = {m.group(0).casefold() for m in POLARITY_RE.finditer(strip_markers(sentence))}
-    return bool(said - {m.group(0).casefold() for m in POLARITY_RE.finditer(question)})
 
 
 #: A list item of the model's answer (``- x``, ``* x``, ``1. x``, ``1) x``).

@@ -12,6 +12,9 @@ Pure functions on strings, no model:
   *in the same statement* as the claim's other words. "The vocabulary size is 896 [4]." is not supported by a
   source that holds 896 as the hidden size: the statement holding "896" says nothing of a vocabulary;
   "X is the founder of Y" is not supported by a slide whose footer names X;
+* :data:`YES_NO_RE`, :func:`takes_side`, :func:`affirmed_by` - a yes/no question, a sentence that answers it with
+  a word of polarity, and a source statement that says "yes" to one restating it;
+* :func:`compounds`, :func:`answer_words` - camel-case identifiers kept whole, and what a one-word answer asserts;
 * :func:`garbled` - a sentence that is no statement at all ("In 2015, was published [1].", a clause that
   ends on "of the") claims nothing, whatever its words.
 """
@@ -111,6 +114,27 @@ def specifics(text: str) -> set[str]:
         elif any(ch.isupper() for ch in tok[1:]) or (tok[0].isupper() and not opens):
             out.add(tok.casefold())
     return out
+
+
+#: A yes/no question: it opens on an auxiliary or modal verb ("Should ...?", "Must ...?", "Is ...?", "Can ...?"),
+#: after a follow-up's opening conjunction if any ("And can they carry unused days over?": without it, an answer
+#: repeating the last turn's "28 days of annual leave" passed as supported in the browser walk of 2026-12-03).
+YES_NO_RE = re.compile(r"^\s*(?:(?:and|but|so|also|then|or|ok|okay|well)\b[\s,]*)?"
+                       r"(?:is|are|was|were|do|does|did|can|could|should|shall|must|may|might|will|would|has|have"
+                       r"|had|need|needs)\b", re.IGNORECASE)
+#: Words that take a side on a yes/no question.
+POLARITY_RE = re.compile(r"\b(?:yes|no|not|never|cannot|none|must|should|only|always|required|avoid)\b|n't\b",
+                         re.IGNORECASE)
+
+
+def takes_side(sentence: str, question: str | None) -> bool:
+    """Whether ``sentence`` answers the yes/no ``question`` with a word of polarity the question lacks ("Do not
+    populate X" to "Should I populate X?"): such a sentence adds a claim though all its content words are the
+    question's."""
+    if not question or not YES_NO_RE.match(question):
+        return False
+    said = {m.group(0).casefold() for m in POLARITY_RE.finditer(strip_markers(sentence))}
+    return bool(said - {m.group(0).casefold() for m in POLARITY_RE.finditer(question)})
 
 
 def answer_words(sentence: str, question: str) -> set[str]:

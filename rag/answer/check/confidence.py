@@ -37,8 +37,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag.answer.check.attribute import POLARITY_RE, YES_NO_RE, ClaimVerdict, SentenceAttribution
-from rag.answer.check.claims import holds, novel_roots, roots, specifics
+from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution
+from rag.answer.check.claims import POLARITY_RE, YES_NO_RE, holds, novel_roots, roots, specifics
 from rag.answer.check.judged import (
     GAP_MAX,
     GAP_MIN_WORDS,

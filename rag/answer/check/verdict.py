@@ -35,8 +35,17 @@ from dataclasses import replace
 
 from rag.answer.advice import decided_by
 from rag.answer.check import confidence as conf
-from rag.answer.check.attribute import POLARITY_RE, YES_NO_RE, ClaimVerdict, SentenceAttribution, join_shown, takes_side
-from rag.answer.check.claims import affirmed_by, holds, novel_roots, roots, specifics
+from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution, join_shown
+from rag.answer.check.claims import (
+    POLARITY_RE,
+    YES_NO_RE,
+    affirmed_by,
+    holds,
+    novel_roots,
+    roots,
+    specifics,
+    takes_side,
+)
 from rag.answer.check.judged import (
     GAP_MAX,
     GAP_MIN_WORDS,
