@@ -116,6 +116,24 @@ _DEFINITION = re.compile(
     re.IGNORECASE)
 
 
+#: Words after which a "that" with a verb after it points back ("What does that mean?", "Why is that so?", "and
+#: that works?"); after any other word it opens a relative clause ("a request body that is too large").
+_BEFORE_POINTING_THAT = QUESTION_WORDS | frozenset(
+    "and but or so then not also of for with about in on from to at by into like than using use is are was were "
+    "do does did".split())
+_LAST_WORD = re.compile(r"([^\W\d_]+)\W*$")
+
+
+def _relative_that(text: str, m: re.Match[str]) -> bool:
+    """Whether the pointer ``m`` of ``text`` is a "that" opening a relative clause, not pointing back: a verb
+    follows it and the word before it is no question, auxiliary or function word ("Which status code rejects a
+    request body that is too large?" was read as a follow-up, a new user's walk of 2026-12-06)."""
+    if m.group(0).casefold() != "that" or not text[m.end():].strip(" \t?!.,"):
+        return False
+    before = _LAST_WORD.search(text[max(0, m.start() - 40):m.start()])
+    return before is not None and before.group(1).casefold() not in _BEFORE_POINTING_THAT
+
+
 class Signal(StrEnum):
     """Why a question is taken for a follow-up (:func:`followup_signal`): it opens with a connective
     (``opener``), points back with a pronoun or demonstrative (``pointer``), or is short and names nothing
@@ -150,7 +168,8 @@ def followup_signal(question: str) -> Signal | None:
     content = [t for t in analyse(question).tokens if t not in QUESTION_WORDS]
     words = [w for w in re.findall(r"[^\W_]+", question)[1:] if w != "I"]
     names = any(re.search(r"[A-Z0-9]", w) for w in words)
-    pointer = _POINTERS.search(_DUMMY_IT.sub(lambda m: " " * len(m.group()), question))
+    plain = _DUMMY_IT.sub(lambda m: " " * len(m.group()), question)
+    pointer = next((m for m in _POINTERS.finditer(plain) if not _relative_that(plain, m)), None)
     own = _OWN.search(question)
     if pointer and not (own and own.start() < pointer.start()):  # "renew my passport before it expires": inside
         # "What is Time to First Token and which phase affects it?" names its own subject: the pronoun points

@@ -204,3 +204,15 @@ def test_keeps_own_subject_reads_the_rewrites_passages():
     assert keeps_own_subject("Up to how many?", leave)  # no word of its own: the previous question's subject
     assert keeps_own_subject("Who gets the renewal?", ["Contracts are renewed each year."])  # "renew" stem
     assert not keeps_own_subject("What is the onboarding target?", [])
+
+
+def test_a_that_opening_a_relative_clause_points_at_nothing():
+    """A new user's walk (2026-12-06): "Which status code rejects a request body that is too large?", asked after a
+    question on SARIF fingerprints, was read as a follow-up and searched with "(populate result fingerprints)"."""
+    from rag.answer.followup import followup_signal
+
+    assert followup_signal("Which status code rejects a request body that is too large?") is None
+    assert followup_signal("Is the model that does best open source?") is None
+    for q in ("What does that mean?", "Why is that so?", "How does that work?", "Who wrote that?",
+              "Can I use that for tables?"):
+        assert followup_signal(q) is not None, q
