@@ -34,6 +34,21 @@ from rag.text import STOPWORDS, claim_words, content_words, strip_markers, token
 CACHED_QUESTIONS = 512
 
 
+def asked(query: str) -> str:
+    """``query`` without the bracketed context a follow-up's rewrite adds at its end (``... (HumanEval
+    benchmark)``, ``... (after: What is TTFT (Time to First Token)?)``, :mod:`rag.answer.followup`): words for
+    the search, not something the user asked the answer to cover. Nested brackets are matched."""
+    text = query.rstrip()
+    if not text.endswith(")"):
+        return text
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[:i].rstrip() if i > 0 else text
+    return text
+
+
 @dataclass(frozen=True)
 class Question:
     """One question as the pipeline reads it: ``text`` as given; ``words`` every :func:`rag.text.tokenize` word in

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from rag.answer.cite import Citation
 from rag.answer.excerpt import citation_views, lexical_overlap, readable, visible
-from rag.question import analyse
+from rag.question import analyse, asked
 from rag.text import TABLE_RULE_LINES, TermStats, units
 from rag.types import LocatorKind
 
@@ -144,6 +144,14 @@ def stretches(quote: str, max_units: int = MAX_UNITS, max_chars: int = MAX_CHARS
     return out
 
 
+#: In a follow-up read with the conversation ("And what should happen to the token after an explicit logout?
+#: (standard claims verified)", :func:`rag.question.asked`), the bracketed words weigh this much against the user's
+#: own in the key passage's score: at full weight the previous question's "standard claims verified" chose the
+#: passage about verifying claims over the one about logout, and an answer from it was shown as supported (a new
+#: user's walk, 2026-12-06).
+CONTEXT_WEIGHT = 0.5
+
+
 def key_passage(query: str, sources: Sequence[Citation], term_stats: TermStats | None = None,
                 max_chars: int = MAX_CHARS, max_units: int = MAX_UNITS) -> KeyPassage:
     """The key passage of ``query`` over the gated ``sources`` (numbered citations, best first).
@@ -189,7 +197,10 @@ def scored_stretches(query: str, sources: Sequence[Citation], term_stats: TermSt
     doc of :func:`key_passage`: IDF-weighted share of the question's terms plus :data:`RANK_WEIGHT` / rank;
     ties: the better source, then the earlier place, then the shorter stretch)."""
     terms = set(analyse(query).terms)
-    weights = term_stats.weights(terms) if term_stats is not None else None
+    weights = term_stats.weights(terms) if term_stats is not None else {t: 1.0 for t in terms}
+    own = set(analyse(asked(query)).terms)
+    if own and own != terms:  # a follow-up: the user's own words lead, the conversation's words help
+        weights = {t: w * (1.0 if t in own else CONTEXT_WEIGHT) for t, w in weights.items()}
     views = citation_views(sources) if views is None else views
     out = []
     for j, c in enumerate(sources):

@@ -103,3 +103,25 @@ def test_a_table_header_does_not_outscore_the_row_that_answers(cases_dir):
     assert "| DOUBLE | 0x28 | 8 |" in kp.text and "Size in bytes" not in kp.text
     quote = {c.index: c.quote for c in cites}[kp.index]
     assert all(quote[s.start:s.end] == s.text for s in kp.sentences)
+
+
+def test_a_follow_up_s_own_words_lead_the_key_passage_over_the_conversation_s(shared_dir):
+    """A new user's walk (2026-12-06), OWASP's REST cheat sheet: "And what should happen to the token after an
+    explicit logout?" read after "Which standard JWT claims should be verified?" took the passage on verifying
+    claims for its key passage (the bracketed words matched it best), and the answer from it was shown as
+    supported. The user's own words lead; asked alone, the claims passage is still the key passage."""
+    path = shared_dir / "corpus" / "real" / "md" / "guide-owasp-rest-security.md"
+    if not path.is_file():
+        pytest.skip(f"{path} not found")
+    chunks = [c for c in chunk_document(extract_bytes(path.read_bytes(), path.name), "E") if c.content.strip()]
+    stats = TermStats.from_texts([c.text for c in chunks])
+    jwt = [k for k, c in enumerate(chunks) if "JWT" in c.section]
+    claims = next(k for k in jwt if "standard claims should be verified" in chunks[k].content)
+    logout = next(k for k in jwt if "explicit logout" in chunks[k].content)
+    # the order the app gave them (cosine distance 0.38 and 0.47 for the logout passage, 0.65 for the claims one)
+    cites = _cites(chunks, [logout, claims] + [k for k in jwt if k not in (claims, logout)][:2])
+    kp = key_passage("And what should happen to the token after an explicit logout? (standard claims verified)",
+                     cites, stats)
+    assert "explicit" in kp.text and "standard claims" not in kp.text
+    assert "standard claims should be verified" in key_passage("Which standard claims should be verified?", cites,
+                                                               stats).text

@@ -20,7 +20,7 @@ from rag.answer.check.attribute import SentenceAttribution
 from rag.answer.check.claims import compounds, question_roots, root, roots
 from rag.answer.cite import Citation
 from rag.answer.key_passage import KeyPassage
-from rag.question import analyse
+from rag.question import analyse, asked
 from rag.text import strip_markers
 from rag.types import AnswerVerdict, Verdict
 
@@ -213,21 +213,6 @@ def key_score(a: Judgeable) -> float:
         return 0.0
     rank = next((k for k, c in enumerate(a.citations, start=1) if c.index == kp.index), kp.index)
     return max(0.0, float(kp.sentences[0].score) - _RANK_WEIGHT / max(1, rank))
-
-
-def asked(query: str) -> str:
-    """``query`` without the bracketed context a follow-up's rewrite adds at its end (``... (HumanEval
-    benchmark)``, ``... (after: What is TTFT (Time to First Token)?)``, :mod:`rag.answer.followup`): words for
-    the search, not something the user asked the answer to cover. Nested brackets are matched."""
-    text = query.rstrip()
-    if not text.endswith(")"):
-        return text
-    depth = 0
-    for i in range(len(text) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(text[i], 0)
-        if depth == 0:
-            return text[:i].rstrip() if i > 0 else text
-    return text
 
 
 def question_gaps(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple[list[str], int]:
