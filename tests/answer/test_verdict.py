@@ -324,3 +324,27 @@ def test_a_claim_citing_another_source_rests_on_the_key_passage_when_the_key_pas
                          "From 2027 full-time staff get 30 days of annual leave.")
     assert other.judged.passed and other.judged.off_key
     assert other.judged.verdict == AnswerVerdict.PARTLY_SUPPORTED
+
+
+def test_a_yes_no_question_answered_by_stating_it_takes_the_yes_side():
+    """A new user's walk (2026-12-06), the Raft paper: "Raft uses randomized election timeouts to ensure that split
+    votes are rare [1]." to "Does Raft use randomized election timeouts?" says yes; it was "partly supported: the
+    question asks yes or no and the answer takes no side"."""
+    from rag.answer.gate import apply_gate as _gate
+
+    q = "Does Raft use randomized election timeouts?"
+    src = "Raft uses randomized election timeouts to ensure that split votes are rare and that they are resolved quickly."
+    kp = KeyPassage((KeySentence(1, src, 0, len(src), "raft.pdf, p. 6", 0.9),), 1.0, src)
+    hit = Hit(chunk_id=1, rank=1, fused_rank=1, rrf_score=1 / 61, cosine_distance=0.3)
+    cites = [_cite(1, src)]
+
+    def judged(raw: str):
+        text, _, _, sents = check_answer(raw, cites, None, q)
+        return Answer(query=q, citations=cites, gate=_gate(q, [hit], 0.675, 4), key_passage=kp, text=text,
+                      sentences=sents).judged
+
+    assert judged("Raft uses randomized election timeouts to ensure that split votes are rare [1].").verdict == \
+        AnswerVerdict.SUPPORTED
+    # an answer about something else still takes no side
+    j = judged("Split votes are rare and resolved quickly [1].")
+    assert j.verdict == AnswerVerdict.PARTLY_SUPPORTED and "takes no side" in j.reason

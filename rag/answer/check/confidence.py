@@ -38,7 +38,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution
-from rag.answer.check.claims import POLARITY_RE, YES_NO_RE, holds, novel_roots, roots, specifics
+from rag.answer.check.claims import (
+    AFFIRM_MIN,
+    POLARITY_RE,
+    YES_NO_RE,
+    holds,
+    novel_roots,
+    question_roots,
+    roots,
+    specifics,
+)
 from rag.answer.check.judged import (
     GAP_MAX,
     GAP_MIN_WORDS,
@@ -383,13 +392,23 @@ def unaddressed(question: str, shown: str) -> list[str]:
     not named) and ``"formula"`` (a formula asked for, :data:`FORMULA_RE`, and every expression shown is numbers
     only: :func:`numbers_only`). Keys of :data:`VETOES`."""
     out = []
-    if YES_NO_RE.match(question) and not POLARITY_RE.search(shown):
+    if YES_NO_RE.match(question) and not POLARITY_RE.search(shown) and not restates(question, shown):
         out.append("yes_no")
     if any(not _names(m.group(0), shown) for m in IDENTIFIER_RE.finditer(question)):
         out.append("entity")
     if FORMULA_RE.search(question) and numbers_only(shown):
         out.append("formula")
     return out
+
+
+def restates(question: str, shown: str) -> bool:
+    """Whether ``shown`` says what the yes/no ``question`` asks, as a statement: it holds at least
+    :data:`rag.answer.check.claims.AFFIRM_MIN` of the question's claim roots, and no denying word the question lacks
+    would be needed for "no" (a denial holds one: :data:`POLARITY_RE` then takes the side). "Raft uses randomized
+    election timeouts to ensure that split votes are rare [1]." answers "Does Raft use randomized election
+    timeouts?" with yes, and was "partly supported: takes no side" (a new user's walk, 2026-12-06)."""
+    asked_roots = question_roots(question)
+    return bool(asked_roots) and len(asked_roots & roots(shown)) / len(asked_roots) >= AFFIRM_MIN
 
 
 def numbers_only(text: str) -> bool:
