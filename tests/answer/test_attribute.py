@@ -430,3 +430,14 @@ def test_a_one_word_answer_is_read_in_its_own_sentence_not_with_the_one_before()
     assert str(_check(_RUST_Q, ["Cargo [1]."], [src])[0].verdict) == "supported"
     # a longer sentence naming it is still read with the sentence before, as before
     assert str(_check(_RUST_Q, ["Clippy is bundled with Rust installations [1]."], [src])[0].verdict) == "supported"
+
+
+def test_a_sentence_sending_the_reader_elsewhere_is_no_claim():
+    """A new user's walk (2026-12-06): "The JSON_Web_Token_Cheat_Sheet for further details [2]." was shown as a claim
+    its source supports (OWASP's sentence ends "See the JSON_Web_Token_Cheat_Sheet for further details.")."""
+    src = ("When an explicit session termination event occurs, the jti claim should be submitted to a denylist. See "
+           "the JSON_Web_Token_Cheat_Sheet for further details.")
+    q = "How long should a JWT stay valid?"
+    out = _check(q, ["The JSON_Web_Token_Cheat_Sheet for further details [1].", "See the cheat sheet [1].",
+                     "The jti claim should be submitted to a denylist [1]."], [src])
+    assert [str(s.verdict) for s in out] == ["dangling", "dangling", "supported"]

@@ -75,6 +75,10 @@ DANGLING_RE = re.compile(
 )
 
 
+#: A sentence that sends the reader elsewhere ("See the JSON_Web_Token_Cheat_Sheet for further details [2].", a
+#: new user's walk of 2026-12-06: shown as a claim supported by its source) says nothing a source could support.
+ELSEWHERE_RE = re.compile(r"^\W*(?:see|refer to|consult)\b|\bfor (?:further|more) (?:details|information|info)\W*$",
+                          re.I)
 _LEADING_MARKERS_RE = re.compile(r"^(?:\s*" + MARKER_RE.pattern + r")+", re.I)
 
 
@@ -424,7 +428,7 @@ def attribute(
     for i, s in enumerate(sentences):
         cited = tuple(n for n in markers(s) if n in valid)
         declines = is_decline(s)
-        dangling = bool(DANGLING_RE.search(s))
+        dangling = bool(DANGLING_RE.search(s) or ELSEWHERE_RE.search(strip_markers(s)))
         item = bool(_ITEM_RE.match(s))  # a list item is read as part of its list: one word of its own is a claim
         n_words = len(content_words(s))
         # a one-word answer to a question that asks for a thing ("Which tool ...?" - "Cargo [2].") is a claim:
