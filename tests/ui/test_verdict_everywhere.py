@@ -23,6 +23,7 @@ from rag.answer.key_passage import KeyPassage, KeySentence
 from rag.answer.pipeline import check_answer
 from rag.answer.record import Answer
 from rag.cli.answer import verdict_line
+from rag.text import markdown_literal
 from rag.types import AnswerVerdict, Hit
 from ui import chat
 from ui.format import VERDICT_STYLE
@@ -97,7 +98,7 @@ def test_the_chat_the_cli_a_saved_chat_and_the_export_show_the_same_verdict(verd
         reopened_again = replace(reopened, sentences=[], text=None)
         assert reopened_again.judged.verdict == verdict
     # the Markdown export of that saved chat
-    assert f"**Verdict: {label}.** {reason[:1].upper()}{reason[1:]}" in turn_markdown(1, saved)
+    assert f"**Verdict: {label}.** {markdown_literal(reason[:1].upper() + reason[1:])}" in turn_markdown(1, saved)
     # the chat, for the live turn and for the reopened one
     for a in (live, reopened):
         calls = _chat_shows(a, monkeypatch)

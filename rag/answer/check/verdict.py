@@ -213,7 +213,9 @@ def _claims_verdict(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple
             conf.VETOES[g] for g in gaps)
     if not agrees_with_key_passage(a):
         return AnswerVerdict.SUPPORTED, "every claim shown is supported by the source it cites"
-    return AnswerVerdict.SUPPORTED, "every claim shown passed the check and rests on the key passage"
+    # the key passage is not on the page beside a supported answer: say which source it is (a new user's walk)
+    where = f" ([{kp.index}])" if kp is not None and kp.index is not None else ""
+    return AnswerVerdict.SUPPORTED, f"every claim shown passed the check and rests on the passage that best matches the question{where}"
 
 
 def _quoted(words: set[str]) -> str:
