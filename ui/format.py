@@ -154,7 +154,8 @@ def link_markers(text: str, urls: Mapping[int, str], titles: Mapping[int, str] |
     return "".join(out)
 
 
-def sentence_markdown(sentence: Any, urls: Mapping[int, str], titles: Mapping[int, str] | None = None) -> str:
+def sentence_markdown(sentence: Any, urls: Mapping[int, str], titles: Mapping[int, str] | None = None,
+                      mark: bool = True) -> str:
     """One checked answer sentence as Markdown.
 
     ``sentence`` has ``text``, ``cited``, ``supported_by``, ``unsupported``,
@@ -163,7 +164,7 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str], titles: Mapping[in
     "(unsupported)" after it, no citation; an echo of the question or a sentence pointing at a source
     without saying what it says: grey note, no citation; otherwise its words with the links of the sources
     that support it (``shown_cites``), "(source found by the app)" (:data:`rag.answer.history.ATTACHED_MARK`) when
-    the server attached the source. ``titles``: each
+    the server attached the source (``mark=False``: the caller says it once for the whole answer). ``titles``: each
     link's preview (:func:`preview_text`).
     """
     titles = titles or {}
@@ -171,8 +172,8 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str], titles: Mapping[in
     if block is not None and not sentence.unsupported:  # a fenced code block stays one, its [n] after it
         links = "".join(marker_link(n, urls[n], titles.get(n)) for n in (getattr(sentence, "shown_cites", None) or ())
                         if n in urls)
-        mark = f" :gray[*({ATTACHED_MARK})*]" if sentence.inferred and links else ""
-        return code_fence(*block) + (f"\n\n{links}{mark}" if links else "")
+        note = f" :gray[*({ATTACHED_MARK})*]" if mark and sentence.inferred and links else ""
+        return code_fence(*block) + (f"\n\n{links}{note}" if links else "")
     body = md_escape(strip_markers(sentence.text))
     if sentence.unsupported:
         return f":orange-background[⚠️ {body or '…'}] :orange[*(unsupported: no source says this)*]"
@@ -191,9 +192,21 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str], titles: Mapping[in
     plain = strip_markers(sentence.text)
     end = len(plain.rstrip(".!?:;"))
     md = md_escape(plain[:end]) + (f" {links}" if links else "") + md_escape(plain[end:])
-    if sentence.inferred and links:
+    if mark and sentence.inferred and links:
         md += f" :gray[*({ATTACHED_MARK})*]"
     return md
+
+
+#: Shown once under an answer whose every claim shown carries a source the app attached (the model cited none
+#: that says it): the per-sentence mark on each sentence was noise (two new users' walks, 2026-12-06).
+ALL_ATTACHED = "sources found by the app for every sentence: the model named none that says it"
+
+
+def all_attached(sentences: Sequence[Any], left_out: Iterable[Any] = ()) -> bool:
+    """Whether every claim shown (two or more, not among ``left_out``) is one the app attached its source to."""
+    dropped = {id(s) for s in left_out}
+    claims = [s for s in sentences if id(s) not in dropped and str(getattr(s, "verdict", "")) in ("supported", "inferred")]
+    return len(claims) >= 2 and all(s.inferred for s in claims)
 
 
 def key_passage_markdown(passage: Any, citations: Iterable[Any], pages: Mapping[int, int] | None = None,
@@ -250,12 +263,14 @@ def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Itera
         return link_markers(text, urls, titles)
     by_n = {c.index: c for c in citations}
     out, in_list, after_block = "", False, False
+    left_out = list(left_out)
     dropped = {id(s) for s in left_out}
+    once = all_attached(sentences, left_out)
     for s, new_line in zip(sentences, line_starts(text, sentences)):
         # each [n]'s card quotes the source's sentence this claim rests on, not the chunk's first words
         linked = set(getattr(s, "shown_cites", None) or ()) | set(s.supported_by[:1])
         own = {n: preview_text(by_n[n], claim=s.text) for n in linked if n in by_n} if anchor else {}
-        md = left_out_markdown(s) if id(s) in dropped else sentence_markdown(s, urls, own)
+        md = left_out_markdown(s) if id(s) in dropped else sentence_markdown(s, urls, own, mark=not once)
         if not md:
             continue
         item = bool(_LIST_ITEM.match(s.text))
@@ -266,7 +281,7 @@ def answer_markdown(text: str, sentences: Sequence[Any] | None, citations: Itera
         out += sep + md
         after_block = block
         in_list = item if new_line or first else in_list
-    return out
+    return out + (f"\n\n:gray[*({ALL_ATTACHED})*]" if once and out else "")
 
 
 #: A line that Markdown reads as a list item: ``- x``, ``* x``, ``+ x``, ``1. x``, ``1) x``.
@@ -320,7 +335,10 @@ def answer_notes(a: Answer, with_model: bool = True) -> list[str]:
         where = " (struck through above)" if a.judged.shown else ""  # in place beside the claims shown (issue 39)
         notes.append(f"{len(a.judged.removed)} sentence(s) of the model left out by the claim check{where}")
     inferred = sum(1 for s in a.judged.shown if s.inferred)
-    if inferred:
+    if inferred and all_attached(a.judged.shown):
+        notes.append("the model named no source that says its sentences; the app found, for each, the source that "
+                     "holds its words")
+    elif inferred:
         notes.append(f"{inferred} sentence(s) marked ({ATTACHED_MARK}): the model named no source, or one that does "
                      "not say it; the app found the source that holds the words")
     if a.invalid_citations_removed:

@@ -496,3 +496,21 @@ def test_a_code_block_in_an_answer_is_shown_as_code_with_its_citation_after_it()
     md = answer_markdown(raw, att, [_cite(1, media_type="text/markdown")])
     assert "\n\n```bash\ndotnet new web <b>x</b>\n```\n\n[\\[1\\]]" in md
     assert md.split("```\n\n")[1].split("\n\n")[1].startswith("It creates a web app")
+
+
+def test_an_answer_whose_every_source_the_app_found_says_so_once():
+    """Two new users' walks (2026-12-06): "(source found by the app)" after nearly every sentence was noise. When
+    every claim shown had its source attached by the app, the answer says so once, under it; a mix keeps the marks."""
+    from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution
+    from ui.format import ALL_ATTACHED, answer_markdown
+
+    def inferred(text: str) -> SentenceAttribution:
+        return SentenceAttribution(text, (), (1,), False, True, verdict=ClaimVerdict.INFERRED)
+
+    both = [inferred("DPR uses dot products."), inferred("It encodes passages once.")]
+    out = answer_markdown("", both, [_cite(1)])
+    assert "*(source found by the app)*" not in out and out.endswith(f":gray[*({ALL_ATTACHED})*]")
+    assert out.count("[\\[1\\]](/Source?doc=") == 2  # each sentence still links its source
+    cited = SentenceAttribution("DPR uses dot products [1].", (1,), (1,), False, False, verdict=ClaimVerdict.SUPPORTED)
+    mixed = answer_markdown("", [cited, both[1]], [_cite(1)])
+    assert mixed.count("*(source found by the app)*") == 1 and ALL_ATTACHED not in mixed
