@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 
 from rag.answer.check.attribute import code_block, code_fence, join_shown
 from rag.answer.cite import evidence_span
-from rag.answer.history import ATTACHED_MARK
+from rag.answer.history import ALL_ATTACHED, ATTACHED_MARK, all_attached
 from rag.text import MARKER_RE, markdown_literal, strip_markers
 from rag.types import MediaType
 
@@ -195,18 +195,6 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str], titles: Mapping[in
     if mark and sentence.inferred and links:
         md += f" :gray[*({ATTACHED_MARK})*]"
     return md
-
-
-#: Shown once under an answer whose every claim shown carries a source the app attached (the model cited none
-#: that says it): the per-sentence mark on each sentence was noise (two new users' walks, 2026-12-06).
-ALL_ATTACHED = "sources found by the app for every sentence: the model named none that says it"
-
-
-def all_attached(sentences: Sequence[Any], left_out: Iterable[Any] = ()) -> bool:
-    """Whether every claim shown (two or more, not among ``left_out``) is one the app attached its source to."""
-    dropped = {id(s) for s in left_out}
-    claims = [s for s in sentences if id(s) not in dropped and str(getattr(s, "verdict", "")) in ("supported", "inferred")]
-    return len(claims) >= 2 and all(s.inferred for s in claims)
 
 
 def key_passage_markdown(passage: Any, citations: Iterable[Any], pages: Mapping[int, int] | None = None,

@@ -9,7 +9,7 @@ and locators (the app's download button, ``rag chats export``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
@@ -30,6 +30,17 @@ RECORD_VERSION = 3
 #: hold the sentence): plain words, not the claim check's code ``inferred`` (issue 39: "(inferred)" read as a code
 #: to first-time users). The chat, the export and the CLI write this one text.
 ATTACHED_MARK = "source found by the app"
+
+#: Shown once under an answer whose every claim shown carries a source the app attached (the model cited none
+#: that says it): the per-sentence mark on each sentence was noise (two new users' walks, 2026-12-06).
+ALL_ATTACHED = "sources found by the app for every sentence: the model named none that says it"
+
+
+def all_attached(sentences: Sequence[Any], left_out: Iterable[Any] = ()) -> bool:
+    """Whether every claim shown (two or more, not among ``left_out``) is one the app attached its source to."""
+    dropped = {id(s) for s in left_out}
+    claims = [s for s in sentences if id(s) not in dropped and str(getattr(s, "verdict", "")) in ("supported", "inferred")]
+    return len(claims) >= 2 and all(s.inferred for s in claims)
 
 
 @dataclass(frozen=True)
@@ -168,19 +179,21 @@ def shown_markdown(a: Answer) -> str:
     if not j.shown:
         return lit(j.text or "", keep_markers=True)
     dropped = {id(s) for s in j.removed}
-    parts = [_left_out(s) if id(s) in dropped else _shown_sentence(s) for s in (a.sentences or j.shown)]
-    return join_shown([x for x in parts if x])
+    said = a.sentences or j.shown
+    once = all_attached(said, j.removed)
+    parts = [_left_out(s) if id(s) in dropped else _shown_sentence(s, mark=not once) for s in said]
+    return join_shown([x for x in parts if x]) + (f"\n\n*({ALL_ATTACHED})*" if once else "")
 
 
-def _shown_sentence(s: SentenceAttribution) -> str:
+def _shown_sentence(s: SentenceAttribution, mark: bool = True) -> str:
     """A shown sentence as the export writes it: its words literal with its ``[n]`` (a fenced code block as a code
     block, :func:`rag.answer.check.attribute.code_block`), ``*(source found by the app)*`` after an attached one."""
-    mark = f" *({ATTACHED_MARK})*" if s.inferred and s.shown_cites else ""
+    note = f" *({ATTACHED_MARK})*" if mark and s.inferred and s.shown_cites else ""
     block = code_block(s.text)
     if block is not None:
         cites = "".join(f"[{n}]" for n in s.shown_cites)
-        return code_fence(*block) + (f"\n{cites}{mark}" if cites else "")
-    return lit(s.shown(), keep_markers=True) + mark
+        return code_fence(*block) + (f"\n{cites}{note}" if cites else "")
+    return lit(s.shown(), keep_markers=True) + note
 
 
 def _left_out(s: SentenceAttribution) -> str:
@@ -269,7 +282,7 @@ def _answered_markdown(a: Answer) -> list[str]:
         out.append(f"*{lit(j.note)}*")
     elif j.text:
         out.append(shown_markdown(a))
-        if any(s.inferred and s.shown_cites for s in j.shown):
+        if any(s.inferred and s.shown_cites for s in j.shown) and not all_attached(a.sentences or j.shown, j.removed):
             out.append(INFERRED_NOTE)
         if passage and beside:
             out.append(f"{passage}\n\n*{OFF_KEY_LINE}*")

@@ -176,3 +176,18 @@ def test_the_export_keeps_a_code_block_a_code_block():
                gate=gate_result("How do I create a web app?"))
     md = turn_markdown(1, Turn.from_json(json.loads(json.dumps(_record("q", "q", a)))))
     assert "\n```bash\ndotnet new web\n```\n[1]" in md and ")*\nIt creates a web app [1]." in md
+
+
+def test_the_export_says_once_when_the_app_found_every_sentence_s_source():
+    """As the chat (two new users' walks, 2026-12-06): every claim shown with a source the app attached gets one line
+    under the answer, not a mark after each sentence nor the per-sentence note."""
+    from rag.answer.check.attribute import ClaimVerdict
+    from rag.answer.history import ALL_ATTACHED
+
+    said = [SentenceAttribution(t, (), (1,), False, True, verdict=ClaimVerdict.INFERRED)
+            for t in ("Staff get 28 days.", "Part-time staff get it pro rata.")]
+    a = Answer(query="q", gate=gate_result("q"), text=" ".join(x.text for x in said), citations=[_cite(1)],
+               sentences=said, model="m.gguf", raw_text=" ".join(x.text for x in said))
+    md = turn_markdown(1, Turn.from_json(_record("How many days?", "How many days?", a)))
+    assert "*(source found by the app)*" not in md and f"*({ALL_ATTACHED})*" in md
+    assert "Staff get 28 days [1]. Part-time staff get it pro rata [1]." in md
