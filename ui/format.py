@@ -323,10 +323,7 @@ def answer_notes(a: Answer, with_model: bool = True) -> list[str]:
         where = " (struck through above)" if a.judged.shown else ""  # in place beside the claims shown (issue 39)
         notes.append(f"{len(a.judged.removed)} sentence(s) of the model left out by the claim check{where}")
     inferred = sum(1 for s in a.judged.shown if s.inferred)
-    if inferred and all_attached(a.judged.shown):
-        notes.append("the model named no source that says its sentences; the app found, for each, the source that "
-                     "holds its words")
-    elif inferred:
+    if inferred and not all_attached(a.judged.shown):  # else the answer's own last line says it (ALL_ATTACHED)
         notes.append(f"{inferred} sentence(s) marked ({ATTACHED_MARK}): the model named no source, or one that does "
                      "not say it; the app found the source that holds the words")
     if a.invalid_citations_removed:
