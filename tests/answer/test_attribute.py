@@ -441,3 +441,22 @@ def test_a_sentence_sending_the_reader_elsewhere_is_no_claim():
     out = _check(q, ["The JSON_Web_Token_Cheat_Sheet for further details [1].", "See the cheat sheet [1].",
                      "The jti claim should be submitted to a denylist [1]."], [src])
     assert [str(s.verdict) for s in out] == ["dangling", "dangling", "supported"]
+
+
+def test_a_section_title_given_back_is_no_claim():
+    """A new user's walk and real r01/r03/r04 (2026-12-06): the 0.5B answered "Which status code ...?" with "HTTP
+    Return Code [2].", its source's section title; once its words were in a source it passed as a claim."""
+    from rag.answer.check.attribute import attribute as _attribute
+    from rag.answer.check.attribute import lexical_support as _lex
+
+    quotes = ["| Code | Message | Description |\n|---|---|---|\n| 413 | Payload too large | Use it to signal that the "
+              "request size exceeded the given limit. |",
+              "Return `429 Too Many Requests` HTTP response code if requests are coming in too quickly."]
+    q = "Which status code rejects a request body that is too large?"
+    s = ["HTTP Return Code [2]."]
+    out = _attribute(s, [1, 2], _lex(s, quotes, q), None, question=q, quotes=quotes,
+                     headings=["HTTP Return Code", "API Keys"])
+    assert str(out[0].verdict) == "dangling" and not out[0].passed
+    # the same words where no source has that title: checked as a claim, as before
+    [a] = _attribute(s, [1, 2], _lex(s, quotes, q), None, question=q, quotes=quotes, headings=["Errors", "API Keys"])
+    assert str(a.verdict) != "dangling"

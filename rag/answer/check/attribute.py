@@ -424,11 +424,13 @@ def attribute(
     valid = set(source_indices)
     asked = specifics(question) if question else set()
     heads = list(headings) if headings is not None else [""] * len(source_indices)
+    titles = {_flat(h) for h in heads if h.strip()}
     out = []
     for i, s in enumerate(sentences):
         cited = tuple(n for n in markers(s) if n in valid)
         declines = is_decline(s)
-        dangling = bool(DANGLING_RE.search(s) or ELSEWHERE_RE.search(strip_markers(s)))
+        # a section's title given back ("HTTP Return Code [4]", a new user's walk) names a place, says nothing
+        dangling = bool(DANGLING_RE.search(s) or ELSEWHERE_RE.search(strip_markers(s)) or _flat(s) in titles)
         item = bool(_ITEM_RE.match(s))  # a list item is read as part of its list: one word of its own is a claim
         n_words = len(content_words(s))
         # a one-word answer to a question that asks for a thing ("Which tool ...?" - "Cargo [2].") is a claim:
