@@ -107,6 +107,8 @@ def claim_words(tokens: Iterable[str]) -> set[str]:
             continue
         if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
             w = w[:-1]
+            if w in CLAIM_STOPWORDS:  # "uses" is "use", a stop word as the question's "use" is
+                continue
         words.add(w)
     return words
 

@@ -460,3 +460,36 @@ def test_a_section_title_given_back_is_no_claim():
     # the same words where no source has that title: checked as a claim, as before
     [a] = _attribute(s, [1, 2], _lex(s, quotes, q), None, question=q, quotes=quotes, headings=["Errors", "API Keys"])
     assert str(a.verdict) != "dangling"
+
+
+def test_an_adversarial_review_of_the_short_answer_rules():
+    """A helper's adversarial review (2026-12-06) found wrong answers these rules let through; each now fails."""
+    # a one-word answer naming the wrong one of two things its statement names (the Art of Command Line)
+    src = ("- Use `rsync` instead of `scp`: using rsync allows recovery of a transfer without restarting from "
+           "scratch and shows its progress.")
+    q = "Which tool allows recovery of a transfer without restarting from scratch?"
+    assert str(_check(q, ["`scp` [1]."], [src])[0].verdict) == "unsupported"
+    # a yes/no restatement against a source that turns it aside (Google's Python style guide)
+    q = "Should I use Returns: in the docstring of generator functions?"
+    src = 'Use "Yields:" rather than "Returns:" in the docstring for generator functions.'
+    s = 'You should use "Returns:" in the docstring of generator functions [1].'
+    assert not _check(q, [s], [src])[0].passed
+    q = "Should mutable default arguments be used in function definitions?"
+    for src in ("Mutable default arguments in function definitions should be avoided.",
+                "Using mutable default arguments in function definitions is discouraged."):
+        assert not _check(q, ["Mutable default arguments should be used in function definitions [1]."], [src])[0].passed
+    # a restatement whose subject only the sentence before names
+    q = "Does Raft use randomized election timeouts?"
+    src = "Paxos-based systems often use randomized election timeouts. Raft uses a fixed leader lease instead."
+    assert not _check(q, ["Raft uses randomized election timeouts [1]."], [src])[0].passed
+    # a camel-case word meets the same word written without its inner capital
+    q = "Which library renders the charts?"
+    assert _check(q, ["The charts are rendered with JavaScript [1]."], ["Charts are rendered with Javascript."])[0].passed
+    # "See ..." answers a question that asks where to look; a long sentence ending "for more information" says something
+    assert _check("Where can I find all the default keybindings in Bash?",
+                  ["See `man readline` for all the default keybindings in Bash [1]."],
+                  ["See `man readline` for all the default keybindings in Bash."])[0].passed
+    assert str(_check("What should the API return when requests come in too quickly?",
+                      ["The API should return 429 Too Many Requests with a Retry-After header for more information [1]."],
+                      ["Return 429 Too Many Requests with a Retry-After header for more information."])[0].verdict) \
+        != "dangling"

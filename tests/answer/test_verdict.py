@@ -348,3 +348,15 @@ def test_a_yes_no_question_answered_by_stating_it_takes_the_yes_side():
     # an answer about something else still takes no side
     j = judged("Split votes are rare and resolved quickly [1].")
     assert j.verdict == AnswerVerdict.PARTLY_SUPPORTED and "takes no side" in j.reason
+
+
+def test_a_claim_citing_elsewhere_rests_on_the_key_passage_only_where_one_of_its_statements_says_it():
+    """The adversarial review (2026-12-06): a "30 days" in another statement of the key passage, or a Zab passage's
+    roles said of Raft, made a claim citing another source "rest on the key passage"."""
+    same = _two_sources("Full-time staff get 30 days of annual leave [2].",
+                        "Full-time staff in the Berlin office get 30 days of annual leave.")
+    kp_text = "Full-time staff get 28 days of annual leave. Staff with 10 years of service get 30 days."
+    a = replace(same, citations=[_cite(1, kp_text), same.citations[1]], key_passage=_kp(text=kp_text))
+    _text, _, _, sents = check_answer("Full-time staff get 30 days of annual leave [2].", a.citations, None, Q)
+    a = replace(a, text=_text, sentences=sents)
+    assert a.judged.verdict == AnswerVerdict.PARTLY_SUPPORTED and a.judged.off_key

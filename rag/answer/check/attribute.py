@@ -27,18 +27,14 @@ from enum import StrEnum
 import numpy as np
 
 from rag.answer.check.claims import (
-    POLARITY_RE,
-    YES_NO_RE,
-    affirmed_by,
-    answer_words,
     garbled,
     holds,
     misspelt_names,
     novel_roots,
-    roots,
+    points_elsewhere,
+    source_roots,
     specifics,
     statement_gaps,
-    takes_side,
 )
 from rag.answer.check.clean import (
     CitationStreamFilter as CitationStreamFilter,  # re-exported: callers import it from here
@@ -47,6 +43,7 @@ from rag.answer.check.clean import CleanResult as CleanResult
 from rag.answer.check.clean import clean_citations as clean_citations
 from rag.answer.check.clean import markers
 from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
+from rag.answer.check.short_answers import POLARITY_RE, YES_NO_RE, affirmed_by, answer_words, sole_answer, takes_side
 from rag.text import MARKER_RE, content_words, sentence_spans, strip_markers
 
 #: A sentence whose content words are at least this share in a source is supported by it (lexical leg).
@@ -75,10 +72,6 @@ DANGLING_RE = re.compile(
 )
 
 
-#: A sentence that sends the reader elsewhere ("See the JSON_Web_Token_Cheat_Sheet for further details [2].", a
-#: new user's walk of 2026-12-06: shown as a claim supported by its source) says nothing a source could support.
-ELSEWHERE_RE = re.compile(r"^\W*(?:see|refer to|consult)\b|\bfor (?:further|more) (?:details|information|info)\W*$",
-                          re.I)
 _LEADING_MARKERS_RE = re.compile(r"^(?:\s*" + MARKER_RE.pattern + r")+", re.I)
 
 
@@ -333,7 +326,7 @@ def lexical_support(sentences: Sequence[str], quotes: Sequence[str], question: s
 
     1.0 means every new word occurs in the source; a sentence with no new word scores 0 everywhere.
     """
-    qsets = [roots(q) for q in quotes]
+    qsets = [source_roots(q) for q in quotes]
     out = np.zeros((len(sentences), len(quotes)), dtype=np.float32)
     for i, s in enumerate(sentences):
         words = novel_roots(s, question)
@@ -430,7 +423,7 @@ def attribute(
         cited = tuple(n for n in markers(s) if n in valid)
         declines = is_decline(s)
         # a section's title given back ("HTTP Return Code [4]", a new user's walk) names a place, says nothing
-        dangling = bool(DANGLING_RE.search(s) or ELSEWHERE_RE.search(strip_markers(s)) or _flat(s) in titles)
+        dangling = bool(DANGLING_RE.search(s) or _flat(s) in titles or points_elsewhere(s, question))
         item = bool(_ITEM_RE.match(s))  # a list item is read as part of its list: one word of its own is a claim
         n_words = len(content_words(s))
         # a one-word answer to a question that asks for a thing ("Which tool ...?" - "Cargo [2].") is a claim:
@@ -451,7 +444,7 @@ def attribute(
         claim = worded and not declines and not dangling and not echo and not why
         row = sup[i].copy()
         if affirms and quotes is not None:
-            row = np.array([affirmed_by(s, quotes[j]) for j in range(len(source_indices))], dtype=bool)
+            row = np.array([affirmed_by(s, quotes[j], question) for j in range(len(source_indices))], dtype=bool)
         missing: tuple[str, ...] = ()
         astray: tuple[str, ...] = ()
         lacking_at = None
@@ -465,6 +458,10 @@ def attribute(
                 absent, off = gaps[lean[0]]
                 missing, astray, lacking_at = tuple(absent + off), tuple(off), source_indices[lean[0]]
             row &= np.array([not (a or b) for a, b in gaps], dtype=bool)
+            if short and question:  # a one-word answer names the one thing of its kind its statement names
+                said = answer_words(s, question)
+                row &= np.array([all(sole_answer(w, quotes[j], question) for w in said) for j in range(len(source_indices))],
+                                dtype=bool)
         if quotes is not None and claim:
             # a sentence copied word for word from a source it cites is supported by that source, whatever the
             # word-level checks say (issue 39: verbatim, correctly cited sentences were marked "inferred")

@@ -12,9 +12,8 @@ Pure functions on strings, no model:
   *in the same statement* as the claim's other words. "The vocabulary size is 896 [4]." is not supported by a
   source that holds 896 as the hidden size: the statement holding "896" says nothing of a vocabulary;
   "X is the founder of Y" is not supported by a slide whose footer names X;
-* :data:`YES_NO_RE`, :func:`takes_side`, :func:`affirmed_by` - a yes/no question, a sentence that answers it with
-  a word of polarity, and a source statement that says "yes" to one restating it;
-* :func:`compounds`, :func:`answer_words` - camel-case identifiers kept whole, and what a one-word answer asserts;
+* :func:`compounds`, :func:`source_roots` - camel-case identifiers kept whole (a source read both ways); yes/no and
+  one-word answers are read in :mod:`rag.answer.check.short_answers`;
 * :func:`garbled` - a sentence that is no statement at all ("In 2015, was published [1].", a clause that
   ends on "of the") claims nothing, whatever its words.
 """
@@ -38,7 +37,7 @@ ROOT_LEN = 6
 #: A token that names a specific: it holds a digit (a number, date, version: ``0.1``, ``2026``, ``v2.1``,
 #: ``GPT-2``) or a capital after its first letter, or is capitalised inside a sentence (a name: ``Alpaca``,
 #: ``HBM``, ``FlashAttention``).
-_TOKEN_RE = re.compile(r"[^\W_](?:[\w.,\-/]*[^\W_])?")
+TOKEN_RE = re.compile(r"[^\W_](?:[\w.,\-/]*[^\W_])?")
 
 
 def root(word: str) -> str:
@@ -75,6 +74,14 @@ def roots(text: str) -> set[str]:
     return _rooted(content_words(text), compounds(text))
 
 
+def source_roots(text: str) -> set[str]:
+    """:func:`roots` of a source, read both ways: every word's root and the word whole, so a sentence's camel-case
+    "TypeScript" (kept whole) and its "Typescript" (rooted) each meet a source's either spelling (an adversarial
+    review of :func:`compounds`, 2026-12-06)."""
+    words = content_words(text)
+    return {root(w) for w in words} | words
+
+
 def question_roots(question: str) -> set[str]:
     """:func:`roots` of a question, from its one record's claim words (:attr:`rag.question.Question.claim_words`:
     the question is tokenized once per process, not once per sentence checked)."""
@@ -104,7 +111,7 @@ def specifics(text: str) -> set[str]:
     """
     out = set()
     body = strip_markers(text)
-    for k, m in enumerate(_TOKEN_RE.finditer(body)):
+    for k, m in enumerate(TOKEN_RE.finditer(body)):
         tok = m.group(0).rstrip(".,")
         if not tok:
             continue
@@ -113,40 +120,6 @@ def specifics(text: str) -> set[str]:
             out.add(re.sub(r"(?<=\d),(?=\d{3})", "", tok).casefold())
         elif any(ch.isupper() for ch in tok[1:]) or (tok[0].isupper() and not opens):
             out.add(tok.casefold())
-    return out
-
-
-#: A yes/no question: it opens on an auxiliary or modal verb ("Should ...?", "Must ...?", "Is ...?", "Can ...?"),
-#: after a follow-up's opening conjunction if any ("And can they carry unused days over?": without it, an answer
-#: repeating the last turn's "28 days of annual leave" passed as supported in the browser walk of 2026-12-03).
-YES_NO_RE = re.compile(r"^\s*(?:(?:and|but|so|also|then|or|ok|okay|well)\b[\s,]*)?"
-                       r"(?:is|are|was|were|do|does|did|can|could|should|shall|must|may|might|will|would|has|have"
-                       r"|had|need|needs)\b", re.IGNORECASE)
-#: Words that take a side on a yes/no question.
-POLARITY_RE = re.compile(r"\b(?:yes|no|not|never|cannot|none|must|should|only|always|required|avoid)\b|n't\b",
-                         re.IGNORECASE)
-
-
-def takes_side(sentence: str, question: str | None) -> bool:
-    """Whether ``sentence`` answers the yes/no ``question`` with a word of polarity the question lacks ("Do not
-    populate X" to "Should I populate X?"): such a sentence adds a claim though all its content words are the
-    question's."""
-    if not question or not YES_NO_RE.match(question):
-        return False
-    said = {m.group(0).casefold() for m in POLARITY_RE.finditer(strip_markers(sentence))}
-    return bool(said - {m.group(0).casefold() for m in POLARITY_RE.finditer(question)})
-
-
-def answer_words(sentence: str, question: str) -> set[str]:
-    """The tokens of ``sentence`` (as :func:`specifics` reads them, case-folded) whose claim word the question
-    lacks: what a one-word answer ("Cargo [2].", "405.") asserts, each to be found in a statement of its source
-    that makes the question's claim (:func:`statement_gaps`), as a name or a number inside a sentence is."""
-    new = novel_roots(sentence, question)
-    out = set()
-    for m in _TOKEN_RE.finditer(strip_markers(sentence)):
-        tok = m.group(0).rstrip(".,").casefold()
-        if tok and roots(tok) & new:
-            out.add(tok)
     return out
 
 
@@ -187,7 +160,7 @@ def misspelt_names(sentence: str, source: str) -> list[str]:
     body = strip_markers(sentence)
     names = [n for n in source_names(source) if NAME_MIN <= len(n) <= NAME_MAX]
     out = []
-    for k, m in enumerate(_TOKEN_RE.finditer(body)):
+    for k, m in enumerate(TOKEN_RE.finditer(body)):
         tok = m.group(0).rstrip(".,")
         opens = k == 0 or body[: m.start()].rstrip().endswith((".", ":", "!", "?", "\n", "-", "*"))
         word = tok.casefold()
@@ -207,7 +180,7 @@ def source_names(source: str) -> set[str]:
     is a name)."""
     names = {n for n in specifics(source) if n.isalpha()}
     lower, capital = set(), set()
-    for m in _TOKEN_RE.finditer(source):
+    for m in TOKEN_RE.finditer(source):
         tok = m.group(0).rstrip(".,")
         if tok.isalpha():
             (capital if tok[0].isupper() else lower).add(tok.casefold())
@@ -372,7 +345,7 @@ def statements(text: str) -> list[Statement]:
 
 
 def _coverage(words: set[str], context: str) -> float:
-    return len(words & roots(context)) / len(words) if words else 1.0
+    return len(words & source_roots(context)) / len(words) if words else 1.0
 
 
 def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: str | None = None,
@@ -407,47 +380,36 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
     return gaps
 
 
-#: Words that deny what a statement says (English, German, French): a source statement holding one the sentence
-#: lacks does not affirm it ("Commit the sources, not the derived files" is no "yes" to "Should you commit derived
-#: files?").
-NEGATION_RE = re.compile(r"\b(?:no|not|never|cannot|none|nor|neither|without|avoid|nicht|nie|niemals|ne|pas|jamais)\b"
-                         r"|n't\b|\bkein", re.IGNORECASE)
-#: A source statement affirms a sentence when its context holds at least this share of the sentence's claim roots.
-AFFIRM_MIN = 0.75
-
-
-def negations(text: str) -> set[str]:
-    """The denying words of ``text`` (:data:`NEGATION_RE`), case-folded."""
-    return {m.group(0).casefold() for m in NEGATION_RE.finditer(text)}
-
-
-def affirmed_by(sentence: str, source: str) -> bool:
-    """Whether a statement of ``source`` (:func:`statements`) says what ``sentence`` says: its context holds at least
-    :data:`AFFIRM_MIN` of the sentence's claim roots (two or more), and the statement itself holds no denying word
-    (:data:`NEGATION_RE`) the sentence lacks. For a sentence that restates a yes/no question as a statement ("All
-    requirements must succeed for an authorization policy to pass [2]." to "Must all requirements succeed for an
-    authorization policy to pass?"): it answers "yes", and adds no word a source could be asked for (issue 39)."""
-    words = roots(sentence)
-    if len(words) < 2:
-        return False
-    deny = negations(strip_markers(sentence))
-    for st in statements(source):
-        if len(words & roots(st.context)) / len(words) >= AFFIRM_MIN and negations(source[st.start:st.end]) <= deny:
-            return True
-    return False
-
-
 def _beats_rivals(others: set[str], sts: Sequence[Statement], k: int, heading: str, margin: float) -> bool:
     """Whether the form's field ``sts[k]`` holds ``others`` short of no other statement by more than ``margin``,
     the words its form's first field holds left out of the comparison: every field is read after them, so they say
     which form, not which field ("Hidden Size: 896" against "Vocabulary Size: 151,646" for "the vocabulary size of
     Qwen2.5 0.5B is 896", both read after "Model: Qwen2.5 0.5B")."""
-    own = others - roots(sts[k].lead)
+    own = others - source_roots(sts[k].lead)
     mine = _coverage(own, f"{heading}\n{sts[k].context}")
     return mine >= max(_coverage(own, f"{heading}\n{st.context}") for st in sts) - margin
 
 
 # --------------------------------------------------------------------------- sentences that are no statement
+
+#: A sentence that sends the reader elsewhere ("See the JSON_Web_Token_Cheat_Sheet for further details [2].", a
+#: new user's walk of 2026-12-06: shown as a claim supported by its source) says nothing a source could support.
+ELSEWHERE_RE = re.compile(r"^\W*(?:see|refer to|consult)\b|\bfor (?:further|more) (?:details|information|info)\W*$",
+                          re.I)
+#: ... when it is that short (words): a longer sentence says something and only ends on "for more information".
+ELSEWHERE_WORDS = 8
+#: A question that asks where to look: "See `man readline` [1]." answers it.
+WHERE_RE = re.compile(r"\bwhere\b|\bfind\b|\blook\s+up\b|\bdocumentation\b|\bread\s+more\b", re.I)
+
+
+def points_elsewhere(sentence: str, question: str | None) -> bool:
+    """Whether ``sentence`` only sends the reader elsewhere (:data:`ELSEWHERE_RE`, at most :data:`ELSEWHERE_WORDS`
+    words) and the ``question`` did not ask where to look (:data:`WHERE_RE`)."""
+    body = strip_markers(sentence)
+    return bool(ELSEWHERE_RE.search(body) and len(body.split()) <= ELSEWHERE_WORDS
+                and not (question and WHERE_RE.search(question)))
+
+
 
 _AUX = r"(?:was|were|is|are|has|have|had|will|can|could|did|does|do|be|been|being)"
 #: An opening phrase then a verb with no subject: "In 2015, was published [1].", "Because of this, is used ...".

@@ -39,13 +39,10 @@ from typing import TYPE_CHECKING, Any
 
 from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.check.claims import (
-    AFFIRM_MIN,
-    POLARITY_RE,
-    YES_NO_RE,
     holds,
     novel_roots,
     question_roots,
-    roots,
+    source_roots,
     specifics,
 )
 from rag.answer.check.judged import (
@@ -63,6 +60,7 @@ from rag.answer.check.judged import (
     key_score,
     question_gaps,
 )
+from rag.answer.check.short_answers import AFFIRM_MIN, POLARITY_RE, YES_NO_RE
 from rag.question import analyse
 from rag.text import CLAIM_STOPWORDS, content_words, strip_markers
 from rag.types import AnswerVerdict, Verdict
@@ -125,7 +123,7 @@ def _agreement_features(a: Featured, j: Judged) -> dict[str, float]:
         spec = 1.0
     else:
         new = novel_roots(shown, a.query)
-        overlap = len(new & roots(body)) / len(new) if new else 0.0
+        overlap = len(new & source_roots(body)) / len(new) if new else 0.0
         span = longest_run(shown, body)
         sp = specifics(shown) - {w.casefold() for w in analyse(a.query).claim_words}
         spec = sum(holds(body, x) for x in sp) / len(sp) if sp else 1.0
@@ -408,7 +406,7 @@ def restates(question: str, shown: str) -> bool:
     election timeouts to ensure that split votes are rare [1]." answers "Does Raft use randomized election
     timeouts?" with yes, and was "partly supported: takes no side" (a new user's walk, 2026-12-06)."""
     asked_roots = question_roots(question)
-    return bool(asked_roots) and len(asked_roots & roots(shown)) / len(asked_roots) >= AFFIRM_MIN
+    return bool(asked_roots) and len(asked_roots & source_roots(shown)) / len(asked_roots) >= AFFIRM_MIN
 
 
 def numbers_only(text: str) -> bool:

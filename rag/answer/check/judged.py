@@ -17,7 +17,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from rag.answer.check.attribute import SentenceAttribution
-from rag.answer.check.claims import compounds, question_roots, root, roots
+from rag.answer.check.claims import compounds, question_roots, root, roots, source_roots
 from rag.answer.cite import Citation
 from rag.answer.key_passage import KeyPassage
 from rag.question import analyse, asked
@@ -224,7 +224,7 @@ def question_gaps(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple[l
     if kp is None or not kp.sentences:
         return [], 0
     question = asked(a.query)
-    held = question_roots(question) & roots(kp.body or " ".join(s.text for s in kp.sentences))
+    held = question_roots(question) & source_roots(kp.body or " ".join(s.text for s in kp.sentences))
     said: set[str] = set()
     for s in shown:
         said |= roots(strip_markers(s.text))

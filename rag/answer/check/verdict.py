@@ -37,14 +37,8 @@ from rag.answer.advice import decided_by
 from rag.answer.check import confidence as conf
 from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution, join_shown
 from rag.answer.check.claims import (
-    POLARITY_RE,
-    YES_NO_RE,
-    affirmed_by,
-    holds,
     novel_roots,
-    roots,
-    specifics,
-    takes_side,
+    source_roots,
 )
 from rag.answer.check.judged import (
     GAP_MAX,
@@ -61,6 +55,7 @@ from rag.answer.check.judged import (
     key_score,
     question_gaps,
 )
+from rag.answer.check.short_answers import POLARITY_RE, YES_NO_RE, affirmed_by, takes_side
 from rag.text import strip_markers
 from rag.types import AnswerVerdict, Verdict
 
@@ -120,22 +115,24 @@ def agrees_with_key_passage(a: Judgeable, min_share: float = AGREE_MIN) -> bool:
     if kp is None or not kp.sentences:
         return False
     body = kp.body or " ".join(s.text for s in kp.sentences)
-    kp_roots = roots(body)
+    kp_roots = source_roots(body)
     for s in passed_sentences(a.sentences):
         if not s.passed:
             continue
         elsewhere = kp.index not in s.shown_cites
         new = novel_roots(strip_markers(s.text), a.query)
         if not new and not takes_side(s.text, a.query):  # a yes/no question restated: "yes", if the passage says so
-            if YES_NO_RE.match(a.query) and affirmed_by(s.text, body):
+            if YES_NO_RE.match(a.query) and affirmed_by(s.text, body, asked(a.query)):
                 return True
             continue
         if not new and takes_side(s.text, a.query):  # "Do not populate X" to "Should I populate X?" (issue 39)
             new = {m.group(0).casefold() for m in POLARITY_RE.finditer(strip_markers(s.text))}
             kp_roots = kp_roots | {m.group(0).casefold() for m in POLARITY_RE.finditer(kp.body or "")}
-        if elsewhere:
-            if new and len(new & kp_roots) / len(new) >= ELSEWHERE_MIN and all(
-                    holds(body, x) for x in specifics(strip_markers(s.text)) - specifics(a.query)):
+        if elsewhere:  # the key passage restates it: one of its statements, in its own words, holds 3/4 of the
+            # claim's words, all its names and numbers and the question's, and no denying word the claim lacks
+            # (a "30 days" of another statement, or a Raft claim from a Zab passage, does not: an adversarial
+            # review, 2026-12-06)
+            if new and len(new & kp_roots) / len(new) >= ELSEWHERE_MIN and affirmed_by(s.text, body, asked(a.query)):
                 return True
             continue
         if new and len(new & kp_roots) / len(new) >= min_share:

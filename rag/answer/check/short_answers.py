@@ -1,0 +1,126 @@
+"""Answers short on words (issue 39): a yes/no question's answer, and a one-word answer.
+
+Pure functions on strings, no model, on top of :mod:`rag.answer.check.claims`:
+
+* :data:`YES_NO_RE`, :data:`POLARITY_RE`, :func:`takes_side` - a yes/no question, and a sentence answering it with a
+  word of polarity the question lacks ("Do not populate X" to "Should I populate X?");
+* :func:`affirmed_by` - a source statement that says "yes" to a sentence restating a yes/no question, with no
+  denying word (:data:`NEGATION_RE`) the sentence lacks;
+* :func:`answer_words`, :func:`sole_answer` - what a one-word answer ("Cargo [2].") asserts, and whether its
+  statement names it as the only thing of its kind.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rag.answer.check.claims import TOKEN_RE, holds, novel_roots, roots, source_roots, specifics, statements
+from rag.text import strip_markers
+
+#: A yes/no question: it opens on an auxiliary or modal verb ("Should ...?", "Must ...?", "Is ...?", "Can ...?"),
+#: after a follow-up's opening conjunction if any ("And can they carry unused days over?": without it, an answer
+#: repeating the last turn's "28 days of annual leave" passed as supported in the browser walk of 2026-12-03).
+YES_NO_RE = re.compile(r"^\s*(?:(?:and|but|so|also|then|or|ok|okay|well)\b[\s,]*)?"
+                       r"(?:is|are|was|were|do|does|did|can|could|should|shall|must|may|might|will|would|has|have"
+                       r"|had|need|needs)\b", re.IGNORECASE)
+#: Words that take a side on a yes/no question.
+POLARITY_RE = re.compile(r"\b(?:yes|no|not|never|cannot|none|must|should|only|always|required|avoid)\b|n't\b",
+                         re.IGNORECASE)
+
+
+def takes_side(sentence: str, question: str | None) -> bool:
+    """Whether ``sentence`` answers the yes/no ``question`` with a word of polarity the question lacks ("Do not
+    populate X" to "Should I populate X?"): such a sentence adds a claim though all its content words are the
+    question's."""
+    if not question or not YES_NO_RE.match(question):
+        return False
+    said = {m.group(0).casefold() for m in POLARITY_RE.finditer(strip_markers(sentence))}
+    return bool(said - {m.group(0).casefold() for m in POLARITY_RE.finditer(question)})
+
+
+def answer_words(sentence: str, question: str) -> set[str]:
+    """The tokens of ``sentence`` (as :func:`specifics` reads them, case-folded) whose claim word the question
+    lacks: what a one-word answer ("Cargo [2].", "405.") asserts, each to be found in a statement of its source
+    that makes the question's claim (:func:`statement_gaps`), as a name or a number inside a sentence is."""
+    new = novel_roots(sentence, question)
+    out = set()
+    for m in TOKEN_RE.finditer(strip_markers(sentence)):
+        tok = m.group(0).rstrip(".,").casefold()
+        if tok and roots(tok) & new:
+            out.add(tok)
+    return out
+
+
+#: A Markdown code span, as a source writes a command or a name (``rsync``).
+_CODE_SPAN_RE = re.compile(r"`([^`\n]{1,80})`")
+#: A token with a joining mark inside (``ctrl-u``, ``file.txt``, ``snake_case``).
+_JOINED_RE = re.compile(r"[^\W_][-_./][^\W_]")
+
+
+def _candidates(unit: str) -> dict[str, set[str]]:
+    """The things a one-word answer could name in ``unit``, by kind, case-folded: numbers and names
+    (:func:`specifics`), code spans, and joined tokens (:data:`_JOINED_RE`)."""
+    spec = specifics(unit)
+    numbers = {x for x in spec if any(ch.isdigit() for ch in x)}
+    tokens = [m.group(0).rstrip(".,").casefold() for m in TOKEN_RE.finditer(strip_markers(unit))]
+    return {"number": numbers, "name": spec - numbers,
+            "code": {c.strip().casefold() for c in _CODE_SPAN_RE.findall(unit)},
+            "joined": {t for t in tokens if _JOINED_RE.search(t)}}
+
+
+def sole_answer(word: str, source: str, question: str) -> bool:
+    """Whether some statement of ``source`` names ``word`` (a one-word answer, :func:`answer_words`) as the only thing
+    of its kind there that the question does not name: a number among numbers, a name among names, a code span among
+    code spans. "scp [1]." does not answer "Which tool allows recovery of a transfer?" from "using `rsync` instead of
+    `scp` allows recovery of a transfer", nor "Vim [1]." the simplest editor from a sentence naming three (an
+    adversarial review of the one-word rule, 2026-12-06); a plain lower-case word is never sole."""
+    asked = specifics(question) | {m.group(0).rstrip(".,").casefold() for m in TOKEN_RE.finditer(question)}
+    for st in statements(source):
+        unit = st.own()
+        if not holds(unit, word):
+            continue
+        found = _candidates(unit)
+        kinds = [k for k, v in found.items() if word in v]
+        if kinds and all(not (found[k] - {word} - asked) for k in kinds):
+            return True
+    return False
+
+
+#: Words that deny, bar or turn aside what a statement says (English, German, French): a source statement holding
+#: one the sentence lacks does not affirm it ("Commit the sources, not the derived files" is no "yes" to "Should you
+#: commit derived files?"; "Use Yields: rather than Returns:" is none to "Should I use Returns:?"; "should be
+#: avoided", "is unable to", "rarely", "only one": an adversarial review of the rule, 2026-12-06).
+NEGATION_RE = re.compile(
+    r"\b(?:no|not|never|cannot|none|nor|neither|without|avoid\w*|discourag\w*|prohibit\w*|forbid\w*|unable|"
+    r"fail(?:s|ed|ing)?|rarely|seldom|hardly|stop(?:s|ped)?|instead|rather|only|except|unless|deprecated|obsolete|"
+    r"nicht|nie|niemals|statt|anstatt|ne|pas|jamais|plutôt)\b|n't\b|\bkein", re.IGNORECASE)
+#: A source statement affirms a sentence when its own words hold at least this share of the sentence's claim roots.
+AFFIRM_MIN = 0.75
+
+
+def negations(text: str) -> set[str]:
+    """The denying words of ``text`` (:data:`NEGATION_RE`), case-folded."""
+    return {m.group(0).casefold() for m in NEGATION_RE.finditer(text)}
+
+
+def affirmed_by(sentence: str, source: str, question: str | None = None) -> bool:
+    """Whether a statement of ``source`` (:func:`statements`) says what ``sentence`` says: its own words
+    (:meth:`Statement.own`, not the sentence before it) hold at least :data:`AFFIRM_MIN` of the sentence's claim roots
+    (two or more) and every name and number of the sentence and the ``question`` (:func:`specifics`), and it holds no
+    denying word (:data:`NEGATION_RE`) the sentence lacks. For a sentence that restates a yes/no question as a
+    statement ("All requirements must succeed for an authorization policy to pass [2]." to "Must all requirements
+    succeed for an authorization policy to pass?"): it answers "yes", and adds no word a source could be asked for
+    (issue 39). "Paxos-based systems often use randomized election timeouts." does not affirm "Raft uses randomized
+    election timeouts"."""
+    words = roots(sentence)
+    if len(words) < 2:
+        return False
+    body = strip_markers(sentence)
+    deny = negations(body)
+    names = specifics(body) | (specifics(question) if question else set())
+    for st in statements(source):
+        own = st.own()
+        if (len(words & source_roots(own)) / len(words) >= AFFIRM_MIN and negations(own) <= deny
+                and all(holds(own, x) for x in names)):
+            return True
+    return False
