@@ -35,7 +35,8 @@ from dataclasses import dataclass
 
 from bm25s.stopwords import STOPWORDS_EN
 
-_WORD = re.compile(r"[^\W_]+")
+#: A word as :func:`tokenize` cuts one (a run of letters and digits), before case-folding.
+WORD_RE = re.compile(r"[^\W_]+")
 # Scripts written without spaces between words: Han, Hiragana, Katakana (plus extensions).
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef]+")
 
@@ -80,7 +81,7 @@ def tokenize(text: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
     :data:`STOPWORDS`) are dropped, so a stopword-only query has no tokens
     (and BM25 returns no hits).
     """
-    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    words = WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold())
     tokens: list[str] = []
     for w in words:
         parts = _split_cjk(w) if _CJK.search(w) else [w]

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rag.question import analyse
-from rag.text import CLAIM_STOPWORDS, TABLE_RULE, content_words, strip_markers, units
+from rag.text import CLAIM_STOPWORDS, TABLE_RULE, WORD_RE, content_words, strip_markers, units
 
 #: A word of this many letters or more matches another with the same first :data:`ROOT_LEN` letters
 #: ("tokenization" / "tokenizer", "efficient" / "efficiency"): a light stem for the claim check only.
@@ -45,8 +45,6 @@ def root(word: str) -> str:
     return word[:ROOT_LEN] if len(word) >= ROOT_MIN else word
 
 
-#: A run of letters and digits as :func:`rag.text.tokenize` cuts it, before case-folding.
-_RUN_RE = re.compile(r"[^\W_]+")
 
 
 def compounds(text: str) -> frozenset[str]:
@@ -56,7 +54,7 @@ def compounds(text: str) -> frozenset[str]:
     light stem took the 0.5B's right "set to suppressedInSource" for an echo of the question's "suppressed"
     (``bench answers --corpus real``, s02)."""
     out = set()
-    for m in _RUN_RE.finditer(text):
+    for m in WORD_RE.finditer(text):
         w = m.group(0)
         if any(a.islower() and b.isupper() for a, b in zip(w, w[1:])):
             f = unicodedata.normalize("NFKC", w).casefold()

@@ -108,9 +108,9 @@ def passed_sentences(sentences: Sequence[SentenceAttribution]) -> list[SentenceA
 def agrees_with_key_passage(a: Judgeable, min_share: float = AGREE_MIN) -> bool:
     """Whether a claim shown leans on the key passage: it cites the key passage's source and at least ``min_share``
     of its words the question lacks (:func:`rag.answer.check.claims.novel_roots`) are in the key passage's text;
-    or it cites another source and :data:`ELSEWHERE_MIN` of those words, and every number and name it adds to the
-    question, are in the key passage's text; or it restates a yes/no question and the key passage affirms it
-    (:func:`rag.answer.check.claims.affirmed_by`)."""
+    or it cites another source, :data:`ELSEWHERE_MIN` of those words are in the key passage's text and a statement
+    of the key passage affirms it (:func:`rag.answer.check.short_answers.affirmed_by`: in its own words, with its
+    names and numbers, no denying word it lacks); or it restates a yes/no question and the key passage affirms it."""
     kp = a.key_passage
     if kp is None or not kp.sentences:
         return False
