@@ -38,7 +38,7 @@ from bm25s.stopwords import STOPWORDS_EN
 #: A word as :func:`tokenize` cuts one (a run of letters and digits), before case-folding.
 WORD_RE = re.compile(r"[^\W_]+")
 # Scripts written without spaces between words: Han, Hiragana, Katakana (plus extensions).
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef]+")
+CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef]+")
 
 
 #: English stopwords (bm25s' list, 33 words): dropped from every token list.
@@ -61,7 +61,7 @@ CLAIM_STOPWORDS = STOPWORDS | frozenset(
 def _split_cjk(word: str) -> list[str]:
     out: list[str] = []
     pos = 0
-    for m in _CJK.finditer(word):
+    for m in CJK_RE.finditer(word):
         if m.start() > pos:
             out.append(word[pos:m.start()])
         run = m.group()
@@ -84,7 +84,7 @@ def tokenize(text: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
     words = WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold())
     tokens: list[str] = []
     for w in words:
-        parts = _split_cjk(w) if _CJK.search(w) else [w]
+        parts = _split_cjk(w) if CJK_RE.search(w) else [w]
         tokens.extend(p for p in parts if p not in stopwords)
     return tokens
 

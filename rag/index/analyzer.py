@@ -12,16 +12,31 @@ tokens. Index and query always go through the same :class:`Analyzer`.
 
 Measured on both dev corpora (issue 19, docs/evaluation.md): users' wording
 R@4 +3 / -2, documents' wording +1 / -0 on its own; cost about 0.1 ms per query.
+
+An index built since issue 40's identifier pass (``identifiers``) also holds, beside those terms, the
+:func:`identifier_terms` of its text: an identifier joined by ``.``, ``_`` or ``-`` kept whole
+("result.fingerprints", "max_tokens", "3.14"), and the parts of a camel-case word ("partialFingerprints" ->
+"partial", "fingerprints"), so a question that types the dotted name finds the chunk that says it, and one that
+says "partial fingerprints" finds ``partialFingerprints``. Indexes saved before keep their plain terms (and their
+queries too: the flag is saved with the index).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from rag.language import DEFAULT_LANGUAGE
 from rag.question import CACHED_QUESTIONS, analyse
-from rag.text import tokenize
+from rag.text import CJK_RE, STOPWORDS, WORD_RE, tokenize
+
+#: Characters that join word runs into one identifier when they sit between two runs with no space.
+JOINERS = frozenset("._-")
+#: Word runs longer than this (characters) are not split at case changes: no identifier is that long.
+MAX_CAMEL = 64
+#: At most this many word runs joined into one identifier (a longer chain is cut into pieces of this size).
+MAX_JOINED = 8
 
 #: ISO 639-1 code -> Snowball algorithm name (PyStemmer), for the languages both know.
 SNOWBALL = {
@@ -41,20 +56,75 @@ def _stemmer(lang: str):
     return Stemmer.Stemmer(name) if name else None
 
 
+def camel_parts(word: str) -> list[str]:
+    """The parts of a camel-case ``word`` (original case, letters and digits only), split where a lower-case
+    letter meets an upper-case one and before the last capital of a capital run followed by a lower-case letter:
+    "partialFingerprints" -> ["partial", "Fingerprints"], "HTTPServer" -> ["HTTP", "Server"]; ``[word]`` when it
+    has no such change or is longer than :data:`MAX_CAMEL` characters. One linear scan, no regular expression."""
+    if len(word) > MAX_CAMEL or word.islower() or word.isupper():
+        return [word]
+    parts, start = [], 0
+    for i in range(1, len(word)):
+        prev, cur = word[i - 1], word[i]
+        nxt = word[i + 1] if i + 1 < len(word) else ""
+        if (prev.islower() and cur.isupper()) or (prev.isupper() and cur.isupper() and nxt.islower()):
+            parts.append(word[start:i])
+            start = i
+    parts.append(word[start:])
+    return parts
+
+
+def identifier_terms(text: str) -> list[str]:
+    """The extra BM25 tokens of ``text`` (NFKC, case-folded, :data:`rag.text.STOPWORDS` dropped), in order:
+
+    * each identifier of 2 to :data:`MAX_JOINED` word runs joined by one :data:`JOINERS` character with no space,
+      whole ("result.fingerprints", "x-request-id", "3.14");
+    * each part of a camel-case word (:func:`camel_parts`), when it has more than one.
+
+    These come on top of :func:`rag.text.tokenize`'s tokens (which already hold every run on its own and a
+    camel-case word whole). Words holding CJK characters are left to :func:`rag.text.tokenize`. Linear in
+    ``len(text)``: one pass of :data:`rag.text.WORD_RE` (a single character class, no backtracking)."""
+    text = unicodedata.normalize("NFKC", text)
+    out: list[str] = []
+    joined, runs, last_end = "", 0, -2
+    for m in WORD_RE.finditer(text):
+        word = m.group()
+        if CJK_RE.search(word):
+            if runs > 1:
+                out.append(joined)
+            joined, runs = "", 0
+            continue
+        parts = camel_parts(word)
+        if len(parts) > 1:
+            out.extend(parts)
+        if runs and runs < MAX_JOINED and m.start() == last_end + 1 and text[last_end] in JOINERS:
+            joined, runs = joined + text[last_end] + word, runs + 1
+        else:
+            if runs > 1:
+                out.append(joined)
+            joined, runs = word, 1
+        last_end = m.end()
+    if runs > 1:
+        out.append(joined)
+    return [t for t in (w.casefold() for w in out) if t not in STOPWORDS]
+
+
 @dataclass(frozen=True)
 class Analyzer:
     """Text -> BM25 terms. ``stem`` False gives the plain :func:`rag.text.tokenize` tokens (the pre-issue-19 index).
 
     ``languages`` are the ISO codes of the indexed documents (sorted); queries
-    are detected among them.
+    are detected among them. ``identifiers`` adds :func:`identifier_terms` to the tokens (indexes built since
+    issue 40's identifier pass; an index saved before reads its queries without them).
     """
 
     stem: bool = True
     languages: tuple[str, ...] = (DEFAULT_LANGUAGE,)
+    identifiers: bool = False
 
     def terms(self, text: str, lang: str | None = None) -> list[str]:
         """The terms of ``text`` in language ``lang`` (detected among :attr:`languages` when ``None``)."""
-        tokens = tokenize(text)
+        tokens = tokenize(text) + (identifier_terms(text) if self.identifiers else [])
         if not self.stem or not tokens:
             return tokens
         stemmer = _stemmer(lang or self.query_language(text))
@@ -65,15 +135,19 @@ class Analyzer:
         :meth:`rag.question.Question.language_among`)."""
         return analyse(query).language_among(self.languages)
 
-    def query_terms(self, query: str) -> list[str]:
+    def query_terms(self, query: str, *, identifiers: bool = True) -> list[str]:
         """:meth:`terms` of a question, from its one record (:func:`rag.question.analyse`: tokenized once) and
-        stemmed once per question and analyzer: what BM25's search and its coverage weight both read."""
+        stemmed once per question and analyzer: what BM25's search reads. ``identifiers`` False leaves out
+        :func:`identifier_terms` (which repeat words the plain tokens already hold): what BM25's coverage weight
+        reads, so the fusion and the gate weigh a question as they were fitted to."""
+        if not identifiers and self.identifiers:
+            return list(_query_terms(replace(self, identifiers=False), query))
         return list(_query_terms(self, query))
 
 
 @lru_cache(maxsize=CACHED_QUESTIONS)
 def _query_terms(analyzer: Analyzer, query: str) -> tuple[str, ...]:
-    tokens = list(analyse(query).tokens)
+    tokens = list(analyse(query).tokens) + (identifier_terms(query) if analyzer.identifiers else [])
     if not analyzer.stem or not tokens:
         return tuple(tokens)
     stemmer = _stemmer(analyzer.query_language(query))

@@ -35,7 +35,7 @@ class BM25Index:
     @classmethod
     def build(cls, texts: Sequence[str], ids: Sequence[int] | np.ndarray, *, k1: float = 1.2, b: float = 0.75,
               groups: Sequence[object] | None = None, stem: bool = True,
-              languages: Sequence[str | None] | None = None) -> "BM25Index":
+              languages: Sequence[str | None] | None = None, identifiers: bool = True) -> "BM25Index":
         """Index ``texts[i]`` under ``ids[i]``, stemmed in its language (issue 19) unless ``stem`` is False.
 
         ``languages[i]`` is the ISO code of ``texts[i]``'s document when known (the store records it per
@@ -48,7 +48,8 @@ class BM25Index:
             raise ValueError(f"{len(ids)} ids, {len(groups) if groups is not None else len(texts)} groups and "
                              f"{len(languages) if languages is not None else len(texts)} languages for {len(texts)} texts")
         langs = _languages(texts, groups, languages) if stem and len(texts) else []
-        analyzer = Analyzer(stem=stem, languages=tuple(sorted(set(langs))) or Analyzer().languages)
+        analyzer = Analyzer(stem=stem, languages=tuple(sorted(set(langs))) or Analyzer().languages,
+                            identifiers=identifiers)
         # every document gets at least the empty token, so bm25s keeps the row
         tokens = [analyzer.terms(t, langs[i] if stem else None) or [""] for i, t in enumerate(texts)]
         return cls.from_tokens(tokens, ids, k1=k1, b=b, analyzer=analyzer)
@@ -122,13 +123,14 @@ class BM25Index:
         1.0 when the chunk holds every specific word of the question (the
         documents' own wording), low when the best lexical match shares only a
         few common words with it (a user's wording). ``None`` when the query has
-        no indexed term or ``chunk_id`` is not in the index.
+        no indexed term or ``chunk_id`` is not in the index. Read without the identifier terms
+        (:func:`rag.index.analyzer.identifier_terms`): they repeat words already counted.
         """
         if self._bm25 is None:
             return None
         pos = np.flatnonzero(self._ids == int(chunk_id))
         vocab = self._bm25.vocab_dict
-        terms = [t for t in dict.fromkeys(self.analyzer.query_terms(query)) if t in vocab]
+        terms = [t for t in dict.fromkeys(self.analyzer.query_terms(query, identifiers=False)) if t in vocab]
         if not terms or not pos.size:
             return None
         csc = self._bm25.scores
@@ -151,7 +153,8 @@ class BM25Index:
         np.save(folder / "ids.npy", self._ids)
         (folder / "params.json").write_text(json.dumps({
             "k1": self.k1, "b": self.b, "empty": self._bm25 is None,
-            "stem": self.analyzer.stem, "languages": list(self.analyzer.languages)}))
+            "stem": self.analyzer.stem, "languages": list(self.analyzer.languages),
+            "identifiers": self.analyzer.identifiers}))
         if self._bm25 is not None:
             self._bm25.save(str(folder / "bm25s"))
 
@@ -162,9 +165,11 @@ class BM25Index:
 
         folder = Path(folder)
         p = json.loads((folder / "params.json").read_text())
-        # an index written before issue 19 has no "stem": it holds plain tokens, and its queries must too
+        # an index written before issue 19 has no "stem" (plain tokens), one before issue 40's identifier pass no
+        # "identifiers": its queries are analysed as its texts were
         idx = cls(p["k1"], p["b"], Analyzer(stem=bool(p.get("stem", False)),
-                                             languages=tuple(p.get("languages") or Analyzer().languages)))
+                                             languages=tuple(p.get("languages") or Analyzer().languages),
+                                             identifiers=bool(p.get("identifiers", False))))
         idx._ids = np.load(folder / "ids.npy")
         if not p["empty"]:
             idx._bm25 = bm25s.BM25.load(str(folder / "bm25s"))

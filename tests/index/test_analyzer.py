@@ -102,3 +102,46 @@ def test_bm25_weight_full_for_questions_the_embedder_cannot_read():
     assert bm25_weight("something else about transformer keys, why", idx, 0) == pytest.approx(0.5)
     assert bm25_weight("why is my transformer so slow", idx, 0, band=None) == 1.0
     assert np.isclose(bm25_weight("cached keys decoding", idx, 0), 1.0)
+
+
+# ----------------------------------------------------------------------------- issue 40: identifiers
+
+
+def test_identifier_terms_keep_joined_names_whole_and_split_camel_case():
+    from rag.index.analyzer import camel_parts, identifier_terms
+
+    assert camel_parts("partialFingerprints") == ["partial", "Fingerprints"]
+    assert camel_parts("HTTPServer") == ["HTTP", "Server"]
+    assert camel_parts("fingerprints") == ["fingerprints"] and camel_parts("SARIF") == ["SARIF"]
+    terms = identifier_terms("Do not populate result.fingerprints; use partialFingerprints, max_tokens, "
+                             "x-request-id and v3.14. The end. Next")
+    assert terms == ["result.fingerprints", "partial", "fingerprints", "max_tokens", "x-request-id", "v3.14"]
+    # a sentence's full stop and the space after it join nothing; stop words of a camel-case word are dropped
+    assert identifier_terms("It ends here. Then isValid") == ["valid"]
+    # CJK words are tokenize()'s business; a chain longer than MAX_JOINED runs is cut, not dropped
+    assert identifier_terms("日本.語") == []
+    assert identifier_terms(".".join("abcdefghij")) == ["a.b.c.d.e.f.g.h", "i.j"]
+
+
+def test_bm25_finds_a_dotted_name_and_a_camel_case_word_by_its_parts(tmp_path):
+    import json
+
+    texts = ["Do populate result.partialFingerprints where you can.",
+             "Do not populate result.fingerprints.",
+             "Each result has a message and a fingerprint of its location.",
+             "The result of the run is written to the log."]
+    idx = BM25Index.build(texts, [0, 1, 2, 3], stem=False)
+    assert idx.analyzer.identifiers
+    assert idx.search("should I populate result.fingerprints?", 4)[0].tolist()[0] == 1
+    assert idx.search("what are partial fingerprints", 4)[0].tolist()[0] == 0
+    # the coverage weight reads the plain terms only: the whole name repeats words already counted
+    assert idx.coverage("result.fingerprints", 1) == pytest.approx(1.0)
+    assert idx.coverage("result.fingerprints", 2) < 1.0
+    # an index saved before the identifier pass reads its queries without identifier terms
+    idx.save(tmp_path / "b")
+    assert BM25Index.load(tmp_path / "b").analyzer.identifiers
+    p = tmp_path / "b" / "params.json"
+    params = json.loads(p.read_text())
+    del params["identifiers"]
+    p.write_text(json.dumps(params))
+    assert BM25Index.load(tmp_path / "b").analyzer.identifiers is False
