@@ -43,6 +43,7 @@ from rag.answer.check.clean import CleanResult as CleanResult
 from rag.answer.check.clean import clean_citations as clean_citations
 from rag.answer.check.clean import markers
 from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
+from rag.answer.check.polarity import polarity_clash
 from rag.answer.check.short_answers import POLARITY_RE, YES_NO_RE, affirmed_by, answer_words, sole_answer, takes_side
 from rag.text import MARKER_RE, content_words, sentence_spans, strip_markers
 
@@ -462,6 +463,10 @@ def attribute(
                 said = answer_words(s, question)
                 row &= np.array([all(sole_answer(w, quotes[j], question) for w in said) for j in range(len(source_indices))],
                                 dtype=bool)
+        denied = {}
+        if quotes is not None and claim and not affirms:  # said the other way round: "never stored" for "store"
+            denied = {j: c for j in np.flatnonzero(row) if (c := polarity_clash(s, quotes[j]))}
+            row[list(denied)] = False
         if quotes is not None and claim:
             # a sentence copied word for word from a source it cites is supported by that source, whatever the
             # word-level checks say (issue 39: verbatim, correctly cited sentences were marked "inferred")
@@ -485,7 +490,9 @@ def attribute(
             text=s, cited=cited, supported_by=shown_sup, unsupported=v == ClaimVerdict.UNSUPPORTED,
             inferred=v == ClaimVerdict.INFERRED, miscited=bool(v == ClaimVerdict.INFERRED and cited), declines=declines,
             claim=claim, dangling=dangling, echo=echo, verdict=v,
-            reason=_reason(v, cited, supported, missing, lacking_at, astray, why or ""),
+            reason=(f'[{source_indices[next(iter(denied))]}] says it the other way round: "{next(iter(denied.values()))}"'
+                    if v == ClaimVerdict.UNSUPPORTED and denied else
+                    _reason(v, cited, supported, missing, lacking_at, astray, why or "")),
             missing=missing if v == ClaimVerdict.UNSUPPORTED else (), garbled=bool(why),
         ))
     return out

@@ -1,0 +1,58 @@
+"""A claim said the other way round from its source is not supported by it (issue 39: the word-level check read
+"The app should store tokens in local storage [1]" as supported by "Tokens must never be stored in local storage")."""
+
+from __future__ import annotations
+
+from rag.answer.check.attribute import attribute, lexical_support
+from rag.answer.check.polarity import clauses, denied, denies, polarity_clash
+
+
+def _check(question: str, sentence: str, quote: str):
+    lex = lexical_support([sentence], [quote], question)
+    return attribute([sentence], [1], lex, question=question, quotes=[quote])[0]
+
+
+def test_a_claim_said_the_other_way_round_is_not_supported():
+    fingerprints = "- Do populate result.partialFingerprints where possible.\n- Do not populate result.fingerprints."
+    q = "What should SARIF producers do with result.fingerprints?"
+    flipped = _check(q, "SARIF producers should populate result.fingerprints [1].", fingerprints)
+    assert str(flipped.verdict) == "unsupported"
+    assert flipped.reason == '[1] says it the other way round: "Do not populate result.fingerprints."'
+    assert _check(q, "SARIF producers should not populate result.fingerprints [1].", fingerprints).passed
+    q = "What should SARIF producers do with result.partialFingerprints?"
+    assert _check(q, "SARIF producers should populate result.partialFingerprints where possible [1].", fingerprints).passed
+
+    tokens = "Tokens must never be stored in local storage. Store them in an HttpOnly cookie."
+    q = "Where should the app store tokens?"
+    assert not _check(q, "The app should store tokens in local storage [1].", tokens).passed
+    assert _check(q, "The app should store tokens in an HttpOnly cookie [1].", tokens).passed
+    # the denial of another clause is not the claim's
+    assert _check(q, "Tokens should be kept in an HttpOnly cookie, not in local storage [1].", tokens).passed
+    assert _check("Where are tokens stored?", "Tokens are stored in memory [1].",
+                  "Tokens are stored in memory, not in local storage.").passed
+
+    q = "What happens when the alg header is none?"
+    src = "The server does not validate the signature when the alg header is none."
+    assert not _check(q, "The server validates the signature [1].", src).passed
+
+
+def test_denials_that_are_not_the_claims_own_are_left_alone():
+    # a double negative ("Don't forget to") affirms; a denied noun the claim does not name is no denial of it
+    src = "Don't forget to go back to the CPU if you get a weird CUDA error at this stage."
+    assert _check("How should you debug CUDA errors?", "If you get a CUDA error at this stage, go back to the CPU [1].",
+                  src).passed
+    src = "Using a fast tokenizer with batched=True is 30 times faster than its slow counterpart with no batching."
+    assert polarity_clash("A fast tokenizer with batched=True is 30 times faster than a slow one [1].", src) is None
+    # a source that does not make the claim in one clause leaves it to the word-level check
+    assert polarity_clash("Rust compiles to native code [1].", "Rust is not garbage collected.") is None
+
+
+def test_clauses_and_denials():
+    assert clauses("Tokens are kept in memory, not in local storage") == ["Tokens are kept in memory", "not in local storage"]
+    assert clauses("| 503 | Service Unavailable | unable to process. Used to retry later. |") == [
+        "503", "Service Unavailable", "unable to process", "Used to retry later"]
+    assert denies("does not validate") and denies("Tokens must never be stored") and denies("doesn't work")
+    assert not denies("Don't forget to check") and not denies("not only X but Y") and not denies("It works")
+    assert denied("must never be stored here") == {"store"}
+    assert denied("does not validate the signature") == {"valid"}
+    assert denied("avoid storing tokens") == {"store"}
