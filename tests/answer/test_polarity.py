@@ -56,3 +56,22 @@ def test_clauses_and_denials():
     assert denied("must never be stored here") == {"store"}
     assert denied("does not validate the signature") == {"valid"}
     assert denied("avoid storing tokens") == {"store"}
+
+
+def test_a_claim_of_another_quantity_is_not_supported():
+    from rag.answer.check.polarity import quantities
+
+    q = "Must all requirements succeed for an authorization policy to pass?"
+    src = ("An authorization policy consists of one or more requirements. When a policy has several handlers for one "
+           "requirement, only one handler must succeed for the requirement to pass.")
+    wrong = _check(q, "All handlers must succeed for a requirement to pass [1].", src)
+    assert not wrong.passed and wrong.reason.startswith('[1] says it "only", not "all": "only one handler must succeed')
+    assert _check(q, "Only one handler must succeed for a requirement to pass [1].", src).passed
+    q = "When are the logs deleted?"
+    assert not _check(q, "Logs are always deleted after 30 days [1].",
+                      "Logs are sometimes deleted after 30 days, depending on the plan.").passed
+    # the same kind in other words, or a source that says no quantity, is left to the word-level check
+    assert _check(q, "All logs are deleted after 30 days [1].", "Every log is deleted after 30 days.").passed
+    assert _check(q, "All logs are deleted after 30 days [1].", "Logs are deleted after 30 days.").passed
+    assert quantities("at least one of them, and only one") == {"some": "at least", "only": "only"}
+    assert quantities("Each request is checked") == {"all": "each"}

@@ -464,7 +464,7 @@ def attribute(
                 row &= np.array([all(sole_answer(w, quotes[j], question) for w in said) for j in range(len(source_indices))],
                                 dtype=bool)
         denied = {}
-        if quotes is not None and claim and not affirms:  # said the other way round: "never stored" for "store"
+        if quotes is not None and claim and not affirms:  # said otherwise: "never stored" for "store", "only" for "all"
             denied = {j: c for j in np.flatnonzero(row) if (c := polarity_clash(s, quotes[j]))}
             row[list(denied)] = False
         if quotes is not None and claim:
@@ -490,7 +490,7 @@ def attribute(
             text=s, cited=cited, supported_by=shown_sup, unsupported=v == ClaimVerdict.UNSUPPORTED,
             inferred=v == ClaimVerdict.INFERRED, miscited=bool(v == ClaimVerdict.INFERRED and cited), declines=declines,
             claim=claim, dangling=dangling, echo=echo, verdict=v,
-            reason=(f'[{source_indices[next(iter(denied))]}] says it the other way round: "{next(iter(denied.values()))}"'
+            reason=(next(iter(denied.values())).reason(source_indices[next(iter(denied))])
                     if v == ClaimVerdict.UNSUPPORTED and denied else
                     _reason(v, cited, supported, missing, lacking_at, astray, why or "")),
             missing=missing if v == ClaimVerdict.UNSUPPORTED else (), garbled=bool(why),

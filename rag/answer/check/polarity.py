@@ -1,18 +1,19 @@
-"""A claim and the source statement that makes it must say it the same way round (issue 39).
+"""A claim and the source statement that makes it must say it the same way round and of the same quantity (issue 39).
 
 The claim check compares words, so "The app should store tokens in local storage [1]" passed against "Tokens must
-never be stored in local storage": every word the sentence adds is in the source. This module reads one more
-thing, the polarity of the clause that makes the claim:
+never be stored in local storage", and "All handlers must succeed [1]" against "only one handler must succeed": every
+word the sentence adds is in the source. This module reads two more things of the clause that makes the claim:
 
 * :func:`clauses` - a statement cut at commas, semicolons, colons, brackets, dashes, table cells, sentence ends and
-  the conjunctions that join
-  two claims ("and", "or", "but", "while", ...): "Tokens are kept in memory, not in local storage" is two claims;
-* :data:`DENY_RE`, :func:`denies` - the words that turn a clause into its opposite ("not", "never", "cannot",
-  "n't", "avoid", "must not", German and French negations); narrower than
+  the conjunctions that join two claims ("and", "or", "but", "while", ...): "Tokens are kept in memory, not in
+  local storage" is two claims;
+* :data:`DENY_RE`, :func:`denies`, :func:`denied` - the words that turn a clause into its opposite ("not", "never",
+  "cannot", "n't", "without", "avoid", German and French negations), and the claim word each denies; narrower than
   :data:`rag.answer.check.short_answers.NEGATION_RE`, which also holds words that only limit ("only", "rather",
-  "without", "unless") and is read where a whole statement must affirm a yes/no restatement;
-* :func:`polarity_clash` - whether every clause of the source that best holds a clause of the sentence says it
-  the other way round.
+  "unless") and is read where a whole statement must affirm a yes/no restatement;
+* :func:`quantities` - "all", "only" or "some" (and their other words);
+* :func:`polarity_clash` - the :class:`Clash` of the source's clauses that best hold a clause of the sentence and
+  say it the other way round or of another quantity.
 
 Pure functions on strings, linear regular expressions (single alternations, no nested quantifier), no model.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 
 from rag.answer.check.claims import statements
 from rag.index.analyzer import _stemmer
@@ -92,8 +94,50 @@ def denies(text: str) -> bool:
     return False
 
 
-def polarity_clash(sentence: str, source: str) -> str | None:
-    """The clause of ``source`` that says a clause of ``sentence`` the other way round, or ``None``.
+#: Words that say how many or how often, by kind: ``all`` (every one), ``only`` (this one and no other), ``some``
+#: (at least one); two-word forms are read as one ("at least", "one or more", "just one", "exactly one").
+QUANTITIES = {
+    "all": "all", "every": "all", "each": "all", "always": "all", "both": "all", "alle": "all", "jeder": "all",
+    "tous": "all", "toujours": "all",
+    "only": "only", "solely": "only", "exclusively": "only", "sole": "only", "single": "only", "nur": "only",
+    "seulement": "only", "uniquement": "only",
+    "some": "some", "sometimes": "some", "several": "some", "occasionally": "some", "manchmal": "some",
+    "parfois": "some",
+}
+#: Two-word forms of :data:`QUANTITIES`.
+QUANTITY_PAIRS = {("at", "least"): "some", ("one", "or"): "some", ("just", "one"): "only", ("exactly", "one"): "only"}
+
+
+def quantities(text: str) -> dict[str, str]:
+    """The kinds of quantity ``text`` says (:data:`QUANTITIES`), each with the first word that says it:
+    ``{"only": "only"}`` for "only one handler must succeed"."""
+    words = [w.casefold() for w in WORD_RE.findall(text)]
+    out: dict[str, str] = {}
+    for i, w in enumerate(words):
+        pair = (w, words[i + 1]) if i + 1 < len(words) else None
+        if pair in QUANTITY_PAIRS:
+            out.setdefault(QUANTITY_PAIRS[pair], " ".join(pair))
+        elif w in QUANTITIES:
+            out.setdefault(QUANTITIES[w], w)
+    return out
+
+
+@dataclass(frozen=True)
+class Clash:
+    """A clause of a source that says a claim differently: ``clause`` (its text) and ``how`` ("the other way round",
+    or the two quantities: '"only", not "all"')."""
+
+    clause: str
+    how: str
+
+    def reason(self, n: int) -> str:
+        """The sentence's reason, for the source ``[n]``."""
+        return f'[{n}] says it {self.how}: "{self.clause}"'
+
+
+def polarity_clash(sentence: str, source: str) -> Clash | None:
+    """The clause of ``source`` that says a clause of ``sentence`` the other way round, or of another quantity;
+    ``None`` when it says none so.
 
     Each clause of the sentence (:func:`clauses`, ``[n]`` markers removed) with at least :data:`CLAUSE_ROOTS`
     :func:`stems` is compared with the clauses of the source's statements (:func:`rag.answer.check.claims.statements`,
@@ -101,7 +145,9 @@ def polarity_clash(sentence: str, source: str) -> str | None:
     each of those one side denies a word of the claim (:func:`denied`) and the other denies nothing, the source says
     the opposite. "Tokens must never be stored in local storage." against "The app should store tokens in local storage
     [1]."; "Do not populate result.fingerprints." against "Producers should populate result.fingerprints [1]." A
-    clause the source does not make (below the share) is left to the word-level check.
+    clause the source does not make (below the share) is left to the word-level check. Quantities clash the same
+    way: one side says "all" (:func:`quantities`) and the other "only" or "some" but not "all" ("Only one handler must
+    succeed" against "All handlers must succeed [1]").
     """
     own = [c for st in statements(source) for c in clauses(st.own())]
     held = [(c, stems(c)) for c in own]
@@ -115,14 +161,21 @@ def polarity_clash(sentence: str, source: str) -> str | None:
             continue
         said = denied(part)
         top = [c for s, c in shares if s == best]
-        if all(_opposite(part, words, said, c) for c in top):
-            return top[0]
+        found = [_opposite(part, words, said, c) for c in top]
+        if all(found):
+            return Clash(top[0], found[0])
     return None
 
 
-def _opposite(part: str, words: set[str], said: set[str], clause: str) -> bool:
-    """Whether the source's ``clause`` and the sentence's clause ``part`` (:func:`stems` ``words``, denied stems
-    ``said``) say it the other way round: one denies a word of the claim (:func:`denied`) and the other does not
-    deny at all."""
+def _opposite(part: str, words: set[str], said: set[str], clause: str) -> str | None:
+    """How the source's ``clause`` says the sentence's clause ``part`` (:func:`stems` ``words``, denied stems
+    ``said``) differently: "the other way round" when one denies a word of the claim (:func:`denied`) and the other
+    does not deny at all; '"only", not "all"' when one says "all" and the other "only" or "some" but not "all"
+    (:func:`quantities`); ``None`` when neither."""
     theirs = denied(clause)
-    return bool((theirs & words and not denies(part)) or (said & stems(clause) and not denies(clause)))
+    if (theirs & words and not denies(part)) or (said & stems(clause) and not denies(clause)):
+        return "the other way round"
+    mine, its = quantities(part), quantities(clause)
+    if mine and its and not (mine.keys() & its.keys()) and ("all" in mine) != ("all" in its):
+        return f'"{next(iter(its.values()))}", not "{next(iter(mine.values()))}"'
+    return None
