@@ -42,6 +42,12 @@ def full_coverage(idx: BM25Index) -> BM25Index:
     return idx
 
 
+def build(table, old: BM25Index, identifiers: bool) -> BM25Index:
+    """The BM25 leg over ``table``'s chunk texts (a :class:`rag.store.backend.ChunkTable`), ``old``'s k1 and b."""
+    return BM25Index.build(table.texts, table.ids, k1=old.k1, b=old.b, groups=table.doc_ids,
+                           languages=table.languages, identifiers=identifiers)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--prefix", default="/tmp/i40/store")
@@ -55,12 +61,8 @@ def main() -> None:
         idx = store.index_cache.current()
         old = idx.bm25
 
-        def build(identifiers: bool) -> BM25Index:
-            return BM25Index.build(table.texts, table.ids, k1=old.k1, b=old.b, groups=table.doc_ids,
-                                   languages=table.languages, identifiers=identifiers)
-
-        legs = {"plain": build(False), "identifiers, full coverage": full_coverage(build(True)),
-                "identifiers": build(True)}
+        legs = {"plain": build(table, old, False), "identifiers, full coverage": full_coverage(build(table, old, True)),
+                "identifiers": build(table, old, True)}
         res = {}
         for name, bm in legs.items():
             idx.bm25 = bm
