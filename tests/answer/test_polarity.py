@@ -54,8 +54,8 @@ def test_clauses_and_denials():
     assert denies("does not validate") and denies("Tokens must never be stored") and denies("doesn't work")
     assert not denies("Don't forget to check") and not denies("not only X but Y") and not denies("It works")
     assert denied("must never be stored here") == {"store"}
-    assert denied("does not validate the signature") == {"valid"}
-    assert denied("avoid storing tokens") == {"store"}
+    assert denied("does not validate the signature") == {"valid", "signatur"}
+    assert denied("avoid storing tokens") == {"store", "token"}
 
 
 def test_a_claim_of_another_quantity_is_not_supported():
@@ -65,7 +65,7 @@ def test_a_claim_of_another_quantity_is_not_supported():
     src = ("An authorization policy consists of one or more requirements. When a policy has several handlers for one "
            "requirement, only one handler must succeed for the requirement to pass.")
     wrong = _check(q, "All handlers must succeed for a requirement to pass [1].", src)
-    assert not wrong.passed and wrong.reason.startswith('[1] says it "only", not "all": "only one handler must succeed')
+    assert not wrong.passed and wrong.reason.startswith('[1] says it "only one", not "all": "only one handler must succeed')
     assert _check(q, "Only one handler must succeed for a requirement to pass [1].", src).passed
     q = "When are the logs deleted?"
     assert not _check(q, "Logs are always deleted after 30 days [1].",
@@ -73,5 +73,52 @@ def test_a_claim_of_another_quantity_is_not_supported():
     # the same kind in other words, or a source that says no quantity, is left to the word-level check
     assert _check(q, "All logs are deleted after 30 days [1].", "Every log is deleted after 30 days.").passed
     assert _check(q, "All logs are deleted after 30 days [1].", "Logs are deleted after 30 days.").passed
-    assert quantities("at least one of them, and only one") == {"some": "at least", "only": "only"}
+    assert quantities("sometimes one of them, and only one") == {"some": "sometimes", "one": "only one"}
     assert quantities("Each request is checked") == {"all": "each"}
+
+
+def test_an_adversarial_review_of_the_polarity_rule():
+    """A helper's review (2026-12-06) found right claims the first version vetoed and wrong ones it let through."""
+    # right claims, said the same way as the source in other words: supported
+    right = [
+        ("Where does the app keep tokens?", "The app keeps tokens in memory, not in local storage.",
+         "The app does not keep tokens in local storage [1]."),
+        ("Which formats does the exporter write?", "The exporter writes CSV files but not Excel files.",
+         "The exporter does not write Excel files [1]."),
+        ("What happens to pinned files?", "Files are deleted after 30 days unless they are pinned.",
+         "Pinned files are not deleted [1]."),
+        ("When can I merge a pull request?", "You cannot merge a pull request unless all checks pass.",
+         "You can merge a pull request once all checks pass [1]."),
+        ("When is the cache cleared?", "The cache is not cleared until the process exits.",
+         "The cache is cleared when the process exits [1]."),
+        ("How many items can a batch hold?", "A batch may hold no more than 100 items.",
+         "A batch can hold up to 100 items [1]."),
+        ("How are failed jobs handled?", "Failed jobs aren't retried automatically; retry them from the dashboard.",
+         "You can retry failed jobs from the dashboard [1]."),
+        ("How do new users get an account?", "Users who do not have an account can sign up with an e-mail address.",
+         "New users can sign up for an account with an e-mail address [1]."),
+        ("How is Chrome run in the container?", "Chrome runs with --no-sandbox inside the container.",
+         "Inside the container, Chrome's sandbox is turned off [1]."),
+        ("What should developers avoid?", "Developers should avoid the following:\n- storing tokens in local storage",
+         "Developers should avoid storing tokens in local storage [1]."),
+        ("What characters can bucket names use?", "Use only lowercase letters in bucket names.",
+         "All bucket names must use lowercase letters [1]."),
+        ("How often does the job run?", "The job runs at least once a day.", "The job runs every day [1]."),
+        ("Where should tokens be stored?", "You shouldn\u2019t store tokens in local storage.",
+         "You shouldn't store tokens in local storage [1]."),
+    ]
+    for q, src, claim in right:
+        got = _check(q, claim, src)
+        assert "says it" not in got.reason, (claim, got.reason)
+    # wrong claims, said the other way round: not supported
+    wrong = [
+        ("Where should tokens be stored?", "Never store tokens in local storage.", "Store tokens in local storage [1]."),
+        ("What should SARIF producers do with result.fingerprints?", "- Do not populate result.fingerprints.",
+         "Populate result.fingerprints [1]."),
+        ("Where should the app store tokens?", "Don\u2019t store tokens in local storage.",
+         "The app should store tokens in local storage [1]."),
+        ("Does the app support SSO?", "The app does not currently support SSO login.", "The app supports SSO login [1]."),
+    ]
+    for q, src, claim in wrong:
+        got = _check(q, claim, src)
+        assert not got.passed and "says it the other way round" in got.reason, (claim, got.reason)

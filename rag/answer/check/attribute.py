@@ -465,14 +465,14 @@ def attribute(
                                 dtype=bool)
         denied = {}
         if quotes is not None and claim and not affirms:  # said otherwise: "never stored" for "store", "only" for "all"
-            denied = {j: c for j in np.flatnonzero(row) if (c := polarity_clash(s, quotes[j]))}
+            denied = {j: c for j in np.flatnonzero(row) if (c := polarity_clash(s, quotes[j], question))}
             row[list(denied)] = False
         if quotes is not None and claim:
             # a sentence copied word for word from a source it cites is supported by that source, whatever the
             # word-level checks say (issue 39: verbatim, correctly cited sentences were marked "inferred")
             body = _flat(s)
             for j, n in enumerate(source_indices):
-                if n in cited and len(body) >= VERBATIM_MIN and body in _flat(quotes[j]):
+                if n in cited and len(body) >= VERBATIM_MIN and body in _flat(quotes[j]) and j not in denied:
                     row[j] = True
         order = np.argsort(-rank[i], kind="stable") if len(source_indices) else []
         supported = tuple(source_indices[j] for j in order if row[j])

@@ -23,19 +23,29 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rag.answer.check.claims import statements
+from rag.answer.check.short_answers import NEGATION_RE
 from rag.index.analyzer import _stemmer
 from rag.text import WORD_RE, content_words, strip_markers
 
 #: Where a statement is cut into clauses: punctuation (a table row's cells, sentences a list item or a cell holds),
 #: and the words that join two claims.
 CLAUSE_RE = re.compile(r"[,;:()\[\]|\u2013\u2014]|[.!?]\s|\s-\s|\b(?:and|or|but|whereas|while|although|though|however|"
-                       r"und|oder|aber|et|ou|mais)\b", re.IGNORECASE)
+                       r"und|oder|aber|sondern|et|ou|mais)\b", re.IGNORECASE)
 #: Words that turn a clause into its opposite (English, German, French).
 DENY_RE = re.compile(r"\b(?:no|not|never|cannot|none|nor|neither|nothing|nobody|nowhere|without|ohne|sans|avoid\w*|prohibit\w*|"
-                     r"forbid\w*|forbade|discourag\w*|unable|disallow\w*|nicht|nie|niemals|kein\w*|jamais|pas)\b|n't\b",
-                     re.IGNORECASE)
+                     r"forbid\w*|forbade|discourag\w*|unable|disallow\w*|nicht|nichts|nie|niemals|kein\w*|weder|jamais|pas|"
+                     r"aucun\w*|rien)\b|n['\u2019]t\b", re.IGNORECASE)
+#: Words that make a statement's denial conditional, partial or a contrast ("If the tests do not pass, the build
+#: fails", "cannot merge unless all checks pass",
+#: "not cleared until exit", "no more than 100", "Unlike Redis, Memcached does not persist", "except /health"): a
+#: statement holding one is never read as saying a claim the other way round (an adversarial review, 2026-12-06).
+HEDGE_RE = re.compile(r"\b(?:if|unless|until|till|except|excepting|only|rather|instead|unlike|than|without|but|"
+                      r"sondern|wenn|falls|si|au lieu|sauf|außer|ausser|bis)\b", re.IGNORECASE)
+#: Words before a denying word that put it in a relative clause ("Users who do not have an account can sign up").
+RELATIVE = frozenset("who which that whose whom".split())
 #: A clause of the sentence is judged when it holds at least this many claim words (:func:`stems`).
 CLAUSE_ROOTS = 2
 #: ... and a clause of the source holds at least this share of them (else the source does not make that claim in
@@ -46,8 +56,10 @@ CLAUSE_MIN = 0.5
 def stems(text: str) -> set[str]:
     """The claim words of ``text`` (:func:`rag.text.content_words`) reduced by the English Snowball stemmer, so
     "stored", "store" and "storing" meet: how this module compares a clause of the sentence with one of the source
-    (the claim check's roots keep "stored" and "store" apart, which a question's words paper over there)."""
-    return set(_stemmer("en").stemWords(sorted(content_words(text))))
+    (the claim check's roots keep "stored" and "store" apart, which a question's words paper over there). The words
+    of :data:`QUANTITIES` are left out: they are compared on their own (:func:`quantities`)."""
+    kept = " ".join(w for w in WORD_RE.findall(text) if w.casefold() not in QUANTITIES)
+    return set(_stemmer("en").stemWords(sorted(content_words(kept))))
 
 
 def clauses(text: str) -> list[str]:
@@ -56,56 +68,74 @@ def clauses(text: str) -> list[str]:
 
 
 #: Words after a denying word that make the two an affirmation ("Don't forget to go back to the CPU", "never fail to",
-#: "not only"): a double negative or a widening, not a denial.
-LITOTES = frozenset("forget forgetting fail failing hesitate neglect omit miss only just merely".split())
+#: "not only"), or a bound ("no more than 3"): a double negative, a widening or a limit, not a denial.
+LITOTES = frozenset("forget forgetting fail failing hesitate neglect omit miss only just merely more less fewer longer "
+                    "later earlier greater higher lower over under".split())
 
 
 #: How many words after a denying word are read for the word it denies (the first claim word among them).
 SCOPE_WORDS = 4
 
 
-def denied(text: str) -> set[str]:
+def denied(text: str, *, relative: bool = False) -> set[str]:
     """The :func:`stems` that ``text`` denies: for each denying word (:data:`DENY_RE`) not followed by a word of
-    :data:`LITOTES` ("Don't forget to ..."), the stem of the first claim word among the :data:`SCOPE_WORDS` words
-    after it ("never be stored" -> "store", "does not validate" -> "valid", "avoid storing" -> "store"), unless
-    ``text`` also says that word outside a denial ("with batched=True ... than its slow counterpart with no
-    batching" denies no batching of the claim's)."""
+    :data:`LITOTES` ("Don't forget to ...") nor, unless ``relative``, inside a relative clause (a word of
+    :data:`RELATIVE` among the two words before it: a source's "Users who do not have an account can sign up" denies
+    no account; a sentence's own "which cannot be laser cooled" is read with ``relative``), the stems of the claim words among the :data:`SCOPE_WORDS` words after it ("never be stored"
+    -> "store", "does not currently support SSO" -> "current", "support", "sso"), unless ``text`` also says that
+    word outside a denial ("with batched=True ... than its slow counterpart with no batching" denies no batching of
+    the claim's)."""
     hits: Counter[str] = Counter()
-    for m in DENY_RE.finditer(text):
+    for m in _denials(text):
         after = WORD_RE.findall(text[m.end():m.end() + 80])[:SCOPE_WORDS]
-        if after and after[0].casefold() in LITOTES:
+        before = WORD_RE.findall(text[max(0, m.start() - 40):m.start()])[-2:]
+        if (after and after[0].casefold() in LITOTES) or (not relative and any(w.casefold() in RELATIVE for w in before)):
             continue
-        for w in after:
-            if st := stems(w):
-                hits.update(st)
-                break
+        hits.update(w for t in after for w in stems(t))
     if not hits:
         return set()
     said = Counter(w for t in WORD_RE.findall(text) for w in stems(t))
     return {w for w, n in hits.items() if said[w] <= n}
 
 
+def _denials(text: str):
+    """The :data:`DENY_RE` matches of ``text`` that are words of their own, not parts of a name (``--no-sandbox``,
+    ``no_proxy``)."""
+    for m in DENY_RE.finditer(text):
+        if text[m.start() - 1:m.start()] not in JOINED and text[m.end():m.end() + 1] not in JOINED:
+            yield m
+
+
+#: Characters that join a denying word into a name of something (a command-line flag, a variable).
+JOINED = frozenset("-_./=")
+
+
 def denies(text: str) -> bool:
     """Whether ``text`` holds a denying word (:data:`DENY_RE`) not followed by a word of :data:`LITOTES`."""
-    for m in DENY_RE.finditer(text):
+    for m in _denials(text):
         after = WORD_RE.findall(text[m.end():m.end() + 40])[:1]
         if not after or after[0].casefold() not in LITOTES:
             return True
     return False
 
 
-#: Words that say how many or how often, by kind: ``all`` (every one), ``only`` (this one and no other), ``some``
-#: (at least one); two-word forms are read as one ("at least", "one or more", "just one", "exactly one").
+def hedged(text: str) -> bool:
+    """Whether ``text`` holds a word that makes a denial conditional, partial or a contrast (:data:`HEDGE_RE`)."""
+    return HEDGE_RE.search(text) is not None
+
+
+#: Words that say how many or how often, by kind: ``all`` (every one, every time), ``one`` (one and no other:
+#: "only one", "exactly one"), ``some`` (not every one, not every time). "only" alone restricts what follows it
+#: ("accepts only POST requests" is "all requests are POST"), and "at least once a day" is every day: neither is read
+#: (an adversarial review, 2026-12-06).
 QUANTITIES = {
-    "all": "all", "every": "all", "each": "all", "always": "all", "both": "all", "alle": "all", "jeder": "all",
-    "tous": "all", "toujours": "all",
-    "only": "only", "solely": "only", "exclusively": "only", "sole": "only", "single": "only", "nur": "only",
-    "seulement": "only", "uniquement": "only",
-    "some": "some", "sometimes": "some", "several": "some", "occasionally": "some", "manchmal": "some",
-    "parfois": "some",
+    "all": "all", "every": "all", "each": "all", "always": "all", "alle": "all", "jeder": "all", "tous": "all",
+    "toujours": "all",
+    "some": "some", "sometimes": "some", "occasionally": "some", "manchmal": "some", "parfois": "some",
 }
 #: Two-word forms of :data:`QUANTITIES`.
-QUANTITY_PAIRS = {("at", "least"): "some", ("one", "or"): "some", ("just", "one"): "only", ("exactly", "one"): "only"}
+QUANTITY_PAIRS = {("only", "one"): "one", ("just", "one"): "one", ("exactly", "one"): "one", ("nur", "ein"): "one",
+                  ("nur", "eine"): "one", ("un", "seul"): "one", ("une", "seule"): "one"}
 
 
 def quantities(text: str) -> dict[str, str]:
@@ -135,47 +165,77 @@ class Clash:
         return f'[{n}] says it {self.how}: "{self.clause}"'
 
 
-def polarity_clash(sentence: str, source: str) -> Clash | None:
+def polarity_clash(sentence: str, source: str, question: str | None = None) -> Clash | None:
     """The clause of ``source`` that says a clause of ``sentence`` the other way round, or of another quantity;
     ``None`` when it says none so.
 
     Each clause of the sentence (:func:`clauses`, ``[n]`` markers removed) with at least :data:`CLAUSE_ROOTS`
-    :func:`stems` is compared with the clauses of the source's statements (:func:`rag.answer.check.claims.statements`,
-    each read in its own words) that hold the largest share of those stems, at least :data:`CLAUSE_MIN`: when in
-    each of those one side denies a word of the claim (:func:`denied`) and the other denies nothing, the source says
-    the opposite. "Tokens must never be stored in local storage." against "The app should store tokens in local storage
-    [1]."; "Do not populate result.fingerprints." against "Producers should populate result.fingerprints [1]." A
-    clause the source does not make (below the share) is left to the word-level check. Quantities clash the same
-    way: one side says "all" (:func:`quantities`) and the other "only" or "some" but not "all" ("Only one handler must
-    succeed" against "All handlers must succeed [1]").
+    :func:`stems` is compared with the clause of the source's statements (:func:`rag.answer.check.claims.statements`,
+    each read in its own words) that holds the largest share of those stems, at least :data:`CLAUSE_MIN`, and every
+    stem the clause adds to the ``question``. When each such clause says it otherwise, the source does (:func:`_otherwise`):
+    "Tokens must never be stored in local storage." against "The app should store tokens in local storage [1].";
+    "Do not populate result.fingerprints." against "Producers should populate result.fingerprints [1]."; "only one
+    handler must succeed" against "All handlers must succeed [1]". A clause the source does not make so is left to the
+    word-level check.
     """
-    own = [c for st in statements(source) for c in clauses(st.own())]
-    held = [(c, stems(c)) for c in own]
+    held = _source_clauses(source)
+    asked = stems(question) if question else set()
     for part in clauses(strip_markers(sentence)):
         words = stems(part)
         if len(words) < CLAUSE_ROOTS:
             continue
-        shares = [(len(words & r) / len(words), c) for c, r in held]
+        new = (words - asked) or words
+        shares = [(len(words & c.stems) / len(words), c) for c in held]
         best = max((s for s, _ in shares), default=0.0)
-        if best < CLAUSE_MIN:
+        top = [c for s, c in shares if s == best and new <= c.stems]
+        if best < CLAUSE_MIN or not top:
             continue
-        said = denied(part)
-        top = [c for s, c in shares if s == best]
-        found = [_opposite(part, words, said, c) for c in top]
-        if all(found):
-            return Clash(top[0], found[0])
+        said = denied(part, relative=True)
+        how = [_otherwise(part, words, said, c) for c in top]
+        if all(how):
+            return Clash(top[0].text, how[0])
     return None
 
 
-def _opposite(part: str, words: set[str], said: set[str], clause: str) -> str | None:
+@dataclass(frozen=True)
+class _Clause:
+    """A clause of a source, read once: its ``text``, :func:`stems`, :func:`denied` stems, whether it
+    :func:`denies`, and whether its statement denies anything in the broad sense
+    (:data:`rag.answer.check.short_answers.NEGATION_RE`) or is :func:`hedged`."""
+
+    text: str
+    stems: frozenset[str]
+    denied: frozenset[str]
+    denies: bool
+    statement_negated: bool
+    statement_hedged: bool
+
+
+@lru_cache(maxsize=64)
+def _source_clauses(source: str) -> tuple[_Clause, ...]:
+    out = []
+    for st in statements(source):
+        own = st.own()  # a list item's lead ("Developers should avoid the following:") counts for its statement
+        negated, hedge = NEGATION_RE.search(st.context) is not None, hedged(st.context)
+        out.extend(_Clause(c, frozenset(stems(c)), frozenset(denied(c)), denies(c), negated, hedge) for c in clauses(own))
+    return tuple(out)
+
+
+def _otherwise(part: str, words: set[str], said: set[str], clause: _Clause) -> str | None:
     """How the source's ``clause`` says the sentence's clause ``part`` (:func:`stems` ``words``, denied stems
-    ``said``) differently: "the other way round" when one denies a word of the claim (:func:`denied`) and the other
-    does not deny at all; '"only", not "all"' when one says "all" and the other "only" or "some" but not "all"
-    (:func:`quantities`); ``None`` when neither."""
-    theirs = denied(clause)
-    if (theirs & words and not denies(part)) or (said & stems(clause) and not denies(clause)):
+    ``said``) otherwise:
+
+    * "the other way round" when the clause denies a word of the claim the claim does not deny, its statement holding
+      no hedge (:func:`hedged`); or the claim denies a word of the clause while the clause's statement denies
+      nothing, even in the broad sense of :data:`rag.answer.check.short_answers.NEGATION_RE` ("keeps tokens in
+      memory, not in local storage" is no "keeps tokens in local storage");
+    * '"only one", not "all"' when one says "all" and the other "only one" or "some" but not "all"
+      (:func:`quantities`);
+    * ``None`` when neither."""
+    if ((clause.denied - said) & words and not clause.statement_hedged) or \
+            ((said - clause.denied) & clause.stems and not clause.statement_negated and not clause.denies):
         return "the other way round"
-    mine, its = quantities(part), quantities(clause)
+    mine, its = quantities(part), quantities(clause.text)
     if mine and its and not (mine.keys() & its.keys()) and ("all" in mine) != ("all" in its):
         return f'"{next(iter(its.values()))}", not "{next(iter(mine.values()))}"'
     return None

@@ -93,7 +93,7 @@ def sole_answer(word: str, source: str, question: str) -> bool:
 NEGATION_RE = re.compile(
     r"\b(?:no|not|never|cannot|none|nor|neither|without|avoid\w*|discourag\w*|prohibit\w*|forbid\w*|unable|"
     r"fail(?:s|ed|ing)?|rarely|seldom|hardly|stop(?:s|ped)?|instead|rather|only|except|unless|deprecated|obsolete|"
-    r"nicht|nie|niemals|statt|anstatt|ne|pas|jamais|plutôt)\b|n't\b|\bkein", re.IGNORECASE)
+    r"nicht|nie|niemals|statt|anstatt|ne|pas|jamais|plutôt)\b|n['\u2019]t\b|\bkein", re.IGNORECASE)
 #: A source statement affirms a sentence when its own words hold at least this share of the sentence's claim roots.
 AFFIRM_MIN = 0.75
 
