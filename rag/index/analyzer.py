@@ -74,19 +74,35 @@ def camel_parts(word: str) -> list[str]:
     return parts
 
 
+#: At most this many camel-case parts are indexed (a longer run of case changes is a key or base64, not a name).
+MAX_PARTS = 5
+
+
+def _code_like(parts: list[str]) -> bool:
+    """Whether camel-case ``parts`` (:func:`camel_parts`) are a name from code, whose parts a reader says apart:
+    lower camel case ("partialFingerprints", "getElementById") or three parts and more ("DataCollatorForSeq2Seq",
+    "XMLHttpRequest"), at most :data:`MAX_PARTS`, each of two characters or more. A product's two-part name
+    ("GitHub", "JavaScript", "OpenAI", "iPhone") is not split: "git" and "java" are other things (an adversarial
+    review, 2026-12-06)."""
+    if not 2 <= len(parts) <= MAX_PARTS or any(len(p) < 2 for p in parts):
+        return False
+    return parts[0][:1].islower() or len(parts) >= 3
+
+
 def identifier_terms(text: str) -> list[str]:
     """The extra BM25 tokens of ``text`` (NFKC, case-folded, :data:`rag.text.STOPWORDS` dropped), in order:
 
     * each identifier of 2 to :data:`MAX_JOINED` word runs joined by one :data:`JOINERS` character with no space,
-      whole ("result.fingerprints", "x-request-id", "3.14");
-    * each part of a camel-case word (:func:`camel_parts`), when it has more than one.
+      whole ("result.fingerprints", "x-request-id", "3.14"); a full stop between a lower-case word and a capital is a
+      sentence's end with its space lost ("restarts.Then"), not a join ("System.Text" is one);
+    * each part of a camel-case word (:func:`camel_parts`) that is a name from code (:func:`_code_like`).
 
     These come on top of :func:`rag.text.tokenize`'s tokens (which already hold every run on its own and a
     camel-case word whole). Words holding CJK characters are left to :func:`rag.text.tokenize`. Linear in
     ``len(text)``: one pass of :data:`rag.text.WORD_RE` (a single character class, no backtracking)."""
     text = unicodedata.normalize("NFKC", text)
     out: list[str] = []
-    joined, runs, last_end = "", 0, -2
+    joined, runs, last_end, prev = "", 0, -2, ""
     for m in WORD_RE.finditer(text):
         word = m.group()
         if CJK_RE.search(word):
@@ -95,15 +111,16 @@ def identifier_terms(text: str) -> list[str]:
             joined, runs = "", 0
             continue
         parts = camel_parts(word)
-        if len(parts) > 1:
+        if _code_like(parts):
             out.extend(parts)
-        if runs and runs < MAX_JOINED and m.start() == last_end + 1 and text[last_end] in JOINERS:
+        if (runs and runs < MAX_JOINED and m.start() == last_end + 1 and text[last_end] in JOINERS
+                and not (text[last_end] == "." and word[:1].isupper() and prev.islower())):
             joined, runs = joined + text[last_end] + word, runs + 1
         else:
             if runs > 1:
                 out.append(joined)
             joined, runs = word, 1
-        last_end = m.end()
+        last_end, prev = m.end(), word
     if runs > 1:
         out.append(joined)
     return [t for t in (w.casefold() for w in out) if t not in STOPWORDS]

@@ -145,3 +145,18 @@ def test_bm25_finds_a_dotted_name_and_a_camel_case_word_by_its_parts(tmp_path):
     del params["identifiers"]
     p.write_text(json.dumps(params))
     assert BM25Index.load(tmp_path / "b").analyzer.identifiers is False
+
+
+def test_identifier_terms_leave_product_names_and_lost_spaces_alone():
+    """A helper's review (2026-12-06): "GitHub" split into "git" and "hub" put a GitHub chunk first for "How does git
+    work?"; "restarts.Then" (a PDF's lost space) made a junk term."""
+    from rag.index.analyzer import identifier_terms
+
+    assert identifier_terms("GitHub, JavaScript, OpenAI and the iPhone") == []
+    assert identifier_terms("getElementById and XMLHttpRequest") == ["get", "element", "id", "xml", "http", "request"]
+    assert identifier_terms("The server restarts.Then the cache") == []
+    assert identifier_terms("using System.Text.Json;") == ["system.text.json"]
+    assert identifier_terms("aGVsbG8gd29ybGQgaGVsbG8") == []  # base64: no name has that many humps
+    texts = ["GitHub Actions runs workflows on every push.", "git rebase rewrites the commits of a branch."]
+    idx = BM25Index.build(texts, [0, 1], stem=False)
+    assert idx.search("How does git work?", 2)[0].tolist()[0] == 1
