@@ -73,7 +73,7 @@ LITOTES = frozenset("forget forgetting fail failing hesitate neglect omit miss o
                     "later earlier greater higher lower over under".split())
 
 
-#: How many words after a denying word are read for the word it denies (the first claim word among them).
+#: How many words after a denying word are read for the words it denies (the claim words among them).
 SCOPE_WORDS = 4
 
 
@@ -81,8 +81,8 @@ def denied(text: str, *, relative: bool = False) -> set[str]:
     """The :func:`stems` that ``text`` denies: for each denying word (:data:`DENY_RE`) not followed by a word of
     :data:`LITOTES` ("Don't forget to ...") nor, unless ``relative``, inside a relative clause (a word of
     :data:`RELATIVE` among the two words before it: a source's "Users who do not have an account can sign up" denies
-    no account; a sentence's own "which cannot be laser cooled" is read with ``relative``), the stems of the claim words among the :data:`SCOPE_WORDS` words after it ("never be stored"
-    -> "store", "does not currently support SSO" -> "current", "support", "sso"), unless ``text`` also says that
+    no account; a sentence's own "which cannot be laser cooled" is read with ``relative``), the stems of the claim
+    words among the :data:`SCOPE_WORDS` words after it ("never be stored" -> "store", "does not currently support SSO" -> "current", "support", "sso"), unless ``text`` also says that
     word outside a denial ("with batched=True ... than its slow counterpart with no batching" denies no batching of
     the claim's)."""
     hits: Counter[str] = Counter()
