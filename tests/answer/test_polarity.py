@@ -106,6 +106,10 @@ def test_an_adversarial_review_of_the_polarity_rule():
         ("How often does the job run?", "The job runs at least once a day.", "The job runs every day [1]."),
         ("Where should tokens be stored?", "You shouldn\u2019t store tokens in local storage.",
          "You shouldn't store tokens in local storage [1]."),
+        ("Is data encrypted in every region?", "No matter which region you choose, data is encrypted at rest.",
+         "Data is encrypted at rest in every region you choose [1]."),
+        ("Is timeout required?", "| Parameter | Required | Description |\n|---|---|---|\n| timeout | No | Request timeout |",
+         "The timeout parameter is not required [1]."),
     ]
     for q, src, claim in right:
         got = _check(q, claim, src)
@@ -118,6 +122,11 @@ def test_an_adversarial_review_of_the_polarity_rule():
         ("Where should the app store tokens?", "Don\u2019t store tokens in local storage.",
          "The app should store tokens in local storage [1]."),
         ("Does the app support SSO?", "The app does not currently support SSO login.", "The app supports SSO login [1]."),
+        # a denial over a list: the whole statement is read beside its clauses
+        ("Where should API keys be stored?", "Do not store passwords, tokens or API keys in the repository.",
+         "Store API keys in the repository [1]."),
+        ("What does the service log?", "The service does not log IP addresses or user agents.",
+         "The service logs user agents [1]."),
     ]
     for q, src, claim in wrong:
         got = _check(q, claim, src)

@@ -43,7 +43,7 @@ DENY_RE = re.compile(r"\b(?:no|not|never|cannot|none|nor|neither|nothing|nobody|
 #: "not cleared until exit", "no more than 100", "Unlike Redis, Memcached does not persist", "except /health"): a
 #: statement holding one is never read as saying a claim the other way round (an adversarial review, 2026-12-06).
 HEDGE_RE = re.compile(r"\b(?:if|unless|until|till|except|excepting|only|rather|instead|unlike|than|without|but|"
-                      r"sondern|wenn|falls|si|au lieu|sauf|außer|ausser|bis)\b", re.IGNORECASE)
+                      r"sondern|aber|mais|wenn|falls|si|au lieu|sauf|außer|ausser|bis)\b", re.IGNORECASE)
 #: Words before a denying word that put it in a relative clause ("Users who do not have an account can sign up").
 RELATIVE = frozenset("who which that whose whom".split())
 #: A clause of the sentence is judged when it holds at least this many claim words (:func:`stems`).
@@ -68,9 +68,9 @@ def clauses(text: str) -> list[str]:
 
 
 #: Words after a denying word that make the two an affirmation ("Don't forget to go back to the CPU", "never fail to",
-#: "not only"), or a bound ("no more than 3"): a double negative, a widening or a limit, not a denial.
+#: "not only"), a bound ("no more than 3") or an idiom ("No matter which region", "no doubt"): not a denial.
 LITOTES = frozenset("forget forgetting fail failing hesitate neglect omit miss only just merely more less fewer longer "
-                    "later earlier greater higher lower over under".split())
+                    "later earlier greater higher lower over under matter doubt".split())
 
 
 #: How many words after a denying word are read for the words it denies (the claim words among them).
@@ -85,6 +85,11 @@ def denied(text: str, *, relative: bool = False) -> set[str]:
     words among the :data:`SCOPE_WORDS` words after it ("never be stored" -> "store", "does not currently support SSO" -> "current", "support", "sso"), unless ``text`` also says that
     word outside a denial ("with batched=True ... than its slow counterpart with no batching" denies no batching of
     the claim's)."""
+    return _undenied_out(_denial_hits(text, relative=relative), text)
+
+
+def _denial_hits(text: str, *, relative: bool = False) -> Counter[str]:
+    """How often each stem of ``text`` falls in a denial's scope (:func:`denied`, before its last test)."""
     hits: Counter[str] = Counter()
     for m in _denials(text):
         after = WORD_RE.findall(text[m.end():m.end() + 80])[:SCOPE_WORDS]
@@ -92,6 +97,11 @@ def denied(text: str, *, relative: bool = False) -> set[str]:
         if (after and after[0].casefold() in LITOTES) or (not relative and any(w.casefold() in RELATIVE for w in before)):
             continue
         hits.update(w for t in after for w in stems(t))
+    return hits
+
+
+def _undenied_out(hits: Counter[str], text: str) -> set[str]:
+    """The stems of ``hits`` that ``text`` says no more often than it denies them."""
     if not hits:
         return set()
     said = Counter(w for t in WORD_RE.findall(text) for w in stems(t))
@@ -171,7 +181,8 @@ def polarity_clash(sentence: str, source: str, question: str | None = None) -> C
 
     Each clause of the sentence (:func:`clauses`, ``[n]`` markers removed) with at least :data:`CLAUSE_ROOTS`
     :func:`stems` is compared with the clause of the source's statements (:func:`rag.answer.check.claims.statements`,
-    each read in its own words) that holds the largest share of those stems, at least :data:`CLAUSE_MIN`, and every
+    each read in its own words, and each statement whole, its clauses' denials kept to their clauses: "Do not store
+    passwords, tokens or API keys" denies the storing of API keys) that holds the largest share of those stems, at least :data:`CLAUSE_MIN`, and every
     stem the clause adds to the ``question``. When each such clause says it otherwise, the source does (:func:`_otherwise`):
     "Tokens must never be stored in local storage." against "The app should store tokens in local storage [1].";
     "Do not populate result.fingerprints." against "Producers should populate result.fingerprints [1]."; "only one
@@ -217,7 +228,13 @@ def _source_clauses(source: str) -> tuple[_Clause, ...]:
     for st in statements(source):
         own = st.own()  # a list item's lead ("Developers should avoid the following:") counts for its statement
         negated, hedge = NEGATION_RE.search(st.context) is not None, hedged(st.context)
-        out.extend(_Clause(c, frozenset(stems(c)), frozenset(denied(c)), denies(c), negated, hedge) for c in clauses(own))
+        parts = clauses(own)
+        out.extend(_Clause(c, frozenset(stems(c)), frozenset(denied(c)), denies(c), negated, hedge) for c in parts)
+        if len(parts) > 1 and not own.lstrip().startswith("|"):  # the whole statement too (a table row's cells stay
+            # apart): "Do not store passwords, tokens or API keys" denies each of them
+            hits = sum((_denial_hits(c) for c in parts), Counter())
+            out.append(_Clause(own.strip(), frozenset(stems(own)), frozenset(_undenied_out(hits, own)), denies(own),
+                               negated, hedge))
     return tuple(out)
 
 
@@ -225,15 +242,15 @@ def _otherwise(part: str, words: set[str], said: set[str], clause: _Clause) -> s
     """How the source's ``clause`` says the sentence's clause ``part`` (:func:`stems` ``words``, denied stems
     ``said``) otherwise:
 
-    * "the other way round" when the clause denies a word of the claim the claim does not deny, its statement holding
-      no hedge (:func:`hedged`); or the claim denies a word of the clause while the clause's statement denies
+    * "the other way round" when the clause denies words of the claim of which the claim denies none, its statement
+      holding no hedge (:func:`hedged`); or the claim denies a word of the clause while the clause's statement denies
       nothing, even in the broad sense of :data:`rag.answer.check.short_answers.NEGATION_RE` ("keeps tokens in
       memory, not in local storage" is no "keeps tokens in local storage");
     * '"only one", not "all"' when one says "all" and the other "only one" or "some" but not "all"
       (:func:`quantities`);
     * ``None`` when neither."""
-    if ((clause.denied - said) & words and not clause.statement_hedged) or \
-            ((said - clause.denied) & clause.stems and not clause.statement_negated and not clause.denies):
+    if (clause.denied & words and not clause.denied & said and not clause.statement_hedged) or \
+            (said & clause.stems and not clause.statement_negated and not clause.denies):
         return "the other way round"
     mine, its = quantities(part), quantities(clause.text)
     if mine and its and not (mine.keys() & its.keys()) and ("all" in mine) != ("all" in its):
