@@ -170,7 +170,9 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
 #: ``(start, end)``: 0-based code point offsets into a text, ``end`` exclusive.
 Span = tuple[int, int]
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+#: A Markdown code fence opening a line (three or more backticks or tildes, indented at most three spaces; group 1
+#: the fence itself): the one pattern of the chunker, the extractors and the claim check.
+FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 #: A line of a table, list (Markdown markers, dashes, or the bullet glyphs PDFs draw: issue 28), code or quote.
 _STRUCTURED_LINE = re.compile(r"^\s*(?:\||[-*+\u2013\u2014]\s|\d+[.)]\s|<|>|\$\$|"
                               "[\u2022\u00b7\u25aa\u25b8\u25b6\u25ba\u2023\u25e6\u25cb\u25cf\u25a0\u25a1\u27a2\u27a4\u2043])")
@@ -195,7 +197,7 @@ def paragraphs(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
         nl = text.find("\n", pos, end)
         line_end = end if nl == -1 else nl
         line = text[pos:line_end]
-        m = _FENCE.match(line)
+        m = FENCE_RE.match(line)
         blank = not line.strip()
         if blank and fence is None:
             if para_start is not None:

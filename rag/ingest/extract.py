@@ -46,6 +46,7 @@ from rag.ingest.web.epub import extract_epub
 from rag.ingest.web.html import extract_html
 from rag.ingest.web.markdown_hidden import strip_hidden_html
 from rag.ingest.web.markdown_render import render_markdown
+from rag.text import FENCE_RE
 from rag.types import Document, Heading, MediaType, PageSpan  # noqa: F401
 
 # --------------------------------------------------------------------------- text
@@ -53,7 +54,6 @@ from rag.types import Document, Heading, MediaType, PageSpan  # noqa: F401
 _INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060\u00ad\u180e"), None)
 #: Unicode tag characters render as nothing but spell text a model reads (issue 26): never kept.
 _TAGS = dict.fromkeys(range(0xE0000, 0xE0080), None)
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*$")
 _ANCHOR = re.compile(r"\[\[[^\[\]]*\]\]\s*$|\{#[^{}]*\}\s*$")
 #: Closing hashes of an ATX heading, from the start of the space run before them (issue 35: linear).
@@ -90,7 +90,7 @@ def markdown_headings(canonical: str) -> tuple[Heading, ...]:
     fence: str | None = None
     pos = 0
     for line in canonical.split("\n"):
-        m = _FENCE.match(line)
+        m = FENCE_RE.match(line)
         if m:
             mark = m.group(1)
             if fence is None:

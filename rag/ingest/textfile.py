@@ -18,12 +18,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rag.text import FENCE_RE
+
 _BOMS = (
     (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
     (b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"),
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.M)
+_FENCE = re.compile(FENCE_RE.pattern, re.M)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 

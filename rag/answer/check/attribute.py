@@ -45,7 +45,7 @@ from rag.answer.check.clean import markers
 from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
 from rag.answer.check.polarity import polarity_clash
 from rag.answer.check.short_answers import POLARITY_RE, YES_NO_RE, affirmed_by, answer_words, sole_answer, takes_side
-from rag.text import MARKER_RE, content_words, sentence_spans, strip_markers
+from rag.text import FENCE_RE, MARKER_RE, content_words, sentence_spans, strip_markers
 
 #: A sentence whose content words are at least this share in a source is supported by it (lexical leg).
 LEX_MIN = 0.5
@@ -76,17 +76,13 @@ DANGLING_RE = re.compile(
 _LEADING_MARKERS_RE = re.compile(r"^(?:\s*" + MARKER_RE.pattern + r")+", re.I)
 
 
-#: A line that opens or closes a fenced code block (CommonMark: three or more backticks or tildes).
-_FENCE_RE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
-
-
 def code_block(piece: str) -> tuple[str, str] | None:
     """``(info, code)`` when answer piece ``piece`` (of :func:`split_sentences`) is a fenced code block: the fence's
     info string ("bash") and the lines between the fences, markers after the closing fence left out; else ``None``."""
     lines = strip_markers(piece).strip().split("\n")
-    if not _FENCE_RE.match(lines[0]):
+    if not FENCE_RE.match(lines[0]):
         return None
-    body = lines[1:-1] if len(lines) > 1 and _FENCE_RE.match(lines[-1]) else lines[1:]
+    body = lines[1:-1] if len(lines) > 1 and FENCE_RE.match(lines[-1]) else lines[1:]
     return lines[0].strip().lstrip("`~").strip(), "\n".join(body)
 
 
@@ -129,11 +125,11 @@ def split_sentences(text: str) -> list[str]:
     for raw in text.splitlines():
         if fence is not None:
             fence.append(raw.rstrip())
-            if _FENCE_RE.match(raw) and len(fence) > 1:
+            if FENCE_RE.match(raw) and len(fence) > 1:
                 pieces.append("\n".join(fence))
                 fence = None
             continue
-        if _FENCE_RE.match(raw):
+        if FENCE_RE.match(raw):
             fence = [raw.strip()]
             continue
         line = raw.strip()
