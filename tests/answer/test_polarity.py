@@ -110,6 +110,12 @@ def test_an_adversarial_review_of_the_polarity_rule():
          "Data is encrypted at rest in every region you choose [1]."),
         ("Is timeout required?", "| Parameter | Required | Description |\n|---|---|---|\n| timeout | No | Request timeout |",
          "The timeout parameter is not required [1]."),
+        # a second review's probes (written after the rule): a semicolon ends a sentence; "only" restates a denial
+        ("Which printers support manual duplex?",
+         "The X100 does not support automatic duplex printing; manual duplex is supported on all models.",
+         "Manual duplex printing is supported on all models [1]."),
+        ("Who can create projects?", "Users who have not verified their e-mail address cannot create projects.",
+         "Only users who have verified their e-mail address can create projects [1]."),
     ]
     for q, src, claim in right:
         got = _check(q, claim, src)

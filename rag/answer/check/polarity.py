@@ -46,6 +46,9 @@ HEDGE_RE = re.compile(r"\b(?:if|unless|until|till|except|excepting|only|rather|i
                       r"sondern|aber|mais|wenn|falls|si|au lieu|sauf|außer|ausser|bis)\b", re.IGNORECASE)
 #: Words before a denying word that put it in a relative clause ("Users who do not have an account can sign up").
 RELATIVE = frozenset("who which that whose whom".split())
+#: Where a statement's sentences end, for reading each whole (a semicolon ends one: "X100 does not support duplex
+#: printing; manual duplex is supported on all models" is two).
+SENTENCE_END_RE = re.compile(r"[;.!?]\s")
 #: A clause of the sentence is judged when it holds at least this many claim words (:func:`stems`).
 CLAUSE_ROOTS = 2
 #: ... and a clause of the source holds at least this share of them (else the source does not make that claim in
@@ -228,13 +231,14 @@ def _source_clauses(source: str) -> tuple[_Clause, ...]:
     for st in statements(source):
         own = st.own()  # a list item's lead ("Developers should avoid the following:") counts for its statement
         negated, hedge = NEGATION_RE.search(st.context) is not None, hedged(st.context)
-        parts = clauses(own)
-        out.extend(_Clause(c, frozenset(stems(c)), frozenset(denied(c)), denies(c), negated, hedge) for c in parts)
-        if len(parts) > 1 and not own.lstrip().startswith("|"):  # the whole statement too (a table row's cells stay
-            # apart): "Do not store passwords, tokens or API keys" denies each of them
-            hits = sum((_denial_hits(c) for c in parts), Counter())
-            out.append(_Clause(own.strip(), frozenset(stems(own)), frozenset(_undenied_out(hits, own)), denies(own),
-                               negated, hedge))
+        for piece in ([own] if own.lstrip().startswith("|") else SENTENCE_END_RE.split(own)):
+            parts = clauses(piece)
+            out.extend(_Clause(c, frozenset(stems(c)), frozenset(denied(c)), denies(c), negated, hedge) for c in parts)
+            if len(parts) > 1 and not piece.lstrip().startswith("|"):  # each sentence whole too (a table row's
+                # cells stay apart): "Do not store passwords, tokens or API keys" denies each of them
+                hits = sum((_denial_hits(c) for c in parts), Counter())
+                out.append(_Clause(piece.strip(), frozenset(stems(piece)), frozenset(_undenied_out(hits, piece)),
+                                   denies(piece), negated, hedge))
     return tuple(out)
 
 
@@ -242,14 +246,15 @@ def _otherwise(part: str, words: set[str], said: set[str], clause: _Clause) -> s
     """How the source's ``clause`` says the sentence's clause ``part`` (:func:`stems` ``words``, denied stems
     ``said``) otherwise:
 
-    * "the other way round" when the clause denies words of the claim of which the claim denies none, its statement
-      holding no hedge (:func:`hedged`); or the claim denies a word of the clause while the clause's statement denies
+    * "the other way round" when the clause denies words of the claim of which the claim denies none, neither its
+      statement nor the claim holding a hedge (:func:`hedged`: "Only users who have verified their e-mail can create
+      projects" restates "Users who have not verified their e-mail cannot create projects"); or the claim denies a word of the clause while the clause's statement denies
       nothing, even in the broad sense of :data:`rag.answer.check.short_answers.NEGATION_RE` ("keeps tokens in
       memory, not in local storage" is no "keeps tokens in local storage");
     * '"only one", not "all"' when one says "all" and the other "only one" or "some" but not "all"
       (:func:`quantities`);
     * ``None`` when neither."""
-    if (clause.denied & words and not clause.denied & said and not clause.statement_hedged) or \
+    if (clause.denied & words and not clause.denied & said and not clause.statement_hedged and not hedged(part)) or \
             (said & clause.stems and not clause.statement_negated and not clause.denies):
         return "the other way round"
     mine, its = quantities(part), quantities(clause.text)
