@@ -137,3 +137,26 @@ def test_an_adversarial_review_of_the_polarity_rule():
     for q, src, claim in wrong:
         got = _check(q, claim, src)
         assert not got.passed and "says it the other way round" in got.reason, (claim, got.reason)
+
+
+def test_a_yes_no_question_answered_no_in_its_own_words_is_a_claim_its_denying_source_supports():
+    """The browser walk of 2026-12-06: "Do not install packages from unofficial mirrors." to "Should I install
+    packages from unofficial mirrors?" was left out as adding no word a source holds, and the sentence after it shown."""
+    rules = "Do not install packages from unofficial mirrors. Pin every dependency to an exact version."
+    assert _check("Should I install packages from unofficial mirrors?",
+                  "Do not install packages from unofficial mirrors [1].", rules).passed
+    tokens = "Access tokens must never be stored in local storage, because any script on the page can read it."
+    assert _check("Can I keep access tokens in local storage?",
+                  "No, you cannot keep access tokens in local storage [1].", tokens).passed
+    # a "no" the source does not say: left out
+    assert not _check("Should I pin dependencies to an exact version?",
+                      "No, you should not pin dependencies to an exact version [1].", rules).passed
+    logs = "The service does not log passwords or session tokens. Request bodies are logged only in debug mode."
+    assert not _check("Does the service log request bodies?", "No, the service does not log request bodies [1].", logs).passed
+    assert _check("Does the service log passwords?", "No, the service does not log passwords [1].", logs).passed
+
+
+def test_the_pronoun_i_is_no_name():
+    from rag.answer.check.claims import specifics
+
+    assert specifics("Should I populate the log, as Alice does in 2024?") == {"alice", "2024"}

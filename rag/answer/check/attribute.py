@@ -43,7 +43,7 @@ from rag.answer.check.clean import CleanResult as CleanResult
 from rag.answer.check.clean import clean_citations as clean_citations
 from rag.answer.check.clean import markers
 from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
-from rag.answer.check.polarity import polarity_clash
+from rag.answer.check.polarity import denied_by, denies, polarity_clash, without_denials
 from rag.answer.check.short_answers import POLARITY_RE, YES_NO_RE, affirmed_by, answer_words, sole_answer, takes_side
 from rag.text import FENCE_RE, MARKER_RE, content_words, sentence_spans, strip_markers
 
@@ -433,18 +433,18 @@ def attribute(
         echo = bool(worded and not declines and not dangling and not why and (
             strip_markers(s).rstrip(" *_").endswith("?")
             or (question is not None and not novel_roots(s, question) and not takes_side(s, question))))
-        # a yes/no question restated as a statement answers "yes": a claim when a source it cites affirms it
+        # a yes/no question restated as a statement answers "yes": a claim when a source it cites affirms it; restated
+        # with a denial ("No, you cannot keep tokens in local storage."), "no": a claim when a source denies it too
         affirms = bool(echo and quotes is not None and question is not None and YES_NO_RE.match(question)
                        and not strip_markers(s).rstrip(" *_").endswith("?"))
-        if affirms:
-            echo = False
+        echo = echo and not affirms
+        says_no = bool(quotes is not None and question is not None and YES_NO_RE.match(question) and worded and not echo
+                       and not declines and not dangling and not why and denies(s)
+                       and not novel_roots(without_denials(s), question))
         claim = worded and not declines and not dangling and not echo and not why
-        row = sup[i].copy()
-        if affirms and quotes is not None:
-            row = np.array([affirmed_by(s, quotes[j], question) for j in range(len(source_indices))], dtype=bool)
-        missing: tuple[str, ...] = ()
-        astray: tuple[str, ...] = ()
-        lacking_at = None
+        row = np.array([(affirmed_by if affirms else denied_by)(s, quotes[j], question) for j in range(len(source_indices))],
+                       dtype=bool) if affirms or says_no else sup[i].copy()
+        missing, astray, lacking_at = (), (), None
         if quotes is not None and claim:
             spec = sorted((specifics(s) | (answer_words(s, question) if short and question else set())) - asked)
             gaps = [_gaps(s, spec, quotes[j], question, heads[j], own=short) for j in range(len(source_indices))]
@@ -460,7 +460,7 @@ def attribute(
                 row &= np.array([all(sole_answer(w, quotes[j], question) for w in said) for j in range(len(source_indices))],
                                 dtype=bool)
         denied = {}
-        if quotes is not None and claim and not affirms:  # said otherwise: "never stored" for "store", "only" for "all"
+        if quotes is not None and claim and not affirms and not says_no:  # said otherwise: "never stored" for "store"
             denied = {j: c for j in np.flatnonzero(row) if (c := polarity_clash(s, quotes[j], question))}
             row[list(denied)] = False
         if quotes is not None and claim:

@@ -105,13 +105,13 @@ def specifics(text: str) -> set[str]:
     separators dropped: ``"GPT-2 scored 1,200 on MMLU in 2023 [1]."`` -> ``{"gpt-2", "1200", "mmlu", "2023"}``.
 
     A name is a word with a capital letter that does not open the sentence (or one with a capital after
-    its first letter, anywhere); a number is any token holding a digit.
+    its first letter, anywhere), the pronoun "I" aside; a number is any token holding a digit.
     """
     out = set()
     body = strip_markers(text)
     for k, m in enumerate(TOKEN_RE.finditer(body)):
         tok = m.group(0).rstrip(".,")
-        if not tok:
+        if not tok or tok == "I":  # the pronoun is no name: "Should I ...?" asked no source for an "i"
             continue
         opens = k == 0 or body[: m.start()].rstrip().endswith((".", ":", "!", "?", "\n", "-", "*"))
         if any(ch.isdigit() for ch in tok):

@@ -25,8 +25,8 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rag.answer.check.claims import statements
-from rag.answer.check.short_answers import NEGATION_RE
+from rag.answer.check.claims import holds, specifics, statements
+from rag.answer.check.short_answers import AFFIRM_MIN, NEGATION_RE
 from rag.index.analyzer import _stemmer
 from rag.text import WORD_RE, content_words, strip_markers
 
@@ -261,3 +261,30 @@ def _otherwise(part: str, words: set[str], said: set[str], clause: _Clause) -> s
     if mine and its and not (mine.keys() & its.keys()) and ("all" in mine) != ("all" in its):
         return f'"{next(iter(its.values()))}", not "{next(iter(mine.values()))}"'
     return None
+
+
+def without_denials(text: str) -> str:
+    """``text`` with its denying words (:data:`DENY_RE`) blanked: what a "no" answer says apart from saying no."""
+    return DENY_RE.sub(" ", text)
+
+
+def denied_by(sentence: str, source: str, question: str | None = None) -> bool:
+    """Whether a statement of ``source`` (:func:`rag.answer.check.claims.statements`, in its own words) says
+    ``sentence`` the same way, denying it too: it holds at least
+    :data:`rag.answer.check.short_answers.AFFIRM_MIN` of the sentence's :func:`stems` other than its denial (two or
+    more), denies one of them (:func:`denied`), holds no hedge (:func:`hedged`) and every name and number of the
+    sentence and the ``question``. For a yes/no question answered "no" in its own words ("No, you cannot keep access
+    tokens in local storage." from "Access tokens must never be stored in local storage"; "Do not install packages
+    from unofficial mirrors." to "Should I install packages from unofficial mirrors?"), which adds no word a source
+    could be asked for (the new user's walk of 2026-12-06: such right answers were left out)."""
+    body = strip_markers(sentence)
+    words = stems(without_denials(body))
+    if len(words) < 2:
+        return False
+    names = specifics(body) | (specifics(question) if question else set())
+    for st in statements(source):
+        own = st.own()
+        if (len(words & stems(own)) / len(words) >= AFFIRM_MIN and denied(own) & words and not hedged(own)
+                and all(holds(own, x) for x in names)):
+            return True
+    return False
