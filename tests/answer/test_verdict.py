@@ -360,3 +360,19 @@ def test_a_claim_citing_elsewhere_rests_on_the_key_passage_only_where_one_of_its
     _text, _, _, sents = check_answer("Full-time staff get 30 days of annual leave [2].", a.citations, None, Q)
     a = replace(a, text=_text, sentences=sents)
     assert a.judged.verdict == AnswerVerdict.PARTLY_SUPPORTED and a.judged.off_key
+
+
+def test_a_yes_no_question_answered_no_rests_on_a_key_passage_that_denies_it_the_same_way():
+    """The browser walk (2026-12-06): "No, you cannot keep access tokens in local storage." was shown as partly
+    supported, "none rests on the passage that best matches the question ([1])", the key passage being [1]."""
+    q = "Can I keep access tokens in local storage?"
+    src = "Access tokens must never be stored in local storage, because any script on the page can read it."
+    hit = Hit(chunk_id=1, rank=1, fused_rank=1, rrf_score=1 / 61, cosine_distance=0.3)
+    cites = [_cite(1, src), _cite(2, OTHER)]
+    kp = KeyPassage((KeySentence(1, src, 0, len(src), "policy.md > Leave 1", 0.9),), 1.0, src)
+    for raw, want in (("No, you cannot keep access tokens in local storage.", AnswerVerdict.SUPPORTED),
+                      ("Yes, you can keep access tokens in local storage [1].", AnswerVerdict.PARTLY_SUPPORTED)):
+        text, _, _, sents = check_answer(raw, cites, None, q)
+        a = Answer(query=q, citations=cites, gate=apply_gate(q, [hit], 0.675, 4), key_passage=kp, text=text,
+                   sentences=sents)
+        assert a.judged.verdict == want, (raw, a.judged.reason)

@@ -55,6 +55,7 @@ from rag.answer.check.judged import (
     key_score,
     question_gaps,
 )
+from rag.answer.check.polarity import denied_by, without_denials
 from rag.answer.check.short_answers import POLARITY_RE, YES_NO_RE, affirmed_by, takes_side
 from rag.text import strip_markers
 from rag.types import AnswerVerdict, Verdict
@@ -110,7 +111,9 @@ def agrees_with_key_passage(a: Judgeable, min_share: float = AGREE_MIN) -> bool:
     of its words the question lacks (:func:`rag.answer.check.claims.novel_roots`) are in the key passage's text;
     or it cites another source, :data:`ELSEWHERE_MIN` of those words are in the key passage's text and a statement
     of the key passage affirms it (:func:`rag.answer.check.short_answers.affirmed_by`: in its own words, with its
-    names and numbers, no denying word it lacks); or it restates a yes/no question and the key passage affirms it."""
+    names and numbers, no denying word it lacks); or it restates a yes/no question and the key passage affirms it, or
+    answers it "no" and a statement of the key passage denies it the same way
+    (:func:`rag.answer.check.polarity.denied_by`)."""
     kp = a.key_passage
     if kp is None or not kp.sentences:
         return False
@@ -125,6 +128,9 @@ def agrees_with_key_passage(a: Judgeable, min_share: float = AGREE_MIN) -> bool:
             if YES_NO_RE.match(a.query) and affirmed_by(s.text, body, asked(a.query)):
                 return True
             continue
+        if takes_side(s.text, a.query) and not novel_roots(without_denials(strip_markers(s.text)), a.query) \
+                and denied_by(s.text, body, asked(a.query)):  # "no", and a statement of the passage denies it so
+            return True
         if not new and takes_side(s.text, a.query):  # "Do not populate X" to "Should I populate X?" (issue 39)
             new = {m.group(0).casefold() for m in POLARITY_RE.finditer(strip_markers(s.text))}
             kp_roots = kp_roots | {m.group(0).casefold() for m in POLARITY_RE.finditer(kp.body or "")}
