@@ -153,7 +153,7 @@ QUANTITY_PAIRS = {("only", "one"): "one", ("just", "one"): "one", ("exactly", "o
 
 def quantities(text: str) -> dict[str, str]:
     """The kinds of quantity ``text`` says (:data:`QUANTITIES`), each with the first word that says it:
-    ``{"only": "only"}`` for "only one handler must succeed"."""
+    ``{"one": "only one"}`` for "only one handler must succeed"."""
     words = [w.casefold() for w in WORD_RE.findall(text)]
     out: dict[str, str] = {}
     for i, w in enumerate(words):
@@ -168,7 +168,7 @@ def quantities(text: str) -> dict[str, str]:
 @dataclass(frozen=True)
 class Clash:
     """A clause of a source that says a claim differently: ``clause`` (its text) and ``how`` ("the other way round",
-    or the two quantities: '"only", not "all"')."""
+    or the two quantities: '"only one", not "all"')."""
 
     clause: str
     how: str
@@ -184,9 +184,10 @@ def polarity_clash(sentence: str, source: str, question: str | None = None) -> C
 
     Each clause of the sentence (:func:`clauses`, ``[n]`` markers removed) with at least :data:`CLAUSE_ROOTS`
     :func:`stems` is compared with the clause of the source's statements (:func:`rag.answer.check.claims.statements`,
-    each read in its own words, and each statement whole, its clauses' denials kept to their clauses: "Do not store
-    passwords, tokens or API keys" denies the storing of API keys) that holds the largest share of those stems, at least :data:`CLAUSE_MIN`, and every
-    stem the clause adds to the ``question``. When each such clause says it otherwise, the source does (:func:`_otherwise`):
+    each read in its own words, and each sentence of a statement whole, its clauses' denials kept to their clauses:
+    "Do not store passwords, tokens or API keys" denies the storing of API keys) that holds the largest share of those
+    stems, at least :data:`CLAUSE_MIN`, and every stem the clause adds to the ``question``. When each such clause
+    says it otherwise, the source does (:func:`_otherwise`):
     "Tokens must never be stored in local storage." against "The app should store tokens in local storage [1].";
     "Do not populate result.fingerprints." against "Producers should populate result.fingerprints [1]."; "only one
     handler must succeed" against "All handlers must succeed [1]". A clause the source does not make so is left to the
@@ -227,6 +228,7 @@ class _Clause:
 
 @lru_cache(maxsize=64)
 def _source_clauses(source: str) -> tuple[_Clause, ...]:
+    """The :class:`_Clause` s of ``source``, read once per source text (an answer asks of each source per sentence)."""
     out = []
     for st in statements(source):
         own = st.own()  # a list item's lead ("Developers should avoid the following:") counts for its statement
@@ -248,8 +250,8 @@ def _otherwise(part: str, words: set[str], said: set[str], clause: _Clause) -> s
 
     * "the other way round" when the clause denies words of the claim of which the claim denies none, neither its
       statement nor the claim holding a hedge (:func:`hedged`: "Only users who have verified their e-mail can create
-      projects" restates "Users who have not verified their e-mail cannot create projects"); or the claim denies a word of the clause while the clause's statement denies
-      nothing, even in the broad sense of :data:`rag.answer.check.short_answers.NEGATION_RE` ("keeps tokens in
+      projects" restates "Users who have not verified their e-mail cannot create projects"); or the claim denies a
+      word of the clause while the clause's statement denies nothing, even in the broad sense of :data:`rag.answer.check.short_answers.NEGATION_RE` ("keeps tokens in
       memory, not in local storage" is no "keeps tokens in local storage");
     * '"only one", not "all"' when one says "all" and the other "only one" or "some" but not "all"
       (:func:`quantities`);
