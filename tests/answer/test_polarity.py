@@ -133,6 +133,11 @@ def test_an_adversarial_review_of_the_polarity_rule():
          "Store API keys in the repository [1]."),
         ("What does the service log?", "The service does not log IP addresses or user agents.",
          "The service logs user agents [1]."),
+        # a list under a lead that denies it
+        ("Where should the app store tokens?", "Do not:\n- store tokens in local storage\n- log passwords",
+         "The app should store tokens in local storage [1]."),
+        ("Where should the app store tokens?", "Avoid the following:\n- storing tokens in local storage",
+         "The app should store tokens in local storage [1]."),
     ]
     for q, src, claim in wrong:
         got = _check(q, claim, src)

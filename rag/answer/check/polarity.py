@@ -233,9 +233,13 @@ def _source_clauses(source: str) -> tuple[_Clause, ...]:
     for st in statements(source):
         own = st.own()  # a list item's lead ("Developers should avoid the following:") counts for its statement
         negated, hedge = NEGATION_RE.search(st.context) is not None, hedged(st.context)
+        lead = st.context[:-len(own)] if own and st.context != own and st.context.endswith(own) else ""
+        # a lead that denies what follows it ("Do not:", "Avoid the following:") denies each of its items whole
+        items_denied = bool(lead.rstrip().endswith(":") and denies(lead) and not _denial_hits(lead))
         for piece in ([own] if own.lstrip().startswith("|") else SENTENCE_END_RE.split(own)):
             parts = clauses(piece)
-            out.extend(_Clause(c, frozenset(stems(c)), frozenset(denied(c)), denies(c), negated, hedge) for c in parts)
+            out.extend(_Clause(c, frozenset(stems(c)), frozenset(stems(c) if items_denied else denied(c)),
+                               denies(c) or items_denied, negated, hedge) for c in parts)
             if len(parts) > 1 and not piece.lstrip().startswith("|"):  # each sentence whole too (a table row's
                 # cells stay apart): "Do not store passwords, tokens or API keys" denies each of them
                 hits = sum((_denial_hits(c) for c in parts), Counter())
