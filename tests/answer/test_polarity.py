@@ -75,6 +75,10 @@ def test_a_claim_of_another_quantity_is_not_supported():
     assert _check(q, "All logs are deleted after 30 days [1].", "Logs are deleted after 30 days.").passed
     assert quantities("sometimes one of them, and only one") == {"some": "sometimes", "one": "only one"}
     assert quantities("Each request is checked") == {"all": "each"}
+    # "all" denied is "some" (a second review's probes)
+    assert quantities("not every replica needs to respond") == {"some": "not every"}
+    assert not _check("Do the nightly backups finish?", "All nightly backups finish before 6 am [1].",
+                      "The nightly backups do not always finish before 6 am.").passed
 
 
 def test_an_adversarial_review_of_the_polarity_rule():

@@ -153,7 +153,8 @@ QUANTITY_PAIRS = {("only", "one"): "one", ("just", "one"): "one", ("exactly", "o
 
 def quantities(text: str) -> dict[str, str]:
     """The kinds of quantity ``text`` says (:data:`QUANTITIES`), each with the first word that says it:
-    ``{"one": "only one"}`` for "only one handler must succeed"."""
+    ``{"one": "only one"}`` for "only one handler must succeed"; "all" denied ("not every replica", "doesn't
+    always") is "some": ``{"some": "not every"}``."""
     words = [w.casefold() for w in WORD_RE.findall(text)]
     out: dict[str, str] = {}
     for i, w in enumerate(words):
@@ -161,7 +162,8 @@ def quantities(text: str) -> dict[str, str]:
         if pair in QUANTITY_PAIRS:
             out.setdefault(QUANTITY_PAIRS[pair], " ".join(pair))
         elif w in QUANTITIES:
-            out.setdefault(QUANTITIES[w], w)
+            denied_all = QUANTITIES[w] == "all" and i and words[i - 1] in ("not", "t", "never", "nicht", "pas")
+            out.setdefault("some" if denied_all else QUANTITIES[w], f"not {w}" if denied_all else w)
     return out
 
 
