@@ -173,6 +173,8 @@ def retrieve_variant(query, q_vec, dense, bm25, *, spec: dict, ran: set, embed, 
     depth = max(k, spec.get("depth") or depth or 100)
     if spec.get("units_off"):
         units = None
+    if spec.get("units_override") is not None:  # issue40_doc2query.py: the units plus the generated questions
+        units = spec["units_override"]
     margin = spec.get("margin", UNIT_MARGIN)
     d_ids, d_dist = dense_leg(q_vec, dense, units, depth, allowed, margin)
     b_ids, b_scores = bm25.search(query, depth) if allowed is None else bm25.search(query, depth, allowed)
