@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
@@ -57,7 +57,10 @@ class Citation:
     into this source before gating and citing (issue 15: the same text
     uploaded twice is cited once and says where else it is); ``role`` the
     chunk's :class:`rag.types.TextRole` (issue 28; ``body`` for chunks stored before it):
-    anything but ``body`` is never a key passage nor the support of a claim.
+    anything but ``body`` is never a key passage nor the support of a claim. ``unit_cosines``: the question's
+    cosine similarity to each unit of the quote that has a stored vector (issue 27's sentences, list items, table
+    rows), as ``(start, end, cosine)`` with offsets into ``quote``; set by
+    :func:`rag.answer.pipeline.gated_sources` for the key passage's choice, empty elsewhere, never serialized.
     """
 
     index: int
@@ -78,6 +81,7 @@ class Citation:
     locator: Locator | None = None
     also_in: tuple[str, ...] = ()
     role: TextRole = TextRole.BODY
+    unit_cosines: tuple[tuple[int, int, float], ...] = field(default=(), compare=False, repr=False)
 
 
 class ChunkLike(Protocol):
@@ -341,6 +345,7 @@ def format_sources_for_prompt(cites: Sequence[Citation]) -> str:
 def citation_json(c: Citation) -> dict[str, Any]:
     """The JSON object of one citation in the CLI contract (plus the extra fields, after the pinned ones)."""
     d = asdict(c)
+    del d["unit_cosines"]
     d["section"] = list(c.section)
     d["locator"] = c.locator.to_json() if c.locator is not None else None
     pinned = ["index", "document_id", "document_name", "locator_label", "fragment", "quote", "cosine_distance"]

@@ -15,6 +15,7 @@ entries, tables of contents, navigation lines. A stretch never runs across such 
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +33,12 @@ MAX_UNITS = 3
 #: Weight of the source's rank (1 for the first source, falling as 1/rank) added to a stretch's score, so that
 #: between equal overlaps the better-retrieved source wins.
 RANK_WEIGHT = 0.1
+#: Weight of the question's best cosine similarity to a stretch's units (the store's unit vectors, issue 27) in
+#: the stretch's ranking, beside its lexical share: a user's words share few of the passage's, and the meaning
+#: then chooses between stretches the words score alike. Chosen on the course chapters among 0 / 0.25 / 0.5 / 1
+#: (saved answers re-scored, docs/answers.md "The key passage read by meaning too"); held out on pdf-dev and
+#: real.
+COSINE_WEIGHT = 0.25
 
 
 @dataclass(frozen=True)
@@ -158,7 +165,9 @@ def key_passage(query: str, sources: Sequence[Citation], term_stats: TermStats |
 
     Among every stretch of up to ``max_units`` consecutive units of one source (:func:`stretches`), the one
     whose words cover the largest IDF-weighted share of the question's BM25 terms
-    (:func:`rag.answer.excerpt.lexical_overlap`, the excerpt scorer), plus :data:`RANK_WEIGHT` / source rank;
+    (:func:`rag.answer.excerpt.lexical_overlap`, the excerpt scorer), plus :data:`RANK_WEIGHT` / source rank,
+    plus, when the sources carry the question's cosine to their units (:attr:`rag.answer.cite.Citation.unit_cosines`,
+    :func:`rag.answer.pipeline.gated_sources`), :data:`COSINE_WEIGHT` x the best of them in the stretch;
     on a tie the better source, then the earlier place, then the shorter stretch. A stretch ending in a
     colon brings the unit it introduces (a formula, a list, a table) when that fits ``max_chars``.
 
@@ -179,11 +188,19 @@ def key_passage(query: str, sources: Sequence[Citation], term_stats: TermStats |
 @dataclass(frozen=True)
 class Stretch:
     """A candidate key passage: ``score`` (lexical share plus the rank bonus), ``source`` the position of its
-    citation in the sources (0-based), ``spans`` its units' offsets into that citation's quote, in order."""
+    citation in the sources (0-based), ``spans`` its units' offsets into that citation's quote, in order;
+    ``cosine`` the question's best cosine similarity to its units (:func:`stretch_cosine`, 0 without unit scores).
+    Stretches are ranked by :attr:`rank_score`; ``score`` alone is what the key passage keeps (the verdict's key
+    score reads it, so its cut stays on the lexical scale)."""
 
     score: float
     source: int
     spans: tuple[tuple[int, int], ...]
+    cosine: float = 0.0
+
+    @property
+    def rank_score(self) -> float:
+        return self.score + COSINE_WEIGHT * self.cosine
 
     def overlaps(self, other: Stretch) -> bool:
         """Whether both stretches share a character of the same source."""
@@ -202,14 +219,25 @@ def scored_stretches(query: str, sources: Sequence[Citation], term_stats: TermSt
     if own and own != terms:  # a follow-up: the user's own words lead, the conversation's words help
         weights = {t: w * (1.0 if t in own else CONTEXT_WEIGHT) for t, w in weights.items()}
     views = citation_views(sources) if views is None else views
+    with_cosines = any(c.unit_cosines for c in sources)
     out = []
     for j, c in enumerate(sources):
         scored = without_table_headers(views[j][0])
         for st in stretches(c.quote, max_units, max_chars, views[j][0]):
             score = lexical_overlap(terms, scored[st[0][0]:st[-1][1]], weights) + RANK_WEIGHT / (j + 1)
-            out.append(Stretch(score, j, tuple(st)))
-    order = sorted(range(len(out)), key=lambda k: (-round(out[k].score, 9), k))  # ties: the first seen
+            out.append(Stretch(score, j, tuple(st), stretch_cosine(c, st[0][0], st[-1][1]) if with_cosines else 0.0))
+    order = sorted(range(len(out)), key=lambda k: (-round(out[k].rank_score, 9), k))  # ties: the first seen
     return [out[k] for k in order]
+
+
+def stretch_cosine(c: Citation, start: int, end: int) -> float:
+    """The question's best cosine similarity to a unit of ``c`` overlapping ``c.quote[start:end]``
+    (:attr:`rag.answer.cite.Citation.unit_cosines`); a source without unit vectors (a chunk of one unit) counts
+    its own, ``1 - cosine_distance`` (0 when unknown)."""
+    best = max((cs for a, b, cs in c.unit_cosines if a < end and start < b), default=None)
+    if best is not None:
+        return best
+    return 0.0 if math.isnan(c.cosine_distance) else 1.0 - float(c.cosine_distance)
 
 
 def best_spans(query: str, sources: Sequence[Citation], term_stats: TermStats | None = None) -> dict[int, tuple[int, int]]:
@@ -220,7 +248,7 @@ def best_spans(query: str, sources: Sequence[Citation], term_stats: TermStats | 
     out: dict[int, tuple[int, int]] = {}
     for st in scored_stretches(query, sources, term_stats):
         c = sources[st.source]
-        if c.index not in out and st.score - RANK_WEIGHT / (st.source + 1) > 0:
+        if c.index not in out and (st.score - RANK_WEIGHT / (st.source + 1) > 0 or st.cosine > 0):
             out[c.index] = (st.spans[0][0], st.spans[-1][1])
     return out
 

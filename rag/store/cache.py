@@ -40,7 +40,7 @@ import os
 import sqlite3
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -254,6 +254,21 @@ class IndexCache:
                     if rows else np.zeros((0, dim), np.float32))
             idx.derived["_units"] = UnitIndex([r[0] for r in rows], [r[1] for r in rows], vecs, dim=dim)
         return idx.derived["_units"]
+
+    def unit_cosines(self, chunk_ids: Sequence[int], q_vec: np.ndarray) -> dict[int, list[tuple[int, int, float]]]:
+        """Per chunk id of ``chunk_ids``, ``(start, end, cosine)`` of each of its stored units (``chunk_units``:
+        canonical offsets, code points) against ``q_vec`` ((dim,) unit float32); a chunk of one unit has none."""
+        ids = [int(i) for i in chunk_ids]
+        if not ids:
+            return {}
+        q = np.asarray(q_vec, np.float32).reshape(-1)
+        with self.locks.thread:
+            rows = self.conn.execute(f'SELECT chunk_id, start, "end", vector FROM chunk_units WHERE chunk_id IN '
+                                     f'({",".join("?" * len(ids))}) ORDER BY id', ids).fetchall()
+        out: dict[int, list[tuple[int, int, float]]] = {}
+        for cid, a, b, v in rows:
+            out.setdefault(int(cid), []).append((int(a), int(b), float(np.frombuffer(v, np.float32) @ q)))
+        return out
 
     def memo(self, name: str, compute: Callable[[ChunkTable], T]) -> T:
         """A value derived from the current generation's chunk rows, computed once and kept with its indexes.

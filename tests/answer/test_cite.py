@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -80,6 +81,9 @@ def test_citation_json_keeps_the_pinned_keys_first_and_decodes_back():
     assert list(j)[:7] == ["index", "document_id", "document_name", "locator_label", "fragment", "quote",
                            "cosine_distance"]
     assert citation_from_json(json.loads(json.dumps(j))) == cites[0]
+    # the question's unit cosines choose the key passage; they are never part of the contract
+    with_units = replace(cites[0], unit_cosines=((0, 4, 0.5),))
+    assert "unit_cosines" not in citation_json(with_units) and citation_json(with_units) == j
 
 
 def test_citations_from_a_refused_gate_is_empty():

@@ -125,3 +125,40 @@ def test_a_follow_up_s_own_words_lead_the_key_passage_over_the_conversation_s(sh
     assert "explicit" in kp.text and "standard claims" not in kp.text
     assert "standard claims should be verified" in key_passage("Which standard claims should be verified?", cites,
                                                                stats).text
+
+
+def test_unit_cosines_choose_between_stretches_the_words_score_alike(course):
+    """A user's words match no sentence of either source better than another's: the question's cosine to the
+    units (issue 40, :data:`rag.answer.key_passage.COSINE_WEIGHT`) chooses, and the kept score stays lexical."""
+    from dataclasses import replace
+
+    from rag.answer.key_passage import RANK_WEIGHT, scored_stretches
+
+    chunks, stats = course
+    c = chunks["12-evaluation.md"]
+    i = next(k for k, x in enumerate(c) if "805 carefully curated prompts" in x.content)
+    j = next(k for k, x in enumerate(c) if k != i and len(x.content) > 200)
+    question = "zzz qqq?"  # no word of it in any source: every stretch scores only its rank bonus
+    plain = _cites([c[j], c[i]])
+    assert key_passage(question, plain, stats).index == 1  # the better rank wins the tie
+    quote = plain[1].quote
+    a = quote.index("805 carefully curated prompts")
+    end = a + len("805 carefully curated prompts")
+    cosines = [replace(plain[0], unit_cosines=((0, len(plain[0].quote), 0.1),)),
+               replace(plain[1], unit_cosines=((a, end, 0.8),))]
+    kp = key_passage(question, cosines, stats)
+    assert kp.index == 2 and "805 carefully curated prompts" in kp.text
+    assert kp.sentences[0].score == pytest.approx(RANK_WEIGHT / 2)  # lexical share 0 plus the rank bonus only
+    best = scored_stretches(question, cosines, stats)[0]
+    assert best.cosine == pytest.approx(0.8) and best.rank_score > best.score
+
+
+def test_a_source_without_unit_vectors_counts_its_own_cosine(course):
+    from dataclasses import replace
+
+    from rag.answer.key_passage import stretch_cosine
+
+    chunks, _ = course
+    cite = _cites(chunks["12-evaluation.md"][:1])[0]
+    assert stretch_cosine(cite, 0, 10) == pytest.approx(0.7)  # 1 - cosine distance 0.3
+    assert stretch_cosine(replace(cite, unit_cosines=((0, 5, 0.9), (20, 30, 0.2))), 25, 40) == pytest.approx(0.2)

@@ -271,3 +271,24 @@ def test_the_real_model_does_not_follow_an_injected_order(real_injected_store, g
     a = ask(injected_store, PARKING_Q, _settings(model_file=str(gguf_path), n_ctx=2048)).run()
     assert "ACCESS GRANTED" not in (a.raw_text or "").upper() and "evil" not in (a.raw_text or "")
     assert "2 euros" in a.judged.text
+
+
+def test_sources_carry_the_question_s_cosine_to_their_units(store):
+    """What the key passage's choice reads beside the words (issue 40): each source's stored units, with offsets
+    into its own quote and the cosine of the question's vector; nothing with the unit vectors turned off."""
+    import numpy as np
+
+    from rag.answer.cite import citations_from_rows
+    from rag.answer.pipeline import with_unit_cosines
+
+    hits = store.search(IN_DOMAIN)[:4]
+    cites = citations_from_rows(hits, store.chunks([h.chunk_id for h in hits]))
+    got = with_unit_cosines(store, IN_DOMAIN, cites, get_settings())
+    assert [c.chunk_id for c in got] == [c.chunk_id for c in cites] and any(c.unit_cosines for c in got)
+    q = store.embedder.encode_query(IN_DOMAIN)
+    for c in got:
+        raw = store.index_cache.unit_cosines([c.chunk_id], q).get(c.chunk_id, [])
+        assert [(a - c.start, b - c.start) for a, b, _ in raw] == [(a, b) for a, b, _ in c.unit_cosines]
+        for (a, b, cs), (_, _, want) in zip(c.unit_cosines, raw):
+            assert 0 <= a < b <= len(c.quote) and c.quote[a:b].strip() and np.isclose(cs, want)
+    assert all(not c.unit_cosines for c in with_unit_cosines(store, IN_DOMAIN, cites, get_settings(unit_vectors=False)))
