@@ -329,7 +329,8 @@ def with_unit_cosines(store: Store, query: str, cites: Sequence[Citation], setti
     """``cites`` each with the cosine similarity of ``query`` to its stored units
     (:attr:`rag.answer.cite.Citation.unit_cosines`, offsets into its quote), what the key passage's choice reads
     beside the words (:data:`rag.answer.key_passage.COSINE_WEIGHT`); unchanged without citations or with
-    ``settings.unit_vectors`` off. Costs one query embedding (10-30 ms on 2 cores) and one read of the sources' units."""
+    ``settings.unit_vectors`` off. The query's vector is the search's own (the encoder keeps the last one,
+    :class:`rag.index.embed.LastQuery`); what it costs is one read of the sources' units."""
     if not cites or not settings.unit_vectors:
         return list(cites)
     got = store.index_cache.unit_cosines([c.chunk_id for c in cites], store.embedder.encode_query(query))

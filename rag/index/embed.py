@@ -143,7 +143,27 @@ class Encoder(Protocol):
         """Word-pieces the encoder reads for ``text`` (before truncation): what the chunker fits to its window."""
 
 
-class Embedder:
+class LastQuery:
+    """``encode_query`` that keeps the last query's vector: a question is embedded by the search and again for its
+    sources' unit cosines (:func:`rag.answer.pipeline.with_unit_cosines`); the second call costs nothing. A copy is
+    returned each time, so a caller that changes its array changes no other's."""
+
+    _last: tuple[str, np.ndarray] | None = None
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:  # pragma: no cover - the classes below define it
+        raise NotImplementedError
+
+    def encode_query(self, query: str) -> np.ndarray:
+        """Embed one query: ``(dim,)`` float32, unit norm."""
+        last = self._last
+        if last is not None and last[0] == query:
+            return last[1].copy()
+        vec = self.encode([query])[0]
+        self._last = (query, vec.copy())
+        return vec
+
+
+class Embedder(LastQuery):
     """all-MiniLM-L6-v2 on CPU: batched chunk embedding, query embedding, word-piece counting.
 
     Use :func:`get_embedder` to share one instance per process. Thread-safe:
@@ -193,10 +213,6 @@ class Embedder:
         check_unit_norm(vecs)
         return vecs
 
-    def encode_query(self, query: str) -> np.ndarray:
-        """Embed one query: ``(384,)`` float32, unit norm."""
-        return self.encode([query])[0]
-
     def count_tokens(self, text: str) -> int:
         """Word-pieces the encoder would read for ``text``, special tokens ([CLS], [SEP]) included.
 
@@ -237,7 +253,7 @@ def _sha256_ok(path: str, expected: str) -> bool:
     return h.hexdigest() == expected
 
 
-class OnnxEmbedder:
+class OnnxEmbedder(LastQuery):
     """all-MiniLM-L6-v2 as int8 ONNX (issue 18): the :class:`Embedder` interface on onnxruntime, no PyTorch.
 
     Tokenised by the float package's ``tokenizer.json`` (lower-cased WordPiece,
@@ -312,10 +328,6 @@ class OnnxEmbedder:
                 out[part] = self._run([texts[i] for i in part])
         check_unit_norm(out)
         return out
-
-    def encode_query(self, query: str) -> np.ndarray:
-        """Embed one query: ``(384,)`` float32, unit norm."""
-        return self.encode([query])[0]
 
     def count_tokens(self, text: str) -> int:
         """Word-pieces the encoder would read for ``text`` before truncation, [CLS]/[SEP] included (same vocabulary)."""

@@ -85,3 +85,23 @@ def test_a_store_keeps_the_encoder_its_stamp_names():
         encoder_for_store("minilm-int8", float_name)
     with pytest.raises(ModelMismatchError, match="cannot load"):
         encoder_for_store(None, "some/other-model")
+
+
+def test_the_last_query_is_embedded_once_and_handed_out_as_copies():
+    """The search and the key passage's unit cosines embed the same question: the second is the first's vector."""
+    from rag.index.embed import LastQuery
+
+    class Counting(LastQuery):
+        calls = 0
+
+        def encode(self, texts):
+            Counting.calls += 1
+            return np.array([[float(len(t)), 1.0] for t in texts], np.float32)
+
+    enc = Counting()
+    a = enc.encode_query("how do I reset it?")
+    a[0] = -1.0  # a caller changing its array changes no other's
+    b = enc.encode_query("how do I reset it?")
+    assert Counting.calls == 1 and b[0] == len("how do I reset it?")
+    enc.encode_query("another question")
+    assert Counting.calls == 2
