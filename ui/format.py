@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from rag.answer.check.attribute import code_block, code_fence, join_shown
+from rag.answer.check.judged import AnswerFrom
 from rag.answer.cite import evidence_span
 from rag.answer.history import ALL_ATTACHED, ATTACHED_MARK, all_attached
 from rag.text import MARKER_RE, markdown_literal, strip_markers
@@ -319,9 +320,12 @@ def answer_notes(a: Answer, with_model: bool = True) -> list[str]:
     that renders Markdown escapes each note (:func:`md_escape`).
     """
     notes = []
-    if a.judged.removed:
-        where = " (struck through above)" if a.judged.shown else ""  # in place beside the claims shown (issue 39)
-        notes.append(f"{len(a.judged.removed)} sentence(s) of the model left out by the claim check{where}")
+    removed = len(a.judged.removed)
+    # in place beside the claims shown (issue 39); where the key passage stands in, the chat's expander below it
+    # names them ("The model's answer, left out by the claim check (n sentences)"), and the caption said it again
+    if removed and getattr(a.judged, "answer_from", AnswerFrom.MODEL) == AnswerFrom.MODEL:
+        where = " (struck through above)" if a.judged.shown else ""
+        notes.append(f"{removed} sentence{'s' if removed != 1 else ''} of the model left out by the claim check{where}")
     inferred = sum(1 for s in a.judged.shown if s.inferred)
     if inferred and not all_attached(a.judged.shown):  # else the answer's own last line says it (ALL_ATTACHED)
         notes.append(f"{inferred} sentence(s) marked ({ATTACHED_MARK}): the model named no source, or one that does "

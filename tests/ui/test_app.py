@@ -514,3 +514,25 @@ def test_an_answer_whose_every_source_the_app_found_says_so_once():
     cited = SentenceAttribution("DPR uses dot products [1].", (1,), (1,), False, False, verdict=ClaimVerdict.SUPPORTED)
     mixed = answer_markdown("", [cited, both[1]], [_cite(1)])
     assert mixed.count("*(source found by the app)*") == 1 and ALL_ATTACHED not in mixed
+
+
+def test_left_out_sentences_are_counted_once_and_in_plain_words():
+    """Found in Chromium (2026-12-06): where the key passage stood in, the expander "The model's answer, left out by
+    the claim check (1 sentence)" and the caption "1 sentence(s) of the model left out ..." said the same thing."""
+    from types import SimpleNamespace
+
+    from rag.answer.check.attribute import SentenceAttribution
+    from rag.answer.check.judged import AnswerFrom
+    from ui.format import answer_notes
+
+    gone = SentenceAttribution("It is blue [1].", (1,), (), False, False)
+    kept = SentenceAttribution("DPR uses dot products [1].", (1,), (1,), False, False)
+
+    def answer(frm, shown, removed):
+        return SimpleNamespace(judged=SimpleNamespace(shown=shown, removed=removed, answer_from=frm),
+                               invalid_citations_removed=0, model=None, ttft_ms=None)
+
+    assert answer_notes(answer(AnswerFrom.MODEL, (kept,), (gone,))) == [
+        "1 sentence of the model left out by the claim check (struck through above)"]
+    assert answer_notes(answer(AnswerFrom.MODEL, (kept,), (gone, gone)))[0].startswith("2 sentences of the model")
+    assert answer_notes(answer(AnswerFrom.KEY_PASSAGE, (), (gone,))) == []
