@@ -394,15 +394,6 @@ def main(argv=None) -> int:
 
 # --------------------------------------------------------------------------- doc2query (item 3)
 
-rx.LLM_PROMPTS["doc2query"] = (
-    "Write three questions that a person who has not read this passage might type into a search box, and that the "
-    "passage answers. Use plain everyday words, not the passage's technical terms where a simpler word exists. "
-    "One question per line, no numbering.",
-    "Battery drain is mostly caused by background apps refreshing data, high screen brightness and location "
-    "services. Restricting background activity and lowering brightness extends battery life considerably.",
-    "why does my phone die so fast?\nhow can I make my battery last longer?\nwhat uses up the most charge?",
-    72,
-)
 
 def _words(q: str) -> set[str]:
     from rag.text import content_words

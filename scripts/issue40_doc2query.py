@@ -45,19 +45,10 @@ from rag.settings import get_settings  # noqa: E402
 from rag.store.store import Store  # noqa: E402
 from rag.text import content_words  # noqa: E402
 
-#: Issue 27's doc2query prompt (``scripts/issue27_experiments.py``), unchanged so the figures compare.
-rx.LLM_PROMPTS["doc2query"] = (
-    "Write three questions that a person who has not read this passage might type into a search box, and that the "
-    "passage answers. Use plain everyday words, not the passage's technical terms where a simpler word exists. "
-    "One question per line, no numbering.",
-    "Battery drain is mostly caused by background apps refreshing data, high screen brightness and location "
-    "services. Restricting background activity and lowering brightness extends battery life considerably.",
-    "why does my phone die so fast?\nhow can I make my battery last longer?\nwhat uses up the most charge?",
-    72,
-)
 #: Characters of a chunk's content the model reads to write its questions (about 200 word-pieces).
 D2Q_CHARS = 900
 _EXAMPLE = [{w.lower() for w in content_words(q)} for q in rx.LLM_PROMPTS["doc2query"][2].splitlines()]
+#: The prompt is issue 27's (``retrieval_experiments.LLM_PROMPTS["doc2query"]``), unchanged so the figures compare.
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d{1,3}[.)])\s*")
 
 

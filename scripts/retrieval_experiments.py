@@ -466,6 +466,16 @@ LLM_PROMPTS = {
         "services. Restricting background activity and lowering brightness extends battery life considerably.",
         70,
     ),
+    # doc2query (issue 27, item 3; issue 40): questions a person might type, written for a chunk at ingest
+    "doc2query": (
+        "Write three questions that a person who has not read this passage might type into a search box, and that "
+        "the passage answers. Use plain everyday words, not the passage's technical terms where a simpler word "
+        "exists. One question per line, no numbering.",
+        "Battery drain is mostly caused by background apps refreshing data, high screen brightness and location "
+        "services. Restricting background activity and lowering brightness extends battery life considerably.",
+        "why does my phone die so fast?\nhow can I make my battery last longer?\nwhat uses up the most charge?",
+        72,
+    ),
 }
 
 
