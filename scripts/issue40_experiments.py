@@ -171,6 +171,9 @@ def retrieve_variant(query, q_vec, dense, bm25, *, spec: dict, ran: set, embed, 
         return ORIGINAL(query, q_vec, dense, bm25, k=k, mode=mode, depth=depth, rrf_k=rrf_k, texts=texts,
                         allowed=allowed, units=units)
     depth = max(k, spec.get("depth") or depth or 100)
+    if spec.get("q_encoder") is not None:  # issue40_genq.py: an adapted encoder, its own chunk and unit vectors
+        q_vec = spec["q_encoder"](query)
+        dense = spec["dense_override"]
     if spec.get("units_off"):
         units = None
     if spec.get("units_override") is not None:  # issue40_doc2query.py: the units plus the generated questions
