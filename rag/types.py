@@ -283,7 +283,8 @@ class Locator:
 
     ``kind`` :class:`LocatorKind`; ``first``/``last`` 1-based numbers of the
     first and last unit the chunk touches (pages, slides, sheet rows,
-    paragraphs, OCR lines; ``None`` for ``chars`` and ``section``); ``scope``
+    paragraphs, OCR lines; for ``chars`` the paragraphs of the section's body, ``None`` in a store indexed
+    before; for ``section`` the paragraphs of the HTML section); ``scope``
     the sheet name or chapter title; ``scope_number`` the 1-based chapter or
     image frame; ``anchor`` the HTML section id, or ``"A:D"`` the used columns
     of a sheet; ``box`` the union pixel box of the chunk's OCR lines.

@@ -160,7 +160,8 @@ def locator_label(row: ChunkLike, page: int | None = None) -> str:
 
     * page: ``paper.pdf, p. 5`` / ``pp. 5-6`` (1-based physical pages); ``p. 2 (pp. 1-2)`` for a chunk
       over a page break whose evidence (``page``, issue 13) is on page 2;
-    * chars: ``guide.md > Install > Linux`` (the heading path);
+    * chars: ``guide.md > Install > Linux, ¶ 2–3`` (the heading path, the paragraphs counted within the section's
+      body: :func:`rag.ingest.locate.text_locator`); without ``¶`` for a store indexed before;
     * slide: ``deck.pptx, slide 3 (Safety)``, ``..., speaker notes`` for a chunk of the notes;
     * rows: ``sales.xlsx, 'Q1 sales'!A2:E9``; ``data.csv, rows 2–9`` (A1 row numbers);
     * paragraph: ``report.docx > Install > Wiring, ¶ 2–3`` (DOCX: counted within the innermost section);
@@ -192,7 +193,7 @@ def locator_label(row: ChunkLike, page: int | None = None) -> str:
     if kind == LocatorKind.REGION:
         page = f"page {loc.scope_number}, " if loc.scope_number and loc.scope_number > 1 else ""
         return f"{name}, {page}lines {_span(loc.first, loc.last)}"
-    return _path(name, row.section)
+    return _path(name, row.section) + (f", \u00b6 {_span(loc.first, loc.last)}" if loc.first is not None else "")
 
 
 def fragment(row: ChunkLike, page: int | None = None) -> str:

@@ -493,7 +493,7 @@ def chunk_document(doc, strategy: ChunkStrategy | str = ChunkStrategy.E, *, budg
         chunks.append(Chunk(
             doc_id=doc.id, index=len(chunks), text=header + content, content=content, section=path,
             start=s, end=e, page=doc.page_at(s), page_end=doc.page_at(e - 1), token_split=flag,
-            locator=locator_at(doc, s, e) if doc.parts or doc.pages else None,
+            locator=locator_at(doc, s, e),
             role=role_at(doc, s, e) if doc.roles else TextRole.BODY,
         ))
     return chunks

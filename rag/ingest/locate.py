@@ -36,12 +36,13 @@ def parts_in(doc: Document, start: int, end: int) -> list[Part]:
 
 def locator_at(doc: Document, start: int, end: int) -> Locator:
     """The :class:`rag.types.Locator` of ``[start, end)``: pages for a PDF, the parts it touches for issue 17's
-    formats (first and last number, scope of the first, union of boxes), else ``chars``."""
+    formats (first and last number, scope of the first, union of boxes), else ``chars`` with the paragraphs it
+    touches (:func:`text_locator`)."""
     if doc.pages:
         return Locator(LocatorKind.PAGE, doc.page_at(start), doc.page_at(max(start, end - 1)))
     touched = parts_in(doc, start, end)
     if not touched:
-        return Locator(LocatorKind.CHARS)
+        return text_locator(doc, start, end)
     head = touched[0]
     same = [p for p in touched if p.kind == head.kind and p.scope == head.scope
             and p.scope_number == head.scope_number]
@@ -53,6 +54,26 @@ def locator_at(doc: Document, start: int, end: int) -> Locator:
                    anchor=head.anchor, box=union_box(p.box for p in same))
 
 
+def text_locator(doc: Document, start: int, end: int) -> Locator:
+    """A ``chars`` :class:`rag.types.Locator` of ``[start, end)`` of a text or Markdown document, with ``first`` /
+    ``last`` the 1-based paragraphs it touches, counted within its section's body (after the heading line of the
+    last heading at or before ``start``; from the document's start before any heading). A citation shows them as
+    "guide.md > Install > Linux, \u00b6 2\u20133": before, every source of one section read the same label (151 of
+    381 saved answers of the dev corpora cited two passages under one label, 2026-12-06). Paragraphs are what
+    :func:`paragraph_number` counts (a blank line ends one), as for an HTML page's sections."""
+    heads = doc.headings
+    got = _STARTS[0] if _STARTS else None  # one read, as in _breaks
+    if got is None or got[0] is not heads:
+        got = (heads, [h.start for h in heads])
+        _STARTS[:] = [got]
+    i = bisect.bisect_right(got[1], start) - 1
+    body = min(heads[i].end + 1, start) if i >= 0 else 0
+    first = paragraph_number(doc.canonical, body, start, heading=False)
+    last = paragraph_number(doc.canonical, body, max(start, end - 1), heading=False)
+    return Locator(LocatorKind.CHARS, first, last)
+
+
+_STARTS: list[tuple[object, list[int]]] = []  # the last document's heading offsets (one entry)
 _BREAKS: list[tuple[str, list[int]]] = []  # the last document's paragraph breaks (one entry: chunks come in order)
 
 
