@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from rag.answer.check.attribute import code_block, code_fence, join_shown
 from rag.answer.check.judged import AnswerFrom
+from rag.answer.check.shown import code_block, code_fence, join_shown
 from rag.answer.cite import evidence_span
 from rag.answer.history import ALL_ATTACHED, ATTACHED_MARK, all_attached
 from rag.text import MARKER_RE, markdown_literal, strip_markers
@@ -325,13 +325,14 @@ def answer_notes(a: Answer, with_model: bool = True) -> list[str]:
     # names them ("The model's answer, left out by the claim check (n sentences)"), and the caption said it again
     if removed and getattr(a.judged, "answer_from", AnswerFrom.MODEL) == AnswerFrom.MODEL:
         where = " (struck through above)" if a.judged.shown else ""
-        notes.append(f"{removed} sentence{'s' if removed != 1 else ''} of the model left out by the claim check{where}")
+        notes.append(f"{_sentences(removed)} of the model left out by the claim check{where}")
     inferred = sum(1 for s in a.judged.shown if s.inferred)
     if inferred and not all_attached(a.judged.shown):  # else the answer's own last line says it (ALL_ATTACHED)
-        notes.append(f"{inferred} sentence(s) marked ({ATTACHED_MARK}): the model named no source, or one that does "
+        notes.append(f"{_sentences(inferred)} marked ({ATTACHED_MARK}): the model named no source, or one that does "
                      "not say it; the app found the source that holds the words")
     if a.invalid_citations_removed:
-        notes.append(f"{a.invalid_citations_removed} invalid citation(s) removed")
+        n = a.invalid_citations_removed
+        notes.append(f"{n} invalid citation{'s' if n != 1 else ''} removed")
     if a.model and with_model:
         notes.append(f"model {a.model}")  # plain text: the caller escapes it once (it was shown "q4\\_k\\_m")
     words = getattr(a, "first_words_ms", None)  # issue 41: from the question's submission
@@ -340,6 +341,11 @@ def answer_notes(a: Answer, with_model: bool = True) -> list[str]:
     elif a.ttft_ms is not None and with_model:  # an answer saved before first_words_ms
         notes.append(f"first token {a.ttft_ms / 1000:.1f} s")
     return notes
+
+
+def _sentences(n: int) -> str:
+    """``1 sentence`` / ``2 sentences``: a count in plain words (the notes read "1 sentence(s)")."""
+    return f"{n} sentence{'s' if n != 1 else ''}"
 
 
 def copy_text(a: Answer) -> str:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from rag.answer.asked_with import asked_with_line, changed_knobs, gate_knobs
-from rag.answer.check.attribute import SentenceAttribution, code_block, code_fence, join_shown
+from rag.answer.check.attribute import SentenceAttribution
+from rag.answer.check.shown import code_block, code_fence, join_shown
 from rag.answer.cite import Citation
 from rag.answer.gate import GateResult
 from rag.answer.record import Answer, AnswerDict

@@ -352,7 +352,7 @@ def test_why_a_sentence_was_left_out_is_said_once():
 def test_a_fenced_code_block_is_one_piece_and_stays_a_code_block():
     """A new user's answer (2026-12-06) showed a bare "```bash" line and its command as two sentences, the closing
     fence dropped: the chat printed the fence as text. A fenced block is one piece, its [n] after the closing fence."""
-    from rag.answer.check.attribute import code_block, join_shown
+    from rag.answer.check.shown import code_block, join_shown
 
     raw = "Use this command:\n```bash\ndotnet new web\n```\nIt creates a web app [1].\n~~~\nunclosed [2]"
     pieces = split_sentences(raw)
@@ -493,3 +493,22 @@ def test_an_adversarial_review_of_the_short_answer_rules():
                       ["The API should return 429 Too Many Requests with a Retry-After header for more information [1]."],
                       ["Return 429 Too Many Requests with a Retry-After header for more information."])[0].verdict) \
         != "dangling"
+
+
+def test_a_claim_said_again_word_for_word_is_shown_once(corpus_dir):
+    """A new user's walk (2026-12-06): the 0.5B wrote three claims about overfitting, then the same three again, and
+    the chat showed all six. The copy is no claim: never cited, explained in plain words, and the answer's verdict
+    is that of the first three."""
+    src = _doc_paragraph(corpus_dir, "04-learning-curves.md", "validation loss increases")
+    q = "What are the signs of overfitting in learning curves?"
+    first = "Training loss continues to decrease while validation loss increases or plateaus [1]."
+    out = _check(q, [first, "Training accuracy much higher than validation accuracy [1].", first], [src])
+    assert [s.verdict for s in out] == ["supported", "supported", "repeated"]
+    assert not out[2].claim and out[2].shown_cites == () and not out[2].passed
+    assert out[2].explained == "says again what an earlier sentence said"
+    # the same words in another sentence are not a copy
+    other = _check(q, [first, "Validation loss increases [1]."], [src])
+    assert "repeated" not in [s.verdict for s in other]
+    from rag.answer.check.verdict import passed_sentences
+
+    assert [s.text for s in passed_sentences(out)] == [first, out[1].text]

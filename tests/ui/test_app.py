@@ -418,7 +418,7 @@ def test_answer_notes_explain_inferred_citations():
         return SimpleNamespace(judged=SimpleNamespace(shown=sentences, removed=()), **base)
 
     notes = answer_notes(shown(inferred, cited))
-    assert any("1 sentence(s) marked (source found by the app)" in n and "the app found the source" in n
+    assert any("1 sentence marked (source found by the app)" in n and "the app found the source" in n
                for n in notes)
     # plain text, escaped once by the page that shows it (it was escaped twice: "q4\\_k\\_m" on screen)
     assert notes[-2:] == ["model m-q4_k_m.gguf", "first token 1.5 s"]

@@ -14,7 +14,7 @@ Pure functions on real strings, no model here:
   A sentence that only restates the question (or asks one), ends in a bare ``[n]`` after a copula, or is
   no statement at all, is no claim and never carries a citation. Each sentence gets a :class:`ClaimVerdict`:
   supported, inferred (the server attaches the source that supports it), unsupported, echo, dangling,
-  declines, no claim, garbled.
+  declines, no claim, garbled, repeated (a claim said again word for word).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from rag.answer.check.clean import markers
 from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
 from rag.answer.check.polarity import denied_by, denies, polarity_clash, without_denials
 from rag.answer.check.short_answers import POLARITY_RE, YES_NO_RE, affirmed_by, answer_words, sole_answer, takes_side
+from rag.answer.check.shown import code_block
 from rag.text import FENCE_RE, MARKER_RE, content_words, sentence_spans, strip_markers
 
 #: A sentence whose content words are at least this share in a source is supported by it (lexical leg).
@@ -74,38 +75,6 @@ DANGLING_RE = re.compile(
 
 
 _LEADING_MARKERS_RE = re.compile(r"^(?:\s*" + MARKER_RE.pattern + r")+", re.I)
-
-
-def code_block(piece: str) -> tuple[str, str] | None:
-    """``(info, code)`` when answer piece ``piece`` (of :func:`split_sentences`) is a fenced code block: the fence's
-    info string ("bash") and the lines between the fences, markers after the closing fence left out; else ``None``."""
-    lines = strip_markers(piece).strip().split("\n")
-    if not FENCE_RE.match(lines[0]):
-        return None
-    body = lines[1:-1] if len(lines) > 1 and FENCE_RE.match(lines[-1]) else lines[1:]
-    return lines[0].strip().lstrip("`~").strip(), "\n".join(body)
-
-
-def code_fence(info: str, code: str) -> str:
-    """``code`` as a fenced Markdown code block (inert: nothing in a code block is read as Markdown or HTML), its
-    fence longer than any run of backticks in ``code`` so that the code cannot close it; ``info`` kept only when it
-    is one plain word ("bash", "c++")."""
-    run = max((len(m.group(0)) for m in re.finditer(r"`+", code)), default=0)
-    fence = "`" * max(3, run + 1)
-    lang = info if info.isascii() and info.replace("-", "").replace("+", "").isalnum() else ""
-    return f"{fence}{lang}\n{code}\n{fence}"
-
-
-def join_shown(parts: Sequence[str]) -> str:
-    """The shown sentences of an answer as one text: joined by spaces, a fenced code block (:func:`code_block`) on
-    lines of its own so that it stays a code block."""
-    out = ""
-    for k, part in enumerate(parts):
-        block = code_block(part) is not None
-        if k:
-            out += "\n" if block or code_block(parts[k - 1]) is not None else " "
-        out += part
-    return out
 
 
 def split_sentences(text: str) -> list[str]:
@@ -173,6 +142,7 @@ class ClaimVerdict(StrEnum):
     DECLINES = "declines"        # says the sources do not contain the answer
     NO_CLAIM = "no_claim"        # too few words to claim anything ("Yes.", a bare "[1] [2]")
     GARBLED = "garbled"          # no statement at all ("In 2015, was published [1].", a clause left open)
+    REPEATED = "repeated"        # says again, word for word, what an earlier sentence of the answer said
 
 
 #: Verdicts that carry a citation on screen.
@@ -188,6 +158,7 @@ VERDICT_WORDS = {
     ClaimVerdict.DECLINES: "says the sources do not contain the answer",
     ClaimVerdict.NO_CLAIM: "too short to check",
     ClaimVerdict.GARBLED: "not a complete statement",
+    ClaimVerdict.REPEATED: "says again what an earlier sentence said",
 }
 
 
@@ -369,6 +340,7 @@ def _reason(v: ClaimVerdict, cited: Sequence[int], supported: Sequence[int], mis
         ClaimVerdict.DANGLING: "points at a source without saying what it says",
         ClaimVerdict.DECLINES: "says the sources do not contain the answer",
         ClaimVerdict.NO_CLAIM: "too short to claim anything",
+        ClaimVerdict.REPEATED: "the same words as an earlier sentence of the answer",
     }[v]
 
 
@@ -415,7 +387,7 @@ def attribute(
     asked = specifics(question) if question else set()
     heads = list(headings) if headings is not None else [""] * len(source_indices)
     titles = {_flat(h) for h in heads if h.strip()}
-    out = []
+    out, made = [], set()  # made: the claims said so far (flattened)
     for i, s in enumerate(sentences):
         cited = tuple(n for n in markers(s) if n in valid)
         declines = is_decline(s)
@@ -442,6 +414,11 @@ def attribute(
                        and not declines and not dangling and not why and denies(s)
                        and not novel_roots(without_denials(s), question))
         claim = worded and not declines and not dangling and not echo and not why
+        # the 0.5B's loop (a new user's walk, 2026-12-06: three claims, then the same three again): a claim said
+        # again word for word is shown once; the copy is no claim, and never counts against the answer
+        repeated = claim and _flat(s) in made
+        claim = claim and not repeated
+        made.update([_flat(s)] if claim else [])
         row = np.array([(affirmed_by if affirms else denied_by)(s, quotes[j], question) for j in range(len(source_indices))],
                        dtype=bool) if affirms or says_no else sup[i].copy()
         missing, astray, lacking_at = (), (), None
@@ -474,7 +451,7 @@ def attribute(
         supported = tuple(source_indices[j] for j in order if row[j])
         if not claim:
             v = (ClaimVerdict.DECLINES if declines else ClaimVerdict.DANGLING if dangling else ClaimVerdict.GARBLED
-                 if why else ClaimVerdict.ECHO if echo else ClaimVerdict.NO_CLAIM)
+                 if why else ClaimVerdict.ECHO if echo else ClaimVerdict.REPEATED if repeated else ClaimVerdict.NO_CLAIM)
         elif set(cited) & set(supported):
             v = ClaimVerdict.SUPPORTED
         elif supported:

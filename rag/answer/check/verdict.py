@@ -35,7 +35,7 @@ from dataclasses import replace
 
 from rag.answer.advice import decided_by
 from rag.answer.check import confidence as conf
-from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution, join_shown
+from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution
 from rag.answer.check.claims import (
     novel_roots,
     source_roots,
@@ -57,6 +57,7 @@ from rag.answer.check.judged import (
 )
 from rag.answer.check.polarity import denied_by, without_denials
 from rag.answer.check.short_answers import POLARITY_RE, YES_NO_RE, affirmed_by, takes_side
+from rag.answer.check.shown import join_shown
 from rag.text import strip_markers
 from rag.types import AnswerVerdict, Verdict
 

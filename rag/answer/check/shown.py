@@ -1,0 +1,42 @@
+"""How the claim check's sentences are written back as one answer on screen (the chat, the export, the CLI): fenced
+code blocks kept whole and inert. Pure functions on strings; moved out of :mod:`rag.answer.check.attribute`, which
+re-exports them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag.text import FENCE_RE, strip_markers
+
+
+def code_block(piece: str) -> tuple[str, str] | None:
+    """``(info, code)`` when answer piece ``piece`` (of :func:`split_sentences`) is a fenced code block: the fence's
+    info string ("bash") and the lines between the fences, markers after the closing fence left out; else ``None``."""
+    lines = strip_markers(piece).strip().split("\n")
+    if not FENCE_RE.match(lines[0]):
+        return None
+    body = lines[1:-1] if len(lines) > 1 and FENCE_RE.match(lines[-1]) else lines[1:]
+    return lines[0].strip().lstrip("`~").strip(), "\n".join(body)
+
+
+def code_fence(info: str, code: str) -> str:
+    """``code`` as a fenced Markdown code block (inert: nothing in a code block is read as Markdown or HTML), its
+    fence longer than any run of backticks in ``code`` so that the code cannot close it; ``info`` kept only when it
+    is one plain word ("bash", "c++")."""
+    run = max((len(m.group(0)) for m in re.finditer(r"`+", code)), default=0)
+    fence = "`" * max(3, run + 1)
+    lang = info if info.isascii() and info.replace("-", "").replace("+", "").isalnum() else ""
+    return f"{fence}{lang}\n{code}\n{fence}"
+
+
+def join_shown(parts: Sequence[str]) -> str:
+    """The shown sentences of an answer as one text: joined by spaces, a fenced code block (:func:`code_block`) on
+    lines of its own so that it stays a code block."""
+    out = ""
+    for k, part in enumerate(parts):
+        block = code_block(part) is not None
+        if k:
+            out += "\n" if block or code_block(parts[k - 1]) is not None else " "
+        out += part
+    return out
