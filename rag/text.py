@@ -348,3 +348,15 @@ def markdown_literal(text: str, *, keep_markers: bool = False, blocks: bool = Tr
 TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*(?:\|[ \t]*)?$")
 #: :data:`TABLE_RULE` for every line of a text (``re.MULTILINE``).
 TABLE_RULE_LINES = re.compile(TABLE_RULE.pattern, re.MULTILINE)
+
+
+#: Characters at the end of a model's stream that, found earlier in the same stream, mean it is looping: greedy
+#: decoding that has written the same stretch twice writes it until the token cap (a new user's walk, 2026-12-06;
+#: 8 of 340 saved answers of the dev corpora, up to 37 copies of one sentence).
+LOOP_CHARS = 160
+
+
+def loops(text: str, tail: int = LOOP_CHARS) -> bool:
+    """Whether the last ``tail`` characters of ``text`` (a model's stream so far) occur earlier in it: one
+    ``str.find``, linear in ``len(text)`` in practice (called once per sentence end, not per token)."""
+    return len(text) > tail and text.find(text[-tail:], 0, len(text) - 1) != -1

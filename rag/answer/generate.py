@@ -31,6 +31,7 @@ from rag.answer.llama_load import load_llama
 from rag.errors import ModelError
 from rag.models import FIX_COMMAND, require_model
 from rag.settings import Settings, get_settings
+from rag.text import loops
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -368,8 +369,8 @@ class GenerationStream:
 
     After the iteration ends, ``text`` holds the whole raw answer, ``tokens`` the
     number of generated tokens, ``ttft_ms`` the time from the call to the first
-    token (prefill included), ``generation_ms`` the whole call, ``finish_reason``
-    ``"stop"`` or ``"length"``, ``cached_tokens`` the instruction prefix read from the KV cache instead of
+    token (prefill included), ``generation_ms`` the whole call, ``finish_reason`` ``"stop"``, ``"length"`` or
+    ``"loop"`` (:func:`rag.text.loops`: stopped), ``cached_tokens`` the instruction prefix read from the KV cache instead of
     evaluated (:meth:`Generator.prepare`). Holds the generator's lock while iterating.
     """
 
@@ -415,6 +416,10 @@ class GenerationStream:
                         self.ttft_ms = (time.perf_counter() - t0) * 1000.0
                     self._pieces.append(piece)
                     yield piece
+                    if ("." in piece or "\n" in piece) and loops("".join(self._pieces)):
+                        self.finish_reason = "loop"  # greedy decoding goes round the same cycle until the cap
+                        getattr(chunks, "close", lambda: None)()  # a fake stream (tests) has none
+                        break
             finally:
                 self.generation_ms = (time.perf_counter() - t0) * 1000.0
                 self.text = "".join(self._pieces)

@@ -506,6 +506,9 @@ def test_a_claim_said_again_word_for_word_is_shown_once(corpus_dir):
     assert [s.verdict for s in out] == ["supported", "supported", "repeated"]
     assert not out[2].claim and out[2].shown_cites == () and not out[2].passed
     assert out[2].explained == "says again what an earlier sentence said"
+    # where the stream was stopped mid-copy (rag.text.loops), the start of a claim said again is a copy too
+    cut = _check(q, [first, "Training loss continues to decrease while valid"], [src])
+    assert [s.verdict for s in cut] == ["supported", "repeated"]
     # the same words in another sentence are not a copy
     other = _check(q, [first, "Validation loss increases [1]."], [src])
     assert "repeated" not in [s.verdict for s in other]

@@ -175,3 +175,49 @@ def test_flash_attn_setting_reaches_llama_cpp(tmp_path, monkeypatch, env, expect
     with pytest.raises(ModelError):
         generate.get_generator(model, n_ctx=1024, threads=1, flash_attn=not expected)
     assert [k["flash_attn"] for k in seen] == [expected, not expected]
+
+
+class _LoopingModel:
+    """A model that, like the 0.5B in a new user's walk (2026-12-06), writes its claims and then the same claims
+    again until the token cap; ``pieces`` ends the stream early when given."""
+
+    def __init__(self, pieces):
+        import threading
+
+        self._lock = threading.Lock()
+        self.eos_token = None
+        self.closed = False
+        self.pieces = pieces
+        self.llm = self
+
+    def prepare(self, tokens):
+        return 0
+
+    def tokenize(self, text):
+        return text.split()
+
+    def create_completion(self, **kw):
+        def stream():
+            try:
+                for i, p in enumerate(self.pieces):
+                    last = i == len(self.pieces) - 1
+                    yield {"choices": [{"text": p, "finish_reason": "stop" if last else None}]}
+            finally:
+                self.closed = True
+        return stream()
+
+
+def test_a_stream_going_round_a_loop_is_stopped_and_a_plain_one_is_not():
+    from types import SimpleNamespace
+
+    claims = ["Training loss continues to decrease while validation loss increases or plateaus [1]. ",
+              "Large gap between training and validation accuracy [2]. ",
+              "Training accuracy much higher than validation accuracy [3]. "]
+    looping = _LoopingModel(claims * 40)
+    s = generate.GenerationStream(looping, SimpleNamespace(tokens=[1, 2]), 384)
+    text = s.run()
+    assert s.finish_reason == "loop" and looping.closed
+    assert text.startswith("".join(claims)) and text.count("Large gap") <= 3  # stopped on the second round
+    plain = _LoopingModel([f"Claim number {i} says something new about topic {i}. " for i in range(40)])
+    s = generate.GenerationStream(plain, SimpleNamespace(tokens=[1]), 384)
+    assert s.run().count("Claim number") == 40 and s.finish_reason == "stop"

@@ -413,12 +413,13 @@ def attribute(
         says_no = bool(quotes is not None and question is not None and YES_NO_RE.match(question) and worded and not echo
                        and not declines and not dangling and not why and denies(s)
                        and not novel_roots(without_denials(s), question))
-        claim = worded and not declines and not dangling and not echo and not why
         # the 0.5B's loop (a new user's walk, 2026-12-06: three claims, then the same three again): a claim said
-        # again word for word is shown once; the copy is no claim, and never counts against the answer
-        repeated = claim and _flat(s) in made
-        claim = claim and not repeated
-        made.update([_flat(s)] if claim else [])
+        # again word for word (or its start, where the loop was cut) is shown once; the copy is no claim, and never
+        # counts against the answer
+        flat = _flat(s)
+        repeated = bool(worded and len(flat) >= VERBATIM_MIN and any(m.startswith(flat) for m in made))
+        claim = worded and not declines and not dangling and not echo and not why and not repeated
+        made.update([flat] if claim else [])
         row = np.array([(affirmed_by if affirms else denied_by)(s, quotes[j], question) for j in range(len(source_indices))],
                        dtype=bool) if affirms or says_no else sup[i].copy()
         missing, astray, lacking_at = (), (), None
@@ -450,8 +451,8 @@ def attribute(
         order = np.argsort(-rank[i], kind="stable") if len(source_indices) else []
         supported = tuple(source_indices[j] for j in order if row[j])
         if not claim:
-            v = (ClaimVerdict.DECLINES if declines else ClaimVerdict.DANGLING if dangling else ClaimVerdict.GARBLED
-                 if why else ClaimVerdict.ECHO if echo else ClaimVerdict.REPEATED if repeated else ClaimVerdict.NO_CLAIM)
+            v = (ClaimVerdict.DECLINES if declines else ClaimVerdict.DANGLING if dangling else ClaimVerdict.REPEATED
+                 if repeated else ClaimVerdict.GARBLED if why else ClaimVerdict.ECHO if echo else ClaimVerdict.NO_CLAIM)
         elif set(cited) & set(supported):
             v = ClaimVerdict.SUPPORTED
         elif supported:
