@@ -4,6 +4,7 @@
 :mod:`~rag.answer.check.claims` (each sentence against its sources; :mod:`~rag.answer.check.short_answers` for a yes/no
 question's and a one-word answer; :mod:`~rag.answer.check.polarity` for a claim said the other way round), :mod:`~rag.answer.check.probes` and
 :mod:`~rag.answer.check.confidence` (the model's own logits, the calibrated probability of being right) and
-:mod:`~rag.answer.check.verdict` (the one verdict a user reads), over :mod:`~rag.answer.check.judged` (the judged record, what
+:mod:`~rag.answer.check.verdict` (the one verdict a user reads), :mod:`~rag.answer.check.shown` (the checked sentences
+written back as one answer, code blocks kept whole), over :mod:`~rag.answer.check.judged` (the judged record, what
 the rules read of an answer, the readings of its question the verdict and the confidence share).
 """
