@@ -2,7 +2,8 @@
 
 PUBLIC API: :class:`Citation` (record), :func:`row_locator`, :func:`locator_label`, :func:`fragment`,
 :func:`citations` (gate result + store -> numbered citations),
-:func:`citations_from_rows` (the same without a store), :func:`format_sources_for_prompt`
+:func:`citations_from_rows` (the same without a store; labels two sources share told apart, :func:`told_apart`),
+:func:`format_sources_for_prompt`
 (the prompt block of stage 8: numbers, short headings and quotes, never a link), and a citation's JSON
 (:func:`citation_json` / :func:`citation_from_json`).
 
@@ -269,7 +270,7 @@ def citations_from_rows(hits: Sequence[Hit], rows: Sequence[ChunkLike],
     if len(hits) != len(rows):
         raise ValueError(f"{len(hits)} hits for {len(rows)} chunk rows")
     pages = list(pages) if pages is not None else [r.page for r in rows]
-    return [
+    return told_apart([
         Citation(index=i, document_id=r.document_id, document_name=r.document_name,
                  locator_label=locator_label(r, p), fragment=fragment(r, p), quote=r.content,
                  cosine_distance=float(h.cosine_distance), fused_rank=int(h.fused_rank), page=p,
@@ -277,7 +278,33 @@ def citations_from_rows(hits: Sequence[Hit], rows: Sequence[ChunkLike],
                  section=tuple(r.section), document_label=r.document_label or r.document_name,
                  locator=row_locator(r), role=role_of(r.role))
         for i, (h, r, p) in enumerate(zip(hits, rows, pages), start=1)
-    ]
+    ])
+
+
+#: Opening words of a source that tell two sources under one label apart (:func:`told_apart`).
+OPENING_WORDS = 5
+
+
+def told_apart(cites: list[Citation]) -> list[Citation]:
+    """``cites`` with each label that two of them share told apart by the source's opening words:
+    ``web-wikipedia-t-sne.html, ¶ 4, from “Specifically, it models each high-dimensional”``. Two chunks of one long
+    paragraph (or slide, or section) read the same label, which a reader takes for a duplicate (a new user's walks,
+    2026-12-06). PDF pages are left as they are: several passages of one page are what "p. 9" leads a reader to
+    expect, and the viewer outlines each quote on its page."""
+    seen: dict[str, int] = {}
+    for c in cites:
+        seen[c.locator_label] = seen.get(c.locator_label, 0) + 1
+    out = []
+    for c in cites:
+        if seen[c.locator_label] < 2 or (c.locator is not None and c.locator.kind == LocatorKind.PAGE):
+            out.append(c)
+            continue
+        words = c.quote[:300].split()
+        while words and not any(ch.isalnum() for ch in words[0]):  # a list bullet, a quote mark, a heading's #
+            words.pop(0)
+        opening = " ".join(words[:OPENING_WORDS]).rstrip(",;:.")
+        out.append(replace(c, locator_label=f"{c.locator_label}, from \u201c{opening}\u201d") if opening else c)
+    return out
 
 
 def crosses_pages(row: ChunkLike) -> bool:

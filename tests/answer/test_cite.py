@@ -66,6 +66,25 @@ def test_citations_quote_content_never_text():
         citations_from_rows(hits, rows[:1])
 
 
+def test_two_sources_under_one_label_are_told_apart_by_their_opening_words():
+    """A new user's walk (2026-12-06): two halves of one long paragraph of a web page were cited as
+    "web-wikipedia-t-sne.html, ¶ 4" twice and read as a duplicate. Each gets its opening words; a label no other
+    source shares, and PDF pages (several passages of one page are what "p. 9" leads a reader to expect), stay."""
+    para = Locator(LocatorKind.SECTION, 4, 4)
+    hits = [Hit(i, i, i, 0.03, 0.3) for i in (1, 2, 3, 4, 5)]
+    rows = [_row(chunk_id=1, section=(), locator=para, document_name="t-sne.html", document_label="t-sne.html",
+                 content="Specifically, it models each high-dimensional object by a point."),
+            _row(chunk_id=2, section=(), locator=para, document_name="t-sne.html", document_label="t-sne.html",
+                 content="- Nearby points model similar objects, distant points dissimilar ones."),
+            _row(chunk_id=3),
+            _pdf_row(chunk_id=4, content="First passage of page five."),
+            _pdf_row(chunk_id=5, content="Second passage of page five.")]
+    labels = [c.locator_label for c in citations_from_rows(hits, rows)]
+    assert labels == ["t-sne.html, ¶ 4, from \u201cSpecifically, it models each high-dimensional\u201d",
+                      "t-sne.html, ¶ 4, from \u201cNearby points model similar objects\u201d",
+                      "guide.md > Install > Linux", "paper.pdf, p. 5", "paper.pdf, p. 5"]
+
+
 def test_prompt_block_has_numbers_names_quotes_and_no_links():
     hits = [Hit(1, 1, 1, 0.03, 0.31), Hit(2, 2, 2, 0.02, 0.42)]
     cites = citations_from_rows(hits, [_row(), _pdf_row(chunk_id=2, content="Dense retrieval works.")])
