@@ -37,8 +37,7 @@ import issue40_experiments as x40  # noqa: E402
 import retrieval_experiments as rx  # noqa: E402
 
 from rag.evaluation.bench.corpora import corpus as shared_corpus  # noqa: E402
-from rag.evaluation.data import by_wording, expand_queries, load_questions  # noqa: E402
-from rag.evaluation.metrics import hits_at, sign_test, summarize_ranks  # noqa: E402
+from rag.evaluation.data import expand_queries, load_questions  # noqa: E402
 from rag.index.bm25 import BM25Index  # noqa: E402
 from rag.index.units import UnitIndex  # noqa: E402
 from rag.settings import get_settings  # noqa: E402
@@ -125,19 +124,7 @@ def main() -> None:
         print("| candidate | wording | R@1 | R@4 | R@20 | MRR | in sources | R@4 vs shipped | R@20 vs shipped "
               "| sources vs shipped | search_and_gate ms p50 |")
         print("|---|---|---:|---:|---:|---:|---:|---|---|---|---:|")
-        base_r, base_h = res["shipped"][0], res["shipped"][1]
-        for name, (ranks, held, _ran, _ms, p50) in res.items():
-            for g, qs in by_wording(queries).items():
-                sm = summarize_ranks([ranks[q.key] for q in qs], str(g))
-                r4 = sign_test(hits_at([ranks[q.key] for q in qs], 4), hits_at([base_r[q.key] for q in qs], 4))
-                r20 = sign_test(hits_at([ranks[q.key] for q in qs], 20), hits_at([base_r[q.key] for q in qs], 20))
-                src = sign_test([held[q.key] for q in qs], [base_h[q.key] for q in qs])
-                print(f"| {name} | {g} | {sm.recall[1].value:.3f} | {sm.recall[4].value:.3f} | {sm.recall[20].value:.3f}"
-                      f" | {sm.mrr:.3f} | {sum(held[q.key] for q in qs)}/{len(qs)} | {r4} | {r20} | {src} | {p50:.0f} |")
-        for q in queries:
-            moved = [res[n][0][q.key] for n in res]
-            if len(set(moved)) > 1:
-                print(f"- {q.key}: ranks {' / '.join(str(r) for r in moved)} - {q.text[:90]}")
+        x40.print_table(res, queries, "shipped", extra=lambda name, rest, qs: f"| {rest[2]:.0f} ")
         sample = [(c[:80], questions_of(outs[c[:D2Q_CHARS]]["out"]))
                   for c in store.index_cache.rows(vectors=False, contents=True).contents[:: max(1, store.chunk_count // 5)]]
         print("\nsample:", json.dumps(sample, ensure_ascii=False, indent=1))

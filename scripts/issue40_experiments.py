@@ -373,6 +373,27 @@ def measure(store: Store, queries, spec: dict, runner: Runner):
     return ranks, held, ran, ms, statistics.median(per_q)
 
 
+def print_table(res: dict[str, tuple], queries, base: str, extra: Callable | None = None, moved: bool = True) -> None:
+    """The rows of a candidates' table (``res``: name -> ``(ranks, held, ...)`` of :func:`measure`), per candidate and
+    wording: R@1, R@4, R@20, MRR, passages in the sources and sign tests of R@4, R@20 and the sources against
+    ``res[base]``; ``extra(name, rest, qs)`` adds columns (a string starting with "| "). Then, with ``moved``, each
+    question whose rank differs between candidates. The header is the caller's."""
+    base_r, base_h = res[base][0], res[base][1]
+    for name, (ranks, held, *rest) in res.items():
+        for g, qs in by_wording(queries).items():
+            sm = summarize_ranks([ranks[q.key] for q in qs], str(g))
+            r4 = sign_test(hits_at([ranks[q.key] for q in qs], 4), hits_at([base_r[q.key] for q in qs], 4))
+            r20 = sign_test(hits_at([ranks[q.key] for q in qs], 20), hits_at([base_r[q.key] for q in qs], 20))
+            src = sign_test([held[q.key] for q in qs], [base_h[q.key] for q in qs])
+            print(f"| {name} | {g} | {sm.recall[1].value:.3f} | {sm.recall[4].value:.3f} | {sm.recall[20].value:.3f}"
+                  f" | {sm.mrr:.3f} | {sum(held[q.key] for q in qs)}/{len(qs)} | {r4} | {r20} | {src} "
+                  f"{extra(name, rest, qs) if extra else ''}|")
+    for q in queries if moved else ():
+        ranks = [res[n][0][q.key] for n in res]
+        if len(set(ranks)) > 1:
+            print(f"- {q.key}: ranks {' / '.join(str(r) for r in ranks)} - {q.text[:90]}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--prefix", default="/tmp/i40/store")

@@ -37,8 +37,8 @@ import issue40_doc2query as d2q  # noqa: E402
 import issue40_experiments as x40  # noqa: E402
 
 from rag.evaluation.bench.corpora import corpus as shared_corpus  # noqa: E402
-from rag.evaluation.data import by_wording, expand_queries, load_questions  # noqa: E402
-from rag.evaluation.metrics import hits_at, sign_test, summarize_ranks  # noqa: E402
+from rag.evaluation.data import expand_queries, load_questions  # noqa: E402
+from rag.evaluation.metrics import hits_at, sign_test  # noqa: E402
 from rag.index.dense import DenseIndex  # noqa: E402
 from rag.index.units import UnitIndex  # noqa: E402
 from rag.tokens import model_path  # noqa: E402
@@ -170,22 +170,11 @@ def main() -> None:
         print(f"\n## {cname} ({store.chunk_count} chunks, {len(pairs[cname])} own pairs; lr {args.lr}, batch "
               f"{args.batch}, scale {args.scale})\n")
         print("| encoder | wording | R@1 | R@4 | R@20 | MRR | in sources | R@4 vs control | R@20 vs control "
-              "| R@4 vs shipped |")
-        print("|---|---|---:|---:|---:|---:|---:|---|---|---|")
-        ctrl, ship = res["float, untuned (control)"][0], res["shipped (int8)"][0]
-        for name, (ranks, held, _ran, _ms, _p50) in res.items():
-            for g, qs in by_wording(queries).items():
-                sm = summarize_ranks([ranks[q.key] for q in qs], str(g))
-                r4 = sign_test(hits_at([ranks[q.key] for q in qs], 4), hits_at([ctrl[q.key] for q in qs], 4))
-                r20 = sign_test(hits_at([ranks[q.key] for q in qs], 20), hits_at([ctrl[q.key] for q in qs], 20))
-                r4s = sign_test(hits_at([ranks[q.key] for q in qs], 4), hits_at([ship[q.key] for q in qs], 4))
-                print(f"| {name} | {g} | {sm.recall[1].value:.3f} | {sm.recall[4].value:.3f} | "
-                      f"{sm.recall[20].value:.3f} | {sm.mrr:.3f} | {sum(held[q.key] for q in qs)}/{len(qs)} | {r4} "
-                      f"| {r20} | {r4s} |")
-        for q in queries:
-            moved = [res[n][0][q.key] for n in res]
-            if len(set(moved)) > 1:
-                print(f"- {q.key}: ranks {' / '.join(str(r) for r in moved)} - {q.text[:90]}")
+              "| sources vs control | R@4 vs shipped |")
+        print("|---|---|---:|---:|---:|---:|---:|---|---|---|---|")
+        ship = res["shipped (int8)"][0]
+        x40.print_table(res, queries, "float, untuned (control)", extra=lambda name, rest, qs, res=res, ship=ship: "| " + str(sign_test(
+            hits_at([res[name][0][q.key] for q in qs], 4), hits_at([ship[q.key] for q in qs], 4))) + " ")
         print("\n" + "; ".join(notes), flush=True)
     for s in stores.values():
         s.close()
