@@ -42,8 +42,8 @@ from rag.answer.check.probes import TokenProbs, YesNo, answer_token_probs, probe
 from rag.answer.cite import (
     Citation,
     citations,
+    citations_from_rows,
     format_sources_for_prompt,
-    locator_label,
 )
 from rag.answer.excerpt import Excerpt, citation_views, prompt_excerpts
 from rag.answer.gate import GateKnobs, GateResult
@@ -133,7 +133,9 @@ def what_was_searched(store: Store, gate: GateResult, doc_ids: Sequence[str] | N
     hits = sorted((h for h in gate.candidates if not math.isnan(h.cosine_distance)),
                   key=lambda h: h.cosine_distance)[:CLOSEST]
     rows = store.chunks([h.chunk_id for h in hits]) if hits else []
-    closest = tuple(Closest(locator_label(r), float(h.cosine_distance)) for h, r in zip(hits, rows))
+    # labels as the sources' are, two of one paragraph told apart by their opening words (cite.told_apart)
+    closest = tuple(Closest(c.locator_label, float(h.cosine_distance))
+                    for h, c in zip(hits, citations_from_rows(hits, rows)))
     return Searched(documents=tuple(in_scope), total=len(docs), scoped=doc_ids is not None, closest=closest,
                     defaults=default_settings_knobs(settings or store.settings))
 

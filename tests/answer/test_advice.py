@@ -112,3 +112,21 @@ def test_the_pipeline_records_what_it_searched_and_an_empty_store_says_add_docum
     assert a.searched.defaults["threshold"] == 0.675
     assert a.advice.searched == "Searched the only document, 02-llm-inference.md."
     assert a.advice.decided is not None and a.advice.decided.startswith("Your threshold (cosine distance) 0.05")
+
+
+def test_the_closest_passages_of_one_paragraph_are_told_apart_as_sources_are(tmp_path, hash_embedder):
+    """A new user's walk (2026-12-06): the "may not answer" note named "t-sne.html, ¶ 4" twice. The closest passages
+    take the sources' labels, two chunks of one long paragraph told apart by their opening words."""
+    from rag.store.store import Store
+
+    sentences = [f"Kettle rule {w} says the boiler needs descaling after {i} months of hard water use." for i, w in
+                 enumerate(["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+                            "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"], start=1)]
+    doc = tmp_path / "kettle.md"
+    doc.write_text("# Kettle\n\n## Care\n\n" + " ".join(sentences) + "\n", encoding="utf-8")
+    store = Store(tmp_path / "s", settings=get_settings(), embedder=hash_embedder)
+    assert store.ingest_path(doc).status == "ready" and store.chunk_count >= 2
+    a = ask(store, "Kettle rule alpha says the boiler needs descaling after 1 months", get_settings(threshold=0.01)).run()
+    labels = [c.label for c in a.searched.closest]
+    assert len(labels) >= 2 and len(set(labels)) == len(labels)
+    assert all(label.startswith("kettle.md > Care, ¶ 1, from \u201cKettle rule") for label in labels)
