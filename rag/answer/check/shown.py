@@ -1,6 +1,6 @@
 """How the claim check's sentences are written back as one answer on screen (the chat, the export, the CLI): fenced
-code blocks kept whole and inert. Pure functions on strings; moved out of :mod:`rag.answer.check.attribute`, which
-re-exports them."""
+code blocks kept whole and inert. Pure functions on strings (moved out of :mod:`rag.answer.check.attribute`, which
+reads :func:`code_block` to write a sentence with its citations)."""
 
 from __future__ import annotations
 
