@@ -233,6 +233,29 @@ def test_an_echo_of_the_question_is_no_claim_and_never_cited(corpus_dir):
     assert out[0].shown() == "A dumb but strong baseline for summaries that my model should beat first."
 
 
+def test_a_command_the_question_names_as_a_plain_word_is_the_answer(shared_dir):
+    """A new user's walk (2026-12-06): "...use `history`." was struck through as a restatement of "How do I see my
+    command history?", though the command is the answer. It is a claim where a source writes the command as code;
+    a question about the command itself ("the history command") is still only echoed."""
+    guide = shared_dir / "corpus" / "real" / "md" / "guide-art-of-command-line.md"
+    if not guide.is_file():
+        pytest.skip(f"{guide} not found")
+    lines = guide.read_text(encoding="utf-8").splitlines()
+    history = next(p for p in lines if "use `history`" in p)
+    ctrl_r = next(p for p in lines if "search through command history" in p)
+    q = "How do I see my command history?"
+    s = "To see your command history, use `history` [1]."
+    assert _check(q, [s], [history])[0].verdict == "supported"
+    out = _check(q, [s], [ctrl_r, history])  # cited the source that names no such command
+    assert out[0].verdict == "inferred" and out[0].shown_cites == (2,)
+    assert _check(q, [s], [ctrl_r])[0].verdict == "echo"  # no source writes it as code: nothing to check it against
+    assert _check("What does the history command show?", ["The `history` command shows history [1]."],
+                  [history])[0].verdict == "echo"
+    # the statement that writes the command must hold the sentence's claim: it is for seeing, not searching (real c01)
+    assert _check("Which key combination searches through the command history in Bash?",
+                  ["To search through the command history in Bash, use `history` [1]."], [history])[0].verdict == "echo"
+
+
 def test_a_tautology_ending_in_a_bare_marker_is_no_claim(corpus_dir):
     src = _doc_paragraph(corpus_dir, "07-unigram-tokenization.md", 'the tokenization `["p", "u", "g"]`')
     q = 'What is the probability of the tokenization ["p", "u", "g"] for the word "pug"?'

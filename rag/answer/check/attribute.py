@@ -44,7 +44,15 @@ from rag.answer.check.clean import clean_citations as clean_citations
 from rag.answer.check.clean import markers
 from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
 from rag.answer.check.polarity import denied_by, denies, polarity_clash, without_denials
-from rag.answer.check.short_answers import POLARITY_RE, YES_NO_RE, affirmed_by, answer_words, sole_answer, takes_side
+from rag.answer.check.short_answers import (
+    POLARITY_RE,
+    YES_NO_RE,
+    affirmed_by,
+    answer_words,
+    code_answered_by,
+    sole_answer,
+    takes_side,
+)
 from rag.answer.check.shown import code_block
 from rag.text import FENCE_RE, MARKER_RE, content_words, sentence_spans, strip_markers
 
@@ -402,9 +410,14 @@ def attribute(
                      and not POLARITY_RE.search(strip_markers(s)))
         worded = n_words >= (1 if item or short else MIN_CLAIM_WORDS)
         why = garbled(s) if worded and not declines and not dangling else None
+        # a command the question names only as a plain word ("use `history`" to "How do I see my command
+        # history?") is the sentence's own answer where a source writes it as code
+        bare = question is not None and not novel_roots(s, question)
+        code_in = [j for j in range(len(source_indices))
+                   if bare and quotes is not None and code_answered_by(s, quotes[j], question)]
         echo = bool(worded and not declines and not dangling and not why and (
             strip_markers(s).rstrip(" *_").endswith("?")
-            or (question is not None and not novel_roots(s, question) and not takes_side(s, question))))
+            or (bare and not takes_side(s, question) and not code_in)))
         # a yes/no question restated as a statement answers "yes": a claim when a source it cites affirms it; restated
         # with a denial ("No, you cannot keep tokens in local storage."), "no": a claim when a source denies it too
         affirms = bool(echo and quotes is not None and question is not None and YES_NO_RE.match(question)
@@ -422,6 +435,8 @@ def attribute(
         made.update([flat] if claim else [])
         row = np.array([(affirmed_by if affirms else denied_by)(s, quotes[j], question) for j in range(len(source_indices))],
                        dtype=bool) if affirms or says_no else sup[i].copy()
+        if bare and code_in:
+            row[code_in] = True
         missing, astray, lacking_at = (), (), None
         if quotes is not None and claim:
             spec = sorted((specifics(s) | (answer_words(s, question) if short and question else set())) - asked)

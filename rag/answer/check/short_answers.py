@@ -6,6 +6,8 @@ Pure functions on strings, no model, on top of :mod:`rag.answer.check.claims`:
   word of polarity the question lacks ("Do not populate X" to "Should I populate X?");
 * :func:`affirmed_by` - a source statement that says "yes" to a sentence restating a yes/no question, with no
   denying word (:data:`NEGATION_RE`) the sentence lacks;
+* :func:`code_spans`, :func:`names_code`, :func:`code_answered_by` - the code spans of a sentence that the question holds only as plain words ("use `history`"
+  to "How do I see my command history?"): the sentence's own answer;
 * :func:`answer_words`, :func:`sole_answer` - what a one-word answer ("Cargo [2].") asserts, and whether its
   statement names it as the only thing of its kind.
 """
@@ -53,6 +55,45 @@ def answer_words(sentence: str, question: str) -> set[str]:
 
 #: A Markdown code span, as a source writes a command or a name (``rsync``).
 _CODE_SPAN_RE = re.compile(r"`([^`\n]{1,80})`")
+#: Nouns that name a code span as the thing asked about ("What does the history command show?"): a question that
+#: puts one after the span's word asks about the code, and a sentence that gives the code back adds nothing.
+_CODE_NOUNS = frozenset({"command", "commands", "function", "functions", "method", "methods", "option", "options",
+                         "flag", "flags", "key", "keys", "tool", "tools", "program", "programs", "utility",
+                         "keyword", "variable", "class", "module", "package", "setting", "parameter", "argument"})
+
+
+def names_code(sentence: str, question: str | None) -> set[str]:
+    """The code spans of ``sentence`` (case-folded text between backticks) that the question does not ask about:
+    it neither writes the span as code nor puts the span's word before a noun naming code ("the history
+    command"; "command history" asks for a command). Such a span is the answer's own word although the question holds its letters: "To see your command
+    history, use `history`." answers "How do I see my command history?" with a command (a new user's walk,
+    2026-12-06: it was struck through as a restatement of the question). Empty without a question."""
+    if not question:
+        return set()
+    asked = code_spans(question)
+    words = [m.group(0).casefold() for m in TOKEN_RE.finditer(question)]
+    about = {w for w, nxt in zip(words, words[1:]) if nxt in _CODE_NOUNS}
+    return {c for c in code_spans(strip_markers(sentence)) if c not in asked and c not in about}
+
+
+def code_answered_by(sentence: str, source: str, question: str | None) -> bool:
+    """Whether a statement of ``source`` writes every code span of :func:`names_code` as code and holds every claim
+    word of ``sentence`` with it: "To see recent commands, use `history`." holds "To see your command history, use
+    `history`."; it does not hold "To search through the command history in Bash, use `history`." (the answer to
+    "Which key combination searches ...?" is another: dev c01 of the real documents). False when the sentence names
+    no such span."""
+    code = names_code(sentence, question)
+    if not code:
+        return False
+    words = roots(strip_markers(sentence))
+    return any(code <= code_spans(unit) and words <= source_roots(unit) for unit in (st.own() for st in statements(source)))
+
+
+def code_spans(text: str) -> set[str]:
+    """The Markdown code spans of ``text``, case-folded and stripped (```history``` -> ``history``)."""
+    return {c for c in (x.strip().casefold() for x in _CODE_SPAN_RE.findall(text)) if c}
+
+
 #: A token with a joining mark inside (``ctrl-u``, ``file.txt``, ``snake_case``).
 _JOINED_RE = re.compile(r"[^\W_][-_./][^\W_]")
 
