@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from rag.answer.check.judged import AnswerFrom
-from rag.answer.check.shown import code_block, code_fence, join_shown
+from rag.answer.check.shown import cite_at, code_block, code_fence, join_shown
 from rag.answer.cite import evidence_span
 from rag.answer.history import ALL_ATTACHED, ATTACHED_MARK, all_attached
 from rag.text import MARKER_RE, markdown_literal, strip_markers
@@ -191,7 +191,7 @@ def sentence_markdown(sentence: Any, urls: Mapping[int, str], titles: Mapping[in
         return md
     links = "".join(marker_link(n, urls[n], titles.get(n)) for n in cites if n in urls)
     plain = strip_markers(sentence.text)
-    end = len(plain.rstrip(".!?:;"))
+    end = cite_at(plain)
     md = md_escape(plain[:end]) + (f" {links}" if links else "") + md_escape(plain[end:])
     if mark and sentence.inferred and links:
         md += f" :gray[*({ATTACHED_MARK})*]"

@@ -18,6 +18,7 @@ from rag.answer.check.attribute import (
     markers,
     split_sentences,
 )
+from rag.answer.check.shown import with_cites
 
 
 def test_invalid_markers_removed_and_counted():
@@ -538,3 +539,20 @@ def test_a_claim_said_again_word_for_word_is_shown_once(corpus_dir):
     from rag.answer.check.verdict import passed_sentences
 
     assert [s.text for s in passed_sentences(out)] == [first, out[1].text]
+
+
+def test_a_full_stop_that_may_be_a_word_s_own_stays_before_the_citation(shared_dir):
+    """A new user's walk (2026-12-06): "... replaced with ctrl-r and alt-." was shown as "... and alt- [2].", a key
+    the guide does not name. The markers go before a sentence's closing mark only where that mark is the
+    sentence's alone; every character of the sentence is kept."""
+    guide = shared_dir / "corpus" / "real" / "md" / "guide-art-of-command-line.md"
+    if not guide.is_file():
+        pytest.skip(f"{guide} not found")
+    source = next(p for p in guide.read_text(encoding="utf-8").splitlines() if "use `history`" in p)
+    s = "However, these are often easily replaced with ctrl-r and alt-. [1]"
+    out = _check("What can replace history expansion in Bash?", [s], [source])
+    assert out[0].verdict == "supported" and out[0].shown() == "However, these are often easily replaced with ctrl-r and alt-. [1]"
+    assert with_cites("A chunk is a passage.", "[1]") == "A chunk is a passage [1]."
+    assert with_cites("Is it?!", "[1][2]") == "Is it [1][2]?!"
+    assert with_cites("Tabs, spaces, etc.", "[1]") == "Tabs, spaces, etc. [1]"
+    assert with_cites("It runs on Node.js.", "[1]") == "It runs on Node.js. [1]"

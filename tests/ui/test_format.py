@@ -56,3 +56,17 @@ def test_details_say_which_source_the_nearest_distance_is():
     assert nearest_note(0.3301, cites) == ""  # [1] is the nearest: nothing to explain
     assert "not among the sources shown" in nearest_note(0.2, cites)
     assert nearest_note(None, cites) == "" and nearest_note(0.3, []) == ""
+
+
+def test_a_key_ending_in_a_full_stop_keeps_it_before_its_citation_in_the_chat():
+    """A new user's walk (2026-12-06): the chat showed "ctrl-r and alt- [2]." for the guide's "alt-."."""
+    from rag.answer.check.attribute import ClaimVerdict, SentenceAttribution
+    from ui.format import sentence_markdown
+
+    s = SentenceAttribution(text="Use ctrl-r and alt-. [2]", cited=(2,), supported_by=(2,), unsupported=False,
+                            inferred=False, verdict=ClaimVerdict.SUPPORTED)
+    md = sentence_markdown(s, {2: "/view?d=1"})
+    assert md == "Use ctrl-r and alt-. [\\[2\\]](/view?d=1)"
+    plain = SentenceAttribution(text="A chunk is a passage [2].", cited=(2,), supported_by=(2,), unsupported=False,
+                                inferred=False, verdict=ClaimVerdict.SUPPORTED)
+    assert sentence_markdown(plain, {2: "/view?d=1"}).endswith(").")

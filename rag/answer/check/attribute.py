@@ -53,7 +53,7 @@ from rag.answer.check.short_answers import (
     sole_answer,
     takes_side,
 )
-from rag.answer.check.shown import code_block
+from rag.answer.check.shown import code_block, with_cites
 from rag.text import FENCE_RE, MARKER_RE, content_words, sentence_spans, strip_markers
 
 #: A sentence whose content words are at least this share in a source is supported by it (lexical leg).
@@ -241,8 +241,7 @@ class SentenceAttribution:
             return body
         if code_block(body) is not None:  # after the closing fence, on a line of its own
             return f"{body.rstrip()}\n{cites}"
-        end = len(body.rstrip(".!?:;"))
-        return f"{body[:end]} {cites}{body[end:]}"
+        return with_cites(body, cites)
 
     @property
     def label(self) -> str:

@@ -1,6 +1,6 @@
 """How the claim check's sentences are written back as one answer on screen (the chat, the export, the CLI): fenced
 code blocks kept whole and inert. Pure functions on strings (moved out of :mod:`rag.answer.check.attribute`, which
-reads :func:`code_block` to write a sentence with its citations)."""
+reads :func:`code_block` and :func:`with_cites` (:func:`cite_at`) to write a sentence with its citations)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,38 @@ def code_fence(info: str, code: str) -> str:
     fence = "`" * max(3, run + 1)
     lang = info if info.isascii() and info.replace("-", "").replace("+", "").isalnum() else ""
     return f"{fence}{lang}\n{code}\n{fence}"
+
+
+#: The last words after which a full stop is the word's own, not (only) the sentence's.
+_ABBREVIATIONS = frozenset({"etc", "al", "vs", "cf", "approx", "incl", "resp"})
+
+
+def cite_at(body: str) -> int:
+    """Where citation markers go in ``body`` (a sentence without markers, trailing space removed): before its
+    closing punctuation, the way the answer writes them ("A is B [1]."), as a character offset into
+    ``body.rstrip()``. A full stop that may be a word's own stays before the markers: after a sign ("alt-." was
+    shown as "alt- [2]." in a new user's walk, 2026-12-06), after an abbreviation ("etc.") or a word with a dot
+    inside ("e.g.", "Node.js."). A run of marks ("?!", "...") stays whole after them."""
+    text = body.rstrip()
+    k = len(text)
+    while k > 0 and text[k - 1] in ".!?:;":
+        k -= 1
+    run, before = text[k:], text[:k]
+    words = before.split()
+    last = words[-1] if words else ""
+    own_dot = run == "." and (not before or not (before[-1].isalnum() or before[-1] in ")]\"'’”*_`")
+                              or "." in last or last.casefold().strip("(") in _ABBREVIATIONS)
+    return len(text) if own_dot else k
+
+
+def with_cites(body: str, cites: str) -> str:
+    """``body`` with ``cites`` (``"[1][2]"``) at :func:`cite_at`, every character of ``body`` kept (trailing space
+    removed); ``body`` alone without ``cites``."""
+    text = body.rstrip()
+    if not cites:
+        return text
+    k = cite_at(text)
+    return f"{text[:k]} {cites}{text[k:]}"
 
 
 def join_shown(parts: Sequence[str]) -> str:
