@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from rag.answer.cite import Citation
 from rag.answer.roles import non_answer_spans, repeated_lines
 from rag.question import analyse
-from rag.text import TermStats, tokenize, units
+from rag.text import FENCE_RE, TermStats, tokenize, units
 from rag.types import TextRole
 
 Span = tuple[int, int]
@@ -63,6 +63,45 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
+#: A document's own note or reference mark: ``[7]``, ``[8][9]`` (a run), ``[32, 33]``, ``[4-6]``.
+_NOTE_MARK = re.compile(r"(?:\[\d{1,3}(?:\s?[,\u2013-]\s?\d{1,3}){0,8}\])+")
+#: What a note mark follows directly in running text (Wikipedia's "research,[2]", "network.[7]").
+_AFTER_PUNCT = frozenset('.,;:!?)"\'’”')
+#: What may follow a mark written after a word and a space ("visual counting [32].").
+_BEFORE_END = frozenset(".,;:)\n ")
+
+
+def note_marks(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` character ranges of ``text`` holding the document's own note and reference marks in running
+    text: a run of ``[n]`` right after punctuation ("research,[2] music analysis,[3]"), or after a word and one
+    space with punctuation, a space or the end after it ("visual counting [32]."; the space is in the range).
+    The model never reads them: it copied "[3]" and "[32]" into answers, where the first reads as a citation of
+    source 3 and the second was removed as invalid (saved dev answers, 2026-12-06); the claim check leans on the
+    same view. A reader still sees them in the quote. Never inside a fenced code block or a code span, and never
+    after a letter with no space: ``choices[0]`` and ``a[1][2]`` are code. Sorted."""
+    out: list[tuple[int, int]] = []
+    fenced = False
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        if FENCE_RE.match(line):
+            fenced = not fenced
+        elif not fenced and "[" in line:
+            ticks, seen = 0, 0  # backticks before the mark: an odd count is inside a code span
+            for m in _NOTE_MARK.finditer(line):
+                a, b = m.span()
+                ticks, seen = ticks + line.count("`", seen, a), a
+                if ticks % 2:
+                    continue
+                prev = line[a - 1] if a else ""
+                nxt = line[b] if b < len(line) else " "
+                if prev in _AFTER_PUNCT:
+                    out.append((pos + a, pos + b))
+                elif prev == " " and a >= 2 and line[a - 2].isalpha() and nxt in _BEFORE_END:
+                    out.append((pos + a - 1, pos + b))
+        pos += len(line)
+    return out
+
+
 def _mask(text: str, spans: Sequence[tuple[int, int]]) -> str:
     if not spans:
         return text
@@ -80,9 +119,10 @@ def visible(text: str) -> str:
 
 def answer_view(text: str, *, role: TextRole | str | None = None, repeated: frozenset[str] = frozenset(),
                 keep: frozenset[TextRole] = frozenset({TextRole.BODY})) -> tuple[str, list[Span]]:
-    """``(view, skipped)``: ``text`` with its hidden parts (:func:`hidden_spans`) and the units whose role is
+    """``(view, skipped)``: ``text`` with its hidden parts (:func:`hidden_spans`), the units whose role is
     not in ``keep`` (:func:`rag.answer.roles.non_answer_spans`: page furniture, references, a table of
-    contents, navigation, and by default headings too) replaced by as many spaces, and those spans, sorted.
+    contents, navigation, and by default headings too) and the document's own note marks (:func:`note_marks`)
+    replaced by as many spaces, and those spans, sorted.
 
     Issue 24, item 2: the key passage and what the model reads come from the view with ``keep`` = body; the
     claim check leans on the view with ``keep`` = body and headings. ``role``, ``repeated``: see
@@ -90,7 +130,7 @@ def answer_view(text: str, *, role: TextRole | str | None = None, repeated: froz
     """
     hidden = hidden_spans(text)
     shown = _mask(text, hidden)
-    skipped = sorted(hidden + non_answer_spans(shown, role=role, repeated=repeated, keep=keep))
+    skipped = sorted(hidden + non_answer_spans(shown, role=role, repeated=repeated, keep=keep) + note_marks(shown))
     return _mask(text, skipped), skipped
 
 

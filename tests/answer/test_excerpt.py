@@ -71,3 +71,23 @@ def test_a_unit_ending_in_a_colon_brings_the_formula_it_introduces():
     ex = excerpt.prompt_excerpts(q, [text, other], 50, count_tokens)
     assert "dot product of their vectors:\n\nsim(q, p) = EQ(q) EP(p). (1)" in ex[0].text
     assert "Cats" not in ex[0].text
+
+
+def test_a_document_s_own_note_marks_are_not_read_by_the_model(shared_dir):
+    """Wikipedia's "research,[2] music analysis,[3]" reached the prompt, and the 0.5B wrote such marks into its
+    answers (saved dev answers, 2026-12-06): "[3]" reads as a citation of source 3. The model's view leaves them
+    out; the quote the reader sees keeps them, and code such as ``choices[0]`` is never touched."""
+    path = shared_dir / "corpus" / "real" / "html" / "web-wikipedia-t-sne.html"
+    if not path.is_file():
+        pytest.skip(f"{path} not found")
+    doc = extract_bytes(path.read_bytes(), path.name)
+    chunk = next(c for c in chunk_document(doc, "E") if "computer security research" in c.text)
+    assert re.search(r"research,\[\d+\]", chunk.text)  # the reader's quote keeps the page's marks
+    view, skipped = excerpt.answer_view(chunk.text)
+    read = excerpt.readable(chunk.text, 0, None, skipped)
+    assert "computer security research, music analysis," in read and not re.search(r"\[\d+\]", read)
+    assert len(view) == len(chunk.text)  # offsets unchanged
+    code = "Read it with `print(r.choices[0])` or print(r.choices[0]); see also a[1][2]."
+    assert excerpt.readable(code, 0, None, excerpt.answer_view(code)[1]) == code
+    cited = "QuPath outperformed visual counting [32]. Others [32, 33] agree."
+    assert excerpt.readable(cited, 0, None, excerpt.answer_view(cited)[1]) == "QuPath outperformed visual counting. Others agree."
