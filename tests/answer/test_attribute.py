@@ -556,3 +556,20 @@ def test_a_full_stop_that_may_be_a_word_s_own_stays_before_the_citation(shared_d
     assert with_cites("Is it?!", "[1][2]") == "Is it [1][2]?!"
     assert with_cites("Tabs, spaces, etc.", "[1]") == "Tabs, spaces, etc. [1]"
     assert with_cites("It runs on Node.js.", "[1]") == "It runs on Node.js. [1]"
+
+
+def test_a_sentence_gathered_from_unrelated_places_of_a_source_is_not_supported():
+    """Saved dev answer d16 (users' wording, 0.5B): "... and make it accessible to everyone" took "everyone" from a
+    slide's joke two paragraphs below the commands. A sentence's new words must sit in neighbouring units."""
+    source = ("Usage (on client, e.g. laptop):\n\n"
+              "▶Clone/Pull onto other systems git clone ssh:\\\\bigmem01.stat.wisc.edu\\~[user]\\Repositories\\NewRepository\n"
+              "▶Make changes, and commit git add -i git commit -m 'An informative message here.'\n"
+              "▶Push changes back git push origin\n\n"
+              "Open source means everyone can see my stupid mistakes.\n\n"
+              "Version control means everyone can see every stupid mistake I’ve ever made.")
+    q = "where do I ssh to create a private repo on the stats department machines?"
+    spliced = "This will create a new repository on the stats department machines and make it accessible to everyone."
+    near = "Clone onto other systems with git clone ssh, then make changes and commit them [1]."
+    out = _check(q, [spliced, near], [source])
+    assert out[0].verdict == "unsupported"
+    assert out[1].verdict == "supported"

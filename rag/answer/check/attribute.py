@@ -54,7 +54,7 @@ from rag.answer.check.short_answers import (
     takes_side,
 )
 from rag.answer.check.shown import code_block, with_cites
-from rag.text import FENCE_RE, MARKER_RE, content_words, sentence_spans, strip_markers
+from rag.text import FENCE_RE, MARKER_RE, content_words, sentence_spans, strip_markers, units
 
 #: A sentence whose content words are at least this share in a source is supported by it (lexical leg).
 LEX_MIN = 0.5
@@ -299,17 +299,31 @@ def lexical_support(sentences: Sequence[str], quotes: Sequence[str], question: s
     """``(n_sentences, n_sources)`` float32: share of each sentence's NEW claim roots (:func:`novel_roots`:
     its words the question lacks; all its words without ``question``) found in each quote.
 
-    1.0 means every new word occurs in the source; a sentence with no new word scores 0 everywhere.
+    1.0 means every new word occurs in the source; a sentence with no new word scores 0 everywhere. The words are
+    looked for in :data:`WINDOW` neighbouring units of the source (:func:`rag.text.units`), the best window counting,
+    not anywhere in a long chunk, where they can be gathered from places that say other things (dev d16, q21).
     """
-    qsets = [source_roots(q) for q in quotes]
+    windows = [_windows(q) for q in quotes]
     out = np.zeros((len(sentences), len(quotes)), dtype=np.float32)
     for i, s in enumerate(sentences):
         words = novel_roots(s, question)
         if not words:
             continue
-        for j, qs in enumerate(qsets):
-            out[i, j] = len(words & qs) / len(words)
+        for j, ws in enumerate(windows):
+            out[i, j] = max(len(words & w) for w in ws) / len(words)
     return out
+
+
+#: Neighbouring units (sentences, list lines) a sentence's words are looked for in (:func:`lexical_support`): two keep
+#: a sentence joining adjacent ones. On the saved dev answers (2026-12-06) it failed 2 sentences gathered from
+#: unrelated places ("accessible to everyone" from "Open source means everyone can see ...") and moved no verdict.
+WINDOW = 2
+
+
+def _windows(quote: str) -> list[set[str]]:
+    """:func:`source_roots` of each run of :data:`WINDOW` neighbouring units of ``quote``."""
+    sets = [source_roots(quote[a:b]) for a, b in units(quote)] or [source_roots(quote)]
+    return [set().union(*sets[k : k + WINDOW]) for k in range(max(1, len(sets) - WINDOW + 1))]
 
 
 def support_matrix(lexical: np.ndarray, cosine: np.ndarray | None, *, lex_min: float = LEX_MIN, cos_min: float = COS_MIN,
