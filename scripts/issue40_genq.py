@@ -44,9 +44,10 @@ from rag.index.units import UnitIndex  # noqa: E402
 from rag.tokens import model_path  # noqa: E402
 
 
-def pairs_of(store) -> list[tuple[str, str]]:
-    """(question, chunk text) for every kept question of the cached doc2query outputs of ``store``'s chunks."""
-    outs = d2q.generate(store, threads=2)  # cached: generates nothing for today's stores
+def pairs_of(store, writer: str = "0.5b") -> list[tuple[str, str]]:
+    """(question, chunk text) for every kept question of the cached doc2query outputs of ``store``'s chunks, written
+    by ``writer`` (:data:`issue40_doc2query.WRITERS`)."""
+    outs = d2q.generate(store, threads=2, writer=writer)  # cached: generates nothing for today's stores
     table = store.index_cache.rows(vectors=False, contents=True)
     return [(q, t) for t, c in zip(table.texts, table.contents) for q in d2q.questions_of(outs[c[:d2q.D2Q_CHARS]]["out"])]
 
@@ -141,13 +142,14 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=2e-5)
     ap.add_argument("--scale", type=float, default=20.0)
     ap.add_argument("--modes", default="self,others")
+    ap.add_argument("--writer", choices=sorted(d2q.WRITERS), default="0.5b", help="the model whose questions train")
     ap.add_argument("corpora", nargs="+")
     args = ap.parse_args()
     import torch
 
     torch.set_num_threads(2)
     stores = {c: d2q.store_of(args.prefix, c) for c in args.corpora}
-    pairs = {c: pairs_of(s) for c, s in stores.items()}
+    pairs = {c: pairs_of(s, args.writer) for c, s in stores.items()}
     from sentence_transformers import SentenceTransformer
 
     control = SentenceTransformer(str(model_path()), device="cpu")
@@ -164,7 +166,7 @@ def main() -> None:
             train_pairs = pairs[cname] if mode == "self" else [p for c, ps in pairs.items() if c != cname for p in ps]
             model, tsec = train(train_pairs, epochs=args.epochs, batch=args.batch, lr=args.lr, scale=args.scale)
             spec, _ = encoder_spec(model, store, units)
-            name = f"GenQ {mode} ({len(train_pairs)} pairs, {args.epochs} ep)"
+            name = f"GenQ {mode}, {args.writer} questions ({len(train_pairs)} pairs, {args.epochs} ep)"
             res[name] = x40.measure(store, queries, spec, runner)
             notes.append(f"{name}: training {tsec:.0f} s")
         print(f"\n## {cname} ({store.chunk_count} chunks, {len(pairs[cname])} own pairs; lr {args.lr}, batch "
