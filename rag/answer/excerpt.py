@@ -67,18 +67,18 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
 _NOTE_MARK = re.compile(r"(?:\[\d{1,3}(?:\s?[,\u2013-]\s?\d{1,3}){0,8}\])+")
 #: What a note mark follows directly in running text (Wikipedia's "research,[2]", "network.[7]").
 _AFTER_PUNCT = frozenset('.,;:!?)"\'’”')
-#: What may follow a mark written after a word and a space ("visual counting [32].").
-_BEFORE_END = frozenset(".,;:)\n ")
+#: A backtick run: each opens or closes a code span (````print(a,[1])```` too).
+_TICKS = re.compile(r"`+")
 
 
 def note_marks(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` character ranges of ``text`` holding the document's own note and reference marks in running
-    text: a run of ``[n]`` right after punctuation ("research,[2] music analysis,[3]"), or after a word and one
-    space with punctuation, a space or the end after it ("visual counting [32]."; the space is in the range).
-    The model never reads them: it copied "[3]" and "[32]" into answers, where the first reads as a citation of
-    source 3 and the second was removed as invalid (saved dev answers, 2026-12-06); the claim check leans on the
-    same view. A reader still sees them in the quote. Never inside a fenced code block or a code span, and never
-    after a letter with no space: ``choices[0]`` and ``a[1][2]`` are code. Sorted."""
+    """``(start, end)`` character ranges of ``text`` holding the document's own note marks in running text: a run of
+    ``[n]`` right after punctuation with a space, a letter or the line's end after it ("research,[2] music
+    analysis,[3]", "network.[7]"). The model never reads them: it copied such marks into answers, where "[3]" reads
+    as a citation of source 3 (saved dev answers, 2026-12-06); the claim check leans on the same view. A reader
+    still sees them in the quote. A mark after a space ("returns [1, 2, 3]", "the interval [0, 1]", a paper's
+    "counting [32]") is left: it may be the sentence's content. Never inside a fenced block or a code span, and
+    never where code would put it (``choices[0]``, ``f(xs,[1])``, ``{'a':[1], ...}``). Sorted."""
     out: list[tuple[int, int]] = []
     fenced = False
     pos = 0
@@ -86,18 +86,15 @@ def note_marks(text: str) -> list[tuple[int, int]]:
         if FENCE_RE.match(line):
             fenced = not fenced
         elif not fenced and "[" in line:
-            ticks, seen = 0, 0  # backticks before the mark: an odd count is inside a code span
+            ticks = [m.start() for m in _TICKS.finditer(line)] if "`" in line else []
+            k = 0  # backtick runs before the mark: an odd count is inside a code span
             for m in _NOTE_MARK.finditer(line):
                 a, b = m.span()
-                ticks, seen = ticks + line.count("`", seen, a), a
-                if ticks % 2:
-                    continue
-                prev = line[a - 1] if a else ""
-                nxt = line[b] if b < len(line) else " "
-                if prev in _AFTER_PUNCT:
+                while k < len(ticks) and ticks[k] < a:
+                    k += 1
+                nxt = line[b] if b < len(line) else "\n"
+                if k % 2 == 0 and a and line[a - 1] in _AFTER_PUNCT and (nxt.isspace() or nxt.isalpha()):
                     out.append((pos + a, pos + b))
-                elif prev == " " and a >= 2 and line[a - 2].isalpha() and nxt in _BEFORE_END:
-                    out.append((pos + a - 1, pos + b))
         pos += len(line)
     return out
 

@@ -255,6 +255,15 @@ def test_a_command_the_question_names_as_a_plain_word_is_the_answer(shared_dir):
     # the statement that writes the command must hold the sentence's claim: it is for seeing, not searching (real c01)
     assert _check("Which key combination searches through the command history in Bash?",
                   ["To search through the command history in Bash, use `history` [1]."], [history])[0].verdict == "echo"
+    # an adversarial review (2026-12-06): the source's sentence names another command, or denies what it says
+    for q, s, src in [
+        ("How do I search my command history?", "To search your command history, use `history` [1].",
+         "Use `history` to list your command history; to search your command history, press `Ctrl-R`."),
+        ("How do I clear my command history?", "To clear your command history, use `history` [1].",
+         "`history` lists your command history, and `history -c` will clear it."),
+        ("How do I copy files?", "To copy files, use `copy` [1].", "On Linux there is no `copy` command; to copy files, use `cp`."),
+    ]:
+        assert _check(q, [s], [src])[0].verdict == "echo", s
 
 
 def test_a_tautology_ending_in_a_bare_marker_is_no_claim(corpus_dir):
@@ -556,6 +565,8 @@ def test_a_full_stop_that_may_be_a_word_s_own_stays_before_the_citation(shared_d
     assert with_cites("Is it?!", "[1][2]") == "Is it [1][2]?!"
     assert with_cites("Tabs, spaces, etc.", "[1]") == "Tabs, spaces, etc. [1]"
     assert with_cites("It runs on Node.js.", "[1]") == "It runs on Node.js. [1]"
+    assert with_cites("Go up with cd ..", "[1]") == "Go up with cd .. [1]"  # an adversarial review, 2026-12-06
+    assert with_cites("Is it the U.S.?", "[1]") == "Is it the U.S. [1]?"
 
 
 def test_a_sentence_gathered_from_unrelated_places_of_a_source_is_not_supported():
@@ -573,3 +584,7 @@ def test_a_sentence_gathered_from_unrelated_places_of_a_source_is_not_supported(
     out = _check(q, [spliced, near], [source])
     assert out[0].verdict == "unsupported"
     assert out[1].verdict == "supported"
+    # a sentence that sums up a list is read against the whole list and its lead-in (an adversarial review)
+    ingredients = "Ingredients:\n\n- 200 g flour\n- 2 tbsp sugar\n- 2 eggs\n- 30 g butter\n- 300 ml milk\n\nServe warm."
+    assert _check("What do I need for pancakes?", ["You need flour, sugar, eggs, butter and milk [1]."],
+                  [ingredients])[0].verdict == "supported"

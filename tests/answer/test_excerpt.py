@@ -89,5 +89,7 @@ def test_a_document_s_own_note_marks_are_not_read_by_the_model(shared_dir):
     assert len(view) == len(chunk.text)  # offsets unchanged
     code = "Read it with `print(r.choices[0])` or print(r.choices[0]); see also a[1][2]."
     assert excerpt.readable(code, 0, None, excerpt.answer_view(code)[1]) == code
-    cited = "QuPath outperformed visual counting [32]. Others [32, 33] agree."
-    assert excerpt.readable(cited, 0, None, excerpt.answer_view(cited)[1]) == "QuPath outperformed visual counting. Others agree."
+    # after a space a mark may be the sentence's content (an adversarial review, 2026-12-06): it stays
+    for kept in ("The function returns [1, 2, 3].", "Probabilities lie in the interval [0, 1].", "print(xs,[1])",
+                 "``print(a,[1])``", "data = {'a':[1], 'b':[2]}", "outperformed visual counting [32]."):
+        assert excerpt.readable(kept, 0, None, excerpt.answer_view(kept)[1]) == kept

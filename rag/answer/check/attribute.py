@@ -54,7 +54,7 @@ from rag.answer.check.short_answers import (
     takes_side,
 )
 from rag.answer.check.shown import code_block, with_cites
-from rag.text import FENCE_RE, MARKER_RE, content_words, sentence_spans, strip_markers, units
+from rag.text import FENCE_RE, MARKER_RE, content_words, paragraphs, sentence_spans, sentences, strip_markers
 
 #: A sentence whose content words are at least this share in a source is supported by it (lexical leg).
 LEX_MIN = 0.5
@@ -300,8 +300,8 @@ def lexical_support(sentences: Sequence[str], quotes: Sequence[str], question: s
     its words the question lacks; all its words without ``question``) found in each quote.
 
     1.0 means every new word occurs in the source; a sentence with no new word scores 0 everywhere. The words are
-    looked for in :data:`WINDOW` neighbouring units of the source (:func:`rag.text.units`), the best window counting,
-    not anywhere in a long chunk, where they can be gathered from places that say other things (dev d16, q21).
+    looked for in two neighbouring units of the source (:func:`_windows`), the best pair counting, not anywhere in a
+    long chunk, where they can be gathered from places that say other things (dev d16, q21).
     """
     windows = [_windows(q) for q in quotes]
     out = np.zeros((len(sentences), len(quotes)), dtype=np.float32)
@@ -314,16 +314,15 @@ def lexical_support(sentences: Sequence[str], quotes: Sequence[str], question: s
     return out
 
 
-#: Neighbouring units (sentences, list lines) a sentence's words are looked for in (:func:`lexical_support`): two keep
-#: a sentence joining adjacent ones. On the saved dev answers (2026-12-06) it failed 2 sentences gathered from
-#: unrelated places ("accessible to everyone" from "Open source means everyone can see ...") and moved no verdict.
-WINDOW = 2
-
-
 def _windows(quote: str) -> list[set[str]]:
-    """:func:`source_roots` of each run of :data:`WINDOW` neighbouring units of ``quote``."""
-    sets = [source_roots(quote[a:b]) for a, b in units(quote)] or [source_roots(quote)]
-    return [set().union(*sets[k : k + WINDOW]) for k in range(max(1, len(sets) - WINDOW + 1))]
+    """:func:`source_roots` of each unit of ``quote`` with the one before it: its sentences, and a list, table or code
+    block whole (a sentence may sum up a list), which joins its lead-in but not what follows it. On the saved dev
+    answers (2026-12-06) this failed 2 sentences gathered from unrelated places and moved no verdict."""
+    pieces = [(a, b, whole) for a, b, whole in paragraphs(quote, 0, len(quote))
+              for a, b in ([(a, b)] if whole else sentences(quote, a, b))]
+    sets = [source_roots(quote[a:b]) for a, b, _ in pieces] or [source_roots(quote)]
+    return [sets[k] | (sets[k - 1] if k and not (pieces[k - 1][2] and not pieces[k][2]) else set())
+            for k in range(len(sets))]
 
 
 def support_matrix(lexical: np.ndarray, cosine: np.ndarray | None, *, lex_min: float = LEX_MIN, cos_min: float = COS_MIN,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from rag.answer.check.claims import TOKEN_RE, holds, novel_roots, roots, source_roots, specifics, statements
-from rag.text import strip_markers
+from rag.text import sentence_spans, strip_markers
 
 #: A yes/no question: it opens on an auxiliary or modal verb ("Should ...?", "Must ...?", "Is ...?", "Can ...?"),
 #: after a follow-up's opening conjunction if any ("And can they carry unused days over?": without it, an answer
@@ -77,16 +77,32 @@ def names_code(sentence: str, question: str | None) -> set[str]:
 
 
 def code_answered_by(sentence: str, source: str, question: str | None) -> bool:
-    """Whether a statement of ``source`` writes every code span of :func:`names_code` as code and holds every claim
-    word of ``sentence`` with it: "To see recent commands, use `history`." holds "To see your command history, use
-    `history`."; it does not hold "To search through the command history in Bash, use `history`." (the answer to
+    """Whether a sentence of ``source`` writes every code span of :func:`names_code` as code, and no other code span
+    the question lacks, holds every claim word of ``sentence`` with it and no denying word it lacks
+    (:data:`NEGATION_RE`; an adversarial review, 2026-12-06: "Never use `rm` to delete files here; use `trash`").
+    "To see recent commands, use `history`." holds "To see your command history, use `history`."; it does not hold "To search through the command history in Bash, use `history`." (the answer to
     "Which key combination searches ...?" is another: dev c01 of the real documents). False when the sentence names
     no such span."""
     code = names_code(sentence, question)
     if not code:
         return False
-    words = roots(strip_markers(sentence))
-    return any(code <= code_spans(unit) and words <= source_roots(unit) for unit in (st.own() for st in statements(source)))
+    body = strip_markers(sentence)
+    words, denials, asked = roots(body), negations(body), code_spans(question or "")
+    for st in statements(source):
+        own = st.own()
+        for unit in (own[a:b] for a, b in sentence_spans(own)):
+            if _code_answers(unit, code, words, denials, asked):
+                return True
+    return False
+
+
+def _code_answers(unit: str, code: set[str], words: set[str], denials: set[str], asked: set[str]) -> bool:
+    """:func:`code_answered_by` for one sentence ``unit`` of a source."""
+    spans = code_spans(unit)
+    # it names no other command (the answer may be that one: "use `history` to list it; to search it, press
+    # `Ctrl-R`") and denies nothing the sentence does not ("Never use `rm` here; use `trash`")
+    return bool(code <= spans and not (spans - code - asked) and words <= source_roots(unit)
+                and not (negations(unit) - denials))
 
 
 def code_spans(text: str) -> set[str]:

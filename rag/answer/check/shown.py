@@ -39,7 +39,8 @@ def cite_at(body: str) -> int:
     closing punctuation, the way the answer writes them ("A is B [1]."), as a character offset into
     ``body.rstrip()``. A full stop that may be a word's own stays before the markers: after a sign ("alt-." was
     shown as "alt- [2]." in a new user's walk, 2026-12-06), after an abbreviation ("etc.") or a word with a dot
-    inside ("e.g.", "Node.js."). A run of marks ("?!", "...") stays whole after them."""
+    inside ("e.g.", "Node.js.", "U.S.?"), and a path's ".." ("cd .."). A run of marks ("?!", "...") stays whole
+    after them."""
     text = body.rstrip()
     k = len(text)
     while k > 0 and text[k - 1] in ".!?:;":
@@ -47,9 +48,13 @@ def cite_at(body: str) -> int:
     run, before = text[k:], text[:k]
     words = before.split()
     last = words[-1] if words else ""
-    own_dot = run == "." and (not before or not (before[-1].isalnum() or before[-1] in ")]\"'’”*_`")
-                              or "." in last or last.casefold().strip("(") in _ABBREVIATIONS)
-    return len(text) if own_dot else k
+    if run == "..":  # a path's parent ("cd .."), never a sentence's end
+        return len(text)
+    own_dot = run[:1] == "." and (not before or not (before[-1].isalnum() or before[-1] in ")]\"'’”*_`")
+                                  or "." in last or last.casefold().strip("(") in _ABBREVIATIONS)
+    if not own_dot:
+        return k
+    return len(text) if run == "." else k + 1  # "Is it U.S.?": the word keeps its dot, the question mark follows
 
 
 def with_cites(body: str, cites: str) -> str:
