@@ -36,8 +36,9 @@ sys.path.insert(0, str(HERE))
 import issue40_doc2query as d2q  # noqa: E402
 import issue40_experiments as x40  # noqa: E402
 
+from rag.answer.pipeline import search_and_gate  # noqa: E402
 from rag.evaluation.bench.corpora import corpus as shared_corpus  # noqa: E402
-from rag.evaluation.data import expand_queries, load_questions  # noqa: E402
+from rag.evaluation.data import expand_queries, load_ood, load_questions  # noqa: E402
 from rag.evaluation.metrics import hits_at, sign_test  # noqa: E402
 from rag.index.dense import DenseIndex  # noqa: E402
 from rag.index.units import UnitIndex  # noqa: E402
@@ -115,6 +116,17 @@ def train(pairs: list[tuple[str, str]], *, epochs: int, batch: int, lr: float, s
     return model, time.perf_counter() - t0
 
 
+def ood_refused(store, spec: dict, runner, ood) -> int:
+    """How many of the out-of-domain questions ``ood`` the gate refuses with ``spec`` installed: a tuned encoder
+    moves every distance, so passages reaching the sources count only with the refusals of questions the documents
+    do not answer beside them (the gate's calibration was made with the shipped encoder)."""
+    runner.install(spec)
+    try:
+        return sum(search_and_gate(store, q.query).refused for q in ood)
+    finally:
+        runner.install({})
+
+
 def encoder_spec(model, store, units) -> tuple[dict, float]:
     """The ``retrieve_variant`` spec that searches ``store`` with ``model``'s vectors; and the seconds to embed."""
     t0 = time.perf_counter()
@@ -155,12 +167,15 @@ def main() -> None:
     control = SentenceTransformer(str(model_path()), device="cpu")
     for cname, store in stores.items():
         queries = expand_queries(load_questions(shared_corpus(cname).questions))
+        ood = load_ood(shared_corpus(cname).ood)
         runner = x40.Runner(store)
         units = unit_texts(store)
         res, notes = {}, []
         res["shipped (int8)"] = x40.measure(store, queries, {}, runner)
+        notes.append(f"out-of-domain refused, shipped (int8): {ood_refused(store, {}, runner, ood)}/{len(ood)}")
         spec, sec = encoder_spec(control, store, units)
         res["float, untuned (control)"] = x40.measure(store, queries, spec, runner)
+        notes.append(f"control: {ood_refused(store, spec, runner, ood)}/{len(ood)}")
         notes.append(f"embedding {len(units[0])} units + {store.chunk_count} chunks: {sec:.0f} s")
         for mode in args.modes.split(","):
             train_pairs = pairs[cname] if mode == "self" else [p for c, ps in pairs.items() if c != cname for p in ps]
@@ -168,7 +183,8 @@ def main() -> None:
             spec, _ = encoder_spec(model, store, units)
             name = f"GenQ {mode}, {args.writer} questions ({len(train_pairs)} pairs, {args.epochs} ep)"
             res[name] = x40.measure(store, queries, spec, runner)
-            notes.append(f"{name}: training {tsec:.0f} s")
+            notes.append(f"{name}: training {tsec:.0f} s, out-of-domain refused {ood_refused(store, spec, runner, ood)}"
+                         f"/{len(ood)}")
         print(f"\n## {cname} ({store.chunk_count} chunks, {len(pairs[cname])} own pairs; lr {args.lr}, batch "
               f"{args.batch}, scale {args.scale})\n")
         print("| encoder | wording | R@1 | R@4 | R@20 | MRR | in sources | R@4 vs control | R@20 vs control "
