@@ -318,11 +318,11 @@ def _windows(quote: str) -> list[set[str]]:
     """:func:`source_roots` of each unit of ``quote`` with the one before it: its sentences, and a list, table or code
     block whole (a sentence may sum up a list), which joins its lead-in but not what follows it. On the saved dev
     answers (2026-12-06) this failed 2 sentences gathered from unrelated places and moved no verdict."""
-    pieces = [(a, b, whole) for a, b, whole in paragraphs(quote, 0, len(quote))
-              for a, b in ([(a, b)] if whole else sentences(quote, a, b))]
-    sets = [source_roots(quote[a:b]) for a, b, _ in pieces] or [source_roots(quote)]
-    return [sets[k] | (sets[k - 1] if k and not (pieces[k - 1][2] and not pieces[k][2]) else set())
-            for k in range(len(sets))]
+    pieces = [(s, e, block) for a, b, block in paragraphs(quote, 0, len(quote))
+              for s, e in ([(a, b)] if block else sentences(quote, a, b))]
+    sets = [source_roots(quote[s:e]) for s, e, _ in pieces] or [source_roots(quote)]
+    after_block = [k > 0 and pieces[k - 1][2] and not pieces[k][2] for k in range(len(pieces))]
+    return [sets[k] | (sets[k - 1] if k and not after_block[k] else set()) for k in range(len(sets))]
 
 
 def support_matrix(lexical: np.ndarray, cosine: np.ndarray | None, *, lex_min: float = LEX_MIN, cos_min: float = COS_MIN,

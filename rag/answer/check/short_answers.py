@@ -6,8 +6,8 @@ Pure functions on strings, no model, on top of :mod:`rag.answer.check.claims`:
   word of polarity the question lacks ("Do not populate X" to "Should I populate X?");
 * :func:`affirmed_by` - a source statement that says "yes" to a sentence restating a yes/no question, with no
   denying word (:data:`NEGATION_RE`) the sentence lacks;
-* :func:`code_spans`, :func:`names_code`, :func:`code_answered_by` - the code spans of a sentence that the question holds only as plain words ("use `history`"
-  to "How do I see my command history?"): the sentence's own answer;
+* :func:`code_spans`, :func:`names_code`, :func:`code_answered_by` - the code spans of a sentence that the question
+  holds only as plain words ("use `history`" to "How do I see my command history?"): the sentence's own answer;
 * :func:`answer_words`, :func:`sole_answer` - what a one-word answer ("Cargo [2].") asserts, and whether its
   statement names it as the only thing of its kind.
 """
@@ -65,9 +65,10 @@ _CODE_NOUNS = frozenset({"command", "commands", "function", "functions", "method
 def names_code(sentence: str, question: str | None) -> set[str]:
     """The code spans of ``sentence`` (case-folded text between backticks) that the question does not ask about:
     it neither writes the span as code nor puts the span's word before a noun naming code ("the history
-    command"; "command history" asks for a command). Such a span is the answer's own word although the question holds its letters: "To see your command
-    history, use `history`." answers "How do I see my command history?" with a command (a new user's walk,
-    2026-12-06: it was struck through as a restatement of the question). Empty without a question."""
+    command"; "command history" asks for a command). Such a span is the answer's own word although the question
+    holds its letters: "To see your command history, use `history`." answers "How do I see my command history?"
+    with a command (a new user's walk, 2026-12-06: it was struck through as a restatement of the question). Empty
+    without a question."""
     if not question:
         return set()
     asked = code_spans(question)
@@ -80,9 +81,9 @@ def code_answered_by(sentence: str, source: str, question: str | None) -> bool:
     """Whether a sentence of ``source`` writes every code span of :func:`names_code` as code, and no other code span
     the question lacks, holds every claim word of ``sentence`` with it and no denying word it lacks
     (:data:`NEGATION_RE`; an adversarial review, 2026-12-06: "Never use `rm` to delete files here; use `trash`").
-    "To see recent commands, use `history`." holds "To see your command history, use `history`."; it does not hold "To search through the command history in Bash, use `history`." (the answer to
-    "Which key combination searches ...?" is another: dev c01 of the real documents). False when the sentence names
-    no such span."""
+    "To see recent commands, use `history`." holds "To see your command history, use `history`."; it does not hold
+    "To search through the command history in Bash, use `history`." (the answer to "Which key combination searches
+    ...?" is another: dev c01 of the real documents). False when the sentence names no such span."""
     code = names_code(sentence, question)
     if not code:
         return False
