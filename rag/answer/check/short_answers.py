@@ -122,7 +122,7 @@ def _candidates(unit: str) -> dict[str, set[str]]:
     numbers = {x for x in spec if any(ch.isdigit() for ch in x)}
     tokens = [m.group(0).rstrip(".,").casefold() for m in TOKEN_RE.finditer(strip_markers(unit))]
     return {"number": numbers, "name": spec - numbers,
-            "code": {c.strip().casefold() for c in _CODE_SPAN_RE.findall(unit)},
+            "code": code_spans(unit),
             "joined": {t for t in tokens if _JOINED_RE.search(t)}}
 
 
