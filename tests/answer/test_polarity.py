@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from rag.answer.check.attribute import attribute, lexical_support
-from rag.answer.check.polarity import clauses, denied, denies, polarity_clash
+from rag.answer.check.polarity import claim_clauses, clauses, denied, denies, polarity_clash
 
 
 def _check(question: str, sentence: str, quote: str):
@@ -169,3 +169,18 @@ def test_the_pronoun_i_is_no_name():
     from rag.answer.check.claims import specifics
 
     assert specifics("Should I populate the log, as Alice does in 2024?") == {"alice", "2024"}
+
+
+def test_a_hedge_in_the_next_sentence_does_not_lift_a_denial():
+    # "instead" in the sentence after the denial does not make "Never use `rm`" conditional; and a clause of purpose
+    # ("To delete files, ...") is read with the clause it is the purpose of
+    src = "Never use `rm` to delete files here; use `trash` instead."
+    q = "How do I delete files?"
+    assert not _check(q, "To delete files, use `rm` [1].", src).passed
+    assert not _check(q, "Use `rm` to delete files [1].", src).passed
+    assert _check(q, "To delete files, use `trash` [1].", src).passed
+    assert claim_clauses("To delete files, use `rm`.") == ["To delete files, use `rm`."]
+    assert claim_clauses("Files are deleted, then the cache is cleared") == ["Files are deleted", "then the cache is cleared"]
+    # within its own sentence a hedge still holds: the claim is the source's contrast, not its opposite
+    assert _check("Where does Memcached store data?", "Memcached stores data in memory [1].",
+                  "Memcached does not store data on disk, instead in memory.").passed

@@ -6,7 +6,8 @@ word the sentence adds is in the source. This module reads two more things of th
 
 * :func:`clauses` - a statement cut at commas, semicolons, colons, brackets, dashes, table cells, sentence ends and
   the conjunctions that join two claims ("and", "or", "but", "while", ...): "Tokens are kept in memory, not in
-  local storage" is two claims;
+  local storage" is two claims; :func:`claim_clauses` reads a clause of purpose with the next ("To delete files, use
+  `rm`" is one claim);
 * :data:`DENY_RE`, :func:`denies`, :func:`denied` - the words that turn a clause into its opposite ("not", "never",
   "cannot", "n't", "without", "avoid", German and French negations), and the claim word each denies; narrower than
   :data:`rag.answer.check.short_answers.NEGATION_RE`, which also holds words that only limit ("only", "rather",
@@ -68,6 +69,25 @@ def stems(text: str) -> set[str]:
 def clauses(text: str) -> list[str]:
     """The clauses of ``text`` (:data:`CLAUSE_RE`), stripped, empty ones dropped; ``[text]`` when it has one."""
     return [c.strip().lstrip("-*+\u2022 ") for c in CLAUSE_RE.split(text) if c and c.strip().lstrip("-*+\u2022 ")]
+
+
+#: A clause that starts so says what the next clause is for ("To delete files, use `rm`"): the two are one claim.
+PURPOSE = ("to ", "in order to ")
+
+
+def claim_clauses(text: str) -> list[str]:
+    """The :func:`clauses` of ``text``, a clause of purpose (:data:`PURPOSE`) joined to the clause after it: "To
+    delete files, use `rm`." claims using rm to delete files, which "Never use `rm` to delete files" denies, while
+    "To delete files, use `trash`." claims nothing it denies (the new user's walk of 2026-12-06)."""
+    out: list[str] = []
+    joining = False
+    for c in clauses(text):
+        if joining:
+            out[-1] = f"{out[-1]}, {c}"
+        else:
+            out.append(c)
+        joining = c.casefold().startswith(PURPOSE)
+    return out
 
 
 #: Words after a denying word that make the two an affirmation ("Don't forget to go back to the CPU", "never fail to",
@@ -184,7 +204,7 @@ def polarity_clash(sentence: str, source: str, question: str | None = None) -> C
     """The clause of ``source`` that says a clause of ``sentence`` the other way round, or of another quantity;
     ``None`` when it says none so.
 
-    Each clause of the sentence (:func:`clauses`, ``[n]`` markers removed) with at least :data:`CLAUSE_ROOTS`
+    Each clause of the sentence (:func:`claim_clauses`, ``[n]`` markers removed) with at least :data:`CLAUSE_ROOTS`
     :func:`stems` is compared with the clause of the source's statements (:func:`rag.answer.check.claims.statements`,
     each read in its own words, and each sentence of a statement whole, its clauses' denials kept to their clauses:
     "Do not store passwords, tokens or API keys" denies the storing of API keys) that holds the largest share of those
@@ -197,7 +217,7 @@ def polarity_clash(sentence: str, source: str, question: str | None = None) -> C
     """
     held = _source_clauses(source)
     asked = stems(question) if question else set()
-    for part in clauses(strip_markers(sentence)):
+    for part in claim_clauses(strip_markers(sentence)):
         words = stems(part)
         if len(words) < CLAUSE_ROOTS:
             continue
@@ -234,11 +254,14 @@ def _source_clauses(source: str) -> tuple[_Clause, ...]:
     out = []
     for st in statements(source):
         own = st.own()  # a list item's lead ("Developers should avoid the following:") counts for its statement
-        negated, hedge = NEGATION_RE.search(st.context) is not None, hedged(st.context)
+        negated = NEGATION_RE.search(st.context) is not None
         lead = st.context[:-len(own)] if own and st.context != own and st.context.endswith(own) else ""
         # a lead that denies what follows it ("Do not:", "Avoid the following:") denies each of its items whole
         items_denied = bool(lead.rstrip().endswith(":") and denies(lead) and not _denial_hits(lead))
         for piece in ([own] if own.lstrip().startswith("|") else SENTENCE_END_RE.split(own)):
+            # a hedge holds within its sentence (and a list's lead): "Never use `rm` here; use `trash` instead." still
+            # denies using rm (the new user's walk of 2026-12-06)
+            hedge = hedged(lead) or hedged(piece)
             parts = clauses(piece)
             out.extend(_Clause(c, frozenset(stems(c)), frozenset(stems(c) if items_denied else denied(c)),
                                denies(c) or items_denied, negated, hedge) for c in parts)
