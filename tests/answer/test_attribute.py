@@ -18,7 +18,9 @@ from rag.answer.check.attribute import (
     markers,
     split_sentences,
 )
+from rag.answer.check.claims import announces
 from rag.answer.check.shown import with_cites
+from rag.answer.check.verdict import passed_sentences
 
 
 def test_invalid_markers_removed_and_counted():
@@ -588,3 +590,22 @@ def test_a_sentence_gathered_from_unrelated_places_of_a_source_is_not_supported(
     ingredients = "Ingredients:\n\n- 200 g flour\n- 2 tbsp sugar\n- 2 eggs\n- 30 g butter\n- 300 ml milk\n\nServe warm."
     assert _check("What do I need for pancakes?", ["You need flour, sugar, eggs, butter and milk [1]."],
                   [ingredients])[0].verdict == "supported"
+
+
+def test_a_sentence_that_announces_a_list_is_no_claim_and_one_that_ends_the_answer_stops_short():
+    # "follow these steps [1]:" claims nothing a source could hold: it was marked unsupported, and a right list
+    # answer was "partly supported"; with nothing after it, the answer stops short of what it announced
+    q = "How do I reset my password?"
+    src = "To reset your password:\n1. Open Settings.\n2. Click Reset password.\n3. Enter the code sent by e-mail."
+    listed = _check(q, split_sentences("To reset your password, follow these steps [1]:\n1. Open Settings [1].\n"
+                                       "2. Click Reset password [1]."), [src])
+    assert [str(s.verdict) for s in listed] == ["no_claim", "no_claim", "supported", "no_claim", "supported"]
+    assert listed[0].reason == "introduces what follows" and listed[0].cited == ()
+    assert passed_sentences(listed)[0].shown() == "To reset your password, follow these steps:"
+    cut = _check(q, ["Open Settings [1].", "Then do the following:"], [src])
+    assert str(cut[1].verdict) == "garbled"
+    assert cut[1].reason == "not a statement (announces what follows, but the answer ends there)"
+    # a lead that says something of its own is a claim, checked as one
+    admin = _check(q, split_sentences("To reset your password, open the Admin console [1]:\n1. Click Reset [1]."), [src])
+    assert str(admin[0].verdict) == "unsupported"
+    assert not announces("There are 3 steps:", q) and not announces("Follow these steps.", q)

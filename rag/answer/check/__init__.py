@@ -1,6 +1,7 @@
 """Stage 9 of the design (issue 36, item 5): what the model wrote, checked and judged once.
 
-:mod:`~rag.answer.check.clean` (the model's text cleaned), :mod:`~rag.answer.check.attribute` and
+:mod:`~rag.answer.check.clean` (the model's text cleaned), :mod:`~rag.answer.check.split` (cut into sentences),
+:mod:`~rag.answer.check.attribute` and
 :mod:`~rag.answer.check.claims` (each sentence against its sources; :mod:`~rag.answer.check.short_answers` for a yes/no
 question's and a one-word answer; :mod:`~rag.answer.check.polarity` for a claim said the other way round), :mod:`~rag.answer.check.probes` and
 :mod:`~rag.answer.check.confidence` (the model's own logits, the calibrated probability of being right) and

@@ -4,7 +4,7 @@ Pure functions on real strings, no model here:
 
 * :func:`clean_citations` / :class:`CitationStreamFilter` (from :mod:`rag.answer.check.clean`, re-exported):
   invalid ``[n]`` markers, links and URLs removed, on the stream too;
-* :func:`split_sentences` cuts an answer into sentences (lines, then
+* :func:`split_sentences` (from :mod:`rag.answer.check.split`, re-exported) cuts an answer into sentences (lines, then
   :func:`rag.text.sentence_spans`), each keeping the markers written after it;
 * :func:`lexical_support` / :func:`attribute` are the claim check (issue 14): what a sentence ADDS to
   the question (:func:`novel_roots`, its claim words the question lacks) must be in the source it cites
@@ -27,6 +27,7 @@ from enum import StrEnum
 import numpy as np
 
 from rag.answer.check.claims import (
+    announces,
     garbled,
     holds,
     misspelt_names,
@@ -54,7 +55,8 @@ from rag.answer.check.short_answers import (
     takes_side,
 )
 from rag.answer.check.shown import code_block, with_cites
-from rag.text import FENCE_RE, MARKER_RE, content_words, paragraphs, sentence_spans, sentences, strip_markers
+from rag.answer.check.split import split_sentences as split_sentences  # re-exported: callers import it from here
+from rag.text import MARKER_RE, content_words, paragraphs, sentences, strip_markers
 
 #: A sentence whose content words are at least this share in a source is supported by it (lexical leg).
 LEX_MIN = 0.5
@@ -64,6 +66,9 @@ COS_MIN = 0.6
 NOVEL_MIN = 0.25
 #: Fewer content words than this: not a claim (e.g. "Yes."), never marked unsupported.
 MIN_CLAIM_WORDS = 2
+#: The reasons of a sentence that announces what follows (:func:`rag.answer.check.claims.announces`): no claim when
+#: something follows it, no statement when the answer ends there.
+LEADS, ANNOUNCES_NOTHING = "introduces what follows", "announces what follows, but the answer ends there"
 
 DECLINE_RE = re.compile(
     r"\b(?:sources?|context|documents?|provided (?:text|information|sources?))\b[^.]{0,40}?"
@@ -80,54 +85,6 @@ DANGLING_RE = re.compile(
     r"defined|listed|explained|the|a|an)\s*(?:" + MARKER_RE.pattern + r"\s*(?:and\s*)?)+[.!?:]?\s*$",
     re.I,
 )
-
-
-_LEADING_MARKERS_RE = re.compile(r"^(?:\s*" + MARKER_RE.pattern + r")+", re.I)
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split an answer into sentences; markers written after a full stop stay with the sentence before.
-
-    Lines (list items, paragraphs) are split first, then into sentences by
-    :func:`rag.text.sentence_spans` (the chunker's rule: a full stop and a
-    next word that is not lower-case, abbreviations excepted). ``"A is B. [1] C is D [2]."`` gives
-    ``["A is B. [1]", "C is D [2]."]``. A marker that opens a line belongs to
-    that line (the small model writes lists as ``[1] claim``), unless the line
-    holds nothing else. A fenced code block, from its opening fence to its closing one (or the end), is one
-    piece, its lines kept (a new user's answer showed a bare "```bash" and its command as two sentences, the
-    closing fence dropped, 2026-12-06). Empty pieces are dropped.
-    """
-    pieces: list[str] = []
-    fence: list[str] | None = None
-    for raw in text.splitlines():
-        if fence is not None:
-            fence.append(raw.rstrip())
-            if FENCE_RE.match(raw) and len(fence) > 1:
-                pieces.append("\n".join(fence))
-                fence = None
-            continue
-        if FENCE_RE.match(raw):
-            fence = [raw.strip()]
-            continue
-        line = raw.strip()
-        if not line:
-            continue
-        parts = [line[a:b] for a, b in sentence_spans(line)]
-        for k, part in enumerate(parts):
-            part = part.strip()
-            if not part:
-                continue
-            lead = _LEADING_MARKERS_RE.match(part)
-            if lead and pieces and (k > 0 or not part[lead.end() :].strip()):
-                pieces[-1] = pieces[-1] + " " + lead.group(0).strip()
-                part = part[lead.end() :].strip()
-            if part and not (MARKER_RE.fullmatch(part) and pieces):
-                pieces.append(part)
-            elif part:
-                pieces[-1] = pieces[-1] + " " + part
-    if fence is not None:
-        pieces.append("\n".join(fence).rstrip())
-    return pieces
 
 
 def is_decline(sentence: str) -> bool:
@@ -359,7 +316,7 @@ def _reason(v: ClaimVerdict, cited: Sequence[int], supported: Sequence[int], mis
         ClaimVerdict.ECHO: "restates the question: adds no word of its own",
         ClaimVerdict.DANGLING: "points at a source without saying what it says",
         ClaimVerdict.DECLINES: "says the sources do not contain the answer",
-        ClaimVerdict.NO_CLAIM: "too short to claim anything",
+        ClaimVerdict.NO_CLAIM: why or "too short to claim anything",
         ClaimVerdict.REPEATED: "the same words as an earlier sentence of the answer",
     }[v]
 
@@ -409,7 +366,10 @@ def attribute(
     titles = {_flat(h) for h in heads if h.strip()}
     out, made = [], set()  # made: the claims said so far (flattened)
     for i, s in enumerate(sentences):
-        cited = tuple(n for n in markers(s) if n in valid)
+        # "follow these steps [1]:" claims nothing and cites nothing; with nothing after it, the answer stops short
+        announce = announces(s, question)
+        lead = announce and i + 1 < len(sentences)
+        cited = () if lead else tuple(n for n in markers(s) if n in valid)
         declines = is_decline(s)
         # a section's title given back ("HTTP Return Code [4]", a new user's walk) names a place, says nothing
         dangling = bool(DANGLING_RE.search(s) or _flat(s) in titles or points_elsewhere(s, question))
@@ -420,8 +380,8 @@ def attribute(
         short = bool(question is not None and cited and not item and n_words == 1 and MIN_CLAIM_WORDS > 1
                      and not YES_NO_RE.match(question) and novel_roots(s, question)
                      and not POLARITY_RE.search(strip_markers(s)))
-        worded = n_words >= (1 if item or short else MIN_CLAIM_WORDS)
-        why = garbled(s) if worded and not declines and not dangling else None
+        worded = (n_words >= (1 if item or short else MIN_CLAIM_WORDS) or announce) and not lead
+        why = (garbled(s) or (ANNOUNCES_NOTHING if announce else None)) if worded and not declines and not dangling else None
         # a command the question names only as a plain word ("use `history`" to "How do I see my command
         # history?") is the sentence's own answer where a source writes it as code
         bare = question is not None and not novel_roots(s, question)
@@ -493,7 +453,7 @@ def attribute(
             claim=claim, dangling=dangling, echo=echo, verdict=v,
             reason=(next(iter(denied.values())).reason(source_indices[next(iter(denied))])
                     if v == ClaimVerdict.UNSUPPORTED and denied else
-                    _reason(v, cited, supported, missing, lacking_at, astray, why or "")),
+                    _reason(v, cited, supported, missing, lacking_at, astray, why or (LEADS if lead else ""))),
             missing=missing if v == ClaimVerdict.UNSUPPORTED else (), garbled=bool(why),
         ))
     return out

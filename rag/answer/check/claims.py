@@ -100,6 +100,25 @@ def novel_roots(sentence: str, question: str | None) -> set[str]:
     return words - question_roots(question) if question else words
 
 
+#: The words of a sentence that announces what follows and says nothing itself ("follow these steps:", "Here is
+#: how:", "do the following:", "the options are:").
+ANNOUNCING = frozenset("follow follows following step steps way ways below list options option methods method "
+                       "instructions instruction here how things thing these those done".split())
+
+
+def announces(sentence: str, question: str | None) -> bool:
+    """Whether ``sentence`` only announces what follows it: it ends on a colon (markers removed), and every claim
+    word it adds to the ``question`` (:func:`novel_roots`) is a word of :data:`ANNOUNCING`, with no number or name
+    the question lacks (:func:`specifics`). "To reset your password, follow these steps [1]:" claims nothing that a
+    source could hold; it was marked unsupported, making a right list answer "partly supported" (the new user's
+    walk of 2026-12-06). Without the question, never."""
+    body = strip_markers(sentence).strip().rstrip("*_ ")
+    if question is None or not body.endswith(":"):
+        return False
+    return (novel_roots(body, question) <= {root(w) for w in ANNOUNCING} | ANNOUNCING
+            and not specifics(body) - specifics(question))
+
+
 def specifics(text: str) -> set[str]:
     """The numbers, dates, versions and names in ``text`` (markers removed), case-folded, thousands
     separators dropped: ``"GPT-2 scored 1,200 on MMLU in 2023 [1]."`` -> ``{"gpt-2", "1200", "mmlu", "2023"}``.
