@@ -64,23 +64,35 @@ def upload(request: Request, files: Annotated[list[UploadFile], File(description
            = OnConflict.REPLACE) -> dict[str, Any]:
     """Queue the files for indexing and answer at once, one job per file (follow it at ``/v1/jobs/{id}``).
 
-    Each file is checked first as the app checks it: 400 empty, 413 over ``max_upload_mb``, 415 a type not
-    read here (sniffed from the bytes, never the name); the whole request is refused, naming the file,
-    when one is bad. A file the worker cannot read later is that job's ``failed`` with its reason."""
+    Each file is checked first as the app checks it: empty, over ``max_upload_mb``, a type not read here
+    (sniffed from the bytes, never the name). A bad file is its own entry, ``failed`` with the reason and the
+    ``error`` code, and the others are queued, as the app takes a drop of several files one by one (a new user's
+    walk of the API, 2026-12-06: one empty file refused the whole request, and the next bad file's reason was never
+    said). When every file is bad, the first one's error is the answer: 400 empty, 413 too large, 415 a type not
+    read here, naming the file. A file the worker cannot read later is that job's ``failed`` with its reason."""
     svc = service_of(request)
     store = svc.store(collection)
     if len(files) > uploads.MAX_FILES:
         raise ApiError(413, "too_many_files", f"{len(files)} files in one request; at most {uploads.MAX_FILES}")
     limits = Limits.from_settings(store.settings)
-    got = []
+    entries: list[dict[str, Any] | tuple[str, bytes]] = []
+    bad: list[ApiError] = []
     for f in files:
         name = f.filename or "unnamed"
         data = _read_limited(f, limits.max_upload_mb * uploads.MiB)
-        uploads.screen(data, name, limits)
-        got.append((name, data))
-    results = [store.enqueue_bytes(data, name, on_conflict=on_conflict) for name, data in got]
+        try:
+            uploads.screen(data, name, limits)
+        except ApiError as e:
+            bad.append(e)
+            entries.append(uploads.refused_json(name, e))
+            continue
+        entries.append((name, data))
+    if len(bad) == len(files):
+        raise bad[0]
+    out = [upload_json(store.enqueue_bytes(e[1], e[0], on_conflict=on_conflict)) if isinstance(e, tuple) else e
+           for e in entries]
     svc.ensure_worker(store)
-    return {"collection": collection or "default", "files": [upload_json(x) for x in results]}
+    return {"collection": collection or "default", "files": out}
 
 
 def list_documents(request: Request, collection: Collection = None) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rag.answer.followup import RewriteMethod
 from rag.types import RetrievalMode
@@ -24,6 +24,15 @@ Mode = Literal[tuple(m.value for m in RetrievalMode)]  # type: ignore[valid-type
 Rewrite = Literal[tuple(m.value for m in RewriteMethod)]  # type: ignore[valid-type]
 
 
+def _not_blank(text: str) -> str:
+    """``text`` unchanged when it holds a character other than white space; else ``ValueError`` (a 422 naming the
+    field): a question of spaces is no question, as an empty one (the new user's walk of the API, 2026-12-06: it was
+    answered as a refusal of "")."""
+    if not text.strip():
+        raise ValueError("must hold a word, not only white space")
+    return text
+
+
 class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -33,6 +42,7 @@ class SearchRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     query: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS, description="What to search for.")
+    _query_words = field_validator("query")(_not_blank)
     k: int = Field(20, ge=1, le=200, description="Hits to return.")
     mode: Mode = Field("hybrid", description="hybrid (dense and BM25 fused by RRF), dense or bm25 alone.")
     documents: list[str] | None = Field(None, max_length=MAX_SCOPE,
@@ -45,6 +55,7 @@ class AskRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
+    _question_words = field_validator("question")(_not_blank)
     documents: list[str] | None = Field(None, max_length=MAX_SCOPE,
                                         description="Ask within these documents only (ids or unique prefixes).")
     collection: str | None = Field(None, description="The collection to ask (default: the data folder's own).")
@@ -157,10 +168,13 @@ class DocumentList(_Open):
 
 
 class UploadItem(_Open):
-    document_id: str
+    document_id: str | None = Field(description="None for a file refused before it was queued (status failed).")
     name: str
     status: str = Field(description="queued (with job_id), or at once duplicate, exists or failed.")
     job_id: int | None
+    reason: str | None = None
+    error: str | None = Field(default=None, description="A refused file's error code: empty_file, too_large, "
+                                                        "unsupported_type.")
 
 
 class UploadResponse(_Open):

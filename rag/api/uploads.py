@@ -11,6 +11,8 @@ read by the worker, which may still fail it (damaged, password-protected, no tex
 
 from __future__ import annotations
 
+from typing import Any
+
 from rag.api.errors import ApiError
 from rag.errors import LimitExceeded
 from rag.ingest import textfile
@@ -56,6 +58,14 @@ def screen(data: bytes, name: str, limits: Limits) -> None:
     if _binary(data):
         raise ApiError(415, "unsupported_type", f"{name}: unsupported file type (binary data); expected {SUPPORTED}",
                        file=name)
+
+
+def refused_json(name: str, error: ApiError) -> dict[str, Any]:
+    """A file :func:`screen` refused, as ``POST /v1/documents`` lists it beside the queued ones
+    (:func:`rag.api.records.upload_json`'s fields): ``status`` ``failed``, the ``reason`` naming the file, and the
+    ``error`` code (``empty_file``, ``too_large``, ``unsupported_type``)."""
+    return {"document_id": None, "name": name, "status": "failed", "job_id": None, "reason": error.message,
+            "error": error.code, "existing_name": None, "existing_id": None, "replaced_id": None}
 
 
 #: The most files one upload request may carry (more: 413 before the body is read).

@@ -157,6 +157,16 @@ def test_bad_inputs_get_clear_json_errors(client):
     assert "not a PDF" in err(client.post("/v1/documents", files=[("files", ("a.pdf", b"hello"))]), 415)["message"]
     assert "mode" in err(client.post("/v1/search", json={"query": "x", "mode": "fuzzy"}), 422)["message"]
     assert err(client.post("/v1/ask", json={"question": ""}), 422)["code"] == "invalid"
+    assert "white space" in err(client.post("/v1/ask", json={"question": "  \n "}), 422)["message"]
+    assert err(client.post("/v1/search", json={"query": "   "}), 422)["code"] == "invalid"
+    # one bad file among good ones is its own entry; the good ones are queued (a new user's walk, 2026-12-06)
+    mixed = client.post("/v1/documents", files=[("files", ("good.md", b"# Kettle\n\nThe kettle is descaled monthly.\n")),
+                                                ("files", ("empty.docx", b"")), ("files", ("junk.pdf", b"hello"))])
+    assert mixed.status_code == 202, mixed.text
+    got = {f["name"]: f for f in mixed.json()["files"]}
+    assert got["good.md"]["status"] == "queued" and got["good.md"]["job_id"]
+    assert got["empty.docx"]["status"] == "failed" and got["empty.docx"]["error"] == "empty_file"
+    assert got["junk.pdf"]["error"] == "unsupported_type" and "not a PDF" in got["junk.pdf"]["reason"]
     assert err(client.get("/v1/documents/abcdef0123"), 404)["code"] == "not_found"
     assert err(client.get("/v1/jobs/99999"), 404)["code"] == "not_found"
     assert err(client.get("/v1/passages/99999"), 404)["code"] == "not_found"
