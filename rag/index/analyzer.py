@@ -38,6 +38,9 @@ MAX_CAMEL = 64
 #: At most this many word runs joined into one identifier (a longer chain is cut into pieces of this size).
 MAX_JOINED = 8
 
+#: Marks a word in capitals that spells a stopword as an acronym term (:func:`acronym_terms`).
+ACRONYM = "_"
+
 #: ISO 639-1 code -> Snowball algorithm name (PyStemmer), for the languages both know.
 SNOWBALL = {
     "ar": "arabic", "ca": "catalan", "cs": "czech", "da": "danish", "de": "german", "el": "greek",
@@ -126,6 +129,17 @@ def identifier_terms(text: str) -> list[str]:
     return [t for t in (w.casefold() for w in out) if t not in STOPWORDS]
 
 
+def acronym_terms(text: str) -> list[str]:
+    """The BM25 terms of ``text``'s words in capitals that spell a stopword (:data:`rag.text.STOPWORDS`), case-folded
+    with :data:`ACRONYM` after them: "IT" -> "it_". :func:`rag.text.tokenize` drops the stopword "it" everywhere,
+    so "Does the proposal have an IT component?" could not find "IT component (...)? (Yes/No)" (a new user's walk
+    of the API, 2026-12-06). An all-capitals heading's "IT" gets one too. Unlike :func:`identifier_terms` these
+    are words the plain tokens lack, so the BM25 leg's coverage reads them. Linear: one pass of
+    :data:`rag.text.WORD_RE`."""
+    return [w.casefold() + ACRONYM for w in WORD_RE.findall(unicodedata.normalize("NFKC", text))
+            if len(w) >= 2 and w.isupper() and w.casefold() in STOPWORDS]
+
+
 @dataclass(frozen=True)
 class Analyzer:
     """Text -> BM25 terms. ``stem`` False gives the plain :func:`rag.text.tokenize` tokens (the pre-issue-19 index).
@@ -141,7 +155,7 @@ class Analyzer:
 
     def terms(self, text: str, lang: str | None = None) -> list[str]:
         """The terms of ``text`` in language ``lang`` (detected among :attr:`languages` when ``None``)."""
-        tokens = tokenize(text) + (identifier_terms(text) if self.identifiers else [])
+        tokens = tokenize(text) + (identifier_terms(text) + acronym_terms(text) if self.identifiers else [])
         if not self.stem or not tokens:
             return tokens
         stemmer = _stemmer(lang or self.query_language(text))
@@ -156,15 +170,17 @@ class Analyzer:
         """:meth:`terms` of a question, from its one record (:func:`rag.question.analyse`: tokenized once) and
         stemmed once per question and analyzer: what BM25's search reads. ``identifiers`` False leaves out
         :func:`identifier_terms` (which repeat words the plain tokens already hold): what BM25's coverage weight
-        reads, so the fusion and the gate weigh a question as they were fitted to."""
-        if not identifiers and self.identifiers:
-            return list(_query_terms(replace(self, identifiers=False), query))
+        reads, so the fusion and the gate weigh a question as they were fitted to (with :func:`acronym_terms`,
+        words no plain token holds)."""
+        if not identifiers and self.identifiers:  # the acronym terms stay: no plain token holds them
+            return list(_query_terms(replace(self, identifiers=False), query)) + acronym_terms(query)
         return list(_query_terms(self, query))
 
 
 @lru_cache(maxsize=CACHED_QUESTIONS)
 def _query_terms(analyzer: Analyzer, query: str) -> tuple[str, ...]:
-    tokens = list(analyse(query).tokens) + (identifier_terms(query) if analyzer.identifiers else [])
+    tokens = list(analyse(query).tokens) + (identifier_terms(query) + acronym_terms(query) if analyzer.identifiers
+                                            else [])
     if not analyzer.stem or not tokens:
         return tuple(tokens)
     stemmer = _stemmer(analyzer.query_language(query))

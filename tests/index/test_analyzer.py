@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rag.index.analyzer import Analyzer
+from rag.index.analyzer import Analyzer, acronym_terms
 from rag.index.bm25 import BM25Index
 from rag.index.fusion import bm25_weight, lexical_weight, rrf
 from rag.language import detect_language, document_languages
@@ -160,3 +160,17 @@ def test_identifier_terms_leave_product_names_and_lost_spaces_alone():
     texts = ["GitHub Actions runs workflows on every push.", "git rebase rewrites the commits of a branch."]
     idx = BM25Index.build(texts, [0, 1], stem=False)
     assert idx.search("How does git work?", 2)[0].tolist()[0] == 1
+
+
+def test_an_acronym_that_spells_a_stopword_is_a_term():
+    # "IT" was dropped as the stopword "it": "Does the proposal have an IT component?" could not find the form's
+    # "IT component (...)? (Yes/No)" (a new user's walk of the API, 2026-12-06)
+    assert acronym_terms("Does it have an IT component? THE END of it") == ["it_", "the_"]
+    assert acronym_terms("it is what it is") == []
+    texts = ["IT component (databases, applications, hardware)? (Yes/No)",
+             "It is a component of the beetle trap, and it is cheap.",
+             "Offshore or foreign component? (Yes/No)"]
+    idx = BM25Index.build(texts, [0, 1, 2], stem=True)
+    assert idx.search("Does the proposal have an IT component?", 3)[0].tolist()[0] == 0
+    assert idx.coverage("an IT component", 0) == pytest.approx(1.0)  # the acronym counts in the coverage
+    assert idx.coverage("an IT component", 1) < 0.5
