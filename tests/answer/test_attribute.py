@@ -18,7 +18,7 @@ from rag.answer.check.attribute import (
     markers,
     split_sentences,
 )
-from rag.answer.check.claims import announces
+from rag.answer.check.claims import announces, title_states
 from rag.answer.check.shown import with_cites
 from rag.answer.check.verdict import passed_sentences
 
@@ -609,3 +609,22 @@ def test_a_sentence_that_announces_a_list_is_no_claim_and_one_that_ends_the_answ
     admin = _check(q, split_sentences("To reset your password, open the Admin console [1]:\n1. Click Reset [1]."), [src])
     assert str(admin[0].verdict) == "unsupported"
     assert not announces("There are 3 steps:", q) and not announces("Follow these steps.", q)
+
+
+def test_a_section_title_that_states_the_value_asked_for_is_a_claim():
+    # "4.2 Block indentation: +2 spaces [1]." was dropped as pointing at a source (a new user's walk of the API,
+    # 2026-12-06), and a passage about four spaces stood as the answer instead
+    q = "How many spaces are used for block indentation in Java?"
+    src = ["Each time a new block or block-like construct is opened, the indent increases by two spaces.",
+           "When a block tag doesn't fit on a single line, continuation lines are indented four (or more) spaces."]
+    heads = ["4.2 Block indentation: +2 spaces", "7.1.3 Block tags"]
+
+    def one(sentence):
+        return attribute([sentence], [1, 2], lexical_support([sentence], src, q), question=q, quotes=src,
+                         headings=heads)[0]
+
+    assert str(one("4.2 Block indentation: +2 spaces [1].").verdict) == "supported"
+    assert not one("4.2 Block indentation: +4 spaces [1].").passed  # not its title, and no source says it
+    assert str(one("7.1.3 Block tags [2].").verdict) == "dangling"  # a title that states nothing names a place
+    assert title_states("Column limit: 100 [3].", "What is the column limit?")
+    assert not title_states("Line-wrapping: where to break", "Where do I break lines?")

@@ -36,6 +36,7 @@ from rag.answer.check.claims import (
     source_roots,
     specifics,
     statement_gaps,
+    title_states,
 )
 from rag.answer.check.clean import (
     CitationStreamFilter as CitationStreamFilter,  # re-exported: callers import it from here
@@ -372,7 +373,7 @@ def attribute(
         cited = () if lead else tuple(n for n in markers(s) if n in valid)
         declines = is_decline(s)
         # a section's title given back ("HTTP Return Code [4]", a new user's walk) names a place, says nothing
-        dangling = bool(DANGLING_RE.search(s) or _flat(s) in titles or points_elsewhere(s, question))
+        dangling = bool(DANGLING_RE.search(s) or (_flat(s) in titles and not title_states(s, question)) or points_elsewhere(s, question))
         item = bool(_ITEM_RE.match(s))  # a list item is read as part of its list: one word of its own is a claim
         n_words = len(content_words(s))
         # a one-word answer to a question that asks for a thing ("Which tool ...?" - "Cargo [2].") is a claim:
@@ -430,10 +431,12 @@ def attribute(
             row[list(denied)] = False
         if quotes is not None and claim:
             # a sentence copied word for word from a source it cites is supported by that source, whatever the
-            # word-level checks say (issue 39: verbatim, correctly cited sentences were marked "inferred")
+            # word-level checks say (issue 39: verbatim, correctly cited sentences were marked "inferred"); so is
+            # its section's title that states a value (:func:`title_states`), text the reader sees above it
             body = _flat(s)
             for j, n in enumerate(source_indices):
-                if n in cited and len(body) >= VERBATIM_MIN and body in _flat(quotes[j]) and j not in denied:
+                if n in cited and len(body) >= VERBATIM_MIN and (body in _flat(quotes[j]) or body == _flat(heads[j])) \
+                        and j not in denied:
                     row[j] = True
         order = np.argsort(-rank[i], kind="stable") if len(source_indices) else []
         supported = tuple(source_indices[j] for j in order if row[j])

@@ -119,6 +119,16 @@ def announces(sentence: str, question: str | None) -> bool:
             and not specifics(body) - specifics(question))
 
 
+def title_states(title: str, question: str | None) -> bool:
+    """Whether a section title, given back as an answer's sentence, states a value: after its colon it holds a number
+    or name (:func:`specifics`) the question lacks. "4.2 Block indentation: +2 spaces [1]." answers "How many spaces
+    are used for block indentation in Java?" (a new user's walk of the API, 2026-12-06: it was dropped as pointing at
+    a source, and a Javadoc passage about four spaces shown instead); "HTTP Return Code [4]." and "Line-wrapping:
+    where to break" state nothing."""
+    _, colon, tail = strip_markers(title).partition(":")
+    return bool(colon) and bool(specifics(tail) - (specifics(question) if question else set()))
+
+
 def specifics(text: str) -> set[str]:
     """The numbers, dates, versions and names in ``text`` (markers removed), case-folded, thousands
     separators dropped: ``"GPT-2 scored 1,200 on MMLU in 2023 [1]."`` -> ``{"gpt-2", "1200", "mmlu", "2023"}``.
