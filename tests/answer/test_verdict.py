@@ -376,3 +376,23 @@ def test_a_yes_no_question_answered_no_rests_on_a_key_passage_that_denies_it_the
         a = Answer(query=q, citations=cites, gate=apply_gate(q, [hit], 0.675, 4), key_passage=kp, text=text,
                    sentences=sents)
         assert a.judged.verdict == want, (raw, a.judged.reason)
+
+
+def test_a_partly_supported_answer_to_a_question_naming_what_no_source_mentions_may_not_answer():
+    """A new user's walk (2026-12-06): "How many beetles were caught in traps on Guam in 2019?" over sources of
+    2008-2014 was "partly supported"; the shown claims were backed but about other years."""
+    q = "How many days of annual leave do full-time staff get in 2019?"
+    claim = "Full-time staff get annual leave, and part-time staff get it pro rata [1]."
+
+    def asked_as(question: str) -> Answer:
+        a = replace(_answer(claim, kp=_kp(text=LEAVE)), query=question)
+        _text, _, _, sents = check_answer(claim, a.citations, None, question)
+        return replace(a, text=_text, sentences=sents)
+
+    v = asked_as(q).judged
+    assert v.verdict == AnswerVerdict.MAY_NOT_ANSWER and v.reason.startswith("no source mentions '2019'")
+    # every name and number of the question in a source: the verdict is the claims' own
+    assert asked_as(Q).judged.verdict == AnswerVerdict.PARTLY_SUPPORTED
+    # a supported answer is left alone
+    assert replace(_answer("Full-time staff get 28 days of annual leave [1]."), query=q).judged.verdict == \
+        AnswerVerdict.SUPPORTED
