@@ -396,3 +396,16 @@ def test_a_partly_supported_answer_to_a_question_naming_what_no_source_mentions_
     # a supported answer is left alone
     assert replace(_answer("Full-time staff get 28 days of annual leave [1]."), query=q).judged.verdict == \
         AnswerVerdict.SUPPORTED
+
+
+def test_a_claim_from_the_key_passages_own_source_says_so_and_an_uncited_one_is_labelled_so():
+    """A new user's walk (2026-12-06): a claim copied from [3], the key passage's source, was told "none rests on
+    the passage that best matches the question ([3])", and, citing nothing, "supported by another source than the
+    one cited"."""
+    a = _answer("Part-time staff get it pro rata [1].")
+    assert a.judged.verdict == AnswerVerdict.PARTLY_SUPPORTED
+    assert "(the key passage, in [1]), though drawn from the same source" in a.judged.reason
+    uncited = _answer("Part-time staff get it pro rata.")
+    assert [s.label for s in uncited.sentences] == ["supported by a source it did not cite"]
+    assert [s.label for s in _answer("Part-time staff get it pro rata [2].").sentences] == \
+        ["supported by another source than the one cited"]

@@ -203,7 +203,10 @@ class SentenceAttribution:
 
     @property
     def label(self) -> str:
-        """The sentence's verdict in plain words (:data:`VERDICT_WORDS`), never a code."""
+        """The sentence's verdict in plain words (:data:`VERDICT_WORDS`), never a code; an inferred sentence that
+        cited nothing is "supported by a source it did not cite" (it cited no other one)."""
+        if self.verdict == ClaimVerdict.INFERRED and not self.cited:
+            return "supported by a source it did not cite"
         return VERDICT_WORDS[self.verdict]
 
     @property

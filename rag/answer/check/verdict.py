@@ -221,6 +221,8 @@ def _claims_verdict(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple
     kp = a.key_passage
     if not agrees_with_key_passage(a) and (not OFF_KEY_SUPPORTED or kp is None or not kp.sentences):
         where = f" ([{kp.index}])" if kp is not None and kp.index is not None else ""
+        if where and any(kp.index in s.shown_cites for s in shown):  # the key passage's own source, elsewhere in it
+            where = f" (the key passage, in [{kp.index}]), though drawn from the same source"
         return (AnswerVerdict.PARTLY_SUPPORTED, "every claim shown is supported by the source it cites, but none "
                                                 f"rests on the passage that best matches the question{where}: "
                                                 "check it answers what you asked")
