@@ -93,3 +93,17 @@ def test_code_comments_in_speaker_notes_are_statements_of_their_own():
     q = "and what about from visual studio?"
     assert statement_gaps("From Visual Studio you use the CLI [1].", src, ["cli"], q) == ["cli"]
     assert statement_gaps("From Visual Studio you use File -> New Project [1].", src, ["file", "new", "project"], q) == []
+
+
+def test_a_number_is_no_word_of_its_own_claim_and_a_row_is_read_under_its_label_row():
+    # a new user's walk of the API (2026-12-06): "The total budget is $41,850 [1]." passed on a spreadsheet's
+    # "| Subtotal | $41,850 |": the number's pieces "41" and "850" counted as the claim's other words
+    sheet = ("| Subtotal | $166,000 |\n| FRINGE BENEFITS: |  |\n"
+             "| 27% * salary for all above, except salary reimbursement for Moore | $41,850 |\n| Subtotal | $41,850 |\n"
+             "| TRAVEL: |  |\n| Travel to meet collaborators | $6,000 |\n| Subtotal | $6,000 |")
+    assert statement_gaps("The total budget is $41,850 [1].", sheet, ["41850"], "What is the total budget?") == ["41850"]
+    # the row is read under the label row of its block: the fringe benefits are $41,850, travel $6,000
+    assert statement_gaps("The fringe benefits come to $41,850 [1].", sheet, ["41850"],
+                          "How much are the fringe benefits?") == []
+    assert statement_gaps("Travel costs $6,000 [1].", sheet, ["6000"], "How much is travel?") == []
+    assert statement_gaps("Travel costs $41,850 [1].", sheet, ["41850"], "How much is travel?") == ["41850"]

@@ -290,6 +290,29 @@ def _table_header(text: str, start: int) -> str:
     return text[fa:fb]
 
 
+#: How many rows above a table row are read for the label row it sits under (:func:`_table_label`).
+LABEL_ROWS = 50
+
+
+def _table_label(text: str, start: int) -> str:
+    """The nearest row above the Markdown table row at ``start`` that labels the rows under it: a first cell with
+    words and every other cell empty ("| FRINGE BENEFITS: |  |" above "| 27% * salary ... | $41,850 |", a
+    spreadsheet's block of rows); ``""`` when none is within :data:`LABEL_ROWS` rows of the same table."""
+    a, _ = _line_at(text, start)
+    for _ in range(LABEL_ROWS):
+        if a <= 0:
+            return ""
+        pa, _pb = _line_at(text, a - 1)
+        line = text[pa:a - 1]
+        if not _TABLE_LINE.match(line):
+            return ""
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) > 1 and any(ch.isalpha() for ch in cells[0]) and not any(cells[1:]):
+            return line
+        a = pa
+    return ""
+
+
 def _list_lead(text: str, start: int) -> str:
     """The line ending in a colon right above the list that holds the item at ``start`` (``""`` if none)."""
     a, _ = _line_at(text, start)
@@ -358,7 +381,8 @@ def statements(text: str) -> list[Statement]:
             continue
         form = unit.strip() if field else None
         if _TABLE_LINE.match(unit):
-            ctx = f"{_table_header(text, a)}\n{unit}"
+            label = _table_label(text, a)
+            ctx = f"{_table_header(text, a)}\n{label}\n{unit}" if label else f"{_table_header(text, a)}\n{unit}"
         elif _LIST_LINE.match(unit):
             ctx = f"{_list_lead(text, a)}\n{unit}"
         elif prev is not None and "\n\n" not in text[prev[1]:a] and not _TABLE_LINE.match(text[prev[0]:prev[1]]) \
@@ -396,7 +420,9 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
     sts = statements(source)
     gaps = []
     for x in spec:
-        others = words - roots(x)
+        # the specific's own pieces are not other words: "$41,850" is the roots "41" and "850" (a new user's walk of
+        # the API, 2026-12-06: "The total budget is $41,850" passed on a row "| Subtotal | $41,850 |")
+        others = {w for w in words - roots(x) if not (w.isdigit() and w in x)}
         if len(others) < 2 and question:
             others |= question_roots(question) - roots(x)
         share = [_coverage(others, f"{heading}\n{st.own() if own else st.context}") for st in sts]
