@@ -178,7 +178,9 @@ def locator_label(row: ChunkLike, page: int | None = None) -> str:
     if kind == LocatorKind.PAGE:
         return f"{name}, {_pages(row, page)}" if row.page is not None else name
     if kind == LocatorKind.SLIDE:
-        scope = f" ({loc.scope})" if loc.scope else ""
+        # an untitled slide's heading is its number ("Slide 6"): "slide 6 (Slide 6)" says it twice
+        said = loc.scope and loc.scope.strip().casefold() != f"slide {loc.first}"
+        scope = f" ({loc.scope})" if said else ""
         notes = ", speaker notes" if row.section and row.section[-1] == NOTES_HEADING else ""
         return f"{name}, slide {_span(loc.first, loc.last)}{scope}{notes}"
     if kind == LocatorKind.ROWS:

@@ -135,6 +135,7 @@ _K = LocatorKind
 @pytest.mark.parametrize("loc,kw,label,frag", [
     (_L(_K.SLIDE, 3, 3, "Safety"), _named("deck.pptx", section=("Safety",)), "deck.pptx, slide 3 (Safety)",
      "#slide=3"),
+    (_L(_K.SLIDE, 6, 6, "Slide 6"), _named("deck.pptx", section=("Slide 6",)), "deck.pptx, slide 6", "#slide=6"),
     (_L(_K.SLIDE, 3, 3, "Safety"), _named("deck.pptx", section=("Safety", "Speaker notes")),
      "deck.pptx, slide 3 (Safety), speaker notes", "#slide=3"),
     (_L(_K.ROWS, 2, 9, "Q1 sales", anchor="A:E"), _named("s.xlsx"), "s.xlsx, 'Q1 sales'!A2:E9",
