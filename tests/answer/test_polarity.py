@@ -179,8 +179,26 @@ def test_a_hedge_in_the_next_sentence_does_not_lift_a_denial():
     assert not _check(q, "To delete files, use `rm` [1].", src).passed
     assert not _check(q, "Use `rm` to delete files [1].", src).passed
     assert _check(q, "To delete files, use `trash` [1].", src).passed
-    assert claim_clauses("To delete files, use `rm`.") == ["To delete files, use `rm`."]
+    assert claim_clauses("To delete files, use `rm`.") == ["To delete files, use `rm`.", "use `rm`."]
     assert claim_clauses("Files are deleted, then the cache is cleared") == ["Files are deleted", "then the cache is cleared"]
     # within its own sentence a hedge still holds: the claim is the source's contrast, not its opposite
     assert _check("Where does Memcached store data?", "Memcached stores data in memory [1].",
                   "Memcached does not store data on disk, instead in memory.").passed
+
+
+def test_an_adversarial_review_of_the_purpose_clause_and_the_hedge_scope():
+    # the action of a purpose clause is read on its own too: the purpose's words are not in the denying clause
+    web = ("Never run `chmod -R 777` on the web root: it exposes every file. Give the web server's user ownership "
+           "with `chown -R www-data /var/www` instead.")
+    assert not _check("My web server says permission denied. How do I fix it?",
+                      "To fix the permission denied error, run `chmod -R 777` on the web root [1].", web).passed
+    update = "Do not unplug the device during the update. To recover from a failed update, hold the reset button for 10 seconds."
+    assert not _check("The update failed. What now?", "To recover, unplug the device during the update [1].", update).passed
+    assert _check("The update failed. What now?", "To recover, hold the reset button for 10 seconds [1].", update).passed
+    assert not _check("How do I free disk space?", "In order to free disk space, you should delete the cache folder [1].",
+                      "Never delete the cache folder to free disk space.").passed
+    # a hedge in the sentence before a denial does not lift it
+    assert not _check("How do I clean the sensor?", "Clean the sensor with alcohol [1].",
+                      "Only use the supplied brush. Do not clean the sensor with alcohol.").passed
+    assert not _check("How do I push my change?", "Force-push to main [1].",
+                      "If the build fails, read the log first. Never force-push to main.").passed

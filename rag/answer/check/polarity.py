@@ -76,17 +76,19 @@ PURPOSE = ("to ", "in order to ")
 
 
 def claim_clauses(text: str) -> list[str]:
-    """The :func:`clauses` of ``text``, a clause of purpose (:data:`PURPOSE`) joined to the clause after it: "To
-    delete files, use `rm`." claims using rm to delete files, which "Never use `rm` to delete files" denies, while
-    "To delete files, use `trash`." claims nothing it denies (the new user's walk of 2026-12-06)."""
+    """The :func:`clauses` of ``text`` that make a claim: a clause of purpose (:data:`PURPOSE`) is read only joined
+    to the clause after it, which is read on its own too. "To delete files, use `rm`." claims using rm to delete
+    files, which "Never use `rm` to delete files" denies, while "To delete files, use `trash`." claims nothing it
+    denies (the new user's walk of 2026-12-06); "To fix the error, run `chmod -R 777` on the web root" claims the
+    running, which "Never run `chmod -R 777` on the web root" denies without a word of the purpose (an adversarial
+    review, 2026-12-06)."""
+    parts = clauses(text)
     out: list[str] = []
-    joining = False
-    for c in clauses(text):
-        if joining:
-            out[-1] = f"{out[-1]}, {c}"
+    for k, c in enumerate(parts):
+        if c.casefold().startswith(PURPOSE) and k + 1 < len(parts):
+            out.append(f"{c}, {parts[k + 1]}")
         else:
             out.append(c)
-        joining = c.casefold().startswith(PURPOSE)
     return out
 
 
@@ -259,9 +261,10 @@ def _source_clauses(source: str) -> tuple[_Clause, ...]:
         # a lead that denies what follows it ("Do not:", "Avoid the following:") denies each of its items whole
         items_denied = bool(lead.rstrip().endswith(":") and denies(lead) and not _denial_hits(lead))
         for piece in ([own] if own.lstrip().startswith("|") else SENTENCE_END_RE.split(own)):
-            # a hedge holds within its sentence (and a list's lead): "Never use `rm` here; use `trash` instead." still
-            # denies using rm (the new user's walk of 2026-12-06)
-            hedge = hedged(lead) or hedged(piece)
+            # a hedge holds within its sentence (and a list's lead line): "Never use `rm` here; use `trash` instead."
+            # still denies using rm (the new user's walk of 2026-12-06), and so does "Only use the supplied brush. Do
+            # not clean the sensor with alcohol." cleaning with alcohol (an adversarial review, 2026-12-06)
+            hedge = (lead.rstrip().endswith(":") and hedged(lead)) or hedged(piece)
             parts = clauses(piece)
             out.extend(_Clause(c, frozenset(stems(c)), frozenset(stems(c) if items_denied else denied(c)),
                                denies(c) or items_denied, negated, hedge) for c in parts)
