@@ -133,11 +133,18 @@ def acronym_terms(text: str) -> list[str]:
     """The BM25 terms of ``text``'s words in capitals that spell a stopword (:data:`rag.text.STOPWORDS`), case-folded
     with :data:`ACRONYM` after them: "IT" -> "it_". :func:`rag.text.tokenize` drops the stopword "it" everywhere,
     so "Does the proposal have an IT component?" could not find "IT component (...)? (Yes/No)" (a new user's walk
-    of the API, 2026-12-06). An all-capitals heading's "IT" gets one too. Unlike :func:`identifier_terms` these
+    of the API, 2026-12-06). A line mostly in capitals gives none: its stopwords are stopwords (an adversarial
+    review, 2026-12-06). Unlike :func:`identifier_terms` these
     are words the plain tokens lack, so the BM25 leg's coverage reads them. Linear: one pass of
     :data:`rag.text.WORD_RE`."""
-    return [w.casefold() + ACRONYM for w in WORD_RE.findall(unicodedata.normalize("NFKC", text))
-            if len(w) >= 2 and w.isupper() and w.casefold() in STOPWORDS]
+    out = []
+    for line in unicodedata.normalize("NFKC", text).splitlines():
+        letters = [ch for ch in line if ch.isalpha()]
+        if sum(ch.isupper() for ch in letters) * 2 > len(letters):
+            continue  # a line in capitals ("IS IT SAFE TO DELETE THE CACHE?", a licence's "WHETHER IT IS")
+        out.extend(w.casefold() + ACRONYM for w in WORD_RE.findall(line)
+                   if len(w) >= 2 and w.isupper() and w.casefold() in STOPWORDS)
+    return out
 
 
 @dataclass(frozen=True)

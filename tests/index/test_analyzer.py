@@ -174,3 +174,11 @@ def test_an_acronym_that_spells_a_stopword_is_a_term():
     assert idx.search("Does the proposal have an IT component?", 3)[0].tolist()[0] == 0
     assert idx.coverage("an IT component", 0) == pytest.approx(1.0)  # the acronym counts in the coverage
     assert idx.coverage("an IT component", 1) < 0.5
+
+
+def test_a_line_in_capitals_gives_no_acronym_terms():
+    # "IS IT SAFE TO DELETE THE CACHE?" turned every stopword into a term, and a licence's "WHETHER IT IS" matched
+    # the acronym "IT" (an adversarial review, 2026-12-06)
+    assert acronym_terms("IS IT SAFE TO DELETE THE CACHE?") == []
+    assert acronym_terms("THE SOFTWARE IS PROVIDED AS IS, WHETHER IT IS") == []
+    assert acronym_terms("Ask the IT desk.\nTHE END") == ["it_"]
