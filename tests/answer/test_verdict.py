@@ -409,3 +409,12 @@ def test_a_claim_from_the_key_passages_own_source_says_so_and_an_uncited_one_is_
     assert [s.label for s in uncited.sentences] == ["supported by a source it did not cite"]
     assert [s.label for s in _answer("Part-time staff get it pro rata [2].").sentences] == \
         ["supported by another source than the one cited"]
+
+
+def test_only_a_year_no_source_holds_moves_the_verdict():
+    """An adversarial review (2026-12-06): "10k" is "10,000" and "SHA256" "SHA-256" in a source; only a year is
+    written the same way everywhere."""
+    from rag.answer.check.verdict import unmentioned
+
+    assert unmentioned(replace(_answer(None), query="How many days of leave do 10k staff get in 2019?")) == ["2019"]
+    assert unmentioned(replace(_answer(None), query="How many days of leave do 10k staff get?")) == []
