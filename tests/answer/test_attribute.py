@@ -628,3 +628,17 @@ def test_a_section_title_that_states_the_value_asked_for_is_a_claim():
     assert str(one("7.1.3 Block tags [2].").verdict) == "dangling"  # a title that states nothing names a place
     assert title_states("Column limit: 100 [3].", "What is the column limit?")
     assert not title_states("Line-wrapping: where to break", "Where do I break lines?")
+
+
+def test_an_adversarial_review_of_the_announcing_and_the_title_rules():
+    # a lead that says something is a claim, checked as one
+    assert not announces("The following settings are optional [1]:", "Which settings do I need to set before the first backup?")
+    assert not announces("Do not follow these steps:", "How do I reset my password?")
+    assert not announces("Redis is faster in these ways:", "How do Redis and Memcached differ?")
+    q = "Should I run pip install with sudo?"
+    src = "Do not run pip with sudo: it can break the system Python. Instead, create a virtual environment."
+    out = _check(q, split_sentences("You should run pip install with sudo as follows [1]:\n1. Create a virtual "
+                                    "environment [1]."), [src])
+    assert str(out[0].verdict) != "no_claim" and not out[0].passed
+    # a heading holding a year is no answer to how many days
+    assert not title_states("Annual leave: 2024 policy [1].", "How many days of annual leave do part-time staff get?")

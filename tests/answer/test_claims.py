@@ -107,3 +107,17 @@ def test_a_number_is_no_word_of_its_own_claim_and_a_row_is_read_under_its_label_
                           "How much are the fringe benefits?") == []
     assert statement_gaps("Travel costs $6,000 [1].", sheet, ["6000"], "How much is travel?") == []
     assert statement_gaps("Travel costs $41,850 [1].", sheet, ["41850"], "How much is travel?") == ["41850"]
+
+
+def test_an_adversarial_review_of_the_label_row_and_the_number_pieces():
+    # a row with its cells left blank is no label of the rows under it
+    staff = ("| Name | Department | Phone |\n|---|---|---|\n| Alice Moore | Finance | 555-0142 |\n| Bob Chen |  |  |\n"
+             "| Carol Diaz | IT | 555-0199 |\n| Dan Ito | Legal | 555-0107 |")
+    assert statement_gaps("Bob Chen's phone number is 555-0199 [1].", staff, ["555-0199"],
+                          "What is Bob Chen's phone number?") == ["555-0199"]
+    assert statement_gaps("Bob Chen works in Legal [1].", staff, ["legal"], "Which department does Bob Chen work in?") == ["legal"]
+    # only the number's own pieces are dropped: "1.5B" keeps its "1" when the number is "128K"
+    models = "| Model | Context |\n|---|---|\n| Qwen2.5 7B | 128K |\n| Qwen2.5 1.5B | 32K |"
+    q = "What is the context length of Qwen2.5 1.5B?"
+    assert statement_gaps("Qwen2.5 1.5B has a context length of 128K [1].", models, ["128k"], q) == ["128k"]
+    assert statement_gaps("Qwen2.5 1.5B has a context length of 32K [1].", models, ["32k"], q) == []

@@ -371,7 +371,7 @@ def attribute(
     out, made = [], set()  # made: the claims said so far (flattened)
     for i, s in enumerate(sentences):
         # "follow these steps [1]:" claims nothing and cites nothing; with nothing after it, the answer stops short
-        announce = announces(s, question)
+        announce = announces(s, question) and not (question and YES_NO_RE.match(question))
         lead = announce and i + 1 < len(sentences)
         cited = () if lead else tuple(n for n in markers(s) if n in valid)
         declines = is_decline(s)

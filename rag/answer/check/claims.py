@@ -101,32 +101,41 @@ def novel_roots(sentence: str, question: str | None) -> set[str]:
 
 
 #: The words of a sentence that announces what follows and says nothing itself ("follow these steps:", "Here is
-#: how:", "do the following:", "the options are:").
-ANNOUNCING = frozenset("follow follows following step steps way ways below list options option methods method "
-                       "instructions instruction here how things thing these those done".split())
+#: how:", "do the following:"), compared word for word (no roots: "optional" is no "option").
+ANNOUNCING = frozenset("follow follows following step steps way ways below here how done do it this these those "
+                       "to the a an you your we can as is are s then just should must need will use for of in on "
+                       "with by and at from".split())
 
 
 def announces(sentence: str, question: str | None) -> bool:
-    """Whether ``sentence`` only announces what follows it: it ends on a colon (markers removed), and every claim
-    word it adds to the ``question`` (:func:`novel_roots`) is a word of :data:`ANNOUNCING`, with no number or name
-    the question lacks (:func:`specifics`). "To reset your password, follow these steps [1]:" claims nothing that a
-    source could hold; it was marked unsupported, making a right list answer "partly supported" (the new user's
-    walk of 2026-12-06). Without the question, never."""
+    """Whether ``sentence`` only announces what follows it: it ends on a colon (markers removed), and every word it
+    adds to the ``question`` (a word whose root, :func:`root`, the question lacks) is a word of :data:`ANNOUNCING`.
+    "To reset your password, follow these steps [1]:" claims nothing that a source could hold; it was marked
+    unsupported, making a right list answer "partly supported" (the new user's walk of 2026-12-06). "The following
+    settings are optional:", "There are two steps:", "Do not follow these steps:" and "Redis is faster in these
+    ways:" say something (an adversarial review, 2026-12-06). Without the question, never; a yes/no question's
+    answer is judged by the caller."""
     body = strip_markers(sentence).strip().rstrip("*_ ")
     if question is None or not body.endswith(":"):
         return False
-    return (novel_roots(body, question) <= {root(w) for w in ANNOUNCING} | ANNOUNCING
-            and not specifics(body) - specifics(question))
+    asked_roots = question_roots(question)
+    return all(w in ANNOUNCING for w in (x.casefold() for x in WORD_RE.findall(body))
+               if not roots(w) & asked_roots and w not in asked_roots)
 
 
 def title_states(title: str, question: str | None) -> bool:
     """Whether a section title, given back as an answer's sentence, states a value: after its colon it holds a number
-    or name (:func:`specifics`) the question lacks. "4.2 Block indentation: +2 spaces [1]." answers "How many spaces
+    or name (:func:`specifics`) the question lacks, and no other word the question lacks. "4.2 Block indentation: +2
+    spaces [1]." answers "How many spaces
     are used for block indentation in Java?" (a new user's walk of the API, 2026-12-06: it was dropped as pointing at
     a source, and a Javadoc passage about four spaces shown instead); "HTTP Return Code [4]." and "Line-wrapping:
     where to break" state nothing."""
     _, colon, tail = strip_markers(title).partition(":")
-    return bool(colon) and bool(specifics(tail) - (specifics(question) if question else set()))
+    if not colon or not question or not specifics(tail) - specifics(question):
+        return False
+    # the value is the answer only where the rest of the tail is the question's own words ("+2 spaces"): "Annual
+    # leave: 2024 policy" states a year of a policy, not the days asked for (an adversarial review, 2026-12-06)
+    return novel_roots(" ".join(w for w in tail.split() if not any(ch.isdigit() for ch in w)), question) == set()
 
 
 def specifics(text: str) -> set[str]:
@@ -295,9 +304,10 @@ LABEL_ROWS = 50
 
 
 def _table_label(text: str, start: int) -> str:
-    """The nearest row above the Markdown table row at ``start`` that labels the rows under it: a first cell with
-    words and every other cell empty ("| FRINGE BENEFITS: |  |" above "| 27% * salary ... | $41,850 |", a
-    spreadsheet's block of rows); ``""`` when none is within :data:`LABEL_ROWS` rows of the same table."""
+    """The nearest row above the Markdown table row at ``start`` that labels the rows under it: a first cell of words
+    ending in a colon or in capitals, and every other cell empty ("| FRINGE BENEFITS: |  |" above "| 27% * salary
+    ... | $41,850 |", a spreadsheet's block of rows; not "| Bob Chen |  |  |", a row with its cells left blank);
+    ``""`` when none is within :data:`LABEL_ROWS` rows of the same table."""
     a, _ = _line_at(text, start)
     for _ in range(LABEL_ROWS):
         if a <= 0:
@@ -307,7 +317,9 @@ def _table_label(text: str, start: int) -> str:
         if not _TABLE_LINE.match(line):
             return ""
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) > 1 and any(ch.isalpha() for ch in cells[0]) and not any(cells[1:]):
+        head = cells[0].rstrip("*_ ")
+        if len(cells) > 1 and any(ch.isalpha() for ch in head) and not any(cells[1:]) \
+                and (head.endswith(":") or head.isupper()):
             return line
         a = pa
     return ""
@@ -422,7 +434,7 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
     for x in spec:
         # the specific's own pieces are not other words: "$41,850" is the roots "41" and "850" (a new user's walk of
         # the API, 2026-12-06: "The total budget is $41,850" passed on a row "| Subtotal | $41,850 |")
-        others = {w for w in words - roots(x) if not (w.isdigit() and w in x)}
+        others = words - roots(x) - _written_pieces(sentence, x)
         if len(others) < 2 and question:
             others |= question_roots(question) - roots(x)
         share = [_coverage(others, f"{heading}\n{st.own() if own else st.context}") for st in sts]
@@ -431,6 +443,13 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
                    for k, (st, c) in enumerate(zip(sts, share)) if holds(st.own() if own else st.context, x)):
             gaps.append(x)
     return gaps
+
+
+def _written_pieces(sentence: str, x: str) -> set[str]:
+    """The roots of specific ``x`` as ``sentence`` writes it ("$41,850" -> "41", "850" for ``x`` "41850"): the
+    words of the sentence whose :func:`specifics` is ``x``, nothing else ("1.5B" keeps its "1" when ``x`` is
+    "128k", an adversarial review, 2026-12-06)."""
+    return set().union(*(roots(w) for w in sentence.split() if x in specifics(w) and len(specifics(w)) == 1))
 
 
 def _beats_rivals(others: set[str], sts: Sequence[Statement], k: int, heading: str, margin: float) -> bool:
