@@ -18,7 +18,7 @@ from rag.answer.check.attribute import (
     markers,
     split_sentences,
 )
-from rag.answer.check.claims import announces, title_states
+from rag.answer.check.no_claim import announces, title_states
 from rag.answer.check.shown import with_cites
 from rag.answer.check.verdict import passed_sentences
 

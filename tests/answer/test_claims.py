@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.check.claims import garbled, statement_gaps, statements
+from rag.answer.check.claims import statement_gaps, statements
+from rag.answer.check.no_claim import garbled
 
 
 def test_statements_read_a_table_row_with_its_header_and_a_list_item_with_its_lead_in():
@@ -121,3 +122,15 @@ def test_an_adversarial_review_of_the_label_row_and_the_number_pieces():
     q = "What is the context length of Qwen2.5 1.5B?"
     assert statement_gaps("Qwen2.5 1.5B has a context length of 128K [1].", models, ["128k"], q) == ["128k"]
     assert statement_gaps("Qwen2.5 1.5B has a context length of 32K [1].", models, ["32k"], q) == []
+
+
+def test_a_value_comes_from_the_row_the_question_names():
+    # an adversarial review (2026-12-06): "Room 12 costs $120" passed on Room 11's row, the header and the row's
+    # "Room" holding half the claim's words
+    rooms = "| Room | Price per night |\n|---|---|\n| Room 11 | $120 |\n| Room 12 | $95 |\n| Room 14 | $150 |"
+    q = "How much is Room 12 per night?"
+    assert statement_gaps("Room 12 costs $120 per night [1].", rooms, ["120"], q) == ["120"]
+    assert statement_gaps("Room 12 costs $95 per night [1].", rooms, ["95"], q) == []
+    # a table by columns names its column in the header: every row is read with it
+    models = "| Configuration | 0.5B | 1.5B |\n|---|---|---|\n| Hidden Size | 896 | 1,536 |\n| # Layers | 24 | 28 |"
+    assert statement_gaps("The 0.5B model has 24 layers [1].", models, ["24"], "How many layers does the 0.5B model have?") == []

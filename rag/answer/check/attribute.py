@@ -27,16 +27,12 @@ from enum import StrEnum
 import numpy as np
 
 from rag.answer.check.claims import (
-    announces,
-    garbled,
     holds,
     misspelt_names,
     novel_roots,
-    points_elsewhere,
     source_roots,
     specifics,
     statement_gaps,
-    title_states,
 )
 from rag.answer.check.clean import (
     CitationStreamFilter as CitationStreamFilter,  # re-exported: callers import it from here
@@ -45,6 +41,7 @@ from rag.answer.check.clean import CleanResult as CleanResult
 from rag.answer.check.clean import clean_citations as clean_citations
 from rag.answer.check.clean import markers
 from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
+from rag.answer.check.no_claim import announces, garbled, points_elsewhere, title_states
 from rag.answer.check.polarity import denied_by, denies, polarity_clash, without_denials
 from rag.answer.check.short_answers import (
     POLARITY_RE,
@@ -67,7 +64,7 @@ COS_MIN = 0.6
 NOVEL_MIN = 0.25
 #: Fewer content words than this: not a claim (e.g. "Yes."), never marked unsupported.
 MIN_CLAIM_WORDS = 2
-#: The reasons of a sentence that announces what follows (:func:`rag.answer.check.claims.announces`): no claim when
+#: The reasons of a sentence that announces what follows (:func:`rag.answer.check.no_claim.announces`): no claim when
 #: something follows it, no statement when the answer ends there.
 LEADS, ANNOUNCES_NOTHING = "introduces what follows", "announces what follows, but the answer ends there"
 
@@ -140,7 +137,7 @@ class SentenceAttribution:
     ``declines``: says the sources lack the answer; ``dangling``: points at a
     source instead of saying what it says (:data:`DANGLING_RE`, "X is [3].");
     ``echo``: restates the question, adding no word of its own, or is a question;
-    ``garbled``: no statement at all (:func:`rag.answer.check.claims.garbled`);
+    ``garbled``: no statement at all (:func:`rag.answer.check.no_claim.garbled`);
     ``claim``: has at least :data:`MIN_CLAIM_WORDS` content words, does not
     decline, dangle, echo or garble (a bare ``[1] [2]`` or ``59.2s`` is no claim,
     and its markers cite nothing); ``verdict`` (:class:`ClaimVerdict`) sums these up, ``reason`` says why in
@@ -353,7 +350,7 @@ def attribute(
     ``source_indices[j]`` is the ``n`` of column ``j`` of ``lexical`` (from :func:`lexical_support`, given the
     same ``question``) and ``cosine`` (MiniLM, optional). With ``question``, a sentence that adds no claim
     word to it, or asks a question, is an echo (no claim, never cited). A sentence that is no statement
-    (:func:`rag.answer.check.claims.garbled`: "In 2015, was published [1].") is no claim either. With ``quotes``
+    (:func:`rag.answer.check.no_claim.garbled`: "In 2015, was published [1].") is no claim either. With ``quotes``
     (the sources' text, same order), a source supports a sentence only if it also holds every number,
     date, version and name of the sentence that the question lacks (:func:`specifics`, :func:`holds`), each
     in a statement that makes the sentence's claim (issue 24: :func:`rag.answer.check.claims.statement_gaps`;

@@ -14,8 +14,8 @@ Pure functions on strings, no model:
   "X is the founder of Y" is not supported by a slide whose footer names X;
 * :func:`compounds`, :func:`source_roots` - camel-case identifiers kept whole (a source read both ways); yes/no and
   one-word answers are read in :mod:`rag.answer.check.short_answers`;
-* :func:`garbled` - a sentence that is no statement at all ("In 2015, was published [1].", a clause that
-  ends on "of the") claims nothing, whatever its words.
+* a sentence that makes no claim of its own (no statement at all, one that sends the reader elsewhere, one that
+  announces what follows, a section's title given back) is read in :mod:`rag.answer.check.no_claim`.
 """
 
 from __future__ import annotations
@@ -98,44 +98,6 @@ def novel_roots(sentence: str, question: str | None) -> set[str]:
     """
     words = roots(sentence)
     return words - question_roots(question) if question else words
-
-
-#: The words of a sentence that announces what follows and says nothing itself ("follow these steps:", "Here is
-#: how:", "do the following:"), compared word for word (no roots: "optional" is no "option").
-ANNOUNCING = frozenset("follow follows following step steps way ways below here how done do it this these those "
-                       "to the a an you your we can as is are s then just should must need will use for of in on "
-                       "with by and at from".split())
-
-
-def announces(sentence: str, question: str | None) -> bool:
-    """Whether ``sentence`` only announces what follows it: it ends on a colon (markers removed), and every word it
-    adds to the ``question`` (a word whose root, :func:`root`, the question lacks) is a word of :data:`ANNOUNCING`.
-    "To reset your password, follow these steps [1]:" claims nothing that a source could hold; it was marked
-    unsupported, making a right list answer "partly supported" (the new user's walk of 2026-12-06). "The following
-    settings are optional:", "There are two steps:", "Do not follow these steps:" and "Redis is faster in these
-    ways:" say something (an adversarial review, 2026-12-06). Without the question, never; a yes/no question's
-    answer is judged by the caller."""
-    body = strip_markers(sentence).strip().rstrip("*_ ")
-    if question is None or not body.endswith(":"):
-        return False
-    asked_roots = question_roots(question)
-    return all(w in ANNOUNCING for w in (x.casefold() for x in WORD_RE.findall(body))
-               if not roots(w) & asked_roots and w not in asked_roots)
-
-
-def title_states(title: str, question: str | None) -> bool:
-    """Whether a section title, given back as an answer's sentence, states a value: after its colon it holds a number
-    or name (:func:`specifics`) the question lacks, and no other word the question lacks. "4.2 Block indentation: +2
-    spaces [1]." answers "How many spaces
-    are used for block indentation in Java?" (a new user's walk of the API, 2026-12-06: it was dropped as pointing at
-    a source, and a Javadoc passage about four spaces shown instead); "HTTP Return Code [4]." and "Line-wrapping:
-    where to break" state nothing."""
-    _, colon, tail = strip_markers(title).partition(":")
-    if not colon or not question or not specifics(tail) - specifics(question):
-        return False
-    # the value is the answer only where the rest of the tail is the question's own words ("+2 spaces"): "Annual
-    # leave: 2024 policy" states a year of a policy, not the days asked for (an adversarial review, 2026-12-06)
-    return novel_roots(" ".join(w for w in tail.split() if not any(ch.isdigit() for ch in w)), question) == set()
 
 
 def specifics(text: str) -> set[str]:
@@ -430,6 +392,11 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
     """
     words = roots(sentence)
     sts = statements(source)
+    # a table's row the question names by its own names and numbers ("Room 12", "Qwen2.5 1.5B") is the one row a
+    # value of the answer may come from: "Room 12 costs $120" is not Room 11's price (an adversarial review)
+    asked_specifics = specifics(question) if question else set()
+    named_rows = {k for k, st in enumerate(sts) if asked_specifics and _TABLE_LINE.match(source[st.start:st.end])
+                  and all(holds(st.context, y) for y in asked_specifics)}  # with its header: a table by columns
     gaps = []
     for x in spec:
         # the specific's own pieces are not other words: "$41,850" is the roots "41" and "850" (a new user's walk of
@@ -440,7 +407,8 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
         share = [_coverage(others, f"{heading}\n{st.own() if own else st.context}") for st in sts]
         best = max(share, default=0.0)
         if not any(c >= min_share and (c >= best - margin if not st.lead else _beats_rivals(others, sts, k, heading, margin))
-                   for k, (st, c) in enumerate(zip(sts, share)) if holds(st.own() if own else st.context, x)):
+                   for k, (st, c) in enumerate(zip(sts, share)) if holds(st.own() if own else st.context, x)
+                   and (not named_rows or k in named_rows or not _TABLE_LINE.match(source[st.start:st.end]))):
             gaps.append(x)
     return gaps
 
@@ -460,54 +428,3 @@ def _beats_rivals(others: set[str], sts: Sequence[Statement], k: int, heading: s
     own = others - source_roots(sts[k].lead)
     mine = _coverage(own, f"{heading}\n{sts[k].context}")
     return mine >= max(_coverage(own, f"{heading}\n{st.context}") for st in sts) - margin
-
-
-# --------------------------------------------------------------------------- sentences that are no statement
-
-#: A sentence that sends the reader elsewhere ("See the JSON_Web_Token_Cheat_Sheet for further details [2].", a
-#: new user's walk of 2026-12-06: shown as a claim supported by its source) says nothing a source could support.
-ELSEWHERE_RE = re.compile(r"^\W*(?:see|refer to|consult)\b|\bfor (?:further|more) (?:details|information|info)\W*$",
-                          re.I)
-#: ... when it is that short (words): a longer sentence says something and only ends on "for more information".
-ELSEWHERE_WORDS = 8
-#: A question that asks where to look: "See `man readline` [1]." answers it.
-WHERE_RE = re.compile(r"\bwhere\b|\bfind\b|\blook\s+up\b|\bdocumentation\b|\bread\s+more\b", re.I)
-
-
-def points_elsewhere(sentence: str, question: str | None) -> bool:
-    """Whether ``sentence`` only sends the reader elsewhere (:data:`ELSEWHERE_RE`, at most :data:`ELSEWHERE_WORDS`
-    words) and the ``question`` did not ask where to look (:data:`WHERE_RE`)."""
-    body = strip_markers(sentence)
-    return bool(ELSEWHERE_RE.search(body) and len(body.split()) <= ELSEWHERE_WORDS
-                and not (question and WHERE_RE.search(question)))
-
-
-
-_AUX = r"(?:was|were|is|are|has|have|had|will|can|could|did|does|do|be|been|being)"
-#: An opening phrase then a verb with no subject: "In 2015, was published [1].", "Because of this, is used ...".
-_NO_SUBJECT = re.compile(
-    r"^(?:in|on|at|by|for|from|during|after|before|since|until|with|without|because|although|however|therefore|"
-    r"thus|also|then|here|today|now|later|first|finally|according)\b[^,]{0,50},\s+" + _AUX + r"\b", re.I)
-#: A sentence opening on a passive or perfect verb form with no subject: "Was published in 2015."
-_OPENS_ON_VERB = re.compile(r"^(?:was|were|has been|have been|had been)\s+\w+(?:ed|en|wn|t)\b", re.I)
-#: A sentence ending on a word that needs a complement ("... trained on the.", "... and.").
-_ENDS_OPEN = re.compile(r"\b(?:the|an|of|and|or|than|whose|its|their)\s*[.!?:;,]*\s*$", re.I)
-#: Punctuation or a lower-case conjunction opening the sentence: a fragment cut from the one before.
-_OPENS_CUT = re.compile(r"^(?:[,;:)\]]|(?:and|or|but|which|whose|whereas)\s)")
-
-
-def garbled(sentence: str) -> str | None:
-    """Why ``sentence`` is no statement (issue 24, item 1), or ``None``: a verb with no subject after an
-    opening phrase ("In 2015, was published [1]."), a sentence opening on a passive verb form, one ending on
-    a word that needs a complement, or one opening on punctuation or a lower-case conjunction. Markers are
-    removed first; a question or a decline is judged elsewhere."""
-    body = strip_markers(sentence).strip().strip("*_ ")
-    if not body:
-        return None
-    if _NO_SUBJECT.match(body) or _OPENS_ON_VERB.match(body):
-        return "no subject: a verb follows the opening phrase"
-    if _ENDS_OPEN.search(body):
-        return "a clause left open at its end"
-    if _OPENS_CUT.match(body):
-        return "a fragment cut from another sentence"
-    return None
