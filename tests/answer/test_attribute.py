@@ -642,3 +642,15 @@ def test_an_adversarial_review_of_the_announcing_and_the_title_rules():
     assert str(out[0].verdict) != "no_claim" and not out[0].passed
     # a heading holding a year is no answer to how many days
     assert not title_states("Annual leave: 2024 policy [1].", "How many days of annual leave do part-time staff get?")
+
+
+def test_a_command_must_be_written_so_in_the_source():
+    # an adversarial review (2026-12-06): every word but one of "Run `ufw deny 8080`" is the source's
+    src = ["Do not disable the firewall. To allow a port, run `ufw allow 8080`."]
+    q = "How do I open port 8080?"
+    deny = _check(q, ["Run `ufw deny 8080` [1]."], src)[0]
+    assert str(deny.verdict) == "unsupported" and deny.reason == "[1] does not hold `ufw deny 8080`"
+    assert not _check("How do I disable the firewall?", ["- Run `ufw disable` [1]."], src)[0].passed
+    assert _check(q, ["Run `ufw allow 8080` [1]."], src)[0].passed
+    # the source's own spacing and backticks do not matter, the command's words and order do
+    assert _check(q, ["Run `ufw  allow 8080` [1]."], ["To allow a port, run ufw allow 8080 in a terminal."])[0].passed

@@ -49,6 +49,7 @@ from rag.answer.check.short_answers import (
     affirmed_by,
     answer_words,
     code_answered_by,
+    code_missing,
     sole_answer,
     takes_side,
 )
@@ -421,6 +422,10 @@ def attribute(
                 absent, off = gaps[lean[0]]
                 missing, astray, lacking_at = tuple(absent + off), tuple(off), source_indices[lean[0]]
             row &= np.array([not (a or b) for a, b in gaps], dtype=bool)
+            codes = [code_missing(s, quotes[j], question) for j in range(len(source_indices))]
+            if lean and codes[lean[0]] and not missing:  # a command not written so in the source it leans on
+                missing, lacking_at = tuple(f"`{c}`" for c in codes[lean[0]]), source_indices[lean[0]]
+            row &= np.array([not c for c in codes], dtype=bool)
             if short and question:  # a one-word answer names the one thing of its kind its statement names
                 said = answer_words(s, question)
                 row &= np.array([all(sole_answer(w, quotes[j], question) for w in said) for j in range(len(source_indices))],

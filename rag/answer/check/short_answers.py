@@ -111,6 +111,16 @@ def code_spans(text: str) -> set[str]:
     return {c for c in (x.strip().casefold() for x in _CODE_SPAN_RE.findall(text)) if c}
 
 
+def code_missing(sentence: str, source: str, question: str | None = None) -> list[str]:
+    """The code spans of ``sentence`` (:func:`code_spans`) that ``source`` does not hold as written, white space
+    collapsed, case-folded, sorted; spans the ``question`` holds are not asked for. A command is exact: "Run `ufw deny
+    8080` [1]." passed on "run `ufw allow 8080`", every word but one being the source's, and "- Run `ufw disable`"
+    on "Do not disable the firewall ... run `ufw allow 8080`" (an adversarial review, 2026-12-06)."""
+    held = " ".join(source.casefold().split())
+    asked = code_spans(question) if question else set()
+    return sorted(c for c in code_spans(sentence) - asked if " ".join(c.split()) not in held)
+
+
 #: A token with a joining mark inside (``ctrl-u``, ``file.txt``, ``snake_case``).
 _JOINED_RE = re.compile(r"[^\W_][-_./][^\W_]")
 
