@@ -434,7 +434,10 @@ class Hit:
     ``1 - <q, v>`` computed from the stored vector for EVERY hit (BM25-only
     hits included); ``dense_rank``/``bm25_rank`` 1-based rank in each leg or
     ``None`` when that leg did not return it; ``bm25_score`` raw BM25 score or
-    ``None``; ``rerank_score`` the cross-encoder logit or ``None``.
+    ``None``; ``rerank_score`` the cross-encoder logit or ``None``; ``unit_distance`` the dense leg's own distance
+    for the chunk when its units are searched (``1 - max(own similarity, best unit similarity - margin)``,
+    :func:`rag.index.units.dense_leg`), ``None`` otherwise: a long chunk whose one sentence answers is near
+    through that sentence, though its whole vector is far.
     """
 
     chunk_id: int
@@ -446,6 +449,7 @@ class Hit:
     bm25_rank: int | None = None
     bm25_score: float | None = None
     rerank_score: float | None = None
+    unit_distance: float | None = None
 
 
 @dataclass(frozen=True)

@@ -118,11 +118,14 @@ def retrieve_planned(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm
     depth = max(k, depth or 100)
     legs: list[list[int]] = []
     d_rank: dict[int, int] = {}
+    u_dist: dict[int, float] = {}
     b_rank: dict[int, tuple[int, float]] = {}
     if mode in (RetrievalMode.HYBRID, RetrievalMode.DENSE) and len(dense):
-        ids, _ = dense_leg(q_vec, dense, units, depth, allowed)
+        ids, leg_dist = dense_leg(q_vec, dense, units, depth, allowed)
         legs.append(ids.tolist())
         d_rank = {int(c): r for r, c in enumerate(ids, start=1)}
+        if units is not None and len(units):
+            u_dist = {int(c): float(d) for c, d in zip(ids, leg_dist)}
     if mode in (RetrievalMode.HYBRID, RetrievalMode.BM25) and bm25 is not None and len(bm25):
         ids, scores = bm25.search(query, depth) if allowed is None else bm25.search(query, depth, allowed)
         legs.append(ids.tolist())
@@ -140,7 +143,7 @@ def retrieve_planned(query: str, q_vec: np.ndarray | None, dense: DenseIndex, bm
     hits = [
         Hit(chunk_id=cid, rank=i, fused_rank=i, rrf_score=s, cosine_distance=float(dist[i - 1]),
             dense_rank=d_rank.get(cid), bm25_rank=b_rank.get(cid, (None, None))[0],
-            bm25_score=b_rank.get(cid, (None, None))[1])
+            bm25_score=b_rank.get(cid, (None, None))[1], unit_distance=u_dist.get(cid))
         for i, (cid, s) in enumerate(fused, start=1)
     ]
     if reranker is not None and texts is not None:

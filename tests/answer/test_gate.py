@@ -103,3 +103,19 @@ def test_regate_flips_without_searching_again():
     assert regate(g, 0.9, 4, min_score=1.0).refused
     d = apply_gate("q", _hits([0.2]), 0.675)
     assert regate(d, 0.1, 4).refused and regate(d, 0.1, 4).kind == "distance"
+
+
+def test_a_source_near_by_its_best_unit_is_kept_once_the_chunks_decide_it_is_not_refused():
+    """A long chunk whose one line answers (a form's "Total Budget: $331,404", first in both legs) is far by its
+    whole vector; not refused, the gate keeps it by its best unit's distance (a new user's walk, 2026-12-06)."""
+    from rag.answer.gate import source_distance
+
+    form = Hit(chunk_id=7, rank=1, fused_rank=1, rrf_score=2 / 61, cosine_distance=0.80, unit_distance=0.40)
+    near = Hit(chunk_id=8, rank=2, fused_rank=2, rrf_score=1 / 62, cosine_distance=0.60)
+    far = Hit(chunk_id=9, rank=3, fused_rank=3, rrf_score=1 / 63, cosine_distance=0.90, unit_distance=0.85)
+    assert source_distance(form) == 0.40 and source_distance(near) == 0.60
+    g = apply_gate("What is the total budget?", [form, near, far], 0.675, 4)
+    assert [h.chunk_id for h in g.sources] == [7, 8] and not g.refused
+    # the refusal is still the chunks': a unit alone never lets a question through
+    alone = apply_gate("What is the total budget?", [form, far], 0.675, 4)
+    assert alone.refused and alone.sources == ()

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from rag.answer import generate
+from rag.answer.gate import source_distance
 from rag.answer.pipeline import ask, no_generation_answer
 from rag.answer.record import Answer
 from rag.errors import ModelError
@@ -79,7 +80,9 @@ def test_no_generate_gives_citations_and_null_answer(store):
     assert [c["index"] for c in d["citations"]] == list(range(1, len(d["citations"]) + 1))
     for c in d["citations"]:
         assert c["fragment"].startswith("#char=") and c["document_name"] == DOC
-        assert c["cosine_distance"] < 0.675
+    # each source is near the question by its chunk's vector or by its best unit's (SOURCES_BY_UNITS)
+    assert all(source_distance(h) < 0.675 for h in st.gate.sources)
+    assert [h.chunk_id for h in st.gate.sources] == [c["chunk_id"] for c in d["citations"]]
 
 
 def test_first_words_count_from_the_submission(store, fake_generator):

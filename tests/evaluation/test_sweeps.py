@@ -11,6 +11,7 @@ from rag.evaluation import sweeps as sw
 class FakeHit:
     chunk_id: int
     cosine_distance: float
+    unit_distance: float | None = None  # as rag.types.Hit: the dense leg's, when units are searched
 
 
 def test_sweep_rows_and_recommendation():

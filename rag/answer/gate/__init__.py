@@ -266,8 +266,25 @@ class DistanceGate:
         return None
 
 
+#: Keep a hit as a source by :func:`source_distance` (its best unit's, when nearer), once the chunk distances have
+#: decided that the question is not refused: a long chunk whose one line answers ("Total Budget: $331,404" in a
+#: form of twenty fields, both legs' first hit) was dropped for its whole vector's distance. Measured on the three
+#: dev corpora (every question, both wordings; nothing fitted): the passage among the sources +1 / +2 / +2 -1
+#: (course / pdf-dev / real), and of the six answers it changes three turn right, none wrong (docs/evaluation.md).
+SOURCES_BY_UNITS = True
+
+
+def source_distance(hit: Hit) -> float:
+    """The distance a hit is kept as a source by: its chunk vector's (:attr:`rag.types.Hit.cosine_distance`), or its
+    best unit's through the dense leg (:attr:`rag.types.Hit.unit_distance`) when nearer."""
+    if hit.unit_distance is None or math.isnan(hit.unit_distance):
+        return hit.cosine_distance
+    return min(hit.cosine_distance, hit.unit_distance)
+
+
 def apply_gate(query: str, hits: Sequence[Hit], threshold: float = 0.675, max_sources: int = 4) -> GateResult:
-    """Keep the first ``max_sources`` hits (in the given fused order) with cosine distance < ``threshold``.
+    """Keep the first ``max_sources`` hits (in the given fused order) with cosine distance < ``threshold``; refused
+    when none has. Not refused, a hit is kept by its :func:`source_distance` (:data:`SOURCES_BY_UNITS`).
 
     A hit with an unknown (NaN) distance never passes. Raises ``ValueError``
     if ``max_sources < 1`` or the threshold is outside ``[0, 2]``.
@@ -277,9 +294,11 @@ def apply_gate(query: str, hits: Sequence[Hit], threshold: float = 0.675, max_so
     if not 0.0 <= threshold <= 2.0:
         raise ValueError(f"threshold is a cosine distance in [0, 2], got {threshold}")
     passing = [h for h in hits if not math.isnan(h.cosine_distance) and h.cosine_distance < threshold]
+    refused = not passing
+    if SOURCES_BY_UNITS and not refused:
+        passing = [h for h in hits if not math.isnan(h.cosine_distance) and source_distance(h) < threshold]
     kept = tuple(passing[:max_sources])
     dists = [h.cosine_distance for h in hits if not math.isnan(h.cosine_distance)]
-    refused = not kept
     return GateResult(
         query=query, threshold=threshold, max_sources=max_sources, refused=refused,
         refusal=refusal_text(query, threshold) if refused else None,
