@@ -46,7 +46,7 @@ from rag.answer.cite import (
     format_sources_for_prompt,
 )
 from rag.answer.excerpt import Excerpt, citation_views, prompt_excerpts
-from rag.answer.gate import GateKnobs, GateResult
+from rag.answer.gate import GateKnobs, GateResult, source_distance
 from rag.answer.gate.calibrated_gate import store_calibration
 from rag.answer.gate.gates import StoreContext, gate_for
 from rag.answer.generate import FittedPrompt, Generator, TextGenerator, get_default_generator
@@ -126,15 +126,18 @@ def what_was_searched(store: Store, gate: GateResult, doc_ids: Sequence[str] | N
                       settings: Settings | None = None) -> Searched:
     """What ``gate``'s question was searched in (issue 39, Deliver 3): the ready documents in scope (``doc_ids``,
     ``None``: all) by their citation label, how many the store holds, the :data:`rag.answer.advice.CLOSEST`
-    passages nearest the question with their locators, and the knobs' defaults (:func:`default_settings_knobs`)."""
+    passages nearest the question with their locators (by :func:`rag.answer.gate.source_distance` once not refused, else
+    by whole-chunk distance), and the knobs' defaults (:func:`default_settings_knobs`)."""
     docs = [d for d in store.documents() if d.status == DocStatus.READY]
     wanted = None if doc_ids is None else set(doc_ids)
     in_scope = [d.label for d in docs if wanted is None or d.id in wanted]
-    hits = sorted((h for h in gate.candidates if not math.isnan(h.cosine_distance)),
-                  key=lambda h: h.cosine_distance)[:CLOSEST]
+    # once not refused, a passage is as near as the sources were kept by (its best unit's distance, issue 40), so
+    # a unit-kept source is not missing from the list; a refusal was decided by whole-chunk distances: those
+    distance = (lambda h: h.cosine_distance) if gate.refused else source_distance
+    hits = sorted((h for h in gate.candidates if not math.isnan(h.cosine_distance)), key=distance)[:CLOSEST]
     rows = store.chunks([h.chunk_id for h in hits]) if hits else []
     # labels as the sources' are, two of one paragraph told apart by their opening words (cite.told_apart)
-    closest = tuple(Closest(c.locator_label, float(h.cosine_distance))
+    closest = tuple(Closest(c.locator_label, float(distance(h)))
                     for h, c in zip(hits, citations_from_rows(hits, rows)))
     return Searched(documents=tuple(in_scope), total=len(docs), scoped=doc_ids is not None, closest=closest,
                     defaults=default_settings_knobs(settings or store.settings))

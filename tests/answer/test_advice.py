@@ -130,3 +130,30 @@ def test_the_closest_passages_of_one_paragraph_are_told_apart_as_sources_are(tmp
     labels = [c.label for c in a.searched.closest]
     assert len(labels) >= 2 and len(set(labels)) == len(labels)
     assert all(label.startswith("kettle.md > Care, ¶ 1, from \u201cKettle rule") for label in labels)
+
+
+def test_once_not_refused_the_closest_passages_are_ranked_as_the_sources_were_kept(tmp_path, hash_embedder):
+    """Issue 40 keeps a source by its best unit's distance once the chunks decide the question is not refused; the
+    "may not answer" note listed the closest passages by whole-chunk distance, so the source the model read for its
+    one near sentence was missing from them. A refusal was decided by whole-chunk distances, and lists by those."""
+    from rag.answer.pipeline import what_was_searched
+    from rag.store.store import Store
+
+    store = Store(tmp_path / "s", settings=get_settings(), embedder=hash_embedder)
+    for name in ("a.md", "b.md", "c.md", "d.md"):
+        (tmp_path / name).write_text(f"# {name}\n\nSome text of {name} about kettles and boilers.\n", encoding="utf-8")
+        assert store.ingest_path(tmp_path / name).status == "ready"
+    ids = [h.chunk_id for h in store.search("kettles and boilers", k=4, mode="hybrid")]
+    assert len(ids) == 4
+    # the fourth chunk is far as a whole (0.66) but one of its sentences is near (0.2)
+    cands = [Hit(chunk_id=ids[0], rank=1, fused_rank=1, rrf_score=0.1, cosine_distance=0.4),
+             Hit(chunk_id=ids[1], rank=2, fused_rank=2, rrf_score=0.09, cosine_distance=0.5),
+             Hit(chunk_id=ids[2], rank=3, fused_rank=3, rrf_score=0.08, cosine_distance=0.6),
+             Hit(chunk_id=ids[3], rank=4, fused_rank=4, rrf_score=0.07, cosine_distance=0.66, unit_distance=0.2)]
+    gate = apply_gate(Q, cands)
+    assert not gate.refused and ids[3] in [h.chunk_id for h in gate.sources]
+    closest = what_was_searched(store, gate).closest
+    assert [round(c.distance, 2) for c in closest] == [0.2, 0.4, 0.5]
+    refused = apply_gate(Q, cands, threshold=0.3)
+    assert refused.refused
+    assert [round(c.distance, 2) for c in what_was_searched(store, refused).closest] == [0.4, 0.5, 0.6]
