@@ -202,3 +202,72 @@ def test_an_adversarial_review_of_the_purpose_clause_and_the_hedge_scope():
                       "Only use the supplied brush. Do not clean the sensor with alcohol.").passed
     assert not _check("How do I push my change?", "Force-push to main [1].",
                       "If the build fails, read the log first. Never force-push to main.").passed
+
+
+#: An adversarial review of the claim check (2026-12-07): wrong claims a small model writes by swapping one word for
+#: its opposite, the value of a quantity for another, or a unit; each was shown as supported.
+SWAPPED = [
+    ("What is the maximum request timeout?", "The default request timeout is 30 seconds, and the maximum is 300 seconds.",
+     "The maximum request timeout is 30 seconds [1].", '"default", not "maximum"'),
+    ("What is the minimum password length?", "Passwords must be at least 12 characters long and at most 64 characters.",
+     "The minimum password length is 64 characters [1].", '"maximum", not "minimum"'),
+    ("Does caching increase latency?", "Caching reduces latency for repeated reads but increases memory usage.",
+     "Caching increases latency for repeated reads [1].", '"reduces", not "increases"'),
+    ("What happened to revenue in 2023?", "In 2023 revenue fell 12% while operating costs rose 5%.",
+     "In 2023 revenue rose 12% [1].", '"fell", not "rose"'),
+    ("How many users can the basic plan have?",
+     "The basic plan supports fewer than 5 users. The team plan supports more than 50 users.",
+     "The basic plan supports more than 5 users [1].", '"fewer", not "more"'),
+    ("When should I run the database migrations?",
+     "Run the database migrations before starting the application server. Run the smoke tests after starting it.",
+     "Run the database migrations after starting the application server [1].", '"before", not "after"'),
+    ("Is two-factor authentication required for administrators?",
+     "Two-factor authentication is required for administrators and optional for regular users.",
+     "Two-factor authentication is optional for administrators [1].", '"required", not "optional"'),
+    ("How long is parental leave?", "Full-time staff get 28 days of annual leave. Parental leave is 12 weeks at full pay.",
+     "Parental leave is 12 days at full pay [1].", '"weeks", not "days"'),
+    ("Does the free tier include API access?",
+     "The free tier excludes API access. API access is included in the paid tiers.",
+     "The free tier includes API access [1].", '"excludes", not "includes"'),
+]
+
+#: Right claims beside the same words: none may be vetoed (each passed before the rule, and passes with it).
+KEPT = [
+    ("Does caching affect memory?", "Caching reduces latency for repeated reads but increases memory usage.",
+     "Caching increases memory usage [1]."),
+    ("What is the maximum request timeout?", "The default request timeout is 30 seconds, and the maximum is 300 seconds.",
+     "The maximum request timeout is 300 seconds [1]."),
+    ("What is the default timeout?", "The default request timeout is 30 seconds, and the maximum is 300 seconds.",
+     "The default request timeout is 30 seconds [1]."),
+    ("How long can passwords be?", "Passwords must be at least 12 characters long and at most 64 characters.",
+     "Passwords can be up to 64 characters long [1]."),
+    ("When do I run migrations?", "Run the database migrations before starting the application server.",
+     "Migrations must run before the server starts [1]."),
+    ("How long is the warranty?", "The warranty lasts 2 years, or 24 months, from the date of purchase.",
+     "The warranty lasts 24 months [1]."),
+    ("Does it use less memory?", "The new engine uses fewer resources and less memory than the old one.",
+     "The new engine uses less memory than the old one [1]."),
+    ("Who must use 2FA?", "Two-factor authentication is required for administrators and optional for regular users.",
+     "Two-factor authentication is optional for regular users [1]."),
+    ("What do higher temperature values do?", "Lower values make the output more focused; higher values make it more diverse.",
+     "Higher temperature values make the output more diverse [1]."),
+    ("Does the free plan include API access?", "The free plan does not include API access.",
+     "No, the free plan does not include API access [1]."),
+    ("What happens to requests over the limit?",
+     "Requests above the limit are rejected with 429; requests below it are accepted.",
+     "Requests above the limit are rejected with a 429 status [1]."),
+    ("How often are backups made?", "Backups run every 6 hours and are kept for 30 days.",
+     "Backups run every 6 hours and are kept for 30 days [1]."),
+    ("Is the API synchronous?", "The API is asynchronous: calls return a job id at once.", "No, the API is asynchronous [1]."),
+    ("When was the bridge opened?", "The bridge was closed in 2019 and opened again in 2021 after repairs.",
+     "The bridge opened again in 2021 [1]."),
+]
+
+
+def test_a_claim_with_one_word_swapped_for_its_opposite_is_not_supported():
+    for q, src, sentence, how in SWAPPED:
+        r = _check(q, sentence, src)
+        assert str(r.verdict) == "unsupported", sentence
+        assert r.reason.startswith(f"[1] says it {how}: "), (sentence, r.reason)
+    for q, src, sentence in KEPT:
+        assert _check(q, sentence, src).passed, sentence

@@ -42,7 +42,7 @@ from rag.answer.check.clean import clean_citations as clean_citations
 from rag.answer.check.clean import markers
 from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
 from rag.answer.check.no_claim import announces, garbled, points_elsewhere, title_states
-from rag.answer.check.polarity import denied_by, denies, polarity_clash, without_denials
+from rag.answer.check.polarity import denied_by, denies, polarity_clash, swap_clash, without_denials
 from rag.answer.check.short_answers import (
     POLARITY_RE,
     YES_NO_RE,
@@ -433,6 +433,9 @@ def attribute(
         denied = {}
         if quotes is not None and claim and not affirms and not says_no:  # said otherwise: "never stored" for "store"
             denied = {j: c for j in np.flatnonzero(row) if (c := polarity_clash(s, quotes[j], question))}
+            row[list(denied)] = False
+        elif quotes is not None and affirms:  # "yes" from a source that says the opposite word: "excludes" for "includes"
+            denied = {j: c for j in np.flatnonzero(row) if (c := swap_clash(s, quotes[j], question))}
             row[list(denied)] = False
         if quotes is not None and claim:
             # a sentence copied word for word from a source it cites is supported by that source, whatever the

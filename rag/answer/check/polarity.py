@@ -13,6 +13,8 @@ word the sentence adds is in the source. This module reads two more things of th
   :data:`rag.answer.check.short_answers.NEGATION_RE`, which also holds words that only limit ("only", "rather",
   "unless") and is read where a whole statement must affirm a yes/no restatement;
 * :func:`quantities` - "all", "only" or "some" (and their other words);
+* :func:`poles` - the words of :data:`OPPOSITES`, groups of words of which a statement says one and not another
+  ("reduces", not "increases"; "before", not "after"; the default, not the maximum; weeks, not days);
 * :func:`polarity_clash` - the :class:`Clash` of the source's clauses that best hold a clause of the sentence and
   say it the other way round or of another quantity.
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -189,6 +192,94 @@ def quantities(text: str) -> dict[str, str]:
     return out
 
 
+#: Groups of words of which one says something else than another: the opposites a small model swaps without a
+#: denying word ("Caching increases latency" from "Caching reduces latency", "after starting" from "before starting",
+#: "optional for administrators" from "required for administrators and optional for regular users"), which value of
+#: a quantity it is (the maximum, not the default: "The maximum request timeout is 30 seconds" from "The default
+#: request timeout is 30 seconds, and the maximum is 300 seconds") and its unit ("12 days" from "12 weeks"). An
+#: adversarial review, 2026-12-07: each was shown as supported. English words, stemmed as :func:`stems` stems.
+OPPOSITES = (
+    "include / exclude", "increase / decrease reduce", "rise rose risen / fall fell fallen drop decline",
+    "raise / lower", "grow grew grown / shrink shrank shrunk", "more / fewer less", "before / after",
+    "required mandatory / optional", "enable enabled / disable disabled", "allow allowed / deny denied block blocked",
+    "accept accepted / reject rejected", "above / below", "higher / lower", "faster / slower",
+    "larger bigger / smaller", "longer / shorter", "earlier / later", "add added / remove removed",
+    "success succeed / failure fail", "true / false", "public / private", "synchronous / asynchronous",
+    "internal / external", "inbound / outbound", "ascending / descending", "positive / negative", "better / worse",
+    "best / worst", "gain / loss", "valid / invalid", "supported / unsupported", "secure / insecure", "safe / unsafe",
+    "visible / hidden", "online / offline", "upper / lower",
+    "maximum / minimum / default / average",
+    "second seconds / minute minutes / hour hours / day days / week weeks / month months / year years",
+    "byte bytes / kb kilobyte kilobytes kib / mb megabyte megabytes mib / gb gigabyte gigabytes gib"
+    " / tb terabyte terabytes tib",
+)
+#: Phrases read as one word of :data:`OPPOSITES` ("at least 12" is the minimum, "up to 64" the maximum).
+POLE_PHRASES = {"at least": "minimum", "no less than": "minimum", "not less than": "minimum",
+                "no fewer than": "minimum", "at most": "maximum", "up to": "maximum", "no more than": "maximum",
+                "not more than": "maximum", "by default": "default"}
+_POLE_PHRASE_RE = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in POLE_PHRASES) + r")\b", re.IGNORECASE)
+#: A unit of time or size stands for its kind only after a number ("12 weeks"; "the first week" is no unit).
+_UNIT_GROUPS = frozenset(range(len(OPPOSITES) - 2, len(OPPOSITES)))
+
+
+@lru_cache(maxsize=1)
+def _pole_groups() -> dict[str, frozenset[tuple[int, int]]]:
+    """Stem -> the ``(group, alternative)`` of :data:`OPPOSITES` it says (a stem of two groups: "lower")."""
+    stem = _stemmer("en").stemWord
+    out: dict[str, set[tuple[int, int]]] = {}
+    for k, group in enumerate(OPPOSITES):
+        for i, alternative in enumerate(group.split("/")):
+            for w in alternative.split():
+                out.setdefault(stem(w), set()).add((k, i))
+    return {w: frozenset(g) for w, g in out.items()}
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether stems ``a`` and ``b`` say one alternative of an :data:`OPPOSITES` group ("less" and "fewer")."""
+    return bool(_pole_groups()[a] & _pole_groups()[b])
+
+
+def _opposed(a: str, b: str) -> bool:
+    """Whether stems ``a`` and ``b`` are two alternatives of one :data:`OPPOSITES` group ("less" and "fewer" are one)."""
+    groups = _pole_groups()
+    return any(k == m and i != j for k, i in groups[a] for m, j in groups[b])
+
+
+def poles(text: str) -> dict[str, str]:
+    """The words of ``text`` in :data:`OPPOSITES` (stop words too: "more", "after"), by stem, each with the word as
+    written; :data:`POLE_PHRASES` read as their word ("at most" -> "maximum"), a unit only after a number."""
+    groups = _pole_groups()
+    stem = _stemmer("en").stemWord
+    text = _POLE_PHRASE_RE.sub(lambda m: POLE_PHRASES[m.group(0).casefold()], text)
+    out: dict[str, str] = {}
+    prev = ""
+    for w in WORD_RE.findall(text):
+        st = stem(w.casefold())
+        g = groups.get(st)
+        if g and (not {k for k, _ in g} <= _UNIT_GROUPS or any(ch.isdigit() for ch in prev)):
+            out.setdefault(st, w)
+        prev = w
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _clause_poles(text: str) -> dict[str, str]:
+    return poles(text)
+
+
+def swapped(claim: Mapping[str, str], clause: Mapping[str, str]) -> tuple[str, str, str] | None:
+    """``(its word, the claim's word, the claim word's stem)`` when ``clause`` (:func:`poles`) says, for a word of the
+    ``claim`` it lacks, another alternative of that word's group, which the claim does not say in any word
+    ("reduces" for "increases"; "fewer" is no other alternative than "less"); ``None`` when none."""
+    for st, word in claim.items():
+        if st in clause:
+            continue
+        for other, its in clause.items():
+            if _opposed(st, other) and not any(_same(o, other) for o in claim):
+                return its, word, st
+    return None
+
+
 @dataclass(frozen=True)
 class Clash:
     """A clause of a source that says a claim differently: ``clause`` (its text) and ``how`` ("the other way round",
@@ -233,7 +324,52 @@ def polarity_clash(sentence: str, source: str, question: str | None = None) -> C
         how = [_otherwise(part, words, said, c) for c in top]
         if all(how):
             return Clash(top[0].text, how[0])
+    return swap_clash(sentence, source, question)
+
+
+def swap_clash(sentence: str, source: str, question: str | None = None) -> Clash | None:
+    """The :class:`Clash` of the source clause that makes a clause of ``sentence`` with a word of one of the
+    :data:`OPPOSITES` groups swapped for another ("The free tier excludes API access." for "The free tier includes
+    API access [1]."; :func:`_swap`); ``None`` when none does. Part of :func:`polarity_clash`, and read on its own for
+    a sentence restating a yes/no question, which adds no word of its own."""
+    held = _source_clauses(source)
+    asked = (stems(question) | poles(question).keys()) if question else set()
+    for part in claim_clauses(strip_markers(sentence)):
+        clash = _swap(part, asked, held)
+        if clash:
+            return clash
     return None
+
+
+def _swap(part: str, asked: set[str], held: Sequence[_Clause]) -> Clash | None:
+    """The :class:`Clash` of the source clause that makes ``part`` (a clause of the sentence) with one word of an
+    :data:`OPPOSITES` group swapped for another (:func:`swapped`), or ``None``. As in :func:`polarity_clash`, the
+    clause is the one holding the largest share, at least :data:`CLAUSE_MIN`, of the part's words (its :func:`stems`
+    and :func:`poles`; the swapped word counts as held) and every one it adds to the question (``asked``); each such
+    clause must swap the word, and neither it nor the part may deny anything (a "does not increase" answer to
+    "reduces" is left to the denial rules). Sentences read whole are left out: "required for administrators and
+    optional for regular users" holds both words."""
+    mine = poles(part)
+    if not mine or denies(part):
+        return None
+    words = stems(part) | mine.keys()
+    if len(words) < CLAUSE_ROOTS:
+        return None
+    new = (words - asked) or words
+    scored = []
+    for c in held:
+        if c.whole:
+            continue
+        flip = swapped(mine, c.poles)
+        have = c.stems | c.poles.keys() | ({flip[2]} if flip else set())
+        if new <= have:
+            scored.append((len(words & have) / len(words), c, flip))
+    best = max((x for x, _, _ in scored), default=0.0)
+    top = [(c, flip) for x, c, flip in scored if x == best]
+    if best < CLAUSE_MIN or not top or not all(flip and not c.denies for c, flip in top):
+        return None
+    c, (its, word, _) = top[0]
+    return Clash(c.text, f'"{its}", not "{word}"')
 
 
 @dataclass(frozen=True)
@@ -248,6 +384,13 @@ class _Clause:
     denies: bool
     statement_negated: bool
     statement_hedged: bool
+    #: A sentence read whole beside its clauses (for its denials), not a clause of its own.
+    whole: bool = False
+
+    @property
+    def poles(self) -> dict[str, str]:
+        """:func:`poles` of the clause (read once per clause text)."""
+        return _clause_poles(self.text)
 
 
 @lru_cache(maxsize=64)
@@ -272,7 +415,7 @@ def _source_clauses(source: str) -> tuple[_Clause, ...]:
                 # cells stay apart): "Do not store passwords, tokens or API keys" denies each of them
                 hits = sum((_denial_hits(c) for c in parts), Counter())
                 out.append(_Clause(piece.strip(), frozenset(stems(piece)), frozenset(_undenied_out(hits, piece)),
-                                   denies(piece), negated, hedge))
+                                   denies(piece), negated, hedge, whole=True))
     return tuple(out)
 
 
