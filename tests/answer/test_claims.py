@@ -134,3 +134,20 @@ def test_a_value_comes_from_the_row_the_question_names():
     # a table by columns names its column in the header: every row is read with it
     models = "| Configuration | 0.5B | 1.5B |\n|---|---|---|\n| Hidden Size | 896 | 1,536 |\n| # Layers | 24 | 28 |"
     assert statement_gaps("The 0.5B model has 24 layers [1].", models, ["24"], "How many layers does the 0.5B model have?") == []
+
+
+def test_a_value_comes_from_the_row_the_claim_names_in_lower_case():
+    # an adversarial review (2026-12-07): "The basic plan includes 50 GB" passed on the Team row; the question's
+    # "basic" is no name, so the rows named by the question's names and numbers were none
+    plans = "| Plan | Storage | Users |\n|---|---|---|\n| Basic | 10 GB | 1 |\n| Team | 50 GB | 10 |"
+    q = "How much storage does the basic plan include?"
+    assert statement_gaps("The basic plan includes 50 GB of storage [1].", plans, ["50"], q) == ["50"]
+    assert statement_gaps("The basic plan includes 10 GB of storage [1].", plans, ["10"], q) == []
+    assert statement_gaps("The team plan includes 50 GB of storage [1].", plans, ["50"], q) == []
+    # the header row names a column, not a row: "The DataType ID for DOUBLE is 0x28" (pdf-dev d03, the 1.5B)
+    types = "| id | name | C |\n|---|---|---|\n| 0x24 | FLOAT | float |\n| 0x28 | DOUBLE | double |"
+    assert statement_gaps("The DataType ID for DOUBLE is 0x28 [1].", types, ["0x28"],
+                          "Which DataType ID does HDC assign to DOUBLE?") == []
+    # a table by columns: the row is the asked quantity
+    by_columns = "| Plan | Basic | Team |\n|---|---|---|\n| Storage | 10 GB | 50 GB |\n| Users | 1 | 10 |"
+    assert statement_gaps("The team plan allows 10 users [1].", by_columns, ["10"], "How many users can the team plan have?") == []

@@ -397,6 +397,11 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
     asked_specifics = specifics(question) if question else set()
     named_rows = {k for k, st in enumerate(sts) if asked_specifics and _TABLE_LINE.match(source[st.start:st.end])
                   and all(holds(st.context, y) for y in asked_specifics)}  # with its header: a table by columns
+    if not named_rows:  # ... or the row the claim names by the words of its first cell, in lower case too ("The
+        # basic plan includes 50 GB" is not the Team row's 50 GB: an adversarial review, 2026-12-07)
+        named_rows = {k for k, st in enumerate(sts) if _TABLE_LINE.match(source[st.start:st.end])
+                      and not _header_row(source, st.end)
+                      and (label := _row_label(source[st.start:st.end])) and label <= words}
     gaps = []
     for x in spec:
         # the specific's own pieces are not other words: "$41,850" is the roots "41" and "850" (a new user's walk of
@@ -411,6 +416,26 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
                    and (not named_rows or k in named_rows or not _TABLE_LINE.match(source[st.start:st.end]))):
             gaps.append(x)
     return gaps
+
+
+def _header_row(text: str, end: int) -> bool:
+    """Whether the table row of ``text`` ending at ``end`` is its table's header: the line after it is a rule
+    (``|---|---|``)."""
+    a = text.find("\n", end) + 1 if text[end:end + 1] != "\n" else end + 1
+    if a <= 0:
+        return False
+    b = text.find("\n", a)
+    return _SEPARATOR_LINE.match(text[a:b if b >= 0 else len(text)]) is not None
+
+
+def _row_label(row: str) -> set[str]:
+    """The roots of a table row's first cell when it labels the row's values: words, no digit (a first cell "2019" or
+    "10 GB" is a value), and some other cell filled (a row of a label alone, "| TRAVEL: |  |", heads a block:
+    :func:`_table_label`); else the empty set."""
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    if len(cells) < 2 or not any(cells[1:]) or any(ch.isdigit() for ch in cells[0]):
+        return set()
+    return roots(cells[0])
 
 
 def _written_pieces(sentence: str, x: str) -> set[str]:
