@@ -186,7 +186,8 @@ def locator_label(row: ChunkLike, page: int | None = None) -> str:
     if kind == LocatorKind.ROWS:
         if loc.scope:
             return f"{name}, {a1_range(loc)}"
-        return f"{name}, rows {_span(loc.first, loc.last)}"
+        rows = "row" if loc.last is None or loc.last == loc.first else "rows"
+        return f"{name}, {rows} {_span(loc.first, loc.last)}"
     if kind == LocatorKind.PARAGRAPH:
         if loc.scope_number is not None:
             return f"{name}, chapter {loc.scope_number}: {loc.scope}, \u00b6 {_span(loc.first, loc.last)}"

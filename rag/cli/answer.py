@@ -148,7 +148,7 @@ def checked_lines(a: Answer) -> list[str]:
               help="Calibrated gate: from this score up to --min-score the verdict is 'the documents mention this "
                    "but may not answer it'; below it, refused (default: the shipped model's).")
 @click.option("--source-tokens", type=click.IntRange(0, 8192), default=None,
-              help="Tokens of source text the model reads, shared by the sources (default 160; 0 = whole chunks).")
+              help="Tokens of source text the model reads, shared by the sources (default 240; 0 = whole chunks).")
 @click.option("--doc", "doc_ids", multiple=True, metavar="ID",
               help="Ask within this document only (id or unique prefix); repeat for several. Retrieval and the "
                    "gate see nothing else.")

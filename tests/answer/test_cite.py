@@ -141,7 +141,7 @@ _K = LocatorKind
     (_L(_K.ROWS, 2, 9, "Q1 sales", anchor="A:E"), _named("s.xlsx"), "s.xlsx, 'Q1 sales'!A2:E9",
      "#'Q1%20sales'!A2:E9"),
     (_L(_K.ROWS, 2, 9, "Q1", anchor="B:C"), _named("s.xlsx"), "s.xlsx, Q1!B2:C9", "#Q1!B2:C9"),
-    (_L(_K.ROWS, 4, 4, "", anchor="A:C"), _named("d.csv"), "d.csv, rows 4", "#row=4"),
+    (_L(_K.ROWS, 4, 4, "", anchor="A:C"), _named("d.csv"), "d.csv, row 4", "#row=4"),
     (_L(_K.ROWS, 4, 6, "", anchor="A:C"), _named("d.csv"), "d.csv, rows 4\u20136", "#row=4-6"),
     (_L(_K.PARAGRAPH, 2, 3, "Linux"), _named("r.docx"), "r.docx > Install > Linux, \u00b6 2\u20133", "#char=120,129"),
     (_L(_K.PARAGRAPH, 5, 5, "Calm", 2, "c2.xhtml"), _named("b.epub"), "b.epub, chapter 2: Calm, \u00b6 5",
