@@ -19,7 +19,7 @@ OTHER = "The office opens at 8 am. Visitors sign in at the front desk."
 
 
 def _cite(i: int, quote: str) -> Citation:
-    return Citation(index=i, document_id=f"d{i}", document_name="policy.md", locator_label=f"policy.md > Leave {i}",
+    return Citation(index=i, document_id="d1", document_name="policy.md", locator_label=f"policy.md > Leave {i}",
                     fragment="#char=0,10", quote=quote, cosine_distance=0.3, fused_rank=i, page=None, start=0,
                     end=len(quote), media_type="text/markdown", chunk_id=i, section=("Leave",))
 
@@ -418,3 +418,42 @@ def test_only_a_year_no_source_holds_moves_the_verdict():
 
     assert unmentioned(replace(_answer(None), query="How many days of leave do 10k staff get in 2019?")) == ["2019"]
     assert unmentioned(replace(_answer(None), query="How many days of leave do 10k staff get?")) == []
+
+
+def test_claims_that_all_come_from_another_document_than_the_key_passage_may_not_answer():
+    """A new user's walk (2026-12-07): "do I still need nginx or IIS in front of kestrel?" was "partly supported"
+    with a paper's sentence about the Pup internet, beside the talk's slide "Kestrel and nginx"."""
+    q = "do I still need nginx or IIS in front of kestrel or can it face the internet directly?"
+    deck = "Kestrel and IIS\nKestrel and nginx\nKestrel alone"
+    paper = ("The Pup internet, faced with a much more variable set of transport facilities, has always ruthlessly "
+             "discarded packets at the first sign of congestion.")
+    edge = "Kestrel in ASP.NET V2 is supported on the edge.\n- We still recommend a proxy."
+    cites = [replace(_cite(1, deck), document_id="talk", document_name="talk.pptx"),
+             replace(_cite(2, edge), document_id="talk", document_name="talk.pptx"),
+             replace(_cite(3, paper), document_id="paper", document_name="hints.pdf")]
+    kp = KeyPassage((KeySentence(1, "Kestrel and nginx", 0, 17, "talk.pptx, slide 4", 0.6),), 1.0, "Kestrel and nginx")
+    gate = apply_gate(q, [Hit(chunk_id=1, rank=1, fused_rank=1, rrf_score=1 / 61, cosine_distance=0.3)], 0.675, 4)
+
+    def judged(raw: str):
+        text, _, _, sents = check_answer(raw, cites, None, q)
+        return Answer(query=q, citations=cites, gate=gate, key_passage=kp, text=text, sentences=sents).judged
+
+    off = judged("Kestrel has always discarded packets [2]. The Pup internet has always ruthlessly discarded packets "
+                 "at the first sign of congestion [3].")
+    assert off.verdict == AnswerVerdict.MAY_NOT_ANSWER
+    assert off.reason.startswith("what is shown comes from hints.pdf, not from the document whose passage best "
+                                 "matches the question ([1])")
+    # a claim of the key passage's own document, from another of its passages, stays as it was
+    same = judged("Kestrel in ASP.NET V2 is supported on the edge [2].")
+    assert same.verdict in (AnswerVerdict.SUPPORTED, AnswerVerdict.PARTLY_SUPPORTED)
+
+
+def test_the_reason_does_not_say_a_claim_cites_the_source_the_app_found_for_it():
+    # a new user's walk (2026-12-07): "every claim shown is supported by the source it cites" over a claim that cited
+    # nothing, the app having found its source
+    uncited = _answer("Visitors sign in at the front desk.").judged
+    assert uncited.verdict == AnswerVerdict.PARTLY_SUPPORTED
+    assert uncited.reason.startswith("every claim shown is supported by a source (the app's, where the model cited "
+                                     "none or the wrong one), but none rests on")
+    assert _answer("Visitors sign in at the front desk [2].").judged.reason.startswith(
+        "every claim shown is supported by the source it cites, but none rests on")

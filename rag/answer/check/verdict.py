@@ -173,7 +173,7 @@ def verdict_rules(a: Judgeable, shown: Sequence[SentenceAttribution], off_key: b
             if v == AnswerVerdict.SUPPORTED and agrees_with_key_passage(a):
                 if MENTIONS_SUPPORTED:
                     return v, why + " (the documents seemed to mention the subject only, but these claims answer it)"
-                return AnswerVerdict.MAY_NOT_ANSWER, MENTIONS_BACKED
+                return AnswerVerdict.MAY_NOT_ANSWER, MENTIONS_BACKED.replace("the source it cites", _backed_by(shown))
         return AnswerVerdict.MAY_NOT_ANSWER, "the documents mention this but may not answer it"
     if any(s.passed for s in a.sentences):
         return _named_elsewhere(a, *_claims_verdict(a, shown))
@@ -220,6 +220,9 @@ def _claims_verdict(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple
     claim rules of :func:`verdict_rules` (module doc)."""
     claims = [s for s in a.sentences if s.claim or s.verdict in _FAILED]
     failed = [s for s in claims if s.verdict in _FAILED]
+    other = _other_document(a, shown) if OFF_DOCUMENT else None
+    if other:
+        return AnswerVerdict.MAY_NOT_ANSWER, other
     if failed:
         return (AnswerVerdict.PARTLY_SUPPORTED,
                 f"{len(claims) - len(failed)} of {len(claims)} claims passed the check; the others were left out")
@@ -228,7 +231,7 @@ def _claims_verdict(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple
         where = f" ([{kp.index}])" if kp is not None and kp.index is not None else ""
         if where and any(kp.index in s.shown_cites for s in shown):  # the key passage's own source, elsewhere in it
             where = f" (the key passage, in [{kp.index}]), though drawn from the same source"
-        return (AnswerVerdict.PARTLY_SUPPORTED, "every claim shown is supported by the source it cites, but none "
+        return (AnswerVerdict.PARTLY_SUPPORTED, f"every claim shown is supported by {_backed_by(shown)}, but none "
                                                 f"rests on the passage that best matches the question{where}: "
                                                 "check it answers what you asked")
     missing, held = question_gaps(a, shown) if TWO_PART_RE.search(asked(a.query)) else ([], 0)
@@ -251,10 +254,43 @@ def _claims_verdict(a: Judgeable, shown: Sequence[SentenceAttribution]) -> tuple
         return AnswerVerdict.PARTLY_SUPPORTED, "the answer's claims passed the check, but " + "; ".join(
             conf.VETOES[g] for g in gaps)
     if not agrees_with_key_passage(a):
-        return AnswerVerdict.SUPPORTED, "every claim shown is supported by the source it cites"
+        return AnswerVerdict.SUPPORTED, f"every claim shown is supported by {_backed_by(shown)}"
     # the key passage is not on the page beside a supported answer: say which source it is (a new user's walk)
     where = f" ([{kp.index}])" if kp is not None and kp.index is not None else ""
     return AnswerVerdict.SUPPORTED, f"every claim shown passed the check and rests on the passage that best matches the question{where}"
+
+
+#: Whether an answer whose every shown claim comes from another document than the key passage's, none resting on
+#: the key passage, may not answer (a new user's walk, 2026-12-07: "do I still need nginx in front of kestrel?" was
+#: "partly supported" with a sentence about the Pup internet from a paper, beside the deck's "Kestrel and nginx").
+OFF_DOCUMENT = True
+
+
+def _other_document(a: Judgeable, shown: Sequence[SentenceAttribution]) -> str | None:
+    """The reason of an answer whose claims shown all rest on documents other than the key passage's (their cited and
+    supporting sources), and none agrees with the key passage (:func:`agrees_with_key_passage`); else ``None``."""
+    kp = a.key_passage
+    if kp is None or kp.index is None or not kp.sentences:
+        return None
+    docs = {c.index: c.document_id for c in a.citations}
+    key_doc = docs.get(kp.index)
+    passed = [s for s in shown if s.passed]
+    if key_doc is None or not passed:
+        return None
+    used = {docs.get(n) for s in passed for n in (*s.shown_cites, *s.supported_by)}
+    if key_doc in used or None in used or agrees_with_key_passage(a):
+        return None
+    names = sorted({c.document_name for c in a.citations if c.document_id in used})
+    return (f"what is shown comes from {', '.join(names)}, not from the document whose passage best matches the "
+            f"question ([{kp.index}]): check it answers what you asked")
+
+
+def _backed_by(shown: Sequence[SentenceAttribution]) -> str:
+    """"the source it cites", or "a source the app found" when a claim shown passed on a source the model did not
+    cite for it (a new user's walk, 2026-12-07: the reason said "the source it cites" over a claim that cited none)."""
+    if any(s.passed and s.verdict == ClaimVerdict.INFERRED for s in shown):
+        return "a source (the app's, where the model cited none or the wrong one)"
+    return "the source it cites"
 
 
 def _quoted(words: set[str]) -> str:
