@@ -151,3 +151,27 @@ def test_a_value_comes_from_the_row_the_claim_names_in_lower_case():
     # a table by columns: the row is the asked quantity
     by_columns = "| Plan | Basic | Team |\n|---|---|---|\n| Storage | 10 GB | 50 GB |\n| Users | 1 | 10 |"
     assert statement_gaps("The team plan allows 10 users [1].", by_columns, ["10"], "How many users can the team plan have?") == []
+
+
+def test_a_value_of_the_neighbouring_sentence_does_not_support_the_claim():
+    # an adversarial review (2026-12-07): a sentence is read with the one before it ("It has 151,643 tokens."), which
+    # let the neighbour's value through for another subject
+    q = "What is the discount for students?"
+    tickets = "Students receive a 20% discount. Seniors receive a 30% discount on all tickets."
+    assert statement_gaps("Students receive a 30% discount [1].", tickets, ["30"], q) == ["30"]
+    assert statement_gaps("Students receive a 20% discount [1].", tickets, ["20"], q) == []
+    dose = "Adults may take up to 4 g per day. For children under 12 the maximum daily dose is 2 g."
+    q = "What is the maximum daily dose for children?"
+    assert statement_gaps("The maximum daily dose for children is 4 g [1].", dose, ["4"], q) == ["4"]
+    assert statement_gaps("The maximum daily dose for children is 2 g [1].", dose, ["2"], q) == []
+    plans = "The team plan includes 50 GB of storage and priority support. The basic plan includes 10 GB of storage."
+    q = "How much storage does the basic plan include?"
+    assert statement_gaps("The basic plan includes 50 GB of storage [1].", plans, ["50"], q) == ["50"]
+    assert statement_gaps("The basic plan includes 10 GB of storage [1].", plans, ["10"], q) == []
+    # a sentence that leans on the one before still says what it names; two facts of two sentences still combine
+    qwen = "Qwen2.5 0.5B has a hidden size of 896. It has 151,643 tokens in its vocabulary."
+    assert statement_gaps("Qwen2.5 0.5B has 151,643 tokens in its vocabulary [1].", qwen, ["151643"],
+                          "How many tokens does Qwen2.5 0.5B have?") == []
+    office = "The office opens at 8 am. Visitors sign in at the front desk."
+    assert statement_gaps("Visitors sign in at the front desk when the office opens at 8 am [1].", office, ["8"],
+                          "When do visitors sign in?") == []

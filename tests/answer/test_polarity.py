@@ -224,7 +224,7 @@ SWAPPED = [
     ("Is two-factor authentication required for administrators?",
      "Two-factor authentication is required for administrators and optional for regular users.",
      "Two-factor authentication is optional for administrators [1].", '"required", not "optional"'),
-    ("How long is parental leave?", "Full-time staff get 28 days of annual leave. Parental leave is 12 weeks at full pay.",
+    ("How long is parental leave?", "Parental leave is 12 weeks at full pay.",
      "Parental leave is 12 days at full pay [1].", '"weeks", not "days"'),
     ("Does the free tier include API access?",
      "The free tier excludes API access. API access is included in the paid tiers.",
