@@ -222,6 +222,11 @@ def table_header(text: str, start: int) -> tuple[str, int] | None:
     if not _RULE.match(text[first_end + 1:rule_end]):
         return None
     cells = [c.strip() for c in text[top:first_end].strip().strip("|").split("|")]
+    # a piece that starts inside a row (a wide row cut in two) reads under the columns it starts at, not the first
+    # ones: "| كينيا | 2 |" went under "| FIFA | Dial |" (a new user's walk, 2026-12-07)
+    before = text[line_start:start].count("|") - (1 if text[line_start:start].lstrip().startswith("|") else 0)
+    if start > line_start and 0 < before < len(cells):
+        cells = ["…"] + cells[before:]
     row = "| " + " | ".join(cells) + " |"
     if len(row) > MAX_TABLE_HEADER_CHARS:  # a wide table's header would leave no room for its rows (issue 28)
         row = row[:MAX_TABLE_HEADER_CHARS - 1].rstrip() + "\u2026"

@@ -278,3 +278,15 @@ def test_a_header_in_a_script_the_encoder_hardly_knows_leaves_room_for_the_words
     body = [c for c in table if c.start > doc.canonical.index("|---|")]
     assert body and all(c.content.rstrip().endswith("|") for c in body)  # whole rows, never cut to a character
     assert max(_tokens(c.text[:len(c.text) - len(c.content)] for c in chunks)) <= WINDOW // 2 + 2
+
+
+def test_a_piece_that_starts_inside_a_wide_row_reads_under_the_columns_it_starts_at():
+    # a new user's walk (2026-12-07): a 56-column CSV's rows are cut in two, and the second piece of Kenya's row
+    # ("| كينيا | 2 | ...") was embedded under the header's first columns ("| FIFA | Dial | ..."): wrong names
+    from rag.ingest.chunk import table_header
+
+    text = "| FIFA | Dial | Name | Currency |\n|---|---|---|---|\n| KEN | 254 | Kenya | Kenyan Shilling |\n"
+    row = text.index("| KEN")
+    assert table_header(text, row)[0].startswith("| FIFA | Dial | Name | Currency |")
+    assert table_header(text, text.index("Kenya |"))[0].startswith("| \u2026 | Name | Currency |\n")
+    assert table_header(text, text.index("254"))[0].startswith("| \u2026 | Dial | Name | Currency |\n")
