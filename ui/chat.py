@@ -260,7 +260,7 @@ def render_answer(a: Answer, pages: dict[int, int], key: str = "live") -> None:
     """The checked answer (issue 14), each text once (issue 42: the key passage, the answer and the source quote
     said the same three times): the model's claims that passed the claim check, each linked to the source that
     supports it; or, when none passed, a plain note and the key passage standing as the answer; without a model
-    answer, the key passage. When the claims that passed are each true of the source they cite but none rests on
+    answer, the key passage. When the claims that passed are each true of a source but none rests on
     the key passage (``off_key``, "partly supported"), the key passage is shown beside them, so the user can judge
     whether they answer the question. The sentences the check left out stay where the model wrote them, struck through,
     with why (issue 39: a user who read them while they streamed sees what became of them); when none passed they are

@@ -217,10 +217,11 @@ def _within(scope: Sequence[str], names: Mapping[str, str] | None) -> str:
     return f"{len(scope)} chosen document(s)"
 
 
-#: Said with the key passage shown beside claims that each pass against the source they cite but none rests on
-#: it (:attr:`rag.answer.check.judged.Judged.off_key`, issue 39; the chat and the export, issue 42).
-OFF_KEY_LINE = ("The answer's claims are each true of the source they cite, but none rests on this passage, the one "
-                "that best matches the question: compare them to judge whether they answer it.")
+#: Said with the key passage shown beside claims that each pass against a source (the one they cite, or the one the
+#: app found for them) but none rests on it (:attr:`rag.answer.check.judged.Judged.off_key`, issue 39; the chat and
+#: the export, issue 42).
+OFF_KEY_LINE = ("Each of the answer's claims is true of a source, but none rests on this passage, the one that best "
+                "matches the question: compare them to judge whether they answer it.")
 
 #: What :data:`ATTACHED_MARK` means, written once under an answer that carries it (the chat's caption says the same).
 INFERRED_NOTE = (f"*({ATTACHED_MARK}): the model named no source for that sentence, or one that does not say it; the "
