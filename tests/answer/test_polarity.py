@@ -271,3 +271,17 @@ def test_a_claim_with_one_word_swapped_for_its_opposite_is_not_supported():
         assert r.reason.startswith(f"[1] says it {how}: "), (sentence, r.reason)
     for q, src, sentence in KEPT:
         assert _check(q, sentence, src).passed, sentence
+
+
+def test_a_denial_of_one_word_is_what_its_opposite_says():
+    # an adversarial review (2026-12-07): the 0.5B's right "No, caching does not increase latency for repeated reads"
+    # was left out as said the other way round, against "Caching reduces latency ... but increases memory usage"
+    src = "Caching reduces latency for repeated reads but increases memory usage."
+    assert _check("Does caching increase latency?", "No, caching does not increase latency for repeated reads [1].",
+                  src).passed
+    assert not _check("Does caching reduce latency?", "No, caching does not reduce latency for repeated reads [1].",
+                      src).passed
+    assert not _check("Does caching affect memory?", "Caching does not increase memory usage [1].", src).passed
+    assert _check("Does the free tier include API access?",
+                  "The free tier does not include API access for developers [1].",
+                  "The free tier excludes API access for developers.").passed

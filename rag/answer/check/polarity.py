@@ -384,8 +384,9 @@ class _Clause:
     denies: bool
     statement_negated: bool
     statement_hedged: bool
-    #: A sentence read whole beside its clauses (for its denials), not a clause of its own.
+    #: A sentence read whole beside its clauses (for its denials), not a clause of its own; and those clauses.
     whole: bool = False
+    parts: tuple["_Clause", ...] = ()
 
     @property
     def poles(self) -> dict[str, str]:
@@ -409,13 +410,14 @@ def _source_clauses(source: str) -> tuple[_Clause, ...]:
             # not clean the sensor with alcohol." cleaning with alcohol (an adversarial review, 2026-12-06)
             hedge = (lead.rstrip().endswith(":") and hedged(lead)) or hedged(piece)
             parts = clauses(piece)
-            out.extend(_Clause(c, frozenset(stems(c)), frozenset(stems(c) if items_denied else denied(c)),
-                               denies(c) or items_denied, negated, hedge) for c in parts)
+            read = tuple(_Clause(c, frozenset(stems(c)), frozenset(stems(c) if items_denied else denied(c)),
+                                 denies(c) or items_denied, negated, hedge) for c in parts)
+            out.extend(read)
             if len(parts) > 1 and not piece.lstrip().startswith("|"):  # each sentence whole too (a table row's
                 # cells stay apart): "Do not store passwords, tokens or API keys" denies each of them
                 hits = sum((_denial_hits(c) for c in parts), Counter())
                 out.append(_Clause(piece.strip(), frozenset(stems(piece)), frozenset(_undenied_out(hits, piece)),
-                                   denies(piece), negated, hedge, whole=True))
+                                   denies(piece), negated, hedge, whole=True, parts=read))
     return tuple(out)
 
 
@@ -432,12 +434,24 @@ def _otherwise(part: str, words: set[str], said: set[str], clause: _Clause) -> s
       (:func:`quantities`);
     * ``None`` when neither."""
     if (clause.denied & words and not clause.denied & said and not clause.statement_hedged and not hedged(part)) or \
-            (said & clause.stems and not clause.statement_negated and not clause.denies):
+            (said & clause.stems and not clause.statement_negated and not clause.denies
+             and not _denies_by_opposite(said, max(clause.parts, key=lambda c: len(words & c.stems))
+                                         if clause.parts else clause)):
         return "the other way round"
     mine, its = quantities(part), quantities(clause.text)
     if mine and its and not (mine.keys() & its.keys()) and ("all" in mine) != ("all" in its):
         return f'"{next(iter(its.values()))}", not "{next(iter(mine.values()))}"'
     return None
+
+
+def _denies_by_opposite(said: set[str], clause: _Clause) -> bool:
+    """Whether the claim denies a word of an :data:`OPPOSITES` group whose other alternative ``clause`` says (a
+    sentence read whole is read by its clause holding most of the claim's words: "Caching reduces latency for
+    repeated reads but increases memory usage" says "reduces" of latency): "does not increase latency" is what
+    "reduces latency" says (an adversarial review, 2026-12-07: the 0.5B's right "No,
+    caching does not increase latency for repeated reads" was left out as said the other way round)."""
+    theirs = clause.poles
+    return any(st in _pole_groups() and st not in theirs and any(_opposed(st, o) for o in theirs) for st in said)
 
 
 def without_denials(text: str) -> str:
