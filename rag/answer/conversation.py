@@ -193,7 +193,7 @@ class Conversation:
                 return typed
         hits = self.store.search(rw.standalone, k=self.settings.max_sources, doc_ids=scope)
         passages = [r.content for r in self.store.chunks([h.chunk_id for h in hits])]
-        return rw if keeps_own_subject(rw.question, passages) else typed
+        return rw if keeps_own_subject(rw.question, passages, self.store.term_stats()) else typed
 
     def ask(self, question: str, *, scope: Sequence[str] | None = None,
             rewrite: RewriteMethod | str = RewriteMethod.KEYWORDS, followup: Rewrite | None = None,

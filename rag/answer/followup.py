@@ -224,7 +224,12 @@ def _stem(term: str) -> str:
     return term[:5]
 
 
-def keeps_own_subject(question: str, passages: Sequence[str]) -> bool:
+#: A word of the question held by more than this share of the store's chunks ("use", "get") names no subject of its
+#: own for :func:`keeps_own_subject`.
+COMMON_SHARE = 0.1
+
+
+def keeps_own_subject(question: str, passages: Sequence[str], stats: TermStats | None = None) -> bool:
     """Whether a follow-up's rewrite found passages that still speak of what ``question`` itself names.
 
     ``passages`` the contents of the chunks the rewritten question retrieves first (the sources it would get).
@@ -233,8 +238,15 @@ def keeps_own_subject(question: str, passages: Sequence[str]) -> bool:
     words carried the search off to the old topic: "How do I renew my passport? (annual leave full)" found
     the leave policy, which says nothing of passports, and was answered from it (arch1's browser walk,
     issue 29) where the question as typed is refused. Such a question names its own subject: it is standalone.
+    With ``stats`` (the store's :class:`rag.text.TermStats`), a word more than :data:`COMMON_SHARE` of the chunks hold
+    is left out when the question has rarer ones.
     """
-    own = {_stem(t) for t in own_words(question)}
+    words = own_words(question)
+    if stats is not None and stats.n_chunks:  # only the words that name something: "what currency do they use in
+        # switzerland?" after a question on exports kept its rewrite, the export passages saying "use" (a new user's
+        # walk, 2026-12-07)
+        words = [t for t in words if stats.df.get(t, 0) / stats.n_chunks <= COMMON_SHARE] or words
+    own = {_stem(t) for t in words}
     if not own:
         return True
     return any(_stem(t) in own for p in passages for t in tokenize(p))

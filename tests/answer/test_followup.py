@@ -216,3 +216,19 @@ def test_a_that_opening_a_relative_clause_points_at_nothing():
     for q in ("What does that mean?", "Why is that so?", "How does that work?", "Who wrote that?",
               "Can I use that for tables?"):
         assert followup_signal(q) is not None, q
+
+
+def test_a_common_word_of_the_question_does_not_keep_a_rewrite_to_the_old_topic():
+    # a new user's walk (2026-12-07): "what currency do they use in switzerland?" after "what file formats can I
+    # export my book to?" kept its rewrite "... (file export book)": the export passages say "use"
+    from rag.answer.followup import keeps_own_subject
+    from rag.text import TermStats
+
+    export = ["Use the export menu to save your book as EPUB or HTML.", "Use the toolbar to add a figure."]
+    stats = TermStats.from_texts(export + ["Switzerland uses the Swiss franc (CHF).", "Kenya: dial 254."] * 3)
+    q = "what currency do they use in switzerland?"
+    assert keeps_own_subject(q, export)  # without the store's statistics, "use" is enough
+    assert not keeps_own_subject(q, export, stats)
+    # a follow-up whose own words are all common still reads them all
+    assert keeps_own_subject("how do I use it?", export, stats)
+    assert keeps_own_subject("And for the toolbar?", export, stats)
