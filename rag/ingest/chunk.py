@@ -71,9 +71,8 @@ _OVERLAP = (ChunkStrategy.B, ChunkStrategy.D, ChunkStrategy.F)
 _HEADER = (ChunkStrategy.E, ChunkStrategy.F)
 #: Longest header (characters) before the title/section path is shortened.
 MAX_HEADER_CHARS = 160
-#: Longest table header row (characters) repeated in a table chunk's embedded text: a wide table's full header
-#: took most of the 256 word-pieces, so every chunk held one row (issue 28: 150 of 151 chunks of a workbook
-#: under 120 characters).
+#: Longest table header row (characters) repeated in a table chunk's embedded text: a wide table's full header took
+#: most of the 256 word-pieces, so each chunk held one row (issue 28: 150 of 151 chunks of a workbook under 120 chars).
 MAX_TABLE_HEADER_CHARS = 240
 
 # --------------------------------------------------------------------------- packing units (found by rag.text.units)
@@ -201,10 +200,10 @@ _RULE = TABLE_RULE
 
 
 def table_header(text: str, start: int) -> tuple[str, int] | None:
-    """The header of the Markdown table holding offset ``start`` of ``text``: ``(header_lines, end)``
-    where ``header_lines`` is the header row and its ``|---|`` rule (``\\n``-terminated) and ``end`` the
-    offset just after them (cells trimmed, the rule shortened: padding would eat the chunk's
-    word-pieces); ``None`` when ``start`` is not on a table row or the table has no rule line."""
+    """The header of the Markdown table holding offset ``start`` of ``text``: ``(header_lines, end)`` where
+    ``header_lines`` is the header row (from the column ``start`` is in, after a "…" cell) and its ``|---|`` rule
+    (``\\n``-terminated) and ``end`` the offset just after them (cells trimmed, the rule shortened: padding would eat
+    the chunk's word-pieces); ``None`` when ``start`` is not on a table row or the table has no rule line."""
     line_start = text.rfind("\n", 0, start) + 1
     if not _ROW.match(text[line_start:line_start + 200]):
         return None
@@ -222,11 +221,8 @@ def table_header(text: str, start: int) -> tuple[str, int] | None:
     if not _RULE.match(text[first_end + 1:rule_end]):
         return None
     cells = [c.strip() for c in text[top:first_end].strip().strip("|").split("|")]
-    # a piece that starts inside a row (a wide row cut in two) reads under the columns it starts at, not the first
-    # ones: "| كينيا | 2 |" went under "| FIFA | Dial |" (a new user's walk, 2026-12-07)
-    before = text[line_start:start].count("|") - (1 if text[line_start:start].lstrip().startswith("|") else 0)
-    if start > line_start and 0 < before < len(cells):
-        cells = ["…"] + cells[before:]
+    before = text[line_start:start].count("|") - text[line_start:start].lstrip().startswith("|")  # a walk, 2026-12-07
+    cells = ["\u2026"] + cells[before:] if start > line_start and 0 < before < len(cells) else cells
     row = "| " + " | ".join(cells) + " |"
     if len(row) > MAX_TABLE_HEADER_CHARS:  # a wide table's header would leave no room for its rows (issue 28)
         row = row[:MAX_TABLE_HEADER_CHARS - 1].rstrip() + "\u2026"
