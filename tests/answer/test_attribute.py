@@ -360,7 +360,7 @@ def test_a_name_written_wrong_at_the_start_of_a_sentence_is_not_supported():
 
 
 def test_an_opening_word_is_no_misspelt_name_when_it_is_a_form_of_a_source_word_or_the_question_has_it():
-    from rag.answer.check.claims import misspelt_names, source_names
+    from rag.answer.check.names import misspelt_names, source_names
 
     assert misspelt_names("Models learn from data [1].", "Model training is slow. A model learns.") == []
     assert misspelt_names("These models use Hinton's idea [1].", "There are many models. Geoffrey Hinton had it.") == []

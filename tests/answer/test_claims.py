@@ -175,3 +175,16 @@ def test_a_value_of_the_neighbouring_sentence_does_not_support_the_claim():
     office = "The office opens at 8 am. Visitors sign in at the front desk."
     assert statement_gaps("Visitors sign in at the front desk when the office opens at 8 am [1].", office, ["8"],
                           "When do visitors sign in?") == []
+
+
+def test_a_held_out_review_of_the_neighbouring_sentence_rule():
+    # a second helper's probes (2026-12-07): right claims the first version withheld
+    assert statement_gaps("Northwind Ltd employs 12,000 people [1].",
+                          "Northwind Ltd reported revenue of $4.2 billion in 2023. The company employs 12,000 people "
+                          "across 30 countries.", ["12000", "ltd"], "How many people does Northwind employ?") == []
+    assert statement_gaps("Members can borrow books from 9 am, when the library opens [1].",
+                          "The library opens at 9 am. Members may borrow up to 10 books at a time.", ["9"],
+                          "When can members borrow books?") == []
+    assert statement_gaps("The X200 router has 4 Gigabit Ethernet ports [1].",
+                          "The X200 router supports Wi-Fi 6. The device has 4 Gigabit Ethernet ports.", ["4", "x200"],
+                          "How many Ethernet ports does the X200 router have?") == []

@@ -285,3 +285,31 @@ def test_a_denial_of_one_word_is_what_its_opposite_says():
     assert _check("Does the free tier include API access?",
                   "The free tier does not include API access for developers [1].",
                   "The free tier excludes API access for developers.").passed
+
+
+def test_a_held_out_review_of_the_opposites_rule():
+    """A second helper's 120 probes (2026-12-07), written without seeing the first review's: its right claims that
+    the first version of the rule withheld, and wrong ones it missed."""
+    kept = [
+        ("Which backend is faster?", "The SQLite backend is slower than the PostgreSQL backend for concurrent writes.",
+         "The PostgreSQL backend is faster than the SQLite backend for concurrent writes [1]."),
+        ("When were costs higher?", "Operating costs in 2023 were lower than in 2022.",
+         "Operating costs were higher in 2022 than in 2023 [1]."),
+        ("Which model is larger?", "The distilled model is 40% smaller than the teacher model.",
+         "The teacher model is larger than the distilled model [1]."),
+        ("When do I start mixing?", "Preheat the oven to 180 °C before you start mixing the batter.",
+         "Start mixing the batter after preheating the oven to 180 °C [1]."),
+    ]
+    for q, src, sentence in kept:
+        assert _check(q, sentence, src).passed, sentence
+    caught = [
+        ("How long to bake?", "Bake for at least 40 minutes, until a skewer comes out clean.",
+         "Bake for up to 40 minutes, until a skewer comes out clean [1]."),
+        ("Is subletting allowed?", "Subletting the apartment is prohibited.", "Subletting the apartment is permitted [1]."),
+        ("How should the soup be served?", "Serve the soup cold, garnished with dill.",
+         "Serve the soup hot, garnished with dill [1]."),
+        ("How much syrup for children?", "Give children 5 ml of the syrup every 6 hours.",
+         "Give children 5 mg of the syrup every 6 hours [1]."),
+    ]
+    for q, src, sentence in caught:
+        assert not _check(q, sentence, src).passed, sentence

@@ -3,8 +3,10 @@
 :mod:`~rag.answer.check.clean` (the model's text cleaned), :mod:`~rag.answer.check.split` (cut into sentences),
 :mod:`~rag.answer.check.attribute` and
 :mod:`~rag.answer.check.claims` (each sentence against its sources; :mod:`~rag.answer.check.no_claim` for sentences that
-claim nothing of their own; :mod:`~rag.answer.check.short_answers` for a yes/no
-question's and a one-word answer; :mod:`~rag.answer.check.polarity` for a claim said the other way round), :mod:`~rag.answer.check.probes` and
+claim nothing of their own; :mod:`~rag.answer.check.names` for a name written wrong;
+:mod:`~rag.answer.check.short_answers` for a yes/no question's and a one-word answer;
+:mod:`~rag.answer.check.polarity` for a claim said the other way round, with :mod:`~rag.answer.check.opposites` for a
+word swapped for its opposite), :mod:`~rag.answer.check.probes` and
 :mod:`~rag.answer.check.confidence` (the model's own logits, the calibrated probability of being right) and
 :mod:`~rag.answer.check.verdict` (the one verdict a user reads), :mod:`~rag.answer.check.shown` (the checked sentences
 written back as one answer, code blocks kept whole), over :mod:`~rag.answer.check.judged` (the judged record, what

@@ -28,7 +28,6 @@ import numpy as np
 
 from rag.answer.check.claims import (
     holds,
-    misspelt_names,
     novel_roots,
     source_roots,
     specifics,
@@ -41,6 +40,7 @@ from rag.answer.check.clean import CleanResult as CleanResult
 from rag.answer.check.clean import clean_citations as clean_citations
 from rag.answer.check.clean import markers
 from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
+from rag.answer.check.names import misspelt_names
 from rag.answer.check.no_claim import announces, garbled, points_elsewhere, title_states
 from rag.answer.check.polarity import denied_by, denies, polarity_clash, swap_clash, without_denials
 from rag.answer.check.short_answers import (
@@ -326,7 +326,7 @@ def _reason(v: ClaimVerdict, cited: Sequence[int], supported: Sequence[int], mis
 def _gaps(sentence: str, spec: Sequence[str], quote: str, question: str | None, heading: str,
           own: bool = False) -> tuple[list[str], list[str]]:
     """``(absent, astray)``: the specifics ``quote`` does not hold at all (with an opening word that writes one of
-    its names wrong, :func:`rag.answer.check.claims.misspelt_names`), and those it holds only in statements that
+    its names wrong, :func:`rag.answer.check.names.misspelt_names`), and those it holds only in statements that
     do not make the sentence's claim (:func:`rag.answer.check.claims.statement_gaps`)."""
     absent = [x for x in spec if not holds(quote, x)]
     absent += [x for x in misspelt_names(sentence, quote) if x not in spec and not (question and holds(question, x))]

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from rag.answer.check.claims import holds, specifics, statements
+from rag.answer.check.opposites import clause_poles, opposed, pole_groups, pole_text, poles, swapped
 from rag.answer.check.short_answers import AFFIRM_MIN, NEGATION_RE
 from rag.index.analyzer import _stemmer
 from rag.text import WORD_RE, content_words, strip_markers
@@ -192,94 +193,6 @@ def quantities(text: str) -> dict[str, str]:
     return out
 
 
-#: Groups of words of which one says something else than another: the opposites a small model swaps without a
-#: denying word ("Caching increases latency" from "Caching reduces latency", "after starting" from "before starting",
-#: "optional for administrators" from "required for administrators and optional for regular users"), which value of
-#: a quantity it is (the maximum, not the default: "The maximum request timeout is 30 seconds" from "The default
-#: request timeout is 30 seconds, and the maximum is 300 seconds") and its unit ("12 days" from "12 weeks"). An
-#: adversarial review, 2026-12-07: each was shown as supported. English words, stemmed as :func:`stems` stems.
-OPPOSITES = (
-    "include / exclude", "increase / decrease reduce", "rise rose risen / fall fell fallen drop decline",
-    "raise / lower", "grow grew grown / shrink shrank shrunk", "more / fewer less", "before / after",
-    "required mandatory / optional", "enable enabled / disable disabled", "allow allowed / deny denied block blocked",
-    "accept accepted / reject rejected", "above / below", "higher / lower", "faster / slower",
-    "larger bigger / smaller", "longer / shorter", "earlier / later", "add added / remove removed",
-    "success succeed / failure fail", "true / false", "public / private", "synchronous / asynchronous",
-    "internal / external", "inbound / outbound", "ascending / descending", "positive / negative", "better / worse",
-    "best / worst", "gain / loss", "valid / invalid", "supported / unsupported", "secure / insecure", "safe / unsafe",
-    "visible / hidden", "online / offline", "upper / lower",
-    "maximum / minimum / default / average",
-    "second seconds / minute minutes / hour hours / day days / week weeks / month months / year years",
-    "byte bytes / kb kilobyte kilobytes kib / mb megabyte megabytes mib / gb gigabyte gigabytes gib"
-    " / tb terabyte terabytes tib",
-)
-#: Phrases read as one word of :data:`OPPOSITES` ("at least 12" is the minimum, "up to 64" the maximum).
-POLE_PHRASES = {"at least": "minimum", "no less than": "minimum", "not less than": "minimum",
-                "no fewer than": "minimum", "at most": "maximum", "up to": "maximum", "no more than": "maximum",
-                "not more than": "maximum", "by default": "default"}
-_POLE_PHRASE_RE = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in POLE_PHRASES) + r")\b", re.IGNORECASE)
-#: A unit of time or size stands for its kind only after a number ("12 weeks"; "the first week" is no unit).
-_UNIT_GROUPS = frozenset(range(len(OPPOSITES) - 2, len(OPPOSITES)))
-
-
-@lru_cache(maxsize=1)
-def _pole_groups() -> dict[str, frozenset[tuple[int, int]]]:
-    """Stem -> the ``(group, alternative)`` of :data:`OPPOSITES` it says (a stem of two groups: "lower")."""
-    stem = _stemmer("en").stemWord
-    out: dict[str, set[tuple[int, int]]] = {}
-    for k, group in enumerate(OPPOSITES):
-        for i, alternative in enumerate(group.split("/")):
-            for w in alternative.split():
-                out.setdefault(stem(w), set()).add((k, i))
-    return {w: frozenset(g) for w, g in out.items()}
-
-
-def _same(a: str, b: str) -> bool:
-    """Whether stems ``a`` and ``b`` say one alternative of an :data:`OPPOSITES` group ("less" and "fewer")."""
-    return bool(_pole_groups()[a] & _pole_groups()[b])
-
-
-def _opposed(a: str, b: str) -> bool:
-    """Whether stems ``a`` and ``b`` are two alternatives of one :data:`OPPOSITES` group ("less" and "fewer" are one)."""
-    groups = _pole_groups()
-    return any(k == m and i != j for k, i in groups[a] for m, j in groups[b])
-
-
-def poles(text: str) -> dict[str, str]:
-    """The words of ``text`` in :data:`OPPOSITES` (stop words too: "more", "after"), by stem, each with the word as
-    written; :data:`POLE_PHRASES` read as their word ("at most" -> "maximum"), a unit only after a number."""
-    groups = _pole_groups()
-    stem = _stemmer("en").stemWord
-    text = _POLE_PHRASE_RE.sub(lambda m: POLE_PHRASES[m.group(0).casefold()], text)
-    out: dict[str, str] = {}
-    prev = ""
-    for w in WORD_RE.findall(text):
-        st = stem(w.casefold())
-        g = groups.get(st)
-        if g and (not {k for k, _ in g} <= _UNIT_GROUPS or any(ch.isdigit() for ch in prev)):
-            out.setdefault(st, w)
-        prev = w
-    return out
-
-
-@lru_cache(maxsize=4096)
-def _clause_poles(text: str) -> dict[str, str]:
-    return poles(text)
-
-
-def swapped(claim: Mapping[str, str], clause: Mapping[str, str]) -> tuple[str, str, str] | None:
-    """``(its word, the claim's word, the claim word's stem)`` when ``clause`` (:func:`poles`) says, for a word of the
-    ``claim`` it lacks, another alternative of that word's group, which the claim does not say in any word
-    ("reduces" for "increases"; "fewer" is no other alternative than "less"); ``None`` when none."""
-    for st, word in claim.items():
-        if st in clause:
-            continue
-        for other, its in clause.items():
-            if _opposed(st, other) and not any(_same(o, other) for o in claim):
-                return its, word, st
-    return None
-
-
 @dataclass(frozen=True)
 class Clash:
     """A clause of a source that says a claim differently: ``clause`` (its text) and ``how`` ("the other way round",
@@ -352,7 +265,7 @@ def _swap(part: str, asked: set[str], held: Sequence[_Clause]) -> Clash | None:
     mine = poles(part)
     if not mine or denies(part):
         return None
-    words = stems(part) | mine.keys()
+    words = stems(pole_text(part)) | mine.keys()
     if len(words) < CLAUSE_ROOTS:
         return None
     new = (words - asked) or words
@@ -366,10 +279,48 @@ def _swap(part: str, asked: set[str], held: Sequence[_Clause]) -> Clash | None:
             scored.append((len(words & have) / len(words), c, flip))
     best = max((x for x, _, _ in scored), default=0.0)
     top = [(c, flip) for x, c, flip in scored if x == best]
-    if best < CLAUSE_MIN or not top or not all(flip and not c.denies for c, flip in top):
+    if best < CLAUSE_MIN or not top or not all(flip and not c.denies and _same_object(part, c.text, flip)
+                                               for c, flip in top):
         return None
     c, (its, word, _) = top[0]
     return Clash(c.text, f'"{its}", not "{word}"')
+
+
+#: Words of :data:`OPPOSITES` that set two things side by side ("faster than", "before"): said the other way round
+#: of the other thing, they say the same (:func:`_same_object`).
+RELATIONAL = frozenset("more fewer less before after higher lower faster slower larger bigger smaller longer shorter "
+                       "earlier later better worse above below cheaper warmer cooler".split())
+#: How many words after a swapped word are read for what it is said of ("faster than [the SQLite backend]").
+OBJECT_WORDS = 4
+
+
+def _same_object(part: str, clause: str, flip: tuple[str, str, str]) -> bool:
+    """Whether the swapped words of ``part`` and ``clause`` (``flip``: :func:`swapped`) are said of the same thing
+    (always, unless the claim's word is :data:`RELATIONAL`):
+    the first claim word (:func:`stems`) after each, or after the "than" that follows it within :data:`OBJECT_WORDS`
+    words, is the same, or either has none. "faster than the SQLite backend" restates "slower than the PostgreSQL
+    backend" the other way round, "higher in 2022 than in 2023" "lower than in 2022", and "after preheating the
+    oven" "before you start mixing" (a held-out review, 2026-12-07); "after starting the server" and "before starting
+    the server" are one order swapped, "more than 5 users" and "fewer than 5 users" one bound."""
+    its, word, _ = flip
+    if word.casefold() not in RELATIONAL:
+        return True
+
+    def of(text: str, w: str) -> str | None:
+        words = WORD_RE.findall(pole_text(text))
+        at = next((i for i, x in enumerate(words) if x.casefold() == w.casefold()), None)
+        if at is None:
+            return None
+        rest = words[at + 1:]
+        than = next((i for i, x in enumerate(rest[:OBJECT_WORDS]) if x.casefold() == "than"), None)
+        for x in rest[than + 1 if than is not None else 0:]:
+            st = stems(x)
+            if st:
+                return next(iter(st))
+        return None
+
+    mine, theirs = of(part, word), of(clause, its)
+    return mine is None or theirs is None or mine == theirs
 
 
 @dataclass(frozen=True)
@@ -391,7 +342,7 @@ class _Clause:
     @property
     def poles(self) -> dict[str, str]:
         """:func:`poles` of the clause (read once per clause text)."""
-        return _clause_poles(self.text)
+        return clause_poles(self.text)
 
 
 @lru_cache(maxsize=64)
@@ -451,7 +402,7 @@ def _denies_by_opposite(said: set[str], clause: _Clause) -> bool:
     "reduces latency" says (an adversarial review, 2026-12-07: the 0.5B's right "No,
     caching does not increase latency for repeated reads" was left out as said the other way round)."""
     theirs = clause.poles
-    return any(st in _pole_groups() and st not in theirs and any(_opposed(st, o) for o in theirs) for st in said)
+    return any(st in pole_groups() and st not in theirs and any(opposed(st, o) for o in theirs) for st in said)
 
 
 def without_denials(text: str) -> str:

@@ -1,0 +1,74 @@
+"""A name the claim writes wrong (issue 39): "Laurent van der Maaten" for the source's "Laurens van der Maaten".
+
+:func:`misspelt_names` - a sentence's opening words that are a name of the source written with one or two letters
+changed; :func:`source_names` - the names a source holds. Moved out of :mod:`rag.answer.check.claims` (which holds
+the word-level check they serve) when it passed 500 lines. Pure functions, no regular expression of their own.
+"""
+
+from __future__ import annotations
+
+from rag.answer.check.claims import TOKEN_RE, holds, specifics
+from rag.text import CLAIM_STOPWORDS, strip_markers
+
+#: An opening word (capitalised, so :func:`specifics` cannot tell a name from any first word) that its source
+#: lacks but that is at most this many letter edits from a name the source has, same first letter, is that name
+#: written wrong: the 0.5B's "Laurent van der Maaten's t-Distributed Stochastic Neighbor Embedding [4]" for the
+#: source's "Laurens van der Maaten" was shown as supported (``bench answers --corpus real``, t01, 2026-12-06).
+NAME_EDITS = 2
+#: Names shorter than this are not compared (two edits turn any three-letter word into another).
+NAME_MIN = 4
+#: Longer tokens are not compared: a bound on the edit-distance table (letters x letters).
+NAME_MAX = 40
+
+
+def _edits(a: str, b: str, most: int) -> int:
+    """Levenshtein distance of ``a`` and ``b``, or ``most + 1`` as soon as it must exceed ``most``
+    (both at most :data:`NAME_MAX` letters: O(len(a) * len(b)) at worst)."""
+    if abs(len(a) - len(b)) > most:
+        return most + 1
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, start=1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+        if min(cur) > most:
+            return most + 1
+        prev = cur
+    return prev[-1]
+
+
+def misspelt_names(sentence: str, source: str) -> list[str]:
+    """The sentence's opening words (of the sentence, or after a colon or a list's dash) that name something
+    the ``source`` names differently: capitalised, :data:`NAME_MIN` to :data:`NAME_MAX` letters, not a claim stop
+    word, not held by ``source`` (:func:`holds`), and within :data:`NAME_EDITS` edits of a name of ``source``
+    (:func:`source_names`) with the same first letter, neither word the start of the other ("Model" / "Models").
+    Case-folded, in sentence order. A name inside a sentence needs no such rule: :func:`specifics` already asks the
+    source for it."""
+    body = strip_markers(sentence)
+    names = [n for n in source_names(source) if NAME_MIN <= len(n) <= NAME_MAX]
+    out = []
+    for k, m in enumerate(TOKEN_RE.finditer(body)):
+        tok = m.group(0).rstrip(".,")
+        opens = k == 0 or body[: m.start()].rstrip().endswith((".", ":", "!", "?", "\n", "-", "*"))
+        word = tok.casefold()
+        if (not opens or not tok[:1].isupper() or not tok.isalpha() or not NAME_MIN <= len(tok) <= NAME_MAX
+                or word in CLAIM_STOPWORDS or holds(source, word)):
+            continue
+        if any(n[0] == word[0] and not (n.startswith(word) or word.startswith(n))  # "Model" / "Models": a form
+               and _edits(word, n, NAME_EDITS) <= NAME_EDITS for n in names):
+            out.append(word)
+    return out
+
+
+def source_names(source: str) -> set[str]:
+    """The names of ``source``, case-folded, letters only: :func:`specifics`' (capitalised inside a sentence, or
+    with a capital after the first letter), and the capitalised words that open a sentence or a list item and never
+    occur in lower case in ``source`` ("- Laurens van der Maaten's t-SNE": a word always written with a capital
+    is a name)."""
+    names = {n for n in specifics(source) if n.isalpha()}
+    lower, capital = set(), set()
+    for m in TOKEN_RE.finditer(source):
+        tok = m.group(0).rstrip(".,")
+        if tok.isalpha():
+            (capital if tok[0].isupper() else lower).add(tok.casefold())
+    return names | {w for w in capital - lower if w not in CLAIM_STOPWORDS}
