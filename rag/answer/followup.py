@@ -224,9 +224,9 @@ def _stem(term: str) -> str:
     return term[:5]
 
 
-#: A word of the question held by more than this share of the store's chunks ("use", "get") names no subject of its
-#: own for :func:`keeps_own_subject`.
-COMMON_SHARE = 0.1
+#: A word of the question held by more than this many times as many chunks as its rarest word held by any ("use" in
+#: 51 of a store's chunks, "switzerland" in 2) names no subject of its own for :func:`keeps_own_subject`.
+RARER = 5
 
 
 def keeps_own_subject(question: str, passages: Sequence[str], stats: TermStats | None = None) -> bool:
@@ -238,14 +238,16 @@ def keeps_own_subject(question: str, passages: Sequence[str], stats: TermStats |
     words carried the search off to the old topic: "How do I renew my passport? (annual leave full)" found
     the leave policy, which says nothing of passports, and was answered from it (arch1's browser walk,
     issue 29) where the question as typed is refused. Such a question names its own subject: it is standalone.
-    With ``stats`` (the store's :class:`rag.text.TermStats`), a word more than :data:`COMMON_SHARE` of the chunks hold
-    is left out when the question has rarer ones.
+    With ``stats`` (the store's :class:`rag.text.TermStats`), only the question's rarer words are read: those some chunk
+    holds, in at most :data:`RARER` times as many chunks as its rarest such word (a word no chunk holds is in no
+    passage).
     """
     words = own_words(question)
     if stats is not None and stats.n_chunks:  # only the words that name something: "what currency do they use in
         # switzerland?" after a question on exports kept its rewrite, the export passages saying "use" (a new user's
         # walk, 2026-12-07)
-        words = [t for t in words if stats.df.get(t, 0) / stats.n_chunks <= COMMON_SHARE] or words
+        held = [stats.df.get(t, 0) for t in words if stats.df.get(t, 0)]
+        words = [t for t in words if 0 < stats.df.get(t, 0) <= RARER * min(held)] if held else words
     own = {_stem(t) for t in words}
     if not own:
         return True

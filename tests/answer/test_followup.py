@@ -225,10 +225,14 @@ def test_a_common_word_of_the_question_does_not_keep_a_rewrite_to_the_old_topic(
     from rag.text import TermStats
 
     export = ["Use the export menu to save your book as EPUB or HTML.", "Use the toolbar to add a figure."]
-    stats = TermStats.from_texts(export + ["Switzerland uses the Swiss franc (CHF).", "Kenya: dial 254."] * 3)
+    stats = TermStats.from_texts(export + ["Switzerland uses the Swiss franc (CHF)."]
+                                 + [f"Use tool {i} to edit a chapter." for i in range(10)])
     q = "what currency do they use in switzerland?"
     assert keeps_own_subject(q, export)  # without the store's statistics, "use" is enough
     assert not keeps_own_subject(q, export, stats)
     # a follow-up whose own words are all common still reads them all
     assert keeps_own_subject("how do I use it?", export, stats)
     assert keeps_own_subject("And for the toolbar?", export, stats)
+    # a word no chunk holds is in no passage: it does not decide ("part" of "part-time" in a policy that never says it)
+    small = TermStats.from_texts(["Full-time staff get 28 days of annual leave."] + ["Bikes go in the shed."] * 9)
+    assert keeps_own_subject("And part-time staff?", ["Full-time staff get 28 days of annual leave."], small)
