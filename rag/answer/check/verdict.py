@@ -286,8 +286,9 @@ def _other_document(a: Judgeable, shown: Sequence[SentenceAttribution]) -> str |
 
 
 def _backed_by(shown: Sequence[SentenceAttribution]) -> str:
-    """"the source it cites", or "a source the app found" when a claim shown passed on a source the model did not
-    cite for it (a new user's walk, 2026-12-07: the reason said "the source it cites" over a claim that cited none)."""
+    """What backs the claims shown, for a reason: "the source it cites", or "a source (the app's, ...)" when a claim
+    shown passed on a source the model did not cite for it (a new user's walk, 2026-12-07: the reason said "the
+    source it cites" over a claim that cited none)."""
     if any(s.passed and s.verdict == ClaimVerdict.INFERRED for s in shown):
         return "a source (the app's, where the model cited none or the wrong one)"
     return "the source it cites"
