@@ -310,6 +310,10 @@ def test_a_held_out_review_of_the_opposites_rule():
          "Serve the soup hot, garnished with dill [1]."),
         ("How much syrup for children?", "Give children 5 ml of the syrup every 6 hours.",
          "Give children 5 mg of the syrup every 6 hours [1]."),
+        ("What is the maximum dose?", "The usual dose is 250 mg twice daily; do not exceed 1,000 mg a day.",
+         "The maximum dose is 250 mg twice daily [1]."),
     ]
     for q, src, sentence in caught:
         assert not _check(q, sentence, src).passed, sentence
+    assert _check("What is the usual dose?", "The usual dose is 250 mg twice daily [1].",
+                  "The usual dose is 250 mg twice daily; do not exceed 1,000 mg a day.").passed

@@ -36,7 +36,7 @@ OPPOSITES = (
     "visible / hidden", "online / offline", "upper / lower", "improve improved / worsen worsened degrade degraded",
     "strengthen strengthened / weaken weakened", "open opens opened / close closes closed", "hot / cold",
     "warm warmer / cool cooler", "cheap cheaper cheapest / expensive",
-    "maximum / minimum / default / average",
+    "maximum / minimum / default usual typical standard / average",
 )
 #: Units of time, size, mass and volume: a unit stands for its kind only after a number ("12 weeks"; "the first
 #: week" is no unit).
