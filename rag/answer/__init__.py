@@ -9,6 +9,7 @@
   (issue 42: said in the chat and the export);
 * :mod:`rag.answer.cite` - numbered sources, locators and URL fragments;
 * :mod:`rag.answer.excerpt` - the sentences of each source the model reads;
+* :mod:`rag.answer.tables` - a table's rows read with their column names (the model's view, the check's);
 * :mod:`rag.answer.key_passage` - the source sentences that best match the question, shown before the model writes;
 * :mod:`rag.answer.generate` - the local GGUF model and the prompt; :mod:`rag.answer.llama_load` - loading it
   without llama.cpp's AMX kernels (they crash on some Xeons);

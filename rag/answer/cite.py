@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
+from rag.answer.tables import table_columns
 from rag.ingest.office.pptx import NOTES_HEADING
 from rag.question import analyse
 from rag.text import tokenize, units
@@ -62,6 +63,10 @@ class Citation:
     cosine similarity to each unit of the quote that has a stored vector (issue 27's sentences, list items, table
     rows), as ``(start, end, cosine)`` with offsets into ``quote``; set by
     :func:`rag.answer.pipeline.gated_sources` for the key passage's choice, empty elsewhere, never serialized.
+    ``columns``: the names of the columns of the table the chunk sits in (its header row's cells, from the stored
+    canonical text; empty outside a named table) and ``first_column`` the 0-based column of the quote's first
+    cell (a piece of a wide row starts mid-row): the model and the claim check read each row with its column
+    names (:mod:`rag.answer.tables`).
     """
 
     index: int
@@ -83,6 +88,8 @@ class Citation:
     also_in: tuple[str, ...] = ()
     role: TextRole = TextRole.BODY
     unit_cosines: tuple[tuple[int, int, float], ...] = field(default=(), compare=False, repr=False)
+    columns: tuple[str, ...] = ()
+    first_column: int = 0
 
 
 class ChunkLike(Protocol):
@@ -345,12 +352,29 @@ def citations(gate_result: GateResult, store: Store, spans: Mapping[int, tuple[i
     if not hits:
         return []
     rows = store.chunks([h.chunk_id for h in hits])
-    cites = citations_from_rows(hits, rows, evidence_pages(rows, gate_result.query, store, spans))
+    cites = with_columns(citations_from_rows(hits, rows, evidence_pages(rows, gate_result.query, store, spans)),
+                         store.canonical_text)
     dups = gate_result.duplicates
     if not dups:
         return cites
     return [replace(c, also_in=tuple(locator_label(r) for r in store.chunks(dups[c.chunk_id])))
             if c.chunk_id in dups else c for c in cites]
+
+
+def with_columns(cites: Sequence[Citation], canonical_text: Callable[[str], str]) -> list[Citation]:
+    """``cites`` each with the column names of the table its quote sits in (:func:`rag.answer.tables.table_columns`
+    over ``canonical_text(document_id)``, read once per document and only for quotes holding a ``|``)."""
+    texts: dict[str, str] = {}
+    out = []
+    for c in cites:
+        if "|" in c.quote:
+            if c.document_id not in texts:
+                texts[c.document_id] = canonical_text(c.document_id)
+            got = table_columns(texts[c.document_id], c.start)
+            if got is not None:
+                c = replace(c, columns=got[0], first_column=got[1])
+        out.append(c)
+    return out
 
 
 def prompt_heading(c: Citation) -> str:

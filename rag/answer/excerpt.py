@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from rag.answer.cite import Citation
 from rag.answer.roles import non_answer_spans, repeated_lines
+from rag.answer.tables import rows_as_records
 from rag.question import analyse
 from rag.text import FENCE_RE, TermStats, tokenize, units
 from rag.types import TextRole
@@ -323,3 +324,19 @@ def prompt_excerpts(
     # scored and cut on the view; the model reads the original's words with the skipped parts removed
     return [Excerpt(GAP.join(p for p in (readable(c, a, b, skip).strip() for a, b in e.spans) if p), e.spans, e.whole)
             for c, (_, skip), e in zip(contents, views, ex)]
+
+
+def with_column_names(c: Citation, e: Excerpt, skipped: Sequence[Span] = ()) -> Excerpt:
+    """``e`` (an excerpt of ``c.quote``) with each table row read as a record of its column names and cells
+    (:func:`rag.answer.tables.rows_as_records`, ``c.columns``): ``FIFA: KEN; Dial: 254; ...`` for ``| KEN | 254 |
+    ...``. The cells stay verbatim and ``e.spans`` are unchanged; a piece with hidden parts (``skipped``,
+    :func:`hidden_spans`) is left as :func:`readable` gives it. Unchanged without a table row."""
+    if "|" not in c.quote:
+        return e
+    parts, changed = [], False
+    for a, b in e.spans:
+        piece = readable(c.quote, a, b, skipped)
+        rec = rows_as_records(c.quote, a, b, c.columns, c.first_column) if piece == c.quote[a:b] else None
+        changed = changed or rec is not None
+        parts.append((rec if rec is not None else piece).strip())
+    return Excerpt(GAP.join(p for p in parts if p), e.spans, e.whole) if changed else e

@@ -45,7 +45,7 @@ from rag.answer.cite import (
     citations_from_rows,
     format_sources_for_prompt,
 )
-from rag.answer.excerpt import Excerpt, citation_views, prompt_excerpts
+from rag.answer.excerpt import Excerpt, citation_views, prompt_excerpts, with_column_names
 from rag.answer.gate import GateKnobs, GateResult, source_distance
 from rag.answer.gate.calibrated_gate import store_calibration
 from rag.answer.gate.gates import StoreContext, gate_for
@@ -53,6 +53,7 @@ from rag.answer.generate import FittedPrompt, Generator, TextGenerator, get_defa
 from rag.answer.key_passage import KeyPassage, key_passage, page_spans
 from rag.answer.record import Answer, AnswerFrom  # noqa: F401  (AnswerFrom re-exported)
 from rag.answer.roles import SUPPORTING
+from rag.answer.tables import with_header
 from rag.answer.translate import Translation, translate_question, translation_generator
 from rag.settings import Settings
 from rag.text import TermStats, strip_markers
@@ -99,7 +100,8 @@ def check_answer(text: str, sources: Sequence[Citation], embedder: Encoder | Non
     valid = [c.index for c in sources]
     clean = clean_citations(text, valid, source_headers(sources))
     sentences = split_sentences(clean.text)
-    quotes = [view for view, _ in citation_views(sources, keep=SUPPORTING)]  # what a claim may lean on
+    quotes = [with_header(view, c.columns, c.first_column)  # rows read with their column names (a walk, 2026-12-07)
+              for c, (view, _) in zip(sources, citation_views(sources, keep=SUPPORTING))]  # what a claim may lean on
     lex = lexical_support(sentences, quotes, question)
     cos = cosine_support(embedder, sentences, quotes) if embedder is not None else None
     links = clean.links_removed + clean.labels_removed
@@ -250,8 +252,10 @@ class AnswerStream:
         budget = int(self.settings.generation.source_tokens)
         kp = self.key_passage
         must = [[(s.start, s.end) for s in kp.sentences if s.index == c.index] if kp else [] for c in self.cites]
+        views = citation_views(self.cites)
         ex = prompt_excerpts(self.gate.query, [c.quote for c in self.cites], budget, count, term_stats=self.term_stats,
-                             views=citation_views(self.cites), must=must)
+                             views=views, must=must)
+        ex = [with_column_names(c, e, skip) for c, e, (_, skip) in zip(self.cites, ex, views)]  # a walk, 2026-12-07
         self.excerpts = ex
         return [replace(c, quote=e.text) for c, e in zip(self.cites, ex)]
 

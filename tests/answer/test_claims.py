@@ -13,8 +13,8 @@ def test_statements_read_a_table_row_with_its_header_and_a_list_item_with_its_le
             "| Model | Layers |\n|---|---|\n| 0.5B | 24 |\n| 72B | 80 |")
     ctx = {text[s.start:s.end]: s.context for s in statements(text)}
     assert ctx["- the small one has 24 layers"] == "Sizes of the models:\n- the small one has 24 layers"
-    assert ctx["| 72B | 80 |"] == "| Model | Layers |\n| 72B | 80 |"
-    assert ctx["| Model | Layers |"] == "\n| Model | Layers |"  # the header row is its own statement
+    assert ctx["| 72B | 80 |"] == "Model: 72B; Layers: 80"  # each cell after its column's name
+    assert ctx["| Model | Layers |"] == "| Model | Layers |"  # the header row is its own statement
 
 
 def test_a_table_written_as_plain_lines_gives_one_statement_per_line():

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rag.answer.tables import record, split_cells
 from rag.question import analyse
 from rag.text import TABLE_RULE, WORD_RE, content_words, strip_markers, units
 
@@ -292,7 +293,9 @@ def statements(text: str) -> list[Statement]:
         form = unit.strip() if field else None
         if _TABLE_LINE.match(unit):
             label = _table_label(text, a)
-            ctx = f"{_table_header(text, a)}\n{label}\n{unit}" if label else f"{_table_header(text, a)}\n{unit}"
+            head = _table_header(text, a)  # the row's cells after their column names ("Dial: 254"; a walk, 2026-12-07)
+            row = record(split_cells(unit), tuple(split_cells(head))) if head else unit
+            ctx = f"{label}\n{row}" if label else row
         elif _LIST_LINE.match(unit):
             ctx = f"{_list_lead(text, a)}\n{unit}"
         elif prev is not None and "\n\n" not in text[prev[1]:a] and not _TABLE_LINE.match(text[prev[0]:prev[1]]) \

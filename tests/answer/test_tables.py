@@ -1,0 +1,99 @@
+"""Table rows read with their column names (rag.answer.tables): what the model and the claim check read of a
+spreadsheet's or a CSV file's source (a new user's walk over a 56-column CSV, 2026-12-07)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from rag.answer.cite import Citation, with_columns
+from rag.answer.excerpt import Excerpt, with_column_names
+from rag.answer.tables import rows_as_records, split_cells, table_columns, with_header
+
+WIDE = ("Countries\n\n| Code | Dial | Name | Capital |\n| --- | --- | --- | --- |\n"
+        "| KEN | 254 | Kenya | Nairobi |\n| MLI | 223 | Mali | Bamako |\n")
+
+
+def test_cells_split_on_bars_but_not_on_escaped_ones():
+    assert split_cells("| a | b \\| c |  |") == ["a", "b \\| c", ""]
+    assert split_cells("254 | Kenya | Nairobi |") == ["254", "Kenya", "Nairobi"]  # a piece that starts mid-row
+
+
+def test_a_chunk_inside_a_table_gets_its_header_and_the_column_it_starts_in():
+    row = WIDE.index("| MLI")
+    assert table_columns(WIDE, row) == (("Code", "Dial", "Name", "Capital"), 0)
+    mid = WIDE.index("223")  # a wide row cut in two: the second piece starts at "Dial"
+    assert table_columns(WIDE, mid) == (("Code", "Dial", "Name", "Capital"), 1)
+    assert table_columns(WIDE, 0) is None  # prose, not a table
+    titled = "| Summer School 2016 Budget |  |  |\n| --- | --- | --- |\n| Participants | 30 |  |\n"
+    assert table_columns(titled, titled.index("| Part")) is None  # a title row names no column
+
+
+def test_rows_are_read_as_records_from_the_first_column_of_the_piece():
+    names = ("Code", "Dial", "Name", "Capital")
+    quote = WIDE[WIDE.index("223"):].rstrip("\n")  # "223 | Mali | Bamako |"
+    assert rows_as_records(quote, 0, len(quote), names, 1) == "Dial: 223; Name: Mali; Capital: Bamako"
+    whole = WIDE[WIDE.index("| Code"):].rstrip("\n")  # the header inside the quote: its own names, header left out
+    assert rows_as_records(whole, 0, len(whole)) == ("Code: KEN; Dial: 254; Name: Kenya; Capital: Nairobi\n"
+                                                     "Code: MLI; Dial: 223; Name: Mali; Capital: Bamako")
+    assert rows_as_records("Just a sentence.", 0, 16) is None
+
+
+def test_the_check_reads_a_piece_under_its_header_lined_up():
+    viewed = with_header("223 | Mali | Bamako |", ("Code", "Dial", "Name", "Capital"), 1)
+    assert viewed.split("\n")[0] == "| Code | Dial | Name | Capital |"
+    assert split_cells(viewed.split("\n")[2]) == ["", "223", "Mali", "Bamako"]  # Dial's value under Dial
+
+
+def _cite(quote: str, columns=(), first=0, n=1) -> Citation:
+    return Citation(index=n, document_id=f"d{n}", document_name="requirements.csv", locator_label=f"row {n}",
+                    fragment="", quote=quote, cosine_distance=0.3, fused_rank=n, page=None, start=0, end=len(quote),
+                    media_type="text/csv", chunk_id=n, section=("requirements",), columns=columns, first_column=first)
+
+
+def test_the_model_reads_each_cell_after_its_column_name():
+    names = ("Code", "Dial", "Name", "Capital")
+    quote = "| KEN | 254 | Kenya | Nairobi |"
+    ex = with_column_names(_cite(quote, names), Excerpt(quote, ((0, len(quote)),), True))
+    assert ex.text == "Code: KEN; Dial: 254; Name: Kenya; Capital: Nairobi" and ex.spans == ((0, len(quote)),)
+
+
+@pytest.fixture(scope="module")
+def country_store(tmp_path_factory, corpus_dir, hash_embedder):
+    from rag.settings import get_settings
+    from rag.store.store import Store
+
+    path = corpus_dir / "real" / "csv" / "dataset-country-codes.csv"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    s = Store(tmp_path_factory.mktemp("country-codes"), settings=get_settings(), embedder=hash_embedder)
+    assert s.ingest_path(path).status == "ready"
+    return s
+
+
+def test_every_cell_of_a_real_wide_csv_is_named_by_its_own_column(country_store):
+    """The real 56-column CSV of the walk: each row is cut into pieces, and every piece's cells are read after
+    the names of the columns they sit in (the truth: the canonical rows split against the header)."""
+    doc = country_store.documents()[0]
+    canonical = country_store.canonical_text(doc.id)
+    lines = [x for x in canonical.split("\n") if x.startswith("|")]
+    names = split_cells(lines[0])
+    truth = {(n, v) for line in lines[2:] for n, v in zip(names, split_cells(line)) if v}
+    chunks = country_store.document_chunks(doc.id)
+    cites = with_columns([replace(_cite(ch.content, n=i + 1), start=ch.start, end=ch.end) for i, ch in enumerate(chunks)],
+                         lambda _id: canonical)
+    mid_row = 0
+    for c in cites[3:]:  # the first pieces are the header's own
+        got = table_columns(canonical, c.start)
+        assert got is not None and got[0] == tuple(names)
+        mid_row += got[1] > 0
+        rec = rows_as_records(c.quote, 0, len(c.quote), c.columns, c.first_column)
+        pairs = [tuple(p.split(": ", 1)) for line in rec.split("\n") for p in line.split("; ")]
+        wrong = [p for p in pairs if len(p) == 2 and p[0] in names and p not in truth
+                 and not any(n == p[0] and (v.startswith(p[1]) or v.endswith(p[1])) for n, v in truth)]  # cut mid-cell
+        assert not wrong, c.quote[:80]
+    assert mid_row > 100  # most rows are cut: the check is about the pieces that start mid-row
+    kenya = next(c for c in cites if c.quote.lstrip("| ").startswith("KEN |"))
+    assert rows_as_records(kenya.quote, 0, len(kenya.quote), kenya.columns, kenya.first_column).startswith(
+        "FIFA: KEN; Dial: 254; ISO3166-1-Alpha-3: KEN")
