@@ -106,8 +106,9 @@ def check_answer(text: str, sources: Sequence[Citation], embedder: Encoder | Non
     cos = cosine_support(embedder, sentences, quotes) if embedder is not None else None
     links = clean.links_removed + clean.labels_removed
     heads = [c.section[-1] if c.section else "" for c in sources]
+    places = [" ".join((c.document_label or c.document_name, *c.section)) for c in sources]
     return clean.text, clean.invalid_removed, links, attribute(sentences, valid, lex, cos, question=question,
-                                                               quotes=quotes, headings=heads)
+                                                               quotes=quotes, headings=heads, places=places)
 
 
 def refused_answer(gate: GateResult, retrieval_ms: float | None = None, searched: Searched | None = None) -> Answer:

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from rag.answer.check.attribute import attribute, lexical_support
 from rag.answer.cite import Citation, with_columns
 from rag.answer.excerpt import Excerpt, with_column_names
 from rag.answer.tables import rows_as_records, split_cells, table_columns, with_header
@@ -57,6 +58,20 @@ def test_the_model_reads_each_cell_after_its_column_name():
     quote = "| KEN | 254 | Kenya | Nairobi |"
     ex = with_column_names(_cite(quote, names), Excerpt(quote, ((0, len(quote)),), True))
     assert ex.text == "Code: KEN; Dial: 254; Name: Kenya; Capital: Nairobi" and ex.spans == ((0, len(quote)),)
+
+
+def test_a_claim_about_the_asked_requirement_from_another_row_is_not_supported():
+    """The 0.5B answered "Which level does requirement V1.2.1 have?" from another requirement's row."""
+    other = "| V6 | Authentication | V6.3.3 | Relaxing this requires a fully documented rationale. | 2 |"
+    asked = "| V1 | Encoding | V1.2.1 | Verify that output encoding is relevant for the context. | 1 |"
+    q = "Which level does requirement V1.2.1 have?"
+    wrong = "Requirement V1.2.1 requires a fully documented rationale [1]."
+    got = attribute([wrong], [1], lexical_support([wrong], [other], q), question=q, quotes=[other],
+                    places=["requirements.csv requirements"])[0]
+    assert got.verdict == "unsupported" and "v1.2.1" in got.reason
+    right = "Requirement V1.2.1 asks that output encoding is relevant for the context [1]."
+    assert attribute([right], [1], lexical_support([right], [asked], q), question=q, quotes=[asked],
+                     places=["requirements.csv requirements"])[0].passed
 
 
 @pytest.fixture(scope="module")

@@ -323,6 +323,18 @@ def _reason(v: ClaimVerdict, cited: Sequence[int], supported: Sequence[int], mis
     }[v]
 
 
+def names_it(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` (a specific of :func:`specifics`): :func:`holds` it, or, for a name without
+    a digit, holds its letters run together ("DataType" in "Overview of Data Types"; not for "V1.1.1", whose
+    digits run together would be found in "V11.1.1")."""
+    if holds(text, name):
+        return True
+    if any(ch.isdigit() for ch in name):
+        return False
+    squash = "".join(ch for ch in name.casefold() if ch.isalnum())
+    return len(squash) >= 4 and squash in "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
 def _gaps(sentence: str, spec: Sequence[str], quote: str, question: str | None, heading: str,
           own: bool = False) -> tuple[list[str], list[str]]:
     """``(absent, astray)``: the specifics ``quote`` does not hold at all (with an opening word that writes one of
@@ -345,6 +357,7 @@ def attribute(
     question: str | None = None,
     quotes: Sequence[str] | None = None,
     headings: Sequence[str] | None = None,
+    places: Sequence[str] | None = None,
 ) -> list[SentenceAttribution]:
     """The claim check (design stage 8, issues 14 and 24): a :class:`SentenceAttribution` per sentence.
 
@@ -356,7 +369,9 @@ def attribute(
     date, version and name of the sentence that the question lacks (:func:`specifics`, :func:`holds`), each
     in a statement that makes the sentence's claim (issue 24: :func:`rag.answer.check.claims.statement_gaps`;
     ``headings[j]``, the source's innermost section heading, is read with each of its statements).
-    Supporting sources are ranked by lexical share plus cosine, descending. A claim its cited source does
+    A name or number the question asks about that the sentence says again must be named by the source too, or by
+    its heading or ``places[j]`` (its document's name and section path). Supporting sources are ranked by lexical
+    share plus cosine, descending. A claim its cited source does
     not support gets the best supporting source instead (``inferred``; ``miscited`` when the model had cited
     another).
     """
@@ -422,6 +437,17 @@ def attribute(
                 absent, off = gaps[lean[0]]
                 missing, astray, lacking_at = tuple(absent + off), tuple(off), source_indices[lean[0]]
             row &= np.array([not (a or b) for a, b in gaps], dtype=bool)
+            # the thing the question names, said again as the claim's subject, must be named by the source, its
+            # heading or its document: "Requirement V1.2.1 has ..." from another requirement's row is about
+            # something else (a walk over a CSV, 2026-12-07)
+            named = sorted(specifics(s) & asked)
+            if named:
+                where = [f"{heads[j]}\n{places[j] if places is not None else ''}" for j in range(len(source_indices))]
+                unnamed = [not all(names_it(quotes[j], x) or names_it(where[j], x) for x in named)
+                           for j in range(len(source_indices))]
+                if lean and unnamed[lean[0]] and not missing:
+                    missing, lacking_at = tuple(named), source_indices[lean[0]]
+                row &= ~np.array(unnamed, dtype=bool)
             codes = [code_missing(s, quotes[j], question) for j in range(len(source_indices))]
             if lean and codes[lean[0]] and not missing:  # a command not written so in the source it leans on
                 missing, lacking_at = tuple(f"`{c}`" for c in codes[lean[0]]), source_indices[lean[0]]
