@@ -21,6 +21,7 @@ from rag.answer.check.judged import AnswerFrom
 from rag.answer.check.shown import cite_at, code_block, code_fence, join_shown
 from rag.answer.cite import evidence_span
 from rag.answer.history import ALL_ATTACHED, ATTACHED_MARK, all_attached
+from rag.answer.tables import as_table
 from rag.text import MARKER_RE, markdown_literal, strip_markers
 from rag.types import MediaType
 
@@ -212,7 +213,22 @@ def key_passage_markdown(passage: Any, citations: Iterable[Any], pages: Mapping[
         return ""
     url = f"#{anchor}-{c.index}" if anchor else citation_url(c, pages.get(c.index), collection)
     link = marker_link(c.index, url, preview_text(c) if anchor else None)
-    return f"**Key passage** {link} {md_escape(c.locator_label)}\n\n{blockquote(passage.body or passage.text)}"
+    head = f"**Key passage** {link} {md_escape(c.locator_label)}\n\n"
+    a, b = passage.sentences[0].start, passage.sentences[-1].end
+    table = as_table(c.quote, a, b, getattr(c, "columns", ()), getattr(c, "first_column", 0)) \
+        if passage.body in ("", c.quote[a:b]) else None
+    return head + (table_markdown(*table) if table else blockquote(passage.body or passage.text))
+
+
+def table_markdown(names: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A table's rows under their column names as a Markdown table (:func:`rag.answer.tables.as_table`), every
+    cell inert (:func:`md_escape`, which escapes a bar; a cell's own escaped ``\\|`` stays one bar)."""
+    def cell(text: str) -> str:
+        return md_escape(text.replace("\\|", "|")) or " "
+
+    lines = ["| " + " | ".join(cell(n) for n in names) + " |", "|" + "---|" * len(names)]
+    lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 def removed_markdown(sentences: Sequence[Any]) -> str:

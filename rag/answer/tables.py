@@ -190,3 +190,34 @@ def with_header(view: str, columns: tuple[str, ...], first: int = 0) -> str:
     if first > 0:
         view = "|  " * first + (view if _is_row(head) else "| " + view)
     return "| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n" + view
+
+
+def as_table(quote: str, start: int, end: int, columns: tuple[str, ...], first: int = 0
+             ) -> tuple[tuple[str, ...], list[list[str]]] | None:
+    """The rows of ``quote[start:end]`` as a small table of the columns they fill: ``(names, rows)``, each row's
+    cells lined up under ``names`` (``""`` where a row has no cell). ``first``: the column of the quote's first
+    cell. ``None`` without ``columns`` or when a line of the stretch is not a table row. What the app shows for a
+    key passage of a table: its rows under their column names, cells verbatim (a walk, 2026-12-07)."""
+    if not columns:
+        return None
+    placed: list[tuple[int, list[str]]] = []
+    pos = start
+    for seg in quote[start:end].split("\n"):
+        line_start = quote.rfind("\n", 0, pos) + 1
+        mid = line_start == 0 and first > 0
+        if not seg.strip():
+            pos += len(seg) + 1
+            continue
+        if not (mid or _is_row(quote[line_start:pos + len(seg)])) or TABLE_RULE.match(seg):
+            return None
+        col = column_at(quote, pos) + (first if line_start == 0 else 0)
+        cells = split_cells(seg)
+        if not (col == 0 and tuple(cells) == columns):
+            placed.append((col, cells))
+        pos += len(seg) + 1
+    if not placed:
+        return None
+    lo = min(c for c, _ in placed)
+    hi = min(len(columns), max(c + len(cells) for c, cells in placed))
+    rows = [[""] * (c - lo) + cells[: hi - c] + [""] * max(0, hi - c - len(cells)) for c, cells in placed]
+    return tuple(columns[lo:hi]), rows

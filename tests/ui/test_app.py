@@ -362,6 +362,27 @@ def test_key_passage_markdown_links_its_source_and_quotes_verbatim():
     assert key_passage_markdown(KeyPassage(()), [_cite(1)]) == ""
 
 
+def test_a_key_passage_of_a_table_shows_its_rows_under_their_column_names():
+    """A piece of a wide CSV row, cut mid-row, was shown as bare cells ("KEN | 254 | KEN | ..."): now as a table
+    of the columns it fills, cells verbatim (a walk over a 56-column CSV, 2026-12-07)."""
+    from dataclasses import replace
+
+    from rag.answer.key_passage import KeyPassage, KeySentence
+    from ui.format import key_passage_markdown
+
+    quote = "254 | Kenya | Nai*robi* |\n| MLI | 223 | Mali | Bamako |"
+    cite = replace(_cite(1, "text/csv", None, 0, len(quote)), quote=quote, columns=("Code", "Dial", "Name", "Capital"),
+                   first_column=1)
+    kp = KeyPassage((KeySentence(1, quote[:25], 0, 25, "c.csv, row 3", 1.0),), 0.4, quote[:25])
+    md = key_passage_markdown(kp, [cite])
+    assert md.endswith("| Dial | Name | Capital |\n|---|---|---|\n| 254 | Kenya | Nai\\*robi\\* |")
+    both = KeyPassage((KeySentence(1, quote, 0, len(quote), "c.csv, rows 3-4", 1.0),), 0.4, quote)
+    assert key_passage_markdown(both, [cite]).endswith(
+        "| Code | Dial | Name | Capital |\n|---|---|---|---|\n|   | 254 | Kenya | Nai\\*robi\\* |\n| MLI | 223 | Mali | Bamako |")
+    prose = replace(cite, columns=())  # no column names: quoted as before
+    assert key_passage_markdown(kp, [prose]).endswith("> 254 \\| Kenya \\| Nai\\*robi\\* \\|")
+
+
 def test_blockquote_keeps_lines_and_escapes():
     from ui.format import blockquote
 
