@@ -340,7 +340,7 @@ def _gaps(sentence: str, spec: Sequence[str], quote: str, question: str | None, 
     """``(absent, astray)``: the specifics ``quote`` does not hold at all (with an opening word that writes one of
     its names wrong, :func:`rag.answer.check.names.misspelt_names`), and those it holds only in statements that
     do not make the sentence's claim (:func:`rag.answer.check.claims.statement_gaps`)."""
-    absent = [x for x in spec if not holds(quote, x)]
+    absent = [x for x in spec if not holds(quote, x) and not holds(heading, x)]  # the heading is read above it
     absent += [x for x in misspelt_names(sentence, quote) if x not in spec and not (question and holds(question, x))]
     astray = statement_gaps(sentence, quote, [x for x in spec if x not in absent], question, heading, own=own)
     return absent, astray
@@ -446,7 +446,8 @@ def attribute(
                 unnamed = [not all(names_it(quotes[j], x) or names_it(where[j], x) for x in named)
                            for j in range(len(source_indices))]
                 if lean and unnamed[lean[0]] and not missing:
-                    missing, lacking_at = tuple(named), source_indices[lean[0]]
+                    missing = tuple(x for x in named if not (names_it(quotes[lean[0]], x) or names_it(where[lean[0]], x)))
+                    lacking_at = source_indices[lean[0]]
                 row &= ~np.array(unnamed, dtype=bool)
             codes = [code_missing(s, quotes[j], question) for j in range(len(source_indices))]
             if lean and codes[lean[0]] and not missing:  # a command not written so in the source it leans on
