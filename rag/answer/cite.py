@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 from rag.answer.tables import table_columns
+from rag.errors import StoreError
 from rag.ingest.office.pptx import NOTES_HEADING
 from rag.question import analyse
 from rag.text import tokenize, units
@@ -369,8 +370,11 @@ def with_columns(cites: Sequence[Citation], canonical_text: Callable[[str], str]
     for c in cites:
         if "|" in c.quote:
             if c.document_id not in texts:
-                texts[c.document_id] = canonical_text(c.document_id)
-            got = table_columns(texts[c.document_id], c.start)
+                try:
+                    texts[c.document_id] = canonical_text(c.document_id)
+                except StoreError:  # deleted since the search: its rows are read as they are
+                    texts[c.document_id] = ""
+            got = table_columns(texts[c.document_id], c.start) if texts[c.document_id] else None
             if got is not None:
                 c = replace(c, columns=got[0], first_column=got[1])
         out.append(c)

@@ -112,3 +112,14 @@ def test_every_cell_of_a_real_wide_csv_is_named_by_its_own_column(country_store)
     kenya = next(c for c in cites if c.quote.lstrip("| ").startswith("KEN |"))
     assert rows_as_records(kenya.quote, 0, len(kenya.quote), kenya.columns, kenya.first_column).startswith(
         "FIFA: KEN; Dial: 254; ISO3166-1-Alpha-3: KEN")
+
+
+def test_a_document_deleted_since_the_search_is_read_without_names():
+    from rag.errors import StoreError
+
+    def gone(doc_id: str) -> str:
+        raise StoreError(f"no canonical text for document {doc_id}")
+
+    quote = "| KEN | 254 | Kenya | Nairobi |"
+    assert with_columns([_cite(quote)], gone)[0].columns == ()
+    assert with_columns([_cite(quote)], lambda _id: WIDE)[0].columns == ()  # offset 0 of WIDE is prose, not a row
