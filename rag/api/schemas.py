@@ -84,6 +84,10 @@ class Citation(_Open):
     locator: dict[str, Any] | None = None
     chunk_id: int
     cosine_distance: float
+    columns: list[str] = Field(default_factory=list, description="The column names of the table the quote sits in "
+                                                                 "(its header row); empty outside a table.")
+    first_column: int = Field(0, description="The 0-based column of the quote's first cell (a wide row's piece "
+                                             "starts mid-row).")
 
 
 class AnswerRecord(_Open):
