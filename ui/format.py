@@ -21,7 +21,7 @@ from rag.answer.check.judged import AnswerFrom
 from rag.answer.check.shown import cite_at, code_block, code_fence, join_shown
 from rag.answer.cite import evidence_span
 from rag.answer.history import ALL_ATTACHED, ATTACHED_MARK, all_attached
-from rag.answer.tables import as_table
+from rag.answer.tables import as_table, markdown_table
 from rag.text import MARKER_RE, markdown_literal, strip_markers
 from rag.types import MediaType
 
@@ -221,14 +221,8 @@ def key_passage_markdown(passage: Any, citations: Iterable[Any], pages: Mapping[
 
 
 def table_markdown(names: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A table's rows under their column names as a Markdown table (:func:`rag.answer.tables.as_table`), every
-    cell inert (:func:`md_escape`, which escapes a bar; a cell's own escaped ``\\|`` stays one bar)."""
-    def cell(text: str) -> str:
-        return md_escape(text.replace("\\|", "|")) or " "
-
-    lines = ["| " + " | ".join(cell(n) for n in names) + " |", "|" + "---|" * len(names)]
-    lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
-    return "\n".join(lines)
+    """A table's rows under their column names as a Markdown table (:func:`rag.answer.tables.markdown_table`)."""
+    return markdown_table(tuple(names), [list(r) for r in rows])
 
 
 def removed_markdown(sentences: Sequence[Any]) -> str:

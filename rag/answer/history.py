@@ -19,6 +19,7 @@ from rag.answer.check.shown import code_block, code_fence, join_shown
 from rag.answer.cite import Citation
 from rag.answer.gate import GateResult
 from rag.answer.record import Answer, AnswerDict
+from rag.answer.tables import as_table, markdown_table
 from rag.text import markdown_literal as lit
 from rag.text import strip_markers
 
@@ -161,6 +162,14 @@ def _quote(text: str) -> str:
     return "\n".join("> " + lit(line) if line.strip() else ">" for line in text.strip().split("\n"))
 
 
+def _passage(kp: Any, cites: Sequence[Citation]) -> str:
+    """The key passage as the export quotes it: a table's rows under their column names, else an inert quote."""
+    c = next((c for c in cites if c.index == kp.index), None)
+    a, b = kp.sentences[0].start, kp.sentences[-1].end
+    table = as_table(c.quote, a, b, c.columns, c.first_column) if c is not None and kp.body in ("", c.quote[a:b]) else None
+    return markdown_table(*table) if table else _quote(kp.body or kp.text)
+
+
 def _locator(c: Citation) -> str:
     fragment = c.fragment.replace("`", "") if c.fragment else ""
     return f"{lit(c.locator_label)} `{fragment}`" if fragment else lit(c.locator_label)
@@ -276,7 +285,7 @@ def _answered_markdown(a: Answer) -> list[str]:
     kp = a.key_passage
     j = a.judged
     beside = j.off_key and bool(j.text) and not j.note  # issue 42: shown after the claims, to compare them with
-    passage = (f"**Key passage** [{kp.index}] {lit(kp.sentences[0].locator_label)}\n\n{_quote(kp.body or kp.text)}"
+    passage = (f"**Key passage** [{kp.index}] {lit(kp.sentences[0].locator_label)}\n\n{_passage(kp, a.citations)}"
                if kp is not None and kp.sentences else "")
     if passage and not beside:
         out.append(passage)
@@ -304,7 +313,9 @@ def _sources_markdown(a: Answer) -> str:
     lines = ["**Sources**", ""]
     for c in a.citations:
         mark = "" if c.index in cited or not cited else " (not cited)"
-        lines += [f"[{c.index}] {_locator(c)} · cosine distance {c.cosine_distance:.3f}{mark}", "", _quote(c.quote), ""]
+        table = as_table(c.quote, 0, len(c.quote), c.columns, c.first_column)  # a table's rows under their names
+        lines += [f"[{c.index}] {_locator(c)} · cosine distance {c.cosine_distance:.3f}{mark}", "",
+                  markdown_table(*table) if table else _quote(c.quote), ""]
     return "\n".join(lines).rstrip()
 
 

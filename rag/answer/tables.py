@@ -14,7 +14,7 @@ citation (:attr:`rag.answer.cite.Citation.columns`).
 
 from __future__ import annotations
 
-from rag.text import TABLE_RULE
+from rag.text import TABLE_RULE, markdown_literal
 
 #: A header whose named cells are fewer than this (or fewer than half its cells) is a title row, not column
 #: names: "| Summer School 2016 Budget |  |  | ... |" names nothing. Its rows are read as they are.
@@ -221,3 +221,14 @@ def as_table(quote: str, start: int, end: int, columns: tuple[str, ...], first: 
     hi = min(len(columns), max(c + len(cells) for c, cells in placed))
     rows = [[""] * (c - lo) + cells[: hi - c] + [""] * max(0, hi - c - len(cells)) for c, cells in placed]
     return tuple(columns[lo:hi]), rows
+
+
+def markdown_table(names: tuple[str, ...] | list[str], rows: list[list[str]]) -> str:
+    """:func:`as_table`'s ``(names, rows)`` as a Markdown table, every cell inert (:func:`rag.text.markdown_literal`,
+    which escapes a bar; a cell's own escaped ``\\|`` stays one bar): what the app and the chat export show."""
+    def cell(text: str) -> str:
+        return markdown_literal(text.replace("\\|", "|"), blocks=False) or " "
+
+    lines = ["| " + " | ".join(cell(n) for n in names) + " |", "|" + "---|" * len(names)]
+    lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
+    return "\n".join(lines)

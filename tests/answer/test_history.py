@@ -191,3 +191,18 @@ def test_the_export_says_once_when_the_app_found_every_sentence_s_source():
     md = turn_markdown(1, Turn.from_json(_record("How many days?", "How many days?", a)))
     assert "*(source found by the app)*" not in md and f"*({ALL_ATTACHED})*" in md
     assert "Staff get 28 days [1]. Part-time staff get it pro rata [1]." in md
+
+
+def test_a_saved_table_source_is_exported_under_its_column_names():
+    """A spreadsheet's source keeps its column names through a saved chat, and the export shows the key passage
+    and the quote as tables (a walk over a 56-column CSV, 2026-12-07)."""
+    quote = "254 | Kenya | Nairobi |\n| MLI | 223 | Mali | Bamako |"
+    cite = replace(_cite(1), document_name="codes.csv", locator_label="codes.csv, row 121", quote=quote,
+                   media_type="text/csv", columns=("Code", "Dial", "Name", "Capital"), first_column=1)
+    kp = KeyPassage((KeySentence(1, quote[:23], 0, 23, "codes.csv, row 121", 0.8),), 1.0, quote[:23])
+    live = Answer(query="q", gate=gate_result("q"), text=None, citations=[cite], model="m.gguf", key_passage=kp)
+    saved = Turn.from_json(json.loads(json.dumps(_record("q", "q", live))))
+    assert saved.answer.citations[0].columns == cite.columns and saved.answer.citations[0].first_column == 1
+    md = turn_markdown(1, saved)
+    assert "**Key passage** [1] codes.csv, row 121\n\n| Dial | Name | Capital |\n|---|---|---|\n| 254 | Kenya | Nairobi |" in md
+    assert "| Code | Dial | Name | Capital |\n|---|---|---|---|\n|   | 254 | Kenya | Nairobi |\n| MLI | 223 | Mali | Bamako |" in md
