@@ -340,7 +340,7 @@ def _gaps(sentence: str, spec: Sequence[str], quote: str, question: str | None, 
     """``(absent, astray)``: the specifics ``quote`` does not hold at all (with an opening word that writes one of
     its names wrong, :func:`rag.answer.check.names.misspelt_names`), and those it holds only in statements that
     do not make the sentence's claim (:func:`rag.answer.check.claims.statement_gaps`)."""
-    absent = [x for x in spec if not holds(quote, x) and not holds(heading, x)]  # the heading is read above it
+    absent = [x for x in spec if not holds(quote, x)]
     absent += [x for x in misspelt_names(sentence, quote) if x not in spec and not (question and holds(question, x))]
     astray = statement_gaps(sentence, quote, [x for x in spec if x not in absent], question, heading, own=own)
     return absent, astray

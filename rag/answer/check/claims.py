@@ -351,7 +351,7 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
         share = [_coverage(others, f"{heading}\n{st.own() if own else st.context}") for st in sts]
         best = max(share, default=0.0)
         if not any(c >= min_share and (c >= best - margin if not st.lead else _beats_rivals(others, sts, k, heading, margin))
-                   for k, (st, c) in enumerate(zip(sts, share)) if holds(f"{heading}\n{st.own() if own else st.context}", x)
+                   for k, (st, c) in enumerate(zip(sts, share)) if holds(st.own() if own else st.context, x)
                    and (not named_rows or k in named_rows or not _TABLE_LINE.match(source[st.start:st.end]))
                    and not _bound_elsewhere(x, others - source_roots(heading), sts, k, sentence)):
             gaps.append(x)
