@@ -74,6 +74,43 @@ def test_a_claim_about_the_asked_requirement_from_another_row_is_not_supported()
                      places=["requirements.csv requirements"])[0].passed
 
 
+COUNTRIES = ("Code", "Dial", "Name", "Capital", "Population")
+
+
+def _check(q: str, sentence: str, quote: str, columns=COUNTRIES) -> str:
+    from rag.answer.pipeline import check_answer
+
+    return check_answer(sentence, [_cite(quote, columns)], None, q)[3][0].verdict
+
+
+def test_a_value_of_another_column_of_the_row_is_not_supported():
+    """An adversarial review: read with its column names, the row "supported" a population for a dialing code."""
+    row = "| KEN | 254 | Kenya | Nairobi | 55 million |"
+    q = "What is the dialing code for Kenya?"
+    assert _check(q, "The dialing code for Kenya is 55 [1].", row) == "unsupported"
+    assert _check(q, "The dialing code for Kenya is 254 [1].", row) == "supported"
+    assert _check("How many people live in Kenya?", "Kenya has a population of 55 million [1].", row) == "supported"
+
+
+def test_a_table_row_of_another_name_does_not_answer_for_the_asked_one():
+    """Nigeria's row does not give Niger's capital (the question's plain names must be in a table source; in
+    prose a source says "it" for them, so there they are not asked for)."""
+    q = "What is the capital of Niger?"
+    assert _check(q, "The capital of Niger is Abuja [1].", "| NGA | 234 | Nigeria | Abuja | 223 million |") == "unsupported"
+    assert _check(q, "The capital of Niger is Niamey [1].", "| NER | 227 | Niger | Niamey | 26 million |") == "supported"
+
+
+def test_identifiers_and_how_a_source_names_them():
+    from rag.answer.check.names import identifiers, names_it
+
+    assert identifiers("Which ASVS 5.0 level does V1.2.1 of BibTeX have at Springer, FY2023, 100?") == {
+        "asvs", "v1.2.1", "bibtex", "fy2023"}
+    assert names_it("Overview of Data Types", "datatype") and names_it("the World Health Organization", "who")
+    assert names_it("fiscal year 2023", "fy2023") and names_it("owasp-asvs-5.0.0.csv", "asvs")
+    assert not names_it("| V11.2.1 | x |", "v1.2.1") and not names_it("Nigeria is large", "niger")
+    assert not names_it("who said what", "whx")
+
+
 @pytest.fixture(scope="module")
 def country_store(tmp_path_factory, corpus_dir, hash_embedder):
     from rag.settings import get_settings

@@ -40,7 +40,7 @@ from rag.answer.check.clean import CleanResult as CleanResult
 from rag.answer.check.clean import clean_citations as clean_citations
 from rag.answer.check.clean import markers
 from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
-from rag.answer.check.names import misspelt_names
+from rag.answer.check.names import misspelt_names, unnamed_in
 from rag.answer.check.no_claim import announces, garbled, points_elsewhere, title_states
 from rag.answer.check.polarity import denied_by, denies, polarity_clash, swap_clash, without_denials
 from rag.answer.check.short_answers import (
@@ -323,18 +323,6 @@ def _reason(v: ClaimVerdict, cited: Sequence[int], supported: Sequence[int], mis
     }[v]
 
 
-def names_it(text: str, name: str) -> bool:
-    """Whether ``text`` names ``name`` (a specific of :func:`specifics`): :func:`holds` it, or, for a name without
-    a digit, holds its letters run together ("DataType" in "Overview of Data Types"; not for "V1.1.1", whose
-    digits run together would be found in "V11.1.1")."""
-    if holds(text, name):
-        return True
-    if any(ch.isdigit() for ch in name):
-        return False
-    squash = "".join(ch for ch in name.casefold() if ch.isalnum())
-    return len(squash) >= 4 and squash in "".join(ch for ch in text.casefold() if ch.isalnum())
-
-
 def _gaps(sentence: str, spec: Sequence[str], quote: str, question: str | None, heading: str,
           own: bool = False) -> tuple[list[str], list[str]]:
     """``(absent, astray)``: the specifics ``quote`` does not hold at all (with an opening word that writes one of
@@ -440,15 +428,11 @@ def attribute(
             # the thing the question names, said again as the claim's subject, must be named by the source, its
             # heading or its document: "Requirement V1.2.1 has ..." from another requirement's row is about
             # something else (a walk over a CSV, 2026-12-07)
-            named = sorted(specifics(s) & asked)
-            if named:
-                where = [f"{heads[j]}\n{places[j] if places is not None else ''}" for j in range(len(source_indices))]
-                unnamed = [not all(names_it(quotes[j], x) or names_it(where[j], x) for x in named)
-                           for j in range(len(source_indices))]
-                if lean and unnamed[lean[0]] and not missing:
-                    missing = tuple(x for x in named if not (names_it(quotes[lean[0]], x) or names_it(where[lean[0]], x)))
-                    lacking_at = source_indices[lean[0]]
-                row &= ~np.array(unnamed, dtype=bool)
+            lacks = [unnamed_in(s, question, quotes[j], f"{heads[j]}\n{places[j] if places is not None else ''}")
+                     if question else [] for j in range(len(source_indices))]
+            if lean and lacks[lean[0]] and not missing:
+                missing, lacking_at = tuple(lacks[lean[0]]), source_indices[lean[0]]
+            row &= np.array([not x for x in lacks], dtype=bool)
             codes = [code_missing(s, quotes[j], question) for j in range(len(source_indices))]
             if lean and codes[lean[0]] and not missing:  # a command not written so in the source it leans on
                 missing, lacking_at = tuple(f"`{c}`" for c in codes[lean[0]]), source_indices[lean[0]]

@@ -341,6 +341,9 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
         named_rows = {k for k, st in enumerate(sts) if _TABLE_LINE.match(source[st.start:st.end])
                       and not _header_row(source, st.end)
                       and (label := _row_label(source[st.start:st.end])) and label <= words}
+    said = specifics(sentence)
+    off_column = {k for k, st in enumerate(sts) if _TABLE_LINE.match(source[st.start:st.end])
+                  and _names_another_column(sentence, said, source[st.start:st.end], _table_header(source, st.start))}
     gaps = []
     for x in spec:
         # the specific's own pieces are not other words: "$41,850" is the roots "41" and "850" (a new user's walk of
@@ -353,6 +356,7 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
         if not any(c >= min_share and (c >= best - margin if not st.lead else _beats_rivals(others, sts, k, heading, margin))
                    for k, (st, c) in enumerate(zip(sts, share)) if holds(st.own() if own else st.context, x)
                    and (not named_rows or k in named_rows or not _TABLE_LINE.match(source[st.start:st.end]))
+                   and k not in off_column
                    and not _bound_elsewhere(x, others - source_roots(heading), sts, k, sentence)):
             gaps.append(x)
     return gaps
@@ -417,6 +421,24 @@ def _header_row(text: str, end: int) -> bool:
         return False
     b = text.find("\n", a)
     return _SEPARATOR_LINE.match(text[a:b if b >= 0 else len(text)]) is not None
+
+
+def _names_another_column(sentence: str, said: set[str], row: str, head: str) -> bool:
+    """Whether a table row does not make a claim that names its columns: the sentence says every word of some
+    columns' names (a word of the sentence that starts with it: "dialing" for "Dial") that are filled in this row,
+    and none of those cells holds a number or name the sentence says ("The dialing code for Kenya is 55" on
+    "| KEN | 254 | Kenya | Nairobi | 55 million |": the Dial cell holds 254). ``head`` the table's header row
+    (:func:`_table_header`; ``""``: no column names, never). An adversarial review of the rows read with their
+    column names, 2026-12-07."""
+    if not head:
+        return False
+    words = [m.group(0).casefold() for m in WORD_RE.finditer(strip_markers(sentence))]
+    named = []
+    for name, cell in zip(split_cells(head), split_cells(row)):
+        parts = [w.casefold() for w in WORD_RE.findall(name) if w.isalpha() and len(w) >= 3]
+        if cell and parts and all(any(w.startswith(p) for w in words) for p in parts):
+            named.append(cell)
+    return bool(named) and not any(holds(cell, y) for cell in named for y in said)
 
 
 def _row_label(row: str) -> set[str]:

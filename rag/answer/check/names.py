@@ -1,14 +1,15 @@
 """A name the claim writes wrong (issue 39): "Laurent van der Maaten" for the source's "Laurens van der Maaten".
 
 :func:`misspelt_names` - a sentence's opening words that are a name of the source written with one or two letters
-changed; :func:`source_names` - the names a source holds. Moved out of :mod:`rag.answer.check.claims` (which holds
+changed; :func:`source_names` - the names a source holds; :func:`identifiers` and :func:`names_it` - the
+identifier-like names a question asks about, and whether a source names them. Moved out of :mod:`rag.answer.check.claims` (which holds
 the word-level check they serve) when it passed 500 lines. Pure functions, no regular expression of their own.
 """
 
 from __future__ import annotations
 
 from rag.answer.check.claims import TOKEN_RE, holds, specifics
-from rag.text import CLAIM_STOPWORDS, strip_markers
+from rag.text import CLAIM_STOPWORDS, WORD_RE, strip_markers
 
 #: An opening word (capitalised, so :func:`specifics` cannot tell a name from any first word) that its source
 #: lacks but that is at most this many letter edits from a name the source has, same first letter, is that name
@@ -72,3 +73,66 @@ def source_names(source: str) -> set[str]:
         if tok.isalpha():
             (capital if tok[0].isupper() else lower).add(tok.casefold())
     return names | {w for w in capital - lower if w not in CLAIM_STOPWORDS}
+
+
+# --------------------------------------------------------------------------- the thing the question names
+
+#: Small words skipped when an acronym is read off a name's initials ("World Health Organization" for "WHO",
+#: "Department of the Interior" for "DOI").
+_INITIAL_SKIP = frozenset({"of", "the", "and", "for", "to", "in", "on", "de", "du", "des", "la", "le"})
+
+
+def identifiers(text: str) -> set[str]:
+    """The identifier-like names of ``text`` (``[n]`` markers removed), case-folded as :func:`specifics` gives them:
+    a token with letters and digits ("V1.2.1", "FY2023", "GPT-4") or with two capitals or more ("ASVS", "BibTeX",
+    "U.S."). A plain capitalised word ("Springer", "Return") or a bare number is not one: a source says "it", "the
+    policy" or "more than 100" for those (an adversarial review, 2026-12-07)."""
+    out = set()
+    for m in TOKEN_RE.finditer(strip_markers(text)):
+        tok = m.group(0).rstrip(".,")
+        letters = sum(ch.isalpha() for ch in tok)
+        if letters and (any(ch.isdigit() for ch in tok) or sum(ch.isupper() for ch in tok) >= 2):
+            out.add(tok.casefold())
+    return out
+
+
+def names_it(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` (one of :func:`identifiers`): :func:`holds` it; or, without a digit, holds it
+    as up to three whole words run together ("DataType" in "Data Types") or as a name's initials ("WHO" for "World
+    Health Organization"); or, with one, holds its digits as a token of their own ("FY2023" in "fiscal year 2023";
+    "V1.2.1" is not in "V11.2.1", nor "Niger" in "Nigeria"). Linear in ``text``."""
+    if holds(text, name):
+        return True
+    digits = "".join(ch for ch in name if ch.isdigit() or ch == ".").strip(".")
+    if any(ch.isdigit() for ch in name):
+        return bool(digits) and holds(text, digits)
+    squash = "".join(ch for ch in name if ch.isalnum())
+    written = [m.group(0) for m in WORD_RE.finditer(text)]
+    words = [w.casefold() for w in written]
+    for i in range(len(words)):
+        run = ""
+        for w in words[i:i + 3]:
+            run += w
+            if run in (squash, squash + "s"):
+                return True
+    if 2 <= len(squash) <= 6:  # an acronym: the initials of consecutive capitalised words, small words skipped
+        initials = "".join(w[0].casefold() if w[0].isupper() else "" if w.casefold() in _INITIAL_SKIP else "|"
+                           for w in written)
+        return squash in initials
+    return False
+
+
+def _tabular(text: str) -> bool:
+    return any(line.lstrip().startswith("|") for line in text.split("\n"))
+
+
+def unnamed_in(sentence: str, question: str, quote: str, where: str = "") -> list[str]:
+    """The names the question asks about that ``sentence`` says again and that neither ``quote`` (a source's text)
+    nor ``where`` (its heading, document name and section path) names (:func:`names_it`): its
+    :func:`identifiers` ("Requirement V1.2.1 has ..." from another requirement's row), and, when the source is a
+    table, its plain names too (a row's key: "The capital of Niger is Abuja" from Nigeria's row; in prose a
+    source says "it" for those). Numbers are left to the claim check's other rules ("more than 100 million")."""
+    wanted = identifiers(sentence) & identifiers(question)
+    if _tabular(quote):
+        wanted |= {x for x in specifics(sentence) & specifics(question) if any(ch.isalpha() for ch in x)}
+    return sorted(x for x in wanted if not (names_it(quote, x) or names_it(where, x)))
