@@ -16,9 +16,16 @@ from __future__ import annotations
 
 from rag.text import TABLE_RULE, markdown_literal
 
-#: A header whose named cells are fewer than this (or fewer than half its cells) is a title row, not column
-#: names: "| Summer School 2016 Budget |  |  | ... |" names nothing. Its rows are read as they are.
-MIN_NAMED = 2
+#: Column names are read from a header row of at least this many named cells, none missing between the first
+#: column and the last named one and none twice. Else it is a title row ("| Summer School 2016 Budget |  |  |"),
+#: a merged header ("| Item | 2023 |  | 2024 |  |" over "Planned | Spent"), or a two-column key-value box whose
+#: first row is data ("| Country | Switzerland |"): its rows are read as they are (an adversarial review,
+#: 2026-12-07). A first cell left empty (a row-label column) and empty cells after the last name are allowed.
+MIN_NAMED = 3
+
+#: A table with more columns is read without names: its header above every source cost the claim check 78 s at
+#: 16,000 columns (an adversarial review, 2026-12-07); the walk's widest real table has 56.
+MAX_COLUMNS = 100
 
 #: Rows above a chunk searched for its table's header (a table longer than this is read without names).
 MAX_ROWS_UP = 20_000
@@ -69,8 +76,9 @@ def table_columns(canonical: str, start: int) -> tuple[tuple[str, ...], int] | N
     """``(names, first)`` for a chunk that starts at offset ``start`` of ``canonical`` inside a Markdown table:
     the cells of the table's header row, and the 0-based column of the chunk's first cell (0 when the chunk
     starts a row). ``None`` when ``start`` is not on a table row, the table has no ``|---|`` rule under its
-    first row, it names fewer than :data:`MIN_NAMED` columns (or fewer than half), or its top is more than
-    :data:`MAX_ROWS_UP` rows up. Bounded: at most that many lines are read.
+    first row or no row under the rule, its first row is not column names (:data:`MIN_NAMED`,
+    :data:`MAX_COLUMNS`), or its top is more than :data:`MAX_ROWS_UP` rows up. Bounded: at most that many lines
+    are read.
     """
     line_start = canonical.rfind("\n", 0, start) + 1
     line_end = canonical.find("\n", start)
@@ -93,11 +101,21 @@ def table_columns(canonical: str, start: int) -> tuple[tuple[str, ...], int] | N
     if not TABLE_RULE.match(canonical[first_end + 1:rule_end]):
         return None
     names = tuple(split_cells(canonical[top:first_end]))
-    named = sum(1 for n in names if n)
-    if named < MIN_NAMED or 2 * named < len(names):
-        return None
+    below_end = canonical.find("\n", rule_end + 1)
+    below = canonical[rule_end + 1:len(canonical) if below_end == -1 else below_end]
+    if not _names_columns(names) or not _is_row(below):
+        return None  # not names, or a header with no row under it (a one-row "| Total | $331,404 |" box)
     on_bar = start > line_start and canonical.startswith("|", start)  # a piece cut just before a cell's bar
     return names, column_at(canonical, start + 1 if on_bar else start)
+
+
+def _names_columns(names: tuple[str, ...]) -> bool:
+    """Whether a header row's cells are column names (:data:`MIN_NAMED`, :data:`MAX_COLUMNS`)."""
+    filled = [n for n in names if n]
+    if len(names) > MAX_COLUMNS or len(filled) < MIN_NAMED or len(set(filled)) < len(filled):
+        return False
+    last = max(k for k, n in enumerate(names) if n)
+    return all(names[1:last + 1])
 
 
 def record(cells: list[str], names: tuple[str, ...], first: int = 0) -> str:
@@ -218,9 +236,10 @@ def as_table(quote: str, start: int, end: int, columns: tuple[str, ...], first: 
     if not placed:
         return None
     lo = min(c for c, _ in placed)
-    hi = min(len(columns), max(c + len(cells) for c, cells in placed))
-    rows = [[""] * (c - lo) + cells[: hi - c] + [""] * max(0, hi - c - len(cells)) for c, cells in placed]
-    return tuple(columns[lo:hi]), rows
+    hi = max(c + len(cells) for c, cells in placed)
+    names = tuple(columns[lo:hi]) + ("",) * max(0, hi - max(lo, len(columns)))  # a cell past the header keeps a column
+    rows = [[""] * (c - lo) + cells + [""] * (hi - c - len(cells)) for c, cells in placed]
+    return names, rows
 
 
 def markdown_table(names: tuple[str, ...] | list[str], rows: list[list[str]]) -> str:

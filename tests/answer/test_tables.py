@@ -31,6 +31,23 @@ def test_a_chunk_inside_a_table_gets_its_header_and_the_column_it_starts_in():
     assert table_columns(titled, titled.index("| Part")) is None  # a title row names no column
 
 
+def test_what_is_not_a_row_of_column_names_is_read_as_it_is():
+    """An adversarial review: a one-row box, a key-value table, a merged header and a title row lost their data or
+    paired values with the wrong names once every first row was taken for column names."""
+    box = "x\n\n| Total Budget | $331,404 | CHF |\n| --- | --- | --- |\n\ny"
+    assert table_columns(box, box.index("| Total")) is None and rows_as_records(box, 0, len(box)) is None
+    infobox = "| Country | Switzerland |\n| --- | --- |\n| Canton | Bern |\n| Population | 134,591 |"
+    assert table_columns(infobox, infobox.index("| Canton")) is None  # two columns: a key-value box
+    merged = "| Item | 2023 |  | 2024 |  |\n| --- | --- | --- | --- | --- |\n| Planned | Spent | Planned | Spent |\n| Reagents | 12000 | 11500 | 15000 | 14000 |"
+    assert table_columns(merged, merged.index("| Reagents")) is None
+    titled = "| Regional sales report |  |  | Period: 2024 Q3 |\n| --- | --- | --- | --- |\n| North | 3 | 5 | 7 |"
+    assert table_columns(titled, titled.index("| North")) is None
+    pivot = "|  | Sunday | Monday | Tuesday |  |\n| --- | --- | --- | --- | --- |\n| Lunch | a | b | c |  |"
+    assert table_columns(pivot, pivot.index("| Lunch")) == (("", "Sunday", "Monday", "Tuesday", ""), 0)
+    wide = "| " + " | ".join(f"c{i}" for i in range(101)) + " |\n|" + "---|" * 101 + "\n| " + " | ".join("1" * 101) + " |"
+    assert table_columns(wide, wide.rindex("\n") + 1) is None  # past MAX_COLUMNS: read without names
+
+
 def test_rows_are_read_as_records_from_the_first_column_of_the_piece():
     names = ("Code", "Dial", "Name", "Capital")
     quote = WIDE[WIDE.index("223"):].rstrip("\n")  # "223 | Mali | Bamako |"
