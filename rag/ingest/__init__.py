@@ -29,7 +29,8 @@
 * :mod:`rag.ingest.pdf.furniture` (running headers and footers), :mod:`rag.ingest.roles` (reference lists,
   tables of contents, navigation) and :mod:`rag.ingest.unit_roles` (each line and unit of a chunk: contents
   entries, page counters, title lines): what each stretch of a document is to a reader;
-* :mod:`rag.ingest.chunk` - strategy E of the design (and A-F for evaluation); :mod:`rag.ingest.locate` - each
+* :mod:`rag.ingest.chunk` - strategy E of the design (and A-F for evaluation), over the headings' sections of
+  :mod:`rag.ingest.sections`; :mod:`rag.ingest.locate` - each
   chunk's locator and role, read from its document.
 
 Every reader returns a :class:`rag.types.Document`; every offset is a 0-based

@@ -55,14 +55,15 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from rag.ingest.locate import locator_at, role_at
 from rag.ingest.roles import find_roles
+from rag.ingest.sections import Section, cut_at_roles, sections
 from rag.ingest.unit_roles import chunk_unit_roles, masked
 from rag.text import TABLE_RULE, Span, lines, matches_as_spans, paragraphs, sentences, units
 from rag.tokens import count_tokens_batch
-from rag.types import Chunk, ChunkStrategy, RoleSpan, TextRole
+from rag.types import Chunk, ChunkStrategy, TextRole
 
 #: The strategies' names as plain strings, ``("A", ..., "F")``.
 STRATEGIES = tuple(s.value for s in ChunkStrategy)
@@ -236,48 +237,6 @@ def table_extra(text: str, start: int) -> str:
     """
     th = table_header(text, start)
     return th[0] if th is not None and start >= th[1] else ""
-
-
-# --------------------------------------------------------------------------- sections
-
-
-@dataclass(frozen=True)
-class Section:
-    """A section body: the span after its heading line up to the next heading, and its heading path."""
-
-    path: tuple[str, ...]
-    start: int
-    end: int
-
-
-def sections(doc) -> list[Section]:
-    """Section bodies of ``doc`` in order, the preamble (before the first heading) first, under ``()``.
-
-    A level-1 heading whose title is the document title is left out of the
-    path (it is already in the header).
-    """
-    text = doc.canonical
-    heads = list(doc.headings)
-    out = [Section((), 0, heads[0].start if heads else len(text))]
-    stack: list = []
-    for i, h in enumerate(heads):
-        while stack and stack[-1].level >= h.level:
-            stack.pop()
-        stack.append(h)
-        path = tuple(x.title for x in stack if not (x.level == 1 and x.title == doc.title))
-        body_end = heads[i + 1].start if i + 1 < len(heads) else len(text)
-        out.append(Section(path, min(h.end + 1, body_end), body_end))
-    return [s for s in out if s.start < s.end]
-
-
-def cut_at_roles(secs: list[Section], roles: Sequence[RoleSpan]) -> list[Section]:
-    """``secs`` cut at every edge of a role span (issue 28), so no chunk holds text of two roles."""
-    edges = sorted({x for r in roles for x in (r.start, r.end)})
-    out = []
-    for sec in secs:
-        cuts = [sec.start] + [x for x in edges if sec.start < x < sec.end] + [sec.end]
-        out += [Section(sec.path, a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
-    return out
 
 
 def header_for(title: str, path: tuple[str, ...]) -> str:
