@@ -48,4 +48,5 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: inline markup rendered (links as their text, no emphasis marks: issue 37). 12: an HTML page whose text is all
 #: inside <noscript> is read there (it was refused). 13: a Markdown file's HTML blocks are the text they show, read by
 #: the HTML reader's writer, and an element a block leaves open and hides takes the Markdown up to its closing tag.
-EXTRACTOR_VERSION = "13"
+#: 14: the text an ODF image holds (drawn on it: a slide's "Shazam!") is read (a new user's walk, 2026-12-07).
+EXTRACTOR_VERSION = "14"

@@ -173,3 +173,16 @@ def test_odp_no_invented_titles_hidden_slides_left_out_and_the_title_slide_named
     assert got.title == "Power-Agile Computing"
     last = got.canonical.index("Faster")
     assert locator_at(got, last, last + 6).first == 4
+
+
+def test_the_text_an_image_holds_is_read_where_it_stands():
+    """A new user's walk (2026-12-07): a talk's slide whose only words, "Shazam!", are the text of its image frame
+    was in no chunk (coverage 95.5 %): LibreOffice draws that text on the image."""
+    deck = _deck([("Results", ["Revenue grew"]), (None, [])])
+    page = deck.body.get_draw_pages()[1]
+    frame = Element.from_tag('<draw:frame svg:width="5cm" svg:height="5cm" svg:x="1cm" svg:y="1cm">'
+                             '<draw:image xlink:href="Pictures/x.png"><text:p>Shazam!</text:p></draw:image></draw:frame>')
+    page.append(frame)
+    got = extract_bytes(_save(deck), "talk.odp")
+    at = got.canonical.index("Shazam!")
+    assert locator_at(got, at, at + 7).first == 2  # on its own slide

@@ -53,7 +53,7 @@ _HIDDEN = {"text:hidden-paragraph", "text:hidden-text", "office:annotation", "of
 #: Drawing shapes that can hold text: read as blocks of their own where they stand, never inside a line.
 _SHAPES = {"draw:frame", "draw:text-box", "draw:custom-shape", "draw:rect", "draw:ellipse", "draw:circle",
            "draw:polygon", "draw:polyline", "draw:regular-polygon", "draw:path", "draw:line", "draw:connector",
-           "draw:caption", "draw:measure", "draw:g"}
+           "draw:caption", "draw:measure", "draw:g", "draw:image"}  # an image's own text is drawn on it (a walk, 2026-12-07)
 #: Fields whose text changes from page to page (left out of headers and footers, which are written once).
 _PAGE_FIELDS = {"text:page-number", "text:page-count", "text:page-continuation"}
 #: Generated indexes, and the role their entries have (issue 37: a contents list is navigation, not body text).
