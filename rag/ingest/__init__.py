@@ -49,4 +49,5 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: inside <noscript> is read there (it was refused). 13: a Markdown file's HTML blocks are the text they show, read by
 #: the HTML reader's writer, and an element a block leaves open and hides takes the Markdown up to its closing tag.
 #: 14: the text an ODF image holds (drawn on it: a slide's "Shazam!") is read (a new user's walk, 2026-12-07).
-EXTRACTOR_VERSION = "14"
+#: 15: a PDF's spacing accents (a TeX font's "Mazi`eres") composed with their letter ("Mazi\u00e8res").
+EXTRACTOR_VERSION = "15"

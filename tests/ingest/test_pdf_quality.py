@@ -257,3 +257,24 @@ def test_margin_note_between_the_halves_of_a_word(corpus_dir):
     doc = _dev(corpus_dir, "06-guide-llncs-latex-class.pdf")
     assert "For formatting the bibliography according to Springer" in doc.canonical
     assert "splncs04.bst" in doc.canonical and "forsplncs04" not in doc.canonical
+
+
+def test_a_tex_font_s_spacing_accents_are_composed_with_their_letters():
+    """A new user's walk (2026-12-07): the Raft paper's text layer reads "Mazi`eres" and "M\u00b4ery" (an OT1 TeX font
+    draws the accent as a glyph of its own), so quotes were not what a reader sees: "Mazi\u00e8res", "M\u00e9ry"."""
+    from rag.ingest.pdf.audit import words
+    from rag.ingest.pdf.pdf_text import spacing_accents
+
+    assert spacing_accents("David Mazi`eres and D. M\u00b4ery; G\u00a8odel") == "David Mazi\u00e8res and D. M\u00e9ry; G\u00f6del"
+    for code in ("run `echo hi` now", "x^2 and a^b", "~user", "`x"):
+        assert spacing_accents(code) == code  # a backtick opening code, ASCII ^ and ~, no letter: as they are
+    assert words("Mazi`eres M\u00b4ery") == words("Mazi\u00e8res M\u00e9ry") == ["mazieres", "mery"]  # the audit
+
+
+def test_the_raft_paper_reads_its_accented_names(corpus_dir):
+    path = corpus_dir / "real" / "pdf" / "paper-twocol-raft-consensus.pdf"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    got = extract_path(path)
+    assert "Mazi\u00e8res" in got.canonical and "M\u00e9ry" in got.canonical and "`" not in got.canonical
+    assert not [w for w in got.warnings if "page" in w.lower() and "%" in w]  # no page reads as losing words

@@ -55,8 +55,10 @@ class PagePreview:
 
 
 def _norm(text: str) -> str:
-    """NFKC, case-folded, letters and digits only (hyphens, spaces and punctuation dropped)."""
-    return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())
+    """NFKC, case-folded, letters and digits only, without accents (hyphens, spaces, punctuation and accents dropped:
+    a quote's "Mazi\u00e8res" meets the text layer's "Mazi`eres", a TeX font's spacing accent)."""
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return "".join(c for c in unicodedata.normalize("NFKC", bare).casefold() if c.isalnum())
 
 
 def _word_stream(words: list[tuple]) -> tuple[str, list[int]]:

@@ -33,12 +33,18 @@ MIN_PAGE_COVERAGE = 0.99
 #: like with like (issue 28: vertical Japanese read right was flagged at 25 % coverage).
 _UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
 _WORD = re.compile(f"[{_UNSPACED}]|[^\\W_{_UNSPACED}]+")
+#: Spacing accents (a TeX font's accent glyphs), dropped with the combining marks before words are read.
+_SPACING = frozenset("`\u00b4\u00a8\u02c6\u02dc\u02c7\u02d8\u02da")
 
 
 def words(text: str) -> list[str]:
-    """The audit's words of ``text``: runs of letters and digits of its NFKC, case-folded form, in order; a
-    character of a script written without spaces (:data:`_UNSPACED`) is a word by itself."""
-    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    """The audit's words of ``text``: runs of letters and digits of its NFKC, case-folded form without accents, in
+    order (the text layer's "Mazi`eres" and the canonical "Mazi\u00e8res" are one word, "mazieres": the extractor
+    composes a TeX font's spacing accents, :func:`rag.ingest.pdf.pdf_text.spacing_accents`); a character of a script
+    written without spaces (:data:`_UNSPACED`) is a word by itself."""
+    bare = "".join(ch for ch in unicodedata.normalize("NFKD", "".join(c for c in text if c not in _SPACING))
+                   if not unicodedata.combining(ch))
+    return _WORD.findall(unicodedata.normalize("NFKC", bare).casefold())
 
 
 @dataclass(frozen=True)

@@ -133,6 +133,36 @@ class Para:
     bold_title: bool = False
 
 
+#: Spacing accents a TeX font draws as a glyph of their own before the letter they sit on (OT1 encoding): the text
+#: layer reads "Mazi`eres", "M\u00b4ery" where a reader sees "Mazi\u00e8res", "M\u00e9ry" (a new user's walk over the
+#: Raft paper, 2026-12-07). Each maps to its combining mark.
+SPACING_ACCENTS = {"`": "\u0300", "\u00b4": "\u0301", "\u00a8": "\u0308", "\u02c6": "\u0302", "\u02dc": "\u0303",
+                   "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02da": "\u030a"}
+
+
+def spacing_accents(text: str) -> str:
+    """``text`` with each spacing accent that stands before a letter, inside a word or (not a backtick) at its start,
+    composed with it when Unicode has that accented letter ("Mazi`eres" -> "Mazi\u00e8res", "G\u00a8odel" ->
+    "G\u00f6del"; "run `echo`" and "x`y" stay as they are). ASCII "^" and "~" are never read as accents. Linear."""
+    if not any(ch in text for ch in SPACING_ACCENTS):
+        return text
+    out, i = [], 0
+    while i < len(text):
+        ch = text[i]
+        before = text[i - 1] if i else " "
+        # a backtick only inside a word ("Mazi`eres"): before a word it opens code ("run `echo`")
+        if ch in SPACING_ACCENTS and i + 1 < len(text) and text[i + 1].isalpha() \
+                and (before.isalpha() or (before.isspace() and ch != "`")):
+            composed = unicodedata.normalize("NFC", text[i + 1] + SPACING_ACCENTS[ch])
+            if len(composed) == 1:
+                out.append(composed)
+                i += 2
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 def _hyphen_end(text: str) -> bool:
     return text.endswith(("-", "\u2010")) and text[-2:-1].isalpha()
 
@@ -150,7 +180,7 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float, bold_title
             text = para[0].text
         else:
             text = join_lines([ln.text for ln in para], lexicon).replace("\u00ad", "")
-        text = unicodedata.normalize("NFC", text).strip()
+        text = unicodedata.normalize("NFC", spacing_accents(text)).strip()
         if not text:
             continue
         size = heading_size(para, text, body)

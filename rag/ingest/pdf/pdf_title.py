@@ -20,7 +20,7 @@ import unicodedata
 from rag.ingest.pdf import audit as audit_mod
 from rag.ingest.pdf.layout import _LIGATURES, Line
 from rag.ingest.pdf.pdf_page import PageRead
-from rag.ingest.pdf.pdf_text import Para
+from rag.ingest.pdf.pdf_text import Para, spacing_accents
 from rag.types import Heading, PageSpan
 
 _JUNK_TITLE = re.compile(r"^(untitled|none|null|unknown|title|document\d*|microsoft word\b.*|slide \d+)$|"
@@ -28,7 +28,7 @@ _JUNK_TITLE = re.compile(r"^(untitled|none|null|unknown|title|document\d*|micros
 
 
 def _norm_title(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFC", text.translate(_LIGATURES)).split())
+    return " ".join(unicodedata.normalize("NFC", spacing_accents(text.translate(_LIGATURES))).split())
 
 
 def _toc_match(title: str, paras: list[Para]) -> Para | None:
