@@ -350,6 +350,32 @@ TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:
 TABLE_RULE_LINES = re.compile(TABLE_RULE.pattern, re.MULTILINE)
 
 
+def table_head(text: str, start: int, max_rows: int | None = None) -> tuple[int, int, int] | None:
+    """Where the Markdown table holding offset ``start`` of ``text`` begins: ``(top, top_end, rule_end)``, the
+    offsets of its first row's start and end and of the end of the ``|---|`` rule under it. ``None`` when the line
+    at ``start`` is not a table row (a ``|`` after spaces or tabs), the first row has no rule under it, or
+    ``max_rows`` rows up did not reach the top. Reads at most ``max_rows`` lines up (all of them when ``None``).
+    The one walk the chunker's header, the answer's column names and the claim check's header read."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    if not text[line_start:len(text) if line_end == -1 else line_end].lstrip(" \t").startswith("|"):
+        return None
+    top, steps = line_start, 0
+    while top > 0:
+        if max_rows is not None and steps >= max_rows:
+            return None
+        prev = text.rfind("\n", 0, top - 1) + 1
+        if not text[prev:top - 1].lstrip(" \t").startswith("|"):
+            break
+        top, steps = prev, steps + 1
+    top_end = text.find("\n", top)
+    if top_end == -1:
+        return None
+    rule_end = text.find("\n", top_end + 1)
+    rule_end = len(text) if rule_end == -1 else rule_end
+    return (top, top_end, rule_end) if TABLE_RULE.match(text[top_end + 1:rule_end]) else None
+
+
 #: Characters at the end of a model's stream that, found earlier in the same stream, mean it is looping: greedy
 #: decoding that has written the same stretch twice writes it until the token cap (a new user's walk, 2026-12-06;
 #: 8 of 340 saved answers of the dev corpora, up to 37 copies of one sentence).

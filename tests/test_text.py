@@ -51,3 +51,13 @@ def test_counted_says_one_chunk_not_one_chunks():
     from rag.text import counted
 
     assert [counted(n, "chunk") for n in (0, 1, 2)] == ["0 chunks", "1 chunk", "2 chunks"]
+
+
+def test_table_head_finds_the_first_row_and_its_rule_and_stops_where_told():
+    from rag.text import table_head
+
+    text = "Intro\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\nafter"
+    head = table_head(text, text.index("| 3"))
+    assert head is not None and text[head[0]:head[1]] == "| a | b |" and text[head[1] + 1:head[2]] == "|---|---|"
+    assert table_head(text, text.index("| 3"), max_rows=2) is None  # the top is 3 rows up
+    assert table_head(text, 0) is None and table_head("| a |\n| b |", 6) is None  # prose; no rule under the top

@@ -24,7 +24,7 @@ from rag.answer.gate import GateKnobs, GateResult
 from rag.answer.gate.gates import regate_with
 from rag.answer.history import OFF_KEY_LINE, Turn  # noqa: F401  (Turn re-exported: the pages render it)
 from rag.answer.record import Answer, AnswerFrom
-from rag.answer.tables import as_table
+from rag.answer.tables import as_table, markdown_table
 from rag.answer.translate import searched_as_line
 from rag.answer.waits import FIRST_WORDS, Wait
 from rag.collections import DEFAULT
@@ -47,7 +47,6 @@ from ui.format import (
     nearest_note,
     pdf_url,
     removed_markdown,
-    table_markdown,
     verdict_markdown,
 )
 from ui.plain import answered_from, mentions_text, names_phrase, refusal_text, searched_text
@@ -413,7 +412,7 @@ def render_sources(cites: list[Any], key: str, pages: dict[int, int] | None = No
             show_source(c, page)
         with st.expander(f"Quote [{c.index}]", icon=":material/format_quote:"):  # folded: said once above
             table = as_table(c.quote, 0, len(c.quote), c.columns, c.first_column)  # a table's rows: under their names
-            st.markdown(table_markdown(*table) if table else blockquote(c.quote, read.get(c.index, ())))
+            st.markdown(markdown_table(*table) if table else blockquote(c.quote, read.get(c.index, ())))
         if c.also_in:
             st.caption("The same text is also in " + md_escape(", ".join(c.also_in))
                        + " (identical copies are cited once).")

@@ -217,12 +217,7 @@ def key_passage_markdown(passage: Any, citations: Iterable[Any], pages: Mapping[
     a, b = passage.sentences[0].start, passage.sentences[-1].end
     table = as_table(c.quote, a, b, getattr(c, "columns", ()), getattr(c, "first_column", 0)) \
         if passage.body in ("", c.quote[a:b]) else None
-    return head + (table_markdown(*table) if table else blockquote(passage.body or passage.text))
-
-
-def table_markdown(names: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A table's rows under their column names as a Markdown table (:func:`rag.answer.tables.markdown_table`)."""
-    return markdown_table(tuple(names), [list(r) for r in rows])
+    return head + (markdown_table(*table) if table else blockquote(passage.body or passage.text))
 
 
 def removed_markdown(sentences: Sequence[Any]) -> str:

@@ -14,7 +14,7 @@ citation (:attr:`rag.answer.cite.Citation.columns`).
 
 from __future__ import annotations
 
-from rag.text import TABLE_RULE, markdown_literal
+from rag.text import TABLE_RULE, markdown_literal, table_head
 
 #: Column names are read from a header row of at least this many named cells, none missing between the first
 #: column and the last named one and none twice. Else it is a title row ("| Summer School 2016 Budget |  |  |"),
@@ -80,26 +80,11 @@ def table_columns(canonical: str, start: int) -> tuple[tuple[str, ...], int] | N
     :data:`MAX_COLUMNS`), or its top is more than :data:`MAX_ROWS_UP` rows up. Bounded: at most that many lines
     are read.
     """
+    head = table_head(canonical, start, MAX_ROWS_UP)
+    if head is None:
+        return None
+    top, first_end, rule_end = head
     line_start = canonical.rfind("\n", 0, start) + 1
-    line_end = canonical.find("\n", start)
-    line_end = len(canonical) if line_end == -1 else line_end
-    if not _is_row(canonical[line_start:line_end]):
-        return None
-    top, steps = line_start, 0
-    while top > 0 and steps < MAX_ROWS_UP:
-        prev = canonical.rfind("\n", 0, top - 1) + 1
-        if not _is_row(canonical[prev:top - 1]):
-            break
-        top, steps = prev, steps + 1
-    if steps >= MAX_ROWS_UP:
-        return None
-    first_end = canonical.find("\n", top)
-    if first_end == -1:
-        return None
-    rule_end = canonical.find("\n", first_end + 1)
-    rule_end = len(canonical) if rule_end == -1 else rule_end
-    if not TABLE_RULE.match(canonical[first_end + 1:rule_end]):
-        return None
     names = tuple(split_cells(canonical[top:first_end]))
     below_end = canonical.find("\n", rule_end + 1)
     below = canonical[rule_end + 1:len(canonical) if below_end == -1 else below_end]

@@ -61,7 +61,7 @@ from rag.ingest.locate import locator_at, role_at
 from rag.ingest.roles import find_roles
 from rag.ingest.sections import Section, cut_at_roles, sections
 from rag.ingest.unit_roles import chunk_unit_roles, masked
-from rag.text import TABLE_RULE, Span, lines, matches_as_spans, paragraphs, sentences, units
+from rag.text import Span, lines, matches_as_spans, paragraphs, sentences, table_head, units
 from rag.tokens import count_tokens_batch
 from rag.types import Chunk, ChunkStrategy, TextRole
 
@@ -196,8 +196,6 @@ def split_span(text: str, start: int, end: int, budget: int) -> list[Span]:
 
 # --------------------------------------------------------------------------- tables
 
-_ROW = re.compile(r"^[ \t]*\|")
-_RULE = TABLE_RULE
 
 
 def table_header(text: str, start: int) -> tuple[str, int] | None:
@@ -205,22 +203,11 @@ def table_header(text: str, start: int) -> tuple[str, int] | None:
     ``header_lines`` is the header row (from the column ``start`` is in, after a "…" cell) and its ``|---|`` rule
     (``\\n``-terminated) and ``end`` the offset just after them (cells trimmed, the rule shortened: padding would eat
     the chunk's word-pieces); ``None`` when ``start`` is not on a table row or the table has no rule line."""
+    head = table_head(text, start)
+    if head is None:
+        return None
+    top, first_end, rule_end = head
     line_start = text.rfind("\n", 0, start) + 1
-    if not _ROW.match(text[line_start:line_start + 200]):
-        return None
-    top = line_start
-    while top > 0:
-        prev = text.rfind("\n", 0, top - 1) + 1
-        if not _ROW.match(text[prev:top]):
-            break
-        top = prev
-    first_end = text.find("\n", top)
-    if first_end == -1:
-        return None
-    rule_end = text.find("\n", first_end + 1)
-    rule_end = len(text) if rule_end == -1 else rule_end
-    if not _RULE.match(text[first_end + 1:rule_end]):
-        return None
     cells = [c.strip() for c in text[top:first_end].strip().strip("|").split("|")]
     before = text[line_start:start].count("|") - text[line_start:start].lstrip().startswith("|")  # a walk, 2026-12-07
     cells = ["\u2026"] + cells[before:] if start > line_start and 0 < before < len(cells) else cells

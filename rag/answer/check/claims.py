@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from rag.answer.tables import record, split_cells
 from rag.question import analyse
-from rag.text import TABLE_RULE, WORD_RE, content_words, strip_markers, units
+from rag.text import TABLE_RULE, WORD_RE, content_words, strip_markers, table_head, units
 
 #: A word of this many letters or more matches another with the same first :data:`ROOT_LEN` letters
 #: ("tokenization" / "tokenizer", "efficient" / "efficiency"): a light stem for the claim check only.
@@ -181,21 +181,11 @@ def _line_at(text: str, pos: int) -> tuple[int, int]:
 
 def _table_header(text: str, start: int) -> str:
     """The header row of the Markdown table holding the row at ``start`` (``""`` when the table's first rows
-    are not in ``text`` or the row is the header itself)."""
-    a, _ = _line_at(text, start)
-    first = a
-    while first > 0:
-        pa, _pb = _line_at(text, first - 1)
-        if not _TABLE_LINE.match(text[pa:first - 1]):
-            break
-        first = pa
-    fa, fb = _line_at(text, first)
-    if fb + 1 >= len(text):
+    are not in ``text`` or the row is the header itself; :func:`rag.text.table_head`)."""
+    head = table_head(text, start)
+    if head is None or head[0] == text.rfind("\n", 0, start) + 1:
         return ""
-    sa, sb = _line_at(text, fb + 1)
-    if not _SEPARATOR_LINE.match(text[sa:sb]) or first == a:
-        return ""
-    return text[fa:fb]
+    return text[head[0]:head[1]]
 
 
 #: How many rows above a table row are read for the label row it sits under (:func:`_table_label`).
