@@ -88,13 +88,26 @@ def tokenize(text: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
         tokens.extend(p for p in parts if p not in stopwords)
     return tokens
 
+#: Whole numbers a source may spell out where a claim writes digits, and back ("a five-year warranty" backs the
+#: 0.5B's "a 5-year warranty [1]"): up to twenty, then the tens, the words style guides spell out (Chicago 9.2);
+#: the ordinals to tenth. Read by :func:`claim_words` (a spelled number is its digits) and by the claim check's
+#: :func:`rag.answer.check.claims.holds`. "one" stays a word: it is as often a pronoun ("one of the limits").
+SPELLED_NUMBERS = {str(n): w for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())} | {
+    "30": "thirty", "40": "forty", "50": "fifty", "60": "sixty", "70": "seventy", "80": "eighty", "90": "ninety"}
+SPELLED_ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth", "5th": "fifth", "6th": "sixth",
+                    "7th": "seventh", "8th": "eighth", "9th": "ninth", "10th": "tenth"}
+_AS_DIGITS = {w: d for d, w in SPELLED_NUMBERS.items() if d not in ("0", "1")}
+
 
 def content_words(text: str) -> set[str]:
     """The words of ``text`` a claim is made of: :func:`tokenize` with :data:`CLAIM_STOPWORDS`, markers removed.
 
     A single ASCII letter is dropped (digits and other scripts stay); a final
     plural ``s`` is stripped from words of four letters or more (``models`` ->
-    ``model``, not ``class``), so a sentence and its source match on either form.
+    ``model``, not ``class``), so a sentence and its source match on either form; a spelled number from two to
+    ninety is its digits (``five`` -> ``5``, :data:`SPELLED_NUMBERS`).
     """
     return claim_words(tokenize(strip_markers(text), stopwords=frozenset()))
 
@@ -104,6 +117,7 @@ def claim_words(tokens: Iterable[str]) -> set[str]:
     stopwords=frozenset())``, markers removed): the words left after :data:`CLAIM_STOPWORDS`, by the same rules."""
     words = set()
     for w in tokens:
+        w = _AS_DIGITS.get(w, w)  # "five" is 5, as the claim's digits say (:data:`SPELLED_NUMBERS`)
         if w in CLAIM_STOPWORDS or (len(w) < 2 and w.isascii() and not w.isdigit()):
             continue
         if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):

@@ -310,6 +310,25 @@ def test_specifics_and_holds():
     assert holds("BERT's encoder", "bert") and holds("uses 4.3 percent.", "4.3")
 
 
+def test_a_number_the_source_spells_out_is_held_by_its_digits():
+    """A "five-year warranty" backs the 0.5B's "5-year warranty [1]" (withheld before, an adversarial review,
+    2026-12-07); "twenty-five" is no "5", "one of" no "1", and a spelled number is no other number."""
+    from rag.answer.check.attribute import attribute as _attribute
+    from rag.answer.check.attribute import holds
+    from rag.answer.check.attribute import lexical_support as _lex
+
+    assert holds("a five-year warranty", "5-year") and holds("a five year warranty", "5-year")
+    assert holds("lasts three months", "3") and holds("the third floor", "3rd") and holds("one-year plan", "1-year")
+    assert not holds("twenty-five days", "5") and not holds("one of the limits", "1") and not holds("four years", "5")
+    assert not holds("a five-year plan", "5-month")
+    quotes = ["The Zephyr headphones come with a five-year warranty that covers the battery."]
+    q = "How long is the warranty on the Zephyr headphones?"
+    right = ["The warranty lasts 5 years [1].", "The Zephyr headphones have a 5-year warranty [1]."]
+    wrong = ["The warranty lasts 3 years [1]."]
+    out = _attribute(right + wrong, [1], _lex(right + wrong, quotes, q), None, question=q, quotes=quotes)
+    assert [str(a.verdict) for a in out] == ["supported", "supported", "unsupported"]
+
+
 def test_a_sentence_copied_word_for_word_from_its_cited_source_is_supported_by_it():
     """Issue 39: a verbatim, correctly cited sentence is never "inferred" or left out."""
     from rag.answer.check.attribute import attribute as _attribute

@@ -28,7 +28,16 @@ from functools import lru_cache
 
 from rag.answer.tables import record, split_cells
 from rag.question import analyse
-from rag.text import TABLE_RULE, WORD_RE, content_words, strip_markers, table_head, units
+from rag.text import (
+    SPELLED_NUMBERS,
+    SPELLED_ORDINALS,
+    TABLE_RULE,
+    WORD_RE,
+    content_words,
+    strip_markers,
+    table_head,
+    units,
+)
 
 #: A word of this many letters or more matches another with the same first :data:`ROOT_LEN` letters
 #: ("tokenization" / "tokenizer", "efficient" / "efficiency"): a light stem for the claim check only.
@@ -122,12 +131,29 @@ def specifics(text: str) -> set[str]:
     return out
 
 
+def spelled(specific: str) -> tuple[str, ...]:
+    """The ways a source may write a number-led ``specific`` in words: ``"5"`` -> ``("five",)``; ``"5-year"`` ->
+    ``("five-year", "five year")``; ``"3rd"`` -> ``("third",)``; ``()`` for any other (``"2.5"``, ``"GPT-2"``,
+    ``"21"``), and for a bare ``"0"`` or ``"1"`` ("one" is as often a pronoun: "one of the limits"; ``"1-year"`` is
+    still ``("one-year", "one year")``)."""
+    head, dash, tail = specific.partition("-")
+    word = SPELLED_NUMBERS.get(head) or SPELLED_ORDINALS.get(head)
+    if word is None or (not dash and head in ("0", "1")):
+        return ()
+    if not dash:
+        return (word,)
+    return (f"{word}-{tail}", f"{word} {tail}") if tail.isalpha() else ()
+
+
 def holds(source: str, specific: str) -> bool:
     """Whether ``source`` contains ``specific`` (from :func:`specifics`) as a whole token, case-insensitive,
-    thousands separators ignored (``1200`` is found in ``1,200``, ``6`` is not found in ``805`` or ``6.5``)."""
+    thousands separators ignored (``1200`` is found in ``1,200``, ``6`` is not found in ``805`` or ``6.5``), or a
+    small number spelled out (:func:`spelled`: ``5-year`` is found in "five-year", ``3`` in "three")."""
     text = re.sub(r"(?<=\d),(?=\d{3})", "", source).casefold()
     pat = r"(?<![\w.])" + re.escape(specific) + r"(?![\w]|\.\d)"
     if re.search(pat, text):
+        return True
+    if any(re.search(r"(?<![\w-])" + re.escape(w) + r"(?!\w)", text) for w in spelled(specific)):
         return True
     # a name's plural or possessive ("Transformers", "BERT's") still names it
     return not any(ch.isdigit() for ch in specific) and re.search(r"(?<![\w])" + re.escape(specific) + r"(?:s|'s|’s)?(?!\w)", text) is not None
