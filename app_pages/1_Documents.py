@@ -262,7 +262,7 @@ def _upload_view() -> None:
 
 
 #: File name endings the uploader offers (the type is then read from the bytes: rag.ingest.sniff).
-UPLOAD_TYPES = ["pdf", "docx", "pptx", "xlsx", "csv", "tsv", "html", "htm", "epub", "png", "jpg", "jpeg", "tif",
+UPLOAD_TYPES = ["pdf", "docx", "pptx", "xlsx", "xls", "csv", "tsv", "html", "htm", "epub", "png", "jpg", "jpeg", "tif",
                 "tiff", "md", "markdown", "txt", "odt", "ods", "odp", "xps", "oxps", "fb2", "mobi", "cbz"]
 
 def uploader():

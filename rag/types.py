@@ -128,6 +128,7 @@ class MediaType(StrEnum):
     DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
     PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
     XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    XLS = "application/vnd.ms-excel"
     CSV = "text/csv"
     HTML = "text/html"
     EPUB = "application/epub+zip"

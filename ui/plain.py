@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 #: How a file's kind reads in the documents table (sniffed from the bytes; issue 29: "application/vnd...").
 KINDS: dict[str, str] = {
     MediaType.PDF: "PDF", MediaType.MARKDOWN: "Markdown", MediaType.TEXT: "Text", MediaType.DOCX: "Word",
-    MediaType.PPTX: "PowerPoint", MediaType.XLSX: "Excel", MediaType.CSV: "CSV", MediaType.HTML: "Web page",
+    MediaType.PPTX: "PowerPoint", MediaType.XLSX: "Excel", MediaType.XLS: "Excel 97-2003", MediaType.CSV: "CSV", MediaType.HTML: "Web page",
     MediaType.EPUB: "E-book", MediaType.PNG: "Image", MediaType.JPEG: "Image", MediaType.TIFF: "Image",
     MediaType.ODT: "OpenDocument text", MediaType.ODS: "OpenDocument sheet", MediaType.ODP: "OpenDocument slides",
     MediaType.XPS: "XPS", MediaType.FB2: "E-book (FB2)", MediaType.MOBI: "E-book (MOBI)", MediaType.CBZ: "Comic book",

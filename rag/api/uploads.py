@@ -22,7 +22,7 @@ from rag.ingest.sniff import ENCRYPTED_OOXML, OLE2, ZIP, sniff
 
 MiB = 1024 * 1024
 
-_NAMED = {OLE2: "a legacy Office file (.doc/.xls/.ppt); save it as DOCX, XLSX or PPTX",
+_NAMED = {OLE2: "a legacy Office file (.doc/.ppt, Word or PowerPoint 97-2003); save it as DOCX or PPTX",
           ZIP: "a ZIP archive that is not one of the formats read here"}
 
 

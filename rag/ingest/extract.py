@@ -40,6 +40,7 @@ from rag.ingest.office.docx import extract_docx
 from rag.ingest.office.odf import extract_odf
 from rag.ingest.office.pptx import extract_pptx
 from rag.ingest.office.sheets import extract_csv, extract_xlsx
+from rag.ingest.office.xls import LEGACY, extract_xls
 from rag.ingest.pdf.extract import PAGED, Progress, extract_pdf
 from rag.ingest.sniff import ENCRYPTED_OOXML, OLE2, ZIP, sniff
 from rag.ingest.web.epub import extract_epub
@@ -168,7 +169,7 @@ def extract_text(data: bytes, name: str) -> Document:
 # --------------------------------------------------------------------------- sniffing
 
 #: What the refusals list as readable.
-SUPPORTED = ("PDF, DOCX, PPTX, XLSX, CSV, ODT, ODS, ODP, HTML, EPUB, FB2, MOBI, XPS, CBZ, PNG/JPEG/TIFF images, "
+SUPPORTED = ("PDF, DOCX, PPTX, XLSX, XLS, CSV, ODT, ODS, ODP, HTML, EPUB, FB2, MOBI, XPS, CBZ, PNG/JPEG/TIFF images, "
              "Markdown or text")
 
 
@@ -185,6 +186,7 @@ READERS = {
     MediaType.DOCX.value: extract_docx,
     MediaType.PPTX.value: extract_pptx,
     MediaType.XLSX.value: extract_xlsx,
+    MediaType.XLS.value: extract_xls,
     MediaType.CSV.value: _csv,
     MediaType.HTML.value: lambda data, name, limits=None: extract_html(data, name),
     MediaType.EPUB.value: extract_epub,
@@ -203,7 +205,7 @@ def _refuse_unsupported(kind: str, name: str) -> None:
         raise ExtractionError(name, "password-protected (an encrypted DOCX, XLSX or PPTX); remove the password "
                                     "in the Office application and add the file again")
     if kind == OLE2:
-        raise ExtractionError(name, "legacy Office file (.doc/.xls/.ppt); save it as DOCX, XLSX or PPTX")
+        raise ExtractionError(name, LEGACY)
     if kind == ZIP:
         raise ExtractionError(name, f"unsupported file type (a ZIP archive that is not one of the formats read here); "
                                     f"expected {SUPPORTED}")
@@ -236,7 +238,8 @@ def _describe_bytes(data: bytes) -> str:
 #: What a file name's extension promises (issue 42, item 5): the media types its bytes may turn out to be.
 _NAMED = {
     ".docx": ("a Word document", {MediaType.DOCX}), ".pptx": ("a PowerPoint deck", {MediaType.PPTX}),
-    ".xlsx": ("an Excel workbook", {MediaType.XLSX}), ".odt": ("an OpenDocument text", {MediaType.ODT}),
+    ".xlsx": ("an Excel workbook", {MediaType.XLSX}),
+    ".xls": ("an Excel 97-2003 workbook", {MediaType.XLS}), ".odt": ("an OpenDocument text", {MediaType.ODT}),
     ".ods": ("an OpenDocument spreadsheet", {MediaType.ODS}),
     ".odp": ("an OpenDocument presentation", {MediaType.ODP}), ".epub": ("an EPUB book", {MediaType.EPUB}),
     ".html": ("an HTML page", {MediaType.HTML}), ".htm": ("an HTML page", {MediaType.HTML}),
@@ -250,6 +253,7 @@ _NAMED = {
 #: How a notice names what the bytes really are.
 _REALLY = {MediaType.TEXT: "plain text", MediaType.MARKDOWN: "plain text", MediaType.DOCX: "a Word document (DOCX)",
            MediaType.PPTX: "a PowerPoint deck (PPTX)", MediaType.XLSX: "an Excel workbook (XLSX)",
+           MediaType.XLS: "an Excel 97-2003 workbook (XLS)",
            MediaType.CSV: "a CSV table", MediaType.HTML: "an HTML page", MediaType.EPUB: "an EPUB book",
            MediaType.PDF: "a PDF"}
 

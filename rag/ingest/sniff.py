@@ -11,7 +11,9 @@
 2. magic numbers through ``filetype`` (a well-kept pure-Python sniffing
    library): PNG, JPEG, TIFF are read by OCR; other images, and legacy
    Office (OLE2) files, are named so the refusal can say what they are (an OLE2 file holding an
-   ``EncryptedPackage`` stream is a password-protected DOCX/XLSX/PPTX, not a legacy file); MOBI by its
+   ``EncryptedPackage`` stream is a password-protected DOCX/XLSX/PPTX, not a legacy file; one holding a
+   ``Workbook`` or ``Book`` stream, by its directory read with xlrd's compound-document reader, is a legacy
+   Excel workbook, read by :mod:`rag.ingest.office.xls`; a .doc or .ppt stays :data:`OLE2`); MOBI by its
    ``BOOKMOBI`` header; FB2 by its ``<FictionBook`` root;
 3. text: an HTML document (doctype or ``<html>``/``<head>``/``<body>`` at the
    start, read as Latin-1 so any ASCII-compatible charset is seen), then a
@@ -120,12 +122,29 @@ def _by_magic(data: bytes) -> str | None:
     if kind is not None and kind.mime.startswith("image/"):  # PNG, JPEG and TIFF among them
         return kind.mime
     if data.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
-        return ENCRYPTED_OOXML if _ENCRYPTED_PACKAGE in data[:1 << 20] or _ENCRYPTED_PACKAGE in data[-(1 << 20):] else OLE2
+        if _ENCRYPTED_PACKAGE in data[:1 << 20] or _ENCRYPTED_PACKAGE in data[-(1 << 20):]:
+            return ENCRYPTED_OOXML
+        return MediaType.XLS.value if _ole2_streams(data) & {"Workbook", "Book"} else OLE2
     if data[60:68] == b"BOOKMOBI":
         return MediaType.MOBI.value
     if b"<FictionBook" in data[:2048]:
         return MediaType.FB2.value
     return None
+
+
+def _ole2_streams(data: bytes) -> set[str]:
+    """The entry names of an OLE2 compound document's directory (``Workbook``, ``WordDocument``, ...), read with
+    xlrd's compound-document reader (linear in the file's size: its allocation table and directory); an empty set
+    when it cannot read them (a damaged file stays :data:`OLE2`)."""
+    import os
+
+    from xlrd.compdoc import CompDoc
+
+    try:
+        with open(os.devnull, "w") as log:
+            return {d.name for d in CompDoc(data, logfile=log).dirlist}
+    except Exception:  # noqa: BLE001 - any damage means "not a workbook we can name"
+        return set()
 
 
 def _sniff_text(data: bytes, name: str) -> str | None:
