@@ -52,6 +52,7 @@ from rag.answer.check.short_answers import (
     code_missing,
     sole_answer,
     takes_side,
+    without_yes,
 )
 from rag.answer.check.shown import code_block, with_cites
 from rag.answer.check.split import split_sentences as split_sentences  # re-exported: callers import it from here
@@ -368,6 +369,7 @@ def attribute(
     valid = set(source_indices)
     asked = specifics(question) if question else set()
     heads = list(headings) if headings is not None else [""] * len(source_indices)
+    anywhere = "\n".join([*(quotes or ()), *heads, *(places or ())]) if quotes is not None else None
     titles = {_flat(h) for h in heads if h.strip()}
     out, made = [], set()  # made: the claims said so far (flattened)
     for i, s in enumerate(sentences):
@@ -389,12 +391,15 @@ def attribute(
         why = (garbled(s) or (ANNOUNCES_NOTHING if announce else None)) if worded and not declines and not dangling else None
         # a command the question names only as a plain word ("use `history`" to "How do I see my command
         # history?") is the sentence's own answer where a source writes it as code
-        bare = question is not None and not novel_roots(s, question)
+        # "Yes, contractors may use SMS codes [1]." restates the yes/no question after its "yes", which no source
+        # holds as a word: read without it, it is the restatement a source must affirm (a review, 2026-12-07)
+        said = without_yes(s) if question is not None and YES_NO_RE.match(question) else s
+        bare = question is not None and not novel_roots(said, question)
         code_in = [j for j in range(len(source_indices))
                    if bare and quotes is not None and code_answered_by(s, quotes[j], question)]
         echo = bool(worded and not declines and not dangling and not why and (
             strip_markers(s).rstrip(" *_").endswith("?")
-            or (bare and not takes_side(s, question) and not code_in)))
+            or (bare and not takes_side(said, question) and not code_in)))
         # a yes/no question restated as a statement answers "yes": a claim when a source it cites affirms it; restated
         # with a denial ("No, you cannot keep tokens in local storage."), "no": a claim when a source denies it too
         affirms = bool(echo and quotes is not None and question is not None and YES_NO_RE.match(question)
@@ -428,7 +433,8 @@ def attribute(
             # the thing the question names, said again as the claim's subject, must be named by the source, its
             # heading or its document: "Requirement V1.2.1 has ..." from another requirement's row is about
             # something else (a walk over a CSV, 2026-12-07)
-            lacks = [unnamed_in(s, question, quotes[j], f"{heads[j]}\n{places[j] if places is not None else ''}")
+            lacks = [unnamed_in(s, question, quotes[j], f"{heads[j]}\n{places[j] if places is not None else ''}",
+                                anywhere)
                      if question else [] for j in range(len(source_indices))]
             if lean and lacks[lean[0]] and not missing:
                 missing, lacking_at = tuple(lacks[lean[0]]), source_indices[lean[0]]

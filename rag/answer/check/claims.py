@@ -115,7 +115,9 @@ def specifics(text: str) -> set[str]:
     separators dropped: ``"GPT-2 scored 1,200 on MMLU in 2023 [1]."`` -> ``{"gpt-2", "1200", "mmlu", "2023"}``.
 
     A name is a word with a capital letter that does not open the sentence (or one with a capital after
-    its first letter, anywhere), the pronoun "I" aside; a number is any token holding a digit.
+    its first letter, anywhere), the pronoun "I" aside; a number is any token holding a digit, or a small number
+    spelled out, as its digits (:func:`as_digits`: "three" -> ``"3"``, "five-year" -> ``"5-year"``), so "locked
+    after three failed attempts" asks its source for a 3 (or a "three") as "after 3 failed attempts" does.
     """
     out = set()
     body = strip_markers(text)
@@ -126,9 +128,36 @@ def specifics(text: str) -> set[str]:
         opens = k == 0 or body[: m.start()].rstrip().endswith((".", ":", "!", "?", "\n", "-", "*"))
         if any(ch.isdigit() for ch in tok):
             out.add(re.sub(r"(?<=\d),(?=\d{3})", "", tok).casefold())
+        elif (digits := as_digits(tok)) is not None:
+            out.add(digits)
         elif any(ch.isupper() for ch in tok[1:]) or (tok[0].isupper() and not opens):
             out.add(tok.casefold())
     return out
+
+
+#: The units a number's value includes (time, size, mass, volume, length; singular forms, a plural "s" stripped).
+UNIT_WORDS = frozenset("second minute hour day week month year decade century byte kb mb gb tb kib mib gib tib bit "
+                       "mg g gram kg kilogram ml l litre liter mm cm m metre meter km inch foot feet mile percent "
+                       "%".split())
+_DIGITS_OF = {w: d for d, w in SPELLED_NUMBERS.items()} | {w: d for d, w in SPELLED_ORDINALS.items()}
+
+
+def as_digits(token: str) -> str | None:
+    """A spelled number (:data:`rag.text.SPELLED_NUMBERS`, the ordinals) as the specific its digits make:
+    ``"Three"`` -> ``"3"``, ``"five-year"`` -> ``"5-year"``, ``"one-year"`` -> ``"1-year"``, ``"third"`` -> ``"3rd"``;
+    ``None`` for any other token and for a bare "one", "zero" or "first" (as often a pronoun or an order of words:
+    "one of them", "first, open the file")."""
+    head, dash, tail = token.casefold().partition("-")
+    d = _DIGITS_OF.get(head)
+    if d is None or (not dash and d in ("0", "1", "1st")):
+        return None
+    if not dash:
+        return d
+    unit = _DIGITS_OF.get(tail)
+    if unit is not None:  # "twenty-five": one number
+        return str(int(d) + int(unit)) if d.isdigit() and int(d) >= 20 and unit.isdigit() and 0 < int(unit) < 10 \
+            else None
+    return f"{d}-{tail}" if tail.isalpha() else None
 
 
 def spelled(specific: str) -> tuple[str, ...]:
@@ -138,6 +167,8 @@ def spelled(specific: str) -> tuple[str, ...]:
     still ``("one-year", "one year")``)."""
     head, dash, tail = specific.partition("-")
     word = SPELLED_NUMBERS.get(head) or SPELLED_ORDINALS.get(head)
+    if word is None and head.isdigit() and 20 < int(head) < 100:  # "25": "twenty-five"
+        word = f"{SPELLED_NUMBERS[head[0] + '0']}-{SPELLED_NUMBERS[head[1]]}"
     if word is None or (not dash and head in ("0", "1")):
         return ()
     if not dash:
@@ -471,7 +502,15 @@ def _written_pieces(sentence: str, x: str) -> set[str]:
     """The roots of specific ``x`` as ``sentence`` writes it ("$41,850" -> "41", "850" for ``x`` "41850"): the
     words of the sentence whose :func:`specifics` is ``x``, nothing else ("1.5B" keeps its "1" when ``x`` is
     "128k", an adversarial review, 2026-12-06)."""
-    return set().union(*(roots(w) for w in sentence.split() if x in specifics(w) and len(specifics(w)) == 1))
+    words = sentence.split()
+    pieces = set().union(*(roots(w) for w in words if x in specifics(w) and len(specifics(w)) == 1))
+    # its unit too: "five years" is one value, so "Backups are kept for five years" is not made by "Audit logs
+    # are kept for a five-year period" for sharing "year" (a review, 2026-12-07)
+    for w, after in zip(words, words[1:]):
+        unit = after.strip(".,;:!?()[]").casefold()
+        if x in specifics(w) and (unit in UNIT_WORDS or unit.rstrip("s") in UNIT_WORDS):
+            pieces |= roots(unit)
+    return pieces
 
 
 def _beats_rivals(others: set[str], sts: Sequence[Statement], k: int, heading: str, margin: float) -> bool:

@@ -404,9 +404,13 @@ def restates(question: str, shown: str) -> bool:
     :data:`rag.answer.check.claims.AFFIRM_MIN` of the question's claim roots, and no denying word the question lacks
     would be needed for "no" (a denial holds one: :data:`POLARITY_RE` then takes the side). "Raft uses randomized
     election timeouts to ensure that split votes are rare [1]." answers "Does Raft use randomized election
-    timeouts?" with yes, and was "partly supported: takes no side" (a new user's walk, 2026-12-06)."""
+    timeouts?" with yes, and was "partly supported: takes no side" (a new user's walk, 2026-12-06). Every name the
+    question asks about must be said too: three sentences about Orbit Sync that never name Linux do not answer
+    "Does Orbit Sync support Linux?" (an adversarial review, 2026-12-07)."""
     asked_roots = question_roots(question)
-    return bool(asked_roots) and len(asked_roots & source_roots(shown)) / len(asked_roots) >= AFFIRM_MIN
+    names = [x for x in specifics(question) if any(ch.isalpha() for ch in x)]
+    return (bool(asked_roots) and len(asked_roots & source_roots(shown)) / len(asked_roots) >= AFFIRM_MIN
+            and all(holds(shown, x) for x in names))
 
 
 def numbers_only(text: str) -> bool:

@@ -57,7 +57,8 @@ QUANTITY_RE = re.compile(
 
 #: A number in an answer: a digit or a number word (English, German, French).
 NUMBER_RE = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred|thousand|million"
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen"
+    r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million"
     r"|billion|twice|half|double|dozen|eins?|zwei|drei|vier|fünf|sechs|zehn|hundert|tausend|un|deux|trois"
     r"|quatre|cinq|dix|cent|mille)\b", re.IGNORECASE)
 

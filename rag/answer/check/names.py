@@ -126,13 +126,19 @@ def _tabular(text: str) -> bool:
     return any(line.lstrip().startswith("|") for line in text.split("\n"))
 
 
-def unnamed_in(sentence: str, question: str, quote: str, where: str = "") -> list[str]:
+def unnamed_in(sentence: str, question: str, quote: str, where: str = "", anywhere: str | None = None) -> list[str]:
     """The names the question asks about that ``sentence`` says again and that neither ``quote`` (a source's text)
     nor ``where`` (its heading, document name and section path) names (:func:`names_it`): its
     :func:`identifiers` ("Requirement V1.2.1 has ..." from another requirement's row), and, when the source is a
     table, its plain names too (a row's key: "The capital of Niger is Abuja" from Nigeria's row; in prose a
-    source says "it" for those). Numbers are left to the claim check's other rules ("more than 100 million")."""
+    source says "it" for those). Numbers are left to the claim check's other rules ("more than 100 million").
+    With ``anywhere`` (every source of the answer, their headings and documents), a plain name that none of them
+    names is wanted too: "In Canada, customers may return ... [2]" from the EU section, where no document says
+    Canada (an adversarial review, 2026-12-07); a name some other source holds is left to "it"."""
     wanted = identifiers(sentence) & identifiers(question)
+    plain = {x for x in specifics(sentence) & specifics(question) if any(ch.isalpha() for ch in x)}
     if _tabular(quote):
-        wanted |= {x for x in specifics(sentence) & specifics(question) if any(ch.isalpha() for ch in x)}
+        wanted |= plain
+    elif anywhere is not None:
+        wanted |= {x for x in plain if not names_it(anywhere, x)}
     return sorted(x for x in wanted if not (names_it(quote, x) or names_it(where, x)))

@@ -14,14 +14,16 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from rag.index.analyzer import _stemmer
-from rag.text import WORD_RE
+from rag.text import SPELLED_NUMBERS, WORD_RE
 
 #: Groups of words of which one says something else than another: the opposites a small model swaps without a
 #: denying word ("Caching increases latency" from "Caching reduces latency", "after starting" from "before starting",
 #: "optional for administrators" from "required for administrators and optional for regular users"), which value of
 #: a quantity it is (the maximum, not the default: "The maximum request timeout is 30 seconds" from "The default
 #: request timeout is 30 seconds, and the maximum is 300 seconds") and its unit ("12 days" from "12 weeks"). An
-#: adversarial review, 2026-12-07: each was shown as supported. English words, stemmed as
+#: adversarial review, 2026-12-07: each was shown as supported), and the requirement words of RFC 2119, any case
+#: ("Staging passwords must be ..." from "... SHOULD be ...", "should not" for "MUST NOT": a second review, the
+#: same day). English words, stemmed as
 #: :func:`rag.answer.check.polarity.stems` stems. The units (:data:`UNITS`) come last.
 OPPOSITES = (
     "include / exclude", "increase / decrease reduce", "rise rose risen / fall fell fallen drop decline",
@@ -37,7 +39,12 @@ OPPOSITES = (
     "strengthen strengthened / weaken weakened", "open opens opened / close closes closed", "hot / cold",
     "warm warmer / cool cooler", "cheap cheaper cheapest / expensive",
     "maximum / minimum / default usual typical standard / average",
+    "must shall / should recommended / may",
 )
+#: Groups whose alternatives are ordered, strongest first: a claim weaker than its source says less, not
+#: something else ("Yes, you should enable it" where the source says "must"; "MAY" for "SHOULD"), so only a
+#: stronger one is a swap ("must" for "SHOULD").
+ORDERED = frozenset({len(OPPOSITES) - 1})
 #: Units of time, size, mass and volume: a unit stands for its kind only after a number ("12 weeks"; "the first
 #: week" is no unit).
 UNITS = (
@@ -53,6 +60,8 @@ POLE_PHRASES = {"at least": "minimum", "no less than": "minimum", "not less than
                 "no fewer than": "minimum", "at most": "maximum", "up to": "maximum", "no more than": "maximum",
                 "not more than": "maximum", "by default": "default"}
 _POLE_PHRASE_RE = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in POLE_PHRASES) + r")\b", re.IGNORECASE)
+#: A unit stands for its kind after a spelled number too ("six years" is no "six months").
+_NUMBER_WORDS = frozenset(SPELLED_NUMBERS.values())
 _UNIT_GROUPS = frozenset(range(len(OPPOSITES) - len(UNITS), len(OPPOSITES)))
 
 
@@ -90,7 +99,8 @@ def poles(text: str) -> dict[str, str]:
     for w in WORD_RE.findall(text):
         st = stem(w.casefold())
         g = groups.get(st)
-        if g and (not {k for k, _ in g} <= _UNIT_GROUPS or any(ch.isdigit() for ch in prev)):
+        if g and (not {k for k, _ in g} <= _UNIT_GROUPS or any(ch.isdigit() for ch in prev)
+                  or prev.casefold() in _NUMBER_WORDS):
             out.setdefault(st, w)
         prev = w
     return out
@@ -115,6 +125,13 @@ def swapped(claim: Mapping[str, str], clause: Mapping[str, str]) -> tuple[str, s
         if st in clause:
             continue
         for other, its in clause.items():
-            if opposed(st, other) and not any(same(o, other) for o in claim):
+            if opposed(st, other) and not any(same(o, other) for o in claim) and not weaker(st, other):
                 return its, word, st
     return None
+
+
+def weaker(a: str, b: str) -> bool:
+    """Whether stem ``a`` says a weaker alternative than stem ``b`` of an :data:`ORDERED` group ("should" than
+    "must")."""
+    groups = pole_groups()
+    return any(k == m and k in ORDERED and i > j for k, i in groups[a] for m, j in groups[b])

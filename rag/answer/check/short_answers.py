@@ -30,6 +30,16 @@ POLARITY_RE = re.compile(r"\b(?:yes|no|not|never|cannot|none|must|should|only|al
                          re.IGNORECASE)
 
 
+#: A "yes" opening an answer's sentence ("Yes, ...", "Yes - ...", "**Yes**.").
+_YES_RE = re.compile(r"^[\s*_]*yes\b[\s*_]*[,.!:;-]?\s*", re.IGNORECASE)
+
+
+def without_yes(sentence: str) -> str:
+    """``sentence`` without the "yes" that opens it: "Yes, contractors may use SMS codes [1]." restates the yes/no
+    question after it, and no source holds "yes" as a word (an adversarial review, 2026-12-07)."""
+    return _YES_RE.sub("", sentence, count=1)
+
+
 def takes_side(sentence: str, question: str | None) -> bool:
     """Whether ``sentence`` answers the yes/no ``question`` with a word of polarity the question lacks ("Do not
     populate X" to "Should I populate X?"): such a sentence adds a claim though all its content words are the

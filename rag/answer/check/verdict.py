@@ -59,7 +59,7 @@ from rag.answer.check.judged import (
     question_gaps,
 )
 from rag.answer.check.polarity import denied_by, without_denials
-from rag.answer.check.short_answers import POLARITY_RE, YES_NO_RE, affirmed_by, takes_side
+from rag.answer.check.short_answers import POLARITY_RE, YES_NO_RE, affirmed_by, takes_side, without_yes
 from rag.answer.check.shown import join_shown
 from rag.text import strip_markers
 from rag.types import AnswerVerdict, Verdict
@@ -127,9 +127,10 @@ def agrees_with_key_passage(a: Judgeable, min_share: float = AGREE_MIN) -> bool:
         if not s.passed:
             continue
         elsewhere = kp.index not in s.shown_cites
-        new = novel_roots(strip_markers(s.text), a.query)
-        if not new and not takes_side(s.text, a.query):  # a yes/no question restated: "yes", if the passage says so
-            if YES_NO_RE.match(a.query) and affirmed_by(s.text, body, asked(a.query)):
+        text = without_yes(s.text) if YES_NO_RE.match(a.query) else s.text
+        new = novel_roots(strip_markers(text), a.query)
+        if not new and not takes_side(text, a.query):  # a yes/no question restated: "yes", if the passage says so
+            if YES_NO_RE.match(a.query) and affirmed_by(text, body, asked(a.query)):
                 return True
             continue
         if takes_side(s.text, a.query) and not novel_roots(without_denials(strip_markers(s.text)), a.query) \

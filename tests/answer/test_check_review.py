@@ -1,0 +1,99 @@
+"""What an adversarial review of the claim check found (2026-12-07), each wrong answer once shown as supported and
+each right one once held back: numbers written as words, a unit after one, the requirement words of RFC 2119, a
+"Yes," before a restated question, a place the question names that no source names, and a yes/no question about
+a name the answer never says. Hand-made sources, the real check and verdict (no model, no embedder)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from rag.answer.cite import Citation
+from rag.answer.gate import apply_gate
+from rag.answer.key_passage import key_passage
+from rag.answer.pipeline import check_answer
+from rag.answer.record import Answer
+from rag.types import AnswerVerdict, Hit
+
+RETENTION = ("Data retention", "Audit logs are kept for a five-year period. Application logs are kept for 13 months. "
+                               "Backups are kept for 35 days.")
+LOCKOUT = ("Account lockout", "An account is locked after five failed sign-in attempts within 15 minutes.")
+WARRANTY = ("Warranty", "All hardware carries a two-year warranty in the European Union and a one-year warranty in "
+                        "the United States. Batteries are covered for six months only.")
+STAGING = ("Passwords for staging systems", "Passwords for staging systems SHOULD be at least 12 characters long. "
+                                            "They SHOULD be rotated every 180 days.")
+SIGN_IN = ("Sign-in", "All employees must enable two-factor authentication on their accounts. "
+                      "Contractors may use SMS codes.")
+EU = ("European Union", "In the European Union, customers may return any product within 30 days of delivery for a "
+                        "full refund.")
+US = ("United States", "In the United States, returns are accepted within 14 days.")
+ORBIT = ("Requirements", "Orbit Sync 3.0 requires Python 3.10 or later. Windows 7 is still supported but deprecated.")
+
+
+def _cite(i: int, section: str, quote: str) -> Citation:
+    return Citation(index=i, document_id="d1", document_name="handbook.md", locator_label=f"handbook.md > {section}",
+                    fragment="#char=0,10", quote=quote, cosine_distance=0.3, fused_rank=i, page=None, start=0,
+                    end=len(quote), media_type="text/markdown", chunk_id=i, section=(section,))
+
+
+def _judge(question: str, sources: list[tuple[str, str]], raw: str):
+    cites = [_cite(i + 1, s, t) for i, (s, t) in enumerate(sources)]
+    gate = apply_gate(question, [Hit(chunk_id=1, rank=1, fused_rank=1, rrf_score=1 / 61, cosine_distance=0.3)],
+                      0.675, 4)
+    a = Answer(query=question, citations=cites, gate=gate, key_passage=key_passage(question, cites, None))
+    text, _, _, sentences = check_answer(raw, cites, None, question)
+    a = replace(a, text=text, sentences=sentences)
+    return a.judged, sentences
+
+
+WRONG = [
+    ("How long are backups kept?", [RETENTION], "Backups are kept for five years [1]."),  # 35 days; five-year is audit
+    ("How many failed sign-in attempts lock an account?", [LOCKOUT],
+     "An account is locked after three failed sign-in attempts [1]."),
+    ("How long are batteries covered?", [WARRANTY], "Batteries are covered for six years [1]."),
+    ("How long are audit logs kept?", [RETENTION], "Audit logs are kept for ten years [1]."),
+    ("How long must staging passwords be?", [STAGING], "Staging passwords must be at least 12 characters long [1]."),
+    ("What is the refund policy in Canada?", [EU, US],
+     "In Canada, customers may return any product within 30 days of delivery for a full refund [1]."),
+]
+
+
+@pytest.mark.parametrize(("question", "sources", "raw"), WRONG, ids=[w[2][:40] for w in WRONG])
+def test_a_wrong_value_modal_or_place_is_not_supported(question, sources, raw):
+    judged, sentences = _judge(question, sources, raw)
+    assert judged.verdict != AnswerVerdict.SUPPORTED
+    assert not any(s.passed for s in sentences)
+
+
+RIGHT = [
+    ("How long are application logs kept?", [RETENTION], "Application logs are kept for thirteen months [1]."),
+    ("How long are backups kept?", [RETENTION], "Backups are kept for 35 days [1]."),
+    ("Should I enable two-factor authentication?", [SIGN_IN],  # weaker than the source's "must": true
+     "Yes, you should enable two-factor authentication on your account [1]."),
+    ("Can contractors use SMS codes?", [SIGN_IN], "Yes, contractors may use SMS codes [1]."),
+    ("What is the refund policy in the European Union?", [EU, US],
+     "In the European Union, customers may return any product within 30 days [1]."),
+]
+
+
+@pytest.mark.parametrize(("question", "sources", "raw"), RIGHT, ids=[r[2][:40] for r in RIGHT])
+def test_a_right_answer_in_other_words_or_weaker_is_supported(question, sources, raw):
+    judged, sentences = _judge(question, sources, raw)
+    assert all(s.passed for s in sentences)
+    assert judged.verdict == AnswerVerdict.SUPPORTED
+
+
+def test_an_answer_that_never_names_what_a_yes_no_question_asks_about_takes_no_side():
+    judged, sentences = _judge("Does Orbit Sync support Linux?", [ORBIT],
+                               "Orbit Sync 3.0 requires Python 3.10 or later [1]. "
+                               "Windows 7 is still supported but deprecated [1].")
+    assert judged.verdict != AnswerVerdict.SUPPORTED
+
+
+def test_spelled_numbers_are_specifics_and_a_unit_belongs_to_its_number():
+    from rag.answer.check.claims import as_digits, specifics
+
+    assert specifics("Backups are kept for five years [1].") == {"5"}
+    assert specifics("A one-year warranty lasts twenty-five months; one of them is first.") == {"1-year", "25"}
+    assert as_digits("Thirteen") == "13" and as_digits("one") is None and as_digits("third") == "3rd"
