@@ -50,4 +50,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: the HTML reader's writer, and an element a block leaves open and hides takes the Markdown up to its closing tag.
 #: 14: the text an ODF image holds (drawn on it: a slide's "Shazam!") is read (a new user's walk, 2026-12-07).
 #: 15: a PDF's spacing accents (a TeX font's "Mazi`eres") composed with their letter ("Mazi\u00e8res").
-EXTRACTOR_VERSION = "15"
+#: 16: ODF text a style hides (``text:display="none"``, under 2 pt) is left out (a new user's walk, 2026-12-07);
+#: Excel 97-2003 workbooks (.xls) are read.
+EXTRACTOR_VERSION = "16"

@@ -170,3 +170,46 @@ def test_a_billion_laughs_epub_is_refused_for_what_it_is():
         zf.writestr("content.opf", lol)
     with pytest.raises(ExtractionError, match=r"content.opf declares XML entities .*billion laughs"):
         extract_bytes(buf.getvalue(), "lol.epub")
+
+
+def _hiding_styles(doc: Document) -> None:
+    """A paragraph style and a text style that hide their text, and a paragraph style inheriting the first."""
+    from odfdo import Element
+
+    auto = doc.content.get_element("//office:automatic-styles")
+    for xml in ('<style:style style:name="Gone" style:family="paragraph">'
+                '<style:text-properties text:display="none"/></style:style>',
+                '<style:style style:name="GoneToo" style:family="paragraph" style:parent-style-name="Gone"/>',
+                '<style:style style:name="Tiny" style:family="text"><style:text-properties fo:font-size="1pt"/>'
+                '</style:style>'):
+        auto.append(Element.from_tag(xml))
+
+
+def test_odt_text_its_styles_hide_is_left_out_and_reported():
+    """A new user's walk (2026-12-07): pandoc's hiddenTextByStyle.odt, one paragraph styled display:none, was
+    indexed and became the key passage."""
+    from odfdo import Span
+
+    doc = Document("text")
+    _hiding_styles(doc)
+    body = doc.body
+    body.append(Paragraph("The gate code is 4411."))
+    body.append(Paragraph("The old gate code was 9000.", style="Gone"))
+    body.append(Paragraph("The spare key sits under the mat.", style="GoneToo"))
+    shown = Paragraph("Visitors sign in at the desk. ")
+    shown.append(Span("Staff use door 7.", style="Tiny"))
+    body.append(shown)
+    got = extract_bytes(_save(doc), "house.odt")
+    assert "4411" in got.canonical and "Visitors sign in at the desk." in got.canonical
+    for unseen in ("9000", "spare key", "door 7"):
+        assert unseen not in got.canonical
+    assert any("hidden text left out: 3" in w and "display none" in w and "under 2 pt" in w for w in got.warnings)
+    assert got.coverage == 1.0  # what was left out for a reason is not a loss
+
+
+def test_an_odt_of_hidden_text_only_says_so():
+    doc = Document("text")
+    _hiding_styles(doc)
+    doc.body.append(Paragraph("Hidden text", style="Gone"))
+    with pytest.raises(ExtractionError, match="no visible text in this ODT: hidden text left out"):
+        extract_bytes(_save(doc), "hidden.odt")

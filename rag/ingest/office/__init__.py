@@ -2,7 +2,8 @@
 
 :mod:`~rag.ingest.office.docx` (with :mod:`~rag.ingest.office.wordml`), :mod:`~rag.ingest.office.pptx`,
 :mod:`~rag.ingest.office.sheets` (XLSX, CSV), :mod:`~rag.ingest.office.xls` (Excel 97-2003, xlrd), :mod:`~rag.ingest.office.odf` (with
-:mod:`~rag.ingest.office.odf_numbers` and :mod:`~rag.ingest.office.odf_slides`), :mod:`~rag.ingest.office.ooxml`
+:mod:`~rag.ingest.office.odf_numbers`, :mod:`~rag.ingest.office.odf_slides` and
+:mod:`~rag.ingest.office.odf_hidden`), :mod:`~rag.ingest.office.ooxml`
 (Strict OOXML read as Transitional), :mod:`~rag.ingest.office.office_hidden` (text no reader sees) and
 :mod:`~rag.ingest.office.coverage_ooxml` (the independent coverage audit of DOCX, PPTX and XLSX).
 """

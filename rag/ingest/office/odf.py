@@ -16,7 +16,8 @@ columns: a sheet that declares a million empty rows would be built cell by cell)
   indexes (table of contents, illustrations, alphabetical index) are read with the ``toc`` role, a
   bibliography with ``references``. The master pages' headers and footers are written once (headers first,
   footers last), page numbers left out, with the ``furniture`` role. Hidden paragraphs and hidden text
-  (``text:hidden-paragraph``, ``text:hidden-text``), annotations and tracked deletions are left out. The title
+  (``text:hidden-paragraph``, ``text:hidden-text``, and what a style hides: :mod:`rag.ingest.office.odf_hidden`),
+  annotations and tracked deletions are left out. The title
   is the paragraph styled ``Title``, else the first level-1 heading; the metadata title only when there is none.
 * **ODS** (spreadsheet): each sheet a section, its rows a Markdown table with ``rows`` parts as for XLSX
   (sheet + A1 row numbers, the displayed cell text); repeated rows and columns advance the position
@@ -40,9 +41,11 @@ import zipfile
 from rag.errors import ExtractionError
 from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem, markdown_table, table_cell
 from rag.ingest.limits import Limits, RowBudget, check_zip, resolve
+from rag.ingest.office.odf_hidden import drop_hidden
 from rag.ingest.office.odf_numbers import Numbering
 from rag.ingest.office.odf_numbers import attr as _attr
 from rag.ingest.office.odf_slides import deck_title, read_slide, write_furniture, write_slides
+from rag.ingest.office.office_hidden import Hidden
 from rag.ingest.office.sheets import write_sheet
 from rag.types import Document, LocatorKind, MediaType, RoleSpan, TextRole
 
@@ -444,10 +447,14 @@ def extract_odf(data: bytes, name: str, media_type: str, *, limits: Limits | Non
     b = CanonicalBuilder()
     roles: list[RoleSpan] = []
     warnings: list[str] = []
+    unseen = Hidden("paragraphs and spans")
     visible = ""
     try:
         doc = odfdo.Document(io.BytesIO(data))
         body = doc.body
+        for root in (body, doc.styles.get_element("//office:master-styles") if doc.styles is not None else None):
+            if root is not None:
+                drop_hidden(doc, root, unseen)  # styled display:none or under 2 pt
         if media_type == MediaType.ODS.value:
             budget = RowBudget(name, limits)
             for table in body.get_elements("table:table"):
@@ -480,6 +487,10 @@ def extract_odf(data: bytes, name: str, media_type: str, *, limits: Limits | Non
         firsts = [h.title for h in b.headings if h.level == 1]
         title = firsts[0] if firsts and media_type != MediaType.ODS.value else file_stem(name)
     empty = {"ODS": "every sheet of this ODS is empty", "ODP": "no text on any slide of this ODP"}
+    warnings += [unseen.warning()] if unseen.total else []
     out = b.document(data, name, media_type, title=title, extractor=f"odfdo {odfdo.__version__}",
-                     warnings=tuple(warnings), empty_reason=empty.get(label, "no text in this ODT (empty document?)"))
+                     warnings=tuple(warnings),
+                     empty_reason=f"no visible text in this {label}: {unseen.warning()}" if unseen.total
+                     else empty.get(label, "no text in this ODT (empty document?)"))
+    out = dataclasses.replace(out, left_out=tuple(unseen.texts)) if unseen.texts else out  # the coverage audit
     return dataclasses.replace(out, roles=tuple(sorted(roles, key=lambda r: r.start))) if roles else out
