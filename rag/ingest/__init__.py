@@ -51,5 +51,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: 14: the text an ODF image holds (drawn on it: a slide's "Shazam!") is read (a new user's walk, 2026-12-07).
 #: 15: a PDF's spacing accents (a TeX font's "Mazi`eres") composed with their letter ("Mazi\u00e8res").
 #: 16: ODF text a style hides (``text:display="none"``, under 2 pt) is left out (a new user's walk, 2026-12-07);
-#: Excel 97-2003 workbooks (.xls) are read.
+#: Excel 97-2003 workbooks (.xls) are read; an EPUB document the contents point into at two or more fragments is
+#: cut into those chapters (its locators named chapter 1 for all of them).
 EXTRACTOR_VERSION = "16"

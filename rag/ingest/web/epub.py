@@ -3,7 +3,8 @@
 * Chapters in reading order (the spine; non-linear items such as a cover or
   the EPUB 3 navigation document are left out). Each chapter is a level-1
   section titled from the book's table of contents, else its first heading,
-  else ``Chapter N``; the chapter's own headings sit one level below it (its
+  else ``Chapter N``; a spine document the table of contents points into at two or more fragments is cut
+  there, each anchored element one chapter and the runs around them chapters of their own; the chapter's own headings sit one level below it (its
   first heading is not repeated when it is the chapter title).
 * The chapter's XHTML is written by the HTML reader's
   :func:`rag.ingest.web.html.write_html` (no boilerplate removal: a chapter is all content).
@@ -44,21 +45,59 @@ if TYPE_CHECKING:
     from ebooklib import epub
 
 
-def _toc_titles(toc, out: dict[str, str] | None = None) -> dict[str, str]:
-    """``{file href: title}`` from ebooklib's nested table of contents (the first title of each file wins)."""
+def _toc_entries(toc, out: list[tuple[str, str, str]] | None = None) -> list[tuple[str, str, str]]:
+    """``(file href, fragment, title)`` of every entry of ebooklib's nested table of contents, in order."""
     from ebooklib import epub
 
-    out = {} if out is None else out
+    out = [] if out is None else out
     for entry in toc:
         if isinstance(entry, tuple) and len(entry) == 2:
             head, children = entry
-            _toc_titles([head], out)
-            _toc_titles(children, out)
+            _toc_entries([head], out)
+            _toc_entries(children, out)
         elif isinstance(entry, (epub.Link, epub.EpubHtml)) or hasattr(entry, "href"):
-            href = (getattr(entry, "href", None) or getattr(entry, "file_name", "") or "").split("#")[0]
+            href, _, fragment = (getattr(entry, "href", None) or getattr(entry, "file_name", "") or "").partition("#")
             title = clean_inline(getattr(entry, "title", "") or "", keep_newlines=False)
             if href and title:
-                out.setdefault(posixpath.normpath(href), title)
+                out.append((posixpath.normpath(href), fragment, title))
+    return out
+
+
+def _toc_titles(toc) -> dict[str, str]:
+    """``{file href: title}`` from ebooklib's nested table of contents (the first title of each file wins)."""
+    out: dict[str, str] = {}
+    for href, _, title in _toc_entries(toc):
+        out.setdefault(href, title)
+    return out
+
+
+def _toc_anchors(toc) -> dict[str, dict[str, str]]:
+    """``{file href: {fragment: title}}`` for the files two or more table-of-contents entries point into by
+    fragment: one spine document holding several chapters (pandoc's ``wasteland.epub``: "I. THE BURIAL OF THE
+    DEAD" at ``#ch1``, "II. A GAME OF CHESS" at ``#ch2``)."""
+    out: dict[str, dict[str, str]] = {}
+    for href, fragment, title in _toc_entries(toc):
+        if fragment:
+            out.setdefault(href, {}).setdefault(fragment, title)
+    return {href: anchors for href, anchors in out.items() if len(anchors) >= 2}
+
+
+def _pieces(el, anchored: set[str]) -> list[tuple[str, list]]:
+    """``el``'s children cut where the table of contents points: ``(fragment, [elements])`` in document order, an
+    element whose ``id`` is in ``anchored`` a piece of its own (its subtree), the runs of elements around them
+    pieces with fragment ``""``; an element holding an anchored one deeper is opened."""
+    out: list[tuple[str, list]] = []
+    for child in el:
+        if not isinstance(child.tag, str):
+            continue
+        if child.get("id") in anchored:
+            out.append((child.get("id"), [child]))
+        elif any(d.get("id") in anchored for d in child.iter() if isinstance(d.tag, str)):
+            out += _pieces(child, anchored)
+        elif out and not out[-1][0]:
+            out[-1][1].append(child)
+        else:
+            out.append(("", [child]))
     return out
 
 
@@ -134,8 +173,9 @@ def _chapter_css(book, item) -> list[str]:
 
 
 def _write_chapter(b: CanonicalBuilder, item, number: int, toc: dict[str, str], book=None,
-                   hidden: Hidden | None = None) -> bool:
-    """Write one spine document as a chapter; returns whether it held any text.
+                   hidden: Hidden | None = None, anchors: dict[str, str] | None = None) -> int:
+    """Write one spine document as a chapter, or as several where ``anchors`` (:func:`_toc_anchors`: the table of
+    contents points into it by fragment) cut it; returns how many chapters held text.
 
     Text the chapter's CSS hides (its linked style sheets and its own, :mod:`rag.ingest.web.css_hidden`) is
     removed first and counted in ``hidden`` (issue 26)."""
@@ -148,17 +188,32 @@ def _write_chapter(b: CanonicalBuilder, item, number: int, toc: dict[str, str], 
     body = doc.find(".//body")
     body = body if body is not None else doc
     strip_boilerplate(body, keep_semantic=True)
-    if not " ".join(body.text_content().split()):
-        return False
     href = posixpath.normpath(item.get_name())
+    if anchors:  # several chapters in one file: each anchored element's subtree is one, the runs between others
+        from lxml import html as lhtml
+
+        written = 0
+        for fragment, elements in _pieces(body, set(anchors)):
+            piece = lhtml.Element("div")
+            piece.extend(elements)
+            written += _write_one(b, piece, number + written, anchors.get(fragment, ""), href)
+        return written
+    return _write_one(b, body, number, toc.get(href, ""), href)
+
+
+def _write_one(b: CanonicalBuilder, body, number: int, toc_title: str, href: str) -> int:
+    """Write ``body`` as chapter ``number`` titled ``toc_title``, else by its first heading, else "Chapter N";
+    1 when it held text, else 0."""
+    if not " ".join(body.text_content().split()):
+        return 0
     heads = [el for el in body.iter("h1", "h2", "h3", "h4", "h5", "h6")]
     first = clean_inline(inline_text(heads[0]), keep_newlines=False) if heads else ""
-    title = toc.get(href) or first or f"Chapter {number}"
+    title = toc_title or first or f"Chapter {number}"
     if heads and first == title:
         heads[0].drop_tree()
     b.heading(1, title)
     write_html(b, body, unit_for_block=_Chapter(number, title, href), heading_offset=1)
-    return True
+    return 1
 
 
 #: Metadata or heading titles that name no book (issue 37: a template's "MAIN TITLE", a contents page).
@@ -218,11 +273,11 @@ def _chapters(book: epub.EpubBook) -> Iterator[epub.EpubHtml]:
 def _write_book(b: CanonicalBuilder, book: epub.EpubBook, hidden: Hidden) -> list:
     """Write each chapter with text into ``b`` as a numbered level-1 section (what the CSS hides into
     ``hidden``); returns the book's ``DC`` title metadata."""
-    toc = _toc_titles(book.toc)
+    toc, anchors = _toc_titles(book.toc), _toc_anchors(book.toc)
     number = 0
     for item in _chapters(book):
-        if _write_chapter(b, item, number + 1, toc, book, hidden):
-            number += 1
+        number += _write_chapter(b, item, number + 1, toc, book, hidden,
+                                 anchors.get(posixpath.normpath(item.get_name())))
     return book.get_metadata("DC", "title")
 
 
