@@ -1,7 +1,7 @@
 """What an adversarial review of the claim check found (2026-12-07), each wrong answer once shown as supported and
 each right one once held back: numbers written as words, a unit after one, the requirement words of RFC 2119, a
-"Yes," before a restated question, a place the question names that no source names, and a yes/no question about
-a name the answer never says. Hand-made sources, the real check and verdict (no model, no embedder)."""
+"Yes," before a restated question, a place the question names that no source names, a yes/no question about
+a name the answer never says, and the very case a source makes an exception of ("unless the item arrived damaged"). Hand-made sources, the real check and verdict (no model, no embedder)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,10 @@ SIGN_IN = ("Sign-in", "All employees must enable two-factor authentication on th
 EU = ("European Union", "In the European Union, customers may return any product within 30 days of delivery for a "
                         "full refund.")
 US = ("United States", "In the United States, returns are accepted within 14 days.")
+SHIPPING = ("Returns in the United States", "Return shipping in the United States costs $7.95, unless the item "
+                                           "arrived damaged. Refunds are issued within 10 business days.")
+UNLOCK = ("Account lockout", "A locked account is unlocked automatically after 30 minutes, unless the attempts came "
+                             "from outside the EU, in which case only the service desk can unlock it.")
 ORBIT = ("Requirements", "Orbit Sync 3.0 requires Python 3.10 or later. Windows 7 is still supported but deprecated.")
 
 
@@ -56,6 +60,10 @@ WRONG = [
     ("How long must staging passwords be?", [STAGING], "Staging passwords must be at least 12 characters long [1]."),
     ("What is the refund policy in Canada?", [EU, US],
      "In Canada, customers may return any product within 30 days of delivery for a full refund [1]."),
+    ("How much is return shipping for a damaged item in the United States?", [SHIPPING],  # the excepted case
+     "Return shipping for a damaged item in the United States costs $7.95 [1]."),
+    ("Can a locked account be unlocked automatically if the attempts came from outside the EU?", [UNLOCK],
+     "Yes, a locked account is unlocked automatically after 30 minutes [1]."),
 ]
 
 
@@ -74,6 +82,9 @@ RIGHT = [
     ("Can contractors use SMS codes?", [SIGN_IN], "Yes, contractors may use SMS codes [1]."),
     ("What is the refund policy in the European Union?", [EU, US],
      "In the European Union, customers may return any product within 30 days [1]."),
+    ("How much is return shipping in the United States?", [SHIPPING], "Return shipping in the United States costs $7.95 [1]."),
+    ("When is a locked account unlocked?", [UNLOCK],
+     "A locked account is unlocked automatically after 30 minutes, unless the attempts came from outside the EU [1]."),
 ]
 
 

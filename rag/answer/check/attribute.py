@@ -40,6 +40,7 @@ from rag.answer.check.clean import CleanResult as CleanResult
 from rag.answer.check.clean import clean_citations as clean_citations
 from rag.answer.check.clean import markers
 from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
+from rag.answer.check.exceptions import excepted
 from rag.answer.check.names import misspelt_names, unnamed_in
 from rag.answer.check.no_claim import announces, garbled, points_elsewhere, title_states
 from rag.answer.check.polarity import denied_by, denies, polarity_clash, swap_clash, without_denials
@@ -453,6 +454,9 @@ def attribute(
             row[list(denied)] = False
         elif quotes is not None and affirms:  # "yes" from a source that says the opposite word: "excludes" for "includes"
             denied = {j: c for j in np.flatnonzero(row) if (c := swap_clash(s, quotes[j], question))}
+            row[list(denied)] = False
+        if quotes is not None and claim and not says_no:  # the case its source makes an exception of
+            denied |= {j: c for j in np.flatnonzero(row) if (c := excepted(s, quotes[j], question))}
             row[list(denied)] = False
         if quotes is not None and claim:
             # a sentence copied word for word from a source it cites is supported by that source, whatever the
