@@ -64,6 +64,9 @@ WRONG = [
      "Return shipping for a damaged item in the United States costs $7.95 [1]."),
     ("Can a locked account be unlocked automatically if the attempts came from outside the EU?", [UNLOCK],
      "Yes, a locked account is unlocked automatically after 30 minutes [1]."),
+    ("Can contractors use SMS codes for admin accounts?", [SIGN_IN], "Yes, contractors may use SMS codes [1]."),
+    ("How often must API keys be rotated?", [("Keys", "API keys SHOULD be rotated every 90 days.")],
+     "API keys are required to be rotated every 90 days [1]."),
 ]
 
 
@@ -83,6 +86,22 @@ RIGHT = [
     ("What is the refund policy in the European Union?", [EU, US],
      "In the European Union, customers may return any product within 30 days [1]."),
     ("How much is return shipping in the United States?", [SHIPPING], "Return shipping in the United States costs $7.95 [1]."),
+    # a review of the rules above (2026-12-07) found each of these withheld by their first version
+    ("How can I contact support?", [("Support", "You can reach support by email, by phone or through the in-app chat.")],
+     "There are three ways to reach support: by email, by phone or through the in-app chat [1]."),
+    ("What is the rate limit?", [("Limits", "Each client may send up to 100 requests per second.")],
+     "Each client may send up to 100 requests per second [1]."),
+    ("What is the refund policy in the United States?", [("US returns", "US customers can return items within 14 days.")],
+     "In the United States, customers can return items within 14 days [1]."),
+    ("Can notifications go to Microsoft Teams?", [("Notifications", "Notifications can be sent to Teams channels.")],
+     "Notifications can be sent to Microsoft Teams channels [1]."),
+    ("Which items can be returned?", [("Returns", "All items can be returned within 30 days except gift cards.")],
+     "All items can be returned within 30 days, with the exception of gift cards [1]."),
+    ("How do I check my refund status?", [("Refunds", "Refunds are issued within 10 business days, unless you paid by check.")],
+     "Refunds are issued within 10 business days [1]."),
+    ("Where is customer data stored?", [("Storage", "Customer data is stored in Frankfurt, except for backups, which are "
+                                                   "kept in Dublin.")],
+     "Customer data is stored in Frankfurt, and backups are kept in Dublin [1]."),
     ("When is a locked account unlocked?", [UNLOCK],
      "A locked account is unlocked automatically after 30 minutes, unless the attempts came from outside the EU [1]."),
 ]
@@ -106,5 +125,8 @@ def test_spelled_numbers_are_specifics_and_a_unit_belongs_to_its_number():
     from rag.answer.check.claims import as_digits, specifics
 
     assert specifics("Backups are kept for five years [1].") == {"5"}
-    assert specifics("A one-year warranty lasts twenty-five months; one of them is first.") == {"1-year", "25"}
+    assert specifics("A two-year warranty lasts twenty-five months; one of them is first.") == {"2-year", "25"}
+    assert specifics("There are three ways to reach support: by email, by phone or in the chat.") == set()
+    assert specifics("An account is locked after three failed attempts.") == {"3"}
     assert as_digits("Thirteen") == "13" and as_digits("one") is None and as_digits("third") == "3rd"
+    assert as_digits("second") is None  # "per second" is a unit

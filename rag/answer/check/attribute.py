@@ -394,7 +394,7 @@ def attribute(
         # history?") is the sentence's own answer where a source writes it as code
         # "Yes, contractors may use SMS codes [1]." restates the yes/no question after its "yes", which no source
         # holds as a word: read without it, it is the restatement a source must affirm (a review, 2026-12-07)
-        said = without_yes(s) if question is not None and YES_NO_RE.match(question) else s
+        said = without_yes(s, question) if question is not None and YES_NO_RE.match(question) else s
         bare = question is not None and not novel_roots(said, question)
         code_in = [j for j in range(len(source_indices))
                    if bare and quotes is not None and code_answered_by(s, quotes[j], question)]

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rag.answer.check.spelled import UNIT_WORDS, as_digits, spelled
+from rag.answer.check.spelled import UNIT_WORDS, as_digits, spelled, value_like
 from rag.answer.tables import record, split_cells
 from rag.question import analyse
 from rag.text import (
@@ -115,19 +115,23 @@ def specifics(text: str) -> set[str]:
 
     A name is a word with a capital letter that does not open the sentence (or one with a capital after
     its first letter, anywhere), the pronoun "I" aside; a number is any token holding a digit, or a small number
-    spelled out, as its digits (:func:`as_digits`: "three" -> ``"3"``, "five-year" -> ``"5-year"``), so "locked
-    after three failed attempts" asks its source for a 3 (or a "three") as "after 3 failed attempts" does.
+    spelled out where it gives a value (:func:`rag.answer.check.spelled.value_like`), as its digits
+    (:func:`as_digits`: "three" -> ``"3"``, "five-year" -> ``"5-year"``), so "locked after three failed attempts"
+    asks its source for a 3 (or a "three") as "after 3 failed attempts" does; "There are three ways: ..." counts
+    what it lists.
     """
     out = set()
     body = strip_markers(text)
+    found = [m.group(0).rstrip(".,") for m in TOKEN_RE.finditer(body)]
     for k, m in enumerate(TOKEN_RE.finditer(body)):
-        tok = m.group(0).rstrip(".,")
+        tok = found[k]
         if not tok or tok == "I":  # the pronoun is no name: "Should I ...?" asked no source for an "i"
             continue
         opens = k == 0 or body[: m.start()].rstrip().endswith((".", ":", "!", "?", "\n", "-", "*"))
         if any(ch.isdigit() for ch in tok):
             out.add(re.sub(r"(?<=\d),(?=\d{3})", "", tok).casefold())
-        elif (digits := as_digits(tok)) is not None:
+        elif (digits := as_digits(tok)) is not None and value_like(tok, found[k - 1] if k else "",
+                                                                  found[k + 1] if k + 1 < len(found) else ""):
             out.add(digits)
         elif any(ch.isupper() for ch in tok[1:]) or (tok[0].isupper() and not opens):
             out.add(tok.casefold())
@@ -461,12 +465,16 @@ def _written_pieces(sentence: str, x: str) -> set[str]:
     words of the sentence whose :func:`specifics` is ``x``, nothing else ("1.5B" keeps its "1" when ``x`` is
     "128k", an adversarial review, 2026-12-06)."""
     words = sentence.split()
-    pieces = set().union(*(roots(w) for w in words if x in specifics(w) and len(specifics(w)) == 1))
+
+    def writes(w: str) -> bool:
+        return (x in specifics(w) and len(specifics(w)) == 1) or as_digits(w.strip(".,;:!?()[]")) == x
+
+    pieces = set().union(*(roots(w) for w in words if writes(w)))
     # its unit too: "five years" is one value, so "Backups are kept for five years" is not made by "Audit logs
     # are kept for a five-year period" for sharing "year" (a review, 2026-12-07)
     for w, after in zip(words, words[1:]):
         unit = after.strip(".,;:!?()[]").casefold()
-        if x in specifics(w) and (unit in UNIT_WORDS or unit.rstrip("s") in UNIT_WORDS):
+        if writes(w) and (unit in UNIT_WORDS or unit.rstrip("s") in UNIT_WORDS):
             pieces |= roots(unit)
     return pieces
 

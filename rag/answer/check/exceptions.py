@@ -15,12 +15,16 @@ from __future__ import annotations
 
 from rag.answer.check.claims import question_roots, roots, source_roots, statements
 from rag.answer.check.polarity import Clash, denies
+from rag.answer.check.short_answers import YES_NO_RE, without_yes
 from rag.text import strip_markers
 
 #: Words that open an exception clause.
 MARKERS = (" unless ", " except when ", " except if ", " except for ", " except ", " other than ", " excluding ")
-#: Words by which a claim keeps an exception (or a limit) of its own: it is then not the plain claim.
-KEEPS = frozenset("unless except excluding but only not no never cannot other".split())
+#: Words by which a claim keeps an exception, a condition or a limit of its own, in any wording ("with the exception
+#: of gift cards", "apart from", "weekends excluded", "plus VAT", "if the item arrived damaged"): it is then not the
+#: plain claim (a review of the rule, 2026-12-07: each of these was withheld).
+KEEPS = frozenset("unless except exception excepted excluding excluded exclude excludes but only not no never cannot "
+                  "other apart aside besides plus before without if when otherwise instead".split())
 #: The statement's main part must hold this share of the claim's words (it makes the claim) ...
 MAIN_MIN = 0.5
 #: ... and the claim and question together this share of the words only the exception clause has.
@@ -44,11 +48,16 @@ def _exception(text: str) -> tuple[str, str] | None:
 def excepted(sentence: str, source: str, question: str | None = None) -> Clash | None:
     """The :class:`rag.answer.check.polarity.Clash` of the statement of ``source`` whose exception the claim
     ``sentence`` falls under (module docstring), or ``None``."""
-    said = roots(strip_markers(sentence))
-    words = {w.casefold() for w in strip_markers(sentence).replace(",", " ").split()}
+    body = strip_markers(sentence)
+    yes = question is not None and YES_NO_RE.match(question) and without_yes(body) != body
+    body = without_yes(body)  # "yes" is no word of the claim; the question's words count for it below
+    said = roots(body)
+    words = {w.casefold().strip(".,;:!?()") for w in body.replace(",", " ").split()}
     if len(said) < 2 or words & KEEPS:
         return None
-    asked = said | (question_roots(question) if question else set())
+    # the question's words name the case only for a "Yes," that restates it; else a word of the question the
+    # exception shares ("How do I check my refund status?" - "unless you paid by check") is no case of it
+    asked = said | (question_roots(question) if yes else set())
     for st in statements(source):
         own = st.own()
         parts = _exception(own)
@@ -61,6 +70,8 @@ def excepted(sentence: str, source: str, question: str | None = None) -> Clash |
         case = roots(clause) - main_roots
         if not case or len(said & main_roots) < MAIN_MIN * len(said - roots(clause)):
             continue
+        if said - main_roots - case - (question_roots(question) if question else set()):
+            continue  # it says more of the case than the main part does ("..., and backups are kept in Dublin")
         if len(case & asked) >= CASE_MIN * len(case):
             return Clash(" ".join(own.split()), f"only with an exception the answer falls under ({clause.strip()!r})")
     return None

@@ -126,6 +126,31 @@ def _tabular(text: str) -> bool:
     return any(line.lstrip().startswith("|") for line in text.split("\n"))
 
 
+def _run_named(sentence: str, name: str, text: str) -> bool:
+    """Whether the run of capitalised words of ``sentence`` that holds ``name`` is named by ``text`` another way:
+    by its initials ("United States" by "US" or "U.S.", "European Union" by "EU") or by another of its words
+    ("Microsoft Teams" by "Teams"): a review of the rule (2026-12-07) found such right claims withheld."""
+    runs: list[list[str]] = [[]]
+    body = strip_markers(sentence)
+    for k, m in enumerate(TOKEN_RE.finditer(body)):
+        tok = m.group(0).rstrip(".,")
+        opens = k == 0 or body[: m.start()].rstrip().endswith((".", ":", "!", "?", "\n", "-", "*"))
+        if (tok[:1].isupper() and not opens) or (runs[-1] and tok.casefold() in _INITIAL_SKIP):
+            runs[-1].append(tok)
+        elif runs[-1]:
+            runs.append([])
+    for run in runs:
+        words = [w for w in run if w.casefold() not in _INITIAL_SKIP]
+        if name not in (w.casefold() for w in words) or len(words) < 2:
+            continue
+        initials = "".join(w[0] for w in words).casefold()
+        dotted = ".".join(initials) + "."
+        if holds(text, initials) or dotted in text.casefold() or any(
+                w.casefold() in source_names(text) for w in words if w.casefold() != name):
+            return True
+    return False
+
+
 def unnamed_in(sentence: str, question: str, quote: str, where: str = "", anywhere: str | None = None) -> list[str]:
     """The names the question asks about that ``sentence`` says again and that neither ``quote`` (a source's text)
     nor ``where`` (its heading, document name and section path) names (:func:`names_it`): its
@@ -140,5 +165,5 @@ def unnamed_in(sentence: str, question: str, quote: str, where: str = "", anywhe
     if _tabular(quote):
         wanted |= plain
     elif anywhere is not None:
-        wanted |= {x for x in plain if not names_it(anywhere, x)}
+        wanted |= {x for x in plain if not names_it(anywhere, x) and not _run_named(sentence, x, anywhere)}
     return sorted(x for x in wanted if not (names_it(quote, x) or names_it(where, x)))

@@ -39,7 +39,7 @@ OPPOSITES = (
     "strengthen strengthened / weaken weakened", "open opens opened / close closes closed", "hot / cold",
     "warm warmer / cool cooler", "cheap cheaper cheapest / expensive",
     "maximum / minimum / default usual typical standard / average",
-    "must shall / should recommended / may",
+    "must shall required mandatory / should recommended / may",
 )
 #: Groups whose alternatives are ordered, strongest first: a claim weaker than its source says less, not
 #: something else ("Yes, you should enable it" where the source says "must"; "MAY" for "SHOULD"), so only a
@@ -61,7 +61,7 @@ POLE_PHRASES = {"at least": "minimum", "no less than": "minimum", "not less than
                 "not more than": "maximum", "by default": "default"}
 _POLE_PHRASE_RE = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in POLE_PHRASES) + r")\b", re.IGNORECASE)
 #: A unit stands for its kind after a spelled number too ("six years" is no "six months").
-_NUMBER_WORDS = frozenset(SPELLED_NUMBERS.values())
+_NUMBER_WORDS = frozenset(SPELLED_NUMBERS.values()) - {"zero", "one"}  # "one year" is as often "12 months"
 _UNIT_GROUPS = frozenset(range(len(OPPOSITES) - len(UNITS), len(OPPOSITES)))
 
 

@@ -16,7 +16,16 @@ from __future__ import annotations
 
 import re
 
-from rag.answer.check.claims import TOKEN_RE, holds, novel_roots, roots, source_roots, specifics, statements
+from rag.answer.check.claims import (
+    TOKEN_RE,
+    holds,
+    novel_roots,
+    question_roots,
+    roots,
+    source_roots,
+    specifics,
+    statements,
+)
 from rag.text import sentence_spans, strip_markers
 
 #: A yes/no question: it opens on an auxiliary or modal verb ("Should ...?", "Must ...?", "Is ...?", "Can ...?"),
@@ -34,10 +43,15 @@ POLARITY_RE = re.compile(r"\b(?:yes|no|not|never|cannot|none|must|should|only|al
 _YES_RE = re.compile(r"^[\s*_]*yes\b[\s*_]*[,.!:;-]?\s*", re.IGNORECASE)
 
 
-def without_yes(sentence: str) -> str:
-    """``sentence`` without the "yes" that opens it: "Yes, contractors may use SMS codes [1]." restates the yes/no
-    question after it, and no source holds "yes" as a word (an adversarial review, 2026-12-07)."""
-    return _YES_RE.sub("", sentence, count=1)
+def without_yes(sentence: str, question: str | None = None) -> str:
+    """``sentence`` without the "yes" that opens it when what follows restates the yes/no ``question`` (holds every
+    claim word of it): "Yes, contractors may use SMS codes [1]." to "Can contractors use SMS codes?" (an
+    adversarial review, 2026-12-07: no source holds "yes" as a word); not to "... for admin accounts?", which it
+    leaves unanswered (a review of that rule, the same day). Without ``question``, the "yes" always goes."""
+    rest = _YES_RE.sub("", sentence, count=1)
+    if question is not None and rest != sentence and not question_roots(question) <= source_roots(rest):
+        return sentence
+    return rest
 
 
 def takes_side(sentence: str, question: str | None) -> bool:

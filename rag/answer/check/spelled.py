@@ -22,11 +22,11 @@ _DIGITS_OF = {w: d for d, w in SPELLED_NUMBERS.items()} | {w: d for d, w in SPEL
 def as_digits(token: str) -> str | None:
     """A spelled number (:data:`rag.text.SPELLED_NUMBERS`, the ordinals) as the specific its digits make:
     ``"Three"`` -> ``"3"``, ``"five-year"`` -> ``"5-year"``, ``"one-year"`` -> ``"1-year"``, ``"third"`` -> ``"3rd"``;
-    ``None`` for any other token and for a bare "one", "zero" or "first" (as often a pronoun or an order of words:
-    "one of them", "first, open the file")."""
+    ``None`` for any other token, for "zero", "one" and "first" (as often a pronoun or an order of words: "one of
+    them", "first, open the file"; "one year" is as often "12 months") and a bare "second" (a unit: "per second")."""
     head, dash, tail = token.casefold().partition("-")
     d = _DIGITS_OF.get(head)
-    if d is None or (not dash and d in ("0", "1", "1st")):
+    if d is None or d in ("0", "1", "1st") or (not dash and d == "2nd"):
         return None
     if not dash:
         return d
@@ -35,6 +35,22 @@ def as_digits(token: str) -> str | None:
         return str(int(d) + int(unit)) if d.isdigit() and int(d) >= 20 and unit.isdigit() and 0 < int(unit) < 10 \
             else None
     return f"{d}-{tail}" if tail.isalpha() else None
+
+
+#: Words before a spelled number that make it a value, not a count of what the sentence goes on to list
+#: ("after three failed attempts", "up to three devices", "within ten days").
+VALUE_BEFORE = frozenset("after within for every than least most to under over about around only exactly just nearly "
+                         "almost approximately roughly by last lasts per each".split())
+
+
+def value_like(token: str, before: str, after: str) -> bool:
+    """Whether spelled number ``token`` gives a value a source must hold: a compound ("five-year"), a number before
+    a unit (:data:`UNIT_WORDS`: "six years"), or after a word of quantity (:data:`VALUE_BEFORE`). "There are three
+    ways: ...", "The two plans differ ..." and "two times a year" count what they list or say otherwise: a review of
+    the rule (2026-12-07) found those withheld."""
+    unit = after.casefold()
+    return ("-" in token or unit in UNIT_WORDS or unit.rstrip("s") in UNIT_WORDS
+            or before.casefold() in VALUE_BEFORE)
 
 
 def spelled(specific: str) -> tuple[str, ...]:

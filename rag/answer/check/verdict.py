@@ -127,7 +127,7 @@ def agrees_with_key_passage(a: Judgeable, min_share: float = AGREE_MIN) -> bool:
         if not s.passed:
             continue
         elsewhere = kp.index not in s.shown_cites
-        text = without_yes(s.text) if YES_NO_RE.match(a.query) else s.text
+        text = without_yes(s.text, a.query) if YES_NO_RE.match(a.query) else s.text
         new = novel_roots(strip_markers(text), a.query)
         if not new and not takes_side(text, a.query):  # a yes/no question restated: "yes", if the passage says so
             if YES_NO_RE.match(a.query) and affirmed_by(text, body, asked(a.query)):
