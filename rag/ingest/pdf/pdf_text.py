@@ -86,17 +86,40 @@ def heading_size(para: list[Line], text: str, body: float) -> float | None:
     """The font size if paragraph ``para`` (joined ``text``) looks like a heading, else None.
 
     A heading is one or two lines of at most 120 characters, without a final period or a sentence ending
-    inside, of text-layer lines, and either at least 1 pt above the ``body`` size (points) or bold and
-    numbered. A decorative rule (:func:`is_ornament`) is never a heading. See also :func:`is_bold_title`.
+    inside, of text-layer lines, and either at least 1 pt above the ``body`` size (points), or bold and
+    numbered, or numbered in capitals (small capitals, :func:`_capitals`). A decorative rule (:func:`is_ornament`)
+    and a byline (:func:`is_byline`) are never headings. See also :func:`is_bold_title`.
     """
-    if not _heading_shaped(para, text, 120):
+    if not _heading_shaped(para, text, 120) or is_byline(text):
         return None
     size = para[0].size
     if size >= body + 1 and sum(ch.isalpha() for ch in text) >= 3:
         return size
     if all(ln.bold for ln in para) and _NUMBERED.match(text) and size >= body - 0.5:
         return size
+    if _capitals(text) and _NUMBERED.match(text) and size >= 0.75 * body:  # small capitals: their letters are smaller
+        return size
     return None
+
+
+def _capitals(text: str) -> bool:
+    """Whether ``text`` after its number is set in capitals (IEEE's "II. STRESS-ENGINEERED MICROROBOT", not bold:
+    small capitals, whose line reads as their smaller letters' size), at least 4 letters."""
+    letters = [ch for ch in _NUMBERED_PREFIX.sub("", text) if ch.isalpha()]
+    return len(letters) >= 4 and all(ch.isupper() for ch in letters)
+
+
+#: A name followed by its author marks: affiliation digits or a footnote sign ("Foroutan1*,", "Majumdar1").
+_AUTHOR_MARK = re.compile(r"[a-z][\d*\u2217\u2020\u2021\u00a7]+(?=[,\s]|$)")
+
+
+def is_byline(text: str) -> bool:
+    """Whether a one- or two-line paragraph is a paper's byline, not a heading: two or more names with author
+    marks ("Vahid Foroutan1*, Ratul Majumdar1"), or one with a footnote sign, between commas or "and" (a new
+    user's walk, 2026-12-07: the byline set 1 pt above the body became every chunk's section)."""
+    marks = _AUTHOR_MARK.findall(text)
+    signs = any(ch in text for ch in "*\u2217\u2020\u2021\u00a7")
+    return ("," in text or " and " in text) and (len(marks) >= 2 or (signs and len(marks) >= 1))
 
 
 def is_bold_title(para: list[Line], text: str, body: float) -> bool:
@@ -131,6 +154,7 @@ class Para:
     start: int = 0
     end: int = 0
     bold_title: bool = False
+    font: float | None = None  # the first line's font size (points), heading or not
 
 
 #: Spacing accents a TeX font draws as a glyph of their own before the letter they sit on (OT1 encoding): the text
@@ -197,6 +221,15 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float, bold_title
             aside.lines += len(para)
             out[-2], out[-1] = out[-1], aside
             continue
+        if (prev is not None and kind == prev.kind == "text" and prev.font == para[0].size and size is not None
+                and prev.size is None and prev.lines >= 3 and not prev.text.endswith((".", "!", "?", ":", ";"))
+                and len(para) == 1 and text[:1].isupper()):
+            # a long title wrapped over two blocks: three lines "... using Electrostatic" | "Hysteresis" (its last
+            # line, alone in its block, was the document's first heading: a new user's walk, 2026-12-07). A
+            # heading of two lines over another stays two headings ("CLUSTER COORDINATION AT" | "COUNTRY LEVEL")
+            prev.text = join_lines([prev.text, text], lexicon)
+            prev.lines += 1
+            continue
         if (prev is not None and kind == prev.kind == "text" and text[:1].islower()
                 and (size == prev.size or prev.text.endswith(("-", "\u2010")))
                 and not prev.text.endswith((".", "!", "?", ":", ";"))
@@ -207,7 +240,7 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float, bold_title
             if prev.size != size or (prev.size is not None and (prev.lines > 2 or len(prev.text) > 120)):
                 prev.size = None  # too long for a heading: body text, so it stays in the chunks
         else:
-            out.append(Para(text, size, len(para), kind, bold_title=bold_title))
+            out.append(Para(text, size, len(para), kind, bold_title=bold_title, font=para[0].size))
     for i, p in enumerate(out):
         if p.bold_title and not any(q.kind == "text" and q.size is None and is_prose(q.text) for q in out[i + 1:i + 3]):
             p.size = None  # a bold line that no prose follows: a table's header row, a label, not a title
