@@ -53,5 +53,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: 16: ODF text a style hides (``text:display="none"``, under 2 pt) is left out (a new user's walk, 2026-12-07);
 #: Excel 97-2003 workbooks (.xls) are read; an EPUB document the contents point into at two or more fragments is
 #: cut into those chapters (its locators named chapter 1 for all of them). 17: a PDF paper's byline is no heading,
-#: a long title's last line in a block of its own joins it, and numbered headings in small capitals are headings.
+#: a long title's last line in a block of its own joins it, and numbered headings in small capitals are headings;
+#: a page opening with a WHATWG HTML tag (``<script``) is HTML, its charset sought in its first 64 KiB.
 EXTRACTOR_VERSION = "17"

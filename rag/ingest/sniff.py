@@ -16,7 +16,8 @@
    Excel workbook, read by :mod:`rag.ingest.office.xls`; a .doc or .ppt stays :data:`OLE2`); MOBI by its
    ``BOOKMOBI`` header; FB2 by its ``<FictionBook`` root;
 3. text: an HTML document (doctype or ``<html>``/``<head>``/``<body>`` at the
-   start, read as Latin-1 so any ASCII-compatible charset is seen), then a
+   start, read as Latin-1 so any ASCII-compatible charset is seen; unless the file is named as text or Markdown,
+   also any tag the WHATWG sniffing standard opens HTML with, ``<script``, ``<div``, ``<p`` ...), then a
    delimited table (:func:`rag.ingest.office.sheets.looks_like_csv`) unless the file
    is named as text or Markdown.
 
@@ -27,6 +28,7 @@ It returns ``None`` for everything else: the PDF and text branches of
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 
 from rag.ingest.office.sheets import looks_like_csv
@@ -44,6 +46,7 @@ ZIP = "application/zip"
 ENCRYPTED_OOXML = "application/x-encrypted-ooxml"
 _ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
 
+_XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _ODF = {MediaType.ODT.value, MediaType.ODS.value, MediaType.ODP.value}
 _IMAGE_NAMES = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".jxr")
 
@@ -147,13 +150,30 @@ def _ole2_streams(data: bytes) -> set[str]:
         return set()
 
 
+#: The tags that open an HTML document by the WHATWG MIME Sniffing Standard (section 7.1, "identifying a resource
+#: with an unknown MIME type"), each followed by a space or ">": a page that starts with its script ("<script
+#: language=...>") was read as plain text, its markup and JavaScript indexed as evidence (a new user's walk, 2026-12-07).
+WHATWG_HTML_TAGS = ("<!doctype html", "<html", "<head", "<script", "<iframe", "<h1", "<div", "<font", "<table",
+                    "<a", "<style", "<title", "<b", "<body", "<br", "<p", "<!--")
+
+
+def sniffs_as_html(text: str) -> bool:
+    """Whether decoded text starts with one of :data:`WHATWG_HTML_TAGS` (case-insensitive, after white space and
+    an XML declaration), followed by a space, a tab, a line break or ">": how a browser decides a file is HTML."""
+    head = _XML_DECL.sub("", text[:4096].lstrip("\ufeff \t\r\n"), count=1).lstrip().lower()
+    return any(head.startswith(tag) and head[len(tag):len(tag) + 1] in (" ", "\t", "\n", "\r", ">")
+               for tag in WHATWG_HTML_TAGS)
+
+
 def _sniff_text(data: bytes, name: str) -> str | None:
     """HTML or CSV among text bytes (no NUL), else ``None``; a file named as text is never CSV."""
     if looks_like_html(data[:8192].decode("latin-1")):
         return MediaType.HTML.value
     lower = name.lower()
-    if lower.endswith(_TEXT_NAMES):
+    if lower.endswith(_TEXT_NAMES):  # a Markdown file may open with "<div align=center>": it stays Markdown
         return None
+    if sniffs_as_html(data[:8192].decode("latin-1")):
+        return MediaType.HTML.value
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -35,6 +35,7 @@ import re
 import unicodedata
 
 from rag.errors import ExtractionError
+from rag.ingest import textfile
 from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem, markdown_table, table_cell
 from rag.ingest.web.css_hidden import remove_hidden
 from rag.ingest.web.html_prepare import BLOCKS, prepare
@@ -53,6 +54,9 @@ _CONTENT_WORDS = re.compile(r"(?:^|[-_\s])(content|main|article|post|entry|body-
                             re.IGNORECASE)
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _WS = re.compile(r"[ \t\n\r\f\v]+")
+#: Bytes searched for a ``<meta charset>``: a page may open with a long script before its ``<head>`` (a new user's
+#: walk, 2026-12-07: the declaration sat past the first 4 KiB, and the Windows-1251 page was read as 1252).
+CHARSET_SCAN = 65536
 _META_CHARSET = re.compile(rb"""<meta[^<>]{1,512}charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _SLUG_DROP = re.compile(r"[^\w\- ]+")
@@ -77,7 +81,7 @@ def decode_html(data: bytes, name: str) -> tuple[str, tuple[str, ...]]:
     for bom, enc in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
         if data.startswith(bom):
             return data[len(bom):].decode(enc, errors="replace"), ()
-    m = _META_CHARSET.search(data[:4096])
+    m = _META_CHARSET.search(data[:CHARSET_SCAN])
     if m:
         try:
             return data.decode(m.group(1).decode("ascii"), errors="replace"), ()
@@ -86,6 +90,11 @@ def decode_html(data: bytes, name: str) -> tuple[str, tuple[str, ...]]:
     try:
         return data.decode("utf-8"), ()
     except UnicodeDecodeError:
+        pass
+    try:  # no charset declared: guessed as for a text file (a Windows-1251 page read as 1252 was mojibake)
+        got = textfile.decode(data)
+        return got.text, ((got.warning,) if got.warning else ())
+    except ValueError:
         return data.decode("cp1252", errors="replace"), ("not UTF-8 and no charset declared: read as Windows-1252",)
 
 

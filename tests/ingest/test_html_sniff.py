@@ -1,0 +1,32 @@
+"""A saved web page that opens with its script, its charset declared after it (tika's big-preamble.html, a new
+user's walk, 2026-12-07): it was read as plain text, its markup and JavaScript indexed as evidence, and once read as
+HTML its Windows-1251 text was Windows-1252 mojibake judged "4 % coverage"."""
+
+from __future__ import annotations
+
+from rag.ingest.extract import extract_bytes
+from rag.ingest.sniff import sniff
+from rag.types import MediaType
+
+SCRIPT = "<script language=\"javascript\">\nfunction addToList(from, to) { var x = from.selectedIndex; }\n</script>\n"
+PAGE = (SCRIPT * 80 + "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\">"
+        "<title>Континент</title></head><body><h1>Континент-Недвижимость</h1>"
+        "<p>Агентство недвижимости основано в 1999 году и работает в Москве.</p></body></html>")
+
+
+def test_a_page_that_opens_with_a_script_is_html_and_its_script_is_no_text():
+    data = PAGE.encode("cp1251")
+    assert len(SCRIPT * 80) > 4096  # the charset is declared past the first 4 KiB
+    assert sniff(data, "preamble.html") == MediaType.HTML.value
+    assert sniff(data, "page.bin") == MediaType.HTML.value  # the bytes decide (WHATWG's "<script" signature)
+    doc = extract_bytes(data, "preamble.html")
+    assert doc.media_type == MediaType.HTML.value
+    assert "основано в 1999 году" in doc.canonical
+    assert "addToList" not in doc.canonical and "<script" not in doc.canonical
+    assert doc.coverage == 1.0 and not any("coverage" in w for w in doc.warnings)
+
+
+def test_markdown_that_opens_with_a_tag_stays_markdown():
+    data = b'<div align="center"><img src="logo.png"></div>\n\n# Project\n\nIt installs in one step.\n'
+    assert sniff(data, "README.md") is None
+    assert sniff(b"<abc> is no tag of HTML\n", "notes") is None
