@@ -213,3 +213,17 @@ def test_an_odt_of_hidden_text_only_says_so():
     doc.body.append(Paragraph("Hidden text", style="Gone"))
     with pytest.raises(ExtractionError, match="no visible text in this ODT: hidden text left out"):
         extract_bytes(_save(doc), "hidden.odt")
+
+
+def test_odt_paragraph_numbers_count_the_paragraphs_a_reader_sees():
+    """tika's testODT-TIKA-6000.odt (a new user's walk, 2026-12-07): empty paragraphs were counted, so "¶ 9-12"
+    was cited for what a reader counts as the 4th to 6th paragraph of the section."""
+    doc = Document("text")
+    body = doc.body
+    body.append(Header(1, "Loan rules"))
+    for text in ("Click the menu.", "", "", "This section sets the rules.", "", "Example: 21,7 means 21 days."):
+        body.append(Paragraph(text))
+    got = extract_bytes(_save(doc), "manual.odt")
+    at = got.canonical.index("Example: 21,7")
+    part = next(p for p in got.parts if p.kind == LocatorKind.PARAGRAPH and p.start <= at < p.end)
+    assert part.scope.endswith("Loan rules") and part.number == 3

@@ -167,7 +167,9 @@ class _TextWriter:
         elif tag == "text:p":
             if not self.title and self.styles is not None and self.styles.is_title(_attr(el, "text:style-name")):
                 self.title = clean_inline(inline_text(el), keep_newlines=False)
-            self.b.block(inline_text(el), self.unit())
+            text = inline_text(el)
+            if text.strip():  # an empty paragraph (or one holding only a picture) is no paragraph a reader counts
+                self.b.block(text, self.unit())
             self.shapes(el)
             self.notes(el)
         elif tag == "text:list":
