@@ -40,8 +40,11 @@ MIN_PROBABILITY = 0.5
 #: Fewer words than this and the question gets no language (too little text to tell).
 MIN_WORDS = 3
 
-#: A language counts as one of the documents' when at least this share of their chunks is in it.
-MIN_DOCUMENT_SHARE = 0.05
+#: A language counts as one of the documents' when at least this share of their chunks is in it: any document's,
+#: as the store records one language per document (issue 23). It was 0.05: a French manual of 100 chunks beside a
+#: Russian contract of 3,000 was under it, so French questions about the manual were translated into Russian and
+#: answered from the contract (a new user's walk, 2026-12-07).
+MIN_DOCUMENT_SHARE = 0.0001
 
 _NAMES = {
     "en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese",

@@ -28,5 +28,8 @@ def test_differs_only_when_both_sides_are_known():
     assert not language.differs("de", {"en": 0.8, "de": 0.2})
     assert not language.differs(None, {"en": 1.0})
     assert not language.differs("de", {})
-    assert language.main_languages({"en": 0.97, "fr": 0.03}) == ["en"]
+    # every document's language counts, however few its chunks: a French manual of 100 chunks beside a Russian
+    # contract of 3,000 (a new user's walk, 2026-12-07: its French questions were translated into Russian)
+    assert language.main_languages({"ru": 0.97, "fr": 0.03}) == ["ru", "fr"]
+    assert not language.differs("fr", {"ru": 0.968, "en": 0.031, "fr": 0.001})
     assert language.language_name("de") == "German" and language.language_name("xx") == "xx"

@@ -268,15 +268,19 @@ def language_shares(contents: Sequence[str], detect: Callable[[str], tuple[str, 
         if p >= min_probability:
             counts[lang] = counts.get(lang, 0) + 1
     total = sum(counts.values())
-    return {k: round(v / total, 3) for k, v in sorted(counts.items(), key=lambda kv: -kv[1])} if total else {}
+    # at least 0.001: a document of a few chunks among thousands keeps its language (rounded, it was 0.0)
+    return {k: max(round(v / total, 3), 0.001) for k, v in sorted(counts.items(), key=lambda kv: -kv[1])} \
+        if total else {}
 
 
 def stored_language_shares(languages: Sequence[str | None]) -> dict[str, float]:
     """Share of chunks per language, from each chunk's stored document language (``None`` ones left out); rounded
-    to 3 decimals, most frequent first, summing to 1 (or empty)."""
+    to 3 decimals (at least 0.001), most frequent first, summing to 1 (or empty; to about 1 with tiny shares)."""
     counts: dict[str, int] = {}
     for lang in languages:
         if lang:
             counts[lang] = counts.get(lang, 0) + 1
     total = sum(counts.values())
-    return {k: round(v / total, 3) for k, v in sorted(counts.items(), key=lambda kv: -kv[1])} if total else {}
+    # at least 0.001: a document of a few chunks among thousands keeps its language (rounded, it was 0.0)
+    return {k: max(round(v / total, 3), 0.001) for k, v in sorted(counts.items(), key=lambda kv: -kv[1])} \
+        if total else {}
