@@ -157,7 +157,9 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     A sentence ends after ``.``, ``!``, ``?``, ``…`` or ``。`` (and any closing
     quote, bracket or ``*``/``_``/backtick) followed by whitespace, unless the
     next character is a lower-case letter (any script) or the full stop ends
-    an abbreviation (``e.g.``, ``Fig.``). A line break alone ends nothing, so
+    an abbreviation (``e.g.``, ``Fig.``); four or more dots that lead to a number (a dot leader: ``Psilocyn ....
+    7438``, a list of codes or a table of contents) end the entry after the number. A line break alone ends
+    nothing, so
     a hard-wrapped sentence stays one span. The one sentence rule of the
     chunker, the excerpts and the claim check (issue 12).
     """
@@ -166,6 +168,18 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     s = start
     for m in _SENTENCE_END.finditer(text, start, end):
         if m.end() < end and text[m.end()].islower():
+            continue
+        if m.end() < end and text[m.end()].isdigit() and text.startswith("....", m.start()):
+            # a dot leader before its number: the entry ends after the number, "(26) Psilocyn ........ 7438" (a new
+            # user's walk, 2026-12-07: a list of drug codes was cut at its leaders, each code in the next chunk)
+            j = m.end()
+            while j < end and (text[j].isdigit() or (text[j] in ".,-" and j + 1 < end and text[j + 1].isdigit())):
+                j += 1
+            if j < end and text[j].isspace():
+                a, b = trim_span(text, s, j)
+                if a < b:
+                    out.append((a, b))
+                s = j
             continue
         if _ABBREVIATION.search(text, max(s, m.start() - 8), m.start() + 1):
             continue

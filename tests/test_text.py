@@ -61,3 +61,15 @@ def test_table_head_finds_the_first_row_and_its_rule_and_stops_where_told():
     assert head is not None and text[head[0]:head[1]] == "| a | b |" and text[head[1] + 1:head[2]] == "|---|---|"
     assert table_head(text, text.index("| 3"), max_rows=2) is None  # the top is 3 rows up
     assert table_head(text, 0) is None and table_head("| a |\n| b |", 6) is None  # prose; no rule under the top
+
+
+def test_a_dot_leader_entry_ends_after_its_number():
+    """21 CFR 1308 (a new user's walk, 2026-12-07): "(26) Psilocyn ........ 7438" was cut at its leader, so each
+    drug's code number opened the next chunk and an answer joined one drug's name to another's code."""
+    from rag.text import sentence_spans
+
+    text = ("(25) Psilocybin ............ 7437 (26) Psilocyn ............. 7438 (27) Tetrahydrocannabinols ...... 7370 "
+            "Synthetic equivalents follow. Wait... 5 more.")
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "(25) Psilocybin ............ 7437", "(26) Psilocyn ............. 7438",
+        "(27) Tetrahydrocannabinols ...... 7370", "Synthetic equivalents follow.", "Wait...", "5 more."]

@@ -221,10 +221,11 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float, bold_title
             aside.lines += len(para)
             out[-2], out[-1] = out[-1], aside
             continue
-        if (prev is not None and kind == prev.kind == "text" and prev.font == para[0].size and size is not None
-                and prev.size is None and prev.lines >= 3 and not prev.text.endswith((".", "!", "?", ":", ";"))
+        if (prev is not None and len(out) == 1 and kind == prev.kind == "text" and prev.font == para[0].size
+                and size is not None and prev.size is None and prev.lines >= 3 and not prev.text.endswith((".", "!", "?", ":", ";"))
                 and len(para) == 1 and text[:1].isupper()):
-            # a long title wrapped over two blocks: three lines "... using Electrostatic" | "Hysteresis" (its last
+            # a long title (the page's first paragraph) wrapped over two blocks: three lines "... using
+            # Electrostatic" | "Hysteresis" (its last
             # line, alone in its block, was the document's first heading: a new user's walk, 2026-12-07). A
             # heading of two lines over another stays two headings ("CLUSTER COORDINATION AT" | "COUNTRY LEVEL")
             prev.text = join_lines([prev.text, text], lexicon)
