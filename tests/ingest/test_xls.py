@@ -112,3 +112,27 @@ def test_real_xls_and_doc_files_of_public_test_suites(cases_dir):
     word = wild / "pymupdf" / "test_open2.doc"
     with pytest.raises(ExtractionError, match="legacy Office file"):
         extract_bytes(word.read_bytes(), word.name)
+
+
+def test_two_tables_side_by_side_keep_their_titles_out_of_the_column_names():
+    """A USDA workbook (a new user's walk, 2026-12-07): a row of two merged titles over two tables side by side
+    was read as the header, each title joined into every column name below it and then cut in the repeated
+    header, so no chunk said which column was the export value."""
+    import xlwt
+
+    wb = xlwt.Workbook()
+    ws = wb.add_sheet("Cabbage")
+    ws.write_merge(0, 0, 0, 3, "Total production and exports (2005) of countries eligible to ship to the United States")
+    ws.write_merge(0, 0, 5, 7, "Top world producers (2005)")
+    for c, h in enumerate(["Country", "Production", "Total exports", "Export value"]):
+        ws.write(1, c, h)
+    for r, row in enumerate([("Japan", 2286.8, 1.54, 1960), ("Netherlands", 209.0, 156.08, 104060)], start=2):
+        for c, v in enumerate(row):
+            ws.write(r, c, v)
+    buf = io.BytesIO()
+    wb.save(buf)
+    doc = extract_bytes(buf.getvalue(), "cabbage.xls")
+    assert "| Country | Production | Total exports | Export value |" in doc.canonical
+    assert "Total production and exports (2005) of countries eligible" in doc.canonical  # kept, as a caption
+    assert "eligible to ship to the United States / Country" not in doc.canonical
+

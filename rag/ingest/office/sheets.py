@@ -132,13 +132,14 @@ def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]
     caption: list[tuple[int, list[str]]] = []
     head_rows = rows[:1]
     if merges is not None:
-        while width >= 2 and len(rows) > 2 and len(caption) < 3 and sum(bool(c) for c in rows[0][1]) == 1:
+        while width >= 2 and len(rows) > 2 and len(caption) < 3 and (
+                sum(bool(c) for c in rows[0][1]) == 1 or _titles_row(rows[0], first, merges)):
             caption.append(rows.pop(0))
         head_rows = header_rows(rows, [(a - first - 1, r0, c - first - 1, r1) for a, r0, c, r1 in merges])
     if caption and captions is not None:
         captions.append(next(c for c in caption[0][1] if c))
     if caption:
-        b.lines([(next(c for c in cells if c), Unit(LocatorKind.ROWS, n, scope=sheet, anchor=span))
+        b.lines([(" / ".join(c for c in cells if c), Unit(LocatorKind.ROWS, n, scope=sheet, anchor=span))
                  for n, cells in caption])
     head = join_header([cells for _, cells in head_rows])
     lines = [(markdown_row(head), Unit(LocatorKind.ROWS, head_rows[0][0], scope=sheet, anchor=span)),
@@ -147,6 +148,17 @@ def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]
               for n, cells in rows[len(head_rows):]]
     b.lines(lines)
     return True
+
+
+def _titles_row(row: tuple[int, list[str]], first: int, merges: list[tuple[int, int, int, int]]) -> bool:
+    """Whether every filled cell of ``row`` (cells from 0-based column ``first``) is a title merged across three
+    columns or more: the titles of two tables side by side (a USDA sheet, a new user's walk, 2026-12-07: each was
+    joined into every column name below it, "Total production, exports and export value (2005) for countries ... /
+    Country"), a caption, not a header."""
+    n, cells = row
+    spans = {(a, r0): c - a for a, r0, c, r1 in merges if r0 == n}
+    filled = [i for i, c in enumerate(cells) if c]
+    return len(filled) >= 2 and all(spans.get((first + i + 1, n), 0) >= 2 for i in filled)
 
 
 def _numeric(text: str) -> bool:
