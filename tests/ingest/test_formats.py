@@ -397,3 +397,23 @@ def test_empty_office_files_refused():
     docx.Document().save(buf)
     with pytest.raises(ExtractionError, match=r"^empty\.docx: no text in this DOCX"):
         extract_bytes(buf.getvalue(), "empty.docx")
+
+
+def test_a_slide_that_is_mostly_a_picture_is_reported_as_not_read():
+    """apache/poi's ececapstonespring2012.pptx (a new user's walk, 2026-12-07): the Gantt table a reader sees on
+    slide 17 is a picture; its answer ("16h") was in no chunk, and nothing said so."""
+    import pptx
+    from pptx.util import Inches
+
+    deck = pptx.Presentation()
+    s1 = deck.slides.add_slide(deck.slide_layouts[5])
+    s1.shapes.title.text = "Budget"
+    s1.shapes.add_textbox(Inches(1), Inches(2), Inches(6), Inches(1)).text_frame.text = "The total cost is $8,962."
+    s2 = deck.slides.add_slide(deck.slide_layouts[5])
+    s2.shapes.title.text = "Gantt Chart"
+    s2.shapes.add_picture(io.BytesIO(samples.png_bytes()), Inches(0.5), Inches(1.5), Inches(9), Inches(5.5))
+    buf = io.BytesIO()
+    deck.save(buf)
+    doc = extract_bytes(buf.getvalue(), "capstone.pptx")
+    [warning] = [w for w in doc.warnings if "picture covers" in w]
+    assert warning.startswith("slide(s) 2:")

@@ -176,6 +176,19 @@ def _slide_title(slide, ground=lambda shape: False, hidden: Hidden | None = None
     return "", None
 
 
+#: A slide whose pictures cover at least this share of its area ...
+PICTURE_SHARE = 0.4
+#: ... while its own text has fewer words than this: its content is probably drawn in the picture (a Gantt table,
+#: a diagram: a new user's walk, 2026-12-07, found one answer only there, unread and unreported).
+FEW_WORDS = 25
+
+
+def pictured(pictures: list, size: tuple[int, int]) -> bool:
+    """Whether ``pictures`` (python-pptx picture shapes) cover :data:`PICTURE_SHARE` of a ``size`` slide (EMU)."""
+    area = sum(max(0, int(p.width or 0)) * max(0, int(p.height or 0)) for p in pictures)
+    return bool(pictures) and area >= PICTURE_SHARE * size[0] * size[1]
+
+
 @dataclass
 class SlideText:
     """What one slide shows: ``title`` its title placeholder's text (``""``: none), ``blocks`` the lines of each
@@ -304,6 +317,7 @@ def extract_pptx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
         size = (deck.slide_width, deck.slide_height) if deck.slide_width and deck.slide_height else None
         read, hidden, runs = [], [], Hidden("pieces of text")
         shapes = pictures = count = 0
+        unread: list[int] = []  # slides whose picture may hold the text a reader sees
         themes: dict[int, ThemeColors] = {}
         for number, slide in enumerate(deck.slides, start=1):
             count += 1
@@ -315,7 +329,10 @@ def extract_pptx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
             read.append(read_slide(slide, number, size, runs, colors))
             members = _shapes_in_order(slide.shapes)
             shapes += len(members)
-            pictures += sum(getattr(m, "shape_type", None) is not None and int(m.shape_type) == 13 for m in members)
+            drawn = [m for m in members if getattr(m, "shape_type", None) is not None and int(m.shape_type) == 13]
+            pictures += len(drawn)
+            if size and pictured(drawn, size) and sum(len(line.split()) for line in read[-1].lines()) < FEW_WORDS:
+                unread.append(number)
         core = (deck.core_properties.title or "").strip()
     except ExtractionError:
         raise
@@ -333,6 +350,10 @@ def extract_pptx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
         warnings.append("hidden slides left out: " + ", ".join(map(str, hidden)) + "; never indexed or read by the model")
     if runs.total:
         warnings.append(runs.warning())
+    if unread:
+        warnings.append(f"slide(s) {', '.join(map(str, unread[:20]))}{' ...' if len(unread) > 20 else ''}: a "
+                        "picture covers most of the slide and any text drawn in it is not read (save the slide's "
+                        "table or chart as text, or add the picture as an image file to read it by OCR)")
     visible = read[0].title if read else ""
     usable = core if core and core.lower() not in ("none", "powerpoint presentation") else ""
     title = (visible or (usable if usable and agrees(usable, b.text()) else "")
