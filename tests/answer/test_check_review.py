@@ -67,6 +67,11 @@ WRONG = [
     ("Can contractors use SMS codes for admin accounts?", [SIGN_IN], "Yes, contractors may use SMS codes [1]."),
     ("How often must API keys be rotated?", [("Keys", "API keys SHOULD be rotated every 90 days.")],
      "API keys are required to be rotated every 90 days [1]."),
+    # the question's number put into a source that never says it (tika's journal PDF, a new user's walk)
+    ("How many robots can the String-Cluster system control when the bandwidth is 20?",
+     [("Results", "As it can be seen, the String-Cluster system needs a control voltage bandwidth of order n, but "
+                  "it can control and maneuver two robots simultaneously.")],
+     "The String-Cluster system can control and maneuver two robots simultaneously when the bandwidth is 20 [1]."),
 ]
 
 
@@ -99,6 +104,11 @@ RIGHT = [
      "All items can be returned within 30 days, with the exception of gift cards [1]."),
     ("How do I check my refund status?", [("Refunds", "Refunds are issued within 10 business days, unless you paid by check.")],
      "Refunds are issued within 10 business days [1]."),
+    ("Which countries have more than 100 million people?",
+     [("Population", "| Country | Population |\n| --- | --- |\n| Nigeria | 206,139,589 |")],
+     "Nigeria has more than 100 million people [1]."),  # a comparison with the question's number, not a value
+    ("What warranty does the Zephyr X2 have?", [("Zephyr X-2", "The Zephyr X-2 comes with a two-year warranty.")],
+     "The Zephyr X2 comes with a two-year warranty [1]."),
     ("Where is customer data stored?", [("Storage", "Customer data is stored in Frankfurt, except for backups, which are "
                                                    "kept in Dublin.")],
      "Customer data is stored in Frankfurt, and backups are kept in Dublin [1]."),

@@ -41,7 +41,7 @@ from rag.answer.check.clean import clean_citations as clean_citations
 from rag.answer.check.clean import markers
 from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
 from rag.answer.check.exceptions import excepted
-from rag.answer.check.names import misspelt_names, unnamed_in
+from rag.answer.check.names import misspelt_names, names_it, repeated_numbers, unnamed_in
 from rag.answer.check.no_claim import announces, garbled, points_elsewhere, title_states
 from rag.answer.check.polarity import denied_by, denies, polarity_clash, swap_clash, without_denials
 from rag.answer.check.short_answers import (
@@ -434,8 +434,10 @@ def attribute(
             # the thing the question names, said again as the claim's subject, must be named by the source, its
             # heading or its document: "Requirement V1.2.1 has ..." from another requirement's row is about
             # something else (a walk over a CSV, 2026-12-07)
+            repeated = repeated_numbers(s, question) if question else []
             lacks = [unnamed_in(s, question, quotes[j], f"{heads[j]}\n{places[j] if places is not None else ''}",
                                 anywhere)
+                     + [x for x in repeated if not names_it(f"{heads[j]}\n{quotes[j]}", x)]
                      if question else [] for j in range(len(source_indices))]
             if lean and lacks[lean[0]] and not missing:
                 missing, lacking_at = tuple(lacks[lean[0]]), source_indices[lean[0]]

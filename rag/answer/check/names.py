@@ -167,3 +167,27 @@ def unnamed_in(sentence: str, question: str, quote: str, where: str = "", anywhe
     elif anywhere is not None:
         wanted |= {x for x in plain if not names_it(anywhere, x) and not _run_named(sentence, x, anywhere)}
     return sorted(x for x in wanted if not (names_it(quote, x) or names_it(where, x)))
+
+
+#: Words by which a claim compares with a number rather than states it: "more than 100 million" holds no 100 a
+#: source must say (a country's population row says 206,139,589).
+COMPARISON_WORDS = frozenset("more less fewer over under above below than least most exceeding exceeds beyond "
+                             "within up to about around approximately nearly almost".split())
+
+
+def repeated_numbers(sentence: str, question: str) -> list[str]:
+    """The numbers (digit tokens, :func:`specifics`) of ``question`` that ``sentence`` states again not after a word
+    of comparison (:data:`COMPARISON_WORDS`): a condition or value the claim asserts, which its source must hold.
+    "... can control two robots when the bandwidth is 20 [1]" (tika's journal PDF, a new user's walk, 2026-12-07)
+    put the question's "20" into a source that never says it, and was shown as supported."""
+    asked = {x for x in specifics(question) if any(ch.isdigit() for ch in x)}
+    if not asked:
+        return []
+    out = []
+    tokens = [m.group(0).rstrip(".,") for m in TOKEN_RE.finditer(strip_markers(sentence))]
+    for k, tok in enumerate(tokens):
+        x = tok.casefold()
+        if x in asked and x not in out and not (k and tokens[k - 1].casefold() in COMPARISON_WORDS):
+            out.append(x)
+    return out
+
