@@ -55,5 +55,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: cut into those chapters (its locators named chapter 1 for all of them). 17: a PDF paper's byline is no heading,
 #: a long title's last line in a block of its own joins it, and numbered headings in small capitals are headings;
 #: a page opening with a WHATWG HTML tag (``<script``) is HTML, its charset sought in its first 64 KiB; ODT paragraph
-#: numbers skip empty paragraphs; a spreadsheet row of merged titles over side-by-side tables is a caption.
+#: numbers skip empty paragraphs; a spreadsheet row of merged titles over side-by-side tables is a caption; an HTML
+#: table cell keeps the columns its colspan/rowspan covers.
 EXTRACTOR_VERSION = "17"

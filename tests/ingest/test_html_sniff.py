@@ -30,3 +30,16 @@ def test_markdown_that_opens_with_a_tag_stays_markdown():
     data = b'<div align="center"><img src="logo.png"></div>\n\n# Project\n\nIt installs in one step.\n'
     assert sniff(data, "README.md") is None
     assert sniff(b"<abc> is no tag of HTML\n", "notes") is None
+
+
+def test_a_table_cell_spanning_rows_or_columns_keeps_the_others_under_their_headers():
+    """pandoc's html-reader.html (a new user's walk, 2026-12-07): under a cell spanning two rows, "5" was read in
+    the first column; a hostile span builds no huge row."""
+    page = (b"<html><body><table><tr><th>Key</th><th>First</th><th>Second</th></tr>"
+            b"<tr><td rowspan=2>1 and 4</td><td>2</td><td>3</td></tr><tr><td>5</td><td>6</td></tr>"
+            b"<tr><td colspan=2>wide</td><td>c</td></tr></table>"
+            b"<table><tr><td colspan=100000 rowspan=99999>x</td></tr></table></body></html>")
+    doc = extract_bytes(page, "spans.html")
+    lines = [line for line in doc.canonical.splitlines() if line.startswith("|")]
+    assert lines[2:5] == ["| 1 and 4 | 2 | 3 |", "|  | 5 | 6 |", "| wide |  | c |"]
+    assert len(lines[-1]) < 1000  # the hostile span is read 100 columns wide at most

@@ -39,6 +39,7 @@ from rag.ingest import textfile
 from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem, markdown_table, table_cell
 from rag.ingest.web.css_hidden import remove_hidden
 from rag.ingest.web.html_prepare import BLOCKS, prepare
+from rag.ingest.web.html_tables import table_grid
 from rag.types import Document, LocatorKind, MediaType
 
 _DROP_TAGS = {"script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object", "embed",
@@ -344,16 +345,7 @@ class HtmlWriter:
             unit = self._unit() if span else None
             if span and unit is not None:
                 self.b.add_part(unit, *span)
-        rows = []
-        for tr in el.iter("tr"):
-            if _closest_table(tr) is not el:
-                continue
-            cells = []
-            for cell in tr:
-                if isinstance(cell.tag, str) and cell.tag.lower() in ("td", "th"):
-                    cells.append(table_cell(inline_text(cell)))
-            if any(cells):
-                rows.append(cells)
+        rows = table_grid(el, lambda cell: table_cell(inline_text(cell)))
         if not rows:
             return
         lines = markdown_table(rows)
@@ -371,13 +363,6 @@ class HtmlWriter:
             span = self.b.block(text, None, clean=False)
             if span and unit is not None:
                 self.b.add_part(unit, *span)
-
-
-def _closest_table(el):
-    p = el.getparent()
-    while p is not None and p.tag != "table":
-        p = p.getparent()
-    return p
 
 
 def write_html(b: CanonicalBuilder, root, **kwargs) -> HtmlWriter:

@@ -1,0 +1,57 @@
+"""An HTML table as a grid of rows (the HTML reader's tables, :mod:`rag.ingest.web.html`).
+
+:func:`table_grid` reads a ``<table>``'s own rows (not a nested table's) into rows of cell texts in which every
+cell keeps the columns it covers: a cell spanning columns (``colspan``) leaves its others empty, one spanning rows
+(``rowspan``) leaves its column empty in the rows below, so the cells after it stay under their own header
+(pandoc's ``html-reader.html``, a new user's walk, 2026-12-07: the "5" of a row under a rowspan cell read in the
+first column). Spans are read at most :data:`MAX_COLSPAN` / :data:`MAX_ROWSPAN` far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+#: A cell's ``colspan`` / ``rowspan`` read at most this far (a hostile page's colspan="100000" builds no huge row).
+MAX_COLSPAN = 100
+MAX_ROWSPAN = 1000
+
+
+def _span(cell, name: str, most: int) -> int:
+    """A cell's ``colspan`` or ``rowspan``: 1 when absent or not a number, at most ``most``."""
+    value = (cell.get(name) or "1").strip()
+    return min(int(value), most) if value.isdigit() and int(value) >= 1 else 1
+
+
+def _closest_table(el):
+    p = el.getparent()
+    while p is not None and p.tag != "table":
+        p = p.getparent()
+    return p
+
+
+def table_grid(table, text: Callable[[object], str]) -> list[list[str]]:
+    """The rows with any text of lxml element ``table``, each a list of cell texts (``text(cell)`` for a ``td`` or
+    ``th``; ``""`` where a span above or to the left covers the column)."""
+    rows: list[list[str]] = []
+    below: dict[int, int] = {}  # column -> rows still covered by a rowspan above
+    for tr in table.iter("tr"):
+        if _closest_table(tr) is not table:
+            continue
+        cells: list[str] = []
+        for cell in tr:
+            if not (isinstance(cell.tag, str) and cell.tag.lower() in ("td", "th")):
+                continue
+            while below.get(len(cells), 0) > 0:  # a cell of a row above reaches down here: keep its column
+                below[len(cells)] -= 1
+                cells.append("")
+            across, down = _span(cell, "colspan", MAX_COLSPAN), _span(cell, "rowspan", MAX_ROWSPAN)
+            for k in range(across):
+                if down > 1:
+                    below[len(cells)] = down - 1
+                cells.append(text(cell) if k == 0 else "")
+        while below.get(len(cells), 0) > 0:
+            below[len(cells)] -= 1
+            cells.append("")
+        if any(cells):
+            rows.append(cells)
+    return rows
