@@ -145,3 +145,14 @@ def test_a_comparison_with_the_questions_number_asks_the_source_for_no_such_numb
                           "Nigeria has more than 100 million people [1].")
     assert all(s.passed for s in sentences)
 
+
+def test_a_yes_about_something_else_does_not_answer_what_is_asked():
+    """A review of the rules (2026-12-07): "Yes, ... runs on Ubuntu 22.04" to a question about Fedora was supported;
+    "Mac" is named by "macOS" and "SSO" by "single sign-on"."""
+    source = [("Requirements", "Orbit Sync 3.0 runs on Windows 10, macOS 12 and Ubuntu 22.04. Single sign-on works "
+                               "with Okta.")]
+    judged, _ = _judge("Does Orbit Sync support Fedora?", source, "Yes, Orbit Sync 3.0 runs on Ubuntu 22.04 [1].")
+    assert judged.verdict != AnswerVerdict.SUPPORTED
+    judged, _ = _judge("Does Orbit Sync support Mac?", source, "Yes, Orbit Sync 3.0 runs on macOS 12 [1].")
+    assert judged.verdict == AnswerVerdict.SUPPORTED
+

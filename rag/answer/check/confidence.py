@@ -60,6 +60,7 @@ from rag.answer.check.judged import (
     key_score,
     question_gaps,
 )
+from rag.answer.check.names import names_it
 from rag.answer.check.short_answers import AFFIRM_MIN, POLARITY_RE, YES_NO_RE
 from rag.question import analyse
 from rag.text import CLAIM_STOPWORDS, content_words, strip_markers
@@ -392,11 +393,29 @@ def unaddressed(question: str, shown: str) -> list[str]:
     out = []
     if YES_NO_RE.match(question) and not POLARITY_RE.search(shown) and not restates(question, shown):
         out.append("yes_no")
-    if any(not _names(m.group(0), shown) for m in IDENTIFIER_RE.finditer(question)):
+    if any(not _names(m.group(0), shown) for m in IDENTIFIER_RE.finditer(question)) or _yes_elsewhere(question, shown):
         out.append("entity")
     if FORMULA_RE.search(question) and numbers_only(shown):
         out.append("formula")
     return out
+
+
+def _yes_elsewhere(question: str, shown: str) -> bool:
+    """Whether ``shown`` answers the yes/no ``question`` "Yes" about something else: the question's last name (the
+    thing asked about, capitalised inside it: :func:`specifics`) is named nowhere in the answer ("Mac" by "macOS"). "Yes, Orbit Sync 3.0 runs on Ubuntu
+    22.04 [1]." to "Does Orbit Sync support Fedora?" (a review of the claim check, 2026-12-07)."""
+    if not YES_NO_RE.match(question) or not strip_markers(shown).lstrip(" *_").casefold().startswith("yes"):
+        return False
+    names = set(specifics(question))
+    last = next((w.casefold().rstrip("?.,") for w in reversed(question.split())
+                 if w.casefold().rstrip("?.,") in names and w.rstrip("?.,").isalpha()), None)
+    if last is None:  # the thing asked about is its last name ("... support Fedora?"); "it" may stand for the rest
+        return False
+    text = strip_markers(shown)
+    words = [w.casefold() for w in re.split(r"[\s\-/]+", text) if w]
+    initials = "".join(w[0] for w in words)  # "SSO" by "single sign-on", whatever the case
+    return not names_it(text, last) and not any(w.startswith(last) for w in words) and not (
+        2 <= len(last) <= 6 and last in initials)
 
 
 def restates(question: str, shown: str) -> bool:
