@@ -28,11 +28,10 @@ It returns ``None`` for everything else: the PDF and text branches of
 from __future__ import annotations
 
 import io
-import re
 import zipfile
 
 from rag.ingest.office.sheets import looks_like_csv
-from rag.ingest.web.html import looks_like_html
+from rag.ingest.web.html import looks_like_html, sniffs_as_html
 from rag.types import MediaType
 
 #: Not supported, but named in the refusal: legacy binary Office files (OLE2 compound documents).
@@ -46,7 +45,6 @@ ZIP = "application/zip"
 ENCRYPTED_OOXML = "application/x-encrypted-ooxml"
 _ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
 
-_XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _ODF = {MediaType.ODT.value, MediaType.ODS.value, MediaType.ODP.value}
 _IMAGE_NAMES = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".jxr")
 
@@ -148,21 +146,6 @@ def _ole2_streams(data: bytes) -> set[str]:
             return {d.name for d in CompDoc(data, logfile=log).dirlist}
     except Exception:  # noqa: BLE001 - any damage means "not a workbook we can name"
         return set()
-
-
-#: The tags that open an HTML document by the WHATWG MIME Sniffing Standard (section 7.1, "identifying a resource
-#: with an unknown MIME type"), each followed by a space or ">": a page that starts with its script ("<script
-#: language=...>") was read as plain text, its markup and JavaScript indexed as evidence (a new user's walk, 2026-12-07).
-WHATWG_HTML_TAGS = ("<!doctype html", "<html", "<head", "<script", "<iframe", "<h1", "<div", "<font", "<table",
-                    "<a", "<style", "<title", "<b", "<body", "<br", "<p", "<!--")
-
-
-def sniffs_as_html(text: str) -> bool:
-    """Whether decoded text starts with one of :data:`WHATWG_HTML_TAGS` (case-insensitive, after white space and
-    an XML declaration), followed by a space, a tab, a line break or ">": how a browser decides a file is HTML."""
-    head = _XML_DECL.sub("", text[:4096].lstrip("\ufeff \t\r\n"), count=1).lstrip().lower()
-    return any(head.startswith(tag) and head[len(tag):len(tag) + 1] in (" ", "\t", "\n", "\r", ">")
-               for tag in WHATWG_HTML_TAGS)
 
 
 def _sniff_text(data: bytes, name: str) -> str | None:

@@ -311,16 +311,23 @@ def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     finally:
         wb.close()
         package.close()
-    warnings = [f"hidden sheets left out: {', '.join(hidden_sheets)}; never indexed or read by the model"] \
-        if hidden_sheets else []
-    warnings += [hidden.warning()] if hidden.total else []
-    if not written:
-        raise ExtractionError(name, "every visible sheet of this XLSX is empty" if hidden_sheets
-                              else "every sheet of this XLSX is empty")
+    warnings = workbook_warnings(name, "XLSX", written, hidden_sheets, hidden)
     text = b.text()
     title = title if title and agrees(title, text) else (captions[0] if captions and len(captions[0]) <= 200 else "")
     return b.document(data, name, MediaType.XLSX.value, title=title or file_stem(name), extractor="xlsx",
                       warnings=tuple(warnings))
+
+
+def workbook_warnings(name: str, label: str, written: int, hidden_sheets: list[str], hidden: Hidden) -> list[str]:
+    """A workbook's warnings (its hidden sheets, then its hidden cells by reason), after the refusal of one whose
+    visible sheets held nothing: ``ExtractionError(name, "every (visible) sheet of this XLSX is empty")``. Shared
+    by the XLSX and the XLS readers (``label``)."""
+    if not written:
+        raise ExtractionError(name, f"every visible sheet of this {label} is empty" if hidden_sheets
+                              else f"every sheet of this {label} is empty")
+    warnings = [f"hidden sheets left out: {', '.join(hidden_sheets)}; never indexed or read by the model"] \
+        if hidden_sheets else []
+    return warnings + ([hidden.warning()] if hidden.total else [])
 
 
 def sniff_dialect(text: str) -> type[csv.Dialect] | csv.Dialect:

@@ -23,7 +23,7 @@ from rag.errors import ExtractionError
 from rag.ingest.canonical import CanonicalBuilder, file_stem
 from rag.ingest.limits import Limits, RowBudget, resolve
 from rag.ingest.office.office_hidden import MIN_VISIBLE_PT, Hidden
-from rag.ingest.office.sheets import format_cell, write_sheet
+from rag.ingest.office.sheets import format_cell, workbook_warnings, write_sheet
 from rag.types import Document, MediaType
 
 #: What a Word or PowerPoint 97-2003 file (an OLE2 file with no workbook stream) is told.
@@ -164,11 +164,6 @@ def extract_xls(data: bytes, name: str, *, limits: Limits | None = None) -> Docu
         raise ExtractionError(name, f"damaged XLS ({type(e).__name__}: {str(e)[:120]})") from e
     finally:
         book.release_resources()
-    warnings = [f"hidden sheets left out: {', '.join(hidden_sheets)}; never indexed or read by the model"] \
-        if hidden_sheets else []
-    warnings += [hidden.warning()] if hidden.total else []
-    if not written:
-        raise ExtractionError(name, "every visible sheet of this XLS is empty" if hidden_sheets
-                              else "every sheet of this XLS is empty")
+    warnings = workbook_warnings(name, "XLS", written, hidden_sheets, hidden)
     title = captions[0] if captions and len(captions[0]) <= 200 else file_stem(name)
     return b.document(data, name, MediaType.XLS.value, title=title, extractor="xls", warnings=tuple(warnings))

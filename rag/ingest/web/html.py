@@ -76,6 +76,21 @@ def looks_like_html(text: str) -> bool:
     return head.startswith(("<!doctype html", "<html", "<head", "<body"))
 
 
+#: The tags that open an HTML document by the WHATWG MIME Sniffing Standard (section 7.1, "identifying a resource
+#: with an unknown MIME type"), each followed by a space or ">": a page that starts with its script ("<script
+#: language=...>") was read as plain text, its markup and JavaScript indexed as evidence (a new user's walk, 2026-12-07).
+WHATWG_HTML_TAGS = ("<!doctype html", "<html", "<head", "<script", "<iframe", "<h1", "<div", "<font", "<table",
+                    "<a", "<style", "<title", "<b", "<body", "<br", "<p", "<!--")
+
+
+def sniffs_as_html(text: str) -> bool:
+    """Whether decoded text starts with one of :data:`WHATWG_HTML_TAGS` (case-insensitive, after white space and
+    an XML declaration), followed by a space, a tab, a line break or ">": how a browser decides a file is HTML."""
+    head = _XML_DECL.sub("", text[:4096].lstrip("\ufeff \t\r\n"), count=1).lstrip().lower()
+    return any(head.startswith(tag) and head[len(tag):len(tag) + 1] in (" ", "\t", "\n", "\r", ">")
+               for tag in WHATWG_HTML_TAGS)
+
+
 def decode_html(data: bytes, name: str) -> tuple[str, tuple[str, ...]]:
     """HTML bytes -> text and warnings: a BOM, else the ``<meta charset>``, else UTF-8, else Windows-1252
     (with a warning). Raises ``ExtractionError`` when the declared charset is unknown and UTF-8 fails."""
