@@ -7,8 +7,8 @@ to a question about attempts from outside the EU. Each was shown as supported: e
 statement. :func:`excepted` finds such a statement: its main part makes the claim, and the case its exception
 names (the words of the clause after "unless" / "except" that the main part lacks) is the case the claim or the
 question speaks of, while the claim keeps no exception of its own. A main part that denies ("You cannot merge a pull
-request unless all checks pass") makes its exception a condition: "You can merge once all checks pass" is right. Pure functions; no regular expression (the
-markers are found with ``str.find`` on the case-folded statement).
+request unless all checks pass") makes its exception a condition: "You can merge once all checks pass" is right.
+Pure functions; no regular expression (the markers are found with ``str.find`` on the case-folded statement).
 """
 
 from __future__ import annotations

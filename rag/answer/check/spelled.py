@@ -55,9 +55,9 @@ def value_like(token: str, before: str, after: str) -> bool:
 
 def spelled(specific: str) -> tuple[str, ...]:
     """The ways a source may write a number-led ``specific`` in words: ``"5"`` -> ``("five",)``; ``"5-year"`` ->
-    ``("five-year", "five year")``; ``"3rd"`` -> ``("third",)``; ``()`` for any other (``"2.5"``, ``"GPT-2"``,
-    ``"21"``), and for a bare ``"0"`` or ``"1"`` ("one" is as often a pronoun: "one of the limits"; ``"1-year"`` is
-    still ``("one-year", "one year")``)."""
+    ``("five-year", "five year")``; ``"3rd"`` -> ``("third",)``; ``"25"`` -> ``("twenty-five",)``; ``()`` for any
+    other (``"2.5"``, ``"GPT-2"``, ``"125"``), and for a bare ``"0"`` or ``"1"`` ("one" is as often a pronoun: "one of
+    the limits"; ``"1-year"`` is still ``("one-year", "one year")``)."""
     head, dash, tail = specific.partition("-")
     word = SPELLED_NUMBERS.get(head) or SPELLED_ORDINALS.get(head)
     if word is None and head.isdigit() and 20 < int(head) < 100:  # "25": "twenty-five"
