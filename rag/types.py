@@ -288,7 +288,10 @@ class Locator:
     before; for ``section`` the paragraphs of the HTML section); ``scope``
     the sheet name or chapter title; ``scope_number`` the 1-based chapter or
     image frame; ``anchor`` the HTML section id, or ``"A:D"`` the used columns
-    of a sheet; ``box`` the union pixel box of the chunk's OCR lines.
+    of a sheet; ``box`` the union pixel box of the chunk's OCR lines; ``rows`` the 1-based first and last
+    rows of the table a chunk of a paragraph-counted locator lies in (``paragraph``, ``section``, ``chars``:
+    a table is one paragraph, so every chunk of a long one read "¶ 4"; the header row is row 1),
+    ``None`` elsewhere and in a store indexed before.
     :mod:`rag.answer.cite` turns it into a label and a URL fragment.
     """
 
@@ -299,12 +302,14 @@ class Locator:
     scope_number: int | None = None
     anchor: str = ""
     box: Box | None = None
+    rows: tuple[int, int] | None = None
 
     def to_json(self) -> dict:
         """A plain dict for JSON (``kind`` as its string, ``box`` as a list or ``None``)."""
         return {"kind": str(self.kind), "first": self.first, "last": self.last, "scope": self.scope,
                 "scope_number": self.scope_number, "anchor": self.anchor,
-                "box": list(self.box) if self.box is not None else None}
+                "box": list(self.box) if self.box is not None else None,
+                "rows": list(self.rows) if self.rows is not None else None}
 
     @classmethod
     def from_json(cls, d: dict | None) -> "Locator | None":
@@ -315,10 +320,11 @@ class Locator:
             kind = LocatorKind(d["kind"])
         except (KeyError, ValueError):
             return None
-        box = d.get("box")
+        box, rows = d.get("box"), d.get("rows")
         return cls(kind=kind, first=d.get("first"), last=d.get("last"), scope=d.get("scope") or "",
                    scope_number=d.get("scope_number"), anchor=d.get("anchor") or "",
-                   box=tuple(int(v) for v in box) if box else None)
+                   box=tuple(int(v) for v in box) if box else None,
+                   rows=(int(rows[0]), int(rows[1])) if rows and len(rows) == 2 else None)
 
 
 @dataclass(frozen=True)

@@ -174,6 +174,8 @@ def locator_label(row: ChunkLike, page: int | None = None) -> str:
     * slide: ``deck.pptx, slide 3 (Safety)``, ``..., speaker notes`` for a chunk of the notes;
     * rows: ``sales.xlsx, 'Q1 sales'!A2:E9``; ``data.csv, rows 2–9`` (A1 row numbers);
     * paragraph: ``report.docx > Install > Wiring, ¶ 2–3`` (DOCX: counted within the innermost section);
+      ``..., ¶ 4, rows 5–9`` inside a table (header row 1: :func:`rag.ingest.locate.table_rows`; every format
+      counted by paragraphs);
       ``book.epub, chapter 2: Calm, ¶ 5`` (EPUB: counted within the chapter);
     * section: ``page.html > Install > On Linux, ¶ 2–3`` (the heading path, the paragraphs counted within the
       section, its heading left out; its anchor is in the link's fragment only: issue 42, labels read
@@ -198,14 +200,25 @@ def locator_label(row: ChunkLike, page: int | None = None) -> str:
         return f"{name}, {rows} {_span(loc.first, loc.last)}"
     if kind == LocatorKind.PARAGRAPH:
         if loc.scope_number is not None:
-            return f"{name}, chapter {loc.scope_number}: {loc.scope}, \u00b6 {_span(loc.first, loc.last)}"
-        return f"{_path(name, row.section)}, \u00b6 {_span(loc.first, loc.last)}"
+            return f"{name}, chapter {loc.scope_number}: {loc.scope}, \u00b6 {_span(loc.first, loc.last)}{_rows(loc)}"
+        return f"{_path(name, row.section)}, \u00b6 {_span(loc.first, loc.last)}{_rows(loc)}"
     if kind == LocatorKind.SECTION:
-        return _path(name, row.section) + (f", \u00b6 {_span(loc.first, loc.last)}" if loc.first is not None else "")
+        return _path(name, row.section) + (f", \u00b6 {_span(loc.first, loc.last)}{_rows(loc)}"
+                                           if loc.first is not None else "")
     if kind == LocatorKind.REGION:
         page = f"page {loc.scope_number}, " if loc.scope_number and loc.scope_number > 1 else ""
         return f"{name}, {page}lines {_span(loc.first, loc.last)}"
-    return _path(name, row.section) + (f", \u00b6 {_span(loc.first, loc.last)}" if loc.first is not None else "")
+    return _path(name, row.section) + (f", \u00b6 {_span(loc.first, loc.last)}{_rows(loc)}"
+                                       if loc.first is not None else "")
+
+
+def _rows(loc: Locator) -> str:
+    """``, row 5`` / ``, rows 5–9``: the rows of the table a paragraph-counted chunk lies in (header row 1), so
+    two sources of one long table no longer read alike; ``""`` when the locator names none."""
+    if loc.rows is None:
+        return ""
+    first, last = loc.rows
+    return f", {'row' if first == last else 'rows'} {_span(first, last)}"
 
 
 def fragment(row: ChunkLike, page: int | None = None) -> str:

@@ -8,6 +8,7 @@ canonical text (``end`` exclusive). Until issue 23 they were methods of the reco
 from __future__ import annotations
 
 import bisect
+from dataclasses import replace
 
 from rag.types import Box, Document, Locator, LocatorKind, Part, TextRole
 
@@ -40,6 +41,15 @@ def locator_at(doc: Document, start: int, end: int) -> Locator:
     touches (:func:`text_locator`)."""
     if doc.pages:
         return Locator(LocatorKind.PAGE, doc.page_at(start), doc.page_at(max(start, end - 1)))
+    loc = _locator(doc, start, end)
+    if loc.kind in (LocatorKind.PARAGRAPH, LocatorKind.SECTION, LocatorKind.CHARS):
+        rows = table_rows(doc.canonical, start, end)
+        if rows is not None:
+            return replace(loc, rows=rows)
+    return loc
+
+
+def _locator(doc: Document, start: int, end: int) -> Locator:
     touched = parts_in(doc, start, end)
     if not touched:
         return text_locator(doc, start, end)
@@ -101,6 +111,39 @@ def paragraph_number(text: str, section_start: int, pos: int, heading: bool = Tr
     br = _breaks(text)
     n = bisect.bisect_left(br, pos) - bisect.bisect_left(br, section_start)
     return max(1, n if heading else n + 1)
+
+
+def table_rows(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The 1-based first and last rows of the Markdown table ``[start, end)`` of canonical ``text`` lies in, as a
+    reader counts them (the header row is row 1, the ``| --- |`` rule line under it is not a row); ``None`` unless
+    the range begins on a table line and stays inside that one table (a block of ``|`` lines, a blank line around
+    it). Every chunk of a 400-row DOCX table read "¶ 34", four sources of one answer alike (a new user's walk,
+    2026-12-07). Linear in the table's length up to ``end`` (``str.count``, ``str.rfind``), no pattern."""
+    while end > start and text[end - 1] == "\n":
+        end -= 1
+    if not 0 <= start < end <= len(text):
+        return None
+    line = text.rfind("\n", 0, start) + 1
+    if text[line:line + 1] != "|" or text.find("\n\n", start, end) != -1:
+        return None
+    top = text.rfind("\n\n", 0, start)
+    top = 0 if top == -1 else top + 2
+    while top < line and text[top] == "\n":
+        top += 1
+    # every line from the block's top to the range's end starts with "|": the range is inside one table
+    if text[top:top + 1] != "|" or text.count("\n", top, end) != text.count("\n|", top, end):
+        return None
+    second, rule = text.find("\n", top), False
+    if second != -1:
+        nxt = text.find("\n", second + 1)
+        cells = text[second + 1:nxt if nxt != -1 else len(text)]
+        rule = bool(cells.strip()) and not cells.strip(" |-:")
+
+    def row(pos: int) -> int:
+        i = text.count("\n", top, pos)
+        return i + 1 - (1 if rule and i >= 1 else 0)
+
+    return row(start), row(max(start, end - 1))
 
 
 def role_at(doc: Document, start: int, end: int) -> TextRole:

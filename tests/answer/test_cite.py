@@ -146,6 +146,10 @@ _K = LocatorKind
     (_L(_K.PARAGRAPH, 2, 3, "Linux"), _named("r.docx"), "r.docx > Install > Linux, \u00b6 2\u20133", "#char=120,129"),
     (_L(_K.PARAGRAPH, 5, 5, "Calm", 2, "c2.xhtml"), _named("b.epub"), "b.epub, chapter 2: Calm, \u00b6 5",
      "#char=120,129"),
+    (_L(_K.PARAGRAPH, 4, 4, "Linux", rows=(5, 9)), _named("r.docx"),
+     "r.docx > Install > Linux, \u00b6 4, rows 5\u20139", "#char=120,129"),
+    (_L(_K.SECTION, 2, 2, "Linux", rows=(3, 3)), _named("p.html"), "p.html > Install > Linux, \u00b6 2, row 3",
+     "#char=120,129"),
     (_L(_K.SECTION, scope="Linux", anchor="on-linux"), _named("p.html"), "p.html > Install > Linux",
      "#on-linux"),
     (_L(_K.REGION, 3, 7, scope_number=1, box=(10, 20, 110, 70)), _named("s.png"), "s.png, lines 3\u20137",
@@ -166,7 +170,7 @@ def test_citation_json_carries_the_locator_for_every_format():
     got = [citation_json(c) for c in citations_from_rows(hits, rows)]
     assert got[0]["locator"]["kind"] == "chars" and got[0]["fragment"] == "#char=120,129"
     assert got[1]["locator"] == {"kind": "page", "first": 5, "last": 6, "scope": "", "scope_number": None,
-                                 "anchor": "", "box": None}
+                                 "anchor": "", "box": None, "rows": None}
     assert got[2]["locator"]["kind"] == "slide" and got[2]["locator"]["first"] == 4
     assert got[2]["locator_label"] == "d.pptx, slide 4 (Plan)" and got[2]["page"] is None
     assert Locator.from_json(got[2]["locator"]) == rows[2].locator
