@@ -34,12 +34,18 @@ def test_markdown_that_opens_with_a_tag_stays_markdown():
 
 def test_a_table_cell_spanning_rows_or_columns_keeps_the_others_under_their_headers():
     """pandoc's html-reader.html (a new user's walk, 2026-12-07): under a cell spanning two rows, "5" was read in
-    the first column; a hostile span builds no huge row."""
+    the first column; a hostile span builds no huge row. A long text spanning rows is written once."""
     page = (b"<html><body><table><tr><th>Key</th><th>First</th><th>Second</th></tr>"
             b"<tr><td rowspan=2>1 and 4</td><td>2</td><td>3</td></tr><tr><td>5</td><td>6</td></tr>"
             b"<tr><td colspan=2>wide</td><td>c</td></tr></table>"
             b"<table><tr><td colspan=100000 rowspan=99999>x</td></tr></table></body></html>")
     doc = extract_bytes(page, "spans.html")
     lines = [line for line in doc.canonical.splitlines() if line.startswith("|")]
-    assert lines[2:5] == ["| 1 and 4 | 2 | 3 |", "|  | 5 | 6 |", "| wide |  | c |"]
+    # a short text spanning rows is each row's (a row label), so every row reads alone
+    assert lines[2:5] == ["| 1 and 4 | 2 | 3 |", "| 1 and 4 | 5 | 6 |", "| wide |  | c |"]
     assert len(lines[-1]) < 1000  # the hostile span is read 100 columns wide at most
+    long = "a remark long enough that repeating it in every row it spans would only bloat the rows it covers"
+    page = (f"<table><tr><th>Note</th><th>Item</th></tr><tr><td rowspan=2>{long}</td><td>one</td></tr>"
+            "<tr><td>two</td></tr></table>").encode()
+    text = extract_bytes(b"<html><body>" + page + b"</body></html>", "long.html").canonical
+    assert text.count(long) == 1 and "|  | two |" in text

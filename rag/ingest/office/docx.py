@@ -15,8 +15,11 @@ python-docx opens the package (parts, styles, relationships); the text is read f
 * List items (a list style or Word numbering): one line each in one block, with the label Word shows
   (``1.``, ``B)``, ``iv.``, ``2.1``: :class:`rag.ingest.office.wordml.Numbering`), a bullet as ``- ``; each item is
   its own paragraph number.
-* Tables: Markdown rows, the first row as the header, horizontally merged cells written once; a table
-  counts as one paragraph. A table nested in a cell is read inside that cell (issue 28).
+* Tables: Markdown rows, the first row as the header, on the table's grid: a horizontally merged cell written once
+  with its other columns empty, a vertically merged one repeated in the rows it covers when short
+  (:func:`rag.ingest.office.wordml.table_grid`); a table counts as one paragraph. A table nested in a cell is read
+  inside that cell (issue 28), unless it has two rows and two columns or more: the outer table then lays out the
+  page, and its cells are read as blocks in order, the inner table a table of its own (2026-12-07).
 * Text boxes (``w:txbxContent``) are read after the paragraph they are anchored in (issue 28), and so are
   charts (title, axes, series, categories) and SmartArt graphics (issue 37).
 * Footnotes and endnotes: the reference is ``[^n]`` in the text, the notes follow the body under
@@ -44,7 +47,16 @@ from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem
 from rag.ingest.limits import Limits, check_zip
 from rag.ingest.office.office_hidden import strip_hidden_runs
 from rag.ingest.office.ooxml import agrees, chart_lines, diagram_data_rid, smartart_lines, transitional
-from rag.ingest.office.wordml import Fields, Numbering, block_items, format_number, num_pr, paragraph_text, table_rows
+from rag.ingest.office.wordml import (
+    Fields,
+    Numbering,
+    block_items,
+    format_number,
+    num_pr,
+    paragraph_text,
+    table_grid,
+    table_rows,
+)
 from rag.types import Document, LocatorKind, MediaType, RoleSpan, TextRole
 
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
@@ -108,6 +120,21 @@ def _style_numbering(style) -> tuple[str | None, int | None]:
             ilvl = found[1] if ilvl is None else ilvl
         style, seen = style.base_style, seen + 1
     return num_id, ilvl
+
+
+def _lays_out(tbl) -> bool:
+    """Whether table ``tbl`` lays out its page rather than holding data: a cell of it holds a table of two rows
+    and two columns or more. Its cells are then read as blocks in order, each inner table a table of its own;
+    before, a nine-step procedure nested in a one-cell frame was one 6,000-character cell, step 2's controls run
+    into step 3 in a quote (a new user's walk, 2026-12-07). A small table in a cell (a 1 x 1 box) stays in it."""
+    for row in table_rows(tbl):
+        for tc in row:
+            for el, _ in block_items(tc):
+                if el.tag == f"{_W}tbl":
+                    inner = table_rows(el)
+                    if len(inner) >= 2 and max((len(r) for r in inner), default=0) >= 2:
+                        return True
+    return False
 
 
 def _text_boxes(p) -> list:
@@ -345,7 +372,12 @@ class _Writer:
 
     def table(self, tbl, toc: bool = False) -> None:
         self.flush_list()
-        rows = [[table_cell(self.cell_text(tc)) for tc in row] for row in table_rows(tbl)]
+        if _lays_out(tbl):  # a table that holds tables lays out its page: its cells' blocks, in order
+            for row in table_rows(tbl):
+                for tc in row:
+                    self.story(tc, toc)
+            return
+        rows = [[table_cell(t) for t in row] for row in table_grid(tbl, self.cell_text)]
         width = max((len(r) for r in rows), default=0)
         while width and all(len(r) < width or not r[width - 1] for r in rows):
             width -= 1

@@ -63,6 +63,50 @@ def table_rows(tbl) -> list[list[object]]:
     return rows
 
 
+#: A cell's ``w:gridSpan`` read at most this far (a hostile file's span of 100000 builds no huge row).
+MAX_GRID_SPAN = 100
+#: A vertically merged cell's text is repeated in the rows it covers when it is at most this long (characters): a
+#: row label ("Week 4") a row needs to be read alone; a long merged text is written once.
+MAX_REPEATED_CELL = 80
+
+
+def _val(tc, tag: str) -> str | None:
+    el = tc.find(f"{W}tcPr/{W}{tag}")
+    return None if el is None else (el.get(f"{W}val") or "")
+
+
+def table_grid(tbl, text: Callable[[object], str]) -> list[list[str]]:
+    """The rows of a table (``w:tbl``) as cell texts laid on the table's grid (ECMA-376 Part 1, 17.4): a cell
+    spanning columns (``w:gridSpan``) leaves the others it covers empty, ``w:gridBefore`` empties lead a row, and a
+    cell continuing a vertical merge (``w:vMerge`` without ``restart``) takes the text of the merge's first cell
+    when that is short (:data:`MAX_REPEATED_CELL`), else stays empty. ``text(tc)`` gives a cell's text.
+
+    Before, continuation cells were read empty and a spanning cell as one column: a weekly schedule's Thursday
+    rows had no week (a new user's "what is taught on Thursday of week 4?" was answered from week 7's row), and
+    the cells after a span slid under the wrong header (a new user's walk, 2026-12-07)."""
+    rows: list[list[str]] = []
+    merged: dict[int, str] = {}  # grid column -> the text of the vertical merge open there
+    for tr in _children(tbl, f"{W}tr"):
+        before = tr.find(f"{W}trPr/{W}gridBefore")
+        col = min(int(v), MAX_GRID_SPAN) if before is not None and (v := before.get(f"{W}val") or "").isdigit() else 0
+        row = [""] * col
+        for tc in _children(tr, f"{W}tc"):
+            span = _val(tc, "gridSpan")
+            span = min(int(span), MAX_GRID_SPAN) if span and span.isdigit() and int(span) >= 1 else 1
+            vmerge = _val(tc, "vMerge")
+            own = text(tc)
+            if vmerge is not None and vmerge != "restart" and not own.strip():
+                own = merged.get(col, "")
+            elif vmerge == "restart":
+                merged[col] = own if len(own) <= MAX_REPEATED_CELL else ""
+            else:
+                merged.pop(col, None)
+            row += [own] + [""] * (span - 1)
+            col += span
+        rows.append(row)
+    return rows
+
+
 def _children(el, tag: str, depth: int = 0) -> Iterator[object]:
     for child in el:
         if child.tag == tag:

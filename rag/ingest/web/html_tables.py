@@ -2,7 +2,8 @@
 
 :func:`table_grid` reads a ``<table>``'s own rows (not a nested table's) into rows of cell texts in which every
 cell keeps the columns it covers: a cell spanning columns (``colspan``) leaves its others empty, one spanning rows
-(``rowspan``) leaves its column empty in the rows below, so the cells after it stay under their own header
+(``rowspan``) keeps its column in the rows below, repeating its text there when short (a row label such as
+"Week 4", so each row can be read alone; empty when long), so the cells after it stay under their own header
 (pandoc's ``html-reader.html``, a new user's walk, 2026-12-07: the "5" of a row under a rowspan cell read in the
 first column). Spans are read at most :data:`MAX_COLSPAN` / :data:`MAX_ROWSPAN` far.
 """
@@ -14,6 +15,10 @@ from collections.abc import Callable
 #: A cell's ``colspan`` / ``rowspan`` read at most this far (a hostile page's colspan="100000" builds no huge row).
 MAX_COLSPAN = 100
 MAX_ROWSPAN = 1000
+#: A cell spanning rows has its text repeated in the rows below when it is at most this long (characters): a row
+#: label ("Week 4") each row needs to be read alone; a longer text is written once (as DOCX:
+#: :data:`rag.ingest.office.wordml.MAX_REPEATED_CELL`).
+MAX_REPEATED_CELL = 80
 
 
 def _span(cell, name: str, most: int) -> int:
@@ -34,6 +39,13 @@ def table_grid(table, text: Callable[[object], str]) -> list[list[str]]:
     ``th``; ``""`` where a span above or to the left covers the column)."""
     rows: list[list[str]] = []
     below: dict[int, int] = {}  # column -> rows still covered by a rowspan above
+    label: dict[int, str] = {}  # column -> the short text of the rowspan cell covering it, repeated below
+
+    def covered() -> None:
+        while below.get(len(cells), 0) > 0:  # a cell of a row above reaches down here: keep its column
+            below[len(cells)] -= 1
+            cells.append(label.get(len(cells), ""))
+
     for tr in table.iter("tr"):
         if _closest_table(tr) is not table:
             continue
@@ -41,17 +53,15 @@ def table_grid(table, text: Callable[[object], str]) -> list[list[str]]:
         for cell in tr:
             if not (isinstance(cell.tag, str) and cell.tag.lower() in ("td", "th")):
                 continue
-            while below.get(len(cells), 0) > 0:  # a cell of a row above reaches down here: keep its column
-                below[len(cells)] -= 1
-                cells.append("")
+            covered()
             across, down = _span(cell, "colspan", MAX_COLSPAN), _span(cell, "rowspan", MAX_ROWSPAN)
+            own = text(cell)
             for k in range(across):
                 if down > 1:
                     below[len(cells)] = down - 1
-                cells.append(text(cell) if k == 0 else "")
-        while below.get(len(cells), 0) > 0:
-            below[len(cells)] -= 1
-            cells.append("")
+                    label[len(cells)] = own if k == 0 and len(own) <= MAX_REPEATED_CELL else ""
+                cells.append(own if k == 0 else "")
+        covered()
         if any(cells):
             rows.append(cells)
     return rows

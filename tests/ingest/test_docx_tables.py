@@ -1,0 +1,78 @@
+"""DOCX tables on their grid (rag.ingest.office.wordml.table_grid) and tables that lay out a page
+(rag.ingest.office.docx._lays_out): a new user's walk over docx2python's test files, 2026-12-07."""
+
+from __future__ import annotations
+
+import io
+
+import docx
+import pytest
+
+from rag.ingest.extract import extract_bytes
+
+
+def _bytes(d) -> bytes:
+    buf = io.BytesIO()
+    d.save(buf)
+    return buf.getvalue()
+
+
+def test_vertically_merged_labels_stay_with_every_row_and_spans_keep_columns():
+    d = docx.Document()
+    t = d.add_table(rows=5, cols=3)
+    for i, text in enumerate(["Week", "Day", "Topic"]):
+        t.cell(0, i).text = text
+    t.cell(1, 0).merge(t.cell(2, 0)).text = "Week 4"  # a week spanning its Tuesday and Thursday rows
+    t.cell(1, 1).text, t.cell(1, 2).text = "Tuesday", "Test 1"
+    t.cell(2, 1).text, t.cell(2, 2).text = "Thursday", "Piecewise functions"
+    t.cell(3, 0).merge(t.cell(3, 1)).text = "Holiday week"  # spans Week and Day
+    t.cell(3, 2).text = "No class"
+    t.cell(4, 0).text, t.cell(4, 1).text, t.cell(4, 2).text = "Week 5", "Tuesday", "Math lab"
+    text = extract_bytes(_bytes(d), "schedule.docx").canonical
+    assert "| Week 4 | Thursday | Piecewise functions |" in text  # was "|  | Thursday | ..."
+    assert "| Week 4 | Tuesday | Test 1 |" in text
+    assert "| Holiday week |  | No class |" in text  # "No class" stays under Topic
+    assert text.count("Holiday week") == 1
+
+
+def test_a_long_merged_text_is_written_once():
+    d = docx.Document()
+    t = d.add_table(rows=3, cols=2)
+    t.cell(0, 0).text, t.cell(0, 1).text = "Note", "Item"
+    long = "This remark applies to every item listed in the rows beside it and goes on for a while longer."
+    t.cell(1, 0).merge(t.cell(2, 0)).text = long
+    t.cell(1, 1).text, t.cell(2, 1).text = "first", "second"
+    text = extract_bytes(_bytes(d), "notes.docx").canonical
+    assert text.count(long) == 1 and "|  | second |" in text
+
+
+def test_a_table_nested_in_a_frame_is_a_table_of_its_own():
+    d = docx.Document()
+    d.add_paragraph("Procedure DOP-1013")
+    frame = d.add_table(rows=1, cols=1)
+    cell = frame.cell(0, 0)
+    cell.text = "Part A"
+    steps = cell.add_table(rows=3, cols=2)
+    steps.cell(0, 0).text, steps.cell(0, 1).text = "Step", "Work activity"
+    steps.cell(1, 0).text, steps.cell(1, 1).text = "1", "Check the elevator size."
+    steps.cell(2, 0).text, steps.cell(2, 1).text = "2", "Pull the joint and set the slips."
+    text = extract_bytes(_bytes(d), "procedure.docx").canonical
+    assert "| 2 | Pull the joint and set the slips. |" in text  # was one cell: "Step Work activity 1 Check ..."
+    assert text.index("Part A") < text.index("| Step | Work activity |")
+
+
+def test_a_small_box_in_a_cell_stays_in_its_cell():
+    d = docx.Document()
+    t = d.add_table(rows=1, cols=2)
+    t.cell(0, 0).text = "Outer"
+    t.cell(0, 1).add_table(rows=1, cols=1).cell(0, 0).text = "room 214"
+    text = extract_bytes(_bytes(d), "form.docx").canonical
+    assert "| Outer | room 214 |" in text
+
+
+def test_python_docx_merged_cell_sample_reads_on_its_grid(shared_dir):
+    path = shared_dir / "cases" / "wild" / "files" / "python-docx" / "tbl-cell-access.docx"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    text = extract_bytes(path.read_bytes(), path.name).canonical
+    assert "| 7 | 5 | 9 |" in text and "| 4 |  | 6 |" in text
