@@ -51,3 +51,50 @@ def test_each_part_the_contents_points_at_is_a_chapter_of_its_own():
     assert _chapter_of(doc, "echoes an older ballad") == ("NOTES", 4)
     storm = next(c for c in chunk_document(doc) if "My nerves" in c.content)
     assert "II. THE STORM" in storm.section and "I. THE HARBOUR" not in storm.section
+
+
+def _book(content: str, toc: list[tuple[str, str]]) -> bytes:
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("tales")
+    book.set_title("Tales")
+    book.set_language("en")
+    body = epub.EpubHtml(title="Tales", file_name="tales.xhtml", lang="en")
+    body.content = content
+    book.add_item(body)
+    book.toc = tuple(epub.Link(f"tales.xhtml#{f}", title, f) for f, title in toc)
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = ["nav", body]
+    buf = io.BytesIO()
+    epub.write_epub(buf, book)
+    return buf.getvalue()
+
+
+def test_nested_sections_the_contents_points_at_are_each_a_chapter():
+    """IDPF's childrens-literature sample (a new user's walk, 2026-12-07): 15 stories, each a <section id> inside
+    the part's <section id>, were all cited as the part."""
+    content = ("<html><body><section id='part'><h1>SECTION IV FAIRY STORIES</h1><p>These tales are modern.</p>"
+               "<section id='s1'><h2>193 THE EMPEROR'S NEW CLOTHES</h2><p>Many years ago there was an Emperor.</p>"
+               "</section><section id='s2'><h2>194 THE NIGHTINGALE</h2><p>In China the Emperor is a Chinaman.</p>"
+               "</section></section></body></html>")
+    doc = extract_epub(_book(content, [("part", "SECTION IV"), ("s1", "193 THE EMPEROR'S NEW CLOTHES"),
+                                       ("s2", "194 THE NIGHTINGALE")]), "tales.epub")
+    assert _chapter_of(doc, "These tales are modern") == ("SECTION IV", 1)
+    assert _chapter_of(doc, "Many years ago") == ("193 THE EMPEROR'S NEW CLOTHES", 2)
+    assert _chapter_of(doc, "In China") == ("194 THE NIGHTINGALE", 3)
+
+
+def test_a_contents_entry_pointing_at_a_heading_takes_the_text_under_it():
+    """IDPF's accessible_epub_3 (O'Reilly's markup): the contents point at <h2 id>; each heading was a chapter
+    without its text, and the text another one, "chapter 11: Chapter 11"."""
+    content = ("<html><body><div><h1 id='c2'>Chapter 2. Building a Better EPUB</h1><p>Accessibility starts early.</p>"
+               "<h2 id='found'>A Solid Foundation</h2><p>Structure and semantics come first.</p>"
+               "<h2 id='integ'>Data Integrity</h2><p>Keep the markup <a id='x1'/>valid.</p></div></body></html>")
+    doc = extract_epub(_book(content, [("c2", "Chapter 2. Building a Better EPUB"), ("found", "A Solid Foundation"),
+                                       ("integ", "Data Integrity")]), "access.epub")
+    assert _chapter_of(doc, "Accessibility starts early") == ("Chapter 2. Building a Better EPUB", 1)
+    assert _chapter_of(doc, "Structure and semantics") == ("A Solid Foundation", 2)
+    assert _chapter_of(doc, "Keep the markup") == ("Data Integrity", 3)
+    assert not any(h.title.startswith("Chapter 4") or h.title == "Chapter 3" for h in doc.headings)
