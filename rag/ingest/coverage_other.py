@@ -283,10 +283,10 @@ def markdown_seen(data: bytes, limits: Limits) -> list[Seen]:
     """What a person sees of a Markdown file: the CommonMark renderer's HTML (markdown-it-py's own HTML renderer,
     which the product's reader does not use: it rewrites the source), read as visible text by the HTML rules
     above (front matter left out: it is metadata)."""
-    from markdown_it import MarkdownIt
+    from rag.ingest.web.markdown_hidden import commonmark
 
     text = _without_front_matter(_text(data)[:MAX_SEEN_CHARS].replace("\r\n", "\n"))
-    html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text)
+    html = commonmark().render(text)
     # a code span's edge is a word's edge: the reader keeps its backticks ("`bash`를" is "bash" and "를")
     html = html.replace("<code>", " <code>").replace("</code>", "</code> ")
     return [Seen("body", t) for t in visible_pieces(html, main_only=False)]

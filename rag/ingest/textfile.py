@@ -185,7 +185,7 @@ def metadata_pairs(meta: dict) -> tuple[tuple[str, str], ...]:
 
 #: A CommonMark link reference definition on one line: ``[label]: destination "optional title"``. It renders as
 #: nothing, so ``[//]: # (hidden text)`` is the usual way to write a comment that no reader sees (issue 26).
-_REFERENCE = re.compile(r"""^ {0,3}\[(?:[^\]\\]|\\.){1,999}\]:[ \t]*(?:<[^>\n]*>|\S+)"""
+_REFERENCE = re.compile(r"""^ {0,3}\[(?!\^)(?:[^\]\\]|\\.){1,999}\]:[ \t]*(?:<[^>\n]*>|\S+)"""
                         r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$""", re.MULTILINE)
 
 
@@ -193,7 +193,9 @@ def strip_reference_definitions(text: str) -> tuple[str, int]:
     """``text`` without its link reference definitions outside fenced code blocks (each with its line break),
     and how many were removed. A rendered Markdown page never shows them: ``[//]: # (...)`` and
     ``[comment]: <> (...)`` are comments, and the target of ``[1]: https://...`` is only reached through
-    a link, whose text stays."""
+    a link, whose text stays. A footnote (``[^2]: https://...``, GitHub's and pandoc's syntax) is no definition:
+    a rendered page lists it at the foot (a new user's walk, 2026-12-07: three footnotes of one word each, a
+    file name and two URLs, were dropped as "comments")."""
     fenced, fence = [], None
     for m in _FENCE.finditer(text):
         if fence is None:

@@ -65,3 +65,18 @@ def test_the_markdown_reader_stores_the_rendered_text_and_points_into_it():
 def test_text_without_markup_is_unchanged():
     plain = "# Notes\n\nPlain words, a trailing space \nand 3 < 4 > 2 stay.\n"
     assert render_markdown(plain) == plain
+
+
+def test_footnotes_of_one_word_are_kept_and_their_marks_too():
+    """A new user's walk (2026-12-07): footnotes holding one URL or file name each were read as link reference
+    definitions, dropped as "comments", and ``[^2][^3]`` rendered as "^2"."""
+    src = ("# Plan\n\nRoles filter the content.[^1] Checks run first.[^2][^3]\n\n"
+           "[^1]: Inventory-and-Schema.csv\n\n[^2]: https://example.org/rbac-guide\n\n"
+           "[^3]: https://example.com/what-is-rbac\n\n[docs]: https://example.net/hidden-target\n")
+    doc = extract_bytes(src.encode(), "plan.md")
+    text = doc.canonical
+    assert "content.[^1] Checks run first.[^2][^3]" in text
+    for line in ("[^1]: Inventory-and-Schema.csv", "[^2]: https://example.org/rbac-guide",
+                 "[^3]: https://example.com/what-is-rbac"):
+        assert line in text
+    assert "hidden-target" not in text  # a real link reference definition is still no text a reader sees

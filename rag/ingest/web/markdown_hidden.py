@@ -27,11 +27,27 @@ from rag.ingest.office.office_hidden import Hidden
 from rag.ingest.web.css_hidden import remove_hidden
 
 
+def commonmark():
+    """A new markdown-it-py parser as every Markdown reader of this project parses (the reader's hidden-HTML
+    pass, the inline renderer, the coverage audit): CommonMark with tables and strikethrough, HTML allowed, and
+    a footnote (``[^2]: https://...``, GitHub's and pandoc's syntax) never a link reference definition: CommonMark
+    alone read ``[^2]: <url>`` as one, so the footnote vanished and ``[^2][^3]`` became a link reading "^2" (a new
+    user's walk, 2026-12-07). The footnotes stay as written: ``[^1]`` marks, ``[^1]: text`` lines."""
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_block.reference import reference
+
+    def no_footnote(state, start: int, end: int, silent: bool) -> bool:
+        at = state.bMarks[start] + state.tShift[start]
+        return False if state.src.startswith("[^", at) else reference(state, start, end, silent)
+
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    md.block.ruler.at("reference", no_footnote)
+    return md
+
+
 @functools.lru_cache(maxsize=1)
 def _parser():
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    return commonmark()
 
 
 def _line_starts(text: str) -> list[int]:

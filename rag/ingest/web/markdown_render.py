@@ -60,9 +60,9 @@ def _display_math(state, silent: bool) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _parser():
-    from markdown_it import MarkdownIt
+    from rag.ingest.web.markdown_hidden import commonmark
 
-    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    md = commonmark()
     md.inline.ruler.before("escape", "display_math", _display_math)
     return md
 
