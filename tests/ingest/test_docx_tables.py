@@ -1,5 +1,6 @@
 """DOCX tables on their grid (rag.ingest.office.wordml.table_grid) and tables that lay out a page
-(rag.ingest.office.docx._lays_out): a new user's walk over docx2python's test files, 2026-12-07."""
+(rag.ingest.office.docx._lays_out), and reviewer comments named in a warning: a new user's walk over
+docx2python's test files, 2026-12-07."""
 
 from __future__ import annotations
 
@@ -76,3 +77,16 @@ def test_python_docx_merged_cell_sample_reads_on_its_grid(shared_dir):
         pytest.skip(f"{path} not found")
     text = extract_bytes(path.read_bytes(), path.name).canonical
     assert "| 7 | 5 | 9 |" in text and "| 4 |  | 6 |" in text
+
+
+def test_reviewer_comments_are_named_in_a_warning_not_read():
+    d = docx.Document()
+    p = d.add_paragraph("The budget is 5,000 EUR.")
+    d.add_comment(p.runs, text="Check this figure against the spreadsheet", author="Kim")
+    d.add_comment(p.runs, text="Confirmed with finance", author="Lee")
+    doc = extract_bytes(_bytes(d), "budget.docx")
+    assert "Check this figure" not in doc.canonical
+    assert any("2 reviewer comment(s)" in w for w in doc.warnings)
+    plain = docx.Document()
+    plain.add_paragraph("No comments here.")
+    assert not any("comment" in w for w in extract_bytes(_bytes(plain), "plain.docx").warnings)

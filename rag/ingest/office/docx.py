@@ -481,11 +481,30 @@ def extract_docx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
         raise
     except Exception as e:  # noqa: BLE001 - zip, XML and python-docx errors all mean the same to the user
         raise ExtractionError(name, f"damaged DOCX ({type(e).__name__}: {str(e)[:120]})") from e
-    warnings = (hidden.warning(),) if hidden.total else ()
+    warnings = ((hidden.warning(),) if hidden.total else ()) + _comments_warning(doc)
     out = writer.b.document(data, name, MediaType.DOCX.value, title=title, extractor="docx", warnings=warnings,
                             empty_reason="no visible text in this DOCX" if hidden.total
                             else reason or "no text in this DOCX (empty document?)")
     return dataclasses.replace(out, roles=tuple(roles)) if roles else out
+
+
+def _comments_warning(doc) -> tuple[str, ...]:
+    """A warning naming how many reviewers' comments (``word/comments.xml``) were not read, else ``()``: Word shows
+    them in the margin, and a reader who sees six comments should not think they were searched (a new user's
+    walk, 2026-12-07). They stay out: a comment is a note about the text, not the document's text."""
+    from lxml import etree
+
+    n = 0
+    for rel in doc.part.rels.values():
+        if rel.reltype.endswith("/comments") and not rel.is_external:
+            try:
+                root = etree.fromstring(rel.target_part.blob, etree.XMLParser(resolve_entities=False, no_network=True))
+            except etree.XMLSyntaxError:
+                continue
+            n += sum(1 for _ in root.iter(f"{_W}comment"))
+    if not n:
+        return ()
+    return (f"not read: {n} reviewer comment(s) shown in the margin; comments are notes about the text, not its text",)
 
 
 def _joined(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
