@@ -226,9 +226,92 @@ def _series_and_categories(plot) -> tuple[list[str], list[str]]:
     return series, cats
 
 
+def _points(el) -> dict[int, str]:
+    """``{point index: cached text}`` of a ``c:cat`` or ``c:val`` (at most :data:`MAX_CHART_LABELS`)."""
+    out: dict[int, str] = {}
+    for pt in el.iter(f"{C}pt"):
+        idx, v = pt.get("idx") or "", pt.find(f"{C}v")
+        if idx.isdigit() and v is not None and (v.text or "").strip():
+            out[int(idx)] = " ".join(v.text.split())
+            if len(out) >= MAX_CHART_LABELS:
+                break
+    return out
+
+
+def _flag(labels, name: str) -> bool | None:
+    el = labels.find(f"{C}{name}")
+    return None if el is None else (el.get("val") or "1") in ("1", "true")
+
+
+def _labels_shown(ser, group) -> tuple[bool, bool, str]:
+    """``(values shown, percentages shown, number format)`` of a series' data labels: its own ``c:dLbls``, else
+    its chart group's (ECMA-376 Part 1, 21.2.2.49); a deleted label shows nothing."""
+    for labels in (ser.find(f"{C}dLbls"), group.find(f"{C}dLbls")):
+        if labels is None:
+            continue
+        if _flag(labels, "delete"):
+            return False, False, ""
+        value, percent = _flag(labels, "showVal"), _flag(labels, "showPercent")
+        if value is not None or percent is not None:
+            fmt = labels.find(f"{C}numFmt")
+            return bool(value), bool(percent), (fmt.get("formatCode") or "") if fmt is not None else ""
+    return False, False, ""
+
+
+def chart_number(text: str, code: str = "", share_of: float | None = None) -> str:
+    """A cached chart value as its data label shows it: ``formatCode`` ``0%`` / ``0.0%`` a percentage, ``#,##0.00``
+    with separators and decimals, ``General`` (or none) without float noise (``0.14000000000000001`` -> ``0.14``);
+    ``share_of`` a total: the value's share of it, as a pie's percentage label (``0%``)."""
+    try:
+        v = float(text)
+    except ValueError:
+        return text
+    if share_of:
+        v, code = v / share_of, "0%"
+    tail = code.split(".", 1)[1] if "." in code else ""
+    decimals = len(tail) - len(tail.lstrip("0#"))
+    if "%" in code:
+        return f"{v * 100:.{decimals}f}%"
+    if "0" in code or "#" in code:
+        return f"{v:,.{decimals}f}" if "," in code else f"{v:.{decimals}f}"
+    return f"{v:.10g}"
+
+
+def _value_lines(plot) -> list[str]:
+    """``Series: category value; ...`` for each series whose data labels show values or percentages on the chart
+    (a pie's "37 %"): the numbers a person reads on it (a new user's walk, 2026-12-07: "What was the approval
+    rating?" found only the categories). Values without labels are not shown, so not read."""
+    out = []
+    for group in plot:
+        for ser in group.findall(f"{C}ser"):
+            value, percent, code = _labels_shown(ser, group)
+            val = ser.find(f"{C}val")
+            if not (value or percent) or val is None:
+                continue
+            values = _points(val)
+            cat = ser.find(f"{C}cat")
+            cats = _points(cat) if cat is not None else {}
+            total = sum(float(v) for v in values.values() if _is_number(v)) if percent and not value else None
+            tx = ser.find(f"{C}tx")
+            name = (_title_text(tx) if tx is not None else "") or "Values"
+            shown = [f"{cats.get(i, i + 1)} {chart_number(v, code, total)}".strip() for i, v in sorted(values.items())]
+            if shown:
+                out.append(f"{name}: " + "; ".join(shown))
+    return out
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def chart_lines(root) -> list[str]:
     """The lines a person reads on a chart (``c:chartSpace``): ``Chart: title``, ``Axis: title`` per axis,
-    ``Series: a; b`` and ``Categories: x; y`` (cached labels, at most :data:`MAX_CHART_LABELS` each)."""
+    ``Series: a; b`` and ``Categories: x; y`` (cached labels, at most :data:`MAX_CHART_LABELS` each), and the
+    values its data labels show (:func:`_value_lines`)."""
     chart = root.find(f"{C}chart")
     if chart is None:
         return []
@@ -243,7 +326,14 @@ def chart_lines(root) -> list[str]:
         out.append("Series: " + "; ".join(series[:MAX_CHART_LABELS]))
     if cats:
         out.append("Categories: " + "; ".join(cats))
-    return out
+    return out + _value_lines(plot)
+
+
+def chart_value_lines(root) -> list[str]:
+    """The data-label lines of a chart (``c:chartSpace``, e.g. python-pptx's ``chart._chartSpace``), as
+    :func:`chart_lines` ends; ``[]`` when it shows no values."""
+    plot = root.find(f"{C}chart/{C}plotArea")
+    return _value_lines(plot) if plot is not None else []
 
 
 def part_rels(zf: zipfile.ZipFile, part: str, kind: str | None = None) -> dict[str, str]:

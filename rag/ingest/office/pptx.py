@@ -47,7 +47,14 @@ from rag.ingest.office.office_hidden import (
     slide_background_white,
     slide_hidden,
 )
-from rag.ingest.office.ooxml import agrees, diagram_data_rid, safe_xml, smartart_lines, transitional
+from rag.ingest.office.ooxml import (
+    agrees,
+    chart_value_lines,
+    diagram_data_rid,
+    safe_xml,
+    smartart_lines,
+    transitional,
+)
 from rag.types import Document, LocatorKind, MediaType
 
 NOTES_HEADING = "Speaker notes"
@@ -135,7 +142,8 @@ def _is_furniture(shape) -> bool:
 
 
 def _chart_lines(chart) -> list[str]:
-    """A chart's title, series names and category labels (issue 28: charts' titles and labels, where cheap)."""
+    """A chart's title, series names and category labels (issue 28: charts' titles and labels, where cheap), and
+    the values its data labels show (:func:`rag.ingest.office.ooxml.chart_value_lines`)."""
     out = []
     try:
         if chart.has_title and chart.chart_title.has_text_frame:
@@ -150,6 +158,7 @@ def _chart_lines(chart) -> list[str]:
                 out.append("Series: " + "; ".join(x for x in series if x))
             if any(cats):
                 out.append("Categories: " + "; ".join(x for x in cats if x))
+        out += [clean_inline(line, keep_newlines=False) for line in chart_value_lines(chart._chartSpace)]
     except Exception:  # noqa: BLE001 - a chart python-pptx cannot read adds nothing, and loses nothing else
         return out
     return out

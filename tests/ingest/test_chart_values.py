@@ -1,0 +1,60 @@
+"""The numbers a chart's data labels show are read (rag.ingest.office.ooxml.chart_value_lines): a new user's
+walk (2026-12-07) asked a deck "What was the presidential approval rating?" and found only "Approve; Disapprove;
+Neutral", the pie's 37 % / 59 % / 4 % unread."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from pptx import Presentation
+from pptx.chart.data import CategoryChartData
+from pptx.enum.chart import XL_CHART_TYPE
+from pptx.util import Inches
+
+from rag.ingest.extract import extract_bytes
+from rag.ingest.office.ooxml import chart_number
+
+
+def _deck(kind, values, *, show_value=False, show_percent=False, number_format=None) -> bytes:
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Survey"
+    data = CategoryChartData()
+    data.categories = ["Approve", "Disapprove", "Neutral"]
+    data.add_series("Rating", values)
+    chart = slide.shapes.add_chart(kind, Inches(1), Inches(1.5), Inches(6), Inches(4), data).chart
+    plot = chart.plots[0]
+    if show_value or show_percent:
+        plot.has_data_labels = True
+        labels = plot.data_labels
+        labels.show_value, labels.show_percentage = show_value, show_percent
+        if number_format:
+            labels.number_format, labels.number_format_is_linked = number_format, False
+    buf = io.BytesIO()
+    deck.save(buf)
+    return buf.getvalue()
+
+
+def test_a_pie_s_percentage_labels_are_read():
+    doc = extract_bytes(_deck(XL_CHART_TYPE.PIE, (37, 59, 4), show_percent=True), "survey.pptx")
+    assert "Rating: Approve 37%; Disapprove 59%; Neutral 4%" in doc.canonical
+
+
+def test_value_labels_keep_their_number_format():
+    doc = extract_bytes(_deck(XL_CHART_TYPE.COLUMN_CLUSTERED, (1250.5, 300, 12), show_value=True,
+                              number_format="#,##0.0"), "bars.pptx")
+    assert "Rating: Approve 1,250.5; Disapprove 300.0; Neutral 12.0" in doc.canonical
+
+
+def test_values_without_labels_are_not_shown_so_not_read():
+    doc = extract_bytes(_deck(XL_CHART_TYPE.COLUMN_CLUSTERED, (1250.5, 300, 12)), "plain.pptx")
+    assert "1250" not in doc.canonical and "Categories: Approve; Disapprove; Neutral" in doc.canonical
+
+
+@pytest.mark.parametrize("text,code,share,want", [
+    ("0.14000000000000001", "", None, "0.14"), ("0.37", "0%", None, "37%"), ("0.375", "0.0%", None, "37.5%"),
+    ("47000000", "General", None, "47000000"), ("37", "", 100.0, "37%"), ("n/a", "0%", None, "n/a"),
+])
+def test_chart_numbers_read_as_their_labels_show_them(text, code, share, want):
+    assert chart_number(text, code, share) == want
