@@ -158,7 +158,8 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     quote, bracket or ``*``/``_``/backtick) followed by whitespace, unless the
     next character is a lower-case letter (any script) or the full stop ends
     an abbreviation (``e.g.``, ``Fig.``); four or more dots that lead to a number (a dot leader: ``Psilocyn ....
-    7438``, a list of codes or a table of contents) end the entry after the number. A line break alone ends
+    7438``, a list of codes or a table of contents; spaced too, ``License . . . . 1``) end the entry after the
+    number. A line break alone ends
     nothing, so
     a hard-wrapped sentence stays one span. The one sentence rule of the
     chunker, the excerpts and the claim check (issue 12).
@@ -169,7 +170,12 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     for m in _SENTENCE_END.finditer(text, start, end):
         if m.end() < end and text[m.end()].islower():
             continue
-        if m.end() < end and text[m.end()].isdigit() and text.startswith("....", m.start()):
+        spaced = m.end() - m.start() == 2 and text[m.start()] == "." and _spaced_dots(text, m.start(), start, end) >= 3
+        if spaced and m.end() < end and not text[m.end()].isdigit():
+            continue  # inside a spaced dot leader (". . . ."), or one leading to more text: no sentence ends here
+        if m.end() < end and text[m.end()] == "." and _spaced_dots(text, m.end(), start, end) >= 3:
+            continue  # "What is MuPDF? . . . . 1": the entry goes on to its leader and number
+        if m.end() < end and text[m.end()].isdigit() and (spaced or text.startswith("....", m.start())):
             # a dot leader before its number: the entry ends after the number, "(26) Psilocyn ........ 7438" (a new
             # user's walk, 2026-12-07: a list of drug codes was cut at its leaders, each code in the next chunk)
             j = m.end()
@@ -191,6 +197,19 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     if a < b:
         out.append((a, b))
     return out
+
+
+def _spaced_dots(text: str, i: int, start: int, end: int) -> int:
+    """How many dots a run of spaced dots holding the dot at ``i`` has (a leader, ``1.1 What is MuPDF? . . . . 1``;
+    a spaced ellipsis, ``. . .``), counted up to 4 (enough to tell; constant time per dot, so a hostile run of
+    ". . ." stays linear). Three or more end no sentence inside them."""
+    n, k = 1, i
+    while n < 4 and k - 2 >= start and text[k - 1] == " " and text[k - 2] == ".":
+        n, k = n + 1, k - 2
+    k = i
+    while n < 4 and k + 2 < end and text[k + 1] == " " and text[k + 2] == ".":
+        n, k = n + 1, k + 2
+    return n
 
 
 # --------------------------------------------------------------------------- units (paragraphs, lines, sentences)

@@ -73,3 +73,15 @@ def test_a_dot_leader_entry_ends_after_its_number():
     assert [text[a:b] for a, b in sentence_spans(text)] == [
         "(25) Psilocybin ............ 7437", "(26) Psilocyn ............. 7438",
         "(27) Tetrahydrocannabinols ...... 7370", "Synthetic equivalents follow.", "Wait...", "5 more."]
+
+
+def test_a_spaced_dot_leader_entry_ends_after_its_number_too():
+    """mupdf_explored.pdf's contents and Form 1040-NR's worksheets (a new user's walk, 2026-12-07): a leader of
+    spaced dots was cut at every dot, lone "." pieces, each page number opening the next entry."""
+    from rag.text import sentence_spans
+
+    text = ("1.1 What is MuPDF? . . . . . 1 1.2 License . . . . . . . . 1 2.3 Colorspaces . . . . 12 "
+            "It ends. A . B stays. Then . . . more text.")
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "1.1 What is MuPDF? . . . . . 1", "1.2 License . . . . . . . . 1", "2.3 Colorspaces . . . . 12",
+        "It ends.", "A .", "B stays.", "Then . . . more text."]

@@ -323,3 +323,14 @@ def test_pdf_cut_anywhere_gives_a_document_or_a_reason(cases_dir):
             assert e.reason
         else:
             assert doc.canonical.strip()
+
+
+def test_en_dash_numbers_and_web_addresses_broken_at_a_line_end_join_without_a_space():
+    """A Federal Register rule (a new user's walk, 2026-12-07): "FAA\u20132020\u2013 0686", "206\u2013231\u2013 3195",
+    "https:// www.regulations.gov" in quotes and in the BM25 terms."""
+    from rag.ingest.pdf.hyphen import Lexicon, join_lines
+
+    got = join_lines(["Docket No. FAA\u20132020\u2013", "0686; see https://", "www.regulations.gov or call",
+                      "206\u2013231\u2013", "3195. Pages 10\u2013", "12 and the story \u2013", "Part two"], Lexicon())
+    assert got == ("Docket No. FAA\u20132020\u20130686; see https://www.regulations.gov or call 206\u2013231\u20133195. "
+                   "Pages 10\u201312 and the story \u2013 Part two")

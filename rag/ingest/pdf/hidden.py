@@ -159,12 +159,20 @@ class _Paint:
                 self._opaque = set()
         return self._opaque
 
+    def _last_drawn(self, bbox) -> int | None:
+        """The position in the paint log of the last text drawn at ``bbox``: the entries mostly inside it (its
+        glyph runs: MuPDF logs a span in pieces), else those covering half of it (a text object logged whole).
+        Before, only the latter were read, and a span logged in three pieces under one column-wide entry at
+        position 0 took every later fill on the page for one painted over it (tracemonkey.pdf's figure labels)."""
+        inside = [i for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(r), 1e-6)]
+        covering = inside or [i for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(bbox), 1e-6)]
+        return max(covering) if covering else None
+
     def painted_over(self, bbox) -> bool:
         """Whether the text drawn at ``bbox`` is covered by an opaque fill or a small picture painted later."""
-        mine = [(i, r) for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(bbox), 1e-6)]
-        if not mine:
+        last = self._last_drawn(bbox)
+        if last is None:
             return False
-        last = max(i for i, _ in mine)
         page_area = max(_area(tuple(self.page.rect)), 1.0)
         later_fills = [r for i, r in self.fills if i > last and _inter(bbox, r) > 0]
         if later_fills and _covered_share(bbox, later_fills) >= COVERED_SHARE:
@@ -174,6 +182,16 @@ class _Paint:
                 return True
         pictures = [r for i, r in self.images if i > last and _area(r) < PAGE_IMAGE_SHARE * page_area]
         return bool(pictures) and _covered_share(bbox, pictures) >= COVERED_SHARE
+
+    def text_drawn_over(self, bbox) -> bool:
+        """Whether other text is drawn at ``bbox`` after the text there: a box painted over old text with new
+        text on it (a corrected form), where ink under the box is the new text's, not the old one's."""
+        last = self._last_drawn(bbox)
+        if last is None:
+            return False
+        later = [i for i, r in self.fills + self.images if i > last and _inter(bbox, r) > 0]
+        return bool(later) and any(i > min(later) and _inter(bbox, r) >= 0.3 * max(_area(bbox), 1e-6)
+                                   for i, r in self.text)
 
     def on_image(self, bbox) -> bool:
         """Whether images (drawn before or after) cover :data:`ON_IMAGE_SHARE` of ``bbox``."""
@@ -220,10 +238,11 @@ def remove_hidden(page, page_dict: dict) -> HiddenReport:
     paint = _Paint(page)
     report = HiddenReport()
     found, white, invisible = _by_span(page_dict, paint)
+    covered = [s for s, why in found if why == "painted over"]
     on_image = [s for s in invisible if paint.on_image(s["bbox"])]
     found += [(s, "invisible") for s in invisible if not any(s is t for t in on_image)]
-    if white or on_image:
-        on_image = _by_rendering(page, white, on_image, found)
+    if white or on_image or covered:
+        on_image = _by_rendering(page, white, on_image, found, covered, paint)
     report.ocr_layer = sum(len(s["text"].strip()) for s in on_image)
     if not found:
         return report
@@ -251,14 +270,24 @@ def _by_span(page_dict: dict, paint: _Paint) -> tuple[list[tuple[dict, str]], li
     return found, white, invisible
 
 
-def _by_rendering(page, white: list[dict], on_image: list[dict], found: list[tuple[dict, str]]) -> list[dict]:
+def _by_rendering(page, white: list[dict], on_image: list[dict], found: list[tuple[dict, str]],
+                  covered: list[dict] = (), paint: _Paint | None = None) -> list[dict]:
     """Judge by the rendered page: white text on a blank area and invisible text over no ink are added to
     ``found``; returns the invisible spans left over images (a scan's OCR layer). A page that cannot be
-    rendered keeps both."""
+    rendered keeps both.
+
+    A span judged painted over (``covered``, in ``found``) whose box shows ink on the rendered page, with no
+    text drawn over the fill, is visible after all and leaves ``found``: the fill's box is not what it paints
+    when a clipping path cuts it (tracemonkey.pdf, a new user's walk, 2026-12-07: a figure's white background,
+    clipped to the figure, "covered" the caption under it, and 332 visible characters were dropped as "painted
+    over")."""
     try:
         render = _Render(page)
     except Exception:  # noqa: BLE001 - a page MuPDF cannot render keeps its white text and its scan layer
         return on_image
+    seen = [s for s in covered if render.ink(s["bbox"]) and not (paint and paint.text_drawn_over(s["bbox"]))]
+    if seen:
+        found[:] = [(s, why) for s, why in found if not any(s is t for t in seen)]
     found += [(s, "white on white") for s in white if render.blank(s["bbox"])]
     blank = [s for s in on_image if not render.ink(s["bbox"])]
     found += [(s, "invisible") for s in blank]
