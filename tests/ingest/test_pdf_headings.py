@@ -83,3 +83,37 @@ def test_a_bold_table_header_row_is_no_heading(corpus_dir):
     doc = extract_pdf((corpus_dir / "pdfs" / name).read_bytes(), name, use_ocr=False)
     titles = [h.title for h in doc.headings]
     assert "Sim Loss Retrieval Accuracy" not in titles and "Introduction" in " ".join(titles)
+
+
+def _book_pdf(pages: list[tuple[str, str]], toc: list[list]) -> bytes:
+    import pymupdf
+
+    doc = pymupdf.open()
+    for head, body in pages:
+        page = doc.new_page()
+        y = 72
+        for line in head.split("\n"):
+            page.insert_text((72, y), line, fontsize=18)
+            y += 26
+        for line in body.split("\n"):
+            page.insert_text((72, y + 10), line, fontsize=10)
+            y += 14
+    doc.set_toc(toc)
+    return doc.tobytes()
+
+
+def test_outline_titles_match_their_headings_across_quotes_number_words_and_part_lines():
+    """freeculture.pdf and mupdf_explored.pdf (a new user's walk, 2026-12-07): the outline's '"PIRACY"' and
+    'Chapter 1: Creators' against the pages' curly quotes and "CHAPTER ONE", its "I The MuPDF C API" against
+    "Part I" above "The MuPDF C API", and an entry "Naming" taking its chapter's "Naming Conventions"."""
+    from rag.ingest.extract import extract_bytes
+
+    body = "Text of the page runs here in the body size.\nIt goes on for another line of plain words."
+    pages = [("\u201cPIRACY\u201d", body), ("CHAPTER ONE: Creators", body), ("Part I\nThe MuPDF C API", body),
+             ("Naming Conventions", body + "\nNaming\nNames follow the prefix rule in every module.")]
+    toc = [[1, '"PIRACY"', 1], [2, "Chapter 1: Creators", 2], [1, "I The MuPDF C API", 3],
+           [2, "Naming Conventions", 4], [3, "Naming", 4]]
+    doc = extract_bytes(_book_pdf(pages, toc), "book.pdf")
+    got = [(h.title, doc.page_at(h.start)) for h in doc.headings]
+    assert ('"PIRACY"', 1) in got and ("Chapter 1: Creators", 2) in got and ("I The MuPDF C API", 3) in got
+    assert ("Naming Conventions", 4) in got

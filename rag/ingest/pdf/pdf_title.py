@@ -21,6 +21,7 @@ from rag.ingest.pdf import audit as audit_mod
 from rag.ingest.pdf.layout import _LIGATURES, Line
 from rag.ingest.pdf.pdf_page import PageRead
 from rag.ingest.pdf.pdf_text import Para, spacing_accents
+from rag.text import SPELLED_NUMBERS
 from rag.types import Heading, PageSpan
 
 _JUNK_TITLE = re.compile(r"^(untitled|none|null|unknown|title|document\d*|microsoft word\b.*|slide \d+)$|"
@@ -31,17 +32,36 @@ def _norm_title(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", spacing_accents(text.translate(_LIGATURES))).split())
 
 
+_QUOTES = str.maketrans("", "", "\"'\u201c\u201d\u201e\u2018\u2019\u00ab\u00bb`")
+_NUMBER_WORDS = {w: d for d, w in SPELLED_NUMBERS.items()}
+
+
+def title_key(text: str) -> str:
+    """An outline title or a heading as compared: case folded, quotation marks dropped, number words as digits,
+    whitespace collapsed: freeculture.pdf's outline says '"PIRACY"' and 'Chapter 1: Creators' where its pages say
+    "\u201cPIRACY\u201d" and "CHAPTER ONE: Creators", and 300 pages read "INTRODUCTION" (a new user's walk,
+    2026-12-07)."""
+    words = text.casefold().translate(_QUOTES).split()
+    return " ".join(_NUMBER_WORDS.get(w.rstrip(":.,"), w.rstrip(":.,")) + w[len(w.rstrip(":.,")):] for w in words)
+
+
 def _toc_match(title: str, paras: list[Para]) -> Para | None:
     """The paragraph an outline title names: a short (1-3 line) paragraph equal to the title, or the title
-    with a section number or a few characters around it. Never a line inside body text."""
-    low = title.lower()
+    with a section number or a few characters around it (compared by :func:`title_key`). Never a line inside
+    body text."""
+    low = title_key(title)
+    best, gap = None, None
     for p in paras:
-        t = p.text.lower()
+        t = title_key(p.text)
         if p.kind != "text" or p.lines > 3 or len(t) > len(low) + 12:
             continue
-        if t == low or (low in t and len(t) <= len(low) + 12):
-            return p
-    return None
+        # the title with a few characters around it, or the paragraph is the title less its part number
+        # ("Part I" above "The MuPDF C API" for the outline's "I The MuPDF C API")
+        if t == low or (low in t and len(t) <= len(low) + 12) or (len(t) >= 8 and t in low and len(low) <= len(t) + 8):
+            d = abs(len(t) - len(low))
+            if gap is None or d < gap:  # the closest: "Naming Conventions" for its own entry, not for "Naming"
+                best, gap = p, d
+    return best
 
 
 def _toc_headings(doc, spans: list[PageSpan], paras: list[Para]) -> list[Heading]:
@@ -66,7 +86,11 @@ def find_headings(doc, spans: list[PageSpan], paras: list[Para]) -> tuple[Headin
     (:func:`_toc_match`), else from font sizes (paragraphs with a heading ``size``)."""
     toc = _toc_headings(doc, spans, paras)
     if len(toc) >= 2:
-        uniq = {h.start: h for h in toc}
+        uniq: dict[int, Heading] = {}
+        for h in toc:  # two entries naming one paragraph: the one closest to its length holds it
+            old = uniq.get(h.start)
+            if old is None or abs(len(h.title) - (h.end - h.start)) < abs(len(old.title) - (old.end - old.start)):
+                uniq[h.start] = h
         return tuple(sorted(uniq.values(), key=lambda h: h.start))
     cand = [p for p in paras if p.size is not None and "\n" not in p.text]
     sizes = sorted({p.size for p in cand}, reverse=True)
