@@ -124,3 +124,26 @@ def test_c34_every_table_chunk_carries_the_header_row(cases_dir):
     west = [c for c in table if "Westcombe" in c.content]
     assert len(west) == 1 and "| Westcombe | Z. Pike | 270 | 55 |" in west[0].content
     assert header in west[0].text and doc.canonical[west[0].start:west[0].end] == west[0].content
+
+
+def test_a_check_box_inside_a_line_is_named_by_that_line_not_by_the_one_left_of_it():
+    """Form 1040's paid-preparer row (a new user's walk, 2026-12-07): "Date ... Check [x] if self-employed" read
+    "Date: Yes (checked)", and an answer quoting it was shown as supported. An unlabelled field's internal path
+    is shortened to its last part."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Date", fontsize=10)
+    page.insert_text((200, 100), "Check          if self-employed", fontsize=10)
+    box = pymupdf.Widget()
+    box.field_type, box.field_name = pymupdf.PDF_WIDGET_TYPE_CHECKBOX, "topmostSubform[0].Page2[0].c2_1[0]"
+    box.rect, box.field_value = pymupdf.Rect(232, 91, 241, 100), True
+    page.add_widget(box)
+    lone = pymupdf.Widget()
+    lone.field_type, lone.field_name = pymupdf.PDF_WIDGET_TYPE_CHECKBOX, "topmostSubform[0].Page2[0].c2_2[0]"
+    lone.rect, lone.field_value = pymupdf.Rect(72, 300, 81, 309), False
+    page.add_widget(lone)
+    text = extract_bytes(doc.tobytes(), "form.pdf").canonical
+    assert "Check if self-employed: Yes (checked)" in text and "Date: Yes" not in text
+    assert "c2_2: No (unchecked)" in text and "topmostSubform" not in text

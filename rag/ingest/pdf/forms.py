@@ -6,7 +6,8 @@ heading and even the title, and a checked box read as its ZapfDingbats glyph. He
 
 * text lines lying inside a widget's rectangle are removed from the text layer (:func:`widget_rects`);
 * each widget becomes one line ``label: value`` at the widget's place (:func:`form_lines`), where the
-  label is the text on the same row just left of the widget (else the field's tooltip, else its name);
+  label is the text on the same row running across the widget, else just left of it (else the field's
+  tooltip, else the last part of its name);
   a check box or radio button reads ``Yes (checked)`` / ``No (unchecked)``;
 * FreeText annotations whose words are not already in the page text are added as lines at their place.
 
@@ -45,12 +46,33 @@ def _value(w) -> str | None:
     return " ".join(str(v).split())
 
 
-def _label(w, text_lines: list[Line]) -> str:
+def _on_row(ln: Line, r) -> bool:
+    return min(ln.y1, r.y1) - max(ln.y0, r.y0) > 0.3 * ln.height
+
+
+def _label_line(w, text_lines: list[Line]) -> Line | None:
+    """The text line naming widget ``w``: a line on its row that runs across it (the box sits inside its words:
+    "Check [x] if self-employed"), else the nearest line on its row to its left. Before, a box inside a line took
+    the line left of that one: Form 1040's "Check if self-employed" box read "Date: Yes (checked)", and an answer
+    quoting it was shown as supported (a new user's walk, 2026-12-07)."""
     r = w.rect
-    row = [ln for ln in text_lines if ln.x1 <= r.x0 + 2 and min(ln.y1, r.y1) - max(ln.y0, r.y0) > 0.3 * ln.height]
-    if row:
-        return max(row, key=lambda ln: ln.x1).text.rstrip(":").strip()
-    return " ".join(str(w.field_label or w.field_name or "field").split())
+    across = [ln for ln in text_lines if ln.x0 < r.x0 - 1 and ln.x1 > r.x1 + 1 and _on_row(ln, r)]
+    if across:
+        return min(across, key=lambda ln: ln.x1 - ln.x0)
+    row = [ln for ln in text_lines if ln.x1 <= r.x0 + 2 and _on_row(ln, r)]
+    return max(row, key=lambda ln: ln.x1) if row else None
+
+
+def _label(w, text_lines: list[Line]) -> str:
+    line = _label_line(w, text_lines)
+    if line is not None:
+        return " ".join(line.text.rstrip(":").split())
+    tip = " ".join(str(w.field_label or "").split())
+    if tip:
+        return tip
+    # a field's full name is a path no reader sees ("topmostSubform[0].Page1[0].c1_07[0]"): its last part
+    name = str(w.field_name or "").rsplit(".", 1)[-1].split("[", 1)[0].strip()
+    return name or "field"
 
 
 def form_lines(page, text_lines: list[Line], page_h: float, block_base: int) -> tuple[list[Line], list[Line]]:
@@ -73,7 +95,7 @@ def form_lines(page, text_lines: list[Line], page_h: float, block_base: int) -> 
         label = _label(w, kept)
         r = w.rect
         for ln in kept:
-            if ln.text.rstrip(":").strip() == label and ln.x1 <= r.x0 + 2:
+            if " ".join(ln.text.rstrip(":").split()) == label and (ln.x1 <= r.x0 + 2 or ln.x0 < r.x0 < ln.x1):
                 used.add(id(ln))
                 r = type(r)(ln.x0, min(ln.y0, r.y0), r.x1, max(ln.y1, r.y1))
                 break
