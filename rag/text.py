@@ -58,6 +58,18 @@ CLAIM_STOPWORDS = STOPWORDS | frozenset(
 )
 
 
+def line_joiner(left: str, right: str) -> str:
+    """What joins two wrapped lines of one paragraph or table cell: ``""`` between a line ending and a line
+    starting in Chinese or Japanese script (characters or their full-width punctuation: no spaces between words
+    there), else ``" "``. A PDF's Chinese table cell "中诚信国际信 / 用评级" read "中诚信国际信 用评级" (a new user's
+    walk, 2026-12-07); Korean writes spaces, and keeps them."""
+    return "" if _cjk_char(left[-1:]) and _cjk_char(right[:1]) else " "
+
+
+def _cjk_char(ch: str) -> bool:
+    return bool(ch) and (bool(CJK_RE.match(ch)) or "\u3000" < ch <= "\u303f" or "\uff01" <= ch <= "\uff60")
+
+
 def _split_cjk(word: str) -> list[str]:
     out: list[str] = []
     pos = 0

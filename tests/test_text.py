@@ -85,3 +85,14 @@ def test_a_spaced_dot_leader_entry_ends_after_its_number_too():
     assert [text[a:b] for a, b in sentence_spans(text)] == [
         "1.1 What is MuPDF? . . . . . 1", "1.2 License . . . . . . . . 1", "2.3 Colorspaces . . . . 12",
         "It ends.", "A .", "B stays.", "Then . . . more text."]
+
+
+def test_wrapped_chinese_and_japanese_lines_join_without_a_space():
+    """A PDF's Chinese table cell (a new user's walk, 2026-12-07): "中诚信国际信 用评级有限责 任公司"."""
+    from rag.ingest.pdf.hyphen import Lexicon, join_lines
+    from rag.text import line_joiner
+
+    assert join_lines(["中诚信国际信", "用评级有限责", "任公司"], Lexicon()) == "中诚信国际信用评级有限责任公司"
+    assert join_lines(["政令第百四十九号（", "含む。）"], Lexicon()) == "政令第百四十九号（含む。）"
+    assert line_joiner("授信额度", "Total") == " " and line_joiner("credit", "额度") == " "
+    assert join_lines(["한국어 문장이", "이어집니다"], Lexicon()) == "한국어 문장이 이어집니다"  # Korean keeps its spaces

@@ -23,6 +23,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from rag.text import line_joiner
+
 _HYPHENS = ("-", "\u2010")
 _WORD = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)*")
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -116,5 +118,5 @@ def join_lines(texts: list[str], lexicon: Lexicon) -> str:
         elif out.endswith("/") and _url_tail(out) and nxt[:1].isalnum():
             out = out + nxt  # "https://" / "www.regulations.gov": a web address broken at a slash
         else:
-            out = out + " " + nxt
+            out = out + line_joiner(out, nxt) + nxt  # no space inside wrapped Chinese or Japanese
     return out

@@ -21,6 +21,7 @@ the header row in every chunk's embedded text.
 from __future__ import annotations
 
 from rag.ingest.pdf.layout import Line
+from rag.text import line_joiner
 
 #: A rule is a drawn line (or a rectangle this thin, points) at least this long (points).
 _THIN = 2.0
@@ -138,7 +139,11 @@ def _cell_lines(cell, lines: list[Line], used: set[int]) -> list[Line]:
 
 
 def _text(lines: list[Line]) -> str:
-    return " ".join(" ".join(ln.text for ln in lines).replace("|", "\\|").split())
+    out = ""
+    for ln in lines:  # wrapped Chinese or Japanese joins without a space (rag.text.line_joiner)
+        text = " ".join(ln.text.split())
+        out = out + line_joiner(out, text) + text if out and text else out or text
+    return out.replace("|", "\\|")
 
 
 def _bands(cells: list[list[Line]]) -> list[float]:
