@@ -117,3 +117,33 @@ def test_outline_titles_match_their_headings_across_quotes_number_words_and_part
     got = [(h.title, doc.page_at(h.start)) for h in doc.headings]
     assert ('"PIRACY"', 1) in got and ("Chapter 1: Creators", 2) in got and ("I The MuPDF C API", 3) in got
     assert ("Naming Conventions", 4) in got
+
+
+def test_a_running_head_that_changes_with_the_chapter_is_furniture():
+    """mupdf_explored.pdf (a new user's walk, 2026-12-07): 125 heads such as "CHAPTER 8. THE DOCUMENT INTERFACE 30",
+    set below the usual header zone, stayed in the text and ran into quoted passages. A chapter's own big title,
+    and a small top line repeated far apart, stay."""
+    import pymupdf
+
+    from rag.ingest.extract import extract_bytes
+
+    doc = pymupdf.open()
+    body = ["The context holds the allocator and the locks of one thread of work.",
+            "Every call takes the context as its first argument, by convention."]
+    for n in range(1, 13):
+        page = doc.new_page()
+        chapter = 1 if n <= 6 else 2
+        if n in (1, 7):
+            page.insert_text((72, 120), f"Chapter {chapter}", fontsize=20)
+            page.insert_text((72, 150), "Introduction" if chapter == 1 else "The Context", fontsize=20)
+        else:
+            page.insert_text((72, 100), f"CHAPTER {chapter}. {'INTRODUCTION' if chapter == 1 else 'THE CONTEXT'}",
+                             fontsize=10)
+            page.insert_text((500, 100), str(n), fontsize=10)
+        y = 200
+        for line in body * 3:
+            page.insert_text((72, y), line + f" Page {n}.", fontsize=10)
+            y += 14
+    text = extract_bytes(doc.tobytes(), "book.pdf").canonical
+    assert "CHAPTER 1. INTRODUCTION" not in text and "CHAPTER 2. THE CONTEXT" not in text
+    assert "Chapter 2" in text and "The Context" in text and text.count("by convention.") == 36

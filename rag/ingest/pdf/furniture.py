@@ -59,6 +59,39 @@ def running_lines(pages: list[list[Line]]) -> tuple[set[str], set[str], set[str]
     return _repeated(pages, 3), _repeated(odd, 3), _repeated(even, 3)
 
 
+#: A book's running head changes with its chapter: the top row of a page, in at most the body size, whose words
+#: (digits aside) head this many pages or more within a few pages of each other is one, though it heads under half.
+CHAPTER_HEAD_PAGES = 3
+#: Share of the page height the top row of a page must end within to be read as a running head (a book set with
+#: a wide top margin puts its heads below :data:`HEADER_ZONE`: mupdf_explored.pdf's at 13.6 %).
+HEAD_ROW_ZONE = 0.2
+
+
+def _top_row(r: PageRead) -> list[Line]:
+    """The page's topmost row of text lines (a running head and its page number), when it lies in the top
+    :data:`HEAD_ROW_ZONE` of the page."""
+    text = [ln for ln in r.lines if ln.kind == "text" and ln.text.strip()]
+    if not text:
+        return []
+    top = min(ln.y0 for ln in text)
+    return [ln for ln in text if ln.y0 <= top + 2 and ln.y1 <= HEAD_ROW_ZONE * ln.page_h]
+
+
+def chapter_heads(reads: list[PageRead]) -> set[str]:
+    """Keys of running heads that change with the chapter (mupdf_explored.pdf: 125 lines such as "CHAPTER 8. THE
+    DOCUMENT INTERFACE 30" kept, one inside a quoted passage; a new user's walk, 2026-12-07): a page's top row
+    (:func:`_top_row`), at most the body text's size, repeated on :data:`CHAPTER_HEAD_PAGES` pages or more, three
+    of them within five pages (a chapter's run, not a heading the document repeats far apart). A chapter's own
+    heading is larger than the body, or on one page only, so it stays."""
+    body = _inner_body(reads)
+    pages: dict[str, list[int]] = {}
+    for i, r in enumerate(reads):
+        for k in {_key(ln.text) for ln in _top_row(r) if ln.size <= body + 0.1 and sum(c.isalpha() for c in ln.text) >= 4}:
+            pages.setdefault(k, []).append(i)
+    n = CHAPTER_HEAD_PAGES
+    return {k for k, at in pages.items() if len(at) >= n and any(at[j + n - 1] - at[j] <= 5 for j in range(len(at) - n + 1))}
+
+
 def _inner_body(reads: list[PageRead]) -> float:
     """The body font size of the pages' text outside the margins (a deck's footline can carry more characters)."""
     return body_size([[ln for ln in r.lines if ln.kind == "text" and not _is_margin(ln)] for r in reads])
@@ -81,10 +114,16 @@ def drop_running(reads: list[PageRead], deck: bool = False) -> None:
     ``deck`` (:func:`is_slide_deck`) also its small-print headline and footline (:func:`small_print`)."""
     every, odd, even = running_lines([r.lines for r in reads])
     every |= small_print(reads) if deck else set()
+    heads = set() if deck else chapter_heads(reads)
     title_size = _inner_body(reads) + 1 if deck else float("inf")  # a deck's frame titles are never furniture
     for i, r in enumerate(reads):
         keys = every | (odd if i % 2 == 0 else even)
         keep = []
+        if heads:  # a chapter's running head, and the page number on its row
+            row = _top_row(r)
+            if any(_key(ln.text) in heads for ln in row):
+                r.dropped += [ln.text for ln in row if _key(ln.text) in heads or ln.text.strip().isdigit()]
+                r.lines = [ln for ln in r.lines if not (ln in row and (_key(ln.text) in heads or ln.text.strip().isdigit()))]
         for ln in r.lines:
             if (ln.kind == "text" and _is_margin(ln) and ln.size < title_size
                     and (_key(ln.text) in keys or not any(c.isalnum() for c in ln.text))):
