@@ -56,5 +56,10 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: a long title's last line in a block of its own joins it, and numbered headings in small capitals are headings;
 #: a page opening with a WHATWG HTML tag (``<script``) is HTML, its charset sought in its first 64 KiB; ODT paragraph
 #: numbers skip empty paragraphs; a spreadsheet row of merged titles over side-by-side tables is a caption; an HTML
-#: table cell keeps the columns its colspan/rowspan covers.
-EXTRACTOR_VERSION = "17"
+#: table cell keeps the columns its colspan/rowspan covers. 18: DOCX tables on their grid (vertically merged labels
+#: repeated, spans keep columns, a table holding tables lays out the page); an HTML rowspan label repeated; EPUB
+#: chapters cut where the contents point, nested sections and marked headings too; Markdown footnotes kept; chart
+#: data labels read; PDF text "painted over" by a fill the rendered page does not show kept, en-dash numbers, URLs
+#: and Chinese/Japanese lines joined without a space, outline titles matched across quotes and number words, a
+#: check box named by the line it sits in, a chapter's running heads dropped (two new users' walks, 2026-12-07).
+EXTRACTOR_VERSION = "18"
