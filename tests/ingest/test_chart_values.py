@@ -47,6 +47,11 @@ def test_value_labels_keep_their_number_format():
     assert "Rating: Approve 1,250.5; Disapprove 300.0; Neutral 12.0" in doc.canonical
 
 
+def test_percentage_labels_on_a_bar_chart_are_not_shown_so_not_read():
+    doc = extract_bytes(_deck(XL_CHART_TYPE.COLUMN_CLUSTERED, (37, 59, 4), show_percent=True), "bars.pptx")
+    assert "37%" not in doc.canonical and "Rating: " not in doc.canonical
+
+
 def test_values_without_labels_are_not_shown_so_not_read():
     doc = extract_bytes(_deck(XL_CHART_TYPE.COLUMN_CLUSTERED, (1250.5, 300, 12)), "plain.pptx")
     assert "1250" not in doc.canonical and "Categories: Approve; Disapprove; Neutral" in doc.canonical
@@ -55,6 +60,9 @@ def test_values_without_labels_are_not_shown_so_not_read():
 @pytest.mark.parametrize("text,code,share,want", [
     ("0.14000000000000001", "", None, "0.14"), ("0.37", "0%", None, "37%"), ("0.375", "0.0%", None, "37.5%"),
     ("47000000", "General", None, "47000000"), ("37", "", 100.0, "37%"), ("n/a", "0%", None, "n/a"),
+    ("1234.5", "$#,##0.00", None, "$1,234.50"), ("3", "0." + "0" * 5000, None, "3.0000000000"),
+    # formats this cannot render as the chart does are not read: a date, a fraction, scaling commas
+    ("45000", "mmm d, yyyy", None, None), ("0.5", "# ?/?", None, None), ("1500000", '#,##0,,"M"', None, None),
 ])
 def test_chart_numbers_read_as_their_labels_show_them(text, code, share, want):
     assert chart_number(text, code, share) == want

@@ -1,5 +1,5 @@
 """DOCX tables on their grid (rag.ingest.office.wordml.table_grid) and tables that lay out a page
-(rag.ingest.office.docx._lays_out), and reviewer comments named in a warning: a new user's walk over
+(rag.ingest.office.wordml.lays_out), and reviewer comments named in a warning: a new user's walk over
 docx2python's test files, 2026-12-07."""
 
 from __future__ import annotations
@@ -90,3 +90,19 @@ def test_reviewer_comments_are_named_in_a_warning_not_read():
     plain = docx.Document()
     plain.add_paragraph("No comments here.")
     assert not any("comment" in w for w in extract_bytes(_bytes(plain), "plain.docx").warnings)
+
+
+def test_a_data_table_with_a_small_table_in_a_cell_stays_a_table():
+    """A reviewer's probe (2026-12-07): a product table whose Specs cell holds a 2 x 2 table became loose
+    paragraphs ("Chair", "$40", "Oak", ...)."""
+    d = docx.Document()
+    t = d.add_table(rows=4, cols=3)
+    for r, cells in enumerate([("Product", "Price", "Specs"), ("Chair", "$40", "Oak"), ("Table", "$90", ""),
+                               ("Lamp", "$15", "Brass")]):
+        for c, text in enumerate(cells):
+            t.cell(r, c).text = text
+    specs = t.cell(2, 2).add_table(rows=2, cols=2)
+    specs.cell(0, 0).text, specs.cell(0, 1).text = "Width", "10 cm"
+    specs.cell(1, 0).text, specs.cell(1, 1).text = "Height", "20 cm"
+    text = extract_bytes(_bytes(d), "products.docx").canonical
+    assert "| Chair | $40 | Oak |" in text and "| Table | $90 | Width 10 cm Height 20 cm |" in text

@@ -98,3 +98,14 @@ def test_a_contents_entry_pointing_at_a_heading_takes_the_text_under_it():
     assert _chapter_of(doc, "Structure and semantics") == ("A Solid Foundation", 2)
     assert _chapter_of(doc, "Keep the markup") == ("Data Integrity", 3)
     assert not any(h.title.startswith("Chapter 4") or h.title == "Chapter 3" for h in doc.headings)
+
+
+def test_an_inline_anchor_the_contents_point_at_starts_a_chapter_that_runs_on():
+    """A reviewer's probe (2026-12-07): ``<p><a id="c1"/>CHAPTER ONE ...</p><p>...</p>``: the chapter held its first
+    paragraph only, the rest an untitled "Chapter 2"."""
+    content = ("<html><body><p><a id='c1'/>CHAPTER ONE. It was a dark night.</p><p>The storm raged on.</p>"
+               "<p><a id='c2'/>CHAPTER TWO. Morning came.</p><p>The sun rose.</p></body></html>")
+    doc = extract_epub(_book(content, [("c1", "Chapter One"), ("c2", "Chapter Two")]), "night.epub")
+    assert _chapter_of(doc, "The storm raged") == ("Chapter One", 1)
+    assert _chapter_of(doc, "The sun rose") == ("Chapter Two", 2)
+    assert [h.title for h in doc.headings if h.level == 1] == ["Chapter One", "Chapter Two"]

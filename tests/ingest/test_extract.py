@@ -334,3 +334,6 @@ def test_en_dash_numbers_and_web_addresses_broken_at_a_line_end_join_without_a_s
                       "206\u2013231\u2013", "3195. Pages 10\u2013", "12 and the story \u2013", "Part two"], Lexicon())
     assert got == ("Docket No. FAA\u20132020\u20130686; see https://www.regulations.gov or call 206\u2013231\u20133195. "
                    "Pages 10\u201312 and the story \u2013 Part two")
+    # a web address ending a line before a word of the document stays apart from it (a reviewer's probe)
+    lex = Lexicon.of(["visit the site and read the rules"])
+    assert join_lines(["visit https://www.nasa.gov/", "and read"], lex) == "visit https://www.nasa.gov/ and read"

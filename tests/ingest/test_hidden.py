@@ -6,6 +6,7 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
+from rag.ingest.extract import extract_bytes
 from rag.ingest.pdf.extract import extract_pdf
 from rag.ingest.pdf.hidden import remove_hidden
 
@@ -49,3 +50,49 @@ def test_remove_hidden_reports_why_and_leaves_the_dict_without_those_spans():
 def test_ordinary_pdfs_lose_nothing(cases_dir, name):
     doc = extract_pdf((cases_dir / name).read_bytes(), name)
     assert not any("hidden text" in w for w in doc.warnings)
+
+
+def _page_with(ops: bytes, words: list[tuple[float, str]], highlight: bool = False) -> bytes:
+    """A one-page PDF: ``words`` at (72, y), then raw content ``ops`` drawn after them, and a highlight annotation
+    over the first line when asked."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for y, text in words:
+        page.insert_text((72, y), text, fontsize=12)
+    xref = page.get_contents()[-1]
+    doc.update_stream(xref, doc.xref_stream(xref) + b"\n" + ops)
+    if highlight:
+        page.add_highlight_annot(page.search_for(words[0][1])[0])
+    return doc.tobytes()
+
+
+def test_a_clipped_fill_or_a_highlight_does_not_hide_the_text_under_its_box():
+    """tracemonkey.pdf and a grant announcement (a new user's walk, 2026-12-07): a figure's white background,
+    a page-high rectangle clipped to the figure, "covered" the caption; a highlighter's yellow "covered" the
+    eligibility rule and the deadline. Both were left out as painted over."""
+    clipped = b"q 300 500 100 100 re W n 1 1 1 rg 0 0 612 792 re f Q"
+    doc = extract_bytes(_page_with(clipped, [(200, "Figure 5. A tree with two traces.")]), "fig.pdf")
+    assert "Figure 5. A tree with two traces." in doc.canonical and not doc.warnings
+    doc = extract_bytes(_page_with(b"", [(200, "The submission deadline is April 1, 2020.")], highlight=True),
+                        "grant.pdf")
+    assert "The submission deadline is April 1, 2020." in doc.canonical and not doc.warnings
+
+
+def test_a_box_over_old_text_hides_it_and_the_new_text_on_top_stays():
+    """A reviewer's probe (2026-12-07): a white box over "SECRET SALARY 250000" with "SALARY 5" drawn on it."""
+    ops = b"q 1 1 1 rg 70 644 260 20 re f Q BT /Helv 12 Tf 72 650 Td (SALARY 5) Tj ET"
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "A visible heading line of the memo.", fontsize=12)
+    page.insert_text((72, 192), "SECRET SALARY 250000 DOLLARS", fontsize=12)
+    page.insert_text((72, 300), "Closing visible paragraph of the memo.", fontsize=12)
+    page.insert_font(fontname="Helv", fontbuffer=None)
+    xref = page.get_contents()[-1]
+    doc.update_stream(xref, doc.xref_stream(xref) + b"\n" + ops)  # PDF space (A4): y 650 is 192 from the top
+    got = extract_bytes(doc.tobytes(), "memo.pdf")
+    assert "SECRET" not in got.canonical and "250000" not in got.canonical
+    assert "SALARY 5" in got.canonical and "Closing visible paragraph" in got.canonical

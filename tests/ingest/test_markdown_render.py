@@ -80,3 +80,8 @@ def test_footnotes_of_one_word_are_kept_and_their_marks_too():
                  "[^3]: https://example.com/what-is-rbac"):
         assert line in text
     assert "hidden-target" not in text  # a real link reference definition is still no text a reader sees
+    # a footnote line ends where it ends: the definitions under it stay definitions (a reviewer's probe)
+    src = ("See [the site][site] and a note[^1].\n\n[^1]: https://example.com/note\n[site]: https://example.com/site\n"
+           "[//]: # (secret comment)\n")
+    text = extract_bytes(src.encode(), "fn.md").canonical
+    assert "See the site and a note[^1]." in text and "secret" not in text and "[^1]: https://example.com/note" in text

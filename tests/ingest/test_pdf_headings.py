@@ -147,3 +147,24 @@ def test_a_running_head_that_changes_with_the_chapter_is_furniture():
     text = extract_bytes(doc.tobytes(), "book.pdf").canonical
     assert "CHAPTER 1. INTRODUCTION" not in text and "CHAPTER 2. THE CONTEXT" not in text
     assert "Chapter 2" in text and "The Context" in text and text.count("by convention.") == 36
+
+
+def test_titles_and_table_headers_at_the_top_of_pages_are_no_running_heads():
+    """A reviewer's probe (2026-12-07): "Chapter 1" ... "Chapter 4" in the body size, and a table's header row
+    repeated at the top of four pages, were dropped as running heads; no page number stands beside them."""
+    import pymupdf
+
+    from rag.ingest.extract import extract_bytes
+
+    doc = pymupdf.open()
+    for n in range(8):
+        page = doc.new_page()
+        if n % 2 == 0:
+            page.insert_text((72, 110), f"Chapter {n // 2 + 1}", fontsize=11)
+        else:
+            for x, head in ((72, "Account Name"), (250, "Region"), (400, "Balance")):
+                page.insert_text((x, 110), head, fontsize=11)
+        for k in range(20):
+            page.insert_text((72, 150 + 20 * k), f"The committee reviewed line {k} of page {n} in detail.", fontsize=11)
+    text = extract_bytes(doc.tobytes(), "report.pdf").canonical
+    assert all(f"Chapter {c}" in text for c in range(1, 5)) and text.count("Account Name") == 4

@@ -147,3 +147,22 @@ def test_a_check_box_inside_a_line_is_named_by_that_line_not_by_the_one_left_of_
     text = extract_bytes(doc.tobytes(), "form.pdf").canonical
     assert "Check if self-employed: Yes (checked)" in text and "Date: Yes" not in text
     assert "c2_2: No (unchecked)" in text and "topmostSubform" not in text
+
+
+def test_several_check_boxes_in_one_line_are_each_named_by_their_option():
+    """A reviewer's probe (2026-12-07): three boxes in "Filing status: [ ] Single [x] Married [ ] Head of household"
+    all read "Filing status: Single Married Head of household", so which one is checked could not be told."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Filing status:      Single      Married      Head of household", fontsize=10)
+    starts = {w[4]: w[0] for w in page.get_text("words")}
+    for word, on, name in (("Single", False, "s1"), ("Married", True, "s2"), ("Head", False, "s3")):
+        box = pymupdf.Widget()
+        box.field_type, box.field_name = pymupdf.PDF_WIDGET_TYPE_CHECKBOX, name
+        box.rect, box.field_value = pymupdf.Rect(starts[word] - 11, 91, starts[word] - 3, 99), on
+        page.add_widget(box)
+    text = extract_bytes(doc.tobytes(), "status.pdf").canonical
+    assert "– Married: Yes (checked)" in text and "– Single: No (unchecked)" in text
+    assert "– Head of household: No (unchecked)" in text

@@ -51,7 +51,9 @@ from rag.ingest.office.wordml import (
     Fields,
     Numbering,
     block_items,
+    comments_warning,
     format_number,
+    lays_out,
     num_pr,
     paragraph_text,
     table_grid,
@@ -120,21 +122,6 @@ def _style_numbering(style) -> tuple[str | None, int | None]:
             ilvl = found[1] if ilvl is None else ilvl
         style, seen = style.base_style, seen + 1
     return num_id, ilvl
-
-
-def _lays_out(tbl) -> bool:
-    """Whether table ``tbl`` lays out its page rather than holding data: a cell of it holds a table of two rows
-    and two columns or more. Its cells are then read as blocks in order, each inner table a table of its own;
-    before, a nine-step procedure nested in a one-cell frame was one 6,000-character cell, step 2's controls run
-    into step 3 in a quote (a new user's walk, 2026-12-07). A small table in a cell (a 1 x 1 box) stays in it."""
-    for row in table_rows(tbl):
-        for tc in row:
-            for el, _ in block_items(tc):
-                if el.tag == f"{_W}tbl":
-                    inner = table_rows(el)
-                    if len(inner) >= 2 and max((len(r) for r in inner), default=0) >= 2:
-                        return True
-    return False
 
 
 def _text_boxes(p) -> list:
@@ -372,7 +359,7 @@ class _Writer:
 
     def table(self, tbl, toc: bool = False) -> None:
         self.flush_list()
-        if _lays_out(tbl):  # a table that holds tables lays out its page: its cells' blocks, in order
+        if lays_out(tbl):  # a table that holds tables lays out its page: its cells' blocks, in order
             for row in table_rows(tbl):
                 for tc in row:
                     self.story(tc, toc)
@@ -481,30 +468,11 @@ def extract_docx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
         raise
     except Exception as e:  # noqa: BLE001 - zip, XML and python-docx errors all mean the same to the user
         raise ExtractionError(name, f"damaged DOCX ({type(e).__name__}: {str(e)[:120]})") from e
-    warnings = ((hidden.warning(),) if hidden.total else ()) + _comments_warning(doc)
+    warnings = ((hidden.warning(),) if hidden.total else ()) + comments_warning(doc)
     out = writer.b.document(data, name, MediaType.DOCX.value, title=title, extractor="docx", warnings=warnings,
                             empty_reason="no visible text in this DOCX" if hidden.total
                             else reason or "no text in this DOCX (empty document?)")
     return dataclasses.replace(out, roles=tuple(roles)) if roles else out
-
-
-def _comments_warning(doc) -> tuple[str, ...]:
-    """A warning naming how many reviewers' comments (``word/comments.xml``) were not read, else ``()``: Word shows
-    them in the margin, and a reader who sees six comments should not think they were searched (a new user's
-    walk, 2026-12-07). They stay out: a comment is a note about the text, not the document's text."""
-    from lxml import etree
-
-    n = 0
-    for rel in doc.part.rels.values():
-        if rel.reltype.endswith("/comments") and not rel.is_external:
-            try:
-                root = etree.fromstring(rel.target_part.blob, etree.XMLParser(resolve_entities=False, no_network=True))
-            except etree.XMLSyntaxError:
-                continue
-            n += sum(1 for _ in root.iter(f"{_W}comment"))
-    if not n:
-        return ()
-    return (f"not read: {n} reviewer comment(s) shown in the margin; comments are notes about the text, not its text",)
 
 
 def _joined(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

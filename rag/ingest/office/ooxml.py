@@ -258,23 +258,39 @@ def _labels_shown(ser, group) -> tuple[bool, bool, str]:
     return False, False, ""
 
 
-def chart_number(text: str, code: str = "", share_of: float | None = None) -> str:
+#: Chart types whose data labels can show a share of the whole (PowerPoint shows "percentage" on these only).
+_PIE_CHARTS = {"pieChart", "pie3DChart", "doughnutChart", "ofPieChart"}
+#: Currency signs a number format may carry before or after its number (``$#,##0.00``).
+_CURRENCY = "$\u20ac\u00a3\u00a5"
+
+
+def chart_number(text: str, code: str = "", share_of: float | None = None) -> str | None:
     """A cached chart value as its data label shows it: ``formatCode`` ``0%`` / ``0.0%`` a percentage, ``#,##0.00``
-    with separators and decimals, ``General`` (or none) without float noise (``0.14000000000000001`` -> ``0.14``);
-    ``share_of`` a total: the value's share of it, as a pie's percentage label (``0%``)."""
+    with separators and decimals (at most 10), a currency sign kept, ``General`` (or none) without float noise
+    (``0.14000000000000001`` -> ``0.14``); ``share_of`` a total: the value's share of it, as a pie's percentage
+    label (``0%``). ``None`` for a format this cannot render faithfully (dates, fractions, scaling commas,
+    sections, literals): a number the chart does not show is not read (a reviewer's probe, 2026-12-07: a date
+    label read "45000", "2M" read "1,500,000")."""
     try:
         v = float(text)
     except ValueError:
         return text
     if share_of:
         v, code = v / share_of, "0%"
-    tail = code.split(".", 1)[1] if "." in code else ""
-    decimals = len(tail) - len(tail.lstrip("0#"))
-    if "%" in code:
+    code = code.strip()
+    if code.lower() in ("", "general"):
+        return f"{v:.10g}"
+    before = code[:1] if code[:1] in _CURRENCY else ""
+    after = code[-1:] if code[-1:] in _CURRENCY and not before else ""
+    core = code[len(before):len(code) - len(after)]
+    if not core or core.endswith(",") or any(c not in "0#,.%" for c in core):
+        return None
+    tail = core.split(".", 1)[1] if "." in core else ""
+    decimals = min(len(tail) - len(tail.lstrip("0#")), 10)  # a hostile "0.000...0" builds no huge number
+    if "%" in core:
         return f"{v * 100:.{decimals}f}%"
-    if "0" in code or "#" in code:
-        return f"{v:,.{decimals}f}" if "," in code else f"{v:.{decimals}f}"
-    return f"{v:.10g}"
+    number = f"{v:,.{decimals}f}" if "," in core else f"{v:.{decimals}f}"
+    return f"{before}{number}{after}"
 
 
 def _value_lines(plot) -> list[str]:
@@ -283,8 +299,11 @@ def _value_lines(plot) -> list[str]:
     rating?" found only the categories). Values without labels are not shown, so not read."""
     out = []
     for group in plot:
-        for ser in group.findall(f"{C}ser"):
+        if not isinstance(group.tag, str):
+            continue
+        for ser in group.findall(f"{C}ser")[:MAX_CHART_LABELS]:
             value, percent, code = _labels_shown(ser, group)
+            percent = percent and group.tag.rsplit("}", 1)[-1] in _PIE_CHARTS
             val = ser.find(f"{C}val")
             if not (value or percent) or val is None:
                 continue
@@ -294,7 +313,8 @@ def _value_lines(plot) -> list[str]:
             total = sum(float(v) for v in values.values() if _is_number(v)) if percent and not value else None
             tx = ser.find(f"{C}tx")
             name = (_title_text(tx) if tx is not None else "") or "Values"
-            shown = [f"{cats.get(i, i + 1)} {chart_number(v, code, total)}".strip() for i, v in sorted(values.items())]
+            numbers = [(cats.get(i, i + 1), chart_number(v, code, total)) for i, v in sorted(values.items())]
+            shown = [f"{cat} {n}".strip() for cat, n in numbers if n is not None]
             if shown:
                 out.append(f"{name}: " + "; ".join(shown))
     return out

@@ -63,10 +63,28 @@ def _label_line(w, text_lines: list[Line]) -> Line | None:
     return max(row, key=lambda ln: ln.x1) if row else None
 
 
-def _label(w, text_lines: list[Line]) -> str:
+def _words_after(page, r, others: list) -> str:
+    """The words right of box ``r`` on its row, up to the next box there (at most 6): an option's name when
+    several boxes sit in one line ("Filing status: [ ] Single [x] Married")."""
+    try:
+        words = page.get_text("words")
+    except Exception:  # noqa: BLE001
+        return ""
+    stop = min((o.x0 for o in others if o.x0 > r.x1 - 1 and min(o.y1, r.y1) - max(o.y0, r.y0) > 0), default=1e9)
+    row = sorted((w for w in words if w[0] >= r.x1 - 1 and w[2] <= stop + 1
+                  and min(w[3], r.y1) - max(w[1], r.y0) > 0.3 * (w[3] - w[1])), key=lambda w: w[0])
+    return " ".join(w[4] for w in row[:6])
+
+
+def _label(w, text_lines: list[Line], page=None, others: list | None = None) -> str:
     line = _label_line(w, text_lines)
     if line is not None:
-        return " ".join(line.text.rstrip(":").split())
+        text = " ".join(line.text.rstrip(":").split())
+        inside = [o for o in others or () if line.x0 < o.x0 and o.x1 < line.x1 and _on_row(line, o)]
+        if page is not None and len(inside) >= 2:  # several boxes in one line: each is named by its option
+            after = _words_after(page, w.rect, inside)
+            return f"{text} \u2013 {after}" if after else text
+        return text
     tip = " ".join(str(w.field_label or "").split())
     if tip:
         return tip
@@ -92,7 +110,7 @@ def form_lines(page, text_lines: list[Line], page_h: float, block_base: int) -> 
         value = _value(w)
         if value is None:
             continue
-        label = _label(w, kept)
+        label = _label(w, kept, page, rects)
         r = w.rect
         for ln in kept:
             if " ".join(ln.text.rstrip(":").split()) == label and (ln.x1 <= r.x0 + 2 or ln.x0 < r.x0 < ln.x1):

@@ -80,13 +80,18 @@ def _top_row(r: PageRead) -> list[Line]:
 def chapter_heads(reads: list[PageRead]) -> set[str]:
     """Keys of running heads that change with the chapter (mupdf_explored.pdf: 125 lines such as "CHAPTER 8. THE
     DOCUMENT INTERFACE 30" kept, one inside a quoted passage; a new user's walk, 2026-12-07): a page's top row
-    (:func:`_top_row`), at most the body text's size, repeated on :data:`CHAPTER_HEAD_PAGES` pages or more, three
+    (:func:`_top_row`) that holds a page number (a line of digits), at most the body text's size, repeated on :data:`CHAPTER_HEAD_PAGES` pages or more, three
     of them within five pages (a chapter's run, not a heading the document repeats far apart). A chapter's own
-    heading is larger than the body, or on one page only, so it stays."""
+    heading is larger than the body, or on one page only, and a title or a table's header repeated at the top of
+    pages has no page number beside it (a reviewer's probe, 2026-12-07: "Chapter 1" ... "Chapter 4" in the body
+    size, and a table header repeated on four pages, were dropped), so they stay."""
     body = _inner_body(reads)
     pages: dict[str, list[int]] = {}
     for i, r in enumerate(reads):
-        for k in {_key(ln.text) for ln in _top_row(r) if ln.size <= body + 0.1 and sum(c.isalpha() for c in ln.text) >= 4}:
+        row = _top_row(r)
+        if not any(ln.text.strip().isdigit() for ln in row):
+            continue  # a running head shares its row with the page number; a title or a table header does not
+        for k in {_key(ln.text) for ln in row if ln.size <= body + 0.1 and sum(c.isalpha() for c in ln.text) >= 4}:
             pages.setdefault(k, []).append(i)
     n = CHAPTER_HEAD_PAGES
     return {k for k, at in pages.items() if len(at) >= n and any(at[j + n - 1] - at[j] <= 5 for j in range(len(at) - n + 1))}

@@ -147,26 +147,54 @@ class _Paint:
         self.text = [(i, r) for i, (kind, r) in enumerate(log) if kind.endswith("-text")]
         self.fills = [(i, r) for i, (kind, r) in enumerate(log) if kind == "fill-path" and _area(r) > 4]
         self.images = [(i, r) for i, (kind, r) in enumerate(log) if kind == "fill-image"]
-        self._opaque: set[int] | None = None
+        self._opaque: dict[int, tuple] | None = None
 
-    def opaque_fills(self) -> set[int]:
-        """Positions of fills with an opaque fill colour (``get_drawings``; asked once, only when needed)."""
+    def opaque_fills(self) -> dict[int, tuple]:
+        """``{position: painted box}`` of the fills with an opaque fill colour (``get_drawings(extended=True)``,
+        asked once, only when needed), each box cut to the clipping paths around it: a figure's white
+        background drawn as a page-high rectangle but clipped to the figure covers only the figure
+        (tracemonkey.pdf's caption under it, 314 characters, was "painted over"; a new user's walk, 2026-12-07)."""
         if self._opaque is None:
+            out: dict[int, tuple] = {}
+            clips: list[tuple[int, tuple]] = []  # (level, scissor) of the clipping paths open around an item
             try:
-                self._opaque = {d["seqno"] for d in self.page.get_drawings()
-                                if d.get("fill") is not None and (d.get("fill_opacity") or 0) >= OPAQUE}
+                marks = _highlights(self.page)
+                for d in self.page.get_drawings(extended=True):
+                    level = d.get("level") or 0
+                    while clips and clips[-1][0] >= level:
+                        clips.pop()
+                    if d.get("type") == "clip":
+                        if d.get("scissor") is not None:
+                            clips.append((level, tuple(d["scissor"])))
+                        continue
+                    if d.get("fill") is None or (d.get("fill_opacity") or 0) < OPAQUE or "seqno" not in d:
+                        continue
+                    box = tuple(d["rect"])
+                    if any(_within(box, m) for m in marks):
+                        continue  # a highlighter's mark: drawn over the words, multiplied, never hiding them
+                    for _, c in clips:
+                        box = (max(box[0], c[0]), max(box[1], c[1]), min(box[2], c[2]), min(box[3], c[3]))
+                    out[d["seqno"]] = box
             except Exception:  # noqa: BLE001
-                self._opaque = set()
+                out = {}
+            self._opaque = out
         return self._opaque
 
     def _last_drawn(self, bbox) -> int | None:
-        """The position in the paint log of the last text drawn at ``bbox``: the entries mostly inside it (its
-        glyph runs: MuPDF logs a span in pieces), else those covering half of it (a text object logged whole).
-        Before, only the latter were read, and a span logged in three pieces under one column-wide entry at
-        position 0 took every later fill on the page for one painted over it (tracemonkey.pdf's figure labels)."""
-        inside = [i for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(r), 1e-6)]
-        covering = inside or [i for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(bbox), 1e-6)]
-        return max(covering) if covering else None
+        """The position in the paint log of the last of the span's own text at ``bbox``. MuPDF logs a span in
+        pieces (its glyph runs, mostly inside the box): they are the pieces from the first one up to the first
+        fill or picture painted over the box, so text drawn after a cover (a corrected form's new value, inside
+        the old text's box) is not the old text's. Without pieces inside the box, the entries covering half of
+        it (a text object logged whole). Before, only the latter were read, and a span logged in three pieces
+        under one column-wide entry at position 0 took every fill later than 0 for one painted over it
+        (tracemonkey.pdf's figure labels and caption; a new user's walk, 2026-12-07)."""
+        inside = sorted(i for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(r), 1e-6))
+        if not inside:
+            covering = [i for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(bbox), 1e-6)]
+            return max(covering) if covering else None
+        covers = [i for i, r in self.fills + self.images if i > inside[0] and _inter(bbox, r) > 0]
+        first_cover = min(covers) if covers else None
+        return max(i for i in inside if first_cover is None or i < first_cover)
 
     def painted_over(self, bbox) -> bool:
         """Whether the text drawn at ``bbox`` is covered by an opaque fill or a small picture painted later."""
@@ -177,25 +205,32 @@ class _Paint:
         later_fills = [r for i, r in self.fills if i > last and _inter(bbox, r) > 0]
         if later_fills and _covered_share(bbox, later_fills) >= COVERED_SHARE:
             opaque = self.opaque_fills()
-            solid = [r for i, r in self.fills if i > last and i in opaque and _inter(bbox, r) > 0]
+            solid = [opaque[i] for i, _ in self.fills if i > last and i in opaque and _inter(bbox, opaque[i]) > 0]
             if _covered_share(bbox, solid) >= COVERED_SHARE:
                 return True
         pictures = [r for i, r in self.images if i > last and _area(r) < PAGE_IMAGE_SHARE * page_area]
         return bool(pictures) and _covered_share(bbox, pictures) >= COVERED_SHARE
 
-    def text_drawn_over(self, bbox) -> bool:
-        """Whether other text is drawn at ``bbox`` after the text there: a box painted over old text with new
-        text on it (a corrected form), where ink under the box is the new text's, not the old one's."""
-        last = self._last_drawn(bbox)
-        if last is None:
-            return False
-        later = [i for i, r in self.fills + self.images if i > last and _inter(bbox, r) > 0]
-        return bool(later) and any(i > min(later) and _inter(bbox, r) >= 0.3 * max(_area(bbox), 1e-6)
-                                   for i, r in self.text)
-
     def on_image(self, bbox) -> bool:
         """Whether images (drawn before or after) cover :data:`ON_IMAGE_SHARE` of ``bbox``."""
         return _covered_share(bbox, [r for _, r in self.images]) >= ON_IMAGE_SHARE
+
+
+def _highlights(page) -> list[tuple]:
+    """The boxes of the page's highlight annotations: their appearance fills the words' box in yellow after the
+    text, blended so that the words show (a grant announcement's highlighted eligibility and deadline, 355
+    characters, were "painted over"; a new user's walk, 2026-12-07)."""
+    import pymupdf
+
+    try:
+        return [tuple(a.rect) for a in page.annots(types=(pymupdf.PDF_ANNOT_HIGHLIGHT,))]
+    except Exception:  # noqa: BLE001 - unreadable annotations: none
+        return []
+
+
+def _within(box, outer, slack: float = 2.0) -> bool:
+    return (box[0] >= outer[0] - slack and box[1] >= outer[1] - slack and box[2] <= outer[2] + slack
+            and box[3] <= outer[3] + slack)
 
 
 def _spans(page_dict: dict):
@@ -238,11 +273,10 @@ def remove_hidden(page, page_dict: dict) -> HiddenReport:
     paint = _Paint(page)
     report = HiddenReport()
     found, white, invisible = _by_span(page_dict, paint)
-    covered = [s for s, why in found if why == "painted over"]
     on_image = [s for s in invisible if paint.on_image(s["bbox"])]
     found += [(s, "invisible") for s in invisible if not any(s is t for t in on_image)]
-    if white or on_image or covered:
-        on_image = _by_rendering(page, white, on_image, found, covered, paint)
+    if white or on_image:
+        on_image = _by_rendering(page, white, on_image, found)
     report.ocr_layer = sum(len(s["text"].strip()) for s in on_image)
     if not found:
         return report
@@ -270,24 +304,14 @@ def _by_span(page_dict: dict, paint: _Paint) -> tuple[list[tuple[dict, str]], li
     return found, white, invisible
 
 
-def _by_rendering(page, white: list[dict], on_image: list[dict], found: list[tuple[dict, str]],
-                  covered: list[dict] = (), paint: _Paint | None = None) -> list[dict]:
+def _by_rendering(page, white: list[dict], on_image: list[dict], found: list[tuple[dict, str]]) -> list[dict]:
     """Judge by the rendered page: white text on a blank area and invisible text over no ink are added to
     ``found``; returns the invisible spans left over images (a scan's OCR layer). A page that cannot be
-    rendered keeps both.
-
-    A span judged painted over (``covered``, in ``found``) whose box shows ink on the rendered page, with no
-    text drawn over the fill, is visible after all and leaves ``found``: the fill's box is not what it paints
-    when a clipping path cuts it (tracemonkey.pdf, a new user's walk, 2026-12-07: a figure's white background,
-    clipped to the figure, "covered" the caption under it, and 332 visible characters were dropped as "painted
-    over")."""
+    rendered keeps both."""
     try:
         render = _Render(page)
     except Exception:  # noqa: BLE001 - a page MuPDF cannot render keeps its white text and its scan layer
         return on_image
-    seen = [s for s in covered if render.ink(s["bbox"]) and not (paint and paint.text_drawn_over(s["bbox"]))]
-    if seen:
-        found[:] = [(s, why) for s, why in found if not any(s is t for t in seen)]
     found += [(s, "white on white") for s in white if render.blank(s["bbox"])]
     blank = [s for s in on_image if not render.ink(s["bbox"])]
     found += [(s, "invisible") for s in blank]

@@ -99,6 +99,16 @@ def _url_tail(line: str) -> bool:
     return token.startswith(("http://", "https://", "www.", "ftp://"))
 
 
+def _url_goes_on(line: str, nxt: str, lexicon: Lexicon) -> bool:
+    """Whether the next line's first word continues the web address ending ``line``: after ``://``, a word with
+    ``/``, ``.``, ``-``, ``_`` or digits in it, or one that is no word of the document ("https://www.nasa.gov/" /
+    "and read" stays two words: a reviewer's probe, 2026-12-07)."""
+    word = nxt.split(None, 1)[0]
+    if line.endswith("://") or any(c in word for c in "/.-_=?&") or any(c.isdigit() for c in word):
+        return True
+    return word.lower() not in lexicon.words
+
+
 def join_lines(texts: list[str], lexicon: Lexicon) -> str:
     """Join a paragraph's lines with spaces, undoing line-end hyphenation where :meth:`Lexicon.join` says
     so; a hyphen or an en dash between digits (``10-`` / ``20``, ``FAA\u20132020\u2013`` / ``0686``) joins without
@@ -115,7 +125,7 @@ def join_lines(texts: list[str], lexicon: Lexicon) -> str:
             out = (out[:-1] if lexicon.join(out, nxt) else out) + nxt
         elif out.endswith((*_HYPHENS, "\u2013")) and nxt[:1].isdigit() and out[-2:-1].isdigit():
             out = out + nxt  # "FAA\u20132020\u2013" / "0686": a docket number, a telephone number
-        elif out.endswith("/") and _url_tail(out) and nxt[:1].isalnum():
+        elif out.endswith("/") and _url_tail(out) and nxt[:1].isalnum() and _url_goes_on(out, nxt, lexicon):
             out = out + nxt  # "https://" / "www.regulations.gov": a web address broken at a slash
         else:
             out = out + line_joiner(out, nxt) + nxt  # no space inside wrapped Chinese or Japanese

@@ -89,8 +89,9 @@ _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
 
 def _marks(body, fragments: set[str]) -> dict:
-    """``{element: fragment}``: the element of ``body`` each fragment of the contents names by ``id``; an inline
-    one stands for the block holding it."""
+    """``{element: (fragment, opens)}``: the element of ``body`` each fragment of the contents names by ``id``;
+    an inline one stands for the block holding it, and ``opens`` says the mark starts a chapter that runs on to
+    the next mark (an inline anchor's block, a heading, an empty element) rather than being one (a section)."""
     marks: dict = {}
     for el in body.iter():
         if not isinstance(el.tag, str) or el.get("id") not in fragments:
@@ -98,7 +99,8 @@ def _marks(body, fragments: set[str]) -> dict:
         block = el
         while block.tag in _INLINE and block.getparent() is not None and block.getparent() is not body:
             block = block.getparent()
-        marks.setdefault(block, el.get("id"))
+        opens = block is not el or el.tag in _HEADINGS or el.tag in _INLINE or not " ".join(el.text_content().split())
+        marks.setdefault(block, (el.get("id"), opens))
     return marks
 
 
@@ -117,12 +119,12 @@ def _pieces(el, marks: dict, out: list | None = None) -> list[tuple[str, list]]:
             continue
         deeper = any(d in marks for d in child.iterdescendants() if isinstance(d.tag, str))
         if child in marks:
+            fragment, opens = marks[child]
             if deeper:
-                out.append([marks[child], [], True])
+                out.append([fragment, [], True])
                 _pieces(child, marks, out)
             else:
-                starts = child.tag in _HEADINGS or child.tag in _INLINE or not " ".join(child.text_content().split())
-                out.append([marks[child], [child], starts])
+                out.append([fragment, [child], opens])
         elif deeper:
             _pieces(child, marks, out)
         elif out and out[-1][2]:

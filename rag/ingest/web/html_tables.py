@@ -15,6 +15,8 @@ from collections.abc import Callable
 #: A cell's ``colspan`` / ``rowspan`` read at most this far (a hostile page's colspan="100000" builds no huge row).
 MAX_COLSPAN = 100
 MAX_ROWSPAN = 1000
+#: A row is read at most this many columns wide, spans included (many cells of colspan 100 made no huge row).
+MAX_COLUMNS = 200
 #: A cell spanning rows has its text repeated in the rows below when it is at most this long (characters): a row
 #: label ("Week 4") each row needs to be read alone; a longer text is written once (as DOCX:
 #: :data:`rag.ingest.office.wordml.MAX_REPEATED_CELL`).
@@ -46,15 +48,23 @@ def table_grid(table, text: Callable[[object], str]) -> list[list[str]]:
             below[len(cells)] -= 1
             cells.append(label.get(len(cells), ""))
 
+    group = None
     for tr in table.iter("tr"):
         if _closest_table(tr) is not table:
             continue
+        if tr.getparent() is not group:  # a rowspan ends with its row group (thead, tbody, tfoot), as browsers draw it
+            group = tr.getparent()
+            below.clear()
+            label.clear()
         cells: list[str] = []
         for cell in tr:
             if not (isinstance(cell.tag, str) and cell.tag.lower() in ("td", "th")):
                 continue
             covered()
+            if len(cells) >= MAX_COLUMNS:
+                break
             across, down = _span(cell, "colspan", MAX_COLSPAN), _span(cell, "rowspan", MAX_ROWSPAN)
+            across = min(across, MAX_COLUMNS - len(cells))
             own = text(cell)
             for k in range(across):
                 if down > 1:

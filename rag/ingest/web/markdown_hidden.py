@@ -34,14 +34,25 @@ def commonmark():
     alone read ``[^2]: <url>`` as one, so the footnote vanished and ``[^2][^3]`` became a link reading "^2" (a new
     user's walk, 2026-12-07). The footnotes stay as written: ``[^1]`` marks, ``[^1]: text`` lines."""
     from markdown_it import MarkdownIt
-    from markdown_it.rules_block.reference import reference
 
-    def no_footnote(state, start: int, end: int, silent: bool) -> bool:
+    def footnote_line(state, start: int, end: int, silent: bool) -> bool:
+        # a footnote line is a paragraph of its own line: link definitions after it stay definitions (a
+        # paragraph would take them in: a reviewer's probe, 2026-12-07)
         at = state.bMarks[start] + state.tShift[start]
-        return False if state.src.startswith("[^", at) else reference(state, start, end, silent)
+        if state.sCount[start] - state.blkIndent >= 4 or not state.src.startswith("[^", at):
+            return False
+        if silent:
+            return True
+        token = state.push("paragraph_open", "p", 1)
+        token.map = [start, start + 1]
+        token = state.push("inline", "", 0)
+        token.content, token.map, token.children = state.src[at:state.eMarks[start]].strip(), [start, start + 1], []
+        state.push("paragraph_close", "p", -1)
+        state.line = start + 1
+        return True
 
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-    md.block.ruler.at("reference", no_footnote)
+    md.block.ruler.before("reference", "footnote_line", footnote_line)
     return md
 
 
