@@ -96,3 +96,15 @@ def test_a_box_over_old_text_hides_it_and_the_new_text_on_top_stays():
     got = extract_bytes(doc.tobytes(), "memo.pdf")
     assert "SECRET" not in got.canonical and "250000" not in got.canonical
     assert "SALARY 5" in got.canonical and "Closing visible paragraph" in got.canonical
+
+
+def test_pictures_drawn_between_a_line_s_glyph_runs_do_not_hide_it(shared_dir):
+    """slides-de-psconfeu-2018-xml-ninja.pdf (real corpus): each word of a bullet is followed by a picture (a text
+    effect) drawn over it; a first version of the glyph-run rule read the first picture as a cover, hid the bullet
+    "Simple load save and change values" and sent the slide to OCR."""
+    path = shared_dir / "corpus" / "real" / "pdf" / "slides-de-psconfeu-2018-xml-ninja.pdf"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    doc = extract_bytes(path.read_bytes(), path.name)
+    assert "Simple load save and change values" in doc.canonical and "Build your own XML" in doc.canonical
+    assert not any("hidden text" in w for w in doc.warnings)

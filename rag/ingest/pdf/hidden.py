@@ -182,19 +182,21 @@ class _Paint:
 
     def _last_drawn(self, bbox) -> int | None:
         """The position in the paint log of the last of the span's own text at ``bbox``. MuPDF logs a span in
-        pieces (its glyph runs, mostly inside the box): they are the pieces from the first one up to the first
-        fill or picture painted over the box, so text drawn after a cover (a corrected form's new value, inside
-        the old text's box) is not the old text's. Without pieces inside the box, the entries covering half of
-        it (a text object logged whole). Before, only the latter were read, and a span logged in three pieces
+        pieces (its glyph runs, mostly inside the box) or whole (an entry covering half of it): they are the
+        entries from the first one up to the first fill painted over the box, so text drawn after a cover (a
+        corrected form's new value, inside the old text's box) is not the old text's. Before, only the latter were read, and a span logged in three pieces
         under one column-wide entry at position 0 took every fill later than 0 for one painted over it
         (tracemonkey.pdf's figure labels and caption; a new user's walk, 2026-12-07)."""
-        inside = sorted(i for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(r), 1e-6))
-        if not inside:
-            covering = [i for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(bbox), 1e-6)]
-            return max(covering) if covering else None
-        covers = [i for i, r in self.fills + self.images if i > inside[0] and _inter(bbox, r) > 0]
+        inside = [i for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(r), 1e-6)]
+        mine = sorted(set(inside) | {i for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(bbox), 1e-6)})
+        if not mine:
+            return None
+        start = min(inside) if inside else mine[0]
+        # a box filled over the span (a cover-up, not a picture: a slide's text effects are pictures drawn
+        # between its glyph runs) ends the span's own text; text drawn after it is someone else's
+        covers = [i for i, r in self.fills if i > start and _covered_share(bbox, [r]) >= COVERED_SHARE]
         first_cover = min(covers) if covers else None
-        return max(i for i in inside if first_cover is None or i < first_cover)
+        return max(i for i in mine if first_cover is None or i < first_cover)
 
     def painted_over(self, bbox) -> bool:
         """Whether the text drawn at ``bbox`` is covered by an opaque fill or a small picture painted later."""
