@@ -108,3 +108,14 @@ def test_pictures_drawn_between_a_line_s_glyph_runs_do_not_hide_it(shared_dir):
     doc = extract_bytes(path.read_bytes(), path.name)
     assert "Simple load save and change values" in doc.canonical and "Build your own XML" in doc.canonical
     assert not any("hidden text" in w for w in doc.warnings)
+
+
+def test_a_table_row_drawn_over_its_cell_shading_is_not_painted_over(shared_dir):
+    """pdf.js's TAMReview.pdf (cases/wild): a row's number is drawn, then the next cell's shading, then the row's
+    text; a first version of the glyph-run rule stopped the span at the shading and hid the row."""
+    path = shared_dir / "cases" / "wild" / "files" / "pdfjs" / "TAMReview.pdf"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    page = pymupdf.open(path)[5]
+    page_dict = page.get_textpage(flags=pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE).extractDICT()
+    assert remove_hidden(page, page_dict).removed == []

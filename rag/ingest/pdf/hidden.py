@@ -49,6 +49,8 @@ BLANK_SHARE = 0.9
 COVERED_SHARE = 0.85
 #: Fill opacity (0..1) from which a shape drawn over text hides it.
 OPAQUE = 0.9
+#: A paint-log entry of text at most this many times a span's box is the span's own run (:meth:`_Paint._last_drawn`).
+TIGHT = 4.0
 #: Share (0..1) of an invisible span's box that images must cover for it to count as lying on a page image.
 ON_IMAGE_SHARE = 0.5
 #: Share (0..1) of the page an image drawn over text must cover for the text under it to be a scan's layer.
@@ -181,22 +183,23 @@ class _Paint:
         return self._opaque
 
     def _last_drawn(self, bbox) -> int | None:
-        """The position in the paint log of the last of the span's own text at ``bbox``. MuPDF logs a span in
-        pieces (its glyph runs, mostly inside the box) or whole (an entry covering half of it): they are the
-        entries from the first one up to the first fill painted over the box, so text drawn after a cover (a
-        corrected form's new value, inside the old text's box) is not the old text's. Before, only the latter were read, and a span logged in three pieces
-        under one column-wide entry at position 0 took every fill later than 0 for one painted over it
-        (tracemonkey.pdf's figure labels and caption; a new user's walk, 2026-12-07)."""
+        """The position in the paint log of the last of the span's own text at ``bbox``: the last entry covering
+        half of its box that is no larger than :data:`TIGHT` times it (the span's own run, as before); when only
+        larger entries cover it (a text object of a whole column, logged once before the figures drawn over the
+        page), the last of the pieces lying mostly inside its box (MuPDF logs such a span's glyph runs apart);
+        else the last large entry. Before, a span logged in three pieces under one column-wide entry at position
+        0 took every fill drawn after 0 for one painted over it (tracemonkey.pdf's figure labels; a new user's
+        walk, 2026-12-07). A first version that stopped a span's runs at the first fill covering it hid a table's
+        rows, whose cells are shaded between the runs (TAMReview.pdf): each span keeps its own entries."""
+        area = max(_area(bbox), 1e-6)
+        covering = [(i, r) for i, r in self.text if _inter(bbox, r) >= 0.5 * area]
+        tight = [i for i, r in covering if _area(r) <= TIGHT * area]
+        if tight:
+            return max(tight)
         inside = [i for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(r), 1e-6)]
-        mine = sorted(set(inside) | {i for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(bbox), 1e-6)})
-        if not mine:
-            return None
-        start = min(inside) if inside else mine[0]
-        # a box filled over the span (a cover-up, not a picture: a slide's text effects are pictures drawn
-        # between its glyph runs) ends the span's own text; text drawn after it is someone else's
-        covers = [i for i, r in self.fills if i > start and _covered_share(bbox, [r]) >= COVERED_SHARE]
-        first_cover = min(covers) if covers else None
-        return max(i for i in mine if first_cover is None or i < first_cover)
+        if inside:
+            return max(inside)
+        return max(i for i, _ in covering) if covering else None
 
     def painted_over(self, bbox) -> bool:
         """Whether the text drawn at ``bbox`` is covered by an opaque fill or a small picture painted later."""
