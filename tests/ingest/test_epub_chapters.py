@@ -13,26 +13,12 @@ from rag.types import LocatorKind
 
 
 def _one_file_book() -> bytes:
-    from ebooklib import epub
-
-    book = epub.EpubBook()
-    book.set_identifier("poem")
-    book.set_title("A Long Poem")
-    book.set_language("en")
-    body = epub.EpubHtml(title="A Long Poem", file_name="poem.xhtml", lang="en")
-    body.content = (
+    return _book(
         "<html><body><section id='front'><h1>A Long Poem</h1><p>For the lighthouse keeper.</p></section>"
         "<section id='main'><section id='p1'><h2>I. THE HARBOUR</h2><p>The boats lie still at the quay.</p></section>"
         "<section id='p2'><h2>II. THE STORM</h2><p>My nerves are bad tonight, said the sea.</p></section></section>"
-        "<section id='notes'><h2>NOTES</h2><p>Line 3 echoes an older ballad.</p></section></body></html>")
-    book.add_item(body)
-    book.toc = (epub.Link("poem.xhtml#p1", "I. THE HARBOUR", "p1"), epub.Link("poem.xhtml#p2", "II. THE STORM", "p2"))
-    book.add_item(epub.EpubNcx())
-    book.add_item(epub.EpubNav())
-    book.spine = ["nav", body]
-    buf = io.BytesIO()
-    epub.write_epub(buf, book)
-    return buf.getvalue()
+        "<section id='notes'><h2>NOTES</h2><p>Line 3 echoes an older ballad.</p></section></body></html>",
+        [("p1", "I. THE HARBOUR"), ("p2", "II. THE STORM")], name="poem", title="A Long Poem")
 
 
 def _chapter_of(doc, phrase: str) -> tuple[str, int]:
@@ -53,17 +39,19 @@ def test_each_part_the_contents_points_at_is_a_chapter_of_its_own():
     assert "II. THE STORM" in storm.section and "I. THE HARBOUR" not in storm.section
 
 
-def _book(content: str, toc: list[tuple[str, str]]) -> bytes:
+def _book(content: str, toc: list[tuple[str, str]], name: str = "tales", title: str = "Tales") -> bytes:
+    """An EPUB of one content document ``name``.xhtml holding ``content``, its contents pointing at ``toc``'s
+    ``(fragment, title)`` entries."""
     from ebooklib import epub
 
     book = epub.EpubBook()
-    book.set_identifier("tales")
-    book.set_title("Tales")
+    book.set_identifier(name)
+    book.set_title(title)
     book.set_language("en")
-    body = epub.EpubHtml(title="Tales", file_name="tales.xhtml", lang="en")
+    body = epub.EpubHtml(title=title, file_name=f"{name}.xhtml", lang="en")
     body.content = content
     book.add_item(body)
-    book.toc = tuple(epub.Link(f"tales.xhtml#{f}", title, f) for f, title in toc)
+    book.toc = tuple(epub.Link(f"{name}.xhtml#{f}", entry, f) for f, entry in toc)
     book.add_item(epub.EpubNcx())
     book.add_item(epub.EpubNav())
     book.spine = ["nav", body]

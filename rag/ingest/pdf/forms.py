@@ -63,26 +63,33 @@ def _label_line(w, text_lines: list[Line]) -> Line | None:
     return max(row, key=lambda ln: ln.x1) if row else None
 
 
-def _words_after(page, r, others: list) -> str:
-    """The words right of box ``r`` on its row, up to the next box there (at most 6): an option's name when
-    several boxes sit in one line ("Filing status: [ ] Single [x] Married")."""
+def _page_words(page) -> list:
+    """The page's words (``get_text("words")``), read once per page (cached on a list the caller holds)."""
     try:
-        words = page.get_text("words")
-    except Exception:  # noqa: BLE001
-        return ""
+        return page.get_text("words")
+    except Exception:  # noqa: BLE001 - a page whose words cannot be read names its boxes by their line
+        return []
+
+
+def _words_after(words: list, r, others: list) -> str:
+    """The words (``words``: :func:`_page_words`) right of box ``r`` on its row, up to the next box there (at
+    most 6): an option's name when several boxes sit in one line ("Filing status: [ ] Single [x] Married")."""
     stop = min((o.x0 for o in others if o.x0 > r.x1 - 1 and min(o.y1, r.y1) - max(o.y0, r.y0) > 0), default=1e9)
     row = sorted((w for w in words if w[0] >= r.x1 - 1 and w[2] <= stop + 1
                   and min(w[3], r.y1) - max(w[1], r.y0) > 0.3 * (w[3] - w[1])), key=lambda w: w[0])
     return " ".join(w[4] for w in row[:6])
 
 
-def _label(w, text_lines: list[Line], page=None, others: list | None = None) -> str:
+def _label(w, text_lines: list[Line], page=None, others: list | None = None, words: list | None = None) -> str:
+    """Widget ``w``'s label (module doc); ``words`` caches the page's words once a line holds several boxes."""
     line = _label_line(w, text_lines)
     if line is not None:
         text = " ".join(line.text.rstrip(":").split())
         inside = [o for o in others or () if line.x0 < o.x0 and o.x1 < line.x1 and _on_row(line, o)]
         if page is not None and len(inside) >= 2:  # several boxes in one line: each is named by its option
-            after = _words_after(page, w.rect, inside)
+            if words is not None and not words:
+                words.extend(_page_words(page))
+            after = _words_after(words if words is not None else _page_words(page), w.rect, inside)
             return f"{text} \u2013 {after}" if after else text
         return text
     tip = " ".join(str(w.field_label or "").split())
@@ -105,12 +112,12 @@ def form_lines(page, text_lines: list[Line], page_h: float, block_base: int) -> 
         return text_lines, []
     rects = [w.rect for w in widgets]
     kept = [ln for ln in text_lines if not any(_inside(ln, r) for r in rects)]
-    added, used = [], set()
+    added, used, words = [], set(), []
     for i, w in enumerate(sorted(widgets, key=lambda w: (w.rect.y0, w.rect.x0))):
         value = _value(w)
         if value is None:
             continue
-        label = _label(w, kept, page, rects)
+        label = _label(w, kept, page, rects, words)
         r = w.rect
         for ln in kept:
             if " ".join(ln.text.rstrip(":").split()) == label and (ln.x1 <= r.x0 + 2 or ln.x0 < r.x0 < ln.x1):

@@ -80,8 +80,9 @@ def _top_row(r: PageRead) -> list[Line]:
 def chapter_heads(reads: list[PageRead]) -> set[str]:
     """Keys of running heads that change with the chapter (mupdf_explored.pdf: 125 lines such as "CHAPTER 8. THE
     DOCUMENT INTERFACE 30" kept, one inside a quoted passage; a new user's walk, 2026-12-07): a page's top row
-    (:func:`_top_row`) that holds a page number (a line of digits), at most the body text's size, repeated on :data:`CHAPTER_HEAD_PAGES` pages or more, three
-    of them within five pages (a chapter's run, not a heading the document repeats far apart). A chapter's own
+    (:func:`_top_row`) that holds a page number (a line of digits), at most the body text's size, repeated on
+    :data:`CHAPTER_HEAD_PAGES` pages or more, three of them within five pages (a chapter's run, not a heading the
+    document repeats far apart). A chapter's own
     heading is larger than the body, or on one page only, and a title or a table's header repeated at the top of
     pages has no page number beside it (a reviewer's probe, 2026-12-07: "Chapter 1" ... "Chapter 4" in the body
     size, and a table header repeated on four pages, were dropped), so they stay."""
@@ -127,8 +128,9 @@ def drop_running(reads: list[PageRead], deck: bool = False) -> None:
         if heads:  # a chapter's running head, and the page number on its row
             row = _top_row(r)
             if any(_key(ln.text) in heads for ln in row):
-                r.dropped += [ln.text for ln in row if _key(ln.text) in heads or ln.text.strip().isdigit()]
-                r.lines = [ln for ln in r.lines if not (ln in row and (_key(ln.text) in heads or ln.text.strip().isdigit()))]
+                gone = {id(ln) for ln in row if _key(ln.text) in heads or ln.text.strip().isdigit()}
+                r.dropped += [ln.text for ln in row if id(ln) in gone]
+                r.lines = [ln for ln in r.lines if id(ln) not in gone]
         for ln in r.lines:
             if (ln.kind == "text" and _is_margin(ln) and ln.size < title_size
                     and (_key(ln.text) in keys or not any(c.isalnum() for c in ln.text))):

@@ -9,7 +9,9 @@ A span of a page's ``get_text("dict")`` is **hidden** (removed, never indexed or
   least :data:`COVERED_SHARE` of its box with an opaque fill (fill opacity >= :data:`OPAQUE`); the order
   and the boxes come from MuPDF's own list of what it paints (``page.get_bboxlog()``, whose positions are
   the ``seqno`` of ``get_drawings``), so a shape drawn *before* the text (a table cell's shading, a
-  slide's coloured box) never hides it; a small picture pasted over text hides it the same way;
+  slide's coloured box) never hides it; a small picture pasted over text hides it the same way; a fill's box
+  is cut to the clipping paths around it, a highlight annotation's fill hides nothing, and the span's place in
+  that order is its own run's (:meth:`_Paint._last_drawn`);
 * its font is under :data:`MIN_VISIBLE_PT` points (1-pt text a reader cannot make out);
 * it is white (every channel >= :data:`WHITE`) and the page under it is white too: the page is rendered
   and the span's box must be at least :data:`BLANK_SHARE` near-white pixels; white text on a dark slide
