@@ -17,7 +17,8 @@ columns: a sheet that declares a million empty rows would be built cell by cell)
   bibliography with ``references``. The master pages' headers and footers are written once (headers first,
   footers last), page numbers left out, with the ``furniture`` role. Hidden paragraphs and hidden text
   (``text:hidden-paragraph``, ``text:hidden-text``, and what a style hides: :mod:`rag.ingest.office.odf_hidden`),
-  annotations and tracked deletions are left out. The title
+  annotations (named in a warning) and tracked deletions are left out. Tables: :mod:`rag.ingest.office.odf_tables`
+  (a label merged down over rows repeated in each, a table inside a cell read in its cell). The title
   is the paragraph styled ``Title``, else the first level-1 heading; the metadata title only when there is none.
 * **ODS** (spreadsheet): each sheet a section, its rows a Markdown table with ``rows`` parts as for XLSX
   (sheet + A1 row numbers, the displayed cell text); repeated rows and columns advance the position
@@ -39,77 +40,30 @@ import re
 import zipfile
 
 from rag.errors import ExtractionError
-from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem, markdown_table, table_cell
+from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem
 from rag.ingest.limits import Limits, RowBudget, check_zip, resolve
 from rag.ingest.office.odf_hidden import drop_hidden
+from rag.ingest.office.odf_inline import HIDDEN, PAGE_FIELDS, SHAPES, inline_text, note_blocks
 from rag.ingest.office.odf_numbers import Numbering
 from rag.ingest.office.odf_numbers import attr as _attr
 from rag.ingest.office.odf_slides import deck_title, read_slide, write_furniture, write_slides
+from rag.ingest.office.odf_tables import sheet_rows, table_lines
 from rag.ingest.office.office_hidden import Hidden
 from rag.ingest.office.sheets import write_sheet
 from rag.types import Document, LocatorKind, MediaType, RoleSpan, TextRole
 
 _LABEL = {MediaType.ODT.value: "ODT", MediaType.ODS.value: "ODS", MediaType.ODP.value: "ODP"}
-_HIDDEN = {"text:hidden-paragraph", "text:hidden-text", "office:annotation", "office:annotation-end",
-           "text:note-citation", "text:tracked-changes", "text:bookmark-ref", "text:sequence-decls", "office:forms",
-           "text:number"}
-#: Drawing shapes that can hold text: read as blocks of their own where they stand, never inside a line.
-_SHAPES = {"draw:frame", "draw:text-box", "draw:custom-shape", "draw:rect", "draw:ellipse", "draw:circle",
-           "draw:polygon", "draw:polyline", "draw:regular-polygon", "draw:path", "draw:line", "draw:connector",
-           "draw:caption", "draw:measure", "draw:g", "draw:image"}  # an image's own text is drawn on it (a walk, 2026-12-07)
-#: Fields whose text changes from page to page (left out of headers and footers, which are written once).
-_PAGE_FIELDS = {"text:page-number", "text:page-count", "text:page-continuation"}
 #: Generated indexes, and the role their entries have (issue 37: a contents list is navigation, not body text).
 _INDEXES = {"text:table-of-content": TextRole.TOC, "text:illustration-index": TextRole.TOC,
             "text:table-index": TextRole.TOC, "text:object-index": TextRole.TOC, "text:user-index": TextRole.TOC,
             "text:alphabetical-index": TextRole.TOC, "text:bibliography": TextRole.REFERENCES}
 _MASTER_PARTS = ("style:header", "style:header-first", "style:header-left", "style:footer", "style:footer-first",
                  "style:footer-left")
-#: A repeated row or cell is written out at most this many times (a styled band repeated to the sheet's end).
-MAX_REPEAT = 200
-
-
-def inline_text(el, *, page_fields: bool = True) -> str:
-    """The text of an ODF paragraph-like element as a reader sees it: spans and links opened, ``text:s`` as
-    spaces, tabs and soft line breaks (``text:line-break``) as white space, hidden text, notes (written
-    apart, with their number), annotations and shapes (read as blocks of their own) left out; with
-    ``page_fields=False`` page numbers and counts too (a header or footer written once)."""
-    out: list[str] = [el.text or ""]
-    for child in el.children:
-        tag = child.tag
-        if tag in _HIDDEN or tag == "text:note" or tag in _SHAPES or (not page_fields and tag in _PAGE_FIELDS):
-            pass
-        elif tag == "text:s":
-            out.append(" " * max(1, int(_attr(child, "text:c") or 1)))
-        elif tag == "text:tab":
-            out.append("\t")
-        elif tag == "text:line-break":
-            out.append("\n")
-        else:
-            out.append(inline_text(child, page_fields=page_fields))
-        out.append(child.tail or "")
-    return "".join(out)
-
-
-def note_blocks(el) -> list[str]:
-    """The footnotes and endnotes cited inside ``el``, each as a reader finds it at the foot of the page or the
-    end of the document: its number (the citation as drawn, ``1``, ``iv``, ``*``), a space, its text."""
-    out = []
-    for note in el.get_elements("descendant::text:note"):
-        mark = next((clean_inline(c.text_recursive, keep_newlines=False) for c in note.children
-                     if c.tag == "text:note-citation"), "")
-        body = next((c for c in note.children if c.tag == "text:note-body"), None)
-        text = clean_inline("\n".join(inline_text(p) for p in body.children)) if body is not None else ""
-        if text:
-            out.append(f"{mark} {text}" if mark else text)
-    return out
-
-
 def _shapes(el) -> list:
     """The text-holding shapes inside ``el`` that are not inside another shape, in document order."""
     out = []
     for child in el.children:
-        if child.tag in _SHAPES and child.tag not in ("draw:frame", "draw:g"):
+        if child.tag in SHAPES and child.tag not in ("draw:frame", "draw:g"):
             out.append(child)
         elif child.tag not in ("text:note", "office:annotation"):
             out += _shapes(child)
@@ -144,7 +98,7 @@ class _TextWriter:
 
     def element(self, el) -> None:
         tag = el.tag
-        if tag in _HIDDEN:
+        if tag in HIDDEN:
             return
         if tag == "text:h":
             level = int(_attr(el, "text:outline-level") or 1) if _attr(el, "text:outline-level").isdigit() else 1
@@ -195,7 +149,7 @@ class _TextWriter:
                 self.roles.append(RoleSpan(_INDEXES[tag], before + (2 if before else 0), self.b.length))
         elif tag in ("draw:frame", "draw:g"):
             self.shapes(el)
-        elif tag in _SHAPES or tag in ("text:section", "text:index-body", "text:index-title", "table:table-cell",
+        elif tag in SHAPES or tag in ("text:section", "text:index-body", "text:index-title", "table:table-cell",
                                        "office:text", "text:numbered-paragraph"):
             self.walk(el)
 
@@ -233,54 +187,6 @@ class _TextWriter:
                 elif child.tag == "text:list":
                     out += self.list_lines(child, depth + 1, _attr(child, "text:style-name") or style, counts)
         return out
-
-
-def _repeat(el, name: str) -> int:
-    value = _attr(el, name)
-    return int(value) if value.isdigit() else 1
-
-
-def cell_text(cell) -> str:
-    """A table cell's text: its paragraphs, and the items of the lists in it (issue 37: a standard's requirement
-    tables hold their text in lists, and lost it), one per line."""
-    lines = []
-    for child in cell.children:
-        if child.tag in ("text:p", "text:h"):
-            lines.append(inline_text(child))
-        elif child.tag == "text:list":
-            lines += [inline_text(p) for p in child.get_elements("descendant::text:p")]
-    return "\n".join(lines)
-
-
-def sheet_rows(table, budget: RowBudget | None = None) -> list[tuple[int, list[str]]]:
-    """``(1-based row number, cell texts)`` of an ODS ``table:table``: repeated rows and cells advance the
-    position, and are written out (at most :data:`MAX_REPEAT` times) only when they hold text."""
-    rows: list[tuple[int, list[str]]] = []
-    number = 0
-    for row in table.get_elements("descendant::table:table-row"):
-        times = _repeat(row, "table:number-rows-repeated")
-        cells: list[str] = []
-        col = 0
-        for cell in row.children:
-            if cell.tag not in ("table:table-cell", "table:covered-table-cell"):
-                continue
-            span = _repeat(cell, "table:number-columns-repeated")
-            text = cell_text(cell)
-            if text.strip():
-                cells += [""] * (col - len(cells)) + [text] * min(span, MAX_REPEAT)
-            col += span
-        if any(c.strip() for c in cells):
-            for k in range(min(times, MAX_REPEAT)):
-                if budget is not None:
-                    budget.row(len(cells))
-                rows.append((number + k + 1, list(cells)))
-        number += times
-    return rows
-
-
-def table_lines(table) -> list[str]:
-    """An ODT table as Markdown lines: the first row with text is the header."""
-    return markdown_table([[table_cell(c) for c in cells] for _, cells in sheet_rows(table)])
 
 
 def _encrypted(data: bytes) -> bool:
@@ -377,7 +283,7 @@ def header_footer_lines(doc) -> tuple[list[str], list[str]]:
                 continue
             paras = child.get_elements("descendant::text:p") + child.get_elements("descendant::text:h")
             text = clean_inline(" ".join(inline_text(p, page_fields=False) for p in paras), keep_newlines=False)
-            numbered = any(child.get_elements(f"descendant::{f}") for f in _PAGE_FIELDS)
+            numbered = any(child.get_elements(f"descendant::{f}") for f in PAGE_FIELDS)
             if numbered and len(text.split()) <= 2:
                 continue  # "Page 3 of 12" without its numbers is "Page of": nothing a reader reads
             target = heads if child.tag.startswith("style:header") else foots
@@ -430,6 +336,14 @@ def _write_deck(b: CanonicalBuilder, doc) -> tuple[str, list[RoleSpan], list[int
     span = write_furniture(b, [d.text_recursive for d in decls])
     shown = " ".join(t for s in slides if not s.hidden for t in [s.title, *s.lines(), *s.notes])
     return deck_title(slides), [span] if span else [], [s.number for s in slides if s.hidden and s.has_text], shown
+
+
+def _annotations_warning(body) -> list[str]:
+    """A warning naming how many comments (``office:annotation``, OpenDocument 1.3 part 3, 14.1) were not read, as
+    for DOCX (:func:`rag.ingest.office.wordml.comments_warning`): LibreOffice shows them in the margin or on the
+    cell, and a reader who sees them should not think they were searched. They stay out of the text."""
+    n = len(body.get_elements("descendant::office:annotation"))
+    return [f"not read: {n} comment(s) shown in the margin; comments are notes about the text, not its text"] if n else []
 
 
 def extract_odf(data: bytes, name: str, media_type: str, *, limits: Limits | None = None) -> Document:
@@ -490,6 +404,7 @@ def extract_odf(data: bytes, name: str, media_type: str, *, limits: Limits | Non
         title = firsts[0] if firsts and media_type != MediaType.ODS.value else file_stem(name)
     empty = {"ODS": "every sheet of this ODS is empty", "ODP": "no text on any slide of this ODP"}
     warnings += [unseen.warning()] if unseen.total else []
+    warnings += _annotations_warning(body)
     out = b.document(data, name, media_type, title=title, extractor=f"odfdo {odfdo.__version__}",
                      warnings=tuple(warnings),
                      empty_reason=f"no visible text in this {label}: {unseen.warning()}" if unseen.total
