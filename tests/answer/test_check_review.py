@@ -1,7 +1,8 @@
 """What an adversarial review of the claim check found (2026-12-07), each wrong answer once shown as supported and
 each right one once held back: numbers written as words, a unit after one, the requirement words of RFC 2119, a
 "Yes," before a restated question, a place the question names that no source names, a yes/no question about
-a name the answer never says, and the very case a source makes an exception of ("unless the item arrived damaged"). Hand-made sources, the real check and verdict (no model, no embedder)."""
+a name the answer never says, and the very case a source makes an exception of ("unless the item arrived damaged"), and a value its source only
+recommends stated as the rule. Hand-made sources, the real check and verdict (no model, no embedder)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ SHIPPING = ("Returns in the United States", "Return shipping in the United State
                                            "arrived damaged. Refunds are issued within 10 business days.")
 UNLOCK = ("Account lockout", "A locked account is unlocked automatically after 30 minutes, unless the attempts came "
                              "from outside the EU, in which case only the service desk can unlock it.")
+PASSWORDS = ("V6.2 Password Security", "Verify that user set passwords are at least 8 characters in length although a "
+                                        "minimum of 15 characters is strongly recommended.")
 ORBIT = ("Requirements", "Orbit Sync 3.0 requires Python 3.10 or later. Windows 7 is still supported but deprecated.")
 
 
@@ -67,6 +70,8 @@ WRONG = [
     ("Can contractors use SMS codes for admin accounts?", [SIGN_IN], "Yes, contractors may use SMS codes [1]."),
     ("How often must API keys be rotated?", [("Keys", "API keys SHOULD be rotated every 90 days.")],
      "API keys are required to be rotated every 90 days [1]."),
+    # the recommended value stated as the rule (OWASP ASVS 5.0, the real corpus: shown as supported, 2026-12-07)
+    ("What is the minimum password length?", [PASSWORDS], "The minimum password length is 15 characters [1]."),
     # the question's number put into a source that never says it (tika's journal PDF, a new user's walk)
     ("How many robots can the String-Cluster system control when the bandwidth is 20?",
      [("Results", "As it can be seen, the String-Cluster system needs a control voltage bandwidth of order n, but "
@@ -109,6 +114,10 @@ RIGHT = [
     ("Where is customer data stored?", [("Storage", "Customer data is stored in Frankfurt, except for backups, which are "
                                                    "kept in Dublin.")],
      "Customer data is stored in Frankfurt, and backups are kept in Dublin [1]."),
+    ("What is the minimum password length?", [PASSWORDS], "Passwords must be at least 8 characters long [1]."),
+    ("What password length is recommended?", [PASSWORDS], "A minimum of 15 characters is recommended [1]."),
+    ("How long should a password be?", [PASSWORDS],
+     "Passwords must be at least 8 characters, and 15 characters are strongly recommended [1]."),
     ("When is a locked account unlocked?", [UNLOCK],
      "A locked account is unlocked automatically after 30 minutes, unless the attempts came from outside the EU [1]."),
 ]

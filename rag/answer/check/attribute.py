@@ -44,6 +44,7 @@ from rag.answer.check.exceptions import excepted
 from rag.answer.check.names import misspelt_names, names_it, repeated_numbers, unnamed_in
 from rag.answer.check.no_claim import announces, garbled, points_elsewhere, title_states
 from rag.answer.check.polarity import denied_by, denies, polarity_clash, swap_clash, without_denials
+from rag.answer.check.qualifiers import recommended_only
 from rag.answer.check.short_answers import (
     POLARITY_RE,
     YES_NO_RE,
@@ -458,7 +459,8 @@ def attribute(
             denied = {j: c for j in np.flatnonzero(row) if (c := swap_clash(s, quotes[j], question))}
             row[list(denied)] = False
         if quotes is not None and claim and not says_no:  # the case its source makes an exception of
-            denied |= {j: c for j in np.flatnonzero(row) if (c := excepted(s, quotes[j], question))}
+            denied |= {j: c for j in np.flatnonzero(row) if (c := excepted(s, quotes[j], question)
+                                                              or recommended_only(s, quotes[j], question))}
             row[list(denied)] = False
         if quotes is not None and claim:
             # a sentence copied word for word from a source it cites is supported by that source, whatever the
