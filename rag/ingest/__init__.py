@@ -62,5 +62,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: data labels read; PDF text "painted over" by a fill the rendered page does not show kept, en-dash numbers, URLs
 #: and Chinese/Japanese lines joined without a space, outline titles matched across quotes and number words, a
 #: check box named by the line it sits in, a chapter's running heads dropped (two new users' walks, 2026-12-07).
-#: 19: an ODT table's labels merged down repeated in their rows and a table inside a cell read in that cell.
+#: 19: an ODT table's labels merged down repeated in their rows and a table inside a cell read in that cell;
+#: spreadsheet tables side by side read as tables of their own.
 EXTRACTOR_VERSION = "19"

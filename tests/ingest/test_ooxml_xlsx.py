@@ -85,3 +85,30 @@ def test_chart_titles_labels_and_text_boxes_are_read():
     assert "Chart: MASVS Compliance Diagram - Android" in text
     assert "Application Security Verification Standard 4.0.1" in text
     assert text.index("| Network | 5 |") < text.index("Chart: MASVS")
+
+
+def test_tables_side_by_side_are_two_tables_and_a_form_stays_one():
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Orders"
+    ws.append(["Order", "Customer", "Amount", None, "Summary", "Value"])
+    ws.append(["A-1", "Ames", 120, None, "Orders", 30])
+    ws.append(["A-2", "Baker", 80, None, "Total", 4410])
+    for i in range(3, 31):
+        ws.append([f"A-{i}", f"Customer {i}", 100 + i])
+    doc = extract_bytes(S.save(wb), "orders.xlsx")
+    text = doc.canonical
+    # before: "| A-1 | Ames | 120 |  | Orders | 30 |", the summary glued to the first orders under their header
+    assert "| Order | Customer | Amount |\n| --- | --- | --- |\n| A-1 | Ames | 120 |" in text
+    assert "| Summary | Value |\n| --- | --- |\n| Orders | 30 |\n| Total | 4410 |" in text
+    rows = [p for p in doc.parts if p.kind.value == "rows"]
+    assert {p.anchor for p in rows} == {"A:C", "E:F"}
+    form = openpyxl.Workbook()  # labels, an empty column, values filled here and there: one table
+    fs = form.active
+    for i, (label, value) in enumerate([("Client name:", "Acme"), ("Location:", None), ("Start date:", None),
+                                         ("Scope:", "All functions"), ("Level:", None), ("Tester:", "R. Roe")]):
+        fs.cell(i + 1, 1, label)
+        fs.cell(i + 1, 2, "note" if i == 0 else None)
+        fs.cell(i + 1, 4, value)
+        fs.cell(i + 1, 5, "x" if value else None)
+    assert "| Scope: |  |  | All functions | x |" in extract_bytes(S.save(form), "form.xlsx").canonical

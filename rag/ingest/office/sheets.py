@@ -105,8 +105,9 @@ def format_cell(value, fmt: str | None = None) -> str:
 
 def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]]], *, heading: bool,
                 budget: RowBudget | None = None, merges: list[tuple[int, int, int, int]] | None = None,
-                captions: list[str] | None = None) -> bool:
-    """Write one sheet: optional heading, then its rows as a Markdown table, one ``rows`` part per row.
+                captions: list[str] | None = None, split: bool = True) -> bool:
+    """Write one sheet: optional heading, then its rows as a Markdown table, one ``rows`` part per row; tables
+    side by side (:func:`side_by_side`) each a table of its own, left to right.
 
     ``rows`` are ``(1-based row number, cells)`` with cells already text;
     empty rows and empty outer columns are dropped. Returns whether anything was written.
@@ -120,6 +121,14 @@ def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]
     rows = [(n, cells) for n, cells in rows if any(cells)]
     if not rows:
         return False
+    blocks = side_by_side(rows) if split else []
+    if len(blocks) > 1:
+        if heading:
+            b.heading(1, sheet)
+        for a, z in blocks:
+            write_sheet(b, sheet, [(n, [c if a <= i <= z else "" for i, c in enumerate(cells)]) for n, cells in rows],
+                        heading=False, budget=budget, merges=merges, captions=captions, split=False)
+        return True
     first = min(next(i for i, c in enumerate(cells) if c) for _, cells in rows)
     last = max(max(i for i, c in enumerate(cells) if c) for _, cells in rows)
     width = last - first + 1
@@ -148,6 +157,39 @@ def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]
               for n, cells in rows[len(head_rows):]]
     b.lines(lines)
     return True
+
+
+#: At most this many tables are read side by side in one sheet; past it the sheet is read as one table.
+MAX_BLOCKS = 20
+
+
+def side_by_side(rows: list[tuple[int, list[str]]]) -> list[tuple[int, int]]:
+    """The column blocks ``(first, last)`` (0-based, inclusive) of tables laid side by side in ``rows``, left to
+    right, else ``[]``: runs of at least two columns with text, between columns empty in every row, where of each two
+    neighbours the one filling fewer rows fills one unbroken run of the sheet's rows, and the other fills at least two
+    rows outside that run. Before, a sheet's summary block beside its orders was read as one table, the summary's
+    lines glued to the first orders' rows under the orders' header (a new user's walk, 2026-12-07). A form's labels
+    with their values one empty column apart (values filled here and there down the labels' rows) and two tables of
+    the same rows stay one table: their rows belong together."""
+    width = max(len(cells) for _, cells in rows)
+    used = [any(i < len(cells) and cells[i] for _, cells in rows) for i in range(width)]
+    runs: list[tuple[int, int]] = []
+    for i, u in enumerate(used):
+        if u and (not runs or runs[-1][1] != i - 1):
+            runs.append((i, i))
+        elif u:
+            runs[-1] = (runs[-1][0], i)
+    if not 1 < len(runs) <= MAX_BLOCKS or any(z == a for a, z in runs):
+        return []
+    order = {n: k for k, (n, _) in enumerate(rows)}  # position among the rows with text
+    filled = [[order[n] for n, cells in rows if any(cells[a:z + 1])] for a, z in runs]
+    for left, right in zip(filled, filled[1:]):
+        small, big = sorted((left, right), key=len)
+        if len(small) < 2 or small[-1] - small[0] + 1 != len(small):
+            return []
+        if sum(not small[0] <= k <= small[-1] for k in big) < 2:
+            return []
+    return runs
 
 
 def _titles_row(row: tuple[int, list[str]], first: int, merges: list[tuple[int, int, int, int]]) -> bool:
