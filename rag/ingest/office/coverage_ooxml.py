@@ -168,6 +168,18 @@ class _Styles:
         return out
 
 
+def _symbol_run(run) -> bool:
+    """A run set directly in a symbol font (Symbol, Wingdings): its letters are drawn as other characters, which the
+    reader maps (:mod:`rag.ingest.office.symbol_fonts`); the audit leaves them out rather than count "ü" for ✓."""
+    for rpr in run:
+        if _local(rpr.tag) == "rPr":
+            for c in rpr:
+                if _local(c.tag) == "rFonts":
+                    name = next((v for k, v in c.attrib.items() if _local(k) in ("ascii", "hAnsi")), "")
+                    return name.strip().casefold() in ("symbol", "wingdings", "wingdings 2")
+    return False
+
+
 def _hidden_run(run, pstyle: str | None, styles: _Styles) -> bool:
     """A run no reader sees by the simplest rules: ``w:vanish`` (directly or by its styles), a white colour, a
     size under 2 pt (white on a shaded paragraph is visible, and also the reader's; skipping it only makes the
@@ -196,7 +208,7 @@ def _word_paragraph(pkg: _Package, p, place: str, styles: _Styles) -> None:
                 continue
             if name == "txbxContent":
                 boxes.append(child)
-            elif name == "r" and _hidden_run(child, pstyle, styles):
+            elif name == "r" and (_hidden_run(child, pstyle, styles) or _symbol_run(child)):
                 continue
             elif name == "t":
                 out.append(child.text or "")

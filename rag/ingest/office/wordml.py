@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from rag.ingest.office.symbol_fonts import symbol_char, symbol_font, symbol_text
+
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 _M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
@@ -163,7 +165,9 @@ def paragraph_text(p, fields: Fields | None = None, note_mark: Callable[[str, st
                     fields.stack[-1] += child.text or ""
                     toc = toc or fields.in_toc
                 continue
-            if tag == f"{W}t" or tag == f"{_M}t":
+            if tag == f"{W}t":
+                out.append(symbol_text(_run_font(child), child.text or ""))
+            elif tag == f"{_M}t":
                 out.append(child.text or "")
             elif tag in (f"{W}tab", f"{W}ptab"):
                 out.append("\t")
@@ -195,12 +199,24 @@ def paragraph_text(p, fields: Fields | None = None, note_mark: Callable[[str, st
 
 
 def _sym(el) -> str:
-    """A ``w:sym`` character, unless it is a symbol-font code (Private Use Area) that has no Unicode meaning."""
+    """A ``w:sym`` character as a reader sees it in its font (:func:`rag.ingest.office.symbol_fonts.symbol_char`: a
+    Wingdings ``F0FC`` is ✓), ``""`` for a private-use code of another font."""
     try:
         code = int(el.get(f"{W}char") or "", 16)
     except ValueError:
         return ""
-    return "" if 0xE000 <= code <= 0xF8FF or code < 0x20 else chr(code)
+    return symbol_char(el.get(f"{W}font"), code)
+
+
+def _run_font(t) -> str | None:
+    """The font set directly on the run holding text ``t`` (``w:rPr/w:rFonts``, its ``w:ascii`` else ``w:hAnsi``)
+    when it is a symbol font, else ``None``."""
+    run = t.getparent()
+    fonts = run.find(f"{W}rPr/{W}rFonts") if run is not None else None
+    if fonts is None:
+        return None
+    name = fonts.get(f"{W}ascii") or fonts.get(f"{W}hAnsi")
+    return name if symbol_font(name) else None
 
 
 # --------------------------------------------------------------------------- numbering
