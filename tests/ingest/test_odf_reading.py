@@ -96,6 +96,23 @@ def test_headers_and_footers_once_with_the_furniture_role_and_page_numbers_left_
     assert got.canonical[span.start:span.end] == "Password Tech User Manual"
     assert got.title == "Password Tech User Manual"  # the running header: no Title paragraph, no metadata, and
     # the first heading comes after the cover
+    short = Document("text")  # two words around a page number are words a reader reads (odfpy's headerfooter.odt)
+    short.styles.get_elements("//style:master-page")[0].append(Element.from_tag(
+        '<style:footer><text:p>Footer<text:tab/><text:page-count>1</text:page-count><text:tab/>Bottom</text:p>'
+        '</style:footer>'))
+    short.body.append(Paragraph("Lorem ipsum."))
+    assert "Footer Bottom" in extract_bytes(_save(short), "short.odt").canonical
+
+
+def test_a_cross_reference_shows_the_text_it_refers_to():
+    doc = Document("text")
+    para = Paragraph("These elements contain anim.Animate: ")
+    para.append(Element.from_tag('<text:bookmark-ref text:reference-format="text" text:ref-name="anim.Iterate">'
+                                 "anim.Iterate</text:bookmark-ref>"))
+    para.append(", draw.Page.")
+    doc.body.append(para)
+    # before: "These elements contain anim.Animate: , draw.Page." (799 paragraphs of odfpy's API manual)
+    assert "contain anim.Animate: anim.Iterate, draw.Page." in extract_bytes(_save(doc), "api.odt").canonical
 
 
 def test_soft_line_breaks_shapes_and_indexes():

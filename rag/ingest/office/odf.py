@@ -272,6 +272,12 @@ class ParagraphStyles:
         return 0
 
 
+#: Words around a page number in a header or footer ("Page 3 of 12", "Seite 3 von 12", "p. 3"): a line of only these
+#: once its numbers are left out says nothing. "Header 3 Test" says "Header Test" (it was dropped, a new user's walk,
+#: 2026-12-07).
+_PAGE_WORDS = frozenset("page pages of p pg pp seite von página pagina de di sur blz van sida av strona z".split()) | {""}
+
+
 def header_footer_lines(doc) -> tuple[list[str], list[str]]:
     """``(headers, footers)``: the distinct texts of every master page's headers and footers (first-page and
     left-page ones too), page numbers and counts left out, each once."""
@@ -284,7 +290,7 @@ def header_footer_lines(doc) -> tuple[list[str], list[str]]:
             paras = child.get_elements("descendant::text:p") + child.get_elements("descendant::text:h")
             text = clean_inline(" ".join(inline_text(p, page_fields=False) for p in paras), keep_newlines=False)
             numbered = any(child.get_elements(f"descendant::{f}") for f in PAGE_FIELDS)
-            if numbered and len(text.split()) <= 2:
+            if numbered and all(w.strip(".:,/-").casefold() in _PAGE_WORDS for w in text.split()):
                 continue  # "Page 3 of 12" without its numbers is "Page of": nothing a reader reads
             target = heads if child.tag.startswith("style:header") else foots
             if text and text not in heads + foots:

@@ -12,7 +12,7 @@ from rag.ingest.office.odf_numbers import attr as _attr
 #: Elements whose text a reader does not see in the line: hidden paragraphs and text, annotations (comments in the
 #: margin), note citations (written with their note), tracked changes, list numbers (drawn from the list style).
 HIDDEN = {"text:hidden-paragraph", "text:hidden-text", "office:annotation", "office:annotation-end",
-          "text:note-citation", "text:tracked-changes", "text:bookmark-ref", "text:sequence-decls", "office:forms",
+          "text:note-citation", "text:tracked-changes", "text:sequence-decls", "office:forms",
           "text:number"}
 #: Drawing shapes that can hold text: read as blocks of their own where they stand, never inside a line.
 SHAPES = {"draw:frame", "draw:text-box", "draw:custom-shape", "draw:rect", "draw:ellipse", "draw:circle",

@@ -31,6 +31,20 @@ _LIGATURES = str.maketrans({
     "\ufb05": "st", "\ufb06": "st", "\x00": None,
 })
 
+#: Computer Modern's "ff" ligature (OT1 code 11) comes out of MuPDF as U+21B5 when a TeX font has no ToUnicode map:
+#: "e↵orts", "o↵-the-shelf" in an arXiv paper (a new user's walk, 2026-12-07). Read only in fonts named
+#: after Computer Modern (``CMR10``, ``CMBX12``, ``CMTI9``, ...; any subset prefix).
+_TEX_FF = str.maketrans({"↵": "ff"})
+
+
+def _span_text(span: dict) -> str:
+    font = span.get("font", "")
+    text = span["text"]
+    if "↵" in text and font.split("+")[-1].startswith("CM"):
+        return text.translate(_TEX_FF)
+    return text
+
+
 #: Order names, in tie-break preference.
 ORDERS = ("sort", "native", "columns")
 
@@ -101,7 +115,7 @@ def raw_lines(page_dict: dict) -> list[tuple]:
     for b_no, block in enumerate(page_dict["blocks"]):
         for line in block.get("lines", ()):
             spans = line["spans"]
-            text = "".join(s["text"] for s in spans).translate(_LIGATURES)
+            text = "".join(_span_text(s) for s in spans).translate(_LIGATURES)
             if not text.strip():
                 continue
             main_span = max(spans, key=lambda s: len(s["text"].strip()))
