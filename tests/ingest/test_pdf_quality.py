@@ -278,3 +278,15 @@ def test_the_raft_paper_reads_its_accented_names(corpus_dir):
     got = extract_path(path)
     assert "Mazi\u00e8res" in got.canonical and "M\u00e9ry" in got.canonical and "`" not in got.canonical
     assert not [w for w in got.warnings if "page" in w.lower() and "%" in w]  # no page reads as losing words
+
+
+def test_computer_modern_ff_ligature_read_as_ff():
+    from rag.ingest.pdf.layout import raw_lines
+
+    def line(font: str, text: str) -> dict:
+        return {"dir": (1.0, 0.0), "bbox": (0, 0, 100, 10),
+                "spans": [{"font": font, "text": text, "size": 10.0, "flags": 0}]}
+
+    page = {"blocks": [{"lines": [line("ABCDEF+CMR10", "e\u21b5orts o\u21b5-the-shelf"),  # an arXiv paper's TeX font
+                                  line("ArialMT", "Press \u21b5 to confirm")]}]}  # the return key stays
+    assert [t for _, t, *_ in raw_lines(page)] == ["efforts off-the-shelf", "Press \u21b5 to confirm"]
