@@ -166,3 +166,29 @@ def test_several_check_boxes_in_one_line_are_each_named_by_their_option():
     text = extract_bytes(doc.tobytes(), "status.pdf").canonical
     assert "– Married: Yes (checked)" in text and "– Single: No (unchecked)" in text
     assert "– Head of household: No (unchecked)" in text
+
+
+def test_a_check_box_before_its_option_is_named_by_the_option_after_it():
+    """DD Form 293 (a new user's walk, 2026-12-07), ticked NAVY and RESERVE, read "ARMY: Yes (checked)" and
+    "REGULAR: Yes (checked)": each box, standing before its option as on most US government forms, took the option
+    before it. A box after its label ("Urgent [x]", the words after it far off) keeps that label."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for x, text in ((72, "1. BRANCH"), (160, "ARMY"), (230, "NAVY"), (300, "AIR FORCE")):
+        page.insert_text((x, 100), text, fontsize=9)
+    page.insert_text((72, 200), "Urgent", fontsize=9)
+    page.insert_text((200, 200), "Reviewed by", fontsize=9)
+    for x, y, on, tip in ((148, 92, False, ""), (218, 92, True, ""), (288, 92, False, 'Select for "AIR FORCE."'),
+                          (106, 192, True, "")):
+        box = pymupdf.Widget()
+        box.field_type, box.field_name = pymupdf.PDF_WIDGET_TYPE_CHECKBOX, f"b{x}{y}"
+        box.rect, box.field_value = pymupdf.Rect(x, y, x + 9, y + 9), on
+        if tip:
+            box.field_label = tip
+        page.add_widget(box)
+    text = extract_bytes(doc.tobytes(), "dd293.pdf").canonical
+    assert "1. BRANCH – NAVY: Yes (checked)" in text and "1. BRANCH – ARMY: No (unchecked)" in text
+    assert "1. BRANCH – AIR FORCE: No (unchecked)" in text and "ARMY: Yes" not in text
+    assert "Urgent: Yes (checked)" in text

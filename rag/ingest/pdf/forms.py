@@ -7,7 +7,8 @@ heading and even the title, and a checked box read as its ZapfDingbats glyph. He
 * text lines lying inside a widget's rectangle are removed from the text layer (:func:`widget_rects`);
 * each widget becomes one line ``label: value`` at the widget's place (:func:`form_lines`), where the
   label is the text on the same row running across the widget, else just left of it (else the field's
-  tooltip, else the last part of its name);
+  tooltip, else the last part of its name); a check box standing before its option is named by the option
+  after it, with its row's question;
   a check box or radio button reads ``Yes (checked)`` / ``No (unchecked)``;
 * FreeText annotations whose words are not already in the page text are added as lines at their place.
 
@@ -17,6 +18,7 @@ Every such line has ``kind="form"`` or ``"annot"``: never a heading or the title
 from __future__ import annotations
 
 from rag.ingest.pdf.layout import Line
+from rag.text import WORD_RE
 
 _CHECK_TYPES = ("CheckBox", "RadioButton")
 
@@ -76,13 +78,20 @@ def _words_after(words: list, r, others: list) -> str:
     most 6): an option's name when several boxes sit in one line ("Filing status: [ ] Single [x] Married")."""
     stop = min((o.x0 for o in others if o.x0 > r.x1 - 1 and min(o.y1, r.y1) - max(o.y0, r.y0) > 0), default=1e9)
     row = sorted((w for w in words if w[0] >= r.x1 - 1 and w[2] <= stop + 1
-                  and min(w[3], r.y1) - max(w[1], r.y0) > 0.3 * (w[3] - w[1])), key=lambda w: w[0])
+                  and min(w[3], r.y1) - max(w[1], r.y0) > 0.3 * (w[3] - w[1])), key=lambda w: (w[5:7], w[0]))
     return " ".join(w[4] for w in row[:6])
 
 
 def _label(w, text_lines: list[Line], page=None, others: list | None = None, words: list | None = None) -> str:
-    """Widget ``w``'s label (module doc); ``words`` caches the page's words once a line holds several boxes."""
+    """Widget ``w``'s label (module doc); ``words`` caches the page's words once a line holds several boxes or a
+    check box may be named by the words after it (:func:`_option_after`)."""
     line = _label_line(w, text_lines)
+    if page is not None and w.field_type_string in _CHECK_TYPES and not _across(line, w.rect):
+        if words is not None and not words:
+            words.extend(_page_words(page))
+        option = _option_after(w, line, text_lines, words if words is not None else _page_words(page), others or [])
+        if option:
+            return option
     if line is not None:
         text = " ".join(line.text.rstrip(":").split())
         inside = [o for o in others or () if line.x0 < o.x0 and o.x1 < line.x1 and _on_row(line, o)]
@@ -98,6 +107,43 @@ def _label(w, text_lines: list[Line], page=None, others: list | None = None, wor
     # a field's full name is a path no reader sees ("topmostSubform[0].Page1[0].c1_07[0]"): its last part
     name = str(w.field_name or "").rsplit(".", 1)[-1].split("[", 1)[0].strip()
     return name or "field"
+
+
+def _across(line: Line | None, r) -> bool:
+    return line is not None and line.x0 < r.x0 - 1 and line.x1 > r.x1 + 1
+
+
+#: A check box is named by the words after it when they start within this many box widths of it, nearer than the
+#: line before it ends.
+OPTION_GAP = 2.0
+
+
+def _option_after(w, left: Line | None, text_lines: list[Line], words: list, others: list) -> str:
+    """A check box's option when the box stands before its words ("[x] NAVY  [ ] AIR FORCE", most US government
+    forms), else ``""``: the words right after the box (:func:`_words_after`) start within :data:`OPTION_GAP` box
+    widths, nearer than the line left of it ends, or the field's tooltip names them and not that line. The row's
+    question, the line left of its first box, comes first ("2. COMPONENT AT TIME \u2013 RESERVE"). Before, each box
+    took the option before it: a form ticked NAVY read "ARMY: Yes (checked)" (a new user's walk, 2026-12-07)."""
+    r = w.rect
+    row = sorted((x for x in words if x[0] >= r.x1 - 1 and min(x[3], r.y1) - max(x[1], r.y0) > 0.3 * (x[3] - x[1])),
+                 key=lambda x: x[0])
+    after = _words_after(words, r, others)
+    if not row or not after:
+        return ""
+    right_gap = row[0][0] - r.x1
+    left_gap = r.x0 - left.x1 if left is not None else 1e9
+    tip = f' {" ".join(WORD_RE.findall(str(w.field_label or "").casefold()))} '
+    named = f' {" ".join(WORD_RE.findall(after.casefold()))} ' in tip  # 'Select for "NAVY."'
+    if not (named or (right_gap <= OPTION_GAP * max(r.width, 1.0) and right_gap <= left_gap)):
+        return ""
+    first = min((o for o in others if _on_row_rect(o, r) and o.x1 <= r.x1), key=lambda o: o.x0, default=r)
+    ask = [ln for ln in text_lines if ln.x1 <= first.x0 + 2 and _on_row(ln, first)]
+    question = " ".join(max(ask, key=lambda ln: ln.x1).text.rstrip(":").split()) if ask else ""
+    return f"{question} \u2013 {after}" if question and question != after else after
+
+
+def _on_row_rect(a, b) -> bool:
+    return min(a.y1, b.y1) - max(a.y0, b.y0) > 0.3 * min(a.height, b.height)
 
 
 def form_lines(page, text_lines: list[Line], page_h: float, block_base: int) -> tuple[list[Line], list[Line]]:
