@@ -64,5 +64,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: check box named by the line it sits in, a chapter's running heads dropped (two new users' walks, 2026-12-07).
 #: 19: an ODT table's labels merged down repeated in their rows and a table inside a cell read in that cell;
 #: spreadsheet tables side by side read as tables of their own; Word's symbol-font ticks, boxes and Greek letters;
-#: ODT cross-references show their text, a header or footer keeps its words beside a page number; TeX "ff".
+#: ODT cross-references show their text, a header or footer keeps its words beside a page number; TeX "ff"; a PDF
+#: form's box before its option named by it; an HTML layout table read as the regions it holds.
 EXTRACTOR_VERSION = "19"

@@ -72,3 +72,20 @@ def test_a_page_whose_text_is_all_inside_noscript_is_read_there_not_refused():
     assert any("inside <noscript>" in w for w in doc.warnings)
     with_script_text = page.replace("<script>render()</script>", "<p>Enable JavaScript to read more.</p>")
     assert "record year" not in extract_bytes(with_script_text.encode(), "b.html").canonical  # not empty: as before
+
+
+def test_a_layout_table_is_read_as_the_page_regions_it_holds():
+    """LWN's article page (a new user's walk, 2026-12-07) lays out navigation beside the article in a table: it was
+    one 25,424-character cell, no headings, every citation "¶ 1, row 1". A data table whose cells hold a paragraph
+    each stays a table."""
+    article = "".join(f"<p>Paragraph {i} of the article about the trademark dispute, told at length.</p>"
+                      for i in range(40))
+    page = _page("<table><tr><td><a href='/'>Front page</a><br><a href='/k'>Kernel</a></td>"
+                 f"<td><h1>Weekly Edition</h1><h2>A trademark battle</h2>{article}"
+                 "<table><tr><th>Company</th><th>Founded</th></tr><tr><td><p>Arduino LLC</p></td><td><p>2008</p></td>"
+                 "</tr></table></td></tr></table>"
+                 "<table role='presentation'><tr><td>Commons has media related to this.</td></tr></table>")
+    doc = extract_bytes(page, "lwn.html")
+    assert [h.title for h in doc.headings] == ["Weekly Edition", "A trademark battle"]
+    assert "\n\nParagraph 3 of the article" in doc.canonical and "| Arduino LLC | 2008 |" in doc.canonical
+    assert "\n\nCommons has media related to this." in doc.canonical and "| Commons" not in doc.canonical

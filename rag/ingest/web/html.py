@@ -39,7 +39,7 @@ from rag.ingest import textfile
 from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem, markdown_table, table_cell
 from rag.ingest.web.css_hidden import remove_hidden
 from rag.ingest.web.html_prepare import BLOCKS, prepare
-from rag.ingest.web.html_tables import table_grid
+from rag.ingest.web.html_tables import cells_of, lays_out, table_grid
 from rag.types import Document, LocatorKind, MediaType
 
 _DROP_TAGS = {"script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object", "embed",
@@ -304,6 +304,11 @@ class HtmlWriter:
         elif tag in ("ul", "ol"):
             self.flush()
             self._list(el)
+        elif tag == "table" and lays_out(el):  # a layout table: its cells are regions of the page
+            for cell in cells_of(el):
+                self.flush()
+                self._children(cell)
+            self.flush()
         elif tag == "table":
             self.flush()
             self._table(el)

@@ -75,3 +75,34 @@ def table_grid(table, text: Callable[[object], str]) -> list[list[str]]:
         if any(cells):
             rows.append(cells)
     return rows
+
+
+#: Elements that make a cell a page region rather than a table value: a heading, or many blocks of long text.
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_BLOCK_TAGS = frozenset({"p", "div", "ul", "ol", "table", "pre", "blockquote", "dl", "article", "section"})
+#: A cell holding at least this many characters in at least :data:`LAYOUT_BLOCKS` blocks is a page region.
+LAYOUT_CHARS = 2000
+LAYOUT_BLOCKS = 3
+
+
+def cells_of(table) -> list:
+    """The ``td`` / ``th`` cells of ``table``'s own rows (not a nested table's), in document order."""
+    return [cell for tr in table.iter("tr") if _closest_table(tr) is table
+            for cell in tr if isinstance(cell.tag, str) and cell.tag.lower() in ("td", "th")]
+
+
+def lays_out(table) -> bool:
+    """Whether ``table`` lays out the page rather than holding data (WCAG's layout tables): it says so
+    (``role="presentation"`` or ``"none"``), or one of its own cells holds a heading, or at least
+    :data:`LAYOUT_CHARS` characters in :data:`LAYOUT_BLOCKS` blocks or more. Such a table is read as blocks, cell by
+    cell. Before, LWN's article page (a table of navigation beside the article) was one 25,424-character cell:
+    no headings, no paragraphs, every citation "¶ 1, row 1" (a new user's walk, 2026-12-07)."""
+    if (table.get("role") or "").strip().lower() in ("presentation", "none"):
+        return True
+    for cell in cells_of(table):
+        tags = [el.tag.lower() for el in cell.iter() if isinstance(el.tag, str)]
+        if _HEADING_TAGS.intersection(tags):
+            return True
+        if sum(t in _BLOCK_TAGS for t in tags) >= LAYOUT_BLOCKS and len(cell.text_content()) >= LAYOUT_CHARS:
+            return True
+    return False
