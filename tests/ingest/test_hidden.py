@@ -119,3 +119,34 @@ def test_a_table_row_drawn_over_its_cell_shading_is_not_painted_over(shared_dir)
     page = pymupdf.open(path)[5]
     page_dict = page.get_textpage(flags=pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE).extractDICT()
     assert remove_hidden(page, page_dict).removed == []
+
+
+def test_text_drawn_again_after_its_box_and_a_caption_outside_a_clipped_picture_stay():
+    """IBM's Redbook redp5110 (a new user's walk, 2026-12-07): a callout's text is drawn whole, then its box, then
+    glyph by glyph again; a screenshot is placed a little larger than its frame and clipped to it, its box reaching
+    over the caption under it. Both texts, plainly visible, were left out as painted over."""
+    import io
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    words = "ENFORCED FOR ALL ACCESS"
+    page.insert_text((72, 100), words, fontsize=12)
+    page.draw_rect(pymupdf.Rect(60, 95, 400, 130), color=None, fill=(1, 1, 1))
+    x = 72.0
+    for ch in words:  # the same words again, one glyph at a time, over the box
+        page.insert_text((x, 100), ch, fontsize=12)
+        x += pymupdf.get_text_length(ch, fontsize=12)
+    page.insert_text((72, 300), "Figure 3-11 Selecting the EMPLOYEES table", fontsize=10)
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 40, 40), False)
+    pix.set_rect(pix.irect, (200, 30, 30))
+    buf = io.BytesIO(pix.tobytes("png"))
+    page.insert_image(pymupdf.Rect(60, 150, 400, 305), stream=buf.getvalue())  # reaches over the caption ...
+    xref = page.get_contents()[-1]
+    stream = doc.xref_stream(xref)
+    at = stream.rfind(b"q\n")
+    clip = b"q 60 500 340 142 re W n\n"  # ... but is clipped above it (PDF space: y 500-642 is 150-292 from the top)
+    doc.update_stream(xref, stream[:at] + clip + stream[at:] + b"\nQ")
+    got = extract_bytes(doc.tobytes(), "redbook.pdf")
+    assert "ENFORCED FOR ALL ACCESS" in got.canonical
+    assert "Figure 3-11 Selecting the EMPLOYEES table" in got.canonical
+    assert not any("hidden text" in w for w in got.warnings), got.warnings
