@@ -72,6 +72,9 @@ WRONG = [
      "API keys are required to be rotated every 90 days [1]."),
     # the recommended value stated as the rule (OWASP ASVS 5.0, the real corpus: shown as supported, 2026-12-07)
     ("What is the minimum password length?", [PASSWORDS], "The minimum password length is 15 characters [1]."),
+    ("What is the minimum password length?", [("Passwords", "Passwords must be at least eight characters long. A "
+                                                            "minimum of fifteen characters is strongly recommended.")],
+     "The minimum password length is fifteen characters [1]."),  # words, and two sentences (a review, 2026-12-07)
     # the question's number put into a source that never says it (tika's journal PDF, a new user's walk)
     ("How many robots can the String-Cluster system control when the bandwidth is 20?",
      [("Results", "As it can be seen, the String-Cluster system needs a control voltage bandwidth of order n, but "
@@ -116,6 +119,14 @@ RIGHT = [
      "Customer data is stored in Frankfurt, and backups are kept in Dublin [1]."),
     ("What is the minimum password length?", [PASSWORDS], "Passwords must be at least 8 characters long [1]."),
     ("What password length is recommended?", [PASSWORDS], "A minimum of 15 characters is recommended [1]."),
+    # a value with advice about another value beside it (a review of the rule's first version, 2026-12-07)
+    ("How much does the tank hold?", [("Tank", "The tank holds 50 liters; it is recommended to refill it at 10 "
+                                               "liters.")], "The tank holds 50 liters [1]."),
+    ("How long must admin passwords be?", [("Passwords", "Admin passwords must be at least 16 characters, and ideally "
+                                                         "user passwords are at least 12 characters.")],
+     "Admin passwords must be at least 16 characters [1]."),
+    ("How much is the Pro plan?", [("Plans", "The Pro plan, our best seller, costs 30 dollars a month and the Basic "
+                                             "plan costs 10 dollars a month.")], "The Pro plan costs 30 dollars a month [1]."),
     ("How long should a password be?", [PASSWORDS],
      "Passwords must be at least 8 characters, and 15 characters are strongly recommended [1]."),
     ("When is a locked account unlocked?", [UNLOCK],

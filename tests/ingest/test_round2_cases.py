@@ -180,8 +180,10 @@ def test_a_check_box_before_its_option_is_named_by_the_option_after_it():
         page.insert_text((x, 100), text, fontsize=9)
     page.insert_text((72, 200), "Urgent", fontsize=9)
     page.insert_text((200, 200), "Reviewed by", fontsize=9)
+    for x, text in ((72, "Married"), (122, "Single"), (170, "Divorced")):  # labels before boxes, evenly spaced
+        page.insert_text((x, 250), text, fontsize=9)
     for x, y, on, tip in ((148, 92, False, ""), (218, 92, True, ""), (288, 92, False, 'Select for "AIR FORCE."'),
-                          (106, 192, True, "")):
+                          (106, 192, True, ""), (108, 242, False, ""), (152, 242, True, ""), (210, 242, False, "")):
         box = pymupdf.Widget()
         box.field_type, box.field_name = pymupdf.PDF_WIDGET_TYPE_CHECKBOX, f"b{x}{y}"
         box.rect, box.field_value = pymupdf.Rect(x, y, x + 9, y + 9), on
@@ -192,3 +194,4 @@ def test_a_check_box_before_its_option_is_named_by_the_option_after_it():
     assert "1. BRANCH – NAVY: Yes (checked)" in text and "1. BRANCH – ARMY: No (unchecked)" in text
     assert "1. BRANCH – AIR FORCE: No (unchecked)" in text and "ARMY: Yes" not in text
     assert "Urgent: Yes (checked)" in text
+    assert "Single: Yes (checked)" in text and "Married: No (unchecked)" in text  # a reviewer's probe, 2026-12-07

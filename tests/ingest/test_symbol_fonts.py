@@ -17,6 +17,8 @@ def test_the_tables():
     assert symbol_char("Symbol", 0xF0B3) == "≥" and symbol_char("Wingdings", 0xF0B7) == ""  # a clock face: nothing
     assert symbol_char("Calibri", 0xF0FC) == "" and symbol_char(None, 0x2713) == "✓"
     assert symbol_text("Arial", "ü") == "ü"
+    # real Unicode written in a symbol-font run stays itself (a review, 2026-12-07)
+    assert symbol_text("Symbol", "±0.5 µm, θ ≤ 30°") == "±0.5 µμ, θ ≤ 30°" and symbol_text("Wingdings", "✓") == "✓"
 
 
 def test_ticks_and_greek_in_a_word_checklist():

@@ -34,8 +34,8 @@ def _repeat(el, name: str) -> int:
 def cell_text(cell, depth: int = 0) -> str:
     """A table cell's text, one line per paragraph: its paragraphs and headings, the items of the lists in it (issue
     37: a standard's requirement tables hold their text in lists, and lost it), and the cells of a table inside it
-    in reading order, as DOCX reads one, at most :data:`MAX_DEPTH` tables deep (before, their rows were read as rows
-    of the outer table, under its header)."""
+    in reading order, as DOCX reads one, cell by cell :data:`MAX_DEPTH` tables deep and paragraph by paragraph below
+    (before, their rows were read as rows of the outer table, under its header)."""
     lines = []
     for child in cell.children:
         if child.tag in ("text:p", "text:h"):
@@ -45,6 +45,8 @@ def cell_text(cell, depth: int = 0) -> str:
         elif child.tag == "table:table" and depth < MAX_DEPTH:
             lines += [t for row in table_rows(child) for c in row.children if c.tag == "table:table-cell"
                       for t in [cell_text(c, depth + 1)] if t.strip()]
+        elif child.tag == "table:table":  # deeper still: its paragraphs in order, none lost
+            lines += [t for p in child.get_elements("descendant::text:p") for t in [inline_text(p)] if t.strip()]
     return "\n".join(lines)
 
 
@@ -89,7 +91,10 @@ def sheet_rows(table, budget: RowBudget | None = None, *,
                 else:
                     carried.pop(col, None)
             if text.strip():
-                cells += [""] * (col - len(cells)) + [text] * min(span, MAX_REPEAT, MAX_COLUMNS - col)
+                times_across = min(span, MAX_REPEAT, MAX_COLUMNS - col)
+                # a label carried down fills its own column, not the covered columns repeated beside it
+                more = [""] * (times_across - 1) if cell.tag == "table:covered-table-cell" else [text] * (times_across - 1)
+                cells += [""] * (col - len(cells)) + [text] + more
             col += span
         carried = {c: (t, left - times) for c, (t, left) in carried.items() if left - times > 0}
         if any(c.strip() for c in cells):

@@ -170,7 +170,8 @@ def side_by_side(rows: list[tuple[int, list[str]]]) -> list[tuple[int, int]]:
     rows outside that run. Before, a sheet's summary block beside its orders was read as one table, the summary's
     lines glued to the first orders' rows under the orders' header (a new user's walk, 2026-12-07). A form's labels
     with their values one empty column apart (values filled here and there down the labels' rows) and two tables of
-    the same rows stay one table: their rows belong together."""
+    the same rows stay one table: their rows belong together; so do blocks whose header rows are one row (an order
+    list's "order, customer, , carrier, tracking", tracking filled for the first orders only: a review, 2026-12-07)."""
     width = max(len(cells) for _, cells in rows)
     used = [any(i < len(cells) and cells[i] for _, cells in rows) for i in range(width)]
     runs: list[tuple[int, int]] = []
@@ -183,13 +184,22 @@ def side_by_side(rows: list[tuple[int, list[str]]]) -> list[tuple[int, int]]:
         return []
     order = {n: k for k, (n, _) in enumerate(rows)}  # position among the rows with text
     filled = [[order[n] for n, cells in rows if any(cells[a:z + 1])] for a, z in runs]
-    for left, right in zip(filled, filled[1:]):
+    heads = [[cells[a:z + 1] for n, cells in rows if any(cells[a:z + 1])][0] for a, z in runs]
+    for k, (left, right) in enumerate(zip(filled, filled[1:])):
+        if left[0] == right[0] and _header_like(heads[k]) and _header_like(heads[k + 1]):
+            return []  # one header row across both: one table with an empty column ("order, customer, , carrier")
         small, big = sorted((left, right), key=len)
         if len(small) < 2 or small[-1] - small[0] + 1 != len(small):
             return []
         if sum(not small[0] <= k <= small[-1] for k in big) < 2:
             return []
     return runs
+
+
+def _header_like(cells: list[str]) -> bool:
+    """Whether a row's cells are all labels (text, no number), as a header row's are."""
+    filled = [c for c in cells if c]
+    return len(filled) >= 2 and not any(_numeric(c) for c in filled)
 
 
 def _titles_row(row: tuple[int, list[str]], first: int, merges: list[tuple[int, int, int, int]]) -> bool:
@@ -420,6 +430,6 @@ def extract_csv(data: bytes, name: str, text: str, *, warnings: tuple[str, ...] 
                 rows.append((number, record))
     except csv.Error as e:
         raise ExtractionError(name, f"malformed CSV ({e})") from e
-    if not write_sheet(b, "", rows, heading=False, budget=budget):
+    if not write_sheet(b, "", rows, heading=False, budget=budget, split=False):  # a CSV file is one table
         raise ExtractionError(name, "empty CSV (no cell holds text)")
     return b.document(data, name, MediaType.CSV.value, title=file_stem(name), extractor="csv", warnings=warnings)

@@ -63,8 +63,13 @@ def symbol_char(font: str | None, code: int) -> str:
 
 
 def symbol_text(font: str | None, text: str) -> str:
-    """``text`` set in ``font`` as a reader sees it: each character through :func:`symbol_char` when ``font`` is a
-    symbol font, else ``text`` unchanged."""
+    """``text`` set in ``font`` as a reader sees it, when ``font`` is a symbol font: its private-use codes
+    (``U+F020``-``U+F0FF``) and ASCII characters through :func:`symbol_char`, and for Wingdings its Latin-1 ones too
+    (Word's legacy "ü" for ✓); any other character is a real Unicode character a newer file wrote as itself ("θ",
+    "≤", "µ", "✓"), kept (a review, 2026-12-07: they were dropped or read as another sign). Else ``text`` unchanged."""
     if not symbol_font(font):
         return text
-    return "".join(ch if ch.isspace() else symbol_char(font, ord(ch)) for ch in text)
+    latin1 = (font or "").strip().casefold() != "symbol"
+    return "".join(symbol_char(font, ord(ch)) if (0xF020 <= ord(ch) <= 0xF0FF or 0x21 <= ord(ch) <= 0x7E
+                                                   or (latin1 and 0xA1 <= ord(ch) <= 0xFF)) else ch
+                   for ch in text)

@@ -113,17 +113,19 @@ def _across(line: Line | None, r) -> bool:
     return line is not None and line.x0 < r.x0 - 1 and line.x1 > r.x1 + 1
 
 
-#: A check box is named by the words after it when they start within this many box widths of it, nearer than the
-#: line before it ends.
+#: A check box is named by the words after it when they start within this many box widths of it, and at most
+#: 1 / :data:`NEARER` as far as the line before it ends ("I agree to the terms  [x]   Date signed" keeps its label).
 OPTION_GAP = 2.0
+NEARER = 2.0
 
 
 def _option_after(w, left: Line | None, text_lines: list[Line], words: list, others: list) -> str:
     """A check box's option when the box stands before its words ("[x] NAVY  [ ] AIR FORCE", most US government
     forms), else ``""``: the words right after the box (:func:`_words_after`) start within :data:`OPTION_GAP` box
-    widths, nearer than the line left of it ends, or the field's tooltip names them and not that line. The row's
-    question, the line left of its first box, comes first ("2. COMPONENT AT TIME \u2013 RESERVE"). Before, each box
-    took the option before it: a form ticked NAVY read "ARMY: Yes (checked)" (a new user's walk, 2026-12-07)."""
+    widths, nearer than the line left of it ends (half as far, unless that line is another box's option or a line's
+    number: evenly spaced "Married [ ]  Single [x]" keeps its labels before its boxes); or the field's tooltip names
+    them. The row's question, the line left of its first box, comes first ("2. COMPONENT AT TIME \u2013 RESERVE").
+    Before, each box took the option before it: a form ticked NAVY read "ARMY: Yes (checked)" (a new user's walk, 2026-12-07)."""
     r = w.rect
     row = sorted((x for x in words if x[0] >= r.x1 - 1 and min(x[3], r.y1) - max(x[1], r.y0) > 0.3 * (x[3] - x[1])),
                  key=lambda x: x[0])
@@ -134,7 +136,12 @@ def _option_after(w, left: Line | None, text_lines: list[Line], words: list, oth
     left_gap = r.x0 - left.x1 if left is not None else 1e9
     tip = f' {" ".join(WORD_RE.findall(str(w.field_label or "").casefold()))} '
     named = f' {" ".join(WORD_RE.findall(after.casefold()))} ' in tip  # 'Select for "NAVY."'
-    if not (named or (right_gap <= OPTION_GAP * max(r.width, 1.0) and right_gap <= left_gap)):
+    # the words before the box are another box's option ("[ ] ARMY [x] NAVY") or a line's number ("1 [ ] Single"):
+    # the words after it need only be nearer; else they must be much nearer
+    owned = left is not None and (len(left.text.strip()) <= 3 or any(
+        _on_row_rect(o, r) and o.x1 <= left.x0 + 1 and left.x0 - o.x1 <= OPTION_GAP * o.width for o in others))
+    if not (named or (right_gap <= OPTION_GAP * max(r.width, 1.0)
+                      and (right_gap < left_gap if owned else NEARER * right_gap <= left_gap))):
         return ""
     first = min((o for o in others if _on_row_rect(o, r) and o.x1 <= r.x1), key=lambda o: o.x0, default=r)
     ask = [ln for ln in text_lines if ln.x1 <= first.x0 + 2 and _on_row(ln, first)]

@@ -77,12 +77,14 @@ def table_grid(table, text: Callable[[object], str]) -> list[list[str]]:
     return rows
 
 
-#: Elements that make a cell a page region rather than a table value: a heading, or many blocks of long text.
-_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-_BLOCK_TAGS = frozenset({"p", "div", "ul", "ol", "table", "pre", "blockquote", "dl", "article", "section"})
-#: A cell holding at least this many characters in at least :data:`LAYOUT_BLOCKS` blocks is a page region.
+#: Elements that make a cell a page region: many blocks of long text.
+_BLOCK_TAGS = frozenset({"p", "div", "ul", "ol", "table", "pre", "blockquote", "dl", "article", "section", "h1", "h2",
+                         "h3", "h4", "h5", "h6"})
+#: A cell holding at least this many characters in at least :data:`LAYOUT_BLOCKS` blocks, and at least
+#: :data:`LAYOUT_SHARE` of its table's text, is a page region.
 LAYOUT_CHARS = 2000
 LAYOUT_BLOCKS = 3
+LAYOUT_SHARE = 0.5
 
 
 def cells_of(table) -> list:
@@ -93,16 +95,19 @@ def cells_of(table) -> list:
 
 def lays_out(table) -> bool:
     """Whether ``table`` lays out the page rather than holding data (WCAG's layout tables): it says so
-    (``role="presentation"`` or ``"none"``), or one of its own cells holds a heading, or at least
-    :data:`LAYOUT_CHARS` characters in :data:`LAYOUT_BLOCKS` blocks or more. Such a table is read as blocks, cell by
-    cell. Before, LWN's article page (a table of navigation beside the article) was one 25,424-character cell:
-    no headings, no paragraphs, every citation "¶ 1, row 1" (a new user's walk, 2026-12-07)."""
+    (``role="presentation"`` or ``"none"``), or one of its own cells is a page region: at least :data:`LAYOUT_CHARS`
+    characters in :data:`LAYOUT_BLOCKS` blocks or more, and at least :data:`LAYOUT_SHARE` of the table's text. Such a
+    table is read as blocks, cell by cell. Before, LWN's article page (a table of navigation beside the article) was
+    one 25,424-character cell: no headings, no paragraphs, every citation "¶ 1, row 1" (a new user's walk,
+    2026-12-07). A pricing table with headings in its header cells, and release notes of long cells row after row,
+    stay tables (a review of the first version, 2026-12-07)."""
     if (table.get("role") or "").strip().lower() in ("presentation", "none"):
         return True
+    total = len(table.text_content())
     for cell in cells_of(table):
-        tags = [el.tag.lower() for el in cell.iter() if isinstance(el.tag, str)]
-        if _HEADING_TAGS.intersection(tags):
-            return True
-        if sum(t in _BLOCK_TAGS for t in tags) >= LAYOUT_BLOCKS and len(cell.text_content()) >= LAYOUT_CHARS:
+        size = len(cell.text_content())
+        if size < LAYOUT_CHARS or size < LAYOUT_SHARE * total:
+            continue
+        if sum(isinstance(el.tag, str) and el.tag.lower() in _BLOCK_TAGS for el in cell.iter()) >= LAYOUT_BLOCKS:
             return True
     return False
