@@ -176,7 +176,9 @@ def locator_label(row: ChunkLike, page: int | None = None) -> str:
     * paragraph: ``report.docx > Install > Wiring, ¶ 2–3`` (DOCX: counted within the innermost section);
       ``..., ¶ 4, rows 5–9`` inside a table (header row 1: :func:`rag.ingest.locate.table_rows`; every format
       counted by paragraphs);
-      ``book.epub, chapter 2: Calm, ¶ 5`` (EPUB: counted within the chapter);
+      ``book.epub > Calm, ¶ 5`` (EPUB: counted within the chapter, named by its title; ``book.epub, chapter 4,
+      ¶ 2`` for a chapter without one, by its place in the reading order: the count includes the cover and title
+      pages, so it is shown only when nothing else names the chapter, a new user's walk, 2026-12-07);
     * section: ``page.html > Install > On Linux, ¶ 2–3`` (the heading path, the paragraphs counted within the
       section, its heading left out; its anchor is in the link's fragment only: issue 42, labels read
       "(#firstHeading)" and "(#detailsedit)", which no person writes); without ``¶`` for a store indexed before;
@@ -199,8 +201,10 @@ def locator_label(row: ChunkLike, page: int | None = None) -> str:
         rows = "row" if loc.last is None or loc.last == loc.first else "rows"
         return f"{name}, {rows} {_span(loc.first, loc.last)}"
     if kind == LocatorKind.PARAGRAPH:
-        if loc.scope_number is not None:
-            return f"{name}, chapter {loc.scope_number}: {loc.scope}, \u00b6 {_span(loc.first, loc.last)}{_rows(loc)}"
+        if loc.scope_number is not None:  # an e-book's chapter: by its title, as the book's contents name it
+            titled = loc.scope and loc.scope.strip().casefold() != f"chapter {loc.scope_number}"
+            where = f"{name} > {loc.scope}" if titled else f"{name}, chapter {loc.scope_number}"
+            return f"{where}, \u00b6 {_span(loc.first, loc.last)}{_rows(loc)}"
         return f"{_path(name, row.section)}, \u00b6 {_span(loc.first, loc.last)}{_rows(loc)}"
     if kind == LocatorKind.SECTION:
         return _path(name, row.section) + (f", \u00b6 {_span(loc.first, loc.last)}{_rows(loc)}"

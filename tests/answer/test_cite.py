@@ -144,7 +144,9 @@ _K = LocatorKind
     (_L(_K.ROWS, 4, 4, "", anchor="A:C"), _named("d.csv"), "d.csv, row 4", "#row=4"),
     (_L(_K.ROWS, 4, 6, "", anchor="A:C"), _named("d.csv"), "d.csv, rows 4\u20136", "#row=4-6"),
     (_L(_K.PARAGRAPH, 2, 3, "Linux"), _named("r.docx"), "r.docx > Install > Linux, \u00b6 2\u20133", "#char=120,129"),
-    (_L(_K.PARAGRAPH, 5, 5, "Calm", 2, "c2.xhtml"), _named("b.epub"), "b.epub, chapter 2: Calm, \u00b6 5",
+    (_L(_K.PARAGRAPH, 5, 5, "Calm", 2, "c2.xhtml"), _named("b.epub"), "b.epub > Calm, \u00b6 5",
+     "#char=120,129"),  # by its title: "chapter 2" counted the cover (a new user's walk, 2026-12-07)
+    (_L(_K.PARAGRAPH, 1, 1, "Chapter 4", 4, "c4.xhtml"), _named("b.epub"), "b.epub, chapter 4, \u00b6 1",
      "#char=120,129"),
     (_L(_K.PARAGRAPH, 4, 4, "Linux", rows=(5, 9)), _named("r.docx"),
      "r.docx > Install > Linux, \u00b6 4, rows 5\u20139", "#char=120,129"),

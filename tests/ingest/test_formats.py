@@ -268,7 +268,7 @@ def test_epub_chapters_and_paragraphs_within_chapters():
                      (2, 2, "- no wind\n- ")]
     _check_offsets(doc)
     _, label, _ = _cited(doc, "Three roofs")
-    assert label == "almanac.epub, chapter 1: The first storm, \u00b6 3"
+    assert label == "almanac.epub > The first storm, \u00b6 3"
 
 
 def test_epub_with_encrypted_chapters_refused():

@@ -168,3 +168,25 @@ def test_titles_and_table_headers_at_the_top_of_pages_are_no_running_heads():
             page.insert_text((72, 150 + 20 * k), f"The committee reviewed line {k} of page {n} in detail.", fontsize=11)
     text = extract_bytes(doc.tobytes(), "report.pdf").canonical
     assert all(f"Chapter {c}" in text for c in range(1, 5)) and text.count("Account Name") == 4
+
+
+def test_a_title_repeated_over_every_page_is_read_once_where_it_first_stands():
+    """camelot's vertical_header.pdf (a new user's walk, 2026-12-07): "PRIMARY ELECTION, AUGUST 7, 2018", large over
+    each page of a county's results, was dropped as a running head and stood nowhere in the text. A small running
+    head is still furniture."""
+    import pymupdf
+
+    from rag.ingest.extract import extract_bytes
+
+    doc = pymupdf.open()
+    for n in range(5):
+        page = doc.new_page()
+        page.insert_text((150, 50), "PRIMARY ELECTION, AUGUST 7, 2018", fontsize=18)
+        page.insert_text((72, 75), "Alcona County clerk", fontsize=8)
+        for k in range(20):
+            page.insert_text((72, 150 + 20 * k), f"Precinct {k} of district {n} reported its votes on time.",
+                             fontsize=11)
+    got = extract_bytes(doc.tobytes(), "results.pdf")
+    assert got.canonical.count("PRIMARY ELECTION, AUGUST 7, 2018") == 1
+    assert got.canonical.index("PRIMARY ELECTION") < got.canonical.index("Precinct 0 of district 0")
+    assert "Alcona County clerk" not in got.canonical

@@ -115,13 +115,22 @@ def small_print(reads: list[PageRead]) -> set[str]:
     return {k for k, n in counts.items() if n >= 3}
 
 
+#: A running line in type this many times the body size or larger is a title repeated on every page: its first
+#: occurrence is kept ("PRIMARY ELECTION, AUGUST 7, 2018" over each page of a county's results was nowhere in the
+#: text, a new user's walk, 2026-12-07).
+REPEATED_TITLE = 1.3
+
+
 def drop_running(reads: list[PageRead], deck: bool = False) -> None:
     """Remove running header/footer lines from ``reads`` in place, recording them in ``dropped``; in a slide
-    ``deck`` (:func:`is_slide_deck`) also its small-print headline and footline (:func:`small_print`)."""
+    ``deck`` (:func:`is_slide_deck`) also its small-print headline and footline (:func:`small_print`). A running
+    line in large type (:data:`REPEATED_TITLE`) is kept where it first stands."""
     every, odd, even = running_lines([r.lines for r in reads])
     every |= small_print(reads) if deck else set()
     heads = set() if deck else chapter_heads(reads)
-    title_size = _inner_body(reads) + 1 if deck else float("inf")  # a deck's frame titles are never furniture
+    body = _inner_body(reads)
+    title_size = body + 1 if deck else float("inf")  # a deck's frame titles are never furniture
+    once: set[str] = set()  # a title repeated at the top of every page is read once, where it first stands
     for i, r in enumerate(reads):
         keys = every | (odd if i % 2 == 0 else even)
         keep = []
@@ -132,8 +141,12 @@ def drop_running(reads: list[PageRead], deck: bool = False) -> None:
                 r.dropped += [ln.text for ln in row if id(ln) in gone]
                 r.lines = [ln for ln in r.lines if id(ln) not in gone]
         for ln in r.lines:
-            if (ln.kind == "text" and _is_margin(ln) and ln.size < title_size
-                    and (_key(ln.text) in keys or not any(c.isalnum() for c in ln.text))):
+            key = _key(ln.text)
+            if not deck and key in keys and ln.size >= REPEATED_TITLE * body and key not in once:
+                once.add(key)
+                keep.append(ln)
+            elif (ln.kind == "text" and _is_margin(ln) and ln.size < title_size
+                    and (key in keys or not any(c.isalnum() for c in ln.text))):
                 r.dropped.append(ln.text)
             else:
                 keep.append(ln)
