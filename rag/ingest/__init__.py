@@ -65,5 +65,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: 19: an ODT table's labels merged down repeated in their rows and a table inside a cell read in that cell;
 #: spreadsheet tables side by side read as tables of their own; Word's symbol-font ticks, boxes and Greek letters;
 #: ODT cross-references show their text, a header or footer keeps its words beside a page number; TeX "ff"; a PDF
-#: form's box before its option named by it; an HTML layout table read as the regions it holds.
+#: form's box before its option named by it; an HTML layout table read as the regions it holds; ODF embedded charts
+#: and sheets read; OCR'd columns read column by column; a PDF title repeated over every page kept once.
 EXTRACTOR_VERSION = "19"

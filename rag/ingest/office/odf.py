@@ -18,7 +18,8 @@ columns: a sheet that declares a million empty rows would be built cell by cell)
   footers last), page numbers left out, with the ``furniture`` role. Hidden paragraphs and hidden text
   (``text:hidden-paragraph``, ``text:hidden-text``, and what a style hides: :mod:`rag.ingest.office.odf_hidden`),
   annotations (named in a warning) and tracked deletions are left out. Tables: :mod:`rag.ingest.office.odf_tables`
-  (a label merged down over rows repeated in each, a table inside a cell read in its cell). The title
+  (a label merged down over rows repeated in each, a table inside a cell read in its cell). Charts, sheets and texts
+  embedded as objects are read where their frame stands (:mod:`rag.ingest.office.odf_objects`), in ODP and ODS too. The title
   is the paragraph styled ``Title``, else the first level-1 heading; the metadata title only when there is none.
 * **ODS** (spreadsheet): each sheet a section, its rows a Markdown table with ``rows`` parts as for XLSX
   (sheet + A1 row numbers, the displayed cell text); repeated rows and columns advance the position
@@ -46,6 +47,7 @@ from rag.ingest.office.odf_hidden import drop_hidden
 from rag.ingest.office.odf_inline import HIDDEN, PAGE_FIELDS, SHAPES, inline_text, note_blocks
 from rag.ingest.office.odf_numbers import Numbering
 from rag.ingest.office.odf_numbers import attr as _attr
+from rag.ingest.office.odf_objects import object_lines
 from rag.ingest.office.odf_slides import deck_title, read_slide, write_furniture, write_slides
 from rag.ingest.office.odf_tables import sheet_rows, table_lines
 from rag.ingest.office.office_hidden import Hidden
@@ -63,7 +65,7 @@ def _shapes(el) -> list:
     """The text-holding shapes inside ``el`` that are not inside another shape, in document order."""
     out = []
     for child in el.children:
-        if child.tag in SHAPES and child.tag not in ("draw:frame", "draw:g"):
+        if (child.tag in SHAPES and child.tag not in ("draw:frame", "draw:g")) or child.tag == "draw:object":
             out.append(child)
         elif child.tag not in ("text:note", "office:annotation"):
             out += _shapes(child)
@@ -75,8 +77,9 @@ class _TextWriter:
     items (:class:`rag.ingest.office.odf_numbers.Numbering`) and keeping the role of generated indexes."""
 
     def __init__(self, b: CanonicalBuilder, numbering: Numbering | None = None,
-                 styles: ParagraphStyles | None = None) -> None:
+                 styles: ParagraphStyles | None = None, doc=None) -> None:
         self.b = b
+        self.doc = doc  # the package, for embedded objects (charts, sheets)
         self.numbering = numbering
         self.styles = styles
         self.scope, self.number = "", 0
@@ -149,6 +152,10 @@ class _TextWriter:
                 self.roles.append(RoleSpan(_INDEXES[tag], before + (2 if before else 0), self.b.length))
         elif tag in ("draw:frame", "draw:g"):
             self.shapes(el)
+        elif tag == "draw:object":  # a chart or a sheet placed in a frame (rag.ingest.office.odf_objects)
+            block = self.b.lines([(ln, None) for ln in object_lines(self.doc, el)]) if self.doc is not None else None
+            if block:
+                self.b.add_part(self.unit(), *block)
         elif tag in SHAPES or tag in ("text:section", "text:index-body", "text:index-title", "table:table-cell",
                                        "office:text", "text:numbered-paragraph"):
             self.walk(el)
@@ -163,7 +170,7 @@ class _TextWriter:
     def shapes(self, el) -> None:
         """Text boxes and shapes anchored inside ``el``: read after it, one block per paragraph."""
         for shape in _shapes(el):
-            self.walk(shape)
+            self.element(shape) if shape.tag == "draw:object" else self.walk(shape)
 
     def list_lines(self, el, depth: int, style: str = "", counts: dict | None = None) -> list[str]:
         """One line per list item, indented two spaces per level, after its label as a reader sees it."""
@@ -313,9 +320,13 @@ def _hidden_page_styles(doc) -> set[str]:
     return out
 
 
-def _frame_lines(frame) -> list[str]:
-    """One line per paragraph of a presentation frame or shape; list items as ``- `` lines."""
+def _frame_lines(frame, doc=None) -> list[str]:
+    """One line per paragraph of a presentation frame or shape; list items as ``- `` lines; an embedded chart or
+    sheet's lines (:func:`rag.ingest.office.odf_objects.object_lines`) when ``doc`` is given."""
     out: list[str] = []
+    if doc is not None:
+        for obj in frame.get_elements("descendant::draw:object"):
+            out += object_lines(doc, obj)
     writer = _TextWriter(CanonicalBuilder())
     boxes = [frame] if frame.tag in ("draw:custom-shape", "presentation:notes") else []
     boxes += frame.get_elements("descendant::draw:text-box") + [s for s in _shapes(frame)
@@ -335,7 +346,7 @@ def _write_deck(b: CanonicalBuilder, doc) -> tuple[str, list[RoleSpan], list[int
     """Every slide of an ODP (:mod:`rag.ingest.office.odf_slides`); returns (the title slide's title, role spans, the
     hidden slides' numbers, the words the shown slides hold)."""
     hidden_styles = _hidden_page_styles(doc)
-    slides = [read_slide(page, n, _frame_lines, hidden=_attr(page, "draw:style-name") in hidden_styles)
+    slides = [read_slide(page, n, lambda f: _frame_lines(f, doc), hidden=_attr(page, "draw:style-name") in hidden_styles)
               for n, page in enumerate(doc.body.get_elements("draw:page"), start=1)]
     write_slides(b, slides)
     decls = doc.body.get_elements("presentation:footer-decl") + doc.body.get_elements("presentation:header-decl")
@@ -382,7 +393,12 @@ def extract_odf(data: bytes, name: str, media_type: str, *, limits: Limits | Non
             for table in body.get_elements("table:table"):
                 if _attr(table, "table:display") == "false":
                     continue
-                write_sheet(b, _attr(table, "table:name"), sheet_rows(table, budget), heading=True, budget=budget)
+                wrote = write_sheet(b, _attr(table, "table:name"), sheet_rows(table, budget), heading=True,
+                                    budget=budget)
+                charts = [ln for obj in table.get_elements("descendant::draw:object") for ln in object_lines(doc, obj)]
+                if charts and not wrote:
+                    b.heading(1, _attr(table, "table:name"))
+                b.lines([(ln, None) for ln in charts])
         elif media_type == MediaType.ODP.value:
             visible, roles, hidden, shown = _write_deck(b, doc)
             visible = visible or (_meta_title(doc) if agrees(_meta_title(doc), shown) else "") or file_stem(name)
@@ -392,7 +408,7 @@ def extract_odf(data: bytes, name: str, media_type: str, *, limits: Limits | Non
         else:
             heads, foots = header_footer_lines(doc)
             roles += _furniture(b, heads)
-            writer = _TextWriter(b, Numbering(doc), ParagraphStyles(doc))
+            writer = _TextWriter(b, Numbering(doc), ParagraphStyles(doc), doc)
             body_at = b.length
             writer.walk(body)
             roles += writer.roles + _furniture(b, foots)
