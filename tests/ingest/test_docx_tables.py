@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 
 import docx
+import ooxml_samples as S
 import pytest
 
 from rag.ingest.extract import extract_bytes
@@ -106,3 +107,16 @@ def test_a_data_table_with_a_small_table_in_a_cell_stays_a_table():
     specs.cell(1, 0).text, specs.cell(1, 1).text = "Height", "20 cm"
     text = extract_bytes(_bytes(d), "products.docx").canonical
     assert "| Chair | $40 | Oak |" in text and "| Table | $90 | Width 10 cm Height 20 cm |" in text
+
+
+def test_struck_through_text_is_marked_as_a_reader_sees_it():
+    """mammoth's strikethrough.docx (a new user's walk, 2026-12-07): "Today's special: Salmon" struck through, then
+    "Sold out", answered "Today's special: Salmon", shown as supported. Struck runs are written between ~~ marks."""
+    body = ('<w:p><w:r><w:t xml:space="preserve">Today\'s special: </w:t></w:r>'
+            '<w:r><w:rPr><w:strike/></w:rPr><w:t xml:space="preserve">Sal</w:t></w:r>'
+            '<w:r><w:rPr><w:dstrike w:val="true"/></w:rPr><w:t xml:space="preserve">mon </w:t></w:r>'
+            '<w:r><w:t>Sold out</w:t></w:r></w:p>'
+            '<w:p><w:r><w:rPr><w:strike w:val="0"/></w:rPr><w:t>Soup of the day ~~ tomato</w:t></w:r></w:p>')
+    text = extract_bytes(S.save(S.docx_with_body(body)), "menu.docx").canonical
+    assert "Today's special: ~~Salmon~~ Sold out" in text
+    assert "Soup of the day ~~ tomato" in text  # not struck (w:val="0"), its own "~~" untouched
