@@ -118,3 +118,36 @@ def test_tables_side_by_side_are_two_tables_and_a_form_stays_one():
     for i in range(8):
         ss.append([f"A-{i}", f"Customer {i}", None] + (["UPS", f"1Z{i}"] if i < 3 else []))
     assert "| A-1 | Customer 1 |  | UPS | 1Z1 |" in extract_bytes(S.save(shipped), "orders.xlsx").canonical
+
+
+def _renamed(data: bytes, old: str, new: str | None) -> bytes:
+    zin = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            if info.filename == old and new is None:
+                continue
+            zout.writestr(new if info.filename == old else info.filename, zin.read(info))
+    return out.getvalue()
+
+
+def test_a_part_named_in_another_case_or_missing_is_mended_not_refused():
+    """Go's excelize writes xl/SharedStrings.xml, another writer declares a shared-strings part it never stores: Excel
+    opens both; they were refused as damaged (a new user's walk, 2026-12-07)."""
+    wb = openpyxl.Workbook()
+    wb.active.append(["Region", "Units"])
+    wb.active.append(["North", 59])
+    data = S.save(wb)
+    doc = extract_bytes(_renamed(data, "xl/sharedStrings.xml", "xl/SharedStrings.xml"), "excelize.xlsx")
+    assert "| North | 59 |" in doc.canonical
+    numbers = openpyxl.Workbook()
+    numbers.active.append([1, 2])
+    numbers.active.append([3, 4])
+    doc = extract_bytes(_renamed(S.save(numbers), "xl/sharedStrings.xml", None), "inline.xlsx")
+    assert "| 3 | 4 |" in doc.canonical and "missing, read as empty" in doc.warnings[0]
+    from rag.ingest.office.sheets import repaired
+
+    mended, what = repaired(_renamed(data, "xl/sharedStrings.xml", "xl/SharedStrings.xml"),
+                            KeyError("There is no item named 'xl/sharedStrings.xml' in the archive"))
+    assert what == "xl/SharedStrings.xml read as xl/sharedStrings.xml"
+    assert "xl/sharedStrings.xml" in zipfile.ZipFile(io.BytesIO(mended)).namelist()
