@@ -134,19 +134,19 @@ def _renamed(data: bytes, old: str, new: str | None) -> bytes:
 def test_a_part_named_in_another_case_or_missing_is_mended_not_refused():
     """Go's excelize writes xl/SharedStrings.xml, another writer declares a shared-strings part it never stores: Excel
     opens both; they were refused as damaged (a new user's walk, 2026-12-07)."""
+    from rag.ingest.office.sheets import repaired
+
     wb = openpyxl.Workbook()
     wb.active.append(["Region", "Units"])
     wb.active.append(["North", 59])
     data = S.save(wb)
     doc = extract_bytes(_renamed(data, "xl/sharedStrings.xml", "xl/SharedStrings.xml"), "excelize.xlsx")
     assert "| North | 59 |" in doc.canonical
-    numbers = openpyxl.Workbook()
-    numbers.active.append([1, 2])
-    numbers.active.append([3, 4])
-    doc = extract_bytes(_renamed(S.save(numbers), "xl/sharedStrings.xml", None), "inline.xlsx")
-    assert "| 3 | 4 |" in doc.canonical and "missing, read as empty" in doc.warnings[0]
-    from rag.ingest.office.sheets import repaired
-
+    gone = _renamed(data, "xl/sharedStrings.xml", None)
+    mended, what = repaired(gone, KeyError("There is no item named 'xl/sharedStrings.xml' in the archive"))
+    assert what == "xl/sharedStrings.xml missing, read as empty"
+    assert b"<sst" in zipfile.ZipFile(io.BytesIO(mended)).read("xl/sharedStrings.xml")
+    assert repaired(gone, KeyError("There is no item named 'xl/worksheets/sheet9.xml' in the archive")) is None
     mended, what = repaired(_renamed(data, "xl/sharedStrings.xml", "xl/SharedStrings.xml"),
                             KeyError("There is no item named 'xl/sharedStrings.xml' in the archive"))
     assert what == "xl/SharedStrings.xml read as xl/sharedStrings.xml"
