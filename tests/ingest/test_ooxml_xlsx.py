@@ -120,34 +120,27 @@ def test_tables_side_by_side_are_two_tables_and_a_form_stays_one():
     assert "| A-1 | Customer 1 |  | UPS | 1Z1 |" in extract_bytes(S.save(shipped), "orders.xlsx").canonical
 
 
-def _renamed(data: bytes, old: str, new: str | None) -> bytes:
-    zin = zipfile.ZipFile(io.BytesIO(data))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as zout:
-        for info in zin.infolist():
-            if info.filename == old and new is None:
-                continue
-            zout.writestr(new if info.filename == old else info.filename, zin.read(info))
-    return out.getvalue()
-
-
 def test_a_part_named_in_another_case_or_missing_is_mended_not_refused():
     """Go's excelize writes xl/SharedStrings.xml, another writer declares a shared-strings part it never stores: Excel
     opens both; they were refused as damaged (a new user's walk, 2026-12-07)."""
     from rag.ingest.office.sheets import repaired
 
-    wb = openpyxl.Workbook()
+    wb = openpyxl.Workbook()  # openpyxl writes its strings inline: the parts are added here
     wb.active.append(["Region", "Units"])
     wb.active.append(["North", 59])
     data = S.save(wb)
-    doc = extract_bytes(_renamed(data, "xl/sharedStrings.xml", "xl/SharedStrings.xml"), "excelize.xlsx")
-    assert "| North | 59 |" in doc.canonical
-    gone = _renamed(data, "xl/sharedStrings.xml", None)
-    mended, what = repaired(gone, KeyError("There is no item named 'xl/sharedStrings.xml' in the archive"))
-    assert what == "xl/sharedStrings.xml missing, read as empty"
-    assert b"<sst" in zipfile.ZipFile(io.BytesIO(mended)).read("xl/sharedStrings.xml")
-    assert repaired(gone, KeyError("There is no item named 'xl/worksheets/sheet9.xml' in the archive")) is None
-    mended, what = repaired(_renamed(data, "xl/sharedStrings.xml", "xl/SharedStrings.xml"),
-                            KeyError("There is no item named 'xl/sharedStrings.xml' in the archive"))
+    sst = b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="0" uniqueCount="0"/>'
+    cased = io.BytesIO()
+    with zipfile.ZipFile(cased, "w") as z:
+        for info in zipfile.ZipFile(io.BytesIO(data)).infolist():
+            z.writestr(info.filename, zipfile.ZipFile(io.BytesIO(data)).read(info))
+        z.writestr("xl/SharedStrings.xml", sst)
+    missing = KeyError("There is no item named 'xl/sharedStrings.xml' in the archive")
+    mended, what = repaired(cased.getvalue(), missing)
     assert what == "xl/SharedStrings.xml read as xl/sharedStrings.xml"
     assert "xl/sharedStrings.xml" in zipfile.ZipFile(io.BytesIO(mended)).namelist()
+    assert "| North | 59 |" in extract_bytes(mended, "excelize.xlsx").canonical
+    mended, what = repaired(data, missing)
+    assert what == "xl/sharedStrings.xml missing, read as empty"
+    assert zipfile.ZipFile(io.BytesIO(mended)).read("xl/sharedStrings.xml").startswith(b"<?xml")
+    assert repaired(data, KeyError("There is no item named 'xl/worksheets/sheet9.xml' in the archive")) is None
