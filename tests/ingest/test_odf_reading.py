@@ -203,3 +203,20 @@ def test_the_text_an_image_holds_is_read_where_it_stands():
     got = extract_bytes(_save(deck), "talk.odp")
     at = got.canonical.index("Shazam!")
     assert locator_at(got, at, at + 7).first == 2  # on its own slide
+
+
+def test_odp_numbered_lists_keep_their_numbers():
+    """odfpy's ol.odp (a new user's walk, 2026-12-07): "1. Eins 2. Tsvey" on the slide read "- Eins", "- Tsvey"."""
+    deck = _deck([("Steps", [])])
+    _style(deck, '<text:list-style style:name="LNum"><text:list-level-style-number text:level="1" '
+                 'style:num-format="1" style:num-suffix="."/></text:list-style>')
+    steps = List(["Unplug the unit", "Open the cover", "Replace the fuse"])
+    steps.set_attribute("text:style-name", "LNum")
+    box = Frame.text_frame("", size=("20cm", "6cm"), position=("1cm", "4cm"))
+    text_box = box.get_elements("draw:text-box")[0]
+    for child in list(text_box.children):
+        text_box.delete(child)
+    text_box.append(steps)
+    deck.body.get_draw_pages()[0].append(box)
+    got = extract_bytes(_save(deck), "steps.odp").canonical
+    assert "1. Unplug the unit\n2. Open the cover\n3. Replace the fuse" in got

@@ -320,21 +320,23 @@ def _hidden_page_styles(doc) -> set[str]:
     return out
 
 
-def _frame_lines(frame, doc=None) -> list[str]:
-    """One line per paragraph of a presentation frame or shape; list items as ``- `` lines; an embedded chart or
-    sheet's lines (:func:`rag.ingest.office.odf_objects.object_lines`) when ``doc`` is given."""
+def _frame_lines(frame, doc=None, numbering: Numbering | None = None) -> list[str]:
+    """One line per paragraph of a presentation frame or shape; list items after the label their list style draws
+    ("1. ", "- "; before, a numbered list read as bullets: odfpy's ol.odp, a new user's walk, 2026-12-07); an
+    embedded chart or sheet's lines (:func:`rag.ingest.office.odf_objects.object_lines`) when ``doc`` is given."""
     out: list[str] = []
     if doc is not None:
         for obj in frame.get_elements("descendant::draw:object"):
             out += object_lines(doc, obj)
-    writer = _TextWriter(CanonicalBuilder())
+    writer = _TextWriter(CanonicalBuilder(), numbering)
     boxes = [frame] if frame.tag in ("draw:custom-shape", "presentation:notes") else []
     boxes += frame.get_elements("descendant::draw:text-box") + [s for s in _shapes(frame)
                                                                 if s.tag != "draw:text-box"]
     for box in boxes:
         for el in box.children:
             if el.tag == "text:list":
-                out += writer.list_lines(el, 0)
+                style, counts = numbering.open_list(el) if numbering is not None else ("", {})
+                out += writer.list_lines(el, 0, style, counts)
             elif el.tag in ("text:p", "text:h"):
                 text = clean_inline(inline_text(el), keep_newlines=False)
                 if text:
@@ -346,7 +348,8 @@ def _write_deck(b: CanonicalBuilder, doc) -> tuple[str, list[RoleSpan], list[int
     """Every slide of an ODP (:mod:`rag.ingest.office.odf_slides`); returns (the title slide's title, role spans, the
     hidden slides' numbers, the words the shown slides hold)."""
     hidden_styles = _hidden_page_styles(doc)
-    slides = [read_slide(page, n, lambda f: _frame_lines(f, doc), hidden=_attr(page, "draw:style-name") in hidden_styles)
+    numbering = Numbering(doc)
+    slides = [read_slide(page, n, lambda f: _frame_lines(f, doc, numbering), hidden=_attr(page, "draw:style-name") in hidden_styles)
               for n, page in enumerate(doc.body.get_elements("draw:page"), start=1)]
     write_slides(b, slides)
     decls = doc.body.get_elements("presentation:footer-decl") + doc.body.get_elements("presentation:header-decl")
