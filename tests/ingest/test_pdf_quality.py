@@ -290,3 +290,31 @@ def test_computer_modern_ff_ligature_read_as_ff():
     page = {"blocks": [{"lines": [line("ABCDEF+CMR10", "e\u21b5orts o\u21b5-the-shelf"),  # an arXiv paper's TeX font
                                   line("ArialMT", "Press \u21b5 to confirm")]}]}  # the return key stays
     assert [t for _, t, *_ in raw_lines(page)] == ["efforts off-the-shelf", "Press \u21b5 to confirm"]
+
+
+def test_a_code_listing_keeps_its_lines_and_a_typewritten_page_stays_prose():
+    """A router's configuration guide and a JavaScript listing (a new user's walk, 2026-12-07) were joined into one
+    run-on line each. Lines in a monospaced font, two or more in a paragraph, are kept as set; a page typed in
+    Courier throughout is prose, its lines joined."""
+    import pymupdf
+
+    from rag.ingest.extract import extract_bytes
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "The function below adds two numbers and prints the sum of three and five.",
+                     fontsize=10)
+    for k, (indent, line) in enumerate([(0, "function add(a, b) {"), (4, "return a + b;"), (0, "}"),
+                                        (0, "console.log(add(3, 5));")]):
+        page.insert_text((72 + indent * 6, 110 + 12 * k), line, fontsize=10, fontname="cour")
+    page.insert_text((72, 180), "The listing prints eight, as expected from the sum of its two arguments.",
+                     fontsize=10)
+    text = extract_bytes(doc.tobytes(), "listing.pdf").canonical
+    assert "function add(a, b) {\n    return a + b;\n}\nconsole.log(add(3, 5));" in text
+    typed = pymupdf.open()
+    page = typed.new_page()
+    for k in range(12):
+        page.insert_text((72, 80 + 12 * k), f"This memorandum line {k} was typed on a typewriter long ago", fontsize=10,
+                         fontname="cour")
+    text = extract_bytes(typed.tobytes(), "memo.pdf").canonical
+    assert "long ago This memorandum line 1" in text

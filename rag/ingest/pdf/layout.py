@@ -69,6 +69,7 @@ class Line:
     page_h: float
     sideways: bool = False
     kind: str = "text"
+    mono: bool = False  # every span in a monospaced font (code, a command line): :func:`rag.ingest.pdf.pdf_text.code_text`
 
     @property
     def height(self) -> float:
@@ -109,8 +110,17 @@ def _frame(direction: tuple[float, float]):
     return tf
 
 
+#: Font names of monospaced faces that do not set the font's fixed-pitch flag.
+_MONO_NAMES = ("courier", "mono", "consola", "menlo", "cmtt", "sfmono", "lucidaconsole", "typewriter", "code")
+
+
+def _mono(span: dict) -> bool:
+    return bool(span.get("flags", 0) & 8) or any(m in span.get("font", "").lower() for m in _MONO_NAMES)
+
+
 def raw_lines(page_dict: dict) -> list[tuple]:
-    """``(direction, text, bbox, size, bold, block_no)`` of every non-blank line of a ``get_text("dict")``."""
+    """``(direction, text, bbox, size, bold, block_no, mono)`` of every non-blank line of a ``get_text("dict")``;
+    ``mono`` when every span with text is in a monospaced font."""
     raw = []
     for b_no, block in enumerate(page_dict["blocks"]):
         for line in block.get("lines", ()):
@@ -122,7 +132,8 @@ def raw_lines(page_dict: dict) -> list[tuple]:
             size = round(main_span["size"] * 2) / 2
             bold = bool(main_span["flags"] & 16) or "Bold" in main_span["font"]
             d = (round(line["dir"][0]), round(line["dir"][1]))
-            raw.append((d, text, line["bbox"], size, bold, b_no))
+            mono = all(_mono(sp) for sp in spans if sp["text"].strip())
+            raw.append((d, text, line["bbox"], size, bold, b_no, mono))
     return raw
 
 
@@ -143,10 +154,11 @@ def page_lines(page, page_dict: dict | None = None) -> tuple[list[Line], list[Li
     tf_main = _frame(main_dir)
     fx0, fy0, fx1, fy1 = tf_main(r.x0, r.y0, r.x1, r.y1)
     main, other = [], []
-    for d, text, bbox, size, bold, b_no in raw:
+    for d, text, bbox, size, bold, b_no, mono in raw:
         if d == main_dir:
             x0, y0, x1, y1 = tf_main(*bbox)
-            main.append(Line(text.strip(), x0 - fx0, y0 - fy0, x1 - fx0, y1 - fy0, size, bold, b_no, fy1 - fy0))
+            main.append(Line(text.strip(), x0 - fx0, y0 - fy0, x1 - fx0, y1 - fy0, size, bold, b_no, fy1 - fy0,
+                             mono=mono))
         else:
             x0, y0, x1, y1 = _frame(d)(*bbox)
             other.append(Line(text.strip(), x0, y0, x1, y1, size, bold, b_no, fy1 - fy0, True))
@@ -163,7 +175,8 @@ def merge_fragments(lines: list[Line]) -> list[Line]:
                 and 0 <= ln.x0 - prev.x1 < 1.5 * max(prev.size, ln.size) and prev.kind == ln.kind):
             sep = "" if ln.x0 - prev.x1 < 0.15 * ln.size else " "
             out[-1] = Line(prev.text + sep + ln.text, prev.x0, min(prev.y0, ln.y0), ln.x1, max(prev.y1, ln.y1),
-                           prev.size, prev.bold and ln.bold, prev.block, prev.page_h, prev.sideways, prev.kind)
+                           prev.size, prev.bold and ln.bold, prev.block, prev.page_h, prev.sideways, prev.kind,
+                           prev.mono and ln.mono)
         else:
             out.append(ln)
     return out
@@ -274,13 +287,15 @@ def order_blocks(lines: list[Line]) -> tuple[list[Line], str]:
 
 
 def paragraphs_of(lines: list[Line]) -> list[list[Line]]:
-    """Group ordered lines into paragraphs: a new one at a block change, a kind change, a vertical gap,
+    """Group ordered lines into paragraphs: a new one at a block change (not between two monospaced lines), a kind
+    change, a vertical gap,
     a jump back up (next column), a font-size change, or after a bold title line (:func:`ends_bold_title`)."""
     paras: list[list[Line]] = []
     full = full_width(lines)
     for ln in lines:
         prev = paras[-1][-1] if paras else None
-        if (prev is None or ln.block != prev.block or ln.kind != prev.kind or ln.kind == "table"
+        listing = prev is not None and prev.mono and ln.mono  # MuPDF cuts a listing's blocks at its indents
+        if (prev is None or (ln.block != prev.block and not listing) or ln.kind != prev.kind or ln.kind == "table"
                 or ln.y0 - prev.y1 > 0.6 * prev.height or ln.y0 < prev.y0 - 1 or abs(ln.size - prev.size) > 0.6
                 or ends_bold_title(paras[-1], ln, full)):
             paras.append([ln])

@@ -155,6 +155,21 @@ class Para:
     end: int = 0
     bold_title: bool = False
     font: float | None = None  # the first line's font size (points), heading or not
+    code: bool = False  # lines kept as set (:func:`code_text`)
+
+
+#: Monospaced lines are a code listing's only where they are at most this share of the page's text: a page typed
+#: in Courier throughout is prose.
+CODE_MAX_SHARE = 0.5
+
+
+def code_text(para: list[Line]) -> str:
+    """A code listing's or a command line's lines as set: one per line, indented by their offset from the leftmost
+    (in the font's character widths). Joined as prose they were one run-on line (a router's configuration guide,
+    a JavaScript listing: a new user's walk, 2026-12-07)."""
+    left = min(ln.x0 for ln in para)
+    width = max(0.6 * para[0].size, 1.0)
+    return "\n".join(" " * min(int(round((ln.x0 - left) / width)), 40) + ln.text for ln in para)
 
 
 #: Spacing accents a TeX font draws as a glyph of their own before the letter they sit on (OT1 encoding): the text
@@ -198,13 +213,19 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float, bold_title
     ``body`` is the body font size (points); ``bold_titles`` lets bold unnumbered lines be headings
     (:func:`is_bold_title`) when running text follows them within two paragraphs (:func:`is_prose`)."""
     out: list[Para] = []
+    total = sum(len(ln.text) for ln in lines if ln.kind == "text")
+    listings = sum(len(ln.text) for ln in lines if ln.kind == "text" and ln.mono) <= CODE_MAX_SHARE * total
     for para in paragraphs_of(lines):
         kind = para[0].kind
+        code = listings and kind == "text" and len(para) >= 2 and all(ln.mono for ln in para)
         if kind == "table":
             text = para[0].text
+        elif code:
+            text = code_text(para)
         else:
             text = join_lines([ln.text for ln in para], lexicon).replace("\u00ad", "")
-        text = unicodedata.normalize("NFC", spacing_accents(text)).strip()
+        text = unicodedata.normalize("NFC", spacing_accents(text))
+        text = text.rstrip().lstrip("\n") if code else text.strip()
         if not text:
             continue
         size = heading_size(para, text, body)
@@ -213,6 +234,11 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float, bold_title
             size = para[0].size
         prev = out[-1] if out else None
         aside = out[-2] if len(out) > 1 else None
+        if code:  # a listing is never joined to the prose around it, nor a heading
+            out.append(Para(text, None, len(para), kind, font=para[0].size, code=True))
+            continue
+        if prev is not None and prev.code:
+            prev = aside = None
         if (aside is not None and aside.kind == kind == prev.kind == "text" and _hyphen_end(aside.text)
                 and prev.lines <= 2 and len(prev.text) <= 60 and text[:1].islower()
                 and lexicon.join(aside.text, text)):
