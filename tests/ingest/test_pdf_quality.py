@@ -318,3 +318,17 @@ def test_a_code_listing_keeps_its_lines_and_a_typewritten_page_stays_prose():
                          fontname="cour")
     text = extract_bytes(typed.tobytes(), "memo.pdf").canonical
     assert "long ago This memorandum line 1" in text
+
+
+def test_a_right_to_left_line_split_by_a_latin_word_is_read_right_to_left():
+    """docling's right_to_left_01.pdf (a new user's walk, 2026-12-07): MuPDF splits an Arabic line at its Latin
+    words; joined left to right, "R وPython" moved to the line's end and glued to the next word."""
+    from rag.ingest.pdf.layout import Line, merge_fragments
+
+    right = Line("تعتبر البرمجة بلغة R وPython", 397, 100, 522, 115, 12.0, False, 1, 800)
+    left = Line("من الأدوات القوية", 109, 100, 396, 115, 12.0, False, 1, 800)
+    (line,) = merge_fragments([left, right])
+    assert line.text == "تعتبر البرمجة بلغة R وPython من الأدوات القوية"
+    a = Line("The quick", 72, 100, 120, 112, 12.0, False, 1, 800)
+    b = Line("brown fox", 124, 100, 180, 112, 12.0, False, 1, 800)
+    assert merge_fragments([b, a])[0].text == "The quick brown fox"

@@ -165,8 +165,16 @@ def page_lines(page, page_dict: dict | None = None) -> tuple[list[Line], list[Li
     return main, sorted(other, key=lambda ln: (ln.block, ln.y0, ln.x0)), fx1 - fx0
 
 
+def _rtl(text: str) -> bool:
+    """Whether ``text`` is mostly in a right-to-left script (Hebrew, Arabic): more such letters than Latin ones."""
+    rtl = sum(1 for ch in text if "\u0590" <= ch <= "\u08ff" or "\ufb1d" <= ch <= "\ufdff" or "\ufe70" <= ch <= "\ufeff")
+    return rtl > sum(1 for ch in text if ch.isascii() and ch.isalpha())
+
+
 def merge_fragments(lines: list[Line]) -> list[Line]:
-    """Join pieces MuPDF split off one visual line (same block, same baseline, small horizontal gap)."""
+    """Join pieces MuPDF split off one visual line (same block, same baseline, small horizontal gap); in a right-to-
+    left line the piece further right comes first, a space apart (an Arabic line's Latin words "R وPython" moved to
+    its end and glued to the next word, "فعالةتعتبر": a new user's walk, 2026-12-07)."""
     lines = sorted(lines, key=lambda ln: (ln.block, round(ln.y1), ln.x0))
     out: list[Line] = []
     for ln in lines:
@@ -174,7 +182,11 @@ def merge_fragments(lines: list[Line]) -> list[Line]:
         if (prev is not None and prev.block == ln.block and abs(prev.y1 - ln.y1) < 0.4 * min(prev.height, ln.height)
                 and 0 <= ln.x0 - prev.x1 < 1.5 * max(prev.size, ln.size) and prev.kind == ln.kind):
             sep = "" if ln.x0 - prev.x1 < 0.15 * ln.size else " "
-            out[-1] = Line(prev.text + sep + ln.text, prev.x0, min(prev.y0, ln.y0), ln.x1, max(prev.y1, ln.y1),
+            if _rtl(prev.text + ln.text):  # right to left: the piece further right is read first, a word apart
+                text = ln.text + " " + prev.text
+            else:
+                text = prev.text + sep + ln.text
+            out[-1] = Line(text, prev.x0, min(prev.y0, ln.y0), ln.x1, max(prev.y1, ln.y1),
                            prev.size, prev.bold and ln.bold, prev.block, prev.page_h, prev.sideways, prev.kind,
                            prev.mono and ln.mono)
         else:
