@@ -92,3 +92,18 @@ class ModelMismatchError(StoreError):
     def __init__(self, message: str, stale: list[str] | None = None):
         self.stale = stale or []
         super().__init__(message)
+
+
+#: Exceptions that, under an :class:`ExtractionError`, are a fault of the reader's code rather than of the file (a
+#: name or import that is not there): the document is failed as retryable, and its reason says so. Before, a
+#: half-applied update made every ODF file "damaged ODT (NameError ...)", not to be retried (a new user's walk,
+#: 2026-12-07).
+READER_FAULTS = (NameError, ImportError, SyntaxError)
+
+
+def reader_fault(e: ExtractionError) -> str | None:
+    """The reason to show when ``e`` hides a fault of the reader's code (:data:`READER_FAULTS`), else ``None``."""
+    if isinstance(e.__cause__, READER_FAULTS):
+        return (f"internal error in the reader ({type(e.__cause__).__name__}), not a fault of the file; "
+                "a retry after an update may help")
+    return None

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rag.errors import Cancelled, ExtractionError, LimitExceeded, StoreError
+from rag.errors import Cancelled, ExtractionError, LimitExceeded, StoreError, reader_fault
 from rag.ingest.limits import Limits, check_size
 from rag.settings import PIPELINE_VERSION, Settings
 from rag.store.backup import remove_original, write_name
@@ -284,9 +284,10 @@ class Writer:
             return r
         except Cancelled:
             return self._drop(job, result)
-        except ExtractionError as e:
-            logger.info("%s (%s): not indexed: %s", name, doc_id[:8], e.reason)
-            return self._fail(job, result, e.reason, retryable=False)
+        except ExtractionError as e:  # the reader's own bug is no fault of the file: a retry may help
+            reason = reader_fault(e) or e.reason
+            logger.info("%s (%s): not indexed: %s", name, doc_id[:8], reason)
+            return self._fail(job, result, reason, retryable=reason != e.reason)
         except Exception as e:  # noqa: BLE001 - one bad file must never take the others down
             logger.exception("%s (%s): internal error while indexing", name, doc_id[:8])
             return self._fail(job, result, f"internal error while indexing: {type(e).__name__}: {e}", retryable=True)

@@ -283,3 +283,30 @@ def test_time_left_is_measured_from_the_embedding_rate_and_said_in_passages(stor
     assert job.stage_text() == "embedding its passages" and "pieces" not in job.stage_text()
     store.jobs.progress(job.id, "w:1:x", "embed", 10, 800)
     assert store.jobs.get(job.id).eta_s(now=began + 30) is None  # under 5 % done: no figure yet
+
+
+def test_a_reader_s_own_bug_is_not_called_a_damaged_file_and_may_be_retried(store, monkeypatch):
+    """A half-applied update (a new user's walk, 2026-12-07) made every ODF file "damaged ODT (NameError ...)",
+    and "retry all failed" refused them: "a retry cannot help"."""
+    from rag.errors import ExtractionError
+    from rag.ingest import extract
+    from rag.types import MediaType
+
+    real = extract.READERS[MediaType.HTML.value]
+
+    def broken(data, name, limits=None):
+        try:
+            raise NameError("name 'table_lines' is not defined")
+        except NameError as e:
+            raise ExtractionError(name, f"damaged HTML ({type(e).__name__}: {e})") from e
+
+    monkeypatch.setitem(extract.READERS, MediaType.HTML.value, broken)
+    page = b"<html><body><h1>Epsilon</h1>" + b"<p>The epsilon release ships on Friday with the new importer.</p>" * 5
+    r = store.enqueue_bytes(page + b"</body></html>", "e.html")
+    _drain(store)
+    doc = store.get_document(r.document_id)
+    assert doc.status == "failed" and doc.retryable is True
+    assert "internal error in the reader (NameError), not a fault of the file" in doc.reason
+    assert "damaged" not in doc.reason
+    monkeypatch.setitem(extract.READERS, MediaType.HTML.value, real)
+    assert [x.status for x in store.retry_failed()] == ["ready"]
