@@ -66,3 +66,21 @@ def test_values_without_labels_are_not_shown_so_not_read():
 ])
 def test_chart_numbers_read_as_their_labels_show_them(text, code, share, want):
     assert chart_number(text, code, share) == want
+
+
+def test_two_level_categories_keep_their_upper_level():
+    """python-pptx's cht-category-access.pptx (a new user's walk, 2026-12-07): states under countries read "CA; NY;
+    GB", the countries lost."""
+    data = CategoryChartData()
+    for country, places in (("US", ("CA", "NY")), ("UK", ("GB", "Scotland"))):
+        top = data.add_category(country)
+        for place in places:
+            top.add_sub_category(place)
+    data.add_series("Stores", (4, 7, 2, 1))
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(1), Inches(6), Inches(4), data)
+    buf = io.BytesIO()
+    prs.save(buf)
+    text = extract_bytes(buf.getvalue(), "stores.pptx").canonical
+    assert "Categories: US / CA; US / NY; UK / GB; UK / Scotland" in text

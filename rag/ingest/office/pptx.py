@@ -153,7 +153,12 @@ def _chart_lines(chart) -> list[str]:
         plot = chart.plots[0] if len(chart.plots) else None
         if plot is not None:
             series = [clean_inline(str(s.name or ""), keep_newlines=False) for s in plot.series][:50]
-            cats = [clean_inline(str(c), keep_newlines=False) for c in plot.categories][:100]
+            categories = plot.categories
+            if categories.depth > 1:  # "US / CA": the upper level was lost ("CA, NY, GB", a new user's walk)
+                cats = [clean_inline(" / ".join(str(x) for x in t if str(x).strip()), keep_newlines=False)
+                        for t in categories.flattened_labels[:100]]
+            else:
+                cats = [clean_inline(str(c), keep_newlines=False) for c in categories][:100]
             if any(series):
                 out.append("Series: " + "; ".join(x for x in series if x))
             if any(cats):
