@@ -150,3 +150,30 @@ def test_text_drawn_again_after_its_box_and_a_caption_outside_a_clipped_picture_
     assert "ENFORCED FOR ALL ACCESS" in got.canonical
     assert "Figure 3-11 Selecting the EMPLOYEES table" in got.canonical
     assert not any("hidden text" in w for w in got.warnings), got.warnings
+
+
+def test_a_stamp_over_a_redaction_and_another_drawing_s_clip_do_not_show_covered_text():
+    """A review of the redraw and clip rules (2026-12-07): a white "REDACTED" stamped in two pieces (or one) on a black
+    box over a password was taken for the password drawn again; a picture over a line, an unrelated clipped drawing
+    before it, was cut to that drawing's clip. Both showed the covered line."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    secret = "Account password: hunter2secret"
+    width = pymupdf.get_text_length(secret, fontsize=11)
+    for y, pieces in ((130, 2), (190, 1)):
+        page.insert_text((72, y), secret, fontsize=11)
+        page.draw_rect(pymupdf.Rect(70, y - 11, 74 + width, y + 4), color=None, fill=(0, 0, 0))
+        size = 11 * (width * (0.45 if pieces == 2 else 0.95)) / pymupdf.get_text_length("REDACTED", fontsize=11)
+        for k in range(pieces):
+            page.insert_text((72 + k * width * 0.5, y), "REDACTED", fontsize=size, color=(1, 1, 1))
+    src = pymupdf.open()
+    logo = src.new_page(width=200, height=100)
+    logo.draw_rect(logo.rect, color=(0, 0, 1), fill=(0.9, 0.9, 1))
+    page.insert_text((80, 316), "Secret covered line: hunter2secret", fontsize=11)
+    page.show_pdf_page(pymupdf.Rect(70, 230, 330, 305), src, 0, keep_proportion=False)
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 50, 50), False)
+    pix.set_rect(pix.irect, (200, 30, 30))
+    page.insert_image(pymupdf.Rect(70, 230, 330, 320), pixmap=pix, keep_proportion=False)
+    page.insert_text((72, 400), "Another public line follows here with more words to read.", fontsize=11)
+    got = extract_bytes(doc.tobytes(), "redacted.pdf")
+    assert "hunter2" not in got.canonical and "Another public line" in got.canonical

@@ -160,7 +160,8 @@ class _Paint:
         self.fills = [(i, r) for i, (kind, r) in enumerate(log) if kind == "fill-path" and _area(r) > 4]
         self.images = [(i, r) for i, (kind, r) in enumerate(log) if kind == "fill-image"]
         self._opaque: dict[int, tuple] | None = None
-        self._clips: list[tuple] | None = None
+        self._clips: list[tuple[int, float, list[tuple]]] | None = None
+        self._trace: list[tuple[int, list[tuple[str, tuple]]]] | None = None
 
     def opaque_fills(self) -> dict[int, tuple]:
         """``{position: painted box}`` of the fills with an opaque fill colour (``get_drawings(extended=True)``,
@@ -170,7 +171,8 @@ class _Paint:
         if self._opaque is None:
             out: dict[int, tuple] = {}
             clips: list[tuple[int, tuple]] = []  # (level, scissor) of the clipping paths open around an item
-            seen_clips: set[tuple] = set()
+            gaps: list[tuple[int, float, list[tuple]]] = []  # clipping paths set between two painted items
+            last, pending = -1, []
             try:
                 marks = _highlights(self.page)
                 for d in self.page.get_drawings(extended=True):
@@ -180,8 +182,11 @@ class _Paint:
                     if d.get("type") == "clip":
                         if d.get("scissor") is not None:
                             clips.append((level, tuple(d["scissor"])))
-                            seen_clips.add(tuple(d["scissor"]))
+                            pending.append(tuple(d["scissor"]))
                         continue
+                    if "seqno" in d:
+                        gaps.append((last, d["seqno"], pending[:MAX_CLIPS]))
+                        last, pending = d["seqno"], []
                     if d.get("fill") is None or (d.get("fill_opacity") or 0) < OPAQUE or "seqno" not in d:
                         continue
                     box = tuple(d["rect"])
@@ -190,12 +195,13 @@ class _Paint:
                     for _, c in clips:
                         box = (max(box[0], c[0]), max(box[1], c[1]), min(box[2], c[2]), min(box[3], c[3]))
                     out[d["seqno"]] = box
+                gaps.append((last, float("inf"), pending[:MAX_CLIPS]))
             except Exception:  # noqa: BLE001
-                out, seen_clips = {}, set()
-            self._opaque, self._clips = out, list(seen_clips)[:MAX_CLIPS]
+                out, gaps = {}, []
+            self._opaque, self._clips = out, gaps
         return self._opaque
 
-    def _last_drawn(self, bbox) -> int | None:
+    def _last_drawn(self, bbox, text: str = "") -> int | None:
         """The position in the paint log of the last of the span's own text at ``bbox``: the last entry covering
         half of its box that is no larger than :data:`TIGHT` times it (the span's own run, as before); when only
         larger entries cover it (a text object of a whole column, logged once before the figures drawn over the
@@ -208,20 +214,50 @@ class _Paint:
         covering = [(i, r) for i, r in self.text if _inter(bbox, r) >= 0.5 * area]
         tight = [i for i, r in covering if _area(r) <= TIGHT * area]
         inside = [(i, r) for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(r), 1e-6)]
+        if len(tight) > 1 and text.strip():  # other words stamped over it are no run of its own ("REDACTED")
+            own = [i for i in tight if self.spells(i, bbox, text)]
+            tight = own or tight
         if tight:
             last = max(tight)
             # drawn again after it, glyph by glyph (an outline or shadow effect): the last full drawing counts
             again = [(i, r) for i, r in inside if i > last]
-            if again and _covered_share(bbox, [r for _, r in again]) >= REDRAWN_SHARE:
+            if again and _covered_share(bbox, [r for _, r in again]) >= REDRAWN_SHARE and \
+                    self.drawn_again(bbox, text, last):
                 return max(i for i, _ in again)
             return last
         if inside:
             return max(i for i, _ in inside)
         return max(i for i, _ in covering) if covering else None
 
-    def painted_over(self, bbox) -> bool:
-        """Whether the text drawn at ``bbox`` is covered by an opaque fill or a small picture painted later."""
-        last = self._last_drawn(bbox)
+    def _chars(self) -> list[tuple[int, list[tuple[str, tuple]]]]:
+        if self._trace is None:
+            try:
+                self._trace = [(t["seqno"], [(chr(c[0]), c[3]) for c in t["chars"]])
+                               for t in self.page.get_texttrace()]
+            except Exception:  # noqa: BLE001 - no trace: nothing counts as drawn again
+                self._trace = []
+        return self._trace
+
+    def spells(self, i: int, bbox, text: str) -> bool:
+        """Whether the text drawn at position ``i`` spells ``text`` (spaces aside) inside ``bbox``."""
+        got = "".join(ch for seq, chars in self._chars() if seq == i for ch, box in chars
+                      if not ch.isspace() and _inter(bbox, box) >= 0.5 * max(_area(box), 1e-6))
+        want = "".join(text.split())
+        return bool(want) and want in got
+
+    def drawn_again(self, bbox, text: str, after: int) -> bool:
+        """Whether the characters drawn inside ``bbox`` after position ``after`` spell ``text`` again (spaces aside:
+        ``get_texttrace``, asked once per page, only when needed): a redraw of the same words, not other text
+        stamped on a box over them ("REDACTED" over a password: a review, 2026-12-07)."""
+        want = "".join(text.split())
+        got = "".join(ch for seq, chars in self._chars() if seq > after for ch, box in chars
+                      if not ch.isspace() and _inter(bbox, box) >= 0.5 * max(_area(box), 1e-6))
+        return bool(want) and want in got
+
+    def painted_over(self, bbox, text: str = "") -> bool:
+        """Whether the text drawn at ``bbox`` (``text``, when known) is covered by an opaque fill or a small picture
+        painted later."""
+        last = self._last_drawn(bbox, text)
         if last is None:
             return False
         page_area = max(_area(tuple(self.page.rect)), 1.0)
@@ -231,21 +267,23 @@ class _Paint:
             solid = [opaque[i] for i, _ in self.fills if i > last and i in opaque and _inter(bbox, opaque[i]) > 0]
             if _covered_share(bbox, solid) >= COVERED_SHARE:
                 return True
-        pictures = [r for i, r in self.images if i > last and _area(r) < PAGE_IMAGE_SHARE * page_area]
-        if not pictures or _covered_share(bbox, pictures) < COVERED_SHARE:
+        pictures = [(i, r) for i, r in self.images if i > last and _area(r) < PAGE_IMAGE_SHARE * page_area]
+        if not pictures or _covered_share(bbox, [r for _, r in pictures]) < COVERED_SHARE:
             return False
-        return _covered_share(bbox, [self.clipped(r) for r in pictures]) >= COVERED_SHARE
+        return _covered_share(bbox, [self.clipped(i, r) for i, r in pictures]) >= COVERED_SHARE
 
-    def clipped(self, box) -> tuple:
-        """An image's box cut to the tightest clipping path that holds most (:data:`IMAGE_CLIP_SHARE`) of it: a
-        screenshot placed a little larger than its frame and clipped to it (IBM's Redbook redp5110: the picture's
-        box reached over the caption under it, "Figure 3-11 ...", which was left out as painted over; a new user's
-        walk, 2026-12-07). The paint log gives an image's box unclipped, and no clip."""
+    def clipped(self, i: int, box) -> tuple:
+        """The box of the image painted at position ``i`` cut to the tightest clipping path set just before it (after
+        the last thing painted before it) that holds most (:data:`IMAGE_CLIP_SHARE`) of it: a screenshot placed a
+        little larger than its frame and clipped to it (IBM's Redbook redp5110: the picture's box reached over the
+        caption under it, "Figure 3-11 ...", which was left out as painted over; a new user's walk, 2026-12-07). The
+        paint log gives an image's box unclipped, and no clip; a clip set for something else is never taken (a
+        review, 2026-12-07: another drawing's clip let text under a picture show)."""
         if self._clips is None:
             self.opaque_fills()
         area = max(_area(box), 1e-6)
         best = box
-        for c in self._clips or ():
+        for c in (c for before, after, cs in self._clips or () if before < i < after for c in cs):
             cut = (max(box[0], c[0]), max(box[1], c[1]), min(box[2], c[2]), min(box[3], c[3]))
             if cut[2] > cut[0] and cut[3] > cut[1] and IMAGE_CLIP_SHARE * area <= _area(cut) < _area(best):
                 best = cut
@@ -337,7 +375,7 @@ def _by_span(page_dict: dict, paint: _Paint) -> tuple[list[tuple[dict, str]], li
             invisible.append(span)
         elif span.get("size", 10.0) < MIN_VISIBLE_PT:
             found.append((span, "tiny"))
-        elif paint.text and paint.painted_over(span["bbox"]):
+        elif paint.text and paint.painted_over(span["bbox"], span.get("text", "")):
             found.append((span, "painted over"))
         elif _is_white(int(span.get("color", 0))):
             white.append(span)
