@@ -338,14 +338,3 @@ def test_en_dash_numbers_and_web_addresses_broken_at_a_line_end_join_without_a_s
     lex = Lexicon.of(["visit the site and read the rules"])
     assert join_lines(["visit https://www.nasa.gov/", "and read"], lex) == "visit https://www.nasa.gov/ and read"
 
-
-def test_a_compound_of_two_english_words_keeps_its_hyphen_in_a_short_document():
-    """unstructured's negative-coords.pdf (a new user's walk, 2026-12-07): a one-page paper's "worst-" / "case" was
-    read "worstcase": the document's own words could not tell. Both parts are English words and their join is none."""
-    from rag.ingest.pdf.hyphen import Lexicon, join_lines
-
-    lex = Lexicon()
-    assert join_lines(["the worst-", "case bound"], lex) == "the worst-case bound"
-    assert join_lines(["a well-", "known result"], lex) == "a well-known result"
-    assert join_lines(["the infor-", "mation"], lex) == "the information"  # a typographic split still joins
-    assert join_lines(["a com-", "puter"], lex) == "a computer" and join_lines(["the pro-", "gram"], lex) == "the program"

@@ -6,8 +6,8 @@ A line ``... word-`` followed by a line starting with a letter is decided by :me
 1. the joined word (``cli`` + ``mate`` -> ``climate``) occurs elsewhere in the document: join;
 2. the hyphenated form (``state-of-the-art``, ``self-managed``) occurs elsewhere: keep the hyphen;
 3. both parts occur elsewhere as words of their own (``self`` and ``managed``), or the second part
-   does and both have 4+ letters (``paddle-`` / ``shaped``, ``thirteen-`` / ``segment``), or both are English
-   words (the embedder's vocabulary) and their join is not (``worst-`` / ``case``): a compound, keep;
+   does and both have 4+ letters (``paddle-`` / ``shaped``, ``thirteen-`` / ``segment``): a
+   compound, keep;
 4. the split part is prose (2+ letters, not all capitals) and the continuation is 2+ lower-case
    letters: join (the usual typographic split, ``Mög-`` / ``lichkeit``, ``cli-`` / ``mate``);
 5. otherwise keep: ``state-of-the-`` / ``art`` (a part of a compound), ``HPC-related``, ``Open-Domain``, ``10-20``, ``n-tridecanal``, ``for-`` before
@@ -86,23 +86,11 @@ class Lexicon:
             decision = False
         elif len(frag) >= 4 and len(cont) >= 4 and cont.lower() in self.words:
             decision = False  # ``paddle-`` / ``shaped``: the second part is a word of its own, a compound
-        elif len(frag) > 1 and len(cont) > 1 and _general_compound(frag.lower(), cont.lower(), joined):
-            decision = False  # ``worst-`` / ``case`` in a one-page document: no ``worstcase`` in English
         elif len(frag) >= 2 and len(cont) >= 2 and not frag.isupper() and cont.islower():
             decision = True
         if decision:
             self.joins.append((f"{frag}-{cont}", frag + cont))
         return bool(decision)
-
-
-def _general_compound(frag: str, cont: str, joined: str) -> bool:
-    """Whether both parts are English words and their join is none, by the embedder's vocabulary
-    (:func:`rag.ingest.pdf.quality.vocabulary`, about 20,000 whole words): for a short document, whose own words
-    cannot tell ("worst-" / "case" was read "worstcase" on a one-page paper, a new user's walk, 2026-12-07)."""
-    from rag.ingest.pdf.quality import vocabulary
-
-    words = vocabulary()
-    return bool(words) and frag in words and cont in words and joined not in words
 
 
 def _url_tail(line: str) -> bool:
