@@ -130,3 +130,17 @@ def test_an_embedded_chart_is_read_where_it_stands():
     cell = table.get_elements("descendant::table:table-cell")[0]
     text = extract_bytes(_with_chart(sheet, cell), "sales.ods").canonical
     assert "# Data" in text and "Sales by quarter" in text and "| Q2 | 41 |" in text
+
+
+def test_an_object_shown_in_several_frames_is_read_once():
+    """A review (2026-12-07): one 1,000-row object placed in 50 frames made 50,000 rows, past every reader limit."""
+    doc = Document("text")
+    paras = [Paragraph(f"Frame {k} shows the sales chart.") for k in range(3)]
+    for para in paras:
+        doc.body.append(para)
+    for para in paras[1:]:
+        para.append(Element.from_tag(
+            '<draw:frame xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+            'xmlns:xlink="http://www.w3.org/1999/xlink"><draw:object xlink:href="./Object 1"/></draw:frame>'))
+    text = extract_bytes(_with_chart(doc, paras[0]), "three.odt").canonical
+    assert text.count("| Q1 | 59 |") == 1 and text.count("Frame 2 shows") == 1

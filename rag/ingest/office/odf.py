@@ -47,7 +47,7 @@ from rag.ingest.office.odf_hidden import drop_hidden
 from rag.ingest.office.odf_inline import HIDDEN, PAGE_FIELDS, SHAPES, inline_text, note_blocks
 from rag.ingest.office.odf_numbers import Numbering
 from rag.ingest.office.odf_numbers import attr as _attr
-from rag.ingest.office.odf_objects import object_lines
+from rag.ingest.office.odf_objects import Objects
 from rag.ingest.office.odf_slides import deck_title, read_slide, write_furniture, write_slides
 from rag.ingest.office.odf_tables import sheet_rows, table_lines
 from rag.ingest.office.office_hidden import Hidden
@@ -77,9 +77,9 @@ class _TextWriter:
     items (:class:`rag.ingest.office.odf_numbers.Numbering`) and keeping the role of generated indexes."""
 
     def __init__(self, b: CanonicalBuilder, numbering: Numbering | None = None,
-                 styles: ParagraphStyles | None = None, doc=None) -> None:
+                 styles: ParagraphStyles | None = None, objects: Objects | None = None) -> None:
         self.b = b
-        self.doc = doc  # the package, for embedded objects (charts, sheets)
+        self.objects = objects  # the package's embedded objects (charts, sheets)
         self.numbering = numbering
         self.styles = styles
         self.scope, self.number = "", 0
@@ -153,7 +153,7 @@ class _TextWriter:
         elif tag in ("draw:frame", "draw:g"):
             self.shapes(el)
         elif tag == "draw:object":  # a chart or a sheet placed in a frame (rag.ingest.office.odf_objects)
-            block = self.b.lines([(ln, None) for ln in object_lines(self.doc, el)]) if self.doc is not None else None
+            block = self.b.lines([(ln, None) for ln in self.objects.lines(el)]) if self.objects is not None else None
             if block:
                 self.b.add_part(self.unit(), *block)
         elif tag in SHAPES or tag in ("text:section", "text:index-body", "text:index-title", "table:table-cell",
@@ -320,14 +320,14 @@ def _hidden_page_styles(doc) -> set[str]:
     return out
 
 
-def _frame_lines(frame, doc=None, numbering: Numbering | None = None) -> list[str]:
+def _frame_lines(frame, objects: Objects | None = None, numbering: Numbering | None = None) -> list[str]:
     """One line per paragraph of a presentation frame or shape; list items after the label their list style draws
     ("1. ", "- "; before, a numbered list read as bullets: odfpy's ol.odp, a new user's walk, 2026-12-07); an
-    embedded chart or sheet's lines (:func:`rag.ingest.office.odf_objects.object_lines`) when ``doc`` is given."""
+    embedded chart or sheet's lines (:class:`rag.ingest.office.odf_objects.Objects`) when ``objects`` is given."""
     out: list[str] = []
-    if doc is not None:
+    if objects is not None:
         for obj in frame.get_elements("descendant::draw:object"):
-            out += object_lines(doc, obj)
+            out += objects.lines(obj)
     writer = _TextWriter(CanonicalBuilder(), numbering)
     boxes = [frame] if frame.tag in ("draw:custom-shape", "presentation:notes") else []
     boxes += frame.get_elements("descendant::draw:text-box") + [s for s in _shapes(frame)
@@ -344,12 +344,12 @@ def _frame_lines(frame, doc=None, numbering: Numbering | None = None) -> list[st
     return out
 
 
-def _write_deck(b: CanonicalBuilder, doc) -> tuple[str, list[RoleSpan], list[int], str]:
+def _write_deck(b: CanonicalBuilder, doc, objects: Objects) -> tuple[str, list[RoleSpan], list[int], str]:
     """Every slide of an ODP (:mod:`rag.ingest.office.odf_slides`); returns (the title slide's title, role spans, the
     hidden slides' numbers, the words the shown slides hold)."""
     hidden_styles = _hidden_page_styles(doc)
     numbering = Numbering(doc)
-    slides = [read_slide(page, n, lambda f: _frame_lines(f, doc, numbering), hidden=_attr(page, "draw:style-name") in hidden_styles)
+    slides = [read_slide(page, n, lambda f: _frame_lines(f, objects, numbering), hidden=_attr(page, "draw:style-name") in hidden_styles)
               for n, page in enumerate(doc.body.get_elements("draw:page"), start=1)]
     write_slides(b, slides)
     decls = doc.body.get_elements("presentation:footer-decl") + doc.body.get_elements("presentation:header-decl")
@@ -391,19 +391,20 @@ def extract_odf(data: bytes, name: str, media_type: str, *, limits: Limits | Non
         for root in (body, doc.styles.get_element("//office:master-styles") if doc.styles is not None else None):
             if root is not None:
                 drop_hidden(doc, root, unseen)  # styled display:none or under 2 pt
+        budget = RowBudget(name, limits)
+        objects = Objects(doc, budget)
         if media_type == MediaType.ODS.value:
-            budget = RowBudget(name, limits)
             for table in body.get_elements("table:table"):
                 if _attr(table, "table:display") == "false":
                     continue
                 wrote = write_sheet(b, _attr(table, "table:name"), sheet_rows(table, budget), heading=True,
                                     budget=budget)
-                charts = [ln for obj in table.get_elements("descendant::draw:object") for ln in object_lines(doc, obj)]
+                charts = [ln for obj in table.get_elements("descendant::draw:object") for ln in objects.lines(obj)]
                 if charts and not wrote:
                     b.heading(1, _attr(table, "table:name"))
                 b.lines([(ln, None) for ln in charts])
         elif media_type == MediaType.ODP.value:
-            visible, roles, hidden, shown = _write_deck(b, doc)
+            visible, roles, hidden, shown = _write_deck(b, doc, objects)
             visible = visible or (_meta_title(doc) if agrees(_meta_title(doc), shown) else "") or file_stem(name)
             if hidden:
                 warnings.append("hidden slides left out: " + ", ".join(map(str, hidden))
@@ -411,7 +412,7 @@ def extract_odf(data: bytes, name: str, media_type: str, *, limits: Limits | Non
         else:
             heads, foots = header_footer_lines(doc)
             roles += _furniture(b, heads)
-            writer = _TextWriter(b, Numbering(doc), ParagraphStyles(doc), doc)
+            writer = _TextWriter(b, Numbering(doc), ParagraphStyles(doc), objects)
             body_at = b.length
             writer.walk(body)
             roles += writer.roles + _furniture(b, foots)
