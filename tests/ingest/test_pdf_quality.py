@@ -318,6 +318,16 @@ def test_a_code_listing_keeps_its_lines_and_a_typewritten_page_stays_prose():
                          fontname="cour")
     text = extract_bytes(typed.tobytes(), "memo.pdf").canonical
     assert "long ago This memorandum line 1" in text
+    quoted = pymupdf.open()  # a letter quoted in Courier under a Helvetica introduction (a review, 2026-12-07)
+    page = quoted.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 72, 520, 300), "The following letter was received by the archive and is "
+                        "reproduced here in full as it was typed by the sender. " * 4, fontsize=11)
+    for k, line in enumerate(["Dear Sir, I am writing to you about the old mill on the river",
+                              "which my family owned for many years before the war. We would",
+                              "like to know whether the archive holds any infor-",
+                              "mation about its sale and the people who worked there."]):
+        page.insert_text((72, 320 + 14 * k), line, fontsize=11, fontname="cour")
+    assert "the archive holds any information about its sale" in extract_bytes(quoted.tobytes(), "l.pdf").canonical
 
 
 def test_a_right_to_left_line_split_by_a_latin_word_is_read_right_to_left():

@@ -163,6 +163,19 @@ class Para:
 CODE_MAX_SHARE = 0.5
 
 
+def wrapped_prose(para: list[Line]) -> bool:
+    """Whether monospaced lines are prose wrapped at a margin (a letter quoted in Courier: a review, 2026-12-07), not a
+    listing: three or more lines of 40 characters on average, all but the last at least 60 % as wide as the widest
+    for 80 % of them (ragged right, not a listing's short lines), letters and spaces 85 % of the characters."""
+    if len(para) < 3 or sum(len(ln.text) for ln in para) < 40 * len(para):
+        return False
+    widths = [ln.x1 - ln.x0 for ln in para]
+    full = max(widths)
+    wide = sum(w >= 0.6 * full for w in widths[:-1]) >= 0.8 * (len(para) - 1)
+    text = " ".join(ln.text for ln in para)
+    return wide and sum(ch.isalpha() or ch.isspace() for ch in text) >= 0.85 * len(text)
+
+
 def code_text(para: list[Line]) -> str:
     """A code listing's or a command line's lines as set: one per line, indented by their offset from the leftmost
     (in the font's character widths). Joined as prose they were one run-on line (a router's configuration guide,
@@ -217,7 +230,8 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float, bold_title
     listings = sum(len(ln.text) for ln in lines if ln.kind == "text" and ln.mono) <= CODE_MAX_SHARE * total
     for para in paragraphs_of(lines):
         kind = para[0].kind
-        code = listings and kind == "text" and len(para) >= 2 and all(ln.mono for ln in para)
+        code = (listings and kind == "text" and len(para) >= 2 and all(ln.mono for ln in para)
+                and not wrapped_prose(para))
         if kind == "table":
             text = para[0].text
         elif code:
