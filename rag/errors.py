@@ -95,10 +95,10 @@ class ModelMismatchError(StoreError):
 
 
 #: Exceptions that, under an :class:`ExtractionError`, are a fault of the reader's code rather than of the file (a
-#: name or import that is not there): the document is failed as retryable, and its reason says so. Before, a
-#: half-applied update made every ODF file "damaged ODT (NameError ...)", not to be retried (a new user's walk,
-#: 2026-12-07).
-READER_FAULTS = (NameError, ImportError, SyntaxError)
+#: name that is not there): the document is failed as retryable, and its reason says so. Before, a half-applied
+#: update made every ODF file "damaged ODT (NameError ...)", not to be retried (a new user's walk, 2026-12-07). A
+#: missing optional package (ImportError) keeps its reader's own message, which says what to install (a review).
+READER_FAULTS = (NameError, SyntaxError)
 
 
 def reader_fault(e: ExtractionError) -> str | None:
