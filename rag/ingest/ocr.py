@@ -236,7 +236,37 @@ def gutter(lines: list[OcrLine]) -> tuple[float, float] | None:
         return None
     if min(left[len(left) // 2], right[len(right) // 2]) < COLUMN_FILL * width:
         return None
+    if _rows_aligned([ln for ln in lines if ln.x1 <= cut[0]], [ln for ln in lines if ln.x0 >= cut[1]]):
+        return None
     return cut
+
+
+#: A table without rules: both sides break (a gap of over a line height) at the same heights, for this share of the
+#: side with fewer breaks, and at least :data:`ROW_BREAKS` times. Columns of prose break at their own paragraphs.
+ROWS_ALIGNED = 0.7
+ROW_BREAKS = 3
+
+
+def _breaks(side: list[OcrLine]) -> list[tuple[float, float]]:
+    """``(top, height)`` of the lines of one side that start a row or paragraph: after a gap of over a line's height."""
+    side = sorted(side, key=lambda ln: ln.y0)
+    out = []
+    for prev, ln in zip([None, *side], side):
+        h = max(ln.y1 - ln.y0, 1.0)
+        if prev is None or ln.y0 - prev.y1 > h:
+            out.append((ln.y0, h))
+    return out
+
+
+def _rows_aligned(left: list[OcrLine], right: list[OcrLine]) -> bool:
+    """Whether two sides are the cells of a table's rows, not two columns (a question-and-answer table read as all
+    questions, then all answers: a review, 2026-12-07)."""
+    a, b = _breaks(left), _breaks(right)
+    few, many = sorted((a, b), key=len)
+    if len(few) < ROW_BREAKS:
+        return False
+    matched = sum(any(abs(y - z) <= 0.5 * h for z, _ in many) for y, h in few)
+    return matched >= ROWS_ALIGNED * len(few)
 
 
 def ocr_image(image, *, scale: float = 1.0, min_confidence: float = MIN_CONFIDENCE) -> OcrResult:

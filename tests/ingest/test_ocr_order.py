@@ -38,3 +38,18 @@ def test_a_table_or_a_form_is_read_row_by_row():
     prose = [_line(f"A single column line number {i} of ordinary prose text.", 72, 50 + 12 * i, 500 - 7 * (i % 5))
              for i in range(30)]
     assert gutter(prose) is None and [ln.text for ln in reading_order(prose)] == [ln.text for ln in prose]
+
+
+def test_a_question_and_answer_table_without_rules_is_read_row_by_row():
+    """A review (2026-12-07): a lease's questions beside their answers, long cells on both sides, read all questions
+    then all answers. Both sides break at the same heights: a table's rows."""
+    rows = [("What is the notice period for ending the lease early?", "Three months in writing to the landlord."),
+            ("Who pays for repairs to the heating system in winter?", "The landlord, within fourteen days."),
+            ("May the tenant keep a dog or a cat in the flat at all?", "Only with the landlord's written leave."),
+            ("When is the rent due each month under this lease?", "On the first working day of each month."),
+            ("Is the deposit protected by a government scheme?", "Yes, within thirty days of its payment."),
+            ("Can the tenant sublet one of the rooms to others?", "No, subletting is not allowed at any time.")]
+    lines = [ln for i, (q, a) in enumerate(rows)
+             for ln in (_line(q, 40, i * 30, 40 + 5.2 * len(q)), _line(a, 340, i * 30, 340 + 5.2 * len(a)))]
+    got = [ln.text for ln in reading_order(lines)]
+    assert got[:2] == [rows[0][0], rows[0][1]] and gutter(lines) is None
