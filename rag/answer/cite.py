@@ -202,8 +202,8 @@ def locator_label(row: ChunkLike, page: int | None = None) -> str:
         return f"{name}, {rows} {_span(loc.first, loc.last)}"
     if kind == LocatorKind.PARAGRAPH:
         if loc.scope_number is not None:  # an e-book's chapter: by its title, as the book's contents name it
-            titled = loc.scope and loc.scope.strip().casefold() != f"chapter {loc.scope_number}"
-            where = f"{name} > {loc.scope}" if titled else f"{name}, chapter {loc.scope_number}"
+            titled = loc.scope.strip() and loc.scope.strip().casefold() != f"chapter {loc.scope_number}"
+            where = f"{name} > {loc.scope.strip()}" if titled else f"{name}, chapter {loc.scope_number}"
             return f"{where}, \u00b6 {_span(loc.first, loc.last)}{_rows(loc)}"
         return f"{_path(name, row.section)}, \u00b6 {_span(loc.first, loc.last)}{_rows(loc)}"
     if kind == LocatorKind.SECTION:

@@ -176,21 +176,29 @@ def merge_fragments(lines: list[Line]) -> list[Line]:
     left line the piece further right comes first, a space apart (an Arabic line's Latin words "R وPython" moved to
     its end and glued to the next word, "فعالةتعتبر": a new user's walk, 2026-12-07)."""
     lines = sorted(lines, key=lambda ln: (ln.block, round(ln.y1), ln.x0))
-    out: list[Line] = []
+    groups: list[list[Line]] = []
     for ln in lines:
-        prev = out[-1] if out else None
+        prev = groups[-1][-1] if groups else None
         if (prev is not None and prev.block == ln.block and abs(prev.y1 - ln.y1) < 0.4 * min(prev.height, ln.height)
                 and 0 <= ln.x0 - prev.x1 < 1.5 * max(prev.size, ln.size) and prev.kind == ln.kind):
-            sep = "" if ln.x0 - prev.x1 < 0.15 * ln.size else " "
-            if _rtl(prev.text + ln.text):  # right to left: the piece further right is read first, a word apart
-                text = ln.text + " " + prev.text
-            else:
-                text = prev.text + sep + ln.text
-            out[-1] = Line(text, prev.x0, min(prev.y0, ln.y0), ln.x1, max(prev.y1, ln.y1),
-                           prev.size, prev.bold and ln.bold, prev.block, prev.page_h, prev.sideways, prev.kind,
-                           prev.mono and ln.mono)
+            groups[-1].append(ln)
         else:
-            out.append(ln)
+            groups.append([ln])
+    out: list[Line] = []
+    for group in groups:
+        first = group[0]
+        if len(group) == 1:
+            out.append(first)
+            continue
+        if _rtl("".join(ln.text for ln in group)):  # the whole line decides (a review, 2026-12-07)
+            text = " ".join(ln.text for ln in reversed(group))
+        else:
+            text = first.text
+            for prev, ln in zip(group, group[1:]):
+                text += ("" if ln.x0 - prev.x1 < 0.15 * ln.size else " ") + ln.text
+        out.append(Line(text, first.x0, min(ln.y0 for ln in group), group[-1].x1, max(ln.y1 for ln in group),
+                        first.size, all(ln.bold for ln in group), first.block, first.page_h, first.sideways,
+                        first.kind, all(ln.mono for ln in group)))
     return out
 
 
