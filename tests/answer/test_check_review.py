@@ -2,7 +2,7 @@
 each right one once held back: numbers written as words, a unit after one, the requirement words of RFC 2119, a
 "Yes," before a restated question, a place the question names that no source names, a yes/no question about
 a name the answer never says, and the very case a source makes an exception of ("unless the item arrived damaged"), and a value its source only
-recommends stated as the rule. Hand-made sources, the real check and verdict (no model, no embedder)."""
+recommends stated as the rule, and a form's option whose box is not ticked. Hand-made sources, the real check and verdict (no model, no embedder)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,8 @@ UNLOCK = ("Account lockout", "A locked account is unlocked automatically after 3
                              "from outside the EU, in which case only the service desk can unlock it.")
 PASSWORDS = ("V6.2 Password Security", "Verify that user set passwords are at least 8 characters in length although a "
                                         "minimum of 15 characters is strongly recommended.")
+FORM = ("Form 293", "1. BRANCH AT TIME OF INEQUITY OR IMPROPRIETY \u2013 ARMY: No (unchecked)\n"
+                     "1. BRANCH AT TIME OF INEQUITY OR IMPROPRIETY \u2013 NAVY: Yes (checked)")
 ORBIT = ("Requirements", "Orbit Sync 3.0 requires Python 3.10 or later. Windows 7 is still supported but deprecated.")
 
 
@@ -75,6 +77,9 @@ WRONG = [
     ("What is the minimum password length?", [("Passwords", "Passwords must be at least eight characters long. A "
                                                             "minimum of fifteen characters is strongly recommended.")],
      "The minimum password length is fifteen characters [1]."),  # words, and two sentences (a review, 2026-12-07)
+    # a form's option whose box is not ticked, given as the answer (the browser check, 2026-12-07)
+    ("Which branch of service is checked on the form?", [FORM],
+     "The branch of service at time of inequity or impropriety \u2013 Army [1]."),
     # the question's number put into a source that never says it (tika's journal PDF, a new user's walk)
     ("How many robots can the String-Cluster system control when the bandwidth is 20?",
      [("Results", "As it can be seen, the String-Cluster system needs a control voltage bandwidth of order n, but "
@@ -129,6 +134,7 @@ RIGHT = [
                                              "plan costs 10 dollars a month.")], "The Pro plan costs 30 dollars a month [1]."),
     ("How long should a password be?", [PASSWORDS],
      "Passwords must be at least 8 characters, and 15 characters are strongly recommended [1]."),
+    ("Which branch of service is checked on the form?", [FORM], "The branch checked is Navy [1]."),
     ("When is a locked account unlocked?", [UNLOCK],
      "A locked account is unlocked automatically after 30 minutes, unless the attempts came from outside the EU [1]."),
 ]

@@ -26,6 +26,7 @@ from enum import StrEnum
 
 import numpy as np
 
+from rag.answer.check.checkboxes import unticked
 from rag.answer.check.claims import (
     holds,
     novel_roots,
@@ -460,7 +461,8 @@ def attribute(
             row[list(denied)] = False
         if quotes is not None and claim and not says_no:  # the case its source makes an exception of
             denied |= {j: c for j in np.flatnonzero(row) if (c := excepted(s, quotes[j], question)
-                                                              or recommended_only(s, quotes[j], question))}
+                                                              or recommended_only(s, quotes[j], question)
+                                                              or unticked(s, quotes[j], question))}
             row[list(denied)] = False
         if quotes is not None and claim:
             # a sentence copied word for word from a source it cites is supported by that source, whatever the
