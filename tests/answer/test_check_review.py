@@ -80,6 +80,9 @@ WRONG = [
     # a form's option whose box is not ticked, given as the answer (the browser check, 2026-12-07)
     ("Which branch of service is checked on the form?", [FORM],
      "The branch of service at time of inequity or impropriety \u2013 Army [1]."),
+    ("Which branch of service is checked on the form?",  # the option's bare label elsewhere on the page
+     [FORM, ("Form 293", "1. BRANCH AT TIME OF INEQUITY OR IMPROPRIETY ARMY NAVY AIR FORCE COAST GUARD")],
+     "The branch of service at time of inequity or impropriety \u2013 Army [2]."),
     # the question's number put into a source that never says it (tika's journal PDF, a new user's walk)
     ("How many robots can the String-Cluster system control when the bandwidth is 20?",
      [("Results", "As it can be seen, the String-Cluster system needs a control voltage bandwidth of order n, but "

@@ -461,9 +461,11 @@ def attribute(
             row[list(denied)] = False
         if quotes is not None and claim and not says_no:  # the case its source makes an exception of
             denied |= {j: c for j in np.flatnonzero(row) if (c := excepted(s, quotes[j], question)
-                                                              or recommended_only(s, quotes[j], question)
-                                                              or unticked(s, quotes[j], question))}
+                                                              or recommended_only(s, quotes[j], question))}
+            # an option any source shows not ticked is denied by all: the form's state wins over its bare label
+            denied |= (off := {j: c for j in range(len(source_indices)) if (c := unticked(s, quotes[j], question))})
             row[list(denied)] = False
+            row &= not off
         if quotes is not None and claim:
             # a sentence copied word for word from a source it cites is supported by that source, whatever the
             # word-level checks say (issue 39: verbatim, correctly cited sentences were marked "inferred"); so is
