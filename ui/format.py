@@ -64,8 +64,14 @@ def blockquote(text: str, marks: Sequence[tuple[int, int]] = ()) -> str:
             parts.append(md_escape(text[cur:a] + lead) + (f"**{md_escape(core)}**" if core else "") + md_escape(trail))
             cur = b
         parts.append(md_escape(text[cur:b0]))
-        out.append("> " + "".join(parts))
+        # a document's own "1." or "-" at a line's start is its text, not a list: "1. BRANCH ... / 1. BRANCH ..."
+        # rendered as items 1 and 2 (the browser check, 2026-12-07)
+        out.append("> " + _LIST_START.sub(r"\1\\\2", "".join(parts)))
     return "\n".join(out)
+
+
+#: A list marker at a quoted line's start (a number and its dot or parenthesis, or a dash or plus), escaped there.
+_LIST_START = re.compile(r"^([ \t]*\d{0,9})([.)\-+])(?=[ \t]|$)")
 
 
 def is_pdf(citation: Any) -> bool:
