@@ -39,8 +39,15 @@ def md_escape(text: str) -> str:
     return markdown_literal(text, blocks=False)
 
 
+def _literal(text: str) -> str:
+    """:func:`md_escape`, list and heading markers at a line's start escaped too: a document's text, quoted."""
+    return markdown_literal(text, blocks=True)
+
+
 def blockquote(text: str, marks: Sequence[tuple[int, int]] = ()) -> str:
-    """``text`` escaped and quoted line by line (``> ``), blank lines kept inside the quote.
+    """``text`` escaped and quoted line by line (``> ``), blank lines kept inside the quote; a document's own "1."
+    or "-" at a line's start stays its text, not a list (a form's two "1. BRANCH" lines rendered as items 1 and 2:
+    the browser check, 2026-12-07).
 
     ``marks``: ``(start, end)`` character ranges of ``text`` set in bold (what the model read of a
     source, :class:`rag.answer.excerpt.Excerpt` spans); whitespace at a range's edges stays outside the bold.
@@ -61,17 +68,11 @@ def blockquote(text: str, marks: Sequence[tuple[int, int]] = ()) -> str:
             core = seg.strip()
             lead = seg[: len(seg) - len(seg.lstrip())]
             trail = seg[len(seg.rstrip()) :]
-            parts.append(md_escape(text[cur:a] + lead) + (f"**{md_escape(core)}**" if core else "") + md_escape(trail))
+            parts.append(_literal(text[cur:a] + lead) + (f"**{_literal(core)}**" if core else "") + _literal(trail))
             cur = b
-        parts.append(md_escape(text[cur:b0]))
-        # a document's own "1." or "-" at a line's start is its text, not a list: "1. BRANCH ... / 1. BRANCH ..."
-        # rendered as items 1 and 2 (the browser check, 2026-12-07)
-        out.append("> " + _LIST_START.sub(r"\1\\\2", "".join(parts)))
+        parts.append(_literal(text[cur:b0]))
+        out.append("> " + "".join(parts))
     return "\n".join(out)
-
-
-#: A list marker at a quoted line's start (a number and its dot or parenthesis, or a dash or plus), escaped there.
-_LIST_START = re.compile(r"^([ \t]*\d{0,9})([.)\-+])(?=[ \t]|$)")
 
 
 def is_pdf(citation: Any) -> bool:

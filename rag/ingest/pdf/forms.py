@@ -86,19 +86,23 @@ def _label(w, text_lines: list[Line], page=None, others: list | None = None, wor
     """Widget ``w``'s label (module doc); ``words`` caches the page's words once a line holds several boxes or a
     check box may be named by the words after it (:func:`_option_after`)."""
     line = _label_line(w, text_lines)
-    if page is not None and w.field_type_string in _CHECK_TYPES and not _across(line, w.rect):
-        if words is not None and not words:
+
+    def page_words() -> list:
+        if words is None:
+            return _page_words(page)
+        if not words:
             words.extend(_page_words(page))
-        option = _option_after(w, line, text_lines, words if words is not None else _page_words(page), others or [])
+        return words
+
+    if page is not None and w.field_type_string in _CHECK_TYPES and not _across(line, w.rect):
+        option = _option_after(w, line, text_lines, page_words(), others or [])
         if option:
             return option
     if line is not None:
         text = " ".join(line.text.rstrip(":").split())
         inside = [o for o in others or () if line.x0 < o.x0 and o.x1 < line.x1 and _on_row(line, o)]
         if page is not None and len(inside) >= 2:  # several boxes in one line: each is named by its option
-            if words is not None and not words:
-                words.extend(_page_words(page))
-            after = _words_after(words if words is not None else _page_words(page), w.rect, inside)
+            after = _words_after(page_words(), w.rect, inside)
             return f"{text} \u2013 {after}" if after else text
         return text
     tip = " ".join(str(w.field_label or "").split())

@@ -54,7 +54,7 @@ COVERED_SHARE = 0.85
 #: glyph again; "ENFORCED FOR ALL ACCESS" was left out as painted over, a new user's walk, 2026-12-07).
 REDRAWN_SHARE = 0.7
 #: An image's box is cut to a clipping path holding at least this share (0..1) of it (:meth:`_Paint.clipped`); at most
-#: :data:`MAX_CLIPS` distinct clipping paths of a page are kept for that.
+#: :data:`MAX_CLIPS` clipping paths set between two painted items are kept for that.
 IMAGE_CLIP_SHARE = 0.8
 MAX_CLIPS = 2000
 #: Fill opacity (0..1) from which a shape drawn over text hides it.
@@ -240,17 +240,18 @@ class _Paint:
 
     def spells(self, i: int, bbox, text: str) -> bool:
         """Whether the text drawn at position ``i`` spells ``text`` (spaces aside) inside ``bbox``."""
-        got = "".join(ch for seq, chars in self._chars() if seq == i for ch, box in chars
-                      if not ch.isspace() and _inter(bbox, box) >= 0.5 * max(_area(box), 1e-6))
-        want = "".join(text.split())
-        return bool(want) and want in got
+        return self._spelled(bbox, text, lambda seq: seq == i)
 
     def drawn_again(self, bbox, text: str, after: int) -> bool:
         """Whether the characters drawn inside ``bbox`` after position ``after`` spell ``text`` again (spaces aside:
         ``get_texttrace``, asked once per page, only when needed): a redraw of the same words, not other text
         stamped on a box over them ("REDACTED" over a password: a review, 2026-12-07)."""
+        return self._spelled(bbox, text, lambda seq: seq > after)
+
+    def _spelled(self, bbox, text: str, drawn) -> bool:
+        """Whether the characters inside ``bbox`` drawn at the positions ``drawn(seq)`` accepts hold ``text``."""
         want = "".join(text.split())
-        got = "".join(ch for seq, chars in self._chars() if seq > after for ch, box in chars
+        got = "".join(ch for seq, chars in self._chars() if drawn(seq) for ch, box in chars
                       if not ch.isspace() and _inter(bbox, box) >= 0.5 * max(_area(box), 1e-6))
         return bool(want) and want in got
 

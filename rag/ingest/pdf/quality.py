@@ -48,8 +48,7 @@ _NON_LETTER = re.compile(r"[\W\d_]+")
 
 
 @functools.lru_cache(maxsize=1)
-def vocabulary() -> frozenset[str]:
-    """The whole words (letters only) of the embedder's word-piece vocabulary, lower-case; empty without it."""
+def _vocabulary() -> frozenset[str]:
     try:
         return frozenset(w for w in get_tokenizer().get_vocab() if w.isalpha())
     except Exception:  # noqa: BLE001 - no tokenizer: the vowel statistic alone decides
@@ -64,7 +63,7 @@ def vowel_share(text: str) -> float:
 
 def vocabulary_share(text: str) -> float:
     """Share (0..1) of the words (2+ letters) of ``text`` that are whole words of the embedder's vocabulary."""
-    vocab = vocabulary()
+    vocab = _vocabulary()
     words = [w.lower() for w in _WORD.findall(text)]
     if not words or not vocab:
         return 1.0
