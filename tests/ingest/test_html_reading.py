@@ -89,3 +89,36 @@ def test_a_layout_table_is_read_as_the_page_regions_it_holds():
     assert [h.title for h in doc.headings] == ["Weekly Edition", "A trademark battle"]
     assert "\n\nParagraph 3 of the article" in doc.canonical and "| Arduino LLC | 2008 |" in doc.canonical
     assert "\n\nCommons has media related to this." in doc.canonical and "| Commons" not in doc.canonical
+
+
+_STORY = "".join(f"<p>Paragraph {i} of the story: the city handed out five million face masks to schoolchildren "
+                 f"after the smog reached hazardous levels.</p>" for i in range(6))
+_MENU = "<div class='submenu'>" + "".join(f"<a href='/s{i}'>Section number {i} of the site</a> " for i in range(60)) \
+    + "</div>"
+
+
+def test_an_article_wrapped_in_an_element_named_sidebar_is_read_its_real_sidebar_is_not():
+    # Vox's layout: the article body sits in "l-sidebar-fixed l-segment l-article-body-segment" (a new user's walk,
+    # 2026-12-07: the page was read as its headline alone, coverage 0.96, "ready")
+    html = (f"<html><body><h1>Delhi hands out masks</h1><div class='l-sidebar-fixed l-segment l-article-body-segment'>"
+            f"{_STORY}<div class='c-sidebar'><a href='/a'>Most read: another story entirely</a></div></div>"
+            f"<div class='sidebar'><a href='/b'>Sign up for the newsletter</a></div></body></html>").encode()
+    text = extract_bytes(html, "vox.html").canonical
+    assert "five million face masks" in text and "Paragraph 5 of the story" in text
+    assert "Most read" not in text and "newsletter" not in text
+
+
+def test_a_short_article_under_a_long_menu_is_kept_by_its_headline():
+    # cbslocal's layout: "main-white page-block-container and-w-sidebar page-content" holds the <h1> and the story,
+    # a fifth of the page's text under sixty menu links (the page was refused: "no main text")
+    html = (f"<html><body>{_MENU}<div class='main-white and-w-sidebar page-content'><h1>Officials confirm a sixth "
+            f"death</h1>{_STORY[:400]}</div></body></html>").encode()
+    text = extract_bytes(html, "cbs.html").canonical
+    assert "Officials confirm a sixth death" in text and "five million face masks" in text
+
+
+def test_a_sidebar_of_links_holding_most_of_the_page_is_still_furniture():
+    html = (f"<html><body><h1>Short note</h1><p>The office is closed on Monday for the holiday.</p>"
+            f"<div class='sidebar'>{_MENU}</div></body></html>").encode()
+    text = extract_bytes(html, "note.html").canonical
+    assert "closed on Monday" in text and "Section number" not in text

@@ -37,7 +37,8 @@ from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem
 from rag.ingest.limits import Limits, check_zip, is_epub_unread
 from rag.ingest.office.office_hidden import Hidden
 from rag.ingest.web.css_hidden import remove_hidden
-from rag.ingest.web.html import inline_text, parse_html, strip_boilerplate, write_html
+from rag.ingest.web.html import inline_text, parse_html, write_html
+from rag.ingest.web.html_main import strip_boilerplate
 from rag.ingest.web.html_prepare import prepare
 from rag.types import Document, LocatorKind, MediaType
 

@@ -38,21 +38,11 @@ from rag.errors import ExtractionError
 from rag.ingest import textfile
 from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem, markdown_table, table_cell
 from rag.ingest.web.css_hidden import remove_hidden
+from rag.ingest.web.html_main import DROP_TAGS, main_content, outside, paragraph_block, strip_boilerplate
 from rag.ingest.web.html_prepare import BLOCKS, prepare
 from rag.ingest.web.html_tables import cells_of, lays_out, table_grid
 from rag.types import Document, LocatorKind, MediaType
 
-_DROP_TAGS = {"script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object", "embed",
-              "head", "title", "meta", "link", "button", "select", "input", "textarea", "form", "dialog", "map"}
-_BOILERPLATE_TAGS = {"nav", "aside", "footer"}
-_BOILERPLATE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog",
-                      "alert", "toolbar"}
-_BOILERPLATE_WORDS = re.compile(
-    r"(?:^|[-_\s])(nav|navbar|navbox|navigation|menu|menubar|sidebar|side-bar|breadcrumbs?|cookies?|consent|gdpr|"
-    r"banner|footer|share|sharing|social|advert|ads|advertisement|promo|newsletter|subscribe|skip-link|jump-link|noprint|"
-    r"related|popup|modal|masthead|site-header|pagination|pager)(?:$|[-_\s])", re.IGNORECASE)
-_CONTENT_WORDS = re.compile(r"(?:^|[-_\s])(content|main|article|post|entry|body-text|story|text)(?:$|[-_\s])",
-                            re.IGNORECASE)
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 #: Bytes searched for a ``<meta charset>``: a page may open with a long script before its ``<head>`` (a new user's
@@ -117,103 +107,6 @@ def decode_html(data: bytes, name: str) -> tuple[str, tuple[str, ...]]:
 # --------------------------------------------------------------------------- main content
 
 
-def _classes(el) -> str:
-    return f"{el.get('class') or ''} {el.get('id') or ''}"
-
-
-def _is_hidden(el) -> bool:
-    style = (el.get("style") or "").replace(" ", "").lower()
-    return el.get("hidden") is not None or el.get("aria-hidden") == "true" or "display:none" in style
-
-
-def _drop(el) -> None:
-    """Remove ``el`` but keep its tail text in the flow."""
-    parent = el.getparent()
-    if parent is not None:
-        el.drop_tree()
-
-
-def _is_boilerplate(el, tag: str) -> bool:
-    """Whether element ``el`` (lower-cased ``tag``) is page furniture: a navigation, sidebar, footer or banner tag
-    or ARIA role, a ``<header>`` holding no heading, or (below ``body``, ``main`` and ``article``) an element
-    whose class or id names boilerplate."""
-    if tag in _BOILERPLATE_TAGS or (el.get("role") or "").lower() in _BOILERPLATE_ROLES:
-        return True
-    if tag == "header" and not any(h in _HEADINGS for h in (d.tag for d in el.iter() if isinstance(d.tag, str))):
-        return True
-    return tag not in ("body", "html", "main", "article") and bool(_BOILERPLATE_WORDS.search(_classes(el)))
-
-
-def strip_boilerplate(root, *, keep_semantic: bool = False, left_out: list[str] | None = None) -> None:
-    """Remove non-content elements from ``root`` in place: :data:`_DROP_TAGS`, hidden ones and, unless
-    ``keep_semantic``, navigation, sidebars, footers, banners (by tag, ARIA role, class/id words:
-    :func:`_is_boilerplate`); the text of the hidden and furniture ones is added to ``left_out`` (for the
-    coverage audit, issue 37)."""
-    for el in list(root.iter()):
-        if not isinstance(el.tag, str):
-            if el.getparent() is not None:
-                _drop(el)  # comments and processing instructions
-            continue
-        tag = el.tag.lower()
-        if el.getparent() is None:
-            continue
-        if tag in _DROP_TAGS:
-            _drop(el)
-        elif _is_hidden(el) or (not keep_semantic and _is_boilerplate(el, tag)):
-            if left_out is not None:
-                left_out.append(el.text_content())
-            _drop(el)
-
-
-def _text_len(el) -> int:
-    return len(_WS.sub(" ", el.text_content()).strip())
-
-
-def _outside(top, root) -> list[str]:
-    """The text of ``top`` that is not inside ``root``."""
-    out: list[str] = []
-
-    def walk(el) -> None:
-        if el is root or not isinstance(el.tag, str) or el.tag.lower() in _DROP_TAGS:
-            return
-        out.append(el.text or "")
-        for child in el:
-            walk(child)
-            out.append(child.tail or "")
-
-    walk(top)
-    return out
-
-
-def main_content(doc, left_out: list[str] | None = None):
-    """The element holding the page's main content (see the module docstring), boilerplate removed; the text of
-    the furniture removed and of what lies outside the main content is added to ``left_out`` (issue 37)."""
-    for el in list(doc.iter()):
-        if isinstance(el.tag, str) and el.tag.lower() in _DROP_TAGS and el.getparent() is not None:
-            _drop(el)
-    candidates = [el for el in doc.iter("main") if _text_len(el) > 0]
-    candidates = candidates or [el for el in doc.iter() if isinstance(el.tag, str) and el.get("role") == "main"]
-    if not candidates:
-        articles = [el for el in doc.iter("article") if _text_len(el) > 0]
-        if articles:
-            candidates = [max(articles, key=_text_len)] if len(articles) == 1 or _text_len(
-                max(articles, key=_text_len)) > 0.6 * sum(map(_text_len, articles)) else []
-    root = candidates[0] if candidates else None
-    if root is None:
-        strip_boilerplate(doc, left_out=left_out)
-        body = doc.find(".//body")
-        body = body if body is not None else doc
-        marked = [el for el in body.iter() if isinstance(el.tag, str) and el.tag.lower() in ("div", "section")
-                  and _CONTENT_WORDS.search(_classes(el))]
-        best = max(marked, key=_text_len, default=None)
-        root = best if best is not None and _text_len(best) > 0.5 * _text_len(body) else body
-    if left_out is not None:
-        body = doc.find(".//body")
-        left_out.extend(_outside(body if body is not None else doc, root))
-    strip_boilerplate(root, left_out=left_out)
-    return root
-
-
 # --------------------------------------------------------------------------- element -> blocks
 
 
@@ -250,7 +143,7 @@ def inline_text(el, *, skip_lists: bool = False) -> str:
         tag = node.tag.lower() if isinstance(node.tag, str) else ""
         if tag == "br":
             parts.append("\n")
-        elif tag in _DROP_TAGS or (skip_lists and tag in ("ul", "ol")) or not tag:
+        elif tag in DROP_TAGS or (skip_lists and tag in ("ul", "ol")) or not tag:
             pass
         else:
             if node.text:
@@ -294,7 +187,7 @@ class HtmlWriter:
     def write(self, el) -> None:
         """Write ``el`` and its descendants (its tail is the caller's)."""
         tag = el.tag.lower() if isinstance(el.tag, str) else ""
-        if not tag or tag in _DROP_TAGS:
+        if not tag or tag in DROP_TAGS:
             return
         if tag in _HEADINGS:
             self.flush()
@@ -418,29 +311,10 @@ def parse_html(text: str):
     return lxml.html.document_fromstring(_XML_DECL.sub("", text, count=1) or "<html></html>")
 
 
-def _paragraph_block(doc):
-    """The element whose own ``<p>`` children hold the most text, with its parent when that parent holds the
-    page's ``<h1>`` (the article and its title): the main content of a page without landmarks, class words or
-    navigation markup, where the largest block is the site's menu. ``None`` without paragraphs."""
-    best, most = None, 0
-    for el in doc.iter():
-        if not isinstance(el.tag, str) or el.tag.lower() not in ("div", "section", "td", "body"):
-            continue
-        n = sum(_text_len(p) for p in el if isinstance(p.tag, str) and p.tag.lower() == "p")
-        if n > most:
-            best, most = el, n
-    if best is None:
-        return None
-    parent = best.getparent()
-    if parent is not None and parent.find(".//h1") is not None and parent.tag.lower() != "body":
-        return parent
-    return best
-
-
 def _read(text: str, *, noscript: bool):
     """Parse ``text`` and write its main content: ``(builder, writer, hidden, page title)``. With ``noscript`` the
     ``<noscript>`` elements are read as part of the page (their tags dropped) and the main content is the
-    paragraph block (:func:`_paragraph_block`), the size rule of :func:`main_content` having found nothing."""
+    paragraph block (:func:`rag.ingest.web.html_main.paragraph_block`), the size rule of :func:`rag.ingest.web.html_main.main_content` having found nothing."""
     doc = parse_html(text)
     if noscript:
         for el in list(doc.iter("noscript")):
@@ -450,11 +324,11 @@ def _read(text: str, *, noscript: bool):
     page_title = clean_inline(title_el.text_content(), keep_newlines=False) if title_el is not None else ""
     hidden = remove_hidden(doc)  # issue 26: text the page never shows, by its CSS, before anything is read
     prepare(doc)  # issue 37: heading decorations out, formulas as text, note markers apart
-    root = _paragraph_block(doc) if noscript else None
+    root = paragraph_block(doc) if noscript else None
     furniture: list[str] = []
     if root is not None:
         body = doc.find(".//body")
-        furniture.extend(_outside(body if body is not None else doc, root))
+        furniture.extend(outside(body if body is not None else doc, root))
         strip_boilerplate(root, left_out=furniture)
     else:
         root = main_content(doc, furniture)

@@ -90,7 +90,8 @@ def _as_text(html: str, css: list[str], hidden: Hidden) -> str:
     """What a reader sees of the HTML ``html``, as the HTML reader writes it (module doc); what its CSS hides is
     added to ``hidden``."""
     from rag.ingest.canonical import CanonicalBuilder
-    from rag.ingest.web.html import strip_boilerplate, write_html
+    from rag.ingest.web.html import write_html
+    from rag.ingest.web.html_main import strip_boilerplate
 
     doc = _parse(html)
     hidden.merge(remove_hidden(doc, css))

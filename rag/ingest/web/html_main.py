@@ -1,0 +1,179 @@
+"""The main content of a saved web page: page furniture (navigation, sidebars, footers, banners, cookie notices)
+removed by tag, ARIA role and class/id words, and the element holding the page's content chosen (issue 17;
+the coverage audit's share of what is left out, issue 37). Used by :mod:`rag.ingest.web.html` and the EPUB reader."""
+
+from __future__ import annotations
+
+import re
+
+DROP_TAGS = {"script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object", "embed",
+             "head", "title", "meta", "link", "button", "select", "input", "textarea", "form", "dialog", "map"}
+_BOILERPLATE_TAGS = {"nav", "aside", "footer"}
+_BOILERPLATE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog",
+                      "alert", "toolbar"}
+_BOILERPLATE_WORDS = re.compile(
+    r"(?:^|[-_\s])(nav|navbar|navbox|navigation|menu|menubar|sidebar|side-bar|breadcrumbs?|cookies?|consent|gdpr|"
+    r"banner|footer|share|sharing|social|advert|ads|advertisement|promo|newsletter|subscribe|skip-link|jump-link|noprint|"
+    r"related|popup|modal|masthead|site-header|pagination|pager)(?:$|[-_\s])", re.IGNORECASE)
+_CONTENT_WORDS = re.compile(r"(?:^|[-_\s])(content|main|article|post|entry|body-text|story|text)(?:$|[-_\s])",
+                            re.IGNORECASE)
+#: An element whose class names furniture ("l-sidebar-fixed l-segment l-article-body-segment", "content-with-sidebar-wrp",
+#: "article-body pagination-first") but holds this share (0..1) of the text being read, with less than
+#: :data:`LINK_SHARE` of it in links, wraps the page's content and is kept: a new user's walk (2026-12-07) found 6 of
+#: the 181 news pages of scrapinghub's article-extraction benchmark read as their headline alone, or refused.
+CONTENT_SHARE = 0.5
+LINK_SHARE = 0.5
+_WS = re.compile(r"[ \t\n\r\f\v]+")
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+
+
+def _classes(el) -> str:
+    return f"{el.get('class') or ''} {el.get('id') or ''}"
+
+
+def _is_hidden(el) -> bool:
+    style = (el.get("style") or "").replace(" ", "").lower()
+    return el.get("hidden") is not None or el.get("aria-hidden") == "true" or "display:none" in style
+
+
+def _drop(el) -> None:
+    """Remove ``el`` but keep its tail text in the flow."""
+    parent = el.getparent()
+    if parent is not None:
+        el.drop_tree()
+
+
+def _is_boilerplate(el, tag: str) -> bool:
+    """Whether element ``el`` (lower-cased ``tag``) is page furniture by what it is: a navigation, sidebar, footer
+    or banner tag or ARIA role, or a ``<header>`` holding no heading."""
+    if tag in _BOILERPLATE_TAGS or (el.get("role") or "").lower() in _BOILERPLATE_ROLES:
+        return True
+    return tag == "header" and not any(h in _HEADINGS for h in (d.tag for d in el.iter() if isinstance(d.tag, str)))
+
+
+def _named_boilerplate(el, tag: str) -> bool:
+    """Whether ``el`` (below ``body``, ``main`` and ``article``) has a class or id that names page furniture."""
+    return tag not in ("body", "html", "main", "article") and bool(_BOILERPLATE_WORDS.search(_classes(el)))
+
+
+def _text_sizes(nodes: list) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
+    """Characters of text (spaces aside) under each element of ``nodes`` (a subtree in document order, kept alive
+    by the caller: the keys are ``id``), how many of them are inside links, and how many ``<h1>`` it holds; one
+    pass, children first."""
+    text: dict[int, int] = {}
+    links: dict[int, int] = {}
+    h1s: dict[int, int] = {}
+    for el in reversed(nodes):
+        if not isinstance(el.tag, str):
+            continue
+        tag = el.tag.lower()
+        if tag in DROP_TAGS:
+            text[id(el)] = links[id(el)] = h1s[id(el)] = 0
+            continue
+        size = len((el.text or "").strip()) + sum(len((c.tail or "").strip()) for c in el)
+        size += sum(text.get(id(c), 0) for c in el)
+        text[id(el)] = size
+        links[id(el)] = size if tag == "a" else sum(links.get(id(c), 0) for c in el)
+        h1s[id(el)] = (tag == "h1") + sum(h1s.get(id(c), 0) for c in el)
+    return text, links, h1s
+
+
+def strip_boilerplate(root, *, keep_semantic: bool = False, left_out: list[str] | None = None) -> None:
+    """Remove non-content elements from ``root`` in place: :data:`DROP_TAGS`, hidden ones and, unless
+    ``keep_semantic``, navigation, sidebars, footers, banners (by tag and ARIA role, :func:`_is_boilerplate`, and
+    by class/id words, :func:`_named_boilerplate`); the text of the hidden and furniture ones is added to
+    ``left_out`` (for the coverage audit, issue 37). An element named like furniture that holds
+    :data:`CONTENT_SHARE` of ``root``'s text or more, or ``root``'s one ``<h1>``, with less than :data:`LINK_SHARE` of its
+    text in links, is a wrapper of the page's content and stays (its furniture inside is still removed)."""
+    nodes = list(root.iter())
+    text, links, h1s = _text_sizes(nodes)
+    total, title = text.get(id(root), 0), h1s.get(id(root), 0) == 1
+
+    def wraps_content(el) -> bool:
+        size = text.get(id(el), 0)
+        return size > 0 and links.get(id(el), 0) < LINK_SHARE * size and (
+            size >= CONTENT_SHARE * total or (title and h1s.get(id(el), 0) == 1))
+
+    for el in nodes:
+        if not isinstance(el.tag, str):
+            if el.getparent() is not None:
+                _drop(el)  # comments and processing instructions
+            continue
+        tag = el.tag.lower()
+        if el.getparent() is None:
+            continue
+        if tag in DROP_TAGS:
+            _drop(el)
+        elif _is_hidden(el) or (not keep_semantic and (_is_boilerplate(el, tag) or (
+                _named_boilerplate(el, tag) and not wraps_content(el)))):
+            if left_out is not None:
+                left_out.append(el.text_content())
+            _drop(el)
+
+
+def _text_len(el) -> int:
+    return len(_WS.sub(" ", el.text_content()).strip())
+
+
+def outside(top, root) -> list[str]:
+    """The text of ``top`` that is not inside ``root``."""
+    out: list[str] = []
+
+    def walk(el) -> None:
+        if el is root or not isinstance(el.tag, str) or el.tag.lower() in DROP_TAGS:
+            return
+        out.append(el.text or "")
+        for child in el:
+            walk(child)
+            out.append(child.tail or "")
+
+    walk(top)
+    return out
+
+
+def main_content(doc, left_out: list[str] | None = None):
+    """The element holding the page's main content (see the module docstring), boilerplate removed; the text of
+    the furniture removed and of what lies outside the main content is added to ``left_out`` (issue 37)."""
+    for el in list(doc.iter()):
+        if isinstance(el.tag, str) and el.tag.lower() in DROP_TAGS and el.getparent() is not None:
+            _drop(el)
+    candidates = [el for el in doc.iter("main") if _text_len(el) > 0]
+    candidates = candidates or [el for el in doc.iter() if isinstance(el.tag, str) and el.get("role") == "main"]
+    if not candidates:
+        articles = [el for el in doc.iter("article") if _text_len(el) > 0]
+        if articles:
+            candidates = [max(articles, key=_text_len)] if len(articles) == 1 or _text_len(
+                max(articles, key=_text_len)) > 0.6 * sum(map(_text_len, articles)) else []
+    root = candidates[0] if candidates else None
+    if root is None:
+        strip_boilerplate(doc, left_out=left_out)
+        body = doc.find(".//body")
+        body = body if body is not None else doc
+        marked = [el for el in body.iter() if isinstance(el.tag, str) and el.tag.lower() in ("div", "section")
+                  and _CONTENT_WORDS.search(_classes(el))]
+        best = max(marked, key=_text_len, default=None)
+        root = best if best is not None and _text_len(best) > 0.5 * _text_len(body) else body
+    if left_out is not None:
+        body = doc.find(".//body")
+        left_out.extend(outside(body if body is not None else doc, root))
+    strip_boilerplate(root, left_out=left_out)
+    return root
+
+
+def paragraph_block(doc):
+    """The element whose own ``<p>`` children hold the most text, with its parent when that parent holds the
+    page's ``<h1>`` (the article and its title): the main content of a page without landmarks, class words or
+    navigation markup, where the largest block is the site's menu. ``None`` without paragraphs."""
+    best, most = None, 0
+    for el in doc.iter():
+        if not isinstance(el.tag, str) or el.tag.lower() not in ("div", "section", "td", "body"):
+            continue
+        n = sum(_text_len(p) for p in el if isinstance(p.tag, str) and p.tag.lower() == "p")
+        if n > most:
+            best, most = el, n
+    if best is None:
+        return None
+    parent = best.getparent()
+    if parent is not None and parent.find(".//h1") is not None and parent.tag.lower() != "body":
+        return parent
+    return best
