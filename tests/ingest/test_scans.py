@@ -145,3 +145,22 @@ def test_vertical_japanese_is_not_flagged_as_lost(cases_dir):
     doc = extract_pdf(path.read_bytes(), path.name)
     assert "日本語" in doc.canonical
     assert not any("coverage" in w for w in doc.warnings), doc.warnings
+
+
+def test_a_scanned_page_after_text_pages_gets_an_ocr_pages_time(monkeypatch):
+    # the reader's budget renews at every report: "extract" gives the next page 30 s, "ocr" 120 s. Before, only an
+    # OCR page coming first had its 120 s (a new user's walk, 2026-12-07: 4 of 29 PDFs refused, "stopped after 31 s
+    # on page 3"); now the OCR of any page is announced as it starts
+    from rag.ingest import ocr as ocr_engine
+    from rag.ingest.pdf import pdf_page
+
+    events: list[str] = []
+    monkeypatch.setattr(ocr_engine, "available", lambda: True)
+    monkeypatch.setattr(pdf_page, "_ocr_lines", lambda *a, **k: (events.append("OCR runs") or [], 5.0))
+    doc = pymupdf.open()
+    for i in range(2):
+        doc.new_page().insert_text((72, 100), f"Page {i + 1} is born digital, with plenty of words to read here.")
+    doc.new_page().insert_image(pymupdf.Rect(0, 0, 595, 842), pixmap=_printed_page(LINES))  # page 3: a scan
+    extract_pdf(doc.tobytes(), "mixed.pdf", progress=lambda stage, done, total: events.append(f"{stage} {done}"))
+    assert events.index("OCR runs") > events.index("extract 2")
+    assert events[events.index("OCR runs") - 1].startswith("ocr ")  # renewed as OCR, just before it

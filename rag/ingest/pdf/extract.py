@@ -130,9 +130,16 @@ def _read_pages(doc, name: str, warnings: list[str], progress: Progress | None, 
     if todo and progress:
         progress("ocr", 0, len(todo))
     reads = []
+
+    def starting_ocr() -> None:
+        # a page's OCR gets an OCR page's time (budget.OCR_PAGE_S), not the PAGE_S the last page's report renewed:
+        # a new user's walk (2026-12-07) had 4 of 29 PDFs refused, "stopped after 31 s on page 3", under load
+        if progress:
+            progress("ocr", done, max(len(todo), done + 1))
+
     for i in range(doc.page_count):
         try:
-            r = read_page(doc.load_page(i), use_ocr=ocr_on, max_pixels=limits.max_image_pixels)
+            r = read_page(doc.load_page(i), use_ocr=ocr_on, max_pixels=limits.max_image_pixels, on_ocr=starting_ocr)
         except Exception as e:  # noqa: BLE001 - one unreadable page must not lose the others
             warnings.append(f"page {i + 1}: unreadable ({e or type(e).__name__})")
             r = PageRead([], "", "blank")

@@ -10,6 +10,7 @@ and read by OCR where it has no usable text (:mod:`rag.ingest.ocr`); lines are p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rag.ingest import ocr as ocr_engine
@@ -98,11 +99,13 @@ def _overlaps(a: Line, lines: list[Line]) -> bool:
     return any(min(a.x1, b.x1) > max(a.x0, b.x0) and min(a.y1, b.y1) > max(a.y0, b.y0) for b in lines)
 
 
-def read_page(page, *, use_ocr: bool = True, find_tables: bool = True, max_pixels: int | None = None) -> PageRead:
+def read_page(page, *, use_ocr: bool = True, find_tables: bool = True, max_pixels: int | None = None,
+              on_ocr: Callable[[], None] | None = None) -> PageRead:
     """Read one PyMuPDF page (rules in the module doc). Never raises for a page MuPDF can parse.
 
     ``max_pixels`` bounds the render for OCR (:func:`ocr_dpi`); a page too large even at
-    :data:`MIN_OCR_DPI` is not read by OCR and says why in ``too_large``."""
+    :data:`MIN_OCR_DPI` is not read by OCR and says why in ``too_large``. ``on_ocr`` is called just before OCR
+    starts on the page (the reader's time budget then gives the page an OCR page's time)."""
     import pymupdf
 
     flags = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE
@@ -124,7 +127,7 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True, max_pixel
     if dpi is None and kind in ("scanned", "sparse-image", "unreadable") and use_ocr:
         read.too_large = _too_large(page)
     if dpi is not None and ocr_engine.available() and _read_by_ocr(read, page, dpi, visible, main, added, other,
-                                                                  n_blocks):
+                                                                  n_blocks, on_ocr):
         return read
     if main or added:
         read.lines, read.order = order_blocks(merge_fragments(main + added))
@@ -155,10 +158,12 @@ def _forms_and_tables(page, main: list[Line], page_h: float, n_blocks: int,
 
 
 def _read_by_ocr(read: PageRead, page, dpi: int, visible: str, main: list[Line], added: list[Line],
-                 other: list[Line], n_blocks: int) -> bool:
+                 other: list[Line], n_blocks: int, on_ocr: Callable[[], None] | None = None) -> bool:
     """Read the page by OCR at ``dpi`` into ``read``; ``False`` when the text layer stays (an unreadable
     page that OCR reads worse, or reads nothing)."""
     kind = read.kind
+    if on_ocr is not None:
+        on_ocr()
     ocr_ls, read.ocr_ms = _ocr_lines(page, page.rect.height, n_blocks + 2000, dpi)
     if kind == "unreadable" and ocr_reads_worse(visible, " ".join(ln.text for ln in ocr_ls)):
         read.kept_layer = True  # OCR read this script worse than the layer it would replace
