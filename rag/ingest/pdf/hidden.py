@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rag.ingest.pdf.boxindex import BoxIndex
+
 #: Spans under this font size (points) are hidden.
 MIN_VISIBLE_PT = 2.0
 #: A colour channel at or above this (0..255) counts as white.
@@ -159,9 +161,14 @@ class _Paint:
         self.text = [(i, r) for i, (kind, r) in enumerate(log) if kind.endswith("-text")]
         self.fills = [(i, r) for i, (kind, r) in enumerate(log) if kind == "fill-path" and _area(r) > 4]
         self.images = [(i, r) for i, (kind, r) in enumerate(log) if kind == "fill-image"]
+        rect = tuple(page.rect)
+        self._top, self._bottom = rect[1], rect[3]
+        self._near_text = BoxIndex(self.text, self._top, self._bottom)
+        self._near_fills = BoxIndex(self.fills, self._top, self._bottom)
+        self._near_images = BoxIndex(self.images, self._top, self._bottom)
+        self._near_chars: BoxIndex | None = None
         self._opaque: dict[int, tuple] | None = None
         self._clips: list[tuple[int, float, list[tuple]]] | None = None
-        self._trace: list[tuple[int, list[tuple[str, tuple]]]] | None = None
 
     def opaque_fills(self) -> dict[int, tuple]:
         """``{position: painted box}`` of the fills with an opaque fill colour (``get_drawings(extended=True)``,
@@ -211,9 +218,10 @@ class _Paint:
         walk, 2026-12-07). A first version that stopped a span's runs at the first fill covering it hid a table's
         rows, whose cells are shaded between the runs (TAMReview.pdf): each span keeps its own entries."""
         area = max(_area(bbox), 1e-6)
-        covering = [(i, r) for i, r in self.text if _inter(bbox, r) >= 0.5 * area]
+        near = self._near_text.near(bbox)
+        covering = [(i, r) for i, r in near if _inter(bbox, r) >= 0.5 * area]
         tight = [i for i, r in covering if _area(r) <= TIGHT * area]
-        inside = [(i, r) for i, r in self.text if _inter(bbox, r) >= 0.5 * max(_area(r), 1e-6)]
+        inside = [(i, r) for i, r in near if _inter(bbox, r) >= 0.5 * max(_area(r), 1e-6)]
         if len(tight) > 1 and text.strip():  # other words stamped over it are no run of its own ("REDACTED")
             own = [i for i in tight if self.spells(i, bbox, text)]
             tight = own or tight
@@ -229,14 +237,15 @@ class _Paint:
             return max(i for i, _ in inside)
         return max(i for i, _ in covering) if covering else None
 
-    def _chars(self) -> list[tuple[int, list[tuple[str, tuple]]]]:
-        if self._trace is None:
+    def _chars(self) -> BoxIndex:
+        """The page's drawn characters, ``((seqno, character), box)`` in drawing order, filed by strips."""
+        if self._near_chars is None:
             try:
-                self._trace = [(t["seqno"], [(chr(c[0]), c[3]) for c in t["chars"]])
-                               for t in self.page.get_texttrace()]
+                trace = [((t["seqno"], chr(c[0])), c[3]) for t in self.page.get_texttrace() for c in t["chars"]]
             except Exception:  # noqa: BLE001 - no trace: nothing counts as drawn again
-                self._trace = []
-        return self._trace
+                trace = []
+            self._near_chars = BoxIndex(trace, self._top, self._bottom)
+        return self._near_chars
 
     def spells(self, i: int, bbox, text: str) -> bool:
         """Whether the text drawn at position ``i`` spells ``text`` (spaces aside) inside ``bbox``."""
@@ -251,8 +260,8 @@ class _Paint:
     def _spelled(self, bbox, text: str, drawn) -> bool:
         """Whether the characters inside ``bbox`` drawn at the positions ``drawn(seq)`` accepts hold ``text``."""
         want = "".join(text.split())
-        got = "".join(ch for seq, chars in self._chars() if drawn(seq) for ch, box in chars
-                      if not ch.isspace() and _inter(bbox, box) >= 0.5 * max(_area(box), 1e-6))
+        got = "".join(ch for (seq, ch), box in self._chars().near(bbox)
+                      if drawn(seq) and not ch.isspace() and _inter(bbox, box) >= 0.5 * max(_area(box), 1e-6))
         return bool(want) and want in got
 
     def painted_over(self, bbox, text: str = "") -> bool:
@@ -262,13 +271,14 @@ class _Paint:
         if last is None:
             return False
         page_area = max(_area(tuple(self.page.rect)), 1.0)
-        later_fills = [r for i, r in self.fills if i > last and _inter(bbox, r) > 0]
-        if later_fills and _covered_share(bbox, later_fills) >= COVERED_SHARE:
+        fills = [(i, r) for i, r in self._near_fills.near(bbox) if i > last and _inter(bbox, r) > 0]
+        if fills and _covered_share(bbox, [r for _, r in fills]) >= COVERED_SHARE:
             opaque = self.opaque_fills()
-            solid = [opaque[i] for i, _ in self.fills if i > last and i in opaque and _inter(bbox, opaque[i]) > 0]
+            solid = [opaque[i] for i, _ in fills if i in opaque and _inter(bbox, opaque[i]) > 0]
             if _covered_share(bbox, solid) >= COVERED_SHARE:
                 return True
-        pictures = [(i, r) for i, r in self.images if i > last and _area(r) < PAGE_IMAGE_SHARE * page_area]
+        pictures = [(i, r) for i, r in self._near_images.near(bbox)
+                    if i > last and _area(r) < PAGE_IMAGE_SHARE * page_area]
         if not pictures or _covered_share(bbox, [r for _, r in pictures]) < COVERED_SHARE:
             return False
         return _covered_share(bbox, [self.clipped(i, r) for i, r in pictures]) >= COVERED_SHARE
@@ -292,7 +302,7 @@ class _Paint:
 
     def on_image(self, bbox) -> bool:
         """Whether images (drawn before or after) cover :data:`ON_IMAGE_SHARE` of ``bbox``."""
-        return _covered_share(bbox, [r for _, r in self.images]) >= ON_IMAGE_SHARE
+        return _covered_share(bbox, [r for _, r in self._near_images.near(bbox)]) >= ON_IMAGE_SHARE
 
 
 def _highlights(page) -> list[tuple]:
@@ -353,7 +363,8 @@ def remove_hidden(page, page_dict: dict) -> HiddenReport:
     report = HiddenReport()
     found, white, invisible = _by_span(page_dict, paint)
     on_image = [s for s in invisible if paint.on_image(s["bbox"])]
-    found += [(s, "invisible") for s in invisible if not any(s is t for t in on_image)]
+    kept = {id(s) for s in on_image}
+    found += [(s, "invisible") for s in invisible if id(s) not in kept]
     if white or on_image:
         on_image = _by_rendering(page, white, on_image, found)
     report.ocr_layer = sum(len(s["text"].strip()) for s in on_image)
@@ -394,7 +405,8 @@ def _by_rendering(page, white: list[dict], on_image: list[dict], found: list[tup
     found += [(s, "white on white") for s in white if render.blank(s["bbox"])]
     blank = [s for s in on_image if not render.ink(s["bbox"])]
     found += [(s, "invisible") for s in blank]
-    return [s for s in on_image if not any(s is t for t in blank)]
+    gone = {id(s) for s in blank}
+    return [s for s in on_image if id(s) not in gone]
 
 
 def _cut(page_dict: dict, gone: set[int]) -> None:
