@@ -220,3 +220,20 @@ def test_odp_numbered_lists_keep_their_numbers():
     deck.body.get_draw_pages()[0].append(box)
     got = extract_bytes(_save(deck), "steps.odp").canonical
     assert "1. Unplug the unit\n2. Open the cover\n3. Replace the fuse" in got
+
+
+def test_an_impress_table_is_read_as_its_rows_on_its_slide():
+    """PHPPresentation's Issue_00141.odp (a new user's walk, 2026-12-07): the slide's 3x3 table was lost, only its
+    title read (coverage 47 %). Impress stores a table as a ``table:table`` in a frame of class "table"."""
+    deck = _deck([("Intro", ["Hello"]), ("Fees", [])])
+    rows = "".join("<table:table-row>" + "".join(f"<table:table-cell><text:p>{c}</text:p></table:table-cell>"
+                                                 for c in r) + "</table:table-row>"
+                   for r in (("Plan", "Monthly fee"), ("Basic", "4 EUR"), ("Family", "9 EUR")))
+    frame = Element.from_tag('<draw:frame svg:width="20cm" svg:height="4cm" svg:x="1cm" svg:y="4cm" '
+                             f'presentation:class="table"><table:table>{rows}</table:table>'
+                             '<draw:image xlink:href="Pictures/TablePreview1.svm"/></draw:frame>')
+    deck.body.get_draw_pages()[1].append(frame)
+    got = extract_bytes(_save(deck), "fees.odp")
+    assert "| Plan | Monthly fee |\n| --- | --- |\n| Basic | 4 EUR |\n| Family | 9 EUR |" in got.canonical
+    at = got.canonical.index("Family")
+    assert locator_at(got, at, at + 6).first == 2 and got.coverage == 1.0

@@ -323,11 +323,15 @@ def _hidden_page_styles(doc) -> set[str]:
 def _frame_lines(frame, objects: Objects | None = None, numbering: Numbering | None = None) -> list[str]:
     """One line per paragraph of a presentation frame or shape; list items after the label their list style draws
     ("1. ", "- "; before, a numbered list read as bullets: odfpy's ol.odp, a new user's walk, 2026-12-07); an
-    embedded chart or sheet's lines (:class:`rag.ingest.office.odf_objects.Objects`) when ``objects`` is given."""
+    embedded chart or sheet's lines (:class:`rag.ingest.office.odf_objects.Objects`) when ``objects`` is given; a
+    table of the slide as Markdown rows (before, Impress's tables were lost: PHPPresentation's Issue_00141.odp kept
+    only its slide's title, a new user's walk, 2026-12-07)."""
     out: list[str] = []
     if objects is not None:
         for obj in frame.get_elements("descendant::draw:object"):
             out += objects.lines(obj)
+    for table in frame.get_elements("descendant::table:table[not(ancestor::table:table)]"):  # Impress's own tables
+        out += table_lines(table)  # (a table nested in a cell is read with its cell)
     writer = _TextWriter(CanonicalBuilder(), numbering)
     boxes = [frame] if frame.tag in ("draw:custom-shape", "presentation:notes") else []
     boxes += frame.get_elements("descendant::draw:text-box") + [s for s in _shapes(frame)
