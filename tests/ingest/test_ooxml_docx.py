@@ -81,9 +81,22 @@ def test_numbering_is_rendered_as_word_shows_it():
     assert "# 1 Package" in text and "## 1.1 Parts" in text
     assert "## 1.2 Manifest" in text, "two w:num of one abstract list continue each other"
     assert "### 1.2.1 OpenDocument Package" in text
-    assert "A) First option\nB) Second option\ni. Detail" in text
+    assert "A) First option\nB) Second option\n  i. Detail" in text  # a nested item indented under its parent
     assert "- A dot" in text and "\uf0b7" not in text
     assert "A) Again from A" in text, "startOverride restarts the list"
+
+
+def test_nested_bullets_stay_under_their_item():
+    """docx4j's Getting Started (a new user's walk, 2026-12-07): "Java 11" and "Java 17", indented under "It supports
+    the recent Java long term releases:" (``w:ilvl`` 1), read as items of the outer list."""
+    body = (p("Runs on Linux", num=(4, 0)) + p("Supports the long term releases:", num=(4, 0))
+            + p("Java 11", num=(4, 1)) + p("Java 17", num=(4, 1)) + p("Ships as one jar", num=(4, 0)))
+    numbering = NUMBERING.replace('<w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/><w:lvlText w:val="\uf0b7"/></w:lvl>',
+                                  '<w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/><w:lvlText w:val="\uf0b7"/></w:lvl>'
+                                  '<w:lvl w:ilvl="1"><w:numFmt w:val="bullet"/><w:lvlText w:val="o"/></w:lvl>')
+    text = _canon(S.docx_with_body(body, numbering=numbering)).canonical
+    assert ("- Runs on Linux\n- Supports the long term releases:\n  - Java 11\n  - Java 17\n- Ships as one jar"
+            in text)
 
 
 def test_number_formats():

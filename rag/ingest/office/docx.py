@@ -70,6 +70,8 @@ _C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 _NO_TITLE = {"", "none", "untitled", "document", "title", "microsoft word"}
 NOTES_TITLES = {"footnote": "Footnotes", "endnote": "Endnotes"}
 FURNITURE_TITLE = "Page headers and footers"
+#: A list item is indented two spaces per level below the first (Word's ``w:ilvl``, 0-8), at most this many levels.
+MAX_LIST_DEPTH = 8
 _NS = {"w": _W[1:-1], "mc": "http://schemas.openxmlformats.org/markup-compatibility/2006"}
 
 
@@ -287,12 +289,17 @@ class _Writer:
                             for d, t in smartart_lines(root)])
         return [lines for lines in out if lines]
 
-    def label(self, p, style) -> tuple[str | None, bool, object]:
-        """``(label, is_bullet, list identity)`` of a numbered paragraph; ``(None, False, None)`` otherwise."""
+    @staticmethod
+    def list_number(p, style) -> tuple[str, int]:
+        """``(numId, ilvl)`` of paragraph ``p``: its own ``w:numPr``, else its style's; ``("", 0)`` for neither."""
         own = num_pr(p.find(f"{_W}pPr")) or (None, None)
         by_style = _style_numbering(style)
-        num_id = own[0] if own[0] is not None else by_style[0] or ""
-        ilvl = own[1] if own[1] is not None else by_style[1] or 0
+        return (own[0] if own[0] is not None else by_style[0] or "",
+                own[1] if own[1] is not None else by_style[1] or 0)
+
+    def label(self, p, style) -> tuple[str | None, bool, object]:
+        """``(label, is_bullet, list identity)`` of a numbered paragraph; ``(None, False, None)`` otherwise."""
+        num_id, ilvl = self.list_number(p, style)
         if num_id and self.numbering.defined(num_id):
             label = self.numbering.label(num_id, ilvl)
             return label, self.numbering.is_bullet(num_id, ilvl), num_id
@@ -335,7 +342,10 @@ class _Writer:
         self.list_counter += 1
         self.list_toc = self.list_toc or toc
         mark = "- " if bullet else f"{self.list_counter}. " if label == "#" else f"{label} "
-        self.pending_list.append((mark + text.replace("\n", " "), self.unit()))
+        # a nested item indented under its parent, as Word shows it (before, docx4j's "Java 11" and "Java 17" under
+        # "It supports the recent Java long term releases:" read as items of the outer list; a new user's walk)
+        depth = max(0, min(self.list_number(p, style)[1], MAX_LIST_DEPTH))
+        self.pending_list.append(("  " * depth + mark + text.replace("\n", " "), self.unit()))
 
     def _toc_style(self, p) -> bool:
         style = self.style(p)
