@@ -45,6 +45,23 @@ def test_title_rows_are_the_caption_and_two_header_rows_are_joined():
     assert {1, 2, 4, 63} <= rows
 
 
+def test_a_row_of_years_under_merged_group_labels_is_part_of_the_header():
+    """PhpSpreadsheet's ComboChart1.xlsx (a new user's walk, 2026-12-07): "INVENTORY" and "VALUATION" merged over
+    "Item | Project Cost | Project Year | 2019 | 2020 | 2021" were the header, and the row of real column names a
+    row of data: the row's numbers are years rising left to right, labels of the columns under them."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"], ws["B1"] = "INVENTORY", "VALUATION"
+    ws.merge_cells("B1:F1")
+    ws.append(["Item", "Project Cost", "Project Year", 2019, 2020, 2021])
+    ws.append(["Solar Panels at City Hall", "$100,000", 2020, None, "$100,000", None])
+    ws.append(["New Benches", "$20,000", 2019, "$20,000", None, None])
+    text = extract_bytes(S.save(wb), "plan.xlsx").canonical
+    assert ("| INVENTORY / Item | VALUATION / Project Cost | VALUATION / Project Year | VALUATION / 2019 | VALUATION / 2020 "
+            "| VALUATION / 2021 |\n| --- |" in text)
+    assert "| Solar Panels at City Hall | $100,000 | 2020 |  | $100,000 |  |" in text
+
+
 def test_a_plain_table_is_unchanged():
     wb = openpyxl.Workbook()
     ws = wb.active

@@ -217,19 +217,29 @@ def _numeric(text: str) -> bool:
     return bool(text) and text.replace(",", "").replace(".", "").replace("%", "").replace("-", "").strip().isdigit()
 
 
+def _years(cells: list[str]) -> bool:
+    """Whether the numbers of a row are column labels: two or more years (1900-2100), rising left to right ("Project
+    Cost | Project Year | 2019 | 2020 | ..." under "INVENTORY | VALUATION": PhpSpreadsheet's ComboChart1.xlsx, a new
+    user's walk, 2026-12-07). A data row's one year ("Project Year" 2021) is not."""
+    years = [x.strip() for x in cells if _numeric(x)]
+    if len(years) < 2 or not all(x.isdigit() and 1900 <= int(x) <= 2100 for x in years):
+        return False
+    return all(int(a) < int(b) for a, b in zip(years, years[1:]))
+
+
 def header_rows(rows: list[tuple[int, list[str]]], merges: list[tuple[int, int, int, int]],
                 most: int = 3) -> list[tuple[int, list[str]]]:
     """The rows of a table's header (at least the first, at most ``most``): a row joins the header when the
     header's last row has a cell merged across columns (``merges`` with 0-based columns of ``rows``, 1-based
-    sheet rows) and the row holds labels, no numbers, under that cell ("Bachelor's degree or higher" over
-    "Percent" and "Margin of error"). Each header row's merged cells are spread over their columns."""
+    sheet rows) and the row holds labels, no numbers but years (:func:`_years`), under that cell ("Bachelor's degree
+    or higher" over "Percent" and "Margin of error"). Each header row's merged cells are spread over their columns."""
     out = [rows[0]]
     while len(out) < most and len(rows) > len(out) + 1:
         n, _ = out[-1]
         spans = [(a, c) for a, r0, c, r1 in merges if r0 == n and c > a]
         nxt_n, nxt = rows[len(out)]
         under = [nxt[i] for a, c in spans for i in range(max(a, 0), min(c, len(nxt) - 1) + 1)]
-        if not spans or not any(under) or any(_numeric(x) for x in nxt if x):
+        if not spans or not any(under) or (any(_numeric(x) for x in nxt if x) and not _years(nxt)):
             break
         out.append((nxt_n, nxt))
     if len(out) == 1:
