@@ -122,3 +122,18 @@ def test_a_sidebar_of_links_holding_most_of_the_page_is_still_furniture():
             f"<div class='sidebar'>{_MENU}</div></body></html>").encode()
     text = extract_bytes(html, "note.html").canonical
     assert "closed on Monday" in text and "Section number" not in text
+
+
+def test_a_table_inside_a_cell_is_read_as_its_rows_with_their_labels():
+    """calibre's plucker.html (a new user's walk, 2026-12-07): the "flags" row's cell holds a table of Name / Value /
+    Meaning; its words ran together ("Name Value Meaning CopyPrevention 0x0040 ... Launchable 0x0200"), and "The
+    Launchable flag is set to one" was shown as supported."""
+    inner = ("<table><tr><td><b>Name</b></td><td><b>Value</b></td></tr><tr><td>CopyPrevention</td><td>0x0040</td>"
+             "</tr><tr><td>Launchable</td><td>0x0200</td></tr></table>")
+    html = (f"<html><body><h1>Header</h1><table><tr><th>Field</th><th>Size</th><th>Meaning</th></tr>"
+            f"<tr><td>flags</td><td>2</td><td>Valid bits are as follows.{inner}Other bits are zero.</td></tr>"
+            f"<tr><td>version</td><td>2</td><td>Must be 1.</td></tr></table></body></html>").encode()
+    text = extract_bytes(html, "plucker.html").canonical
+    assert ("| flags | 2 | Valid bits are as follows. Name: CopyPrevention, Value: 0x0040; Name: Launchable, "
+            "Value: 0x0200 Other bits are zero. |") in text
+    assert "| version | 2 | Must be 1. |" in text

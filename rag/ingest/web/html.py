@@ -40,7 +40,7 @@ from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem
 from rag.ingest.web.css_hidden import remove_hidden
 from rag.ingest.web.html_main import DROP_TAGS, main_content, outside, paragraph_block, strip_boilerplate
 from rag.ingest.web.html_prepare import BLOCKS, prepare
-from rag.ingest.web.html_tables import cells_of, lays_out, table_grid
+from rag.ingest.web.html_tables import cells_of, lays_out, nested_cell_text, table_grid
 from rag.types import Document, LocatorKind, MediaType
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -258,7 +258,7 @@ class HtmlWriter:
             unit = self._unit() if span else None
             if span and unit is not None:
                 self.b.add_part(unit, *span)
-        rows = table_grid(el, lambda cell: table_cell(inline_text(cell)))
+        rows = table_grid(el, lambda cell: table_cell(nested_cell_text(cell, inline_text)))
         if not rows:
             return
         lines = markdown_table(rows)

@@ -6,10 +6,16 @@ cell keeps the columns it covers: a cell spanning columns (``colspan``) leaves i
 "Week 4", so each row can be read alone; empty when long), so the cells after it stay under their own header
 (pandoc's ``html-reader.html``, a new user's walk, 2026-12-07: the "5" of a row under a rowspan cell read in the
 first column). Spans are read at most :data:`MAX_COLSPAN` / :data:`MAX_ROWSPAN` far.
+
+:func:`nested_cell_text` reads a cell holding a table of its own as its words, then that table's rows as
+"Name: Launchable, Value: 0x0200" (each row under the inner table's first row), rows apart by "; " (before, the
+inner table's words ran together, "Name Value Meaning CopyPrevention 0x0040 ...", and the 0.5B's "The Launchable
+flag is set to one" was shown as supported: calibre's plucker.html, a new user's walk, 2026-12-07).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 #: A cell's ``colspan`` / ``rowspan`` read at most this far (a hostile page's colspan="100000" builds no huge row).
@@ -21,6 +27,8 @@ MAX_COLUMNS = 200
 #: label ("Week 4") each row needs to be read alone; a longer text is written once (as DOCX:
 #: :data:`rag.ingest.office.wordml.MAX_REPEATED_CELL`).
 MAX_REPEATED_CELL = 80
+#: Tables inside tables are read this many deep as rows; deeper ones as their words.
+MAX_NESTED = 3
 
 
 def _span(cell, name: str, most: int) -> int:
@@ -111,3 +119,34 @@ def lays_out(table) -> bool:
         if sum(isinstance(el.tag, str) and el.tag.lower() in _BLOCK_TAGS for el in cell.iter()) >= LAYOUT_BLOCKS:
             return True
     return False
+
+
+def nested_cell_text(cell, words: Callable[[object], str], depth: int = 0) -> str:
+    """The text of table cell ``cell`` (lxml ``td``/``th``; ``words(el)`` an element's inline text): its own words,
+    then each table inside it (not inside a deeper one) as rows "label: value, ...", rows joined by "; " (module
+    doc); :data:`MAX_NESTED` tables deep, below that their words."""
+    inner = [t for t in cell.iter("table") if t is not cell and _closest_table(t) is _closest_table(cell) and
+             _cell_of(t) is cell]
+    if not inner or depth >= MAX_NESTED:
+        return words(cell)
+    bare = copy.deepcopy(cell)
+    for t in list(bare.iter("table")):
+        if t.getparent() is not None and _cell_of(t) is bare:
+            t.getparent().remove(t)  # its tail (text after the table) is dropped with it: kept below
+    parts = [words(bare)]
+    for t in inner:
+        rows = table_grid(t, lambda c: " ".join(nested_cell_text(c, words, depth + 1).split()))
+        head, body = (rows[0], rows[1:]) if len(rows) > 1 else ([], rows)
+        parts.append("; ".join(", ".join(f"{h}: {v}" if h and v else v or "" for h, v in
+                                         zip(head + [""] * (len(r) - len(head)), r) if v) for r in body))
+        if t.tail and t.tail.strip():
+            parts.append(t.tail)
+    return " ".join(p for p in parts if p and p.strip())
+
+
+def _cell_of(el):
+    """The nearest ``td``/``th`` above ``el``."""
+    p = el.getparent()
+    while p is not None and not (isinstance(p.tag, str) and p.tag.lower() in ("td", "th")):
+        p = p.getparent()
+    return p
