@@ -140,7 +140,7 @@ def test_tables_side_by_side_are_two_tables_and_a_form_stays_one():
 def test_a_part_named_in_another_case_or_missing_is_mended_not_refused():
     """Go's excelize writes xl/SharedStrings.xml, another writer declares a shared-strings part it never stores: Excel
     opens both; they were refused as damaged (a new user's walk, 2026-12-07)."""
-    from rag.ingest.office.sheets import repaired
+    from rag.ingest.office.xlsx_package import repaired
 
     wb = openpyxl.Workbook()  # openpyxl writes its strings inline: the parts are added here
     wb.active.append(["Region", "Units"])
@@ -161,3 +161,18 @@ def test_a_part_named_in_another_case_or_missing_is_mended_not_refused():
     assert what == "xl/sharedStrings.xml missing, read as empty"
     assert zipfile.ZipFile(io.BytesIO(mended)).read("xl/sharedStrings.xml").startswith(b"<?xml")
     assert repaired(data, KeyError("There is no item named 'xl/worksheets/sheet9.xml' in the archive")) is None
+
+
+def test_cell_comments_are_named_in_a_warning_not_read():
+    """PhpSpreadsheet's formscomments.xlsx (a new user's walk, 2026-12-07): two notes dropped without a word, where DOCX
+    and ODF name theirs."""
+    from openpyxl.comments import Comment
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Part", "Count"])
+    ws.append(["M4 bolt", 1250])
+    ws["B2"].comment = Comment("Recount on Monday", "Owen")
+    doc = extract_bytes(S.save(wb), "stock.xlsx")
+    assert "| M4 bolt | 1250 |" in doc.canonical and "Recount" not in doc.canonical
+    assert any(w.startswith("not read: 1 cell comment(s)") for w in doc.warnings), doc.warnings

@@ -31,6 +31,7 @@ from rag.ingest.canonical import CanonicalBuilder, Unit, file_stem, markdown_row
 from rag.ingest.limits import Limits, RowBudget, check_zip, resolve
 from rag.ingest.office.office_hidden import Hidden, cell_hidden
 from rag.ingest.office.ooxml import agrees, drawing_blocks, part_rels, transitional
+from rag.ingest.office.xlsx_package import MAX_REPAIRS, cell_comments, repaired
 from rag.types import Document, LocatorKind, MediaType
 
 #: Delimiters tried when sniffing a CSV dialect (``|`` is left out: that is a Markdown table).
@@ -330,35 +331,6 @@ def _drawings(package: zipfile.ZipFile, ws) -> list[list[str]]:
             for lines in drawing_blocks(package, target)] if path else []
 
 
-#: A workbook is mended at most this many times before it is called damaged (:func:`repaired`).
-MAX_REPAIRS = 3
-_MISSING = "There is no item named '"
-_EMPTY_SST = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-              b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="0" uniqueCount="0"/>')
-
-
-def repaired(body: bytes, error: KeyError) -> tuple[bytes, str] | None:
-    """``(mended package, what was mended)`` for openpyxl's missing-part error ``error``, else ``None``: a part
-    stored under another case (Go's excelize writes ``xl/SharedStrings.xml``; ZIP names are case-sensitive, Excel's
-    are not) is renamed; a shared-strings part declared and absent (a workbook of inline strings) is added empty.
-    Both files open in Excel and LibreOffice and were refused as damaged (a new user's walk, 2026-12-07)."""
-    msg = str(error)
-    if _MISSING not in msg:
-        return None
-    want = msg.split(_MISSING, 1)[1].split("'", 1)[0]
-    with zipfile.ZipFile(io.BytesIO(body)) as zin:
-        same = [n for n in zin.namelist() if n.casefold() == want.casefold() and n != want]
-        if not same and not want.casefold().endswith("sharedstrings.xml"):
-            return None
-        out = io.BytesIO()
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
-            for info in zin.infolist():
-                zout.writestr(want if same and info.filename == same[0] else info.filename, zin.read(info))
-            if not same:
-                zout.writestr(want, _EMPTY_SST)
-    return out.getvalue(), (f"{same[0]} read as {want}" if same else f"{want} missing, read as empty")
-
-
 def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Document:
     """XLSX bytes -> :class:`rag.types.Document`, one section per non-empty visible worksheet (see the module docstring).
 
@@ -387,6 +359,7 @@ def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
                 body, what = mended
                 repairs.append(what)
         package = zipfile.ZipFile(io.BytesIO(body))  # drawings: openpyxl's read-only mode does not read them
+        notes = cell_comments(package)
     except Exception as e:  # noqa: BLE001 - zip, XML and openpyxl errors all mean the same to the user
         raise ExtractionError(name, f"damaged XLSX ({type(e).__name__}: {str(e)[:120]})") from e
     hidden_sheets = []
@@ -416,6 +389,8 @@ def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     text = b.text()
     title = title if title and agrees(title, text) else (captions[0] if captions and len(captions[0]) <= 200 else "")
     warnings += [f"read after a repair: {', '.join(repairs)}"] if repairs else []
+    warnings += [f"not read: {notes} cell comment(s) shown over their cells; comments are notes about the cells, "
+                 "not their contents"] if notes else []
     return b.document(data, name, MediaType.XLSX.value, title=title or file_stem(name), extractor="xlsx",
                       warnings=tuple(warnings))
 
