@@ -64,9 +64,17 @@ class PageCoverage:
         return self.found / self.reference if self.reference else 1.0
 
 
+def _neighbours(j: int, n: int) -> list[tuple[int, ...]]:
+    """The runs of reference words that word ``j`` (of ``n``) may be a piece of, nearest first: with a neighbour
+    (a removed line-end hyphen), with the word two away (+-2: a margin note between the halves, ``cor-`` ``\\and``
+    ``rect``), then three in a row (a ligature the text layer cut twice: ``speci`` ``f`` ``ies``)."""
+    runs = [(j - 1, j), (j, j + 1), (j - 2, j), (j, j + 2), (j - 2, j - 1, j), (j - 1, j, j + 1), (j, j + 1, j + 2)]
+    return [r for r in runs if r[0] >= 0 and r[-1] < n]
+
+
 def _match(ref: list[str], have: Counter, spare: Sequence[Counter]) -> tuple[int, list[str]]:
     """Found reference words and the missing ones: exact matches first (as multisets), then each
-    unmatched word joined with a neighbour (a removed line-end hyphen) among the canonical words left
+    unmatched word joined with its neighbours (:func:`_neighbours`) among the canonical words left
     over, then a fragment carried onto a neighbouring page."""
     unmatched = Counter(ref) - have
     left = have - Counter(ref)
@@ -74,18 +82,15 @@ def _match(ref: list[str], have: Counter, spare: Sequence[Counter]) -> tuple[int
     for j, w in enumerate(ref):
         if unmatched[w] <= 0:
             continue
-        for k in (j - 1, j + 1, j - 2, j + 2):  # +-2: a margin note between the halves (``cor-`` ``\\and`` ``rect``)
-            if not 0 <= k < len(ref):
-                continue
-            joined = ref[k] + w if k < j else w + ref[k]
+        for span in _neighbours(j, len(ref)):
+            joined = "".join(ref[k] for k in span)
             pool = next((c for c in (left, *spare) if c[joined] > 0), None)
             if pool is not None:
                 pool[joined] -= 1
-                unmatched[w] -= 1
-                found += 1
-                if unmatched[ref[k]] > 0:
-                    unmatched[ref[k]] -= 1
-                    found += 1
+                for k in span:
+                    if unmatched[ref[k]] > 0:
+                        unmatched[ref[k]] -= 1
+                        found += 1
                 break
         else:
             pool = next((c for c in spare if c[w] > 0), None)

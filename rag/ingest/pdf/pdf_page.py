@@ -1,7 +1,9 @@
 """One PDF page as read (stage 1, PDF branch): :func:`read_page` turns a PyMuPDF page into :class:`PageRead`.
 
 Lines come from ``get_text("dict")`` (MuPDF's ligature expansion on, U+FB00..U+FB06 expanded again by hand,
-soft hyphens removed; text no reader sees removed first: :mod:`rag.ingest.pdf.hidden`), form widgets as
+soft hyphens removed, spaces the page shows no gap for removed, :mod:`rag.ingest.pdf.spaces`; text no reader sees
+removed first: :mod:`rag.ingest.pdf.hidden`, and the second drawing of text drawn twice, a shadow or a printed
+bold: :mod:`rag.ingest.pdf.overprint`), form widgets as
 ``label: value`` and FreeText annotations (:mod:`rag.ingest.pdf.forms`), ruled tables as Markdown rows
 (:mod:`rag.ingest.pdf.tables`); the text layer is judged (:mod:`rag.ingest.pdf.quality`: blank, scanned, unreadable)
 and read by OCR where it has no usable text (:mod:`rag.ingest.ocr`); lines are put in reading order
@@ -17,7 +19,9 @@ from rag.ingest import ocr as ocr_engine
 from rag.ingest.pdf.forms import annotation_lines, form_lines
 from rag.ingest.pdf.hidden import remove_hidden
 from rag.ingest.pdf.layout import Line, merge_fragments, order_blocks, page_lines
+from rag.ingest.pdf.overprint import remove_overprints
 from rag.ingest.pdf.quality import classify_page, garbled_chars, ocr_reads_worse
+from rag.ingest.pdf.spaces import drop_phantom_spaces
 from rag.ingest.pdf.tables import table_lines
 
 
@@ -111,15 +115,17 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True, max_pixel
     flags = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_PRESERVE_WHITESPACE
     tp = page.get_textpage(flags=flags)
     page_dict = tp.extractDICT()
+    drop_phantom_spaces(tp, page_dict)
     reference = tp.extractText()
     hidden = remove_hidden(page, page_dict)
+    twice = remove_overprints(page_dict, page.rect.y0, page.rect.y1)
     main, other, _width = page_lines(page, page_dict)
     page_h = page.rect.height
     n_blocks = len(page_dict["blocks"])
     main, added, dropped, tables = _forms_and_tables(page, main, page_h, n_blocks, find_tables)
     visible = _visible_text(page_dict) if hidden else reference
     kind = classify_page(page, visible)
-    read = PageRead([], reference, kind, tables=tables, dropped=dropped + [h.text for h in hidden],
+    read = PageRead([], reference, kind, tables=tables, dropped=dropped + [h.text for h in hidden] + twice,
                     hidden=sum(len(h.text.strip()) for h in hidden), ocr_layer=hidden.ocr_layer,
                     garbled=garbled_chars(visible), hidden_texts=[h.text for h in hidden],
                     width=page.rect.width, height=page.rect.height)
