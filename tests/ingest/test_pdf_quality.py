@@ -135,6 +135,33 @@ def test_pdf_table_rows_become_markdown_with_header(corpus_dir):
     assert "| 10 | DEBUG | Most detailed information" in t
 
 
+def test_prose_over_a_drawn_grid_and_a_framed_flyer_are_no_tables():
+    """A Scholastic/NIDA newsletter (a new user's walk, 2026-12-07) draws a squared band behind two columns of text:
+    it was read as a table of 67 columns, the columns interleaved row by row; a flyer's frame made a 1x3 table of its
+    one text."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    shape = page.new_shape()
+    for k in range(26):  # a grid of 12-pt squares over the top half: decoration
+        shape.draw_line((50 + 12 * k, 60), (50 + 12 * k, 300))
+    for k in range(21):
+        shape.draw_line((50, 60 + 12 * k), (350, 60 + 12 * k))
+    shape.finish(color=(0.7, 0.7, 0.7), width=0.5)
+    shape.commit()
+    left = ["Addiction is a disease that", "affects both the brain and", "behavior. Scientists have",
+            "identified many biological", "factors that are associated."]
+    right = ["Drug abuse might affect an", "existing mental disorder in", "ways that are not yet fully",
+             "understood by researchers", "working in the field today."]
+    for x, column in ((54, left), (204, right)):  # two columns of prose over the grid
+        for i, line in enumerate(column):
+            page.insert_text((x, 80 + 24 * i), line, fontsize=10)
+    got = extract_pdf(doc.tobytes(), "newsletter.pdf")
+    text = " ".join(got.canonical.split())
+    assert "Addiction is a disease that affects both the brain and behavior." in text
+    assert "Drug abuse might affect an existing mental disorder in ways that are not yet fully understood" in text
+    assert "|" not in got.canonical  # real ruled tables stay tables: test_pdf_table_rows_become_markdown_with_header
+
+
 def test_pdf_table_chunks_repeat_the_header(corpus_dir):
     from rag.ingest.chunk import chunk_document
 

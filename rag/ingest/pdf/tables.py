@@ -127,6 +127,31 @@ def _text_grid(box, lines: list[Line]) -> bool:
             and len({round(ln.x0 / 8) for ln in inside}) >= 2)
 
 
+#: A "table" is prose over a drawn grid when this share (0..1) of its text lines or more each run across
+#: :data:`OVERRUN_CELLS` cells of their row or more (a form's line that starts in one column and runs into the next is
+#: still a table's: the DOI grant award's item description).
+OVERRUN_SHARE = 0.3
+OVERRUN_CELLS = 3
+
+
+def _prose_over_grid(table, lines: list[Line]) -> bool:
+    """Whether ``table`` (a PyMuPDF table) is a decorative grid drawn behind running text: a real table's lines stay
+    in their cells, prose runs across the grid's cells (a Scholastic/NIDA newsletter's squared band behind two
+    columns of text read as tables of 67 columns, the columns interleaved row by row; a new user's walk,
+    2026-12-07)."""
+    x0, y0, x1, y1 = table.bbox
+    cells = [c for row in table.rows for c in row.cells if c is not None]
+    inside = [ln for ln in lines if x0 <= (ln.x0 + ln.x1) / 2 <= x1 and y0 <= (ln.y0 + ln.y1) / 2 <= y1]
+    if not cells or len(inside) < 4:
+        return False
+    over = 0
+    for ln in inside:
+        cy = (ln.y0 + ln.y1) / 2
+        crossed = sum(1 for c in cells if c[1] <= cy <= c[3] and min(c[2], ln.x1) - max(c[0], ln.x0) >= 2.0)
+        over += crossed >= OVERRUN_CELLS
+    return over >= OVERRUN_SHARE * len(inside)
+
+
 def _cell_lines(cell, lines: list[Line], used: set[int]) -> list[Line]:
     if cell is None:
         return []
@@ -209,10 +234,14 @@ def table_lines(page, lines: list[Line], page_h: float, block_base: int) -> tupl
     used: set[int] = set()
     out: list[Line] = []
     for i, t in enumerate(found):
-        rows = [r for row in t.rows for r in split_rows([_cell_lines(c, lines, used) for c in row.cells])]
-        md = table_markdown(rows)
-        if md.count("\n") < 2:  # a header alone is no table: give its lines back
+        if _prose_over_grid(t, lines):
             continue
+        taken = set(used)
+        rows = [r for row in t.rows for r in split_rows([_cell_lines(c, lines, taken) for c in row.cells])]
+        md = table_markdown(rows)
+        if md.count("\n") < 2 or sum(bool(c) for r in rows for c in r) < 3:
+            continue  # a header alone, or one cell of text in a box (a flyer's frame), is no table: its lines stay
+        used = taken
         x0, y0, x1, y1 = t.bbox
         size = min((ln.size for ln in lines), default=10.0)
         out.append(Line(md, x0, y0, x1, y1, size, False, block_base + i, page_h, kind="table"))
