@@ -337,3 +337,7 @@ def test_en_dash_numbers_and_web_addresses_broken_at_a_line_end_join_without_a_s
     # a web address ending a line before a word of the document stays apart from it (a reviewer's probe)
     lex = Lexicon.of(["visit the site and read the rules"])
     assert join_lines(["visit https://www.nasa.gov/", "and read"], lex) == "visit https://www.nasa.gov/ and read"
+    # nor before the next line's label (govdocs 050734.pdf: "http://www.wwoofusa.org/e-mail:", a new user's walk)
+    assert join_lines(["http://www.wwoofusa.org/", "e-mail: info@wwoofusa.org"], lex) == (
+        "http://www.wwoofusa.org/ e-mail: info@wwoofusa.org")
+    assert join_lines(["http://www.flaresearch.com/", "Web: other"], lex) == "http://www.flaresearch.com/ Web: other"

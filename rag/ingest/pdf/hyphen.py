@@ -104,7 +104,11 @@ def _url_goes_on(line: str, nxt: str, lexicon: Lexicon) -> bool:
     ``/``, ``.``, ``-``, ``_`` or digits in it, or one that is no word of the document ("https://www.nasa.gov/" /
     "and read" stays two words: a reviewer's probe, 2026-12-07)."""
     word = nxt.split(None, 1)[0]
-    if line.endswith("://") or any(c in word for c in "/.-_=?&") or any(c.isdigit() for c in word):
+    if line.endswith("://"):
+        return True
+    if word.endswith(":"):  # the next line's label ("http://www.wwoofusa.org/" / "e-mail: ...": a new user's walk)
+        return False
+    if any(c in word for c in "/.-_=?&") or any(c.isdigit() for c in word):
         return True
     return word.lower() not in lexicon.words
 
