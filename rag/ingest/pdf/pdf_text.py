@@ -159,8 +159,10 @@ class Para:
 
 
 #: Monospaced lines are a code listing's only where they are at most this share of the page's text: a page typed
-#: in Courier throughout is prose.
-CODE_MAX_SHARE = 0.5
+#: in Courier throughout is prose. (0.5 before: a manual's page of two PostScript listings, 56 % Courier, read each
+#: listing as one line, its comments swallowing the code after them; pdfcpu's DCT_Filter.pdf, a new user's walk,
+#: 2026-12-07. Prose typed in Courier and wrapped at a margin is joined anyway: :func:`wrapped_prose`.)
+CODE_MAX_SHARE = 0.8
 
 
 def wrapped_prose(para: list[Line]) -> bool:
