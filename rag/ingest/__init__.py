@@ -67,4 +67,8 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: ODT cross-references show their text, a header or footer keeps its words beside a page number; TeX "ff"; a PDF
 #: form's box before its option named by it; an HTML layout table read as the regions it holds; ODF embedded charts
 #: and sheets read; OCR'd columns read column by column; a PDF title repeated over every page kept once.
-EXTRACTOR_VERSION = "19"
+#: 20: an HTML wrapper named like a sidebar that holds the article kept; a table in an HTML cell read as its rows; ODP
+#: tables; DOCX nested list items indented; a row of years under merged labels a header row; PDF spaces inside a
+#: ligature's box dropped ("fi elds"), text drawn twice (a shadow, a printed bold) read once, a decorative grid
+#: behind prose no table, a web address not glued to the next line's label (two new users' walks, 2026-12-07).
+EXTRACTOR_VERSION = "20"
