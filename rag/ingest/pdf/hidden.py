@@ -370,7 +370,7 @@ def remove_hidden(page, page_dict: dict) -> HiddenReport:
     report.ocr_layer = sum(len(s["text"].strip()) for s in on_image)
     if not found:
         return report
-    _cut(page_dict, {id(span) for span, _ in found})
+    cut_spans(page_dict, {id(span) for span, _ in found})
     order = {id(s): i for i, s in enumerate(_spans_all(page_dict, found))}
     found.sort(key=lambda f: order.get(id(f[0]), 0))
     report.removed = [HiddenSpan(span["text"], tuple(span["bbox"]), why) for span, why in found]
@@ -409,7 +409,7 @@ def _by_rendering(page, white: list[dict], on_image: list[dict], found: list[tup
     return [s for s in on_image if id(s) not in gone]
 
 
-def _cut(page_dict: dict, gone: set[int]) -> None:
+def cut_spans(page_dict: dict, gone: set[int]) -> None:
     """Remove the spans whose ids are in ``gone`` from ``page_dict``, and the lines left without a span."""
     for block in page_dict.get("blocks", ()):
         if "lines" not in block:

@@ -14,6 +14,7 @@ removed texts are returned, for the coverage audit to count as removed on purpos
 from __future__ import annotations
 
 from rag.ingest.pdf.boxindex import BoxIndex
+from rag.ingest.pdf.hidden import cut_spans
 
 #: Font sizes within this share (0..1) of each other are one size.
 SIZE_SLACK = 0.02
@@ -62,11 +63,5 @@ def remove_overprints(page_dict: dict, top: float = 0.0, bottom: float = 1000.0)
                 gone.add(j)
     if not gone:
         return []
-    drop = {id(spans[j]) for j in gone}
-    for block in page_dict.get("blocks", ()):
-        if "lines" not in block:
-            continue
-        for line in block["lines"]:
-            line["spans"] = [s for s in line["spans"] if id(s) not in drop]
-        block["lines"] = [ln for ln in block["lines"] if ln["spans"]]
+    cut_spans(page_dict, {id(spans[j]) for j in gone})
     return [spans[j]["text"] for j in sorted(gone)]
