@@ -22,7 +22,7 @@ def _page(ops: list[str]) -> bytes:
 
 def test_a_space_drawn_inside_a_ligature_is_not_a_word_break():
     pdf = _page([
-        "[(The fi) 250 ( ) 28 (elds are \\(fi) 250 ( ) 28 (lled\\) here, if it is e) (ffi) 500 (  ) 56 (cient.)] TJ",
+        "[(The fi) 400 ( ) -122 (elds are \\(fi) 400 ( ) -122 (lled\\) here, if it is e) (ffi) 700 (  ) -144 (cient.)] TJ",
         "[(It is signi) (.) 278 (ficant, and so is this.)] TJ",
     ])
     plain = pymupdf.open(stream=pdf, filetype="pdf")[0].get_text()
@@ -35,9 +35,14 @@ def test_a_space_drawn_inside_a_ligature_is_not_a_word_break():
 
 
 def test_ordinary_word_spaces_and_periods_stay():
-    pdf = _page(["(Wait for it. If it fails, call us at 5 p.m. on Monday.) Tj", "[(wide) -300 ( ) (gap)] TJ"])
+    # tight tracking overlaps every space with the letter before it, but never puts it inside that letter (a review,
+    # 2026-12-07: a first rule read "Breaking news today" set at -120 tracking as "Breakingnewstoday")
+    tight = " 120 ".join(f"({c})" for c in "Breaking news today")
+    pdf = _page(["(Wait for it. If it fails, call us at 5 p.m. on Monday.) Tj", "[(wide) -300 ( ) (gap)] TJ",
+                 f"[{tight}] TJ"])
     text = " ".join(extract_pdf(pdf, "plain.pdf").canonical.split())
     assert "Wait for it. If it fails, call us at 5 p.m. on Monday." in text and "wide gap" in text
+    assert "Breaking news today" in text
 
 
 def test_the_audit_finds_a_word_the_text_layer_cut_in_three():
@@ -54,3 +59,10 @@ def test_right_to_left_words_keep_their_spaces(cases_dir):
     if not path.is_file():
         pytest.skip(f"{path} not found")
     assert "انواع اخلطوط العربية" in extract_pdf(path.read_bytes(), path.name).canonical
+
+
+def test_the_audit_does_not_take_three_glued_words_for_one():
+    from rag.ingest.pdf.audit import page_coverage
+
+    (cov,) = page_coverage(["Breaking news today in the town"], ["Breakingnewstoday in the town"])
+    assert (cov.found, cov.reference) == (3, 6)

@@ -72,6 +72,13 @@ def _neighbours(j: int, n: int) -> list[tuple[int, ...]]:
     return [r for r in runs if r[0] >= 0 and r[-1] < n]
 
 
+def _joinable(ref: list[str], run: tuple[int, ...]) -> bool:
+    """Whether the reference words of ``run`` may be pieces of one word: two always; three only around a middle piece
+    of one or two letters (a ligature cut twice: ``speci`` ``f`` ``ies``), so three whole words glued by the extractor
+    ("Breakingnewstoday") still count as lost (a review, 2026-12-07)."""
+    return len(run) < 3 or len(ref[run[1]]) <= 2
+
+
 def _match(ref: list[str], have: Counter, spare: Sequence[Counter]) -> tuple[int, list[str]]:
     """Found reference words and the missing ones: exact matches first (as multisets), then each
     unmatched word joined with its neighbours (:func:`_neighbours`) among the canonical words left
@@ -83,6 +90,8 @@ def _match(ref: list[str], have: Counter, spare: Sequence[Counter]) -> tuple[int
         if unmatched[w] <= 0:
             continue
         for span in _neighbours(j, len(ref)):
+            if not _joinable(ref, span):
+                continue
             joined = "".join(ref[k] for k in span)
             pool = next((c for c in (left, *spare) if c[joined] > 0), None)
             if pool is not None:

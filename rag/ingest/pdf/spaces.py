@@ -4,7 +4,7 @@ Some producers write a space character inside a ligature's box: MuPDF then gives
 "Th e", "soft ware" for the words a reader sees as "fields", "different", "The", "software" (Adobe's MinionPro
 and Times New Roman in an Appligent white paper: 30 and more words on three pages, cut in the key passage a
 user read and missed by a search for "fields"; a new user's walk, 2026-12-07). The space's box starts well
-inside the glyph before it, and the next glyph starts where that one ends: a space a reader cannot see.
+inside the glyphs before it, ending where they end, and the next glyph starts there: a space a reader cannot see.
 
 :func:`drop_phantom_spaces` removes such spaces from the spans of ``get_text("dict")``, reading the glyph boxes
 of ``rawdict`` (the same text page, asked only when a span has a space after a letter). Horizontal left-to-right
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import unicodedata
 
-#: A space (or a run of them) between two letters is phantom when each starts more than this share of its own width
-#: before the end of the glyphs before it ...
-OVERLAP_SHARE = 0.4
+#: A space (or a run of them) between two letters is phantom when each lies inside the glyphs before it (ending at
+#: most :data:`INSIDE_SHARE` of the font size past their end) ...
+INSIDE_SHARE = 0.02
 #: ... and the next letter starts no more than this share of the font size after that end (no visible gap).
 GAP_SHARE = 0.05
 #: A space or a period between letters is phantom too when the next glyph starts within this share of its width of
@@ -41,8 +41,11 @@ def _phantoms(chars: list[dict], size: float) -> set[int]:
             end = max(c["bbox"][2] for c in chars[max(0, i - 3):i])  # a ligature's pieces: the last may have no width
             nxt = chars[j]["bbox"][0]
             run = [chars[k]["bbox"] for k in range(i, j)]
+            # inside, not merely overlapping: a font whose glyph boxes are wider than their advance (Comic Sans) or
+            # tight tracking overlaps every space with the letter before it (a review, 2026-12-07)
+            start = min(c["bbox"][0] for c in chars[max(0, i - 3):i])
             overlapped = nxt <= end + GAP_SHARE * size and all(
-                b[0] < end - OVERLAP_SHARE * max(b[2] - b[0], 1e-3) for b in run)
+                start <= b[0] and b[2] <= end + INSIDE_SHARE * size for b in run)
             stacked = j == i + 1 and nxt <= run[0][0] + STACKED_SHARE * max(run[0][2] - run[0][0], 1e-3)
             if overlapped or stacked:
                 out.update(range(i, j))
