@@ -23,6 +23,11 @@ _CONTENT_WORDS = re.compile(r"(?:^|[-_\s])(content|main|article|post|entry|body-
 #: the 181 news pages of scrapinghub's article-extraction benchmark read as their headline alone, or refused.
 CONTENT_SHARE = 0.5
 LINK_SHARE = 0.5
+#: ... and holds at least this many characters: a short page's cookie notice, footer or "related posts" box holds
+#: half its text too (a review, 2026-12-07). Furniture named by these words is never a wrapper of the content.
+MIN_WRAPPER_CHARS = 500
+_NEVER_CONTENT = frozenset({"cookie", "cookies", "consent", "gdpr", "popup", "modal", "newsletter", "subscribe",
+                            "banner", "advert", "ads", "advertisement", "promo"})
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 
@@ -84,15 +89,19 @@ def strip_boilerplate(root, *, keep_semantic: bool = False, left_out: list[str] 
     by class/id words, :func:`_named_boilerplate`); the text of the hidden and furniture ones is added to
     ``left_out`` (for the coverage audit, issue 37). An element named like furniture that holds
     :data:`CONTENT_SHARE` of ``root``'s text or more, or ``root``'s one ``<h1>``, with less than :data:`LINK_SHARE` of its
-    text in links, is a wrapper of the page's content and stays (its furniture inside is still removed)."""
+    text in links and :data:`MIN_WRAPPER_CHARS` or more, is a wrapper of the page's content and stays (its furniture
+    inside is still removed); never one named as a cookie notice, a pop-up or an advertisement."""
     nodes = list(root.iter())
     text, links, h1s = _text_sizes(nodes)
     total, title = text.get(id(root), 0), h1s.get(id(root), 0) == 1
 
     def wraps_content(el) -> bool:
         size = text.get(id(el), 0)
-        return size > 0 and links.get(id(el), 0) < LINK_SHARE * size and (
-            size >= CONTENT_SHARE * total or (title and h1s.get(id(el), 0) == 1))
+        if size < MIN_WRAPPER_CHARS or links.get(id(el), 0) >= LINK_SHARE * size:
+            return False
+        if any(w.lower() in _NEVER_CONTENT for w in _BOILERPLATE_WORDS.findall(_classes(el))):
+            return False
+        return size >= CONTENT_SHARE * total or (title and h1s.get(id(el), 0) == 1)
 
     for el in nodes:
         if not isinstance(el.tag, str):

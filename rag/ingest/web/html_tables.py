@@ -8,7 +8,8 @@ cell keeps the columns it covers: a cell spanning columns (``colspan``) leaves i
 first column). Spans are read at most :data:`MAX_COLSPAN` / :data:`MAX_ROWSPAN` far.
 
 :func:`nested_cell_text` reads a cell holding a table of its own as its words, then that table's rows as
-"Name: Launchable, Value: 0x0200" (each row under the inner table's first row), rows apart by "; " (before, the
+"Name: Launchable, Value: 0x0200" (each row under the inner table's header row, when it has one:
+:func:`_header_row`; else "Launchable, 0x0200"), rows apart by "; " (before, the
 inner table's words ran together, "Name Value Meaning CopyPrevention 0x0040 ...", and the 0.5B's "The Launchable
 flag is set to one" was shown as supported: calibre's plucker.html, a new user's walk, 2026-12-07).
 """
@@ -136,12 +137,29 @@ def nested_cell_text(cell, words: Callable[[object], str], depth: int = 0) -> st
     parts = [words(bare)]
     for t in inner:
         rows = table_grid(t, lambda c: " ".join(nested_cell_text(c, words, depth + 1).split()))
-        head, body = (rows[0], rows[1:]) if len(rows) > 1 else ([], rows)
+        head, body = (rows[0], rows[1:]) if len(rows) > 1 and _header_row(t) else ([], rows)
         parts.append("; ".join(", ".join(f"{h}: {v}" if h and v else v or "" for h, v in
                                          zip(head + [""] * (len(r) - len(head)), r) if v) for r in body))
         if t.tail and t.tail.strip():
             parts.append(t.tail)
     return " ".join(p for p in parts if p and p.strip())
+
+
+def _header_row(table) -> bool:
+    """Whether ``table``'s first row is a header: in a ``thead``, all ``th``, or every cell with text all bold
+    (``<b>``/``<strong>``, as calibre's plucker.html writes its header). A first row of data ("Name | Bob Smith")
+    is no header: its cells would label the rows under them wrongly (a review, 2026-12-07)."""
+    first = next((tr for tr in table.iter("tr") if _closest_table(tr) is table), None)
+    if first is None:
+        return False
+    if (first.getparent().tag or "").lower() == "thead":
+        return True
+    cells = [c for c in first if isinstance(c.tag, str) and c.tag.lower() in ("td", "th")]
+    if cells and all(c.tag.lower() == "th" for c in cells):
+        return True
+    texts = [c for c in cells if c.text_content().strip()]
+    return bool(texts) and all(
+        " ".join(b.text_content() for b in c.iter("b", "strong")).split() == c.text_content().split() for c in texts)
 
 
 def _cell_of(el):
