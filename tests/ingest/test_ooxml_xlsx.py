@@ -176,3 +176,35 @@ def test_cell_comments_are_named_in_a_warning_not_read():
     doc = extract_bytes(S.save(wb), "stock.xlsx")
     assert "| M4 bolt | 1250 |" in doc.canonical and "Recount" not in doc.canonical
     assert any(w.startswith("not read: 1 cell comment(s)") for w in doc.warnings), doc.warnings
+
+
+def test_a_data_row_of_years_under_a_merged_label_stays_data():
+    # a review (2026-12-07): "Alice Moreno | 2015 | 2019 | North" under "Term (years)" merged over two columns was
+    # taken for a header row
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"], ws["B1"], ws["D1"] = "Member", "Term (years)", "District"
+    ws.merge_cells("B1:C1")
+    for row in (["Alice Moreno", 2015, 2019, "North"], ["Bob Chen", 2017, 2021, "South"]):
+        ws.append(row)
+    text = extract_bytes(S.save(wb), "terms.xlsx").canonical
+    assert "| Alice Moreno | 2015 | 2019 | North |" in text and "Member / Alice" not in text
+
+
+def test_a_damaged_comments_part_loses_only_the_warning():
+    from openpyxl.comments import Comment
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Part", "Count"])
+    ws.append(["M4 bolt", 1250])
+    ws["B2"].comment = Comment("Recount on Monday", "Owen")
+    data = bytearray(S.save(wb))
+    info = next(i for i in zipfile.ZipFile(io.BytesIO(bytes(data))).infolist() if i.filename.startswith("xl/comments"))
+    assert info.compress_type == zipfile.ZIP_DEFLATED
+    name_len, extra_len = int.from_bytes(data[info.header_offset + 26:info.header_offset + 28], "little"), \
+        int.from_bytes(data[info.header_offset + 28:info.header_offset + 30], "little")
+    start = info.header_offset + 30 + name_len + extra_len
+    data[start:start + 4] = b"\xff\xff\xff\xff"  # deflate block type 3: "invalid block type" (zlib.error)
+    doc = extract_bytes(bytes(data), "stock.xlsx")
+    assert "| M4 bolt | 1250 |" in doc.canonical

@@ -218,12 +218,21 @@ def _numeric(text: str) -> bool:
     return bool(text) and text.replace(",", "").replace(".", "").replace("%", "").replace("-", "").strip().isdigit()
 
 
-def _years(cells: list[str]) -> bool:
-    """Whether the numbers of a row are column labels: two or more years (1900-2100), rising left to right ("Project
+def _is_year(x: str) -> bool:
+    x = x.strip()
+    return x.isdigit() and 1900 <= int(x) <= 2100
+
+
+def _years(cells: list[str], below: list[str]) -> bool:
+    """Whether the numbers of a row are column labels: three or more years (1900-2100), rising left to right ("Project
     Cost | Project Year | 2019 | 2020 | ..." under "INVENTORY | VALUATION": PhpSpreadsheet's ComboChart1.xlsx, a new
-    user's walk, 2026-12-07). A data row's one year ("Project Year" 2021) is not."""
-    years = [x.strip() for x in cells if _numeric(x)]
-    if len(years) < 2 or not all(x.isdigit() and 1900 <= int(x) <= 2100 for x in years):
+    user's walk, 2026-12-07), over a row (``below``) that holds no year in their columns. A data row's years ("Alice |
+    2015 | 2019" over "Bob | 2017 | 2021") are data (a review, 2026-12-07)."""
+    at = [i for i, x in enumerate(cells) if _numeric(x)]
+    years = [cells[i].strip() for i in at]
+    if len(years) < 3 or not all(_is_year(x) for x in years):
+        return False
+    if any(i < len(below) and _is_year(below[i]) for i in at):
         return False
     return all(int(a) < int(b) for a, b in zip(years, years[1:]))
 
@@ -240,7 +249,8 @@ def header_rows(rows: list[tuple[int, list[str]]], merges: list[tuple[int, int, 
         spans = [(a, c) for a, r0, c, r1 in merges if r0 == n and c > a]
         nxt_n, nxt = rows[len(out)]
         under = [nxt[i] for a, c in spans for i in range(max(a, 0), min(c, len(nxt) - 1) + 1)]
-        if not spans or not any(under) or (any(_numeric(x) for x in nxt if x) and not _years(nxt)):
+        below = rows[len(out) + 1][1] if len(rows) > len(out) + 1 else []
+        if not spans or not any(under) or (any(_numeric(x) for x in nxt if x) and not _years(nxt, below)):
             break
         out.append((nxt_n, nxt))
     if len(out) == 1:
