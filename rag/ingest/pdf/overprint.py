@@ -22,6 +22,9 @@ SIZE_SLACK = 0.02
 OFFSET_SHARE = 0.15
 #: The two boxes overlap by at least this share (0..1) of the smaller one.
 OVERLAP_SHARE = 0.7
+#: A span is compared with at most this many spans of the same words after it along the line (a hostile page of
+#: thousands of one word in one band stays linear; a review, 2026-12-07).
+MAX_CANDIDATES = 32
 
 
 def _overlap(a, b) -> float:
@@ -51,16 +54,30 @@ def remove_overprints(page_dict: dict, top: float = 0.0, bottom: float = 1000.0)
              for s in line.get("spans", ()) if len("".join(s.get("text", "").split())) >= 2]
     if len(spans) < 2:
         return []
-    index = BoxIndex([(k, tuple(s["bbox"])) for k, s in enumerate(spans)], top, bottom)
-    gone: set[int] = set()
+    groups: dict[str, list[int]] = {}
     for k, span in enumerate(spans):
-        if k in gone:
+        groups.setdefault("".join(span["text"].split()), []).append(k)
+    gone: set[int] = set()
+    for members in groups.values():  # only spans of the same words are compared, each with its near neighbours
+        if len(members) < 2:
             continue
-        words = "".join(span["text"].split())
-        for j, _ in index.near(tuple(span["bbox"])):
-            if j > k and j not in gone and "".join(spans[j]["text"].split()) == words and \
-                    _same_place(span, spans[j]):
-                gone.add(j)
+        index = BoxIndex([(k, tuple(spans[k]["bbox"])) for k in members], top, bottom)
+        by_x = sorted(members, key=lambda k: spans[k]["bbox"][0])
+        reach = OFFSET_SHARE * max(float(spans[k].get("size") or 0) for k in members)
+        for n, k in enumerate(by_x):  # the spans within reach along x and in its strips, the nearest few at most
+            window = []
+            for j in by_x[n + 1:n + 1 + MAX_CANDIDATES]:
+                if spans[j]["bbox"][0] - spans[k]["bbox"][0] > reach:
+                    break
+                window.append(j)
+            if not window:
+                continue
+            near = {j for j, _ in index.near(tuple(spans[k]["bbox"]))}
+            for j in window:
+                first, second = min(j, k), max(j, k)
+                if j in near and first not in gone and second not in gone and \
+                        _same_place(spans[first], spans[second]):
+                    gone.add(second)
     if not gone:
         return []
     cut_spans(page_dict, {id(spans[j]) for j in gone})
