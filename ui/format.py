@@ -45,9 +45,9 @@ def _literal(text: str) -> str:
 
 
 def blockquote(text: str, marks: Sequence[tuple[int, int]] = ()) -> str:
-    """``text`` escaped and quoted line by line (``> ``), blank lines kept inside the quote; a document's own "1."
-    or "-" at a line's start stays its text, not a list (a form's two "1. BRANCH" lines rendered as items 1 and 2:
-    the browser check, 2026-12-07).
+    """``text`` escaped and quoted line by line (``> ``), blank lines kept inside the quote and each line its own (a
+    hard break); a document's own "1." or "-" at a line's start stays its text, not a list (a form's two "1. BRANCH"
+    lines rendered as items 1 and 2: the browser check, 2026-12-07).
 
     ``marks``: ``(start, end)`` character ranges of ``text`` set in bold (what the model read of a
     source, :class:`rag.answer.excerpt.Excerpt` spans); whitespace at a range's edges stays outside the bold.
@@ -72,7 +72,10 @@ def blockquote(text: str, marks: Sequence[tuple[int, int]] = ()) -> str:
             cur = b
         parts.append(_literal(text[cur:b0]))
         out.append("> " + "".join(parts))
-    return "\n".join(out)
+    # a line followed by another ends in a hard break: escaped list items and a form's lines were run together into
+    # one paragraph ("- Changes ... - It supports ...: - Java 11", the browser check, 2026-12-07)
+    return "\n".join(line + "  " if line != ">" and k + 1 < len(out) and out[k + 1] != ">" else line
+                     for k, line in enumerate(out))
 
 
 def is_pdf(citation: Any) -> bool:

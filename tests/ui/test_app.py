@@ -399,11 +399,12 @@ def test_blockquote_sets_what_the_model_read_in_bold():
     text = "First one. Second *one*\ncontinues here. Third."
     a = text.index("Second")
     b = text.index("here.") + len("here.")
-    assert blockquote(text, [(a, b)]) == "> First one. **Second \\*one\\***\n> **continues here.** Third."
+    assert blockquote(text, [(a, b)]) == "> First one. **Second \\*one\\***  \n> **continues here.** Third."
     assert blockquote(text, [(0, len(text))]).count("**") == 4  # one bold run per line
     # a form's "1. BRANCH" lines are its text, not a list numbered 1 and 2 (the browser check, 2026-12-07)
-    assert blockquote("1. BRANCH – ARMY: No\n1. BRANCH – NAVY: Yes\n- a dash") == (
-        "> 1\\. BRANCH – ARMY: No\n> 1\\. BRANCH – NAVY: Yes\n> \\- a dash")
+    # and each line stays its own line (a hard break), not run into one paragraph with the next
+    assert blockquote("1. BRANCH – ARMY: No\n1. BRANCH – NAVY: Yes\n- a dash\n\nNext") == (
+        "> 1\\. BRANCH – ARMY: No  \n> 1\\. BRANCH – NAVY: Yes  \n> \\- a dash\n>\n> Next")
 
 
 def test_answer_keeps_the_models_lines_and_list_items():
