@@ -38,13 +38,19 @@ from rag.errors import ExtractionError
 from rag.ingest import textfile
 from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem, markdown_table, table_cell
 from rag.ingest.web.css_hidden import remove_hidden
-from rag.ingest.web.html_main import DROP_TAGS, main_content, outside, paragraph_block, strip_boilerplate
+from rag.ingest.web.html_main import (
+    DROP_TAGS,
+    HEADINGS,
+    WS,
+    main_content,
+    outside,
+    paragraph_block,
+    strip_boilerplate,
+)
 from rag.ingest.web.html_prepare import BLOCKS, prepare
 from rag.ingest.web.html_tables import cells_of, lays_out, nested_cell_text, table_grid
 from rag.types import Document, LocatorKind, MediaType
 
-_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_WS = re.compile(r"[ \t\n\r\f\v]+")
 #: Bytes searched for a ``<meta charset>``: a page may open with a long script before its ``<head>`` (a new user's
 #: walk, 2026-12-07: the declaration sat past the first 4 KiB, and the Windows-1251 page was read as 1252).
 CHARSET_SCAN = 65536
@@ -147,12 +153,12 @@ def inline_text(el, *, skip_lists: bool = False) -> str:
             pass
         else:
             if node.text:
-                parts.append(_WS.sub(" ", node.text))
+                parts.append(WS.sub(" ", node.text))
             for child in node:
                 walk(child)
                 if child.tail:
-                    parts.append(_WS.sub(" ", child.tail))
-            if tag in BLOCKS or tag in ("li", "tr", "p") or tag in _HEADINGS:
+                    parts.append(WS.sub(" ", child.tail))
+            if tag in BLOCKS or tag in ("li", "tr", "p") or tag in HEADINGS:
                 parts.append(" ")
 
     walk(el)
@@ -189,9 +195,9 @@ class HtmlWriter:
         tag = el.tag.lower() if isinstance(el.tag, str) else ""
         if not tag or tag in DROP_TAGS:
             return
-        if tag in _HEADINGS:
+        if tag in HEADINGS:
             self.flush()
-            h = self.b.heading(_HEADINGS[tag] + self.heading_offset, inline_text(el))
+            h = self.b.heading(HEADINGS[tag] + self.heading_offset, inline_text(el))
             if h is not None:
                 self.anchors.append((h.start, heading_anchor(el) or slug(h.title)))
         elif tag in ("ul", "ol"):
@@ -221,11 +227,11 @@ class HtmlWriter:
 
     def _children(self, el) -> None:
         if el.text:
-            self.buffer.append(_WS.sub(" ", el.text))
+            self.buffer.append(WS.sub(" ", el.text))
         for child in el:
             self.write(child)
             if child.tail:
-                self.buffer.append(_WS.sub(" ", child.tail))
+                self.buffer.append(WS.sub(" ", child.tail))
 
     def _list_lines(self, el, depth: int) -> list[str]:
         lines, n = [], 0

@@ -28,8 +28,10 @@ LINK_SHARE = 0.5
 MIN_WRAPPER_CHARS = 500
 _NEVER_CONTENT = frozenset({"cookie", "cookies", "consent", "gdpr", "popup", "modal", "newsletter", "subscribe",
                             "banner", "advert", "ads", "advertisement", "promo"})
-_WS = re.compile(r"[ \t\n\r\f\v]+")
-_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+#: Whitespace as a browser collapses it, and the heading tags with their levels (shared with the writer of
+#: :mod:`rag.ingest.web.html`).
+WS = re.compile(r"[ \t\n\r\f\v]+")
+HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 
 
 def _classes(el) -> str:
@@ -53,7 +55,7 @@ def _is_boilerplate(el, tag: str) -> bool:
     or banner tag or ARIA role, or a ``<header>`` holding no heading."""
     if tag in _BOILERPLATE_TAGS or (el.get("role") or "").lower() in _BOILERPLATE_ROLES:
         return True
-    return tag == "header" and not any(h in _HEADINGS for h in (d.tag for d in el.iter() if isinstance(d.tag, str)))
+    return tag == "header" and not any(h in HEADINGS for h in (d.tag for d in el.iter() if isinstance(d.tag, str)))
 
 
 def _named_boilerplate(el, tag: str) -> bool:
@@ -121,7 +123,7 @@ def strip_boilerplate(root, *, keep_semantic: bool = False, left_out: list[str] 
 
 
 def _text_len(el) -> int:
-    return len(_WS.sub(" ", el.text_content()).strip())
+    return len(WS.sub(" ", el.text_content()).strip())
 
 
 def outside(top, root) -> list[str]:
