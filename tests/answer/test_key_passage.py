@@ -46,7 +46,9 @@ def test_key_passage_is_verbatim_from_one_source_with_its_number(course, corpus_
         assert all(quote[s.start:s.end] == s.text and s.index == kp.index for s in kp.sentences)
         spans = [(s.start, s.end) for s in kp.sentences]
         assert spans == sorted(spans) and kp.body == quote[spans[0][0]:spans[-1][1]]
-        assert len(kp.sentences) <= 4 and (len(kp.body) <= MAX_CHARS or len(kp.sentences) == 1 or kp.body.rstrip().count(":"))
+        items = [x for x in kp.sentences[3:] if x.text.lstrip().startswith(("-", "*", "+"))]
+        assert len(kp.sentences) - len(items) <= 4
+        assert len(kp.body) <= MAX_CHARS or len(kp.sentences) == 1 or kp.body.rstrip().count(":")
         assert kp.text.endswith(f"[{kp.index}]") and kp.to_json()["locator_label"].startswith("doc.md")
 
 
@@ -103,6 +105,26 @@ def test_a_table_header_does_not_outscore_the_row_that_answers(cases_dir):
     assert "| DOUBLE | 0x28 | 8 |" in kp.text and "Size in bytes" not in kp.text
     quote = {c.index: c.quote for c in cites}[kp.index]
     assert all(quote[s.start:s.end] == s.text for s in kp.sentences)
+
+
+def test_a_passage_ending_in_a_colon_brings_the_items_of_its_list():
+    """docx4j's Getting Started, asked "Which Java versions does the docx4j 11.4 series support?" in the app: the
+    key passage ended "It supports the recent Java long term releases:\n  - Java 11 (released Sept 2018)" and
+    Java 17, the next item, was in no passage the model read. A colon brings the items that follow, as many as fit
+    the passage's characters; a paragraph after the list is not an item, and a list too long stops where it must."""
+    text = ("# Versions\n\n"
+            "We recommend you adopt the 11.4 series if possible. It supports the recent Java long term releases:\n\n"
+            "- Java 11 (released Sept 2018)\n- Java 17 (released Sept 2021)\n- Java 21 (released Sept 2023)\n\n"
+            "Older series are kept for existing users of the library.\n")
+    cites = _cites(chunk_document(extract_bytes(text.encode(), "versions.md"), "E"))
+    kp = key_passage("Which Java releases does the 11.4 series support?", cites)
+    assert kp.body.startswith("We recommend") or kp.body.startswith("It supports")
+    assert kp.body.rstrip().endswith("- Java 21 (released Sept 2023)") and "Older series" not in kp.text
+    quote = {c.index: c.quote for c in cites}[kp.index]
+    assert all(quote[s.start:s.end] == s.text for s in kp.sentences)
+    long = text.replace("- Java 17", "- " + "Java 17 with a long note on its licence terms, " * 6 + "and more")
+    kp = key_passage("Which Java releases does the 11.4 series support?", _cites(chunk_document(extract_bytes(long.encode(), "v.md"), "E")))
+    assert kp.body.rstrip().endswith("- Java 11 (released Sept 2018)") and len(kp.body) <= MAX_CHARS
 
 
 def test_a_follow_up_s_own_words_lead_the_key_passage_over_the_conversation_s(shared_dir):
