@@ -3,7 +3,8 @@
 :mod:`~rag.answer.check.clean` (the model's text cleaned), :mod:`~rag.answer.check.split` (cut into sentences),
 :mod:`~rag.answer.check.attribute` and
 :mod:`~rag.answer.check.claims` (each sentence against its sources; :mod:`~rag.answer.check.no_claim` for sentences that
-claim nothing of their own; :mod:`~rag.answer.check.names` for a name written wrong;
+claim nothing of their own; :mod:`~rag.answer.check.lists` and :mod:`~rag.answer.check.list_parts` for a list's items
+and a sentence that joins them; :mod:`~rag.answer.check.names` for a name written wrong;
 :mod:`~rag.answer.check.spelled` for a number written in words; :mod:`~rag.answer.check.exceptions` for the case a
 source makes an exception of; :mod:`~rag.answer.check.qualifiers` for a value a source only recommends; :mod:`~rag.answer.check.checkboxes` for a form's
 option not ticked;

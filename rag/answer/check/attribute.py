@@ -42,6 +42,7 @@ from rag.answer.check.clean import clean_citations as clean_citations
 from rag.answer.check.clean import markers
 from rag.answer.check.clean import remove_echoed_labels as remove_echoed_labels
 from rag.answer.check.exceptions import excepted
+from rag.answer.check.list_parts import list_gaps
 from rag.answer.check.names import misspelt_names, names_it, repeated_numbers, unnamed_in
 from rag.answer.check.no_claim import announces, garbled, points_elsewhere, title_states
 from rag.answer.check.polarity import denied_by, denies, polarity_clash, swap_clash, without_denials
@@ -331,11 +332,11 @@ def _gaps(sentence: str, spec: Sequence[str], quote: str, question: str | None, 
           own: bool = False) -> tuple[list[str], list[str]]:
     """``(absent, astray)``: the specifics ``quote`` does not hold at all (with an opening word that writes one of
     its names wrong, :func:`rag.answer.check.names.misspelt_names`), and those it holds only in statements that
-    do not make the sentence's claim (:func:`rag.answer.check.claims.statement_gaps`)."""
+    do not make the sentence's claim (:func:`~rag.answer.check.claims.statement_gaps`, :mod:`~rag.answer.check.list_parts`)."""
     absent = [x for x in spec if not holds(quote, x)]
     absent += [x for x in misspelt_names(sentence, quote) if x not in spec and not (question and holds(question, x))]
-    astray = statement_gaps(sentence, quote, [x for x in spec if x not in absent], question, heading, own=own)
-    return absent, astray
+    held = [x for x in spec if x not in absent]
+    return absent, list_gaps(sentence, quote, held, statement_gaps(sentence, quote, held, question, heading, own=own), heading)
 
 
 def attribute(

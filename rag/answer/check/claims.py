@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rag.answer.check.lists import LIST_LINE, line_at, list_lead
 from rag.answer.check.spelled import UNIT_WORDS, as_digits, spelled, value_like
 from rag.answer.tables import record, split_cells
 from rag.question import analyse
@@ -164,7 +165,6 @@ STATEMENT_MARGIN = 0.25
 
 _TABLE_LINE = re.compile(r"^[ \t]*\|")
 _SEPARATOR_LINE = TABLE_RULE
-_LIST_LINE = re.compile(r"^[ \t]*(?:[-*+•▪◦‣]|\d{1,3}[.)])\s+")
 #: A form's field: one line, a short capitalised label, a colon, then its value ("Total Budget: $331,404").
 _FIELD_LINE = re.compile(r"^[ \t]*[A-Z][^:\n]{0,40}:[ \t]+\S[^\n]{0,200}$")
 
@@ -192,12 +192,6 @@ class Statement:
         return self.context if self.alone is None else self.alone
 
 
-def _line_at(text: str, pos: int) -> tuple[int, int]:
-    a = text.rfind("\n", 0, pos) + 1
-    b = text.find("\n", pos)
-    return a, len(text) if b == -1 else b
-
-
 def _table_header(text: str, start: int) -> str:
     """The header row of the Markdown table holding the row at ``start`` (``""`` when the table's first rows
     are not in ``text`` or the row is the header itself; :func:`rag.text.table_head`)."""
@@ -216,11 +210,11 @@ def _table_label(text: str, start: int) -> str:
     ending in a colon or in capitals, and every other cell empty ("| FRINGE BENEFITS: |  |" above "| 27% * salary
     ... | $41,850 |", a spreadsheet's block of rows; not "| Bob Chen |  |  |", a row with its cells left blank);
     ``""`` when none is within :data:`LABEL_ROWS` rows of the same table."""
-    a, _ = _line_at(text, start)
+    a, _ = line_at(text, start)
     for _ in range(LABEL_ROWS):
         if a <= 0:
             return ""
-        pa, _pb = _line_at(text, a - 1)
+        pa, _pb = line_at(text, a - 1)
         line = text[pa:a - 1]
         if not _TABLE_LINE.match(line):
             return ""
@@ -229,20 +223,6 @@ def _table_label(text: str, start: int) -> str:
         if len(cells) > 1 and any(ch.isalpha() for ch in head) and not any(cells[1:]) \
                 and (head.endswith(":") or head.isupper()):
             return line
-        a = pa
-    return ""
-
-
-def _list_lead(text: str, start: int) -> str:
-    """The line ending in a colon right above the list that holds the item at ``start`` (``""`` if none)."""
-    a, _ = _line_at(text, start)
-    while a > 0:
-        pa, _pb = _line_at(text, a - 1)
-        line = text[pa:a - 1]
-        if not line.strip():
-            return ""
-        if not _LIST_LINE.match(line):
-            return line if line.rstrip().endswith(":") else ""
         a = pa
     return ""
 
@@ -305,10 +285,10 @@ def statements(text: str) -> list[Statement]:
             head = _table_header(text, a)  # the row's cells after their column names ("Dial: 254"; a walk, 2026-12-07)
             row = record(split_cells(unit), tuple(split_cells(head))) if head else unit
             ctx = f"{label}\n{row}" if label else row
-        elif _LIST_LINE.match(unit):
-            ctx = f"{_list_lead(text, a)}\n{unit}"
+        elif LIST_LINE.match(unit):
+            ctx = f"{list_lead(text, a)}\n{unit}"
         elif prev is not None and "\n\n" not in text[prev[1]:a] and not _TABLE_LINE.match(text[prev[0]:prev[1]]) \
-                and not _LIST_LINE.match(text[prev[0]:prev[1]]) and not unit.lstrip().startswith("//"):
+                and not LIST_LINE.match(text[prev[0]:prev[1]]) and not unit.lstrip().startswith("//"):
             ctx = f"{text[prev[0]:prev[1]]} {unit}"
         else:
             ctx = unit
@@ -387,7 +367,7 @@ def _bound_elsewhere(x: str, others: set[str], sts: Sequence[Statement], k: int,
     2026-12-07); "It has 151,643 tokens." still says what the sentence before names."""
     st = sts[k]
     own = st.own()
-    if st.alone is None or st.lead or _TABLE_LINE.match(own) or _LIST_LINE.match(own):
+    if st.alone is None or st.lead or _TABLE_LINE.match(own) or LIST_LINE.match(own):
         return False
     if any(w.casefold() in ANAPHORS for w in WORD_RE.findall(own)[:3]):
         return False
