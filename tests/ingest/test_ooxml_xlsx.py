@@ -208,3 +208,25 @@ def test_a_damaged_comments_part_loses_only_the_warning():
     data[start:start + 4] = b"\xff\xff\xff\xff"  # deflate block type 3: "invalid block type" (zlib.error)
     doc = extract_bytes(bytes(data), "stock.xlsx")
     assert "| M4 bolt | 1250 |" in doc.canonical
+
+
+def test_formula_cells_without_a_stored_result_are_named_in_a_warning():
+    """openpyxl (and many report generators) write a formula without computing it: Excel computes it on opening, a
+    reader of the file's bytes finds no value. The cell reads as empty (we do not evaluate formulas), and the
+    document says how many results it could not read instead of being "ready" as if whole."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for row in (["Item", "Cost"], ["Paper", 10], ["Ink", 32], ["Total", "=SUM(B2:B3)"], ["Mean", "=AVERAGE(B2:B3)"]):
+        ws.append(row)
+    bio = io.BytesIO()
+    wb.save(bio)
+    doc = extract_bytes(bio.getvalue(), "budget.xlsx")
+    assert "| Ink | 32 |" in doc.canonical and "SUM" not in doc.canonical
+    assert [w for w in doc.warnings if "formula" in w] == [
+        "not read: 2 formula cell(s) have no stored result (the program that saved the file did not compute them; "
+        "open and save it in a spreadsheet program to read them)"]
+    ws["B4"] = 42  # a stored value: nothing to warn of
+    ws["B5"] = 21
+    bio = io.BytesIO()
+    wb.save(bio)
+    assert not [w for w in extract_bytes(bio.getvalue(), "budget.xlsx").warnings if "formula" in w]

@@ -294,18 +294,28 @@ def _hidden_columns(parser) -> set[int]:
     return out
 
 
-def _sheet_rows(wb, ws, budget: RowBudget, hidden: Hidden) -> tuple[list[tuple[int, list[str]]], list]:
+def _sheet_rows(wb, ws, budget: RowBudget, hidden: Hidden, uncomputed: list[int] | None = None,
+                ) -> tuple[list[tuple[int, list[str]]], list]:
     """The rows of one read-only worksheet as ``(row number, cell texts)``: only rows the file holds (the declared
     dimension, e.g. ``A1:XFD1048576``, is never used to pad rows or columns), hidden rows and columns and hidden
     cells (:func:`rag.ingest.office.office_hidden.cell_hidden`) left out, every row counted by ``budget`` first; and the
-    sheet's merged ranges ``(min_col, min_row, max_col, max_row)``, 1-based (they follow the rows in the file)."""
+    sheet's merged ranges ``(min_col, min_row, max_col, max_row)``, 1-based (they follow the rows in the file).
+    ``uncomputed[0]`` counts the formula cells the file stores no value for (saved by a program that writes
+    formulas without computing them: openpyxl, many report generators), which read as empty."""
     from openpyxl.cell.read_only import ReadOnlyCell
-    from openpyxl.worksheet._reader import WorkSheetParser  # what read-only iter_rows uses, without its padding
+    from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser  # what read-only iter_rows uses, unpadded
+
+    class Parser(WorkSheetParser):
+        def parse_cell(self, element):
+            cell = super().parse_cell(element)
+            if uncomputed is not None and cell.get("value") is None and element.find(FORMULA_TAG) is not None:
+                uncomputed[0] += 1
+            return cell
 
     rows = []
     with ws._get_source() as src:
-        parser = WorkSheetParser(src, ws._shared_strings, data_only=True, epoch=wb.epoch,
-                                 date_formats=wb._date_formats, timedelta_formats=wb._timedelta_formats)
+        parser = Parser(src, ws._shared_strings, data_only=True, epoch=wb.epoch,
+                        date_formats=wb._date_formats, timedelta_formats=wb._timedelta_formats)
         hidden_cols: set[int] | None = None
         for number, raw in parser.parse():
             if hidden_cols is None:
@@ -372,7 +382,7 @@ def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
         notes = cell_comments(package)
     except Exception as e:  # noqa: BLE001 - zip, XML and openpyxl errors all mean the same to the user
         raise ExtractionError(name, f"damaged XLSX ({type(e).__name__}: {str(e)[:120]})") from e
-    hidden_sheets = []
+    hidden_sheets, uncomputed = [], [0]
     try:
         title = (wb.properties.title or "").strip() if wb.properties else ""
         written, captions = 0, []
@@ -380,7 +390,7 @@ def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
             if getattr(ws, "sheet_state", "visible") in ("hidden", "veryHidden"):
                 hidden_sheets.append(ws.title)
                 continue
-            rows, merges = _sheet_rows(wb, ws, budget, hidden)
+            rows, merges = _sheet_rows(wb, ws, budget, hidden, uncomputed)
             drawn = _drawings(package, ws)
             wrote = write_sheet(b, ws.title, rows, heading=True, budget=budget, merges=merges, captions=captions)
             if not wrote and drawn:
@@ -401,6 +411,8 @@ def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     warnings += [f"read after a repair: {', '.join(repairs)}"] if repairs else []
     warnings += [f"not read: {notes} cell comment(s) shown over their cells; comments are notes about the cells, "
                  "not their contents"] if notes else []
+    warnings += [f"not read: {uncomputed[0]} formula cell(s) have no stored result (the program that saved the file "
+                 "did not compute them; open and save it in a spreadsheet program to read them)"] if uncomputed[0] else []
     return b.document(data, name, MediaType.XLSX.value, title=title or file_stem(name), extractor="xlsx",
                       warnings=tuple(warnings))
 
