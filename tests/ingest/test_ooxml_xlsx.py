@@ -230,3 +230,44 @@ def test_formula_cells_without_a_stored_result_are_named_in_a_warning():
     bio = io.BytesIO()
     wb.save(bio)
     assert not [w for w in extract_bytes(bio.getvalue(), "budget.xlsx").warnings if "formula" in w]
+
+
+def test_a_formula_whose_result_is_an_empty_string_is_computed_not_missing():
+    """Excel writes a formula that gives "" (``=IFNA(...; "")``) as ``t="str"`` with an empty ``<v></v>``; openpyxl
+    writes an uncomputed one with ``<v></v>`` and no type. LibreOffice writes the empty result in an ODS with an
+    empty paragraph and no value type (a real Paris open-data sheet of ``../shared`` has 6,156 of them); odfdo
+    writes an uncomputed one with no paragraph at all."""
+    wb = openpyxl.Workbook()
+    wb.active.append(["Street", "Corner"])
+    wb.active.append(["rue Rambuteau", '=IF(1=2,"x","")'])
+    bio = io.BytesIO()
+    wb.save(bio)
+    with zipfile.ZipFile(bio) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    sheet = "xl/worksheets/sheet1.xml"
+    assert b'<c r="B2"><f>' in parts[sheet]
+    uncomputed = extract_bytes(bio.getvalue(), "streets.xlsx").warnings
+    parts[sheet] = parts[sheet].replace(b'<c r="B2"><f>', b'<c r="B2" t="str"><f>')  # as Excel saves it
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for n, body in parts.items():
+            z.writestr(n, body)
+    assert [w for w in uncomputed if "1 formula cell" in w]
+    assert not [w for w in extract_bytes(out.getvalue(), "streets.xlsx").warnings if "formula" in w]
+
+    from odfdo import Cell, Document, Paragraph, Table
+    for computed in (True, False):
+        doc = Document("spreadsheet")
+        table = Table("Sheet1")
+        table.set_value("A1", "Street")
+        table.set_value("A2", "rue Rambuteau")
+        cell = Cell()
+        cell.formula = 'of:=IF(1=2;"x";"")'
+        if computed:
+            cell.append(Paragraph(""))  # LibreOffice's empty result
+        table.set_cell("B2", cell)
+        doc.body.append(table)
+        bio = io.BytesIO()
+        doc.save(bio)
+        said = [w for w in extract_bytes(bio.getvalue(), "streets.ods").warnings if "formula" in w]
+        assert bool(said) is not computed

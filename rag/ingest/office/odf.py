@@ -51,7 +51,7 @@ from rag.ingest.office.odf_objects import Objects
 from rag.ingest.office.odf_slides import deck_title, read_slide, write_furniture, write_slides
 from rag.ingest.office.odf_tables import sheet_rows, table_lines
 from rag.ingest.office.office_hidden import Hidden
-from rag.ingest.office.sheets import write_sheet
+from rag.ingest.office.sheets import uncomputed_warning, write_sheet
 from rag.types import Document, LocatorKind, MediaType, RoleSpan, TextRole
 
 _LABEL = {MediaType.ODT.value: "ODT", MediaType.ODS.value: "ODS", MediaType.ODP.value: "ODP"}
@@ -398,15 +398,17 @@ def extract_odf(data: bytes, name: str, media_type: str, *, limits: Limits | Non
         budget = RowBudget(name, limits)
         objects = Objects(doc, budget)
         if media_type == MediaType.ODS.value:
+            uncomputed = [0]
             for table in body.get_elements("table:table"):
                 if _attr(table, "table:display") == "false":
                     continue
-                wrote = write_sheet(b, _attr(table, "table:name"), sheet_rows(table, budget), heading=True,
-                                    budget=budget)
+                wrote = write_sheet(b, _attr(table, "table:name"), sheet_rows(table, budget, uncomputed=uncomputed),
+                                    heading=True, budget=budget)
                 charts = [ln for obj in table.get_elements("descendant::draw:object") for ln in objects.lines(obj)]
                 if charts and not wrote:
                     b.heading(1, _attr(table, "table:name"))
                 b.lines([(ln, None) for ln in charts])
+            warnings += uncomputed_warning(uncomputed[0])
         elif media_type == MediaType.ODP.value:
             visible, roles, hidden, shown = _write_deck(b, doc, objects)
             visible = visible or (_meta_title(doc) if agrees(_meta_title(doc), shown) else "") or file_stem(name)

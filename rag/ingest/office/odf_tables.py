@@ -60,14 +60,15 @@ def table_rows(table):
             yield from table_rows(child)
 
 
-def sheet_rows(table, budget: RowBudget | None = None, *,
-               repeat_spanned: bool = False) -> list[tuple[int, list[str]]]:
+def sheet_rows(table, budget: RowBudget | None = None, *, repeat_spanned: bool = False,
+               uncomputed: list[int] | None = None) -> list[tuple[int, list[str]]]:
     """``(1-based row number, cell texts)`` of a ``table:table``: repeated rows and cells advance the position, and
     are written out (at most :data:`MAX_REPEAT` times) only when they hold text. With ``repeat_spanned`` (ODT
     tables), a cell spanning rows down (``table:number-rows-spanned``) gives its text to the covered cells under it
     when it has at most :data:`rag.ingest.office.wordml.MAX_REPEATED_CELL` characters: a weekly schedule's week or a
     requirement's chapter, merged down its rows, stays with each row. Rows of a table inside a cell are read by
-    :func:`cell_text`, not here."""
+    :func:`cell_text`, not here. ``uncomputed[0]`` counts the formula cells (``table:formula``) with no value type and
+    no paragraph, not even an empty one: no stored result (:func:`rag.ingest.office.sheets.uncomputed_warning`)."""
     rows: list[tuple[int, list[str]]] = []
     number = 0
     carried: dict[int, tuple[str, int]] = {}  # column -> (text, rows it still covers)
@@ -83,6 +84,10 @@ def sheet_rows(table, budget: RowBudget | None = None, *,
                 text = carried[col][0]
             else:
                 text = cell_text(cell)
+                if (uncomputed is not None and not text.strip() and _attr(cell, "table:formula")
+                        and not _attr(cell, "office:value-type") and not cell.children):  # LibreOffice writes an
+                    # empty result ('=IFNA(...; "")') as an empty paragraph with no value type: computed
+                    uncomputed[0] += 1
             if repeat_spanned and cell.tag == "table:table-cell":
                 down = _repeat(cell, "table:number-rows-spanned")
                 own = text.strip()

@@ -303,12 +303,14 @@ def _sheet_rows(wb, ws, budget: RowBudget, hidden: Hidden, uncomputed: list[int]
     ``uncomputed[0]`` counts the formula cells the file stores no value for (saved by a program that writes
     formulas without computing them: openpyxl, many report generators), which read as empty."""
     from openpyxl.cell.read_only import ReadOnlyCell
-    from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser  # what read-only iter_rows uses, unpadded
+    from openpyxl.worksheet._reader import FORMULA_TAG, VALUE_TAG, WorkSheetParser  # read-only iter_rows' parser
 
     class Parser(WorkSheetParser):
         def parse_cell(self, element):
             cell = super().parse_cell(element)
-            if uncomputed is not None and cell.get("value") is None and element.find(FORMULA_TAG) is not None:
+            if (uncomputed is not None and cell.get("value") is None and element.find(FORMULA_TAG) is not None
+                    and (element.get("t") != "str" or element.find(VALUE_TAG) is None)):  # Excel writes an empty
+                # string result as t="str" with <v></v>: computed; openpyxl writes <v></v> with no type: not
                 uncomputed[0] += 1
             return cell
 
@@ -411,10 +413,17 @@ def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     warnings += [f"read after a repair: {', '.join(repairs)}"] if repairs else []
     warnings += [f"not read: {notes} cell comment(s) shown over their cells; comments are notes about the cells, "
                  "not their contents"] if notes else []
-    warnings += [f"not read: {uncomputed[0]} formula cell(s) have no stored result (the program that saved the file "
-                 "did not compute them; open and save it in a spreadsheet program to read them)"] if uncomputed[0] else []
+    warnings += uncomputed_warning(uncomputed[0])
     return b.document(data, name, MediaType.XLSX.value, title=title or file_stem(name), extractor="xlsx",
                       warnings=tuple(warnings))
+
+
+def uncomputed_warning(n: int) -> list[str]:
+    """The warning for ``n`` formula cells a workbook (XLSX or ODS) stores no result for (``[]`` when none): a
+    program that writes formulas without computing them (openpyxl, odfdo, report generators) leaves them for the
+    spreadsheet application to compute on opening; we do not evaluate formulas, so they read as empty."""
+    return [f"not read: {n} formula cell(s) have no stored result (the program that saved the file did not compute "
+            "them; open and save it in a spreadsheet program to read them)"] if n else []
 
 
 def workbook_warnings(name: str, label: str, written: int, hidden_sheets: list[str], hidden: Hidden) -> list[str]:
