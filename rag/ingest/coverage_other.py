@@ -27,6 +27,7 @@ from html.parser import HTMLParser
 
 from rag.ingest.limits import Limits, MiB
 from rag.ingest.seen import MAX_PARTS, MAX_SEEN_CHARS, Seen
+from rag.ingest.textfile import iso2022, utf16_without_bom
 from rag.types import MediaType
 
 _TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
@@ -224,8 +225,12 @@ def _decode(data: bytes) -> str:
     at = head.find(b"charset=")
     if at != -1:
         name = head[at + 8:at + 48].strip(b"\"' ").split(b'"')[0].split(b"'")[0].split(b";")[0].split(b">")[0]
+        import webencodings  # the label as browsers read it (x-sjis, iso-8859-1 as windows-1252), as the reader
+
         try:
-            return data.decode(name.strip().decode("ascii"), "replace")
+            label = name.strip().decode("ascii")
+            found = webencodings.lookup(label)
+            return data.decode(found.codec_info.name if found is not None else label, "replace")
         except (LookupError, UnicodeDecodeError):
             pass
     raise ValueError("not UTF-8 and no charset declared: not judged")
@@ -266,6 +271,8 @@ def _text(data: bytes) -> str:
     for bom, enc in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
         if data.startswith(bom):
             return data[len(bom):].decode(enc, "replace")
+    if utf16_without_bom(data) or iso2022(data):  # valid UTF-8 bytes of another encoding: the reader's probe decided
+        raise ValueError("UTF-16 without a byte-order mark or ISO-2022: not judged")
     return data.decode("utf-8")  # UnicodeDecodeError is a ValueError
 
 
@@ -293,12 +300,9 @@ def markdown_seen(data: bytes, limits: Limits) -> list[Seen]:
 
 
 def csv_seen(data: bytes, limits: Limits) -> list[Seen]:
-    """What a person sees of a CSV file: every line's text (the words, whatever the delimiter), as UTF-8 or, failing
-    that, Windows-1252 (what a spreadsheet application opens it as)."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("cp1252", "replace")
+    """What a person sees of a CSV file: every line's text (the words, whatever the delimiter), as UTF-8 (another
+    encoding is the reader's guess, not judged here: ``ValueError``)."""
+    text = _text(data)
     return _bounded([Seen("cell", line) for line in text.splitlines() if line.strip()])
 
 

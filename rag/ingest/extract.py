@@ -42,7 +42,7 @@ from rag.ingest.office.pptx import extract_pptx
 from rag.ingest.office.sheets import extract_csv, extract_xlsx
 from rag.ingest.office.xls import LEGACY, extract_xls
 from rag.ingest.pdf.extract import PAGED, Progress, extract_pdf
-from rag.ingest.sniff import ENCRYPTED_OOXML, OLE2, ZIP, sniff
+from rag.ingest.sniff import ENCRYPTED_OOXML, OLE2, OUTLOOK_MSG, ZIP, sniff
 from rag.ingest.web.epub import extract_epub
 from rag.ingest.web.html import extract_html
 from rag.ingest.web.markdown_hidden import strip_hidden_html
@@ -174,11 +174,15 @@ SUPPORTED = ("PDF, DOCX, PPTX, XLSX, XLS, CSV, ODT, ODS, ODP, HTML, EPUB, FB2, M
 
 
 def _csv(data: bytes, name: str, limits: Limits | None = None) -> Document:
+    """A CSV file decoded as a text file is (:func:`rag.ingest.textfile.decode`: a byte-order mark, UTF-16 without
+    one, UTF-8, else the detector's guess, with its warning), then read as a table. Before, anything but UTF-8 was
+    read as Windows-1252: a Shift-JIS CSV from markitdown's tests became "–¼‘O" (a walk, 2026-12-07)."""
     try:
-        return extract_csv(data, name, data.decode("utf-8-sig"), limits=limits)
-    except UnicodeDecodeError:
-        return extract_csv(data, name, data.decode("cp1252", errors="replace"),
-                           warnings=("not UTF-8: read as Windows-1252",), limits=limits)
+        decoded = textfile.decode(data)
+    except ValueError as e:
+        raise ExtractionError(name, str(e)) from e
+    text = decoded.text[1:] if decoded.text.startswith("\ufeff") else decoded.text
+    return extract_csv(data, name, text, warnings=(decoded.warning,) if decoded.warning else (), limits=limits)
 
 
 #: Issue 17's readers by sniffed media type: ``(bytes, name, limits) -> Document`` (limits: issue 26).
@@ -206,6 +210,9 @@ def _refuse_unsupported(kind: str, name: str) -> None:
                                     "in the Office application and add the file again")
     if kind == OLE2:
         raise ExtractionError(name, LEGACY)
+    if kind == OUTLOOK_MSG:
+        raise ExtractionError(name, "an Outlook e-mail (.msg), not read here; save the message as HTML or PDF (its "
+                                    "attachments as files of their own) and add those")
     if kind == ZIP:
         raise ExtractionError(name, f"unsupported file type (a ZIP archive that is not one of the formats read here); "
                                     f"expected {SUPPORTED}")

@@ -40,6 +40,9 @@ OLE2 = "application/x-ole-storage"
 #: Any ZIP archive that is not one of the formats read here.
 ZIP = "application/zip"
 
+#: Not supported, but named in the refusal: an Outlook e-mail (.msg), an OLE2 file of ``__substg1.0_`` property
+#: streams (MS-OXMSG), which was refused as a Word or PowerPoint 97-2003 file (a walk, 2026-12-07).
+OUTLOOK_MSG = "application/vnd.ms-outlook"
 #: An encrypted (password-protected) OOXML file: Office stores it as an OLE2 compound document holding
 #: ``EncryptionInfo`` and ``EncryptedPackage`` streams (MS-OFFCRYPTO), so it is no legacy Office file.
 ENCRYPTED_OOXML = "application/x-encrypted-ooxml"
@@ -125,7 +128,10 @@ def _by_magic(data: bytes) -> str | None:
     if data.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
         if _ENCRYPTED_PACKAGE in data[:1 << 20] or _ENCRYPTED_PACKAGE in data[-(1 << 20):]:
             return ENCRYPTED_OOXML
-        return MediaType.XLS.value if _ole2_streams(data) & {"Workbook", "Book"} else OLE2
+        streams = _ole2_streams(data)
+        if streams & {"Workbook", "Book"}:
+            return MediaType.XLS.value
+        return OUTLOOK_MSG if any(n.startswith("__substg1.0_") for n in streams) else OLE2
     if data[60:68] == b"BOOKMOBI":
         return MediaType.MOBI.value
     if b"<FictionBook" in data[:2048]:

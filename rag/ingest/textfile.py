@@ -47,7 +47,8 @@ def bom_encoding(data: bytes) -> str | None:
     return None
 
 
-def _utf16_without_bom(data: bytes) -> str | None:
+def utf16_without_bom(data: bytes) -> str | None:
+    """``utf-16-le``/``-be`` when ``data``'s first 4 KiB hold a NUL in every other byte (and hardly any in the others)."""
     head = data[:4096]
     if len(head) < 8:
         return None
@@ -57,6 +58,18 @@ def _utf16_without_bom(data: bytes) -> str | None:
         return "utf-16-le"
     if even_zero > 0.4 and odd_zero < 0.05:
         return "utf-16-be"
+    return None
+
+
+def iso2022(data: bytes) -> str | None:
+    """The ISO-2022 codec whose escape sequences ``data`` holds (7-bit Japanese or Korean e-mail and web text, valid
+    ASCII and so valid UTF-8 with ESC bytes in it: chardet's ``iso-2022-jp`` samples were indexed as
+    "\x1b$B%3%s%=..."), or ``None``."""
+    head = data[:65536]
+    if b"\x1b$)C" in head:
+        return "iso2022_kr"
+    if b"\x1b$B" in head or b"\x1b$@" in head or b"\x1b$(D" in head or b"\x1b$A" in head:
+        return "iso2022_jp_2"
     return None
 
 
@@ -81,7 +94,7 @@ def _pick(results):
 
 def decode_probe(data: bytes) -> str | None:
     """The encoding of text that holds NUL bytes by nature (UTF-16/32 without a BOM), else ``None``."""
-    return _utf16_without_bom(data)
+    return utf16_without_bom(data)
 
 
 def decode(data: bytes) -> Decoded:
@@ -95,16 +108,24 @@ def decode(data: bytes) -> Decoded:
                              f"(byte offset {e.start})") from e
         warn = None if enc == "utf-8-sig" else f"decoded as {enc.upper()} (byte-order mark)"
         return Decoded(text, enc, warn)
-    try:
-        return Decoded(data.decode("utf-8"), "utf-8")
-    except UnicodeDecodeError as e:
-        first_bad = e.start
-    enc = _utf16_without_bom(data)
+    # UTF-16 without a byte-order mark first: its ASCII text is valid UTF-8 too, one NUL in every two bytes (a walk,
+    # 2026-12-07: chardet's nobom-utf16be.txt was indexed as "\x00D\x00a\x00t\x00e")
+    enc = utf16_without_bom(data)
     if enc is not None:
         try:
             return Decoded(data.decode(enc), enc, f"decoded as {enc.upper()} without a byte-order mark (guessed)")
         except UnicodeDecodeError:
             pass
+    enc = iso2022(data)
+    if enc is not None:
+        try:
+            return Decoded(data.decode(enc), enc, f"decoded as {enc.upper()} (its escape sequences)")
+        except UnicodeDecodeError:
+            pass
+    try:
+        return Decoded(data.decode("utf-8"), "utf-8")
+    except UnicodeDecodeError as e:
+        first_bad = e.start
     if b"\x00" in data[:8192]:
         raise ValueError("binary data (NUL bytes), not text")
     from charset_normalizer import from_bytes
@@ -120,17 +141,31 @@ def decode(data: bytes) -> Decoded:
                    f"not UTF-8: decoded as {best.encoding} (guessed by charset-normalizer; check accents)")
 
 
+#: A front-matter block ends within this many lines of its opening line, or there is none (a Markdown file that
+#: opens with a thematic break ``---`` has no metadata: what follows is the document).
+MAX_FRONT_MATTER_LINES = 200
+
+
 def split_front_matter(text: str) -> tuple[dict, str, str | None]:
-    """``(metadata, rest, problem)``: a YAML (``---``) or TOML (``+++``) front-matter block at the very
-    start of ``text`` (``\\n`` line ends) parsed into a dict and cut off. ``problem`` names a block that
-    could not be parsed (it is still cut off: it is metadata, not prose). No block: ``({}, text, None)``."""
-    m = re.match(r"(---|\+\+\+)[ \t]*\n(.*?\n)?\1[ \t]*(?:\n|$)", text, re.S)
-    if not m:
+    """``(metadata, rest, problem)``: a YAML (``---``, closed by ``---`` or YAML's document end ``...``, as pandoc
+    writes it) or TOML (``+++``) front-matter block at the very start of ``text`` (``\\n`` line ends), closed within
+    :data:`MAX_FRONT_MATTER_LINES` lines, parsed into a dict and cut off. A block that cannot be parsed, or is not a
+    mapping, stays in the text and ``problem`` says so: the CommonMark spec's YAML block closed by ``...`` was
+    taken to run to a ``---`` 880 lines down, and 23 KB of the document went with it (a walk, 2026-12-07). No block:
+    ``({}, text, None)``. One pass over the lines, no regular expression."""
+    lines = text.split("\n", MAX_FRONT_MATTER_LINES + 1)
+    opener = lines[0].rstrip(" \t")
+    if opener not in ("---", "+++"):
         return {}, text, None
-    body = m.group(2) or ""
-    rest = text[m.end():]
+    closers = ("---", "...") if opener == "---" else ("+++",)
+    end = next((k for k in range(1, min(len(lines), MAX_FRONT_MATTER_LINES + 1)) if lines[k].rstrip(" \t") in closers),
+               None)
+    if end is None:
+        return {}, text, None
+    body = "\n".join(lines[1:end])
+    rest = text[sum(len(x) + 1 for x in lines[:end + 1]):]
     try:
-        if m.group(1) == "---":
+        if opener == "---":
             import yaml
 
             meta = yaml.safe_load(body) if body.strip() else {}
@@ -139,9 +174,9 @@ def split_front_matter(text: str) -> tuple[dict, str, str | None]:
 
             meta = tomllib.loads(body)
     except Exception as e:  # noqa: BLE001 - YAML and TOML raise their own error types
-        return {}, rest, f"front matter not parsed ({type(e).__name__}); left out of the text"
+        return {}, text, f"front matter not parsed ({type(e).__name__}); read as text"
     if not isinstance(meta, dict):
-        return {}, rest, "front matter is not a mapping; left out of the text"
+        return {}, text, "front matter is not a mapping; read as text"
     return meta, rest, None
 
 

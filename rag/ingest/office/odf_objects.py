@@ -8,7 +8,10 @@ showing a 3 x 4 table kept only its title, with nothing said (odfpy's ``emb_spre
 * a chart: its title and subtitle, its axes' titles, and its data (the chart's own table, ``table:table`` inside
   ``chart:chart``: categories down, series across) as a Markdown table;
 * a spreadsheet: each sheet's rows with text as a Markdown table (:func:`rag.ingest.office.odf_tables.sheet_rows`);
-* a text: its paragraphs.
+* a text: its paragraphs;
+* a formula (LibreOffice Math: its ``content.xml`` is MathML): one line, :func:`rag.ingest.mathml.linear`
+  (``E = m ⋅ c^2``). odfdo gives such a part no body and raised, and the whole document was refused as damaged
+  (kreuzberg's ``formula.odt``, a walk, 2026-12-07).
 
 At most :data:`MAX_ROWS` rows of an object are read, counted against the document's reader limits
 (:class:`rag.ingest.limits.RowBudget`), and an object shown in several frames is read once, where it first stands (a
@@ -21,6 +24,7 @@ from __future__ import annotations
 from rag.errors import LimitExceeded
 from rag.ingest.canonical import clean_inline, markdown_table, table_cell
 from rag.ingest.limits import RowBudget
+from rag.ingest.mathml import linear
 from rag.ingest.office.odf_inline import inline_text
 from rag.ingest.office.odf_numbers import attr as _attr
 from rag.ingest.office.odf_tables import sheet_rows
@@ -38,6 +42,23 @@ def _part(doc, el):
         return doc.get_part(f"{path.rstrip('/')}/content.xml")
     except Exception:  # noqa: BLE001 - a missing or damaged object reads nothing
         return None
+
+
+def _formula(doc, el) -> list[str]:
+    """The formula of a MathML object ``el`` as one line (``[]`` when its part is missing or not MathML)."""
+    href = _attr(el, "xlink:href").strip()
+    path = href[2:] if href.startswith("./") else href
+    if not path or path.startswith(("/", "..")) or ":" in path:
+        return []
+    try:
+        from lxml import etree
+
+        raw = doc.container.get_part(f"{path.rstrip('/')}/content.xml")
+        root = etree.fromstring(raw, etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False))
+    except Exception:  # noqa: BLE001 - a missing or damaged object reads nothing
+        return []
+    text = linear(root) if root.tag.rsplit("}", 1)[-1] == "math" else ""
+    return [text] if text.strip() else []
 
 
 def _rows(table, budget: RowBudget | None) -> list[str]:
@@ -66,7 +87,10 @@ def object_lines(doc, el, budget: RowBudget | None = None) -> list[str]:
     counted by ``budget`` (:class:`rag.errors.LimitExceeded` past it): rules in the module doc; ``[]`` when it reads
     nothing."""
     part = _part(doc, el)
-    body = getattr(part, "body", None) if part is not None else None
+    try:
+        body = part.body if part is not None else None
+    except Exception:  # noqa: BLE001 - odfdo has no body for a formula (MathML) object: read the formula instead
+        return _formula(doc, el)
     if body is None:
         return []
     out: list[str] = []

@@ -5,7 +5,8 @@
   (Sphinx's ``¶`` ``headerlink``, Docusaurus' ``#`` ``hash-link``, ``anchorjs-link``, ``heading-anchor`` ...) and
   any link inside a heading whose whole text is ``¶``, ``#``, ``§`` or ``🔗``: a reader does not read them as the
   heading's words;
-* **formulas as text**: a ``<math>`` element is read as its ``alttext``, else its TeX annotation
+* **formulas as text**: a ``<math>`` element is read as its ``alttext`` (unless a placeholder many formulas share),
+  else its TeX annotation, else its MathML written as one line (:func:`rag.ingest.mathml.linear`: ``(π^2)/6``)
   (``application/x-tex``), else its MathML text; the picture a page draws a formula with (an ``<img>`` of class
   ``*math*`` or inside a ``*math*`` element, as Wikipedia's ``mwe-math-fallback-image``) is read as its ``alt``
   text, TeX's ``{\\displaystyle ...}`` wrapper removed. A formula is never a hole in the sentence;
@@ -21,6 +22,8 @@ Every function changes the tree in place and returns how many elements it change
 from __future__ import annotations
 
 import re
+
+from rag.ingest.mathml import linear
 
 #: The block elements of the HTML layout (:mod:`rag.ingest.web.html`): here because the preparation reads them
 #: too, and the layout imports this module (not the other way round).
@@ -83,19 +86,35 @@ def _replace_with_text(el, text: str) -> None:
         parent.replace(el, span)
 
 
+#: An ``alttext`` given to this many formulas or more that say different things is a placeholder, not their text
+#: (IDPF's linear-algebra sample: "Alternative text not available" on 10,281 formulas, read in their place).
+PLACEHOLDER_ALTTEXTS = 3
+
+
+def _mathml_text(m) -> str:
+    return linear(m)
+
+
 def formulas_as_text(root) -> int:
-    """Replace every ``<math>`` and every formula picture by its text (module doc)."""
+    """Replace every ``<math>`` and every formula picture by its text (module doc); an ``alttext`` that
+    :data:`PLACEHOLDER_ALTTEXTS` formulas or more share while their MathML differs is passed over."""
     n = 0
-    for m in [e for e in root.iter() if isinstance(e.tag, str) and e.tag.lower().rsplit("}", 1)[-1] == "math"]:
+    maths = [e for e in root.iter() if isinstance(e.tag, str) and e.tag.lower().rsplit("}", 1)[-1] == "math"]
+    said: dict[str, set[str]] = {}
+    for m in maths:
+        if m.get("alttext"):
+            said.setdefault(m.get("alttext"), set()).add(_mathml_text(m))
+    placeholders = {a for a, texts in said.items() if len(texts) >= min(2, PLACEHOLDER_ALTTEXTS)
+                    and sum(1 for m in maths if m.get("alttext") == a) >= PLACEHOLDER_ALTTEXTS}
+    for m in maths:
         tex = ""
         for ann in m.iter():
             if isinstance(ann.tag, str) and ann.tag.lower().endswith("annotation") and \
                     "tex" in (ann.get("encoding") or "").lower():
                 tex = ann.text_content()
                 break
-        text = tex_text(m.get("alttext") or tex) or " ".join(
-            t for t in (x.text_content().strip() for x in m.iter() if isinstance(x.tag, str)
-                        and x.tag.lower().rsplit("}", 1)[-1] in ("mi", "mn", "mo", "mtext")) if t)
+        alt = m.get("alttext") if m.get("alttext") not in placeholders else ""
+        text = tex_text(alt or tex) or _mathml_text(m)
         _replace_with_text(m, text)
         n += 1
     for img in [e for e in root.iter("img")]:
