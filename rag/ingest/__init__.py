@@ -24,7 +24,8 @@
   :mod:`rag.ingest.office.pptx`, :mod:`rag.ingest.office.sheets` (XLSX, CSV), :mod:`rag.ingest.web.html`, :mod:`rag.ingest.web.epub`,
   :mod:`rag.ingest.image` (OCR), :mod:`rag.ingest.office.odf` (OpenDocument, with :mod:`rag.ingest.office.odf_numbers` for
   outline numbers and list labels and :mod:`rag.ingest.office.odf_slides` for ODP), :mod:`rag.ingest.office.ooxml` (Strict OOXML);
-  :mod:`rag.ingest.web.html_prepare` (note markers, formulas, heading decorations) before the HTML layout;
+  :mod:`rag.ingest.web.html_prepare` (note markers, formulas, heading decorations) before the HTML layout, with
+  :mod:`rag.ingest.mathml` (MathML written as one line, also for OpenDocument's formula objects);
   hidden text left out by :mod:`rag.ingest.office.office_hidden` and :mod:`rag.ingest.web.css_hidden`;
 * :mod:`rag.ingest.pdf.furniture` (running headers and footers), :mod:`rag.ingest.roles` (reference lists,
   tables of contents, navigation) and :mod:`rag.ingest.unit_roles` (each line and unit of a chunk: contents
@@ -71,4 +72,7 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: tables; DOCX nested list items indented; a row of years under merged labels a header row; PDF spaces inside a
 #: ligature's box dropped ("fi elds"), text drawn twice (a shadow, a printed bold) read once, a decorative grid
 #: behind prose no table, a web address not glued to the next line's label (two new users' walks, 2026-12-07).
-EXTRACTOR_VERSION = "20"
+#: 21: web furniture read by what an element is, not what it has ("has-ads"); an anti-flicker body, a size set again
+#: under font-size 0, white on a named colour seen; ruby readings out; MathML as one line; ODF formulas; front matter
+#: closed by "..."; UTF-16 without a BOM, ISO-2022, CSV encodings, WHATWG charset labels (the sixth session's walks).
+EXTRACTOR_VERSION = "21"
