@@ -140,7 +140,8 @@ def _bounded(out: list[Seen]) -> list[Seen]:
 # --------------------------------------------------------------------------- HTML and EPUB
 
 _HTML_SKIP = {"script", "style", "noscript", "template", "head", "title", "svg", "canvas", "iframe", "object",
-              "form", "button", "select", "textarea", "nav", "aside", "footer", "header"}
+              "form", "button", "select", "textarea", "nav", "aside", "footer", "header", "rt", "rp"}  # a ruby's
+# reading is an annotation over the words, not words of the line (the reader leaves it out too)
 _VOID = {"br", "img", "hr", "meta", "link", "input", "area", "base", "col", "embed", "source", "track", "wbr"}
 _BLOCKISH = {"p", "div", "li", "td", "th", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "dt", "dd", "br",
              "blockquote", "section", "article", "main", "table", "caption", "figcaption"}

@@ -97,3 +97,56 @@ def test_an_inline_anchor_the_contents_point_at_starts_a_chapter_that_runs_on():
     assert _chapter_of(doc, "The storm raged") == ("Chapter One", 1)
     assert _chapter_of(doc, "The sun rose") == ("Chapter Two", 2)
     assert [h.title for h in doc.headings if h.level == 1] == ["Chapter One", "Chapter Two"]
+
+
+def _spine_book(docs: list[tuple[str, str, bool]], toc: list[tuple[str, str]]) -> bytes:
+    """An EPUB of content documents ``(name, xhtml, linear)`` in spine order, its contents ``(name, title)``."""
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("split")
+    book.set_title("Winter Sports")
+    book.set_language("en")
+    items = []
+    for name, content, _ in docs:
+        item = epub.EpubHtml(title=name, file_name=f"{name}.xhtml", lang="en")
+        item.content = content
+        book.add_item(item)
+        items.append(item)
+    book.toc = tuple(epub.Link(f"{n}.xhtml", t, n) for n, t in toc)
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = ["nav"] + [(item, "yes" if linear else "no") for item, (_, _, linear) in zip(items, docs)]
+    buf = io.BytesIO()
+    epub.write_epub(buf, book)
+    return buf.getvalue()
+
+
+def test_a_file_with_no_contents_entry_and_no_heading_goes_on_with_the_chapter_before():
+    """kreuzberg's winter_sports.epub (a Project Gutenberg book split into files at arbitrary places): "This will be
+    marked:" was followed by "# Chapter 17", a chapter the book does not have, and the marks were cited under it."""
+    doc = extract_epub(_spine_book([
+        ("c1", "<html><body><h1>Second-class Test</h1><p>This will be marked:</p></body></html>", True),
+        ("c2", "<html><body><p>(a) For the contents of the programme, up to 6 marks.</p></body></html>", True),
+        ("c3", "<html><body><h2>Third-class Test</h2><p>Skate a figure eight.</p></body></html>", True),
+    ], [("c1", "Second-class Test")]), "winter.epub")
+    assert [h.title for h in doc.headings if h.level == 1] == ["Second-class Test", "Third-class Test"]
+    assert "Chapter" not in doc.canonical
+    assert _chapter_of(doc, "up to 6 marks") == ("Second-class Test", 1)
+    assert _chapter_of(doc, "figure eight") == ("Third-class Test", 2)
+
+
+def test_non_linear_documents_are_read_after_the_spine_and_svg_text_as_paragraphs():
+    """W3C's spine test: a page a link opens (``linear="no"``) was left out without a word; IDPF's sous-le-vent (a
+    fixed-layout novel drawn as SVG text) was refused as "no text in this EPUB"."""
+    svg = ("<html><body><svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 600 800'><text x='10' y='20'>"
+           "<tspan>Il en avait souvent rêvé,</tspan> <tspan>au moins depuis la communale.</tspan></text>"
+           "<text x='10' y='40'>Le vent soufflait.</text></svg></body></html>")
+    doc = extract_epub(_spine_book([
+        ("page1", svg, True),
+        ("answers", "<html><body><h1>Answers</h1><p>Exercise 1: the answer is 42.</p></body></html>", False),
+    ], [("page1", "Sous le vent")]), "novel.epub")
+    assert "Il en avait souvent rêvé, au moins depuis la communale." in doc.canonical
+    assert "Le vent soufflait." in doc.canonical
+    assert doc.canonical.index("Le vent") < doc.canonical.index("the answer is 42")
+    assert _chapter_of(doc, "the answer is 42") == ("Answers", 2)

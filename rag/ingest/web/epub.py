@@ -1,7 +1,8 @@
 """E-books (EPUB 2 and 3) -> canonical text + chapter/paragraph locators (design stage 1; issue 17), with ebooklib.
 
-* Chapters in reading order (the spine; non-linear items such as a cover or
-  the EPUB 3 navigation document are left out). Each chapter is a level-1
+* Chapters in reading order (the spine; its non-linear documents, notes or answers a link opens, after it; the
+  EPUB 3 navigation document left out; a document with no contents entry and no heading goes on with the chapter
+  before it; a fixed-layout page's SVG text read as paragraphs). Each chapter is a level-1
   section titled from the book's table of contents, else its first heading,
   else ``Chapter N``; a spine document the table of contents points into at two or more fragments is cut
   there, each anchored element one chapter and the runs around them chapters of their own; the chapter's own headings sit one level below it (its
@@ -207,7 +208,7 @@ def _chapter_css(book, item) -> list[str]:
 
 
 def _write_chapter(b: CanonicalBuilder, item, number: int, toc: dict[str, str], book=None,
-                   hidden: Hidden | None = None, anchors: dict[str, str] | None = None) -> int:
+                   hidden: Hidden | None = None, anchors: dict[str, str] | None = None, state: dict | None = None) -> int:
     """Write one spine document as a chapter, or as several where ``anchors`` (:func:`_toc_anchors`: the table of
     contents points into it by fragment) cut it; returns how many chapters held text.
 
@@ -217,6 +218,7 @@ def _write_chapter(b: CanonicalBuilder, item, number: int, toc: dict[str, str], 
     doc = parse_html(text)
     gone = remove_hidden(doc, _chapter_css(book, item) if book is not None else [])
     prepare(doc)  # issue 37: heading decorations out, formulas as text, note markers apart
+    svg_text_as_paragraphs(doc)  # a fixed-layout page's text
     if hidden is not None:
         hidden.merge(gone)
     body = doc.find(".//body")
@@ -230,24 +232,59 @@ def _write_chapter(b: CanonicalBuilder, item, number: int, toc: dict[str, str], 
         for fragment, elements in _pieces(body, _marks(body, set(anchors))):
             piece = lhtml.Element("div")
             piece.extend(elements)
-            written += _write_one(b, piece, number + written, anchors.get(fragment, ""), href)
+            written += _write_one(b, piece, number + written, anchors.get(fragment, ""), href, state)
         return written
-    return _write_one(b, body, number, toc.get(href, ""), href)
+    return _write_one(b, body, number, toc.get(href, ""), href, state)
 
 
-def _write_one(b: CanonicalBuilder, body, number: int, toc_title: str, href: str) -> int:
+def _write_one(b: CanonicalBuilder, body, number: int, toc_title: str, href: str, state: dict | None = None) -> int:
     """Write ``body`` as chapter ``number`` titled ``toc_title``, else by its first heading, else "Chapter N";
-    1 when it held text, else 0."""
+    1 when it held text, else 0. A document with neither a contents entry nor a heading after a chapter
+    (``state["last"]``, the last chapter written) goes on with that chapter: a book split into files at arbitrary
+    places (calibre does) had "# Chapter 17" put in the middle of a sentence, and its paragraphs cited under a
+    chapter the book does not have (kreuzberg's winter_sports.epub, a walk, 2026-12-07)."""
     if not " ".join(body.text_content().split()):
         return 0
     heads = [el for el in body.iter("h1", "h2", "h3", "h4", "h5", "h6")]
     first = clean_inline(inline_text(heads[0]), keep_newlines=False) if heads else ""
+    last = (state or {}).get("last")
+    if not toc_title and not first and last is not None:
+        write_html(b, body, unit_for_block=last, heading_offset=1)
+        return 0
     title = toc_title or first or f"Chapter {number}"
-    if heads and first == title:
+    if heads and first.casefold() == title.casefold():  # "2.4: Auto conversion" under the entry "2.4: Auto Conversion"
         heads[0].drop_tree()
     b.heading(1, title)
-    write_html(b, body, unit_for_block=_Chapter(number, title, href), heading_offset=1)
+    chapter = _Chapter(number, title, href)
+    if state is not None:
+        state["last"] = chapter
+    write_html(b, body, unit_for_block=chapter, heading_offset=1)
     return 1
+
+
+def svg_text_as_paragraphs(body) -> int:
+    """Replace each ``<svg>`` of a chapter that holds ``<text>`` by one paragraph per ``<text>`` element (its
+    ``<tspan>`` pieces joined): a fixed-layout book draws its pages as SVG text, which the reader dropped with every
+    ``<svg>`` (IDPF's sous-le-vent sample: 6,047 selectable characters, refused as "no text"). Returns how many."""
+    from lxml import html as lhtml
+
+    n = 0
+    for svg in [e for e in body.iter() if isinstance(e.tag, str) and e.tag.rsplit("}", 1)[-1].lower() == "svg"]:
+        lines = [" ".join("".join(t.itertext()).split()) for t in svg.iter()
+                 if isinstance(t.tag, str) and t.tag.rsplit("}", 1)[-1].lower() == "text"]
+        lines = [ln for ln in lines if any(ch.isalnum() for ch in ln)]
+        parent = svg.getparent()
+        if not lines or parent is None:
+            continue
+        div = lhtml.Element("div")
+        for ln in lines:
+            p = lhtml.Element("p")
+            p.text = ln
+            div.append(p)
+        div.tail = svg.tail
+        parent.replace(svg, div)
+        n += 1
+    return n
 
 
 #: Metadata or heading titles that name no book (issue 37: a template's "MAIN TITLE", a contents page).
@@ -291,27 +328,32 @@ def _open_book(data: bytes, name: str, limits: Limits | None) -> tuple[epub.Epub
         raise ExtractionError(name, f"damaged EPUB ({type(e).__name__}: {str(e)[:120]})") from e
 
 
-def _chapters(book: epub.EpubBook) -> Iterator[epub.EpubHtml]:
-    """The book's chapters in reading order: the spine's linear documents, the navigation document left out."""
+def _chapters(book: epub.EpubBook) -> Iterator[tuple[epub.EpubHtml, bool]]:
+    """``(document, linear)`` for the book's chapters: the spine's linear documents in reading order, then its
+    non-linear ones (``linear="no"``: notes, answers, pages a link opens; W3C's spine test lost one without a word),
+    the navigation document left out."""
     from ebooklib import ITEM_DOCUMENT, epub
 
-    for idref, linear in book.spine:
-        item = book.get_item_with_id(idref)
-        if item is None or item.get_type() != ITEM_DOCUMENT or str(linear).lower() == "no":
-            continue
-        if isinstance(item, epub.EpubNav) or "nav" in (getattr(item, "properties", None) or []):
-            continue
-        yield item
+    spine = [(book.get_item_with_id(idref), str(linear).lower() != "no") for idref, linear in book.spine]
+    for want in (True, False):
+        for item, linear in spine:
+            if item is None or item.get_type() != ITEM_DOCUMENT or linear is not want:
+                continue
+            if isinstance(item, epub.EpubNav) or "nav" in (getattr(item, "properties", None) or []):
+                continue
+            yield item, linear
 
 
 def _write_book(b: CanonicalBuilder, book: epub.EpubBook, hidden: Hidden) -> list:
     """Write each chapter with text into ``b`` as a numbered level-1 section (what the CSS hides into
     ``hidden``); returns the book's ``DC`` title metadata."""
     toc, anchors = _toc_titles(book.toc), _toc_anchors(book.toc)
-    number = 0
-    for item in _chapters(book):
+    number, state = 0, {"last": None}
+    for item, linear in _chapters(book):
+        if not linear:
+            state["last"] = None  # a note or answer page is a chapter of its own, never the last one's end
         number += _write_chapter(b, item, number + 1, toc, book, hidden,
-                                 anchors.get(posixpath.normpath(item.get_name())))
+                                 anchors.get(posixpath.normpath(item.get_name())), state)
     return book.get_metadata("DC", "title")
 
 
