@@ -26,7 +26,7 @@ def _name(el) -> str:
     return tag.rsplit("}", 1)[-1].rsplit(":", 1)[-1].lower()
 
 
-def _group(text: str) -> str:
+def group(text: str) -> str:
     """``text`` in brackets when it is more than one symbol (``c`` stays, ``n+1`` becomes ``(n+1)``)."""
     t = " ".join(text.split())
     if len(t) <= 1 or (t.isalnum() and (t.isdigit() or len(t) <= 1)) or (t[0] + t[-1] == "()" and t.count("(") == 1):
@@ -55,12 +55,12 @@ def linear(el, depth: int = 0) -> str:
         marks = {"msup": "^", "mover": "^", "msub": "_", "munder": "_"}.get(name)
         big = " " if base in _LARGE else ""  # a sum's or integral's limits, then what it sums
         if marks and rest:
-            return f"{base}{marks}{_group(rest[0])}{big}"
+            return f"{base}{marks}{group(rest[0])}{big}"
         if len(rest) >= 2:
-            return f"{base}_{_group(rest[0])}^{_group(rest[1])}{big}"
+            return f"{base}_{group(rest[0])}^{group(rest[1])}{big}"
         return base
     if name == "mfrac" and len(parts) >= 2:
-        return f"{_group(parts[0])}/{_group(parts[1])}"
+        return f"{group(parts[0])}/{group(parts[1])}"
     if name == "msqrt":
         return f"√({''.join(parts).strip()})"
     if name == "mroot" and len(parts) >= 2:

@@ -175,3 +175,25 @@ def test_an_odt_holding_a_formula_object_is_read_with_its_formula():
         dst.writestr("Object 1/content.xml", mathml)
     text = extract_bytes(out.getvalue(), "physics.odt").canonical
     assert "mass and energy are equivalent" in text and "E = m ⋅ c^2" in text
+
+
+def test_a_word_equation_is_written_as_one_line():
+    """markitdown's equations.docx: "sinθ=mλa=(1)550×10-6 mm2.5 mm" was its leaves joined, "10-6" reading as ten minus
+    six; kreuzberg's "A=πr2"."""
+    import docx
+    from docx.oxml import parse_xml
+
+    m = 'xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"'
+    omml = (f'<m:oMath {m}><m:r><m:t>A=π</m:t></m:r><m:sSup><m:e><m:r><m:t>r</m:t></m:r></m:e><m:sup><m:r><m:t>2</m:t>'
+            '</m:r></m:sup></m:sSup><m:r><m:t>, x=</m:t></m:r><m:f><m:num><m:r><m:t>1</m:t></m:r></m:num><m:den><m:r>'
+            '<m:t>2.5 mm</m:t></m:r></m:den></m:f><m:r><m:t>=2.2×</m:t></m:r><m:sSup><m:e><m:r><m:t>10</m:t></m:r>'
+            '</m:e><m:sup><m:r><m:t>-4</m:t></m:r></m:sup></m:sSup></m:oMath>')
+    d = docx.Document()
+    p = d.add_paragraph("The area of the disc is ")
+    p._p.append(parse_xml(omml))
+    d.add_paragraph("Nothing else on this page is a formula, and the rest is prose a reader reads as usual.")
+    bio = io.BytesIO()
+    d.save(bio)
+    doc = extract_bytes(bio.getvalue(), "eq.docx")
+    assert "The area of the disc is A=πr^2, x=1/(2.5 mm)=2.2×10^(-4)" in doc.canonical
+    assert doc.coverage == 1.0

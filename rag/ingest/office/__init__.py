@@ -1,6 +1,7 @@
 """Office readers of stage 1 (issue 36, item 5): Word, PowerPoint, Excel and OpenDocument files -> canonical text.
 
-:mod:`~rag.ingest.office.docx` (with :mod:`~rag.ingest.office.wordml` and :mod:`~rag.ingest.office.symbol_fonts`),
+:mod:`~rag.ingest.office.docx` (with :mod:`~rag.ingest.office.wordml`, :mod:`~rag.ingest.office.omml` (equations) and
+:mod:`~rag.ingest.office.symbol_fonts`),
 :mod:`~rag.ingest.office.pptx`,
 :mod:`~rag.ingest.office.sheets` (XLSX, CSV; with :mod:`~rag.ingest.office.xlsx_package`: a package mended, comments counted),
 :mod:`~rag.ingest.office.xls` (Excel 97-2003, xlrd), :mod:`~rag.ingest.office.odf` (with

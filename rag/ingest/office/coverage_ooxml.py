@@ -3,7 +3,7 @@ standard library only (``zipfile``, ``xml.etree``), sharing no code with the rea
 
 Elements are matched by local name, so Transitional and Strict OOXML read alike. What counts as seen:
 
-* DOCX: every paragraph's text (``w:t``, math ``m:t``) of the body, footnotes, endnotes, headers and
+* DOCX: every paragraph's text (``w:t``; an equation, ``m:oMath``, is not counted) of the body, footnotes, endnotes, headers and
   footers, the body's charts and SmartArt, placed as ``content control`` inside a ``w:sdt``, ``table`` inside a table, ``text box`` inside a
   ``w:txbxContent``; deleted text, VML fallbacks and runs hidden by the simplest rules (``w:vanish`` directly
   or by style, a white colour, under 2 pt) left out; comments left out (not part of the text).
@@ -206,6 +206,8 @@ def _word_paragraph(pkg: _Package, p, place: str, styles: _Styles) -> None:
             name = _local(child.tag)
             if name in ("Fallback", "del", "moveFrom", "instrText", "delText", "rPr", "pPr") or depth > _MAX_DEPTH:
                 continue
+            if name in ("oMath", "oMathPara"):  # an equation is no run of words: the reader writes it in its own
+                continue  # notation (rag.ingest.office.omml: "10^(−6)"), which no word count of the leaves matches
             if name == "txbxContent":
                 boxes.append(child)
             elif name == "r" and (_hidden_run(child, pstyle, styles) or _symbol_run(child)):

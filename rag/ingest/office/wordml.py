@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from rag.ingest.office.omml import linear as omml_linear
 from rag.ingest.office.symbol_fonts import symbol_char, symbol_font, symbol_text
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -167,6 +168,8 @@ def paragraph_text(p, fields: Fields | None = None, note_mark: Callable[[str, st
                 continue
             if tag == f"{W}t":
                 out.append(symbol_text(_run_font(child), child.text or ""))
+            elif tag in (f"{_M}oMath", f"{_M}oMathPara"):
+                out.append(omml_linear(child))  # an equation as one line: 10^(−6), not "10-6"
             elif tag == f"{_M}t":
                 out.append(child.text or "")
             elif tag in (f"{W}tab", f"{W}ptab"):
