@@ -36,9 +36,22 @@ def widget_rects(page) -> list:
         return []
 
 
+def _appearance_state(w) -> str | None:
+    """The widget's own appearance state (``/AS``: ``Off`` or its on-state name), ``None`` when it has none."""
+    try:
+        kind, value = w.parent.parent.xref_get_key(w.xref, "AS")
+    except Exception:  # noqa: BLE001 - no state to read: the field's value decides
+        return None
+    return value.lstrip("/") if kind == "name" else None
+
+
 def _value(w) -> str | None:
     if w.field_type_string in _CHECK_TYPES:
-        on = w.field_value not in (None, "", "Off", False) and str(w.field_value) != "Off"
+        state = _appearance_state(w)  # each box of a group shows its own state; the group's value is one option's
+        if state is not None:  # (pdfbox's AcroFormsBasicFields: four boxes, two ticked, all read "checked")
+            on = state != "Off"
+        else:
+            on = w.field_value not in (None, "", "Off", False) and str(w.field_value) != "Off"
         return "Yes (checked)" if on else "No (unchecked)"
     v = w.field_value
     if v is None or (isinstance(v, str) and not v.strip()):
