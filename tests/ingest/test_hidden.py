@@ -177,3 +177,45 @@ def test_a_stamp_over_a_redaction_and_another_drawing_s_clip_do_not_show_covered
     page.insert_text((72, 400), "Another public line follows here with more words to read.", fontsize=11)
     got = extract_bytes(doc.tobytes(), "redacted.pdf")
     assert "hunter2" not in got.canonical and "Another public line" in got.canonical
+
+
+def _page_with_fill(clip: bytes) -> bytes:
+    """A one-page PDF: a line of text, then a white rectangle over it painted through ``clip`` (PDF operators)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=200)
+    page.insert_text((120, 100), "FLAG0-3 are connected to the push buttons.", fontsize=10)
+    page.insert_text((120, 180), "Table 3-2: Flag Pin Summary, below the table.", fontsize=10)
+    xref = page.get_contents()[0]
+    doc.update_stream(xref, doc.xref_stream(xref) + b"\nq " + clip + b" 1 1 1 rg 100 80 280 50 re f Q\n")
+    return doc.tobytes()
+
+
+def test_a_fill_painted_through_a_frame_around_the_text_does_not_hide_it():
+    """Word pads each table cell with white through an even-odd clip of two bars, or a polygon around the notch the
+    text sits in; the fill's box covers the text, the paint does not (olmOCR's instructions_and_schematics.pdf: a
+    table's headers and notes "painted over", a walk, 2026-12-07). Painted through a plain rectangle, it hides."""
+    from rag.ingest.extract import extract_bytes
+
+    notch = b"100 80 m 100 130 l 380 130 l 380 80 l 370 80 l 370 115 l 110 115 l 110 80 l h W n"
+    bars = b"100 80 8 50 re 372 80 8 50 re W* n"
+    for clip in (notch, bars):
+        assert "connected to the push buttons" in extract_bytes(_page_with_fill(clip), "cells.pdf").canonical
+    covered = extract_bytes(_page_with_fill(b"100 80 280 50 re W n"), "cells.pdf")
+    assert "push buttons" not in covered.canonical and any("painted over" in w for w in covered.warnings)
+
+
+def test_a_font_set_tiny_but_drawn_large_is_read():
+    """olmOCR's large_prompt_hint3.pdf: a Type3 font set at 0.12 pt whose matrix draws it at 10 pt; a whole paper was
+    left out as "under 2 pt". Text under 2 pt in a box under 3 pt is still hidden."""
+    from rag.ingest.pdf.hidden import _by_span
+
+    class Paint:
+        text = ()
+
+    spans = [{"size": 0.12, "bbox": (88.0, 10.0, 120.0, 22.0), "text": "Nuance", "color": 0},
+             {"size": 1.0, "bbox": (88.0, 40.0, 96.0, 41.2), "text": "stuffing", "color": 0}]
+    page = {"blocks": [{"type": 0, "lines": [{"spans": spans}]}]}
+    found, _, _ = _by_span(page, Paint())
+    assert [(s["text"], why) for s, why in found] == [("stuffing", "tiny")]

@@ -12,7 +12,8 @@ A span of a page's ``get_text("dict")`` is **hidden** (removed, never indexed or
   slide's coloured box) never hides it; a small picture pasted over text hides it the same way; a fill's box
   is cut to the clipping paths around it, a highlight annotation's fill hides nothing, and the span's place in
   that order is its own run's (:meth:`_Paint._last_drawn`);
-* its font is under :data:`MIN_VISIBLE_PT` points (1-pt text a reader cannot make out);
+* its font is under :data:`MIN_VISIBLE_PT` points and its box under :data:`TINY_BOX_PT` (1-pt text a reader cannot
+  make out);
 * it is white (every channel >= :data:`WHITE`) and the page under it is white too: the page is rendered
   and the span's box must be at least :data:`BLANK_SHARE` near-white pixels; white text on a dark slide
   background stays.
@@ -43,6 +44,10 @@ from rag.ingest.pdf.boxindex import BoxIndex
 
 #: Spans under this font size (points) are hidden.
 MIN_VISIBLE_PT = 2.0
+#: ... unless its glyphs' box is this tall or taller (points): a Type3 font set at 0.12 pt with a font matrix
+#: that draws its glyphs at 10 pt (old TeX bitmap fonts) is text a reader reads (olmOCR's large_prompt_hint3.pdf:
+#: a whole paper but its header left out as "under 2 pt", a walk, 2026-12-07).
+TINY_BOX_PT = 3.0
 #: A colour channel at or above this (0..255) counts as white.
 WHITE = 242
 #: Resolution of the render that tells white-on-white from white-on-dark and finds ink, dots per inch.
@@ -148,6 +153,52 @@ def _covered_share(box, rects) -> float:
     return min(1.0, sum(_inter(box, r) for r in rects) / area)
 
 
+def _subpaths(items) -> int:
+    """How many closed paths a clip's drawing ``items`` make: each rectangle or quad one, and a run of line or curve
+    segments one until a segment starts where the last did not end."""
+    n, end = 0, None
+    for it in items:
+        kind = it[0] if it else ""
+        if kind in ("re", "qu"):
+            n, end = n + 1, None
+        elif kind in ("l", "c"):
+            start = tuple(it[1])
+            if end is None or abs(start[0] - end[0]) > 0.01 or abs(start[1] - end[1]) > 0.01:
+                n += 1
+            end = tuple(it[-1])
+    return n
+
+
+#: A clip drawn as straight segments whose outline encloses less than this share of its box is a frame (a cell's
+#: padding drawn around the notch its text sits in), not its box.
+FRAME_SHARE = 0.6
+
+
+def _outline_share(items, scissor) -> float:
+    """The area the straight-segment outlines of a clip's ``items`` enclose (shoelace formula, subpaths summed), as a
+    share of its box ``scissor``; 1.0 when it holds anything but lines (a rectangle, a curve) or cannot be read."""
+    if not items or any((it[0] if it else "") != "l" for it in items):
+        return 1.0
+    area, path = 0.0, []
+
+    def close() -> float:
+        return abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(path, path[1:] + path[:1]))) / 2
+
+    try:
+        for it in items:
+            a, b = (float(it[1][0]), float(it[1][1])), (float(it[-1][0]), float(it[-1][1]))
+            if path and (abs(a[0] - path[-1][0]) > 0.01 or abs(a[1] - path[-1][1]) > 0.01):
+                area, path = area + close(), []
+            if not path:
+                path.append(a)
+            path.append(b)
+        area += close()
+    except (TypeError, ValueError, IndexError):
+        return 1.0
+    box = max((scissor[2] - scissor[0]) * (scissor[3] - scissor[1]), 1e-6)
+    return area / box
+
+
 class _Paint:
     """What MuPDF paints on a page, in order (``get_bboxlog``): text boxes, fills and images with their
     positions, read once per page and only as far as a question needs."""
@@ -177,7 +228,7 @@ class _Paint:
         (tracemonkey.pdf's caption under it, 314 characters, was "painted over"; a new user's walk, 2026-12-07)."""
         if self._opaque is None:
             out: dict[int, tuple] = {}
-            clips: list[tuple[int, tuple]] = []  # (level, scissor) of the clipping paths open around an item
+            clips: list[tuple[int, tuple | None]] = []  # (level, scissor, None for a frame) of the clips open
             gaps: list[tuple[int, float, list[tuple]]] = []  # clipping paths set between two painted items
             last, pending = -1, []
             try:
@@ -188,7 +239,13 @@ class _Paint:
                         clips.pop()
                     if d.get("type") == "clip":
                         if d.get("scissor") is not None:
-                            clips.append((level, tuple(d["scissor"])))
+                            # an even-odd clip of two paths or more is a frame (a ring, two thin bars), not its box:
+                            # Word paints each table cell's white padding through one, and the headers were "painted
+                            # over" (olmOCR's instructions_and_schematics.pdf, a walk, 2026-12-07)
+                            items = d.get("items") or ()
+                            frame = (bool(d.get("even_odd")) and _subpaths(items) >= 2) or \
+                                _outline_share(items, tuple(d["scissor"])) < FRAME_SHARE
+                            clips.append((level, None if frame else tuple(d["scissor"])))
                             pending.append(tuple(d["scissor"]))
                         continue
                     if "seqno" in d:
@@ -199,6 +256,8 @@ class _Paint:
                     box = tuple(d["rect"])
                     if any(_within(box, m) for m in marks):
                         continue  # a highlighter's mark: drawn over the words, multiplied, never hiding them
+                    if any(c is None for _, c in clips):
+                        continue  # painted through a frame: it covers no text inside the frame
                     for _, c in clips:
                         box = (max(box[0], c[0]), max(box[1], c[1]), min(box[2], c[2]), min(box[3], c[3]))
                     out[d["seqno"]] = box
@@ -377,6 +436,11 @@ def remove_hidden(page, page_dict: dict) -> HiddenReport:
     return report
 
 
+def _box_height(span: dict) -> float:
+    box = span.get("bbox") or (0.0, 0.0, 0.0, 0.0)
+    return abs(box[3] - box[1])
+
+
 def _by_span(page_dict: dict, paint: _Paint) -> tuple[list[tuple[dict, str]], list[dict], list[dict]]:
     """What each span's own properties tell: the hidden ones with their reason (tiny, painted over), and the
     white and the invisible ones, which need the page's rendering and images to judge."""
@@ -385,7 +449,7 @@ def _by_span(page_dict: dict, paint: _Paint) -> tuple[list[tuple[dict, str]], li
     for span in _spans(page_dict):
         if span.get("alpha", 255) == 0:
             invisible.append(span)
-        elif span.get("size", 10.0) < MIN_VISIBLE_PT:
+        elif span.get("size", 10.0) < MIN_VISIBLE_PT and _box_height(span) < TINY_BOX_PT:
             found.append((span, "tiny"))
         elif paint.text and paint.painted_over(span["bbox"], span.get("text", "")):
             found.append((span, "painted over"))
