@@ -197,3 +197,24 @@ def test_a_word_equation_is_written_as_one_line():
     doc = extract_bytes(bio.getvalue(), "eq.docx")
     assert "The area of the disc is A=πr^2, x=1/(2.5 mm)=2.2×10^(-4)" in doc.canonical
     assert doc.coverage == 1.0
+
+
+def test_a_slide_table_label_merged_down_is_repeated_in_its_rows():
+    """kreuzberg's powerpoint_sample.pptx: "R3" merged over two rows left the second "|  |  | True |" (DOCX, ODT and
+    HTML tables repeat such a label)."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[5])
+    slide.shapes.title.text = "Results"
+    table = slide.shapes.add_table(4, 3, Inches(1), Inches(2), Inches(6), Inches(2)).table
+    for r, row in enumerate([["Run", "Metric", "Value"], ["R3", "accuracy", "0.91"], ["", "recall", "0.87"],
+                             ["R4", "accuracy", "0.88"]]):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+    table.cell(1, 0).merge(table.cell(2, 0))
+    bio = io.BytesIO()
+    prs.save(bio)
+    text = extract_bytes(bio.getvalue(), "results.pptx").canonical
+    assert "| R3 | accuracy | 0.91 |" in text and "| R3 | recall | 0.87 |" in text and "| R4 | accuracy | 0.88 |" in text

@@ -55,6 +55,7 @@ from rag.ingest.office.ooxml import (
     smartart_lines,
     transitional,
 )
+from rag.ingest.office.wordml import MAX_REPEATED_CELL
 from rag.types import Document, LocatorKind, MediaType
 
 NOTES_HEADING = "Speaker notes"
@@ -170,7 +171,22 @@ def _chart_lines(chart) -> list[str]:
 
 
 def _table_lines(table, hidden: Hidden | None = None) -> list[str]:
+    """A slide's table as Markdown rows; a label merged down several rows (``rowSpan``) is repeated in each row it
+    spans when short (:data:`rag.ingest.office.wordml.MAX_REPEATED_CELL` characters), as the DOCX, ODT and HTML readers
+    do: kreuzberg's powerpoint_sample.pptx read its rows "|  |  | True |" with the row's label above them (a walk,
+    2026-12-07)."""
     rows = [[table_cell(" ".join(_frame_lines(c.text_frame, False, hidden))) for c in row.cells] for row in table.rows]
+    try:
+        for r, row in enumerate(table.rows):
+            for c, cell in enumerate(row.cells):
+                down = cell.span_height if cell.is_merge_origin else 1
+                text = rows[r][c]
+                if down > 1 and text and len(text) <= MAX_REPEATED_CELL:
+                    for k in range(r + 1, min(r + down, len(rows))):
+                        if c < len(rows[k]) and not rows[k][c]:
+                            rows[k][c] = text
+    except (AttributeError, IndexError, ValueError):  # a malformed merge: the rows as read
+        pass
     return markdown_table([r for r in rows if any(r)])
 
 
