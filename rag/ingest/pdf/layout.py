@@ -120,21 +120,57 @@ def _mono(span: dict) -> bool:
 
 def raw_lines(page_dict: dict) -> list[tuple]:
     """``(direction, text, bbox, size, bold, block_no, mono)`` of every non-blank line of a ``get_text("dict")``;
-    ``mono`` when every span with text is in a monospaced font."""
-    raw = []
+    ``mono`` when every span with text is in a monospaced font; a vertical font's glyphs standing in rows joined into
+    those rows (:func:`_vertical_font_rows`)."""
+    raw, glyphs = [], []
     for b_no, block in enumerate(page_dict["blocks"]):
         for line in block.get("lines", ()):
             spans = line["spans"]
             text = "".join(_span_text(s) for s in spans).translate(_LIGATURES)
-            if not text.strip():
-                continue
+            if not text.strip() and not (line.get("wmode") == 1 and text and spans):  # a vertical font's space
+                continue  # glyph is the space between the words of its row (:func:`_vertical_font_rows`)
             main_span = max(spans, key=lambda s: len(s["text"].strip()))
             size = round(main_span["size"] * 2) / 2
             bold = bool(main_span["flags"] & 16) or "Bold" in main_span["font"]
             d = (round(line["dir"][0]), round(line["dir"][1]))
             mono = all(_mono(sp) for sp in spans if sp["text"].strip())
-            raw.append((d, text, line["bbox"], size, bold, b_no, mono))
-    return raw
+            if line.get("wmode") == 1 and len(text) <= 2:
+                glyphs.append((d, text, line["bbox"], size, bold, b_no, mono))
+                continue
+            if text.strip():
+                raw.append((d, text, line["bbox"], size, bold, b_no, mono))
+    return raw + _vertical_font_rows(glyphs)
+
+
+#: Glyphs of a vertical-writing font laid out in rows (:func:`_vertical_font_rows`) from this many on a page.
+MIN_ROW_GLYPHS = 8
+
+
+def _vertical_font_rows(glyphs: list[tuple]) -> list[tuple]:
+    """Lines MuPDF gives one glyph each in a vertical-writing font (``wmode`` 1, direction down the page), joined
+    into the rows they stand in when they stand side by side: a notice set horizontally in a vertical font was read
+    column-wise and backwards, "G N I R A E H C I L B U P F O E C I T O N" (pdfbox's PDFBOX-3127 VFont file, a walk,
+    2026-12-07). A row is the glyphs of one block whose boxes share their top (to a quarter of their height),
+    left to right, their own spaces kept; real vertical text (glyphs one above another) is left as it is. Under
+    :data:`MIN_ROW_GLYPHS` glyphs, or when few share a row, the glyphs stay lines of their own."""
+    if len(glyphs) < MIN_ROW_GLYPHS:
+        return glyphs
+    rows: dict[tuple[int, int], list[tuple]] = {}
+    for g in glyphs:
+        box = g[2]
+        rows.setdefault((g[5], round(box[1] / max(0.25 * (box[3] - box[1]), 0.5))), []).append(g)
+    if sum(len(r) for r in rows.values() if len(r) >= 3) < 0.8 * len(glyphs):
+        return glyphs  # glyphs one above another: vertical text
+    out = []
+    for row in rows.values():
+        row.sort(key=lambda g: g[2][0])
+        text = "".join(g[1] for g in row)
+        if not text.strip():
+            continue
+        box = (row[0][2][0], min(g[2][1] for g in row), max(g[2][2] for g in row), max(g[2][3] for g in row))
+        out.append(((1, 0), text, box, max(g[3] for g in row), all(g[4] for g in row), row[0][5],
+                    all(g[6] for g in row)))
+    return out
 
 
 def page_lines(page, page_dict: dict | None = None) -> tuple[list[Line], list[Line], float]:
