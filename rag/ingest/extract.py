@@ -235,6 +235,8 @@ def _describe_bytes(data: bytes) -> str:
         return "HTML"
     if head.startswith(b"<"):
         return "XML/HTML"
+    if b"\x00" in data[:4096]:  # valid UTF-8, but no text file holds NUL bytes (a UTF-32 file without a BOM was
+        return "binary data (NUL bytes)"  # refused as "unsupported file type (text); expected ... text": a walk)
     try:
         data[:4096].decode("utf-8")
         return "text"
