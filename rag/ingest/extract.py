@@ -175,14 +175,27 @@ SUPPORTED = ("PDF, DOCX, PPTX, XLSX, XLS, CSV, ODT, ODS, ODP, HTML, EPUB, FB2, M
 
 def _csv(data: bytes, name: str, limits: Limits | None = None) -> Document:
     """A CSV file decoded as a text file is (:func:`rag.ingest.textfile.decode`: a byte-order mark, UTF-16 without
-    one, UTF-8, else the detector's guess, with its warning), then read as a table. Before, anything but UTF-8 was
-    read as Windows-1252: a Shift-JIS CSV from markitdown's tests became "–¼‘O" (a walk, 2026-12-07)."""
+    one, UTF-8, else the detector's guess, with its warning), then read as a table; a guessed single-byte code page
+    gives way to Windows-1252. Before, anything but UTF-8 was read as Windows-1252: a Shift-JIS CSV from markitdown's
+    tests became "–¼‘O" (a walk, 2026-12-07)."""
     try:
         decoded = textfile.decode(data)
     except ValueError as e:
         raise ExtractionError(name, str(e)) from e
+    if decoded.warning and "charset-normalizer" in decoded.warning and not _multibyte(decoded.encoding):
+        # a guessed single-byte code page: what a spreadsheet opens a CSV as on a Western machine, Windows-1252
+        # (the detector read a short German CSV as mac_latin2, "JŁrgen MŁller": a review, 2026-12-07)
+        return extract_csv(data, name, data.decode("cp1252", errors="replace"),
+                           warnings=("not UTF-8: read as Windows-1252",), limits=limits)
     text = decoded.text[1:] if decoded.text.startswith("\ufeff") else decoded.text
     return extract_csv(data, name, text, warnings=(decoded.warning,) if decoded.warning else (), limits=limits)
+
+
+def _multibyte(encoding: str) -> bool:
+    """Whether ``encoding`` (a Python codec name) is one of the multi-byte East Asian ones (Shift-JIS, EUC, GB, Big5)."""
+    e = encoding.lower().replace("-", "_")
+    return e.startswith(("cp932", "shift_jis", "sjis", "euc", "gb", "big5", "cp949", "cp950", "cp936", "johab", "hz",
+                         "iso2022"))
 
 
 #: Issue 17's readers by sniffed media type: ``(bytes, name, limits) -> Document`` (limits: issue 26).

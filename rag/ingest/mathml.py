@@ -5,7 +5,8 @@ Used where a formula has no text description of its own: an HTML page's or EPUB 
 ``alttext`` or a TeX annotation (:func:`rag.ingest.web.html_prepare.formulas_as_text`), and an OpenDocument file's
 embedded formula object (:mod:`rag.ingest.office.odf_objects`). Before, the leaves were joined with spaces: "π 2 6"
 for π²/6 and "10-6" for 10⁻⁶ (a walk over kreuzberg's test files, 2026-12-07). A superscript is written ``^``, a
-subscript ``_``, a fraction ``(a)/(b)``, a root ``√(x)``; a part of more than one symbol is put in brackets. The
+subscript ``_``, a fraction ``(a)/(b)`` (one without a bar, a binomial, ``(a) (b)``), a root ``√(x)`` or ``√[3](x)``;
+a part of more than one symbol is put in brackets; words of ``mtext`` and names of functions keep their spaces. The
 ``annotation`` of ``semantics`` is never read as the formula (a StarMath or TeX source). Pure function on an lxml
 element, at most :data:`MAX_DEPTH` levels deep (deeper, the leaves' text).
 """
@@ -42,8 +43,10 @@ def linear(el, depth: int = 0) -> str:
     if depth > MAX_DEPTH:
         return " ".join(el.itertext()).strip()
     if name in _LEAVES:
-        text = "".join(el.itertext()).strip()
-        return f" {text} " if name == "mo" and text in SPACED else text
+        text = " ".join("".join(el.itertext()).split())
+        if name == "mo" and text in SPACED or name == "mtext" and any(ch.isalpha() for ch in text):
+            return f" {text} "  # "1 if x > 0", not "1ifx > 0" (a review, 2026-12-07)
+        return f"{text} " if name == "mi" and len(text) > 1 else text  # a function's name: "sin x"
     kids = [k for k in el if isinstance(k.tag, str) and _name(k) not in _SKIPPED]
     parts = [linear(k, depth + 1) for k in kids]
     if parts and _name(kids[0]) == "mo":  # a sign in front ("−4", "±1") is no operator between two terms
@@ -60,11 +63,13 @@ def linear(el, depth: int = 0) -> str:
             return f"{base}_{group(rest[0])}^{group(rest[1])}{big}"
         return base
     if name == "mfrac" and len(parts) >= 2:
+        if (el.get("linethickness") or "").strip() in ("0", "0px", "0pt", "0em"):  # a binomial: no division
+            return f"{group(parts[0])} {group(parts[1])}"
         return f"{group(parts[0])}/{group(parts[1])}"
     if name == "msqrt":
         return f"√({''.join(parts).strip()})"
     if name == "mroot" and len(parts) >= 2:
-        return f"{parts[1].strip()}√({parts[0].strip()})"
+        return f"√[{parts[1].strip()}]({parts[0].strip()})"  # the cube root of 8, not 3 times √8
     if name == "mfenced":
         return f"{el.get('open', '(')}{el.get('separators', ',')[:1].join(parts)}{el.get('close', ')')}"
     if name == "mtable":

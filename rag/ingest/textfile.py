@@ -155,8 +155,8 @@ def split_front_matter(text: str) -> tuple[dict, str, str | None]:
     ``({}, text, None)``. One pass over the lines, no regular expression."""
     lines = text.split("\n", MAX_FRONT_MATTER_LINES + 1)
     opener = lines[0].rstrip(" \t")
-    if opener not in ("---", "+++"):
-        return {}, text, None
+    if opener not in ("---", "+++") or len(lines) < 2 or not lines[1].strip():
+        return {}, text, None  # pandoc's rule: a "---" followed by a blank line is a thematic break, not metadata
     closers = ("---", "...") if opener == "---" else ("+++",)
     end = next((k for k in range(1, min(len(lines), MAX_FRONT_MATTER_LINES + 1)) if lines[k].rstrip(" \t") in closers),
                None)

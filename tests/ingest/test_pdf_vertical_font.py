@@ -20,3 +20,14 @@ def test_a_vertical_font_set_in_rows_is_read_along_its_rows():
     column = [_glyph(ch, 300, 90 + 14 * k) for k, ch in enumerate("縦書きの文章です。")]
     lines = raw_lines({"blocks": [{"lines": column}]})
     assert [t for _, t, *_ in lines] == list("縦書きの文章です。") and all(d == (0, 1) for d, *_ in lines)
+
+
+def test_columns_of_vertical_text_in_one_block_stay_columns():
+    """A review's probe (2026-12-07): a Japanese page drawn glyph by glyph, its columns 16-20 pt apart in one MuPDF
+    block; the first version joined the glyphs sharing a top across the columns ("なや春りうは...")."""
+    from rag.ingest.pdf.layout import raw_lines
+
+    columns = ["春はあけぼの", "やうやう白く", "なりゆく山ぎは"]
+    glyphs = [_glyph(ch, 350 - 16 * c, 90 + 20 * k) for c, col in enumerate(columns) for k, ch in enumerate(col)]
+    lines = raw_lines({"blocks": [{"lines": glyphs}]})
+    assert "".join(t for _, t, *_ in lines) == "".join(columns) and all(d == (0, 1) for d, *_ in lines)

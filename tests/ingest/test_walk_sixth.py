@@ -111,6 +111,8 @@ def test_front_matter_closed_by_yaml_document_end_and_unparseable_front_matter_k
     meta, rest, problem = split_front_matter(bad)
     assert meta == {} and rest == bad and "read as text" in problem
     assert split_front_matter("---\n\nA thematic break, then text.\n")[1] == "---\n\nA thematic break, then text.\n"
+    warning = "---\n\nWarning: the pump must be off before cleaning.\n\n...\n\nStep 1. Unplug the unit.\n"
+    assert split_front_matter(warning) == ({}, warning, None)  # a review's probe: a break, not metadata
     doc = extract_bytes(("---\ntitle: Spec\n...\n\n# Introduction\n\nMarkdown is a plain text format.\n\n"
                          "```\n---\n```\n\n# After\n\nMore text.\n").encode(), "spec.md")
     assert "Markdown is a plain text format." in doc.canonical and "More text." in doc.canonical
@@ -132,6 +134,9 @@ def test_a_csv_in_another_encoding_is_read_as_a_text_file_is():
     doc = extract_bytes(rows.encode("cp932"), "staff.csv")
     assert "| 名前 | 年齢 | 住所 |" in doc.canonical and "| 佐藤太郎3 | 33 | 東京都港区3丁目 |" in doc.canonical
     assert doc.media_type == "text/csv"
+    # a review's probe: a short Windows-1252 CSV, which the detector guesses as mac_latin2 ("JŁrgen MŁller")
+    doc = extract_bytes("Name;Stadt;Betrag\nJürgen Müller;München;12,50 €\n".encode("cp1252"), "a.csv")
+    assert "| Jürgen Müller | München | 12,50 € |" in doc.canonical
 
 
 def test_a_page_s_charset_label_is_read_as_browsers_read_it():
@@ -143,6 +148,9 @@ def test_a_page_s_charset_label_is_read_as_browsers_read_it():
     latin = ("<html><head><meta charset='iso-8859-1'></head><body><main><h1>Demut</h1><p>Idealen (\u2026), 10\u201320 "
              "Jahre. " + ARTICLE + "</p></main></body></html>")
     assert "Idealen (\u2026), 10\u201320 Jahre." in extract_bytes(latin.encode("cp1252"), "d.html").canonical
+    for label in ("x-user-defined", "replacement", "iso-2022-kr", "no-such-charset"):  # labels Python cannot decode
+        page = f"<html><head><meta charset='{label}'></head><body><main><h1>T</h1><p>{ARTICLE}</p></main></body></html>"
+        assert "warm-up is at eleven" in extract_bytes(page.encode(), "p.html").canonical, label
 
 
 def test_an_odt_holding_a_formula_object_is_read_with_its_formula():
@@ -218,3 +226,66 @@ def test_a_slide_table_label_merged_down_is_repeated_in_its_rows():
     prs.save(bio)
     text = extract_bytes(bio.getvalue(), "results.pptx").canonical
     assert "| R3 | accuracy | 0.91 |" in text and "| R3 | recall | 0.87 |" in text and "| R4 | accuracy | 0.88 |" in text
+
+
+@pytest.mark.parametrize("markup", [
+    '<div style="visibility:hidden">A <span style="visibility:inherit">SECRET</span></div>',
+    '<div style="visibility:hidden">A <span style="visibility:unset">SECRET</span></div>',
+    '<div style="color:#fff">A <span style="color:currentColor">SECRET</span></div>',
+    '<div style="font-size:0">A <span style="font-size:calc(1em)">SECRET</span></div>',
+    '<div style="font-size:0">A <span style="font-size:larger">SECRET</span></div>',
+    '<div style="visibility:hidden">A <!-- x -->SECRET <span style="visibility:visible">shown</span></div>',
+    '<p style="color:#fff;background:var(--undefined)">SECRET</p>',
+    '<p style="color:#fff;background:mintcream">SECRET</p>',
+    '<p style="color:#fff;background:hwb(0 100% 0%)">SECRET</p>',
+    '<p style="color:#fff;background:oklch(100% 0 0)">SECRET</p>',
+])
+def test_hidden_text_stays_hidden_under_the_new_css_rules(markup):
+    """A review's probes (2026-12-07) of the rules above: a reset to a value that is no value (inherit, unset,
+    currentColor, calc(), larger), a comment's tail, white on a white the CSS names in another way."""
+    page = _html(f"<main><h1>G</h1><p>{ARTICLE}</p>{markup}<p>{ARTICLE}</p></main>")
+    text = extract_bytes(page, "p.html").canonical
+    assert "SECRET" not in text and ("shown" in text or "shown" not in markup)
+
+
+def test_furniture_named_only_in_a_modifier_goes_when_it_holds_little_text():
+    """A review's probes: "l-region--sidebar-first", "block--newsletter", "region--footer" were kept once BEM
+    modifiers were not read; an article section named "--Ads" that holds the article stays."""
+    page = _html(f'<main><h1>G</h1><div class="l-region l-region--sidebar-first"><a href="/a">Archive</a> '
+                 f'<a href="/b">Tags</a></div><div class="block block--newsletter">Sign up for our letter</div>'
+                 f'<section class="TestReport__Section TestReport__Section--Ads"><p>{ARTICLE}</p></section>'
+                 f'<div class="region--footer">Imprint and privacy</div></main>')
+    text = extract_bytes(page, "p.html").canonical
+    assert "warm-up is at eleven" in text
+    assert "Archive" not in text and "Sign up" not in text and "Imprint" not in text
+
+
+def test_a_binomial_and_a_cube_root_are_not_written_as_a_division_or_a_product():
+    m = 'xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"'
+    from rag.ingest.office.omml import linear as omml
+
+    binom = etree.fromstring(f'<m:oMath {m}><m:d><m:e><m:f><m:fPr><m:type m:val="noBar"/></m:fPr><m:num><m:r>'
+                             '<m:t>10</m:t></m:r></m:num><m:den><m:r><m:t>3</m:t></m:r></m:den></m:f></m:e></m:d>'
+                             '<m:r><m:t>=120</m:t></m:r></m:oMath>')
+    assert omml(binom) == "(10 3)=120"
+    root = etree.fromstring(f'<m:oMath {m}><m:rad><m:deg><m:r><m:t>3</m:t></m:r></m:deg><m:e><m:r><m:t>8</m:t></m:r>'
+                            '</m:e></m:rad></m:oMath>')
+    assert omml(root) == "√[3](8)"
+    w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    tracked = etree.fromstring(f'<m:oMath {m} {w}><m:r><m:t>E=m</m:t></m:r><w:ins><m:r><m:t>c</m:t></m:r></w:ins>'
+                               '</m:oMath>')
+    assert omml(tracked) == "E=mc"
+    assert linear(etree.fromstring("<math><mroot><mn>8</mn><mn>3</mn></mroot></math>")) == "√[3](8)"
+    assert linear(etree.fromstring("<math><mn>1</mn><mtext> if </mtext><mi>x</mi><mo>&gt;</mo><mn>0</mn></math>")) \
+        == "1 if x > 0"
+
+
+def test_svg_text_an_epub_hides_is_not_read():
+    from rag.ingest.web.epub import svg_text_as_paragraphs
+
+    svg = etree.fromstring('<div><svg xmlns="http://www.w3.org/2000/svg"><text>Shown line.</text>'
+                           '<text visibility="hidden">SECRET one</text><text fill="none">SECRET two</text>'
+                           '<defs><text>SECRET three</text></defs><g opacity="0"><text>SECRET four</text></g>'
+                           '<text style="display: none">SECRET five</text></svg></div>')
+    assert svg_text_as_paragraphs(svg) == 1
+    assert "".join(svg.itertext()) == "Shown line."

@@ -52,6 +52,7 @@ def list_gaps(sentence: str, source: str, spec: Sequence[str], gaps: Sequence[st
     items = [st for st in sts if LIST_LINE.match(source[st.start:st.end])]
     if len(items) < 2:
         return list(gaps)
+    lists = _lists(sts, items)  # which list each item is in: items of one list only are read together
     ps = [sentence[a:b] for a, b in parts(sentence)]
     said = specifics(sentence)
     in_items = {y for y in said if any(holds(source[st.start:st.end], y) for st in items)}
@@ -70,13 +71,32 @@ def list_gaps(sentence: str, source: str, spec: Sequence[str], gaps: Sequence[st
             continue
         outside = {y for y in said if not holds(part, y)}
         others = roots(part) - roots(x)
-        if part is sentence or not outside or not outside <= in_items or len(others) < 2 or not holders:
-            out.append(x)
+        if part is sentence or not outside or not paired or len(others) < 2 or not holders:
+            out.append(x)  # a part must name its item by a specific of its own ("Java 11"), besides x
             continue
+        # every specific of the other parts stands in an item of the same list as the item holding x
+        holders = [st for st in holders
+                   if all(any(lists[id(o)] == lists[id(st)] and holds(source[o.start:o.end], y) for o in items)
+                          for y in outside)]
         shares = [_share(others, f"{heading}\n{st.context}") for st in sts]
         best = max(shares, default=0.0)
         if not any(c >= min_share and c >= best - margin for st, c in zip(sts, shares) if st in holders):
             out.append(x)
+    return out
+
+
+def _lists(sts, items) -> dict[int, int]:
+    """``id(item) -> list number``: list items of ``sts`` with no other statement between them are one list."""
+    out, number, inside = {}, 0, False
+    members = {id(st) for st in items}
+    for st in sts:
+        if id(st) in members:
+            if not inside:
+                number += 1
+            out[id(st)] = number
+            inside = True
+        else:
+            inside = False
     return out
 
 

@@ -57,9 +57,10 @@ MAX_PARTS = 12
 
 
 def parts(sentence: str) -> list[tuple[int, int]]:
-    """``(start, end)`` character offsets of the parts of ``sentence``: the stretches between commas, semicolons and
-    the words of :data:`JOINERS` that stand outside round or square brackets (one part when there is none). A
-    single linear scan."""
+    """``(start, end)`` character offsets of the parts of ``sentence``: the stretches between semicolons and the words
+    of :data:`JOINERS` that stand outside round or square brackets (one part when there is none). Not commas: a
+    clause set off by commas ("Java 11, released in Sept 2021, and ...") belongs to the part before it, and cut off
+    it paired with any item (a review, 2026-12-07). A single linear scan."""
     cuts: list[tuple[int, int]] = []  # (start, end) of each separator
     depth = 0
     i, n = 0, len(sentence)
@@ -70,7 +71,7 @@ def parts(sentence: str) -> list[tuple[int, int]]:
         elif ch in ")]":
             depth = max(0, depth - 1)
         elif depth == 0:
-            if ch in ",;":
+            if ch == ";":
                 cuts.append((i, i + 1))
             else:
                 for j in JOINERS:

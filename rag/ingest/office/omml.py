@@ -4,7 +4,8 @@
 A Word equation is a tree of structures (a superscript ``m:sSup``, a fraction ``m:f``, a radical ``m:rad``, an n-ary
 operator ``m:nary``, brackets ``m:d`` ...) whose leaves are ``m:t`` runs. The DOCX reader joined the leaves: "10-6"
 for 10⁻⁶, "πr2" for πr², "mλa" for mλ/a (markitdown's and kreuzberg's equations.docx, a walk, 2026-12-07): a
-number a reader would never read. The notation is :mod:`rag.ingest.mathml`'s (``^``, ``_``, ``(a)/(b)``, ``√(x)``);
+number a reader would never read. The notation is :mod:`rag.ingest.mathml`'s (``^``, ``_``, ``(a)/(b)``, ``√(x)``,
+``√[3](x)``; a fraction without a bar, as a binomial coefficient, ``(10 3)``);
 a structure it does not know reads as its parts in order. At most :data:`MAX_DEPTH` levels (deeper, the leaves).
 """
 
@@ -38,8 +39,13 @@ def _prop(el, pr: str, name: str, default: str) -> str:
 
 def linear(el, depth: int = 0) -> str:
     """The equation of OMML element ``el`` (``m:oMathPara``, ``m:oMath`` or any structure inside) as one line."""
-    if not isinstance(el.tag, str) or not el.tag.startswith(M):
+    if not isinstance(el.tag, str):
         return ""
+    if not el.tag.startswith(M):  # a Word run, a tracked insertion, a hyperlink, a content control inside the
+        local = el.tag.rsplit("}", 1)[-1]  # equation: its text, not nothing (a review, 2026-12-07)
+        if local in ("del", "delText", "moveFrom", "rPr", "instrText") or depth > MAX_DEPTH:
+            return ""
+        return (el.text or "").translate(_INVISIBLE) if local == "t" else "".join(linear(k, depth + 1) for k in el)
     name = el.tag[len(M):]
     if depth > MAX_DEPTH:
         return "".join(el.itertext()).translate(_INVISIBLE)
@@ -56,10 +62,12 @@ def linear(el, depth: int = 0) -> str:
     if name == "sPre":
         return f"_{group(_part(el, 'sub', depth))}^{group(_part(el, 'sup', depth))}{_part(el, 'e', depth)}"
     if name == "f":
+        if _prop(el, "fPr", "type", "bar") == "noBar":  # a binomial coefficient or a stack: no division
+            return f"{group(_part(el, 'num', depth))} {group(_part(el, 'den', depth))}"
         return f"{group(_part(el, 'num', depth))}/{group(_part(el, 'den', depth))}"
     if name == "rad":
         degree = _part(el, "deg", depth)
-        return f"{degree}√({_part(el, 'e', depth)})"
+        return f"√[{degree}]({_part(el, 'e', depth)})" if degree else f"√({_part(el, 'e', depth)})"
     if name == "nary":
         op, lower, upper = _prop(el, "naryPr", "chr", "∫"), _part(el, "sub", depth), _part(el, "sup", depth)
         limits = (f"_{group(lower)}" if lower else "") + (f"^{group(upper)}" if upper else "")

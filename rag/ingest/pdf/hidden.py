@@ -153,50 +153,52 @@ def _covered_share(box, rects) -> float:
     return min(1.0, sum(_inter(box, r) for r in rects) / area)
 
 
-def _subpaths(items) -> int:
-    """How many closed paths a clip's drawing ``items`` make: each rectangle or quad one, and a run of line or curve
-    segments one until a segment starts where the last did not end."""
-    n, end = 0, None
-    for it in items:
-        kind = it[0] if it else ""
-        if kind in ("re", "qu"):
-            n, end = n + 1, None
-        elif kind in ("l", "c"):
-            start = tuple(it[1])
-            if end is None or abs(start[0] - end[0]) > 0.01 or abs(start[1] - end[1]) > 0.01:
-                n += 1
-            end = tuple(it[-1])
-    return n
+#: Outlines of one clip read at most (points of all its paths); a clip drawn with more is read as its box.
+MAX_OUTLINE_POINTS = 4096
 
 
-#: A clip drawn as straight segments whose outline encloses less than this share of its box is a frame (a cell's
-#: padding drawn around the notch its text sits in), not its box.
-FRAME_SHARE = 0.6
-
-
-def _outline_share(items, scissor) -> float:
-    """The area the straight-segment outlines of a clip's ``items`` enclose (shoelace formula, subpaths summed), as a
-    share of its box ``scissor``; 1.0 when it holds anything but lines (a rectangle, a curve) or cannot be read."""
-    if not items or any((it[0] if it else "") != "l" for it in items):
-        return 1.0
-    area, path = 0.0, []
-
-    def close() -> float:
-        return abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(path, path[1:] + path[:1]))) / 2
-
+def _outlines(items) -> list[list[tuple[float, float]]] | None:
+    """The closed paths of a clip's drawing ``items`` as point lists (a rectangle or quad its corners, a run of line
+    and curve segments its end points, a new path where a segment starts away from the last one's end); ``None``
+    when the clip is one rectangle (its box is its shape) or cannot be read."""
+    paths: list[list[tuple[float, float]]] = []
+    end = None
     try:
+        if len(items) == 1 and items[0][0] == "re":
+            return None
         for it in items:
-            a, b = (float(it[1][0]), float(it[1][1])), (float(it[-1][0]), float(it[-1][1]))
-            if path and (abs(a[0] - path[-1][0]) > 0.01 or abs(a[1] - path[-1][1]) > 0.01):
-                area, path = area + close(), []
-            if not path:
-                path.append(a)
-            path.append(b)
-        area += close()
-    except (TypeError, ValueError, IndexError):
-        return 1.0
-    box = max((scissor[2] - scissor[0]) * (scissor[3] - scissor[1]), 1e-6)
-    return area / box
+            kind = it[0]
+            if kind == "re":
+                x0, y0, x1, y1 = (float(v) for v in tuple(it[1])[:4])
+                paths.append([(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+                end = None
+            elif kind == "qu":
+                q = it[1]
+                paths.append([(float(p[0]), float(p[1])) for p in (q.ul, q.ur, q.lr, q.ll)])
+                end = None
+            elif kind in ("l", "c"):
+                start, stop = (float(it[1][0]), float(it[1][1])), (float(it[-1][0]), float(it[-1][1]))
+                if end is None or abs(start[0] - end[0]) > 0.01 or abs(start[1] - end[1]) > 0.01:
+                    paths.append([start])
+                paths[-1].append(stop)
+                end = stop
+            else:
+                return None
+    except (TypeError, ValueError, IndexError, AttributeError):
+        return None
+    return paths if paths and sum(map(len, paths)) <= MAX_OUTLINE_POINTS else None
+
+
+def _inside(point: tuple[float, float], paths: list[list[tuple[float, float]]]) -> bool:
+    """Whether ``point`` lies inside ``paths`` by the even-odd rule (a ray crosses their edges an odd number of
+    times): a cell's padding drawn round the notch its text sits in, or two bars, do not hold the text's centre."""
+    x, y = point
+    odd = False
+    for path in paths:
+        for (x0, y0), (x1, y1) in zip(path, path[1:] + path[:1]):
+            if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+                odd = not odd
+    return odd
 
 
 class _Paint:
@@ -220,6 +222,10 @@ class _Paint:
         self._near_chars: BoxIndex | None = None
         self._opaque: dict[int, tuple] | None = None
         self._clips: list[tuple[int, float, list[tuple]]] | None = None
+        #: position -> the outlines of the clips of another shape than their box that a fill is painted through
+        #: (Word pads each table cell with white through a clip drawn round the notch its text sits in, or two bars:
+        #: its headers were "painted over", olmOCR's instructions_and_schematics.pdf, a walk, 2026-12-07)
+        self._shapes: dict[int, list] = {}
 
     def opaque_fills(self) -> dict[int, tuple]:
         """``{position: painted box}`` of the fills with an opaque fill colour (``get_drawings(extended=True)``,
@@ -228,7 +234,7 @@ class _Paint:
         (tracemonkey.pdf's caption under it, 314 characters, was "painted over"; a new user's walk, 2026-12-07)."""
         if self._opaque is None:
             out: dict[int, tuple] = {}
-            clips: list[tuple[int, tuple | None]] = []  # (level, scissor, None for a frame) of the clips open
+            clips: list[tuple] = []  # (level, scissor, outlines or None) of the clipping paths open around an item
             gaps: list[tuple[int, float, list[tuple]]] = []  # clipping paths set between two painted items
             last, pending = -1, []
             try:
@@ -242,10 +248,7 @@ class _Paint:
                             # an even-odd clip of two paths or more is a frame (a ring, two thin bars), not its box:
                             # Word paints each table cell's white padding through one, and the headers were "painted
                             # over" (olmOCR's instructions_and_schematics.pdf, a walk, 2026-12-07)
-                            items = d.get("items") or ()
-                            frame = (bool(d.get("even_odd")) and _subpaths(items) >= 2) or \
-                                _outline_share(items, tuple(d["scissor"])) < FRAME_SHARE
-                            clips.append((level, None if frame else tuple(d["scissor"])))
+                            clips.append((level, tuple(d["scissor"]), _outlines(d.get("items") or ())))
                             pending.append(tuple(d["scissor"]))
                         continue
                     if "seqno" in d:
@@ -256,11 +259,12 @@ class _Paint:
                     box = tuple(d["rect"])
                     if any(_within(box, m) for m in marks):
                         continue  # a highlighter's mark: drawn over the words, multiplied, never hiding them
-                    if any(c is None for _, c in clips):
-                        continue  # painted through a frame: it covers no text inside the frame
-                    for _, c in clips:
+                    for _, c, _shape in clips:
                         box = (max(box[0], c[0]), max(box[1], c[1]), min(box[2], c[2]), min(box[3], c[3]))
                     out[d["seqno"]] = box
+                    shapes = [shape for _, _, shape in clips if shape is not None]
+                    if shapes:  # painted through a clip of another shape than its box: only inside it
+                        self._shapes[d["seqno"]] = shapes
                 gaps.append((last, float("inf"), pending[:MAX_CLIPS]))
             except Exception:  # noqa: BLE001
                 out, gaps = {}, []
@@ -333,7 +337,9 @@ class _Paint:
         fills = [(i, r) for i, r in self._near_fills.near(bbox) if i > last and _inter(bbox, r) > 0]
         if fills and _covered_share(bbox, [r for _, r in fills]) >= COVERED_SHARE:
             opaque = self.opaque_fills()
-            solid = [opaque[i] for i, _ in fills if i in opaque and _inter(bbox, opaque[i]) > 0]
+            centre = ((bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2)
+            solid = [opaque[i] for i, _ in fills if i in opaque and _inter(bbox, opaque[i]) > 0
+                     and all(_inside(centre, shape) for shape in self._shapes.get(i, ()))]
             if _covered_share(bbox, solid) >= COVERED_SHARE:
                 return True
         pictures = [(i, r) for i, r in self._near_images.near(bbox)
@@ -436,6 +442,12 @@ def remove_hidden(page, page_dict: dict) -> HiddenReport:
     return report
 
 
+def _char_width(span: dict) -> float:
+    """The span's box width per character, points (a font squeezed to 0.02 pt wide is as unreadable as 1-pt text)."""
+    box = span.get("bbox") or (0.0, 0.0, 0.0, 0.0)
+    return abs(box[2] - box[0]) / max(len(span.get("text", "").strip()), 1)
+
+
 def _box_height(span: dict) -> float:
     box = span.get("bbox") or (0.0, 0.0, 0.0, 0.0)
     return abs(box[3] - box[1])
@@ -449,7 +461,7 @@ def _by_span(page_dict: dict, paint: _Paint) -> tuple[list[tuple[dict, str]], li
     for span in _spans(page_dict):
         if span.get("alpha", 255) == 0:
             invisible.append(span)
-        elif span.get("size", 10.0) < MIN_VISIBLE_PT and _box_height(span) < TINY_BOX_PT:
+        elif span.get("size", 10.0) < MIN_VISIBLE_PT and (_box_height(span) < TINY_BOX_PT or _char_width(span) < 0.5):
             found.append((span, "tiny"))
         elif paint.text and paint.painted_over(span["bbox"], span.get("text", "")):
             found.append((span, "painted over"))

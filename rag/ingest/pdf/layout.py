@@ -146,6 +146,22 @@ def raw_lines(page_dict: dict) -> list[tuple]:
 MIN_ROW_GLYPHS = 8
 
 
+def _median_gap(glyphs: list[tuple], axis: int) -> float:
+    """The median gap (points; negative when they overlap) between each glyph and the next one along ``axis`` (0:
+    left to right among glyphs sharing their top, 1: top to bottom among glyphs sharing their left edge)."""
+    lanes: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    other, size = 1 - axis, 1.0
+    for g in glyphs:
+        box = g[2]
+        size = max(size, box[3] - box[1], box[2] - box[0])
+        lanes.setdefault((g[5], round(box[other] / (0.25 * max(box[3] - box[1], 1.0)))), []).append(
+            (box[axis], box[axis + 2]))
+    # neighbours half a glyph apart or more: two narrow glyphs of one row share a left edge's lane
+    gaps = sorted(b[0] - a[1] for lane in lanes.values() for a, b in zip(sorted(lane), sorted(lane)[1:])
+                  if b[0] - a[0] >= 0.5 * (a[1] - a[0]))
+    return gaps[len(gaps) // 2] if gaps else float("inf")
+
+
 def _vertical_font_rows(glyphs: list[tuple]) -> list[tuple]:
     """Lines MuPDF gives one glyph each in a vertical-writing font (``wmode`` 1, direction down the page), joined
     into the rows they stand in when they stand side by side: a notice set horizontally in a vertical font was read
@@ -161,6 +177,10 @@ def _vertical_font_rows(glyphs: list[tuple]) -> list[tuple]:
         rows.setdefault((g[5], round(box[1] / max(0.25 * (box[3] - box[1]), 0.5))), []).append(g)
     if sum(len(r) for r in rows.values() if len(r) >= 3) < 0.8 * len(glyphs):
         return glyphs  # glyphs one above another: vertical text
+    across = _median_gap(glyphs, 0)
+    if across > 0 or _median_gap(glyphs, 1) <= across:  # a row's glyphs touch or overlap (advance under the box)
+        return glyphs  # closer above one another than side by side: columns of vertical text (a review, 2026-12-07:
+        # a Japanese page drawn glyph by glyph in one block was read across its columns)
     out = []
     for row in rows.values():
         row.sort(key=lambda g: g[2][0])

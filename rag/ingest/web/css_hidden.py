@@ -69,7 +69,7 @@ def _declarations(text: str) -> dict[str, tuple[str, bool]]:
         if getattr(d, "type", None) != "declaration":
             continue
         name = d.lower_name
-        if name not in READ:
+        if name not in READ and not name.startswith("--"):  # custom properties: what var() reads
             continue
         value = " ".join(tinycss2.serialize(d.value).split()).lower()
         if name in out and out[name][1] and not d.important:
@@ -190,21 +190,52 @@ def _rgb(value: str) -> tuple[int, int, int, float] | None:
     return None
 
 
-#: Words of the ``background`` shorthand that are no colour (position, size, repeat, box, the global keywords).
-_NOT_COLOURS = frozenset("none transparent initial inherit unset revert revert-layer currentcolor no-repeat repeat "
-                         "repeat-x repeat-y space round center top left right bottom fixed scroll local cover contain "
-                         "auto border-box padding-box content-box !important".split())
+def _colour(value: str) -> tuple[int, int, int, float] | None:
+    """``(r, g, b, alpha)`` of any CSS colour (:func:`_rgb`, else tinycss2's CSS Color 4 parser: every named colour,
+    ``hsl``, ``hwb``; ``lab``/``lch``/``oklab``/``oklch`` by their lightness), ``None`` when not a colour."""
+    rgb = _rgb(value)
+    if rgb is not None:
+        return rgb
+    try:
+        import tinycss2.color4
+
+        c = tinycss2.color4.parse_color(value)
+        if c is None or isinstance(c, str):  # currentcolor, a system colour ("Canvas"): not known here
+            return None
+        try:
+            r, g, b = (round(255 * max(0.0, min(1.0, v))) for v in c.to("srgb").coordinates)
+        except NotImplementedError:  # lab, lch, oklab, oklch: white when light enough
+            light = c.coordinates[0] / (100.0 if c.space in ("lab", "lch") else 1.0)
+            r = g = b = 255 if light >= 0.95 else 0
+        return r, g, b, float(c.alpha)
+    except Exception:  # noqa: BLE001 - a value tinycss2 cannot read is no colour
+        return None
 
 
-def _paints(values: dict[str, str]) -> bool:
-    """Whether an element paints a background other than white (a colour or an image). A colour this module cannot
-    read as white or transparent (a name such as ``sienna``, ``var(--brand)``, ``hsl()``) counts as painted: white
-    text on it is seen (a walk over kreuzberg's and markitdown's test files, 2026-12-07, found white on black, red
-    and ``var()`` left out as "white on white")."""
-    bg = (values.get("background-color") or values.get("background") or "").strip().lower()
+def _resolve(value: str, custom: dict[str, str], depth: int = 0) -> str:
+    """``value`` with ``var(--name[, fallback])`` replaced by the page's custom property (its fallback, else
+    ``transparent``: an undefined variable paints nothing), at most 4 deep."""
+    at = value.find("var(")
+    if at < 0 or depth > 4:
+        return value
+    close = value.find(")", at)
+    if close < 0:
+        return value
+    name, _, fallback = value[at + 4:close].partition(",")
+    got = custom.get(name.strip(), fallback.strip() or "transparent")
+    return _resolve(value[:at] + got + value[close + 1:], custom, depth + 1)
+
+
+def _paints(values: dict[str, str], custom: dict[str, str] | None = None) -> bool:
+    """Whether an element paints a background other than white (a colour or an image): any CSS colour
+    (:func:`_colour`: every named colour, ``hsl()``, ``hwb()`` ...), a ``var()`` read from the page's custom
+    properties ``custom`` (:func:`_resolve`). A walk over kreuzberg's and markitdown's test files (2026-12-07) found
+    white on black, red, ``Sienna`` and ``var(--brand)`` left out as "white on white"; a colour not known here (a
+    system colour) paints nothing, as before."""
+    bg = _resolve((values.get("background-color") or values.get("background") or "").strip().lower(), custom or {})
     if "url(" in bg or "gradient" in bg or "url(" in values.get("background-image", ""):
         return True
-    whole = _rgb(bg)
+    whole = _colour(bg)
     if whole is not None:
         return whole[3] > 0.05 and not all(c >= 242 for c in whole[:3])
     depth, token, tokens = 0, "", []
@@ -217,23 +248,10 @@ def _paints(values: dict[str, str]) -> bool:
         else:
             token += ch
     for t in tokens:
-        rgb = _rgb(t)
-        if rgb is not None:
-            if rgb[3] > 0.05 and not all(c >= 242 for c in rgb[:3]):
-                return True
-        elif t not in _NOT_COLOURS and not t[:1].isdigit() and not t.startswith(("-", ".", "/")) \
-                and not (t.startswith("hsl") and _light(t)):
+        rgb = _colour(t)
+        if rgb is not None and rgb[3] > 0.05 and not all(c >= 242 for c in rgb[:3]):
             return True
     return False
-
-
-def _light(hsl: str) -> bool:
-    """Whether an ``hsl()``/``hsla()`` colour has a lightness of 95 % or more (white to the eye)."""
-    inner = hsl[hsl.find("(") + 1:hsl.rfind(")")].replace(",", " ").replace("/", " ").split()
-    try:
-        return len(inner) >= 3 and float(inner[2].rstrip("%")) >= 95
-    except ValueError:
-        return False
 
 
 def _marked(el, own: dict[str, str], style: _Style, parent_px: float) -> str | None:
@@ -341,12 +359,27 @@ def _own_styles(root, matched: dict) -> dict:
     return out
 
 
+def _shows(prop: str, value: str) -> bool:
+    """Whether ``value`` of inherited property ``prop`` sets it to something seen on its own: ``visible``, an
+    absolute size of :data:`MIN_VISIBLE_PX` or more, a colour that is neither white nor transparent. ``inherit``,
+    ``unset``, ``currentcolor``, ``calc()``, ``larger`` or a relative size do not (a review, 2026-12-07: each let a
+    hidden parent's text through)."""
+    if prop == "visibility":
+        return value == "visible"
+    if prop == "font-size":
+        m = _LENGTH.match(value.strip())
+        return bool(m) and m.group(2) in ("px", "pt", "pc", "in", "cm", "mm", "rem", None) and \
+            (_px(value, 0.0) or 0.0) >= MIN_VISIBLE_PX
+    rgb = _colour(value)
+    return rgb is not None and rgb[3] > 0.05 and not all(c >= 242 for c in rgb[:3])
+
+
 def _resetting(styles: dict) -> set[int]:
-    """``id`` of every element some strict descendant of which sets an inherited property again (:data:`INHERITED`):
-    one pass, each ancestor chain walked until an element already marked."""
+    """``id`` of every element some strict descendant of which sets an inherited property again to something seen
+    (:data:`INHERITED`, :func:`_shows`): one pass, each ancestor chain walked until an element already marked."""
     out: set[int] = set()
     for el, own in styles.items():
-        if any(p in own for p in INHERITED):
+        if any(p in own and _shows(p, own[p]) for p in INHERITED):
             parent = el.getparent()
             while parent is not None and id(parent) not in out:
                 out.add(id(parent))
@@ -365,21 +398,22 @@ def remove_hidden(root, css_texts: list[str] | None = None) -> Hidden:
     (a layout trick against the gaps between inline blocks) keeps the columns (a walk over trafilatura's test pages,
     2026-12-07: a news page refused as "no main text")."""
     sheets = list(css_texts or []) + [s.text_content() for s in root.iter("style")]
-    matched = _matched(root, _rules(sheets)) if sheets else {}
+    rules = _rules(sheets) if sheets else []
+    matched = _matched(root, rules) if rules else {}
     styles = _own_styles(root, matched)
     resetting = _resetting(styles)
+    custom = {p: v for rule in rules for p, (v, _) in rule.decls.items() if p.startswith("--")}
     hidden = Hidden("elements")
     doomed: list = []
 
     def strip_own(el, why: str) -> None:
-        text = " ".join(t for t in [el.text or ""] + [c.tail or "" for c in el if isinstance(c.tag, str)] if t.strip())
+        text = " ".join(t for t in [el.text or ""] + [c.tail or "" for c in el] if t.strip())
         if text.strip():
             hidden.add(why)
             hidden.keep(text)
         el.text = None
-        for c in el:
-            if isinstance(c.tag, str):
-                c.tail = None
+        for c in el:  # a comment's tail is the element's own text too (a review, 2026-12-07)
+            c.tail = None
 
     def walk(el, parent: _Style, parent_px: float) -> None:
         if not isinstance(el.tag, str):
@@ -387,7 +421,7 @@ def remove_hidden(root, css_texts: list[str] | None = None) -> Hidden:
         own = styles.get(el, {})
         values = {k: v for k, v in parent.values.items() if k in INHERITED}
         values.update({k: v for k, v in own.items() if k in INHERITED or k not in values})
-        style = _Style(values, parent.painted or _paints(own))
+        style = _Style(values, parent.painted or _paints(own, custom))
         why = _reason(el, own, style, parent_px)
         if why and el.getparent() is not None and " ".join(el.text_content().split()):
             if why not in _INHERITED_REASONS or id(el) not in resetting:

@@ -262,6 +262,38 @@ def _write_one(b: CanonicalBuilder, body, number: int, toc_title: str, href: str
     return 1
 
 
+#: SVG containers whose content is never drawn where it stands (definitions, clip paths, masks ...).
+_SVG_UNDRAWN = frozenset({"defs", "clippath", "mask", "symbol", "pattern", "marker", "lineargradient",
+                          "radialgradient", "filter", "title", "desc", "metadata"})
+
+
+def _svg_shown(el, top) -> bool:
+    """Whether SVG text ``el`` is drawn: no element from it up to ``top`` is an undrawn container or says by its
+    presentation attributes (or ``style``) that it is hidden: ``visibility`` hidden, ``display`` none, ``opacity``
+    0, ``fill`` none, transparent or white, ``font-size`` 0 (a review, 2026-12-07)."""
+    node = el
+    while node is not None:
+        if not isinstance(node.tag, str) or node.tag.rsplit("}", 1)[-1].lower() in _SVG_UNDRAWN:
+            return False
+        style = {k.strip().lower(): v.strip().lower() for k, _, v in
+                 (d.partition(":") for d in (node.get("style") or "").split(";")) if v}
+        said = {name: (style.get(name) or node.get(name) or "").strip().lower()
+                for name in ("visibility", "display", "fill", "font-size", "opacity")}
+        if said["visibility"] in ("hidden", "collapse") or said["display"] == "none":
+            return False
+        if said["fill"] in ("none", "transparent", "white", "#fff", "#ffffff") or said["font-size"] in ("0", "0px"):
+            return False
+        try:
+            if said["opacity"] and float(said["opacity"]) <= 0.05:
+                return False
+        except ValueError:
+            pass
+        if node is top:
+            return True
+        node = node.getparent()
+    return True
+
+
 def svg_text_as_paragraphs(body) -> int:
     """Replace each ``<svg>`` of a chapter that holds ``<text>`` by one paragraph per ``<text>`` element (its
     ``<tspan>`` pieces joined): a fixed-layout book draws its pages as SVG text, which the reader dropped with every
@@ -271,7 +303,7 @@ def svg_text_as_paragraphs(body) -> int:
     n = 0
     for svg in [e for e in body.iter() if isinstance(e.tag, str) and e.tag.rsplit("}", 1)[-1].lower() == "svg"]:
         lines = [" ".join("".join(t.itertext()).split()) for t in svg.iter()
-                 if isinstance(t.tag, str) and t.tag.rsplit("}", 1)[-1].lower() == "text"]
+                 if isinstance(t.tag, str) and t.tag.rsplit("}", 1)[-1].lower() == "text" and _svg_shown(t, svg)]
         lines = [ln for ln in lines if any(ch.isalnum() for ch in ln)]
         parent = svg.getparent()
         if not lines or parent is None:

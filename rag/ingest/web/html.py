@@ -95,11 +95,12 @@ def whatwg_codec(label: str) -> str | None:
     import webencodings
 
     found = webencodings.lookup(label)
-    if found is not None:
-        return found.codec_info.name
-    try:
-        return codecs.lookup(label).name
-    except LookupError:
+    name = found.codec_info.name if found is not None else label
+    try:  # "x-user-defined" and "replacement" are WHATWG's own, no Python codec (a review, 2026-12-07: a crash)
+        codec = codecs.lookup(name)
+        b"".decode(codec.name)
+        return codec.name
+    except (LookupError, UnicodeDecodeError):
         return None
 
 

@@ -23,7 +23,7 @@ FURNITURE_WORDS = frozenset(
 #: A word before a furniture word that says the element *has* (or lacks) such a thing, not that it *is* one:
 #: "o-section--has-ads", "entry-content no-share", "content-with-sidebar" (a walk over trafilatura's test pages,
 #: 2026-12-07: three articles were read as their teaser alone).
-_QUALIFIERS = frozenset({"has", "no", "with", "without", "not", "hide", "show", "is", "can"})
+_QUALIFIERS = frozenset({"has", "no", "with", "without", "not"})
 _CONTENT_WORDS = re.compile(r"(?:^|[-_\s])(content|main|article|post|entry|body-text|story|text)(?:$|[-_\s])",
                             re.IGNORECASE)
 #: An element whose class names furniture ("l-sidebar-fixed l-segment l-article-body-segment", "content-with-sidebar-wrp",
@@ -67,14 +67,18 @@ def _is_boilerplate(el, tag: str) -> bool:
     return tag == "header" and not any(h in HEADINGS for h in (d.tag for d in el.iter() if isinstance(d.tag, str)))
 
 
-def furniture_words(names: str) -> list[str]:
+def furniture_words(names: str, *, modifiers: bool = False) -> list[str]:
     """The words of :data:`FURNITURE_WORDS` that class and id ``names`` (space-separated) name the element by, lower
-    case: each name is cut at ``-`` and ``_``; a BEM modifier (after ``--``: "TestReport__Section--Ads", a state of
-    the block, not what it is) and a word after one of :data:`_QUALIFIERS` ("has-ads", "no-share") do not count;
-    two words joined by ``-`` count as one too ("side-bar", "skip-link"). No regular expression: one pass per name."""
+    case: each name is cut at ``-`` and ``_``; a word after one of :data:`_QUALIFIERS` ("has-ads", "no-share") does
+    not count; two words joined by ``-`` count as one too ("side-bar", "skip-link"). A BEM modifier (after ``--``) is
+    read only with ``modifiers``: "TestReport__Section--Ads" is an article's section that carries ads, and
+    "l-region--sidebar-first" a sidebar (:func:`_named_boilerplate` reads modifiers as weaker). No regular
+    expression: one pass per name."""
     out = []
     for name in names.lower().split():
-        words = [w for w in name.split("--")[0].replace("_", "-").split("-") if w]
+        base, _, modifier = name.partition("--")
+        name = f"{base}-{modifier}" if modifiers else base
+        words = [w for w in name.replace("_", "-").split("-") if w]
         for i, w in enumerate(words):
             if i and words[i - 1] in _QUALIFIERS:
                 continue
@@ -85,10 +89,20 @@ def furniture_words(names: str) -> list[str]:
     return out
 
 
-def _named_boilerplate(el, tag: str) -> bool:
+def _named_boilerplate(el, tag: str, text: dict[int, int] | None = None, links: dict[int, int] | None = None) -> bool:
     """Whether ``el`` (below ``body``, ``main`` and ``article``) has a class or id that names page furniture
-    (:func:`furniture_words`)."""
-    return tag not in ("body", "html", "main", "article") and bool(furniture_words(_classes(el)))
+    (:func:`furniture_words`); named so only in a BEM modifier ("region--footer", "block--newsletter",
+    "Section--Ads"), when it also holds under :data:`MIN_WRAPPER_CHARS` of text, or half of it in links (a review,
+    2026-12-07: a Drupal sidebar region and a footer kept once modifiers were not read)."""
+    if tag in ("body", "html", "main", "article"):
+        return False
+    names = _classes(el)
+    if furniture_words(names):
+        return True
+    if not furniture_words(names, modifiers=True):
+        return False
+    size = (text or {}).get(id(el), 0)
+    return size < MIN_WRAPPER_CHARS or (links or {}).get(id(el), 0) >= LINK_SHARE * size
 
 
 def _text_sizes(nodes: list) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
@@ -144,7 +158,7 @@ def strip_boilerplate(root, *, keep_semantic: bool = False, left_out: list[str] 
         if tag in DROP_TAGS:
             _drop(el)
         elif _is_hidden(el) or (not keep_semantic and (_is_boilerplate(el, tag) or (
-                _named_boilerplate(el, tag) and not wraps_content(el)))):
+                _named_boilerplate(el, tag, text, links) and not wraps_content(el)))):
             if left_out is not None:
                 left_out.append(el.text_content())
             _drop(el)

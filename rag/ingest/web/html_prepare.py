@@ -22,6 +22,7 @@ Every function changes the tree in place and returns how many elements it change
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from rag.ingest.mathml import linear
 
@@ -104,8 +105,8 @@ def formulas_as_text(root) -> int:
     for m in maths:
         if m.get("alttext"):
             said.setdefault(m.get("alttext"), set()).add(_mathml_text(m))
-    placeholders = {a for a, texts in said.items() if len(texts) >= min(2, PLACEHOLDER_ALTTEXTS)
-                    and sum(1 for m in maths if m.get("alttext") == a) >= PLACEHOLDER_ALTTEXTS}
+    counts = Counter(m.get("alttext") for m in maths if m.get("alttext"))  # once: per alttext it was quadratic
+    placeholders = {a for a, texts in said.items() if len(texts) >= 2 and counts[a] >= PLACEHOLDER_ALTTEXTS}
     for m in maths:
         tex = ""
         for ann in m.iter():
