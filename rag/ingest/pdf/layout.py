@@ -146,6 +146,15 @@ def raw_lines(page_dict: dict) -> list[tuple]:
 MIN_ROW_GLYPHS = 8
 
 
+def joined_vertical_rows(page_dict: dict) -> bool:
+    """Whether :func:`raw_lines` joins a vertical font's glyphs into rows on this page (the audit then has no word
+    of PyMuPDF's to compare with: its words there are single glyphs)."""
+    glyphs = [((0, 1), "", tuple(line["bbox"]), 0.0, False, b, False)
+              for b, block in enumerate(page_dict.get("blocks", ())) for line in block.get("lines", ())
+              if line.get("wmode") == 1 and len("".join(_span_text(s) for s in line.get("spans", ()))) <= 2]
+    return len(glyphs) >= MIN_ROW_GLYPHS and _vertical_font_rows(glyphs) is not glyphs
+
+
 def _median_gap(glyphs: list[tuple], axis: int) -> float:
     """The median gap (points; negative when they overlap) between each glyph and the next one along ``axis`` (0:
     left to right among glyphs sharing their top, 1: top to bottom among glyphs sharing their left edge)."""

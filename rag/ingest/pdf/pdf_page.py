@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from rag.ingest import ocr as ocr_engine
 from rag.ingest.pdf.forms import annotation_lines, form_lines
 from rag.ingest.pdf.hidden import remove_hidden
-from rag.ingest.pdf.layout import Line, merge_fragments, order_blocks, page_lines
+from rag.ingest.pdf.layout import Line, joined_vertical_rows, merge_fragments, order_blocks, page_lines
 from rag.ingest.pdf.overprint import remove_overprints
 from rag.ingest.pdf.quality import classify_page, garbled_chars, ocr_reads_worse
 from rag.ingest.pdf.spaces import drop_phantom_spaces
@@ -125,7 +125,8 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True, max_pixel
     main, added, dropped, tables = _forms_and_tables(page, main, page_h, n_blocks, find_tables)
     visible = _visible_text(page_dict) if hidden else reference
     kind = classify_page(page, visible)
-    read = PageRead([], reference, kind, tables=tables, dropped=dropped + [h.text for h in hidden] + twice,
+    audited = "" if joined_vertical_rows(page_dict) else reference  # PyMuPDF's words there are single glyphs
+    read = PageRead([], audited, kind, tables=tables, dropped=dropped + [h.text for h in hidden] + twice,
                     hidden=sum(len(h.text.strip()) for h in hidden), ocr_layer=hidden.ocr_layer,
                     garbled=garbled_chars(visible), hidden_texts=[h.text for h in hidden],
                     width=page.rect.width, height=page.rect.height)
