@@ -110,18 +110,13 @@ def decode(data: bytes) -> Decoded:
         return Decoded(text, enc, warn)
     # UTF-16 without a byte-order mark first: its ASCII text is valid UTF-8 too, one NUL in every two bytes (a walk,
     # 2026-12-07: chardet's nobom-utf16be.txt was indexed as "\x00D\x00a\x00t\x00e")
-    enc = utf16_without_bom(data)
-    if enc is not None:
-        try:
-            return Decoded(data.decode(enc), enc, f"decoded as {enc.upper()} without a byte-order mark (guessed)")
-        except UnicodeDecodeError:
-            pass
-    enc = iso2022(data)
-    if enc is not None:
-        try:
-            return Decoded(data.decode(enc), enc, f"decoded as {enc.upper()} (its escape sequences)")
-        except UnicodeDecodeError:
-            pass
+    for enc, how in ((utf16_without_bom(data), "without a byte-order mark (guessed)"),
+                     (iso2022(data), "(its escape sequences)")):
+        if enc is not None:
+            try:
+                return Decoded(data.decode(enc), enc, f"decoded as {enc.upper()} {how}")
+            except UnicodeDecodeError:
+                pass
     try:
         return Decoded(data.decode("utf-8"), "utf-8")
     except UnicodeDecodeError as e:

@@ -20,6 +20,10 @@ MAX_DEPTH = 40
 _INVISIBLE = dict.fromkeys(map(ord, "\u2061\u2062\u2063\u2064"), None)
 
 
+#: The structures written as their base (``m:e``) and one attached part: ``name -> (part, mark)``.
+_ATTACHED = {"sSup": ("sup", "^"), "sSub": ("sub", "_"), "limLow": ("lim", "_"), "limUpp": ("lim", "^")}
+
+
 def _kids(el, name: str) -> list:
     return [k for k in el if k.tag == f"{M}{name}"]
 
@@ -53,10 +57,9 @@ def linear(el, depth: int = 0) -> str:
         return (el.text or "").translate(_INVISIBLE)
     if name.endswith("Pr"):
         return ""
-    if name == "sSup":
-        return f"{_part(el, 'e', depth)}^{group(_part(el, 'sup', depth))}"
-    if name == "sSub":
-        return f"{_part(el, 'e', depth)}_{group(_part(el, 'sub', depth))}"
+    if name in _ATTACHED:  # a superscript, a subscript, a limit under or over its base
+        part, mark = _ATTACHED[name]
+        return f"{_part(el, 'e', depth)}{mark}{group(_part(el, part, depth))}"
     if name == "sSubSup":
         return f"{_part(el, 'e', depth)}_{group(_part(el, 'sub', depth))}^{group(_part(el, 'sup', depth))}"
     if name == "sPre":
@@ -78,10 +81,6 @@ def linear(el, depth: int = 0) -> str:
         return f"{begin}{sep.join(linear(e, depth + 1).strip() for e in _kids(el, 'e'))}{end}"
     if name == "func":
         return f"{_part(el, 'fName', depth)} {_part(el, 'e', depth)}"
-    if name == "limLow":
-        return f"{_part(el, 'e', depth)}_{group(_part(el, 'lim', depth))}"
-    if name == "limUpp":
-        return f"{_part(el, 'e', depth)}^{group(_part(el, 'lim', depth))}"
     if name == "eqArr":
         return "; ".join(linear(e, depth + 1).strip() for e in _kids(el, "e"))
     if name == "m":
