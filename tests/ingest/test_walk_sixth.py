@@ -289,3 +289,33 @@ def test_svg_text_an_epub_hides_is_not_read():
                            '<text style="display: none">SECRET five</text></svg></div>')
     assert svg_text_as_paragraphs(svg) == 1
     assert "".join(svg.itertext()) == "Shown line."
+
+
+def test_a_slide_s_auto_numbered_list_keeps_its_numbers():
+    """kreuzberg's powerpoint_sample.pptx and OWASP's webinar deck in ``../shared``: a list PowerPoint numbers
+    (``a:buAutoNum``) read as bare lines, so "the fifth control" was in no passage. Another paragraph ends the count;
+    ``startAt`` and the number schemes are honoured."""
+    from pptx import Presentation
+    from pptx.oxml.ns import qn
+    from pptx.util import Inches
+
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    frame = slide.shapes.add_textbox(Inches(1), Inches(1), Inches(6), Inches(4)).text_frame
+    items = [("Define security requirements", "arabicPeriod", None), ("Encode and escape data", "arabicPeriod", None),
+             ("A note between the lists.", None, None), ("Validate all inputs", "alphaLcParenR", "3"),
+             ("Protect data everywhere", "alphaLcParenR", None), ("Handle all errors", "romanUcPeriod", "4")]
+    for k, (text, kind, start) in enumerate(items):
+        para = frame.paragraphs[0] if k == 0 else frame.add_paragraph()
+        para.text = text
+        if kind:
+            auto = para._p.get_or_add_pPr().makeelement(qn("a:buAutoNum"), {"type": kind})
+            if start:
+                auto.set("startAt", start)
+            para._p.get_or_add_pPr().append(auto)
+    bio = io.BytesIO()
+    prs.save(bio)
+    text = extract_bytes(bio.getvalue(), "controls.pptx").canonical
+    for line in ("1. Define security requirements", "2. Encode and escape data", "A note between the lists.",
+                 "c) Validate all inputs", "d) Protect data everywhere", "IV. Handle all errors"):
+        assert f"\n{line}" in f"\n{text}", line

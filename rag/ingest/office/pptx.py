@@ -108,14 +108,71 @@ def _frame_lines(frame, white_ground: bool = False, hidden: Hidden | None = None
 
     Hidden runs are left out (counted in ``hidden``); ``white_ground``: nothing but white lies under the frame."""
     lines = []
+    counters: dict[int, tuple[str, int]] = {}  # level -> (scheme, number) of its last auto-numbered paragraph
     for para in frame.paragraphs:
         text = clean_inline(_visible_text(para, white_ground, hidden, colors))
         if not text:
             continue
+        label = _auto_number(para, counters)
         indent = "  " * (para.level - 1) if para.level > 0 else ""
+        mark = f"{label} " if label else "- " if para.level > 0 else ""
         for i, line in enumerate(text.split("\n")):
-            lines.append(indent + ("- " if para.level > 0 and i == 0 else "  " if para.level > 0 else "") + line)
+            lines.append(indent + (mark if i == 0 else " " * len(mark)) + line)
     return lines
+
+
+def _letters(n: int) -> str:
+    """1 -> A, 26 -> Z, 27 -> AA (PowerPoint's alphabetic numbering)."""
+    out = ""
+    while n > 0:
+        n, r = divmod(n - 1, 26)
+        out = chr(65 + r) + out
+    return out
+
+
+def _roman(n: int) -> str:
+    out = ""
+    for value, numeral in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"),
+                           (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
+        count, n = divmod(n, value)
+        out += numeral * count
+    return out
+
+
+#: A scheme's prefix of ``a:buAutoNum``'s ``type`` and how it writes number ``n``.
+_SCHEMES = (("arabic", str), ("alphaLc", lambda n: _letters(n).lower()), ("alphaUc", _letters),
+            ("romanLc", lambda n: _roman(n).lower()), ("romanUc", _roman))
+
+
+def _auto_number(para, counters: dict[int, tuple[str, int]]) -> str:
+    """The number PowerPoint draws before an auto-numbered paragraph (``a:pPr/a:buAutoNum``: ``type`` such as
+    ``arabicPeriod`` or ``alphaLcParenR``, ``startAt``), counting on from the paragraph before it at the same level
+    and in the same scheme;
+    ``""`` for another paragraph, which ends that level's count (and the deeper ones'). Numbering a slide inherits
+    from its layout is not read. Before, the items of a numbered list read as bare lines, their numbers lost
+    (kreuzberg's powerpoint_sample.pptx, a walk, 2026-12-07)."""
+    level = para.level
+    for deeper in [k for k in counters if k > level]:
+        del counters[deeper]
+    ppr = para._p.pPr
+    auto = ppr.find(f"{_A}buAutoNum") if ppr is not None else None
+    if auto is None:
+        counters.pop(level, None)
+        return ""
+    kind = auto.get("type", "arabicPeriod")
+    try:
+        start = max(1, min(int(auto.get("startAt", "1")), 32767))
+    except ValueError:
+        start = 1
+    last = counters.get(level)
+    n = last[1] + 1 if last is not None and last[0] == kind else start  # another scheme starts its own count
+    counters[level] = (kind, n)
+    number = next((write for prefix, write in _SCHEMES if kind.startswith(prefix)), str)(n)
+    if kind.endswith("ParenBoth"):
+        return f"({number})"
+    if kind.endswith("ParenR"):
+        return f"{number})"
+    return f"{number}." if kind.endswith("Period") else number
 
 
 def _smartart(shape, slide) -> list[str]:
