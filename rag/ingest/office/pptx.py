@@ -55,7 +55,7 @@ from rag.ingest.office.ooxml import (
     smartart_lines,
     transitional,
 )
-from rag.ingest.office.wordml import MAX_REPEATED_CELL
+from rag.ingest.office.wordml import MAX_REPEATED_CELL, letter_numeral, roman_numeral
 from rag.types import Document, LocatorKind, MediaType
 
 NOTES_HEADING = "Speaker notes"
@@ -121,27 +121,9 @@ def _frame_lines(frame, white_ground: bool = False, hidden: Hidden | None = None
     return lines
 
 
-def _letters(n: int) -> str:
-    """1 -> A, 26 -> Z, 27 -> AA (PowerPoint's alphabetic numbering)."""
-    out = ""
-    while n > 0:
-        n, r = divmod(n - 1, 26)
-        out = chr(65 + r) + out
-    return out
-
-
-def _roman(n: int) -> str:
-    out = ""
-    for value, numeral in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"),
-                           (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
-        count, n = divmod(n, value)
-        out += numeral * count
-    return out
-
-
 #: A scheme's prefix of ``a:buAutoNum``'s ``type`` and how it writes number ``n``.
-_SCHEMES = (("arabic", str), ("alphaLc", lambda n: _letters(n).lower()), ("alphaUc", _letters),
-            ("romanLc", lambda n: _roman(n).lower()), ("romanUc", _roman))
+_SCHEMES = (("arabic", str), ("alphaLc", letter_numeral), ("alphaUc", lambda n: letter_numeral(n).upper()),
+            ("romanLc", roman_numeral), ("romanUc", lambda n: roman_numeral(n).upper()))
 
 
 def _auto_number(para, counters: dict[int, tuple[str, int]]) -> str:

@@ -269,7 +269,8 @@ def _run_font(t) -> str | None:
 # --------------------------------------------------------------------------- numbering
 
 
-def _roman(n: int) -> str:
+def roman_numeral(n: int) -> str:
+    """``n`` in lower-case Roman numerals (4 -> ``iv``)."""
     out = ""
     for value, digits in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"),
                           (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
@@ -278,7 +279,7 @@ def _roman(n: int) -> str:
     return out
 
 
-def _letters(n: int) -> str:
+def letter_numeral(n: int) -> str:
     """Word's letter numbering: a..z, then aa..zz, aaa..."""
     n = max(1, n)
     return chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)
@@ -288,10 +289,10 @@ def format_number(n: int, fmt: str) -> str:
     """Counter ``n`` in Word's number format ``fmt`` (``decimal``, ``lowerLetter``, ``upperRoman`` ...; formats
     of other scripts fall back to decimal)."""
     if fmt in ("lowerLetter", "upperLetter"):
-        s = _letters(n)
+        s = letter_numeral(n)
         return s.upper() if fmt == "upperLetter" else s
     if fmt in ("lowerRoman", "upperRoman"):
-        s = _roman(n) if n > 0 else str(n)
+        s = roman_numeral(n) if n > 0 else str(n)
         return s.upper() if fmt == "upperRoman" else s
     if fmt == "decimalZero":
         return f"{n:02d}"
