@@ -27,7 +27,7 @@ from html.parser import HTMLParser
 
 from rag.ingest.limits import Limits, MiB
 from rag.ingest.seen import MAX_PARTS, MAX_SEEN_CHARS, Seen
-from rag.ingest.textfile import iso2022, utf16_without_bom
+from rag.ingest.textfile import iso2022, split_front_matter, utf16_without_bom
 from rag.types import MediaType
 
 _TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
@@ -277,23 +277,13 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8")  # UnicodeDecodeError is a ValueError
 
 
-def _without_front_matter(text: str) -> str:
-    lines = text.split("\n")
-    if lines and lines[0].strip() in ("---", "+++"):
-        fence = lines[0].strip()
-        for i in range(1, len(lines)):
-            if lines[i].strip() in (fence, "..."):
-                return "\n".join(lines[i + 1:])
-    return text
-
-
 def markdown_seen(data: bytes, limits: Limits) -> list[Seen]:
     """What a person sees of a Markdown file: the CommonMark renderer's HTML (markdown-it-py's own HTML renderer,
     which the product's reader does not use: it rewrites the source), read as visible text by the HTML rules
     above (front matter left out: it is metadata)."""
     from rag.ingest.web.markdown_hidden import commonmark
 
-    text = _without_front_matter(_text(data)[:MAX_SEEN_CHARS].replace("\r\n", "\n"))
+    text = split_front_matter(_text(data)[:MAX_SEEN_CHARS].replace("\r\n", "\n"))[1]  # the reader's rule
     html = commonmark().render(text)
     # a code span's edge is a word's edge: the reader keeps its backticks ("`bash`를" is "bash" and "를")
     html = html.replace("<code>", " <code>").replace("</code>", "</code> ")

@@ -182,7 +182,7 @@ def _csv(data: bytes, name: str, limits: Limits | None = None) -> Document:
         decoded = textfile.decode(data)
     except ValueError as e:
         raise ExtractionError(name, str(e)) from e
-    if decoded.warning and "charset-normalizer" in decoded.warning and not _multibyte(decoded.encoding):
+    if decoded.guessed and not _multibyte(decoded.encoding):
         # a guessed single-byte code page: what a spreadsheet opens a CSV as on a Western machine, Windows-1252
         # (the detector read a short German CSV as mac_latin2, "JŁrgen MŁller": a review, 2026-12-07)
         return extract_csv(data, name, data.decode("cp1252", errors="replace"),

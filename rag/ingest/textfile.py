@@ -32,11 +32,13 @@ _COMMENT = re.compile(r"<!--.*?-->", re.S)
 @dataclass(frozen=True)
 class Decoded:
     """Decoded text: ``text`` (not yet normalised), ``encoding`` (Python codec name), ``warning`` a
-    sentence for ``Document.warnings`` when the text was not UTF-8 (``None`` otherwise)."""
+    sentence for ``Document.warnings`` when the text was not UTF-8 (``None`` otherwise); ``guessed`` when the
+    encoding is charset-normalizer's guess (no byte-order mark, probe or UTF-8 decided it)."""
 
     text: str
     encoding: str
     warning: str | None = None
+    guessed: bool = False
 
 
 def bom_encoding(data: bytes) -> str | None:
@@ -133,7 +135,7 @@ def decode(data: bytes) -> Decoded:
         raise ValueError(f"not valid UTF-8 text (byte offset {first_bad}); as {best.encoding} it holds "
                          "control characters, so it is not text")
     return Decoded(text, best.encoding,
-                   f"not UTF-8: decoded as {best.encoding} (guessed by charset-normalizer; check accents)")
+                   f"not UTF-8: decoded as {best.encoding} (guessed by charset-normalizer; check accents)", guessed=True)
 
 
 #: A front-matter block ends within this many lines of its opening line, or there is none (a Markdown file that

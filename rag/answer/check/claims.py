@@ -257,6 +257,13 @@ def _comment_split(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[in
 
 
 def statements(text: str) -> list[Statement]:
+    """:func:`_statements` as a list (the claim check asks for a source's statements once per specific and per rule:
+    they are read once per source text)."""
+    return list(_statements(text))
+
+
+@lru_cache(maxsize=256)
+def _statements(text: str) -> tuple[Statement, ...]:
     """The statements of ``text`` (:func:`rag.text.units`, blank ones dropped), each with its
     :attr:`Statement.context`; a unit that is a table written as plain lines gives one statement per line,
     read after the block's first line (its header); a field of a form (consecutive units of one "Label: value"
@@ -294,7 +301,7 @@ def statements(text: str) -> list[Statement]:
             ctx = unit
         out.append(Statement(a, b, ctx, alone=unit))
         prev = (a, b)
-    return out
+    return tuple(out)
 
 
 def _coverage(words: set[str], context: str) -> float:
