@@ -5,7 +5,7 @@
   :mod:`rag.ingest.contained` runs it in a child process with memory and time limits (issue 26), together with
   the text stages of :mod:`rag.ingest.read` (roles, chunks, sentence units), each under its time budget
   (:mod:`rag.ingest.budget`, issue 35);
-* :mod:`rag.ingest.textfile` - text files: encodings (BOMs, charset-normalizer), Markdown front matter (and
+* :mod:`rag.ingest.textfile` - text files: encodings (BOMs; :mod:`rag.ingest.charset`: chardet's guess, mojibake passed over), Markdown front matter (and
   :mod:`rag.ingest.web.markdown_hidden`: raw HTML under the hidden-text rules; :mod:`rag.ingest.web.markdown_render`:
   the inline markup rendered) and HTML comments;
 * :mod:`rag.ingest.pdf` - the PDF reader (PyMuPDF), with its parts: :mod:`rag.ingest.pdf.pdf_page` (one page as
@@ -75,4 +75,6 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: 21: web furniture read by what an element is, not what it has ("has-ads"); an anti-flicker body, a size set again
 #: under font-size 0, white on a named colour seen; ruby readings out; MathML as one line; ODF formulas; front matter
 #: closed by "..."; UTF-16 without a BOM, ISO-2022, CSV encodings, WHATWG charset labels (the sixth session's walks).
-EXTRACTOR_VERSION = "21"
+#: 22: legacy encodings guessed by chardet 7 with mojibake passed over (rag/ingest/charset.py), a Windows-1251 CSV
+#: read as Cyrillic (the seventh session).
+EXTRACTOR_VERSION = "22"

@@ -11,7 +11,7 @@ type is sniffed from the bytes, never trusted from the name:
   XLSX and CSV (:mod:`rag.ingest.office.sheets`), HTML (:mod:`rag.ingest.web.html`),
   EPUB (:mod:`rag.ingest.web.epub`), PNG/JPEG/TIFF by OCR (:mod:`rag.ingest.image`);
   other archives, images and legacy Office files are refused naming what they are;
-* text (a BOM, strict UTF-8, or an encoding ``charset-normalizer`` finds; :mod:`rag.ingest.textfile`)
+* text (a BOM, strict UTF-8, or an encoding :mod:`rag.ingest.charset` guesses; :mod:`rag.ingest.textfile`)
   -> ``text/markdown`` when the name ends ``.md``/``.markdown`` or the text has ``#`` headings, else
   ``text/plain``;
 * anything else is refused with a reason.
@@ -116,7 +116,7 @@ def extract_text(data: bytes, name: str) -> Document:
     """Markdown / plain text bytes -> :class:`Document` (design stage 1, text branch).
 
     Decoding, front matter and comments follow :mod:`rag.ingest.textfile`: a BOM names the encoding,
-    other non-UTF-8 text is decoded by ``charset-normalizer`` with a warning naming the encoding; in
+    other non-UTF-8 text is decoded by :func:`rag.ingest.charset.guess` with a warning naming the encoding; in
     Markdown, YAML/TOML front matter becomes ``metadata`` (its ``title`` the title), HTML comments and hidden
     raw HTML are dropped and the inline markup is rendered (:mod:`rag.ingest.web.markdown_render`), all before
     any offset is taken. Raises ``ExtractionError`` for bytes that are not
@@ -175,27 +175,15 @@ SUPPORTED = ("PDF, DOCX, PPTX, XLSX, XLS, CSV, ODT, ODS, ODP, HTML, EPUB, FB2, M
 
 def _csv(data: bytes, name: str, limits: Limits | None = None) -> Document:
     """A CSV file decoded as a text file is (:func:`rag.ingest.textfile.decode`: a byte-order mark, UTF-16 without
-    one, UTF-8, else the detector's guess, with its warning), then read as a table; a guessed single-byte code page
-    gives way to Windows-1252. Before, anything but UTF-8 was read as Windows-1252: a Shift-JIS CSV from markitdown's
+    one, UTF-8, else the detector's guess, with its warning), then read as a table (a Windows-1251 CSV is Cyrillic; until
+    2026-12-07 a guessed single-byte code page gave way to Windows-1252, which the guess no longer needs). Before, anything but UTF-8 was read as Windows-1252: a Shift-JIS CSV from markitdown's
     tests became "–¼‘O" (a walk, 2026-12-07)."""
     try:
         decoded = textfile.decode(data)
     except ValueError as e:
         raise ExtractionError(name, str(e)) from e
-    if decoded.guessed and not _multibyte(decoded.encoding):
-        # a guessed single-byte code page: what a spreadsheet opens a CSV as on a Western machine, Windows-1252
-        # (the detector read a short German CSV as mac_latin2, "JŁrgen MŁller": a review, 2026-12-07)
-        return extract_csv(data, name, data.decode("cp1252", errors="replace"),
-                           warnings=("not UTF-8: read as Windows-1252",), limits=limits)
     text = decoded.text[1:] if decoded.text.startswith("\ufeff") else decoded.text
     return extract_csv(data, name, text, warnings=(decoded.warning,) if decoded.warning else (), limits=limits)
-
-
-def _multibyte(encoding: str) -> bool:
-    """Whether ``encoding`` (a Python codec name) is one of the multi-byte East Asian ones (Shift-JIS, EUC, GB, Big5)."""
-    e = encoding.lower().replace("-", "_")
-    return e.startswith(("cp932", "shift_jis", "sjis", "euc", "gb", "big5", "cp949", "cp950", "cp936", "johab", "hz",
-                         "iso2022"))
 
 
 #: Issue 17's readers by sniffed media type: ``(bytes, name, limits) -> Document`` (limits: issue 26).

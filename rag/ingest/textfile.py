@@ -2,9 +2,9 @@
 items 11-12; cases c23, c24).
 
 * :func:`decode` - a byte-order mark names the encoding (UTF-8, UTF-16 LE/BE, UTF-32 LE/BE); otherwise
-  strict UTF-8; otherwise ``charset-normalizer`` guesses (Windows-1252, Latin-1, Shift-JIS, UTF-16
-  without a BOM ...) and the document gets a warning naming the encoding; bytes no detector reads as
-  text are refused with the reason.
+  UTF-16 without a BOM and ISO-2022 by their bytes; strict UTF-8; otherwise :func:`rag.ingest.charset.guess`
+  (chardet's candidates, mojibake passed over: Windows-1252, Windows-1251, Shift-JIS ...) and the document gets
+  a warning naming the encoding; bytes no detector reads as text are refused with the reason.
 * :func:`split_front_matter` - a YAML (``---``) or TOML (``+++``) block at the very start of a Markdown
   file is metadata (``title``, ``tags`` ...), not text: it is parsed and left out of the canonical text.
 * :func:`strip_html_comments` - ``<!-- ... -->`` outside fenced code blocks is not shown by any Markdown
@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rag.ingest import charset
 from rag.text import FENCE_RE
 
 _BOMS = (
@@ -33,7 +34,7 @@ _COMMENT = re.compile(r"<!--.*?-->", re.S)
 class Decoded:
     """Decoded text: ``text`` (not yet normalised), ``encoding`` (Python codec name), ``warning`` a
     sentence for ``Document.warnings`` when the text was not UTF-8 (``None`` otherwise); ``guessed`` when the
-    encoding is charset-normalizer's guess (no byte-order mark, probe or UTF-8 decided it)."""
+    encoding is :func:`rag.ingest.charset.guess`'s (no byte-order mark, probe or UTF-8 decided it)."""
 
     text: str
     encoding: str
@@ -75,25 +76,6 @@ def iso2022(data: bytes) -> str | None:
     return None
 
 
-#: Among candidates the detector scores equal, the most common legacy encodings of Western text win.
-_PREFERRED = ("cp1252", "iso8859_15", "iso8859_1")
-
-
-def _pick(results):
-    """The detector's best match; among candidates tied with it (same chaos and coherence), Windows-1252
-    or Latin-1 first: on short files the detector cannot tell them from rarer code pages (measured:
-    ``Café crème`` came out as cp1250 ``crčme``, ``\xff\xfe`` as cp1006)."""
-    best = results.best()
-    if best is None:
-        return None
-    tied = [m for m in results if m.chaos == best.chaos and m.coherence == best.coherence]
-    for enc in _PREFERRED:
-        for m in tied:
-            if m.encoding == enc:
-                return m
-    return best
-
-
 def decode_probe(data: bytes) -> str | None:
     """The encoding of text that holds NUL bytes by nature (UTF-16/32 without a BOM), else ``None``."""
     return utf16_without_bom(data)
@@ -125,17 +107,14 @@ def decode(data: bytes) -> Decoded:
         first_bad = e.start
     if b"\x00" in data[:8192]:
         raise ValueError("binary data (NUL bytes), not text")
-    from charset_normalizer import from_bytes
-
-    best = _pick(from_bytes(data))
-    if best is None or best.encoding is None:
+    enc = charset.guess(data)
+    if enc is None:
         raise ValueError(f"not valid UTF-8 text (byte offset {first_bad}) and no text encoding fits")
-    text = str(best)
+    text = data.decode(enc, errors="replace")
     if _CONTROL.search(text):
-        raise ValueError(f"not valid UTF-8 text (byte offset {first_bad}); as {best.encoding} it holds "
+        raise ValueError(f"not valid UTF-8 text (byte offset {first_bad}); as {enc} it holds "
                          "control characters, so it is not text")
-    return Decoded(text, best.encoding,
-                   f"not UTF-8: decoded as {best.encoding} (guessed by charset-normalizer; check accents)", guessed=True)
+    return Decoded(text, enc, f"not UTF-8: decoded as {enc} (guessed; check accents)", guessed=True)
 
 
 #: A front-matter block ends within this many lines of its opening line, or there is none (a Markdown file that
