@@ -57,6 +57,9 @@ _ODF_PLACES = {"table-cell": "table", "note": "footnote", "text-box": "text box"
                "header-first": "header or footer", "footer-first": "header or footer"}
 
 
+_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+
+
 def _false(value: str | None) -> bool:
     return (value or "").strip().lower() == "false"
 
@@ -69,7 +72,9 @@ def _odf_pieces(root, place: str, out: list[Seen], hidden_pages: set[str]) -> No
         name = _local(el.tag)
         if name in _ODF_SKIP:
             continue
-        if name == "table" and _false(el.get("{urn:oasis:names:tc:opendocument:xmlns:table:1.0}display")):
+        if name == "table" and (_false(el.get(_TABLE + "display")) or el.get(_TABLE + "style-name") in hidden_pages):
+            continue  # a hidden sheet: by its own attribute, or by its style (table:display="false")
+        if name == "table-row" and el.get(_TABLE + "visibility") in ("collapse", "filter"):
             continue
         if name == "page" and el.get("{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}style-name") in hidden_pages:
             continue
@@ -115,7 +120,7 @@ def odf_seen(data: bytes, limits: Limits) -> list[Seen]:
     hidden_pages = {st.get("{urn:oasis:names:tc:opendocument:xmlns:style:1.0}name") for st in root.iter()
                     if _local(st.tag) == "style" and any(
                         c.get("{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}visibility") == "hidden"
-                        for c in st)}
+                        or _false(c.get(_TABLE + "display")) for c in st)}  # hidden slides' and sheets' styles
     body = next((el for el in root if _local(el.tag) == "body"), None)
     if body is not None:
         _odf_pieces(body, "body", out, hidden_pages)

@@ -144,3 +144,33 @@ def test_an_object_shown_in_several_frames_is_read_once():
             'xmlns:xlink="http://www.w3.org/1999/xlink"><draw:object xlink:href="./Object 1"/></draw:frame>'))
     text = extract_bytes(_with_chart(doc, paras[0]), "three.odt").canonical
     assert text.count("| Q1 | 59 |") == 1 and text.count("Frame 2 shows") == 1
+
+
+def test_a_sheet_hidden_by_its_style_and_hidden_rows_and_columns_are_not_evidence():
+    """SheetJS's sheet_visibility.ods and AutoFilter.ods (a walk, 2026-12-07): a sheet is hidden by its table style
+    (``table:display="false"``), rows filtered out or collapsed and collapsed columns are not seen by a reader; the
+    ODS reader indexed all of them (the XLSX reader left them out)."""
+    doc = Document("spreadsheet")
+    doc.content.get_element("//office:automatic-styles").append(Element.from_tag(
+        '<style:style xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" style:name="taHidden" style:family="table">'
+        '<style:table-properties table:display="false"/></style:style>'))
+    shown = Element.from_tag(
+        f'<table:table {_NS} table:name="Prices"><table:table-column/>'
+        '<table:table-column table:visibility="collapse"/><table:table-column/>'
+        f'<table:table-row>{_cell("Item")}{_cell("Cost")}{_cell("Price")}</table:table-row>'
+        f'<table:table-row>{_cell("Bolt")}{_cell("0.11")}{_cell("0.25")}</table:table-row>'
+        f'<table:table-row table:visibility="filter">{_cell("Nut")}{_cell("0.05")}{_cell("0.15")}</table:table-row>'
+        f'<table:table-row table:visibility="collapse">{_cell("Washer")}{_cell("0.01")}{_cell("0.05")}</table:table-row>'
+        '</table:table>')
+    secret = Element.from_tag(f'<table:table {_NS} table:name="Margins" table:style-name="taHidden">'
+                              f'<table:table-row>{_cell("Secret margin")}{_cell("56%")}</table:table-row></table:table>')
+    doc.body.append(shown)
+    doc.body.append(secret)
+    got = extract_bytes(_save(doc), "prices.ods")
+    assert "| Bolt | 0.25 |" in got.canonical
+    for unseen in ("Nut", "Washer", "0.11", "Secret margin", "Margins"):
+        assert unseen not in got.canonical
+    assert "hidden sheets left out: Margins; never indexed or read by the model" in got.warnings
+    assert any("8 cells (6 in hidden rows, 2 in hidden columns)" in w for w in got.warnings)
+    assert got.coverage is None or got.coverage >= 0.99

@@ -43,7 +43,7 @@ import zipfile
 from rag.errors import ExtractionError
 from rag.ingest.canonical import CanonicalBuilder, Unit, clean_inline, file_stem
 from rag.ingest.limits import Limits, RowBudget, check_zip, resolve
-from rag.ingest.office.odf_hidden import drop_hidden
+from rag.ingest.office.odf_hidden import drop_hidden, hidden_tables
 from rag.ingest.office.odf_inline import HIDDEN, PAGE_FIELDS, SHAPES, inline_text, note_blocks
 from rag.ingest.office.odf_numbers import Numbering
 from rag.ingest.office.odf_numbers import attr as _attr
@@ -398,17 +398,26 @@ def extract_odf(data: bytes, name: str, media_type: str, *, limits: Limits | Non
         budget = RowBudget(name, limits)
         objects = Objects(doc, budget)
         if media_type == MediaType.ODS.value:
-            uncomputed = [0]
+            uncomputed, cells, hidden_sheets = [0], Hidden("cells"), []
+            hiding = hidden_tables(doc)
             for table in body.get_elements("table:table"):
-                if _attr(table, "table:display") == "false":
+                if _attr(table, "table:display") == "false" or _attr(table, "table:style-name") in hiding:
+                    hidden_sheets.append(_attr(table, "table:name"))
+                    for p in table.get_elements("descendant::text:p")[:200]:  # seen by no reader: the audit's too
+                        unseen.keep(p.text_recursive or "")
                     continue
-                wrote = write_sheet(b, _attr(table, "table:name"), sheet_rows(table, budget, uncomputed=uncomputed),
+                wrote = write_sheet(b, _attr(table, "table:name"),
+                                    sheet_rows(table, budget, uncomputed=uncomputed, hidden=cells),
                                     heading=True, budget=budget)
                 charts = [ln for obj in table.get_elements("descendant::draw:object") for ln in objects.lines(obj)]
                 if charts and not wrote:
                     b.heading(1, _attr(table, "table:name"))
                 b.lines([(ln, None) for ln in charts])
-            warnings += uncomputed_warning(uncomputed[0])
+            warnings += uncomputed_warning(uncomputed[0]) + (
+                [f"hidden sheets left out: {', '.join(hidden_sheets)}; never indexed or read by the model"]
+                if hidden_sheets else []) + ([cells.warning()] if cells.total else [])
+            for t in cells.texts:
+                unseen.keep(t)
         elif media_type == MediaType.ODP.value:
             visible, roles, hidden, shown = _write_deck(b, doc, objects)
             visible = visible or (_meta_title(doc) if agrees(_meta_title(doc), shown) else "") or file_stem(name)

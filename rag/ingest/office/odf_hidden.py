@@ -82,3 +82,18 @@ def drop_hidden(doc, root, hidden: Hidden) -> None:
         hidden.add(f"styled {styles[attr(el, 'text:style-name')]}")
         hidden.keep(el.text_recursive or "")
         up.delete(el, keep_tail=True)
+
+
+def hidden_tables(doc) -> set[str]:
+    """Names of the table styles of ``doc`` that hide their sheet (``style:table-properties table:display="false"``,
+    OpenDocument 1.3 part 3, 20.249: a hidden sheet is hidden by its style, not by an attribute of the table; a
+    walk over SheetJS's test files, 2026-12-07: ``sheet_visibility.ods``'s "Hidden" and "VeryHidden" sheets indexed)."""
+    out = set()
+    for part in (doc.styles, doc.content):
+        if part is None:
+            continue
+        for st in part.get_elements("//style:style"):
+            if attr(st, "style:family") == "table" and any(
+                    c.tag == "style:table-properties" and attr(c, "table:display") == "false" for c in st.children):
+                out.add(attr(st, "style:name"))
+    return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from rag.ingest.canonical import markdown_table, table_cell
 from rag.ingest.limits import RowBudget
+from rag.ingest.office.office_hidden import Hidden
 from rag.ingest.office.odf_inline import inline_text
 from rag.ingest.office.odf_numbers import attr as _attr
 from rag.ingest.office.wordml import MAX_REPEATED_CELL
@@ -60,20 +61,46 @@ def table_rows(table):
             yield from table_rows(child)
 
 
+def hidden_columns(table) -> set[int]:
+    """0-based indexes of the columns of ``table`` a reader does not see (``table:table-column`` with
+    ``table:visibility`` "collapse" or "filter", repeats counted; at most :data:`MAX_COLUMNS`)."""
+    out: set[int] = set()
+    col = 0
+    for el in table.get_elements("descendant::table:table-column"):
+        n = _repeat(el, "table:number-columns-repeated")
+        if _attr(el, "table:visibility") in ("collapse", "filter"):
+            out.update(range(col, min(col + n, MAX_COLUMNS)))
+        col += n
+        if col >= MAX_COLUMNS:
+            break
+    return out
+
+
 def sheet_rows(table, budget: RowBudget | None = None, *, repeat_spanned: bool = False,
-               uncomputed: list[int] | None = None) -> list[tuple[int, list[str]]]:
+               uncomputed: list[int] | None = None, hidden: Hidden | None = None) -> list[tuple[int, list[str]]]:
     """``(1-based row number, cell texts)`` of a ``table:table``: repeated rows and cells advance the position, and
     are written out (at most :data:`MAX_REPEAT` times) only when they hold text. With ``repeat_spanned`` (ODT
     tables), a cell spanning rows down (``table:number-rows-spanned``) gives its text to the covered cells under it
     when it has at most :data:`rag.ingest.office.wordml.MAX_REPEATED_CELL` characters: a weekly schedule's week or a
     requirement's chapter, merged down its rows, stays with each row. Rows of a table inside a cell are read by
     :func:`cell_text`, not here. ``uncomputed[0]`` counts the formula cells (``table:formula``) with no value type and
-    no paragraph, not even an empty one: no stored result (:func:`rag.ingest.office.sheets.uncomputed_warning`)."""
+    no paragraph, not even an empty one: no stored result (:func:`rag.ingest.office.sheets.uncomputed_warning`).
+    With ``hidden``, rows a reader does not see (``table:visibility`` "collapse", or "filter": filtered out) and
+    columns (:func:`hidden_columns`) are left out, their cells with text counted and kept in ``hidden`` (for the
+    warning and the coverage audit), as the XLSX reader leaves them out."""
     rows: list[tuple[int, list[str]]] = []
     number = 0
     carried: dict[int, tuple[str, int]] = {}  # column -> (text, rows it still covers)
+    gone = hidden_columns(table) if hidden is not None else set()
     for row in table_rows(table):
         times = _repeat(row, "table:number-rows-repeated")
+        if hidden is not None and _attr(row, "table:visibility") in ("collapse", "filter"):
+            texts = [t for c in row.children if c.tag == "table:table-cell" for t in [cell_text(c)] if t.strip()]
+            hidden.add("in hidden rows", min(times, MAX_REPEAT) * len(texts))
+            for t in texts:
+                hidden.keep(t)
+            number += times
+            continue
         cells: list[str] = []
         col = 0
         for cell in row.children:
@@ -102,6 +129,12 @@ def sheet_rows(table, budget: RowBudget | None = None, *, repeat_spanned: bool =
                 cells += [""] * (col - len(cells)) + [text] + more
             col += span
         carried = {c: (t, left - times) for c, (t, left) in carried.items() if left - times > 0}
+        if gone and hidden is not None:
+            for k in sorted(gone):
+                if k < len(cells) and cells[k].strip():
+                    hidden.add("in hidden columns")
+                    hidden.keep(cells[k])
+            cells = [c for k, c in enumerate(cells) if k not in gone]
         if any(c.strip() for c in cells):
             for k in range(min(times, MAX_REPEAT)):
                 if budget is not None:
