@@ -21,7 +21,7 @@
   auditor saw, its bounds) are in :mod:`rag.ingest.seen`;
 * the other formats, all writing through :mod:`rag.ingest.canonical`: :mod:`rag.ingest.office.docx` (with
   :mod:`rag.ingest.office.wordml`: WordprocessingML python-docx does not read),
-  :mod:`rag.ingest.office.pptx`, :mod:`rag.ingest.office.sheets` (XLSX, CSV), :mod:`rag.ingest.web.html`, :mod:`rag.ingest.web.epub`,
+  :mod:`rag.ingest.office.pptx`, :mod:`rag.ingest.office.sheets` (XLSX, CSV; cells as Excel shows them by :mod:`rag.ingest.office.numfmt`), :mod:`rag.ingest.web.html`, :mod:`rag.ingest.web.epub`,
   :mod:`rag.ingest.image` (OCR), :mod:`rag.ingest.office.odf` (OpenDocument, with :mod:`rag.ingest.office.odf_numbers` for
   outline numbers and list labels and :mod:`rag.ingest.office.odf_slides` for ODP), :mod:`rag.ingest.office.ooxml` (Strict OOXML);
   :mod:`rag.ingest.web.html_prepare` (note markers, formulas, heading decorations) before the HTML layout, with

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from rag.ingest.canonical import markdown_table, table_cell
 from rag.ingest.limits import RowBudget
-from rag.ingest.office.office_hidden import Hidden
 from rag.ingest.office.odf_inline import inline_text
 from rag.ingest.office.odf_numbers import attr as _attr
+from rag.ingest.office.office_hidden import Hidden
 from rag.ingest.office.wordml import MAX_REPEATED_CELL
 
 #: A repeated row or cell is written out at most this many times (a styled band repeated to the sheet's end).

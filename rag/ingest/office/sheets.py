@@ -21,14 +21,13 @@ computed); a workbook saved without cached results shows those cells empty.
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
-import re
 import zipfile
 
 from rag.errors import ExtractionError
 from rag.ingest.canonical import CanonicalBuilder, Unit, file_stem, markdown_row, markdown_separator, table_cell
 from rag.ingest.limits import Limits, RowBudget, check_zip, resolve
+from rag.ingest.office.numfmt import format_cell
 from rag.ingest.office.office_hidden import Hidden, cell_hidden
 from rag.ingest.office.ooxml import agrees, drawing_blocks, part_rels, transitional
 from rag.ingest.office.xlsx_package import MAX_REPAIRS, cell_comments, repaired
@@ -37,8 +36,6 @@ from rag.types import Document, LocatorKind, MediaType
 #: Delimiters tried when sniffing a CSV dialect (``|`` is left out: that is a Markdown table).
 CSV_DELIMITERS = ",;\t"
 
-_BRACKET = re.compile(r"\[\$([^\][-]*)[^\][]*\]|\[[^\][]*\]")
-_NUMBER = re.compile(r"[0#?][0#?,]*(?:\.([0#?]+))?(?:[eE][+-]?0+)?|\.([0#?]+)")
 
 
 def column_letter(n: int) -> str:
@@ -50,58 +47,7 @@ def column_letter(n: int) -> str:
     return out
 
 
-def _literal(text: str) -> str:
-    """The literal characters of a number-format fragment (quotes, escapes, padding and spacing marks removed)."""
-    text = re.sub(r'"([^"]*)"', r"\1", text)
-    text = re.sub(r"\\(.)", r"\1", text)
-    text = re.sub(r"[_*].", "", text)
-    return text.replace("%", "")
 
-
-def format_number(value: float | int, fmt: str | None) -> str:
-    """A number as Excel displays it under number format ``fmt`` (the common formats; General otherwise)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        general = str(value)
-    else:
-        general = str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:.15g}"
-    fmt = (fmt or "General").split(";")[0]
-    if fmt in ("General", "@", ""):
-        return general
-    fmt = _BRACKET.sub(lambda m: m.group(1) or "", fmt)
-    m = _NUMBER.search(fmt)
-    if not m:
-        return general
-    spec = m.group(0)
-    decimals = len(m.group(1) or m.group(2) or "")
-    x = float(value) * (100 if "%" in fmt else 1)
-    if "e" in spec.lower():
-        body = f"{abs(x):.{decimals}E}"
-    elif "," in spec:
-        body = f"{abs(x):,.{decimals}f}"
-    else:
-        body = f"{abs(x):.{decimals}f}"
-    sign = "-" if x < 0 and float(body.replace(",", "").replace("E", "e")) != 0 else ""
-    suffix = _literal(fmt[m.end():]) + ("%" if "%" in fmt else "")
-    return sign + _literal(fmt[: m.start()]) + body + suffix
-
-
-def format_cell(value, fmt: str | None = None) -> str:
-    """An XLSX cell value as text: numbers by :func:`format_number`, dates ISO 8601, booleans ``TRUE``/``FALSE``."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, (int, float)):
-        return format_number(value, fmt)
-    if isinstance(value, dt.datetime):
-        if value.time() == dt.time(0, 0):
-            return value.date().isoformat()
-        return value.isoformat(sep=" ", timespec="seconds" if value.second else "minutes")
-    if isinstance(value, (dt.date, dt.time)):
-        return value.isoformat()
-    if isinstance(value, dt.timedelta):
-        return str(value)
-    return str(value)
 
 
 def write_sheet(b: CanonicalBuilder, sheet: str, rows: list[tuple[int, list[str]]], *, heading: bool,

@@ -5,7 +5,7 @@ document or a PowerPoint 97-2003 deck, the other OLE2 files a user drops, is ref
 file (.doc/.ppt)", with how to save it), and an encrypted one as password-protected. Each visible sheet is a section
 whose used rows are a Markdown table, one ``rows`` part per sheet row (A1 numbering), as
 :func:`rag.ingest.office.sheets.write_sheet` writes every spreadsheet: the same locators (``'Q1'!A2:E9``), caption
-rows and merged header rows. Cells read as Excel shows them (:func:`rag.ingest.office.sheets.format_cell` under the
+rows and merged header rows. Cells read as Excel shows them (:func:`rag.ingest.office.numfmt.format_cell` under the
 cell's own number format; dates as ISO 8601 by the workbook's date system; ``TRUE``/``FALSE``; errors as ``#DIV/0!``).
 
 What a reader cannot see is left out and reported (issue 37's rule, as for XLSX): hidden and very hidden sheets,
@@ -22,8 +22,10 @@ import os
 from rag.errors import ExtractionError
 from rag.ingest.canonical import CanonicalBuilder, file_stem
 from rag.ingest.limits import Limits, RowBudget, resolve
+from rag.ingest.office import numfmt
+from rag.ingest.office.numfmt import format_cell
 from rag.ingest.office.office_hidden import MIN_VISIBLE_PT, Hidden
-from rag.ingest.office.sheets import format_cell, workbook_warnings, write_sheet
+from rag.ingest.office.sheets import workbook_warnings, write_sheet
 from rag.types import Document, MediaType
 
 #: What a Word or PowerPoint 97-2003 file (an OLE2 file with no workbook stream) is told.
@@ -99,8 +101,11 @@ def _text(book, cell) -> str:
         f = book.format_map.get(book.xf_list[cell.xf_index].format_key)
         fmt = f.format_str if f is not None else None
     if kind == xlrd.XL_CELL_DATE:
+        section = numfmt.sections(fmt)[0] if fmt else ""
+        if section and (numfmt.is_elapsed(section) or numfmt.is_time_only(section)):
+            return format_cell(value, fmt)  # the serial itself: a duration of 1.5 days is 36:00:00, no date
         try:
-            return format_cell(xlrd.xldate.xldate_as_datetime(value, book.datemode))
+            return format_cell(xlrd.xldate.xldate_as_datetime(value, book.datemode), fmt)
         except (ValueError, OverflowError, xlrd.xldate.XLDateError):
             return format_cell(value)
     return format_cell(value, fmt)
