@@ -18,12 +18,12 @@ from rag.errors import LimitExceeded
 from rag.ingest import textfile
 from rag.ingest.extract import READERS, SUPPORTED, is_pdf_bytes
 from rag.ingest.limits import Limits, check_size, check_zip
-from rag.ingest.sniff import ENCRYPTED_OOXML, OLE2, ZIP, sniff
+from rag.ingest.sniff import ENCRYPTED_OOXML, NAMED_UNSUPPORTED, OLE2, ZIP, sniff
 
 MiB = 1024 * 1024
 
 _NAMED = {OLE2: "a legacy Office file (.doc/.ppt, Word or PowerPoint 97-2003); save it as DOCX or PPTX",
-          ZIP: "a ZIP archive that is not one of the formats read here"}
+          ZIP: "a ZIP archive that is not one of the formats read here", **NAMED_UNSUPPORTED}
 
 
 def _binary(data: bytes) -> bool:

@@ -42,7 +42,7 @@ from rag.ingest.office.pptx import extract_pptx
 from rag.ingest.office.sheets import extract_csv, extract_xlsx
 from rag.ingest.office.xls import LEGACY, extract_xls
 from rag.ingest.pdf.extract import PAGED, Progress, extract_pdf
-from rag.ingest.sniff import ENCRYPTED_OOXML, OLE2, OUTLOOK_MSG, ZIP, sniff
+from rag.ingest.sniff import ENCRYPTED_OOXML, NAMED_UNSUPPORTED, OLE2, OUTLOOK_MSG, ZIP, sniff
 from rag.ingest.web.epub import extract_epub
 from rag.ingest.web.html import extract_html
 from rag.ingest.web.markdown_hidden import strip_hidden_html
@@ -214,6 +214,8 @@ def _refuse_unsupported(kind: str, name: str) -> None:
     if kind == OUTLOOK_MSG:
         raise ExtractionError(name, "an Outlook e-mail (.msg), not read here; save the message as HTML or PDF (its "
                                     "attachments as files of their own) and add those")
+    if kind in NAMED_UNSUPPORTED:
+        raise ExtractionError(name, NAMED_UNSUPPORTED[kind])
     if kind == ZIP:
         raise ExtractionError(name, f"unsupported file type (a ZIP archive that is not one of the formats read here); "
                                     f"expected {SUPPORTED}")

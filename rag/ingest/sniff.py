@@ -47,6 +47,24 @@ OUTLOOK_MSG = "application/vnd.ms-outlook"
 #: ``EncryptionInfo`` and ``EncryptedPackage`` streams (MS-OFFCRYPTO), so it is no legacy Office file.
 ENCRYPTED_OOXML = "application/x-encrypted-ooxml"
 _ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
+#: Not supported, but named in the refusal with what to do (a walk over SheetJS's test files, 2026-12-07: XLSB and
+#: Apple Numbers files were "a ZIP archive that is not one of the formats read here", and flat OpenDocument,
+#: Excel 2003 XML and SYLK files were read as text, their markup indexed as evidence).
+XLSB = "application/vnd.ms-excel.sheet.binary.macroenabled.12"
+IWORK = "application/x-iwork"
+FLAT_ODF = "application/x-flat-opendocument"
+OFFICE_2003_XML = "application/x-office-2003-xml"
+SYLK = "application/x-sylk"
+NAMED_UNSUPPORTED = {
+    XLSB: "an Excel binary workbook (.xlsb), not read here; save it as .xlsx in Excel and add that",
+    IWORK: "an Apple Numbers, Pages or Keynote file, not read here; export it as XLSX, DOCX, PPTX or PDF and add that",
+    FLAT_ODF: "a flat OpenDocument file (.fodt, .fods or .fodp), not read here; save it as .odt, .ods or .odp",
+    OFFICE_2003_XML: "an Excel or Word 2003 XML file, not read here; save it as .xlsx or .docx",
+    SYLK: "a SYLK spreadsheet (.slk), not read here; save it as .xlsx or .csv",
+}
+#: The first record of an Excel 2.x-4.0 worksheet (BIFF2-4, no OLE2 container, which xlrd reads): a BOF record
+#: (0x0009, 0x0209 or 0x0409) of 4 or 6 bytes.
+_BIFF_BOF = (b"\x09\x00\x04\x00", b"\x09\x02\x06\x00", b"\x09\x04\x06\x00")
 
 _ODF = {MediaType.ODT.value, MediaType.ODS.value, MediaType.ODP.value}
 _IMAGE_NAMES = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".jxr")
@@ -96,6 +114,10 @@ def _by_entries(names: set[str]) -> str:
         return MediaType.EPUB.value
     if any(n.lower().endswith(".fdseq") for n in names):
         return MediaType.XPS.value
+    if "xl/workbook.bin" in names:
+        return XLSB
+    if any(n.endswith((".iwa", "Index.zip")) and (n.startswith("Index") or "/Index" in n) for n in names):
+        return IWORK  # "Index/Document.iwa", or a bundle zipped whole ("Attendance.numbers/Index.zip")
     files = [n for n in names if not n.endswith("/") and n.lower() != "comicinfo.xml"]
     if files and all(n.lower().endswith(_IMAGE_NAMES) for n in files):
         return MediaType.CBZ.value
@@ -132,6 +154,8 @@ def _by_magic(data: bytes) -> str | None:
         if streams & {"Workbook", "Book"}:
             return MediaType.XLS.value
         return OUTLOOK_MSG if any(n.startswith("__substg1.0_") for n in streams) else OLE2
+    if data[:4] in _BIFF_BOF:
+        return MediaType.XLS.value
     if data[60:68] == b"BOOKMOBI":
         return MediaType.MOBI.value
     if b"<FictionBook" in data[:2048]:
@@ -156,9 +180,22 @@ def _ole2_streams(data: bytes) -> set[str]:
 
 def _sniff_text(data: bytes, name: str) -> str | None:
     """HTML or CSV among text bytes (no NUL), else ``None``; a file named as text is never CSV."""
-    if looks_like_html(data[:8192].decode("latin-1")):
-        return MediaType.HTML.value
     lower = name.lower()
+    head = data[:8192].decode("latin-1")
+    low = head[:4096].lower()
+    if "<office:document" in low and "urn:oasis:names:tc:opendocument" in low:
+        return FLAT_ODF
+    if ('progid="excel.sheet"' in low or 'progid="word.document"' in low
+            or "urn:schemas-microsoft-com:office:spreadsheet" in low or "schemas.microsoft.com/office/word/2003" in low):
+        return OFFICE_2003_XML
+    if data.startswith(b"ID;P"):
+        return SYLK
+    if looks_like_html(head):
+        return MediaType.HTML.value
+    if lower.endswith((".html", ".htm", ".xhtml", ".shtml")) and ("<html" in head.lower() or "<body" in head.lower()):
+        # a page named as one whose markup a browser reads although it opens oddly (bioRxiv's minified
+        # "<!doctypehtml>"; a postlight/parser walk, 2026-12-07: its markup indexed as text)
+        return MediaType.HTML.value
     if lower.endswith(_TEXT_NAMES):  # a Markdown file may open with "<div align=center>": it stays Markdown
         return None
     if sniffs_as_html(data[:8192].decode("latin-1")):

@@ -357,9 +357,7 @@ def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
     text = b.text()
     title = title if title and agrees(title, text) else (captions[0] if captions and len(captions[0]) <= 200 else "")
     warnings += [f"read after a repair: {', '.join(repairs)}"] if repairs else []
-    warnings += [f"not read: {notes} cell comment(s) shown over their cells; comments are notes about the cells, "
-                 "not their contents"] if notes else []
-    warnings += uncomputed_warning(uncomputed[0])
+    warnings += comments_warning(notes) + uncomputed_warning(uncomputed[0])
     return b.document(data, name, MediaType.XLSX.value, title=title or file_stem(name), extractor="xlsx",
                       warnings=tuple(warnings))
 
@@ -370,6 +368,12 @@ def uncomputed_warning(n: int) -> list[str]:
     spreadsheet application to compute on opening; we do not evaluate formulas, so they read as empty."""
     return [f"not read: {n} formula cell(s) have no stored result (the program that saved the file did not compute "
             "them; open and save it in a spreadsheet program to read them)"] if n else []
+
+
+def comments_warning(notes: int) -> list[str]:
+    """The warning for ``notes`` cell comments a workbook holds (none when 0), shared by the XLSX and XLS readers."""
+    return [f"not read: {notes} cell comment(s) shown over their cells; comments are notes about the cells, "
+            "not their contents"] if notes else []
 
 
 def workbook_warnings(name: str, label: str, written: int, hidden_sheets: list[str], hidden: Hidden) -> list[str]:

@@ -25,7 +25,7 @@ from rag.ingest.limits import Limits, RowBudget, resolve
 from rag.ingest.office import numfmt
 from rag.ingest.office.numfmt import format_cell
 from rag.ingest.office.office_hidden import MIN_VISIBLE_PT, Hidden
-from rag.ingest.office.sheets import workbook_warnings, write_sheet
+from rag.ingest.office.sheets import comments_warning, workbook_warnings, write_sheet
 from rag.types import Document, MediaType
 
 #: What a Word or PowerPoint 97-2003 file (an OLE2 file with no workbook stream) is told.
@@ -42,12 +42,20 @@ def _open(data: bytes, name: str):
     """The xlrd book (formatting read, sheets loaded one at a time), or the refusal that says what the file is."""
     import xlrd  # imported here so `python -m rag --help` stays fast
 
+    from xlrd.compdoc import CompDocError
+
     last: Exception | None = None
     for formatting in (True, False):  # BIFF5 and older books may not give their formatting
         try:
             with open(os.devnull, "w") as log:
-                return xlrd.open_workbook(file_contents=data, formatting_info=formatting, on_demand=True,
-                                          logfile=log, ragged_rows=True)
+                try:
+                    return xlrd.open_workbook(file_contents=data, formatting_info=formatting, on_demand=True,
+                                              logfile=log, ragged_rows=True)
+                except CompDocError as e:  # a sector chain shared twice ("seen[3] == 4"), which Excel opens and
+                    if "corruption" not in str(e).lower():  # saves (PHPExcel's bad_cfb_dir: a walk, 2026-12-07)
+                        raise
+                    return xlrd.open_workbook(file_contents=data, formatting_info=formatting, on_demand=True,
+                                              logfile=log, ragged_rows=True, ignore_workbook_corruption=True)
         except xlrd.XLRDError as e:
             text = str(e)
             if "find workbook" in text.lower():  # "Can't find workbook in OLE2 compound document"
@@ -151,7 +159,7 @@ def extract_xls(data: bytes, name: str, *, limits: Limits | None = None) -> Docu
     book = _open(data, name)
     budget, hidden = RowBudget(name, limits), Hidden("cells")
     b = CanonicalBuilder()
-    hidden_sheets, captions, written = [], [], 0
+    hidden_sheets, captions, written, notes = [], [], 0, 0
     try:
         for i in range(book.nsheets):
             sheet = book.sheet_by_index(i)
@@ -159,6 +167,7 @@ def extract_xls(data: bytes, name: str, *, limits: Limits | None = None) -> Docu
                 hidden_sheets.append(sheet.name)
                 continue
             rows = _sheet_rows(book, sheet, budget, hidden)
+            notes += len(getattr(sheet, "cell_note_map", None) or {})  # read only with the formatting
             merges = [(clo + 1, rlo + 1, chi, rhi) for rlo, rhi, clo, chi in sheet.merged_cells[:10000]]
             written += write_sheet(b, sheet.name, rows, heading=True, budget=budget, merges=merges,
                                    captions=captions)
@@ -169,6 +178,6 @@ def extract_xls(data: bytes, name: str, *, limits: Limits | None = None) -> Docu
         raise ExtractionError(name, f"damaged XLS ({type(e).__name__}: {str(e)[:120]})") from e
     finally:
         book.release_resources()
-    warnings = workbook_warnings(name, "XLS", written, hidden_sheets, hidden)
+    warnings = workbook_warnings(name, "XLS", written, hidden_sheets, hidden) + comments_warning(notes)
     title = captions[0] if captions and len(captions[0]) <= 200 else file_stem(name)
     return b.document(data, name, MediaType.XLS.value, title=title, extractor="xls", warnings=tuple(warnings))
