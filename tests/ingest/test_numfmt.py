@@ -26,6 +26,8 @@ from rag.ingest.office.numfmt import format_cell, format_number, sections
     ("0.00%", 0.1234, "12.34%"),
     ("#,##0.00", -1234.5, "-1,234.50"),
     ("0.00E+00", 12345, "1.23E+04"),
+    ("#,###;;", -12.34, ""),                        # an empty section shows nothing
+    ("0;-0;;@", 0, ""),
 ])
 def test_a_number_reads_as_excel_shows_it(fmt, value, shown):
     assert format_number(value, fmt) == shown

@@ -89,7 +89,7 @@ def pick_section(fmt: str, x: float) -> tuple[str, bool]:
         return parts[0], False
     if x < 0:
         return parts[1], True
-    return parts[2] if len(parts) > 2 and parts[2] else parts[0], False
+    return parts[2] if len(parts) > 2 else parts[0], False
 
 
 def tokens(section: str) -> list[tuple[str, str]]:
@@ -334,6 +334,8 @@ def format_number(value: float | int, fmt: str | None) -> str:
         return general
     x = float(value)
     section, absolute = pick_section(fmt, x)
+    if not section.strip() and ";" in fmt:  # an empty section shows nothing ("#,###;;": negatives and zero blank)
+        return ""
     minus = ""
     if absolute:
         x = abs(x)
