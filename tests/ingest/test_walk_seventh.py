@@ -50,3 +50,49 @@ def test_spreadsheets_not_read_here_are_named_with_what_to_do(data, name, said):
     # before: "a ZIP archive that is not one of the formats read here", or the markup indexed as text
     with pytest.raises(ExtractionError, match=said.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
         extract_bytes(data, name)
+
+
+# --------------------------------------------------------------------------- postlight/parser's saved news pages
+
+_PARA = "<p>" + "The tyres of an airliner are inflated to 200 psi, six times a car's, and rarely burst on landing. " * 4 + "</p>"
+
+
+def test_an_article_in_a_box_that_enables_modals_or_a_script_hook_is_read():
+    """WIRED's article sat in "promo_status-promo", the New York Post's in "box article modal-enabled", a GitHub
+    README in "js-code-nav-container", a BuzzFeed caption in "subbuzz__figure-footer": each was left out as furniture
+    (WIRED's page was read as its ad-blocker notice)."""
+    for wrapper in ("promo_status-promo", "box article modal-enabled", "Box js-code-nav-container"):
+        page = (f"<html><head><title>Airplane tyres</title></head><body><div class='{wrapper}'><h1>Airplane tyres</h1>"
+                f"{_PARA}</div><div class='site-footer'>Contact us</div></body></html>").encode()
+        text = extract_bytes(page, "tyres.html").canonical
+        assert "inflated to 200 psi" in text and "Contact us" not in text, wrapper
+    page = (f"<html><body><article><h1>Mermaids</h1>{_PARA}<figure><img src='a.jpg'><div class='subbuzz__figure-footer'>"
+            "The caption read: that is how I imagine mermaids.</div></figure></article></body></html>").encode()
+    assert "how I imagine mermaids" in extract_bytes(page, "m.html").canonical
+
+
+def test_a_share_box_that_enables_sharing_is_still_furniture():
+    page = (f"<html><body><article><h1>Post</h1>{_PARA}<div class='sharedaddy sd-sharing-enabled'>Share this: Twitter"
+            "</div></article></body></html>").encode()
+    assert "Share this" not in extract_bytes(page, "p.html").canonical
+
+
+def test_line_breaks_inside_pre_are_lines():
+    """Medium's code listings use <br> inside <pre>: "// Method callboolean drawBorderTop = ..." put the statement
+    inside the comment."""
+    page = (f"<html><body><main><h1>Flags</h1>{_PARA}<pre>// Method call<br>boolean top = containsFlag(x);<br/>"
+            "int b = <b>2</b>;</pre></main></body></html>").encode()
+    assert "// Method call\nboolean top = containsFlag(x);\nint b = 2;" in extract_bytes(page, "code.html").canonical
+
+
+def test_a_minified_doctype_and_a_section_label_h1():
+    """bioRxiv's "<!doctypehtml>" page was read as text (its markup indexed); the Miami Herald's title was its
+    section label "Business Monday", the first <h1>, not the headline the <title> names."""
+    page = (b"<!doctypehtml><html><head><title>Sub-nucleosomal organization in urine cell-free DNA | bioRxiv</title>"
+            b"</head><body><h1>Sub-nucleosomal organization in urine cell-free DNA</h1>" + _PARA.encode() + b"</body></html>")
+    doc = extract_bytes(page, "biorxiv.org.html")
+    assert doc.media_type == "text/html" and "<title>" not in doc.canonical
+    page = (b"<html><head><title>From Metrorail to bike paths, this is what CEOs think of public transit | Miami Herald"
+            b"</title></head><body><h1>Business Monday</h1><h1>From Metrorail to bike paths, this is what CEOs think of "
+            b"public transit</h1>" + _PARA.encode() + b"</body></html>")
+    assert extract_bytes(page, "herald.html").title == "From Metrorail to bike paths, this is what CEOs think of public transit"

@@ -69,7 +69,7 @@ def looks_like_html(text: str) -> bool:
     after an optional XML declaration and comments). A Markdown file with inline tags is not."""
     head = _XML_DECL.sub("", text[:4096].lstrip("\ufeff \t\r\n"))
     head = re.sub(r"^(\s*<!--.*?-->)+", "", head, flags=re.DOTALL).lstrip().lower()
-    return head.startswith(("<!doctype html", "<html", "<head", "<body"))
+    return head.startswith(("<!doctype html", "<!doctypehtml", "<html", "<head", "<body"))
 
 
 #: The tags that open an HTML document by the WHATWG MIME Sniffing Standard (section 7.1, "identifying a resource
@@ -289,7 +289,10 @@ class HtmlWriter:
             self.b.add_part(unit, *span)
 
     def _pre(self, el) -> None:
-        text = unicodedata.normalize("NFC", el.text_content()).replace("\r\n", "\n").replace("\r", "\n")
+        # a <br> inside <pre> is a line break ("// Method call<br>boolean ..." had put the statement in the comment:
+        # a walk over postlight/parser's pages, 2026-12-07); text_content() alone reads none
+        text = _pre_text(el)
+        text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n")
         lines = [line.rstrip() for line in text.split("\n")]
         text = "\n".join(line for line in lines if line.strip()).strip("\n")
         if text.strip():
@@ -297,6 +300,36 @@ class HtmlWriter:
             span = self.b.block(text, None, clean=False)
             if span and unit is not None:
                 self.b.add_part(unit, *span)
+
+
+def _words(text: str) -> set[str]:
+    return {"".join(c for c in w if c.isalnum()) for w in text.casefold().split()} - {""}
+
+
+def page_heading(h1s: list[str], page_title: str) -> str:
+    """The page's title: the first ``<h1>`` that shares a word with the ``<title>``; else the ``<title>`` when it has
+    more words than the first ``<h1>`` (a section label, "Business Monday", "News & general", or a translation
+    widget's "Original text" stood first: a walk over postlight/parser's pages, 2026-12-07); else the first
+    ``<h1>``, or the ``<title>``, or ``""``."""
+    words = _words(page_title)
+    for h in h1s:
+        if _words(h) & words:
+            return h
+    if h1s and len(words) <= len(_words(h1s[0])):
+        return h1s[0]
+    return page_title or (h1s[0] if h1s else "")
+
+
+def _pre_text(el) -> str:
+    """The text of a ``<pre>`` element with each ``<br>`` in it as a line break (``text_content`` reads none);
+    ``el`` is left as it was (a copy is read)."""
+    import copy
+
+    twin = copy.deepcopy(el)
+    twin.tail = None
+    for br in twin.iter("br", "BR"):
+        br.tail = "\n" + (br.tail or "")
+    return twin.text_content()
 
 
 def write_html(b: CanonicalBuilder, root, **kwargs) -> HtmlWriter:
@@ -386,7 +419,7 @@ def extract_html(data: bytes, name: str) -> Document:
         writer.anchors[0] = (0, "")
     _section_parts(b, writer.anchors)
     h1 = [h.title for h in b.headings if h.level == 1]
-    title = h1[0] if h1 else page_title or (b.headings[0].title if b.headings else file_stem(name))
+    title = page_heading(h1, page_title) or (b.headings[0].title if b.headings else file_stem(name))
     warnings = warnings + ((hidden.warning(),) if hidden.total else ())
     doc = b.document(data, name, MediaType.HTML.value, title=title, extractor="html", warnings=warnings,
                      empty_reason="no main text in this HTML page")

@@ -23,7 +23,14 @@ FURNITURE_WORDS = frozenset(
 #: A word before a furniture word that says the element *has* (or lacks) such a thing, not that it *is* one:
 #: "o-section--has-ads", "entry-content no-share", "content-with-sidebar" (a walk over trafilatura's test pages,
 #: 2026-12-07: three articles were read as their teaser alone).
-_QUALIFIERS = frozenset({"has", "no", "with", "without", "not"})
+_QUALIFIERS = frozenset({"has", "no", "with", "without", "not", "tag", "category", "status", "format"})
+#: ... or a word after it that makes the name a state or a behaviour ("box article modal-enabled", "promo_status-promo",
+#: Twitter's tweets "js-profile-popup-actionable"), for the words no size rescues (:data:`_NEVER_CONTENT`; Jetpack's
+#: "sd-sharing-enabled" is the sharing box); and a header or footer of a figure, picture or table is its caption
+#: ("subbuzz__figure-footer"). A postlight/parser walk, 2026-12-07: WIRED's article, a GitHub README, a Twitter thread
+#: and a BuzzFeed caption were left out as furniture.
+_STATES = frozenset({"enabled", "actionable", "status"})
+_CAPTIONED = frozenset({"figure", "image", "img", "photo", "picture", "media", "video", "table", "embed"})
 _CONTENT_WORDS = re.compile(r"(?:^|[-_\s])(content|main|article|post|entry|body-text|story|text)(?:$|[-_\s])",
                             re.IGNORECASE)
 #: An element whose class names furniture ("l-sidebar-fixed l-segment l-article-body-segment", "content-with-sidebar-wrp",
@@ -69,18 +76,23 @@ def _is_boilerplate(el, tag: str) -> bool:
 
 def furniture_words(names: str, *, modifiers: bool = False) -> list[str]:
     """The words of :data:`FURNITURE_WORDS` that class and id ``names`` (space-separated) name the element by, lower
-    case: each name is cut at ``-`` and ``_``; a word after one of :data:`_QUALIFIERS` ("has-ads", "no-share") does
-    not count; two words joined by ``-`` count as one too ("side-bar", "skip-link"). A BEM modifier (after ``--``) is
+    case: each name is cut at ``-`` and ``_``; a word after one of :data:`_QUALIFIERS` ("has-ads", "no-share") or before
+    one of :data:`_STATES` ("modal-enabled") does not count, nor a figure's header or footer, nor a ``js-`` name; two words joined by ``-`` count as one too ("side-bar", "skip-link"). A BEM modifier (after ``--``) is
     read only with ``modifiers``: "TestReport__Section--Ads" is an article's section that carries ads, and
     "l-region--sidebar-first" a sidebar (:func:`_named_boilerplate` reads modifiers as weaker). No regular
     expression: one pass per name."""
     out = []
     for name in names.lower().split():
+        if name.startswith("js-"):  # a script's hook ("js-code-nav-container"), not what the element is
+            continue
         base, _, modifier = name.partition("--")
         name = f"{base}-{modifier}" if modifiers else base
         words = [w for w in name.replace("_", "-").split("-") if w]
         for i, w in enumerate(words):
-            if i and words[i - 1] in _QUALIFIERS:
+            if i and words[i - 1] in _QUALIFIERS or (i + 1 < len(words) and words[i + 1] in _STATES
+                                                       and w in _NEVER_CONTENT):
+                continue
+            if i and w in ("header", "footer") and words[i - 1] in _CAPTIONED:
                 continue
             if w in FURNITURE_WORDS:
                 out.append(w)
