@@ -50,6 +50,28 @@ class _Rule:
     specificity: tuple[int, int, int]
     order: int
     decls: dict[str, tuple[str, bool]]
+    needs: tuple[frozenset, frozenset, str] = (frozenset(), frozenset(), "")  # classes, ids, tag of its last part
+
+
+def _needs(tree) -> tuple[frozenset, frozenset, str]:
+    """The classes, ids and tag an element must have to match a parsed selector's rightmost compound (a browser's
+    rule hashing): a rule whose needs no element of the page meets is never matched (a walk, 2026-12-07: a saved
+    Reddit page's 4,300 rules, each matched over 10,000 elements, took 68 s)."""
+    classes, ids, tag = set(), set(), ""
+    node = tree.subselector if type(tree).__name__ == "CombinedSelector" else tree
+    for _ in range(64):  # a compound is a chain of simple selectors, each holding the next in ``selector``
+        kind = type(node).__name__
+        if kind == "Class":
+            classes.add(node.class_name.lower())
+        elif kind == "Hash":
+            ids.add(node.id.lower())
+        elif kind == "Element":
+            tag = (node.element or "").lower() if node.element not in (None, "*") else ""
+            break
+        node = getattr(node, "selector", None)
+        if node is None:
+            break
+    return frozenset(classes), frozenset(ids), tag
 
 
 @dataclass
@@ -105,10 +127,11 @@ def _rules(css_texts: list[str]) -> list[_Rule]:
                 for sel in tinycss2.serialize(node.prelude).split(","):
                     sel = sel.strip()
                     try:
-                        spec = cssselect.parse(sel)[0].specificity()
+                        parsed = cssselect.parse(sel)[0]
+                        spec, needs = parsed.specificity(), _needs(parsed.parsed_tree)
                     except Exception:  # noqa: BLE001 - a selector cssselect cannot parse is skipped
                         continue
-                    out.append(_Rule(sel, spec, len(out), decls))
+                    out.append(_Rule(sel, spec, len(out), decls, needs))
             elif kind == "at-rule" and node.lower_at_keyword in ("media", "supports") and node.content is not None:
                 if node.lower_at_keyword == "supports" or _screen(node.prelude):
                     walk(tinycss2.parse_rule_list(node.content, skip_comments=True, skip_whitespace=True))
@@ -128,8 +151,18 @@ def _matched(root, rules: list[_Rule]) -> dict:
     once a proxy is collected; holding the element keeps its proxy (and so the key) the same."""
     from lxml.cssselect import CSSSelector
 
+    classes, ids, tags = set(), set(), set()
+    for el in root.iter():
+        if isinstance(el.tag, str):
+            tags.add(el.tag.lower())
+            classes.update((el.get("class") or "").lower().split())  # lower case: a quirks-mode page matches
+            if el.get("id"):  # classes and ids in any case
+                ids.add(el.get("id").lower())
     hits: dict = {}
     for rule in rules:
+        need_classes, need_ids, need_tag = rule.needs
+        if not (need_classes <= classes and need_ids <= ids and (not need_tag or need_tag in tags)):
+            continue
         try:
             found = CSSSelector(rule.selector, translator="html")(root)
         except Exception:  # noqa: BLE001 - pseudo-classes and the like
