@@ -41,7 +41,6 @@ _WHITE = (255, 255, 255)
 def _open(data: bytes, name: str):
     """The xlrd book (formatting read, sheets loaded one at a time), or the refusal that says what the file is."""
     import xlrd  # imported here so `python -m rag --help` stays fast
-
     from xlrd.compdoc import CompDocError
 
     last: Exception | None = None
