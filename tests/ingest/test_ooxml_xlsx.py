@@ -163,6 +163,26 @@ def test_a_part_named_in_another_case_or_missing_is_mended_not_refused():
     assert repaired(data, KeyError("There is no item named 'xl/worksheets/sheet9.xml' in the archive")) is None
 
 
+def test_a_styles_part_without_cell_style_formats_is_mended():
+    """SheetJS's xlsx-stream-d-date-cell.xlsx (a streaming writer's file, which Excel opens) has no ``cellStyleXfs``;
+    openpyxl failed on it with an IndexError and the file was refused as damaged (a walk, 2026-12-07)."""
+    wb = openpyxl.Workbook()
+    wb.active.append(["Duration", 1.5])
+    wb.active["B1"].number_format = "[h]:mm:ss"
+    data = S.save(wb)
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            body = zin.read(info)
+            if info.filename == "xl/styles.xml":
+                start, end = body.index(b"<cellStyleXfs"), body.index(b"</cellStyleXfs>") + len(b"</cellStyleXfs>")
+                body = body[:start] + body[end:]
+            zout.writestr(info.filename, body)
+    got = extract_bytes(out.getvalue(), "stream.xlsx")
+    assert "| Duration | 36:00:00 |" in got.canonical
+    assert any("no cell style formats" in w for w in got.warnings)
+
+
 def test_cell_comments_are_named_in_a_warning_not_read():
     """PhpSpreadsheet's formscomments.xlsx (a new user's walk, 2026-12-07): two notes dropped without a word, where DOCX
     and ODF name theirs."""

@@ -20,6 +20,7 @@ computed); a workbook saved without cached results shows those cells empty.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import zipfile
@@ -318,10 +319,11 @@ def extract_xlsx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
         body = transitional(data)[0]  # Strict too
         for attempt in range(MAX_REPAIRS + 1):
             try:
-                wb = openpyxl.load_workbook(io.BytesIO(body), read_only=True, data_only=True)
+                with contextlib.redirect_stdout(io.StringIO()):  # openpyxl prints "0 is out of range" first
+                    wb = openpyxl.load_workbook(io.BytesIO(body), read_only=True, data_only=True)
                 break
-            except KeyError as e:  # a part named in another case, or declared and absent: mend and read again
-                mended = repaired(body, e) if attempt < MAX_REPAIRS else None
+            except (KeyError, IndexError) as e:  # a part named in another case, or declared and absent, or no
+                mended = repaired(body, e) if attempt < MAX_REPAIRS else None  # cell style formats: mend, read again
                 if mended is None:
                     raise
                 body, what = mended

@@ -13,11 +13,15 @@ _EMPTY_SST = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
               b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="0" uniqueCount="0"/>')
 
 
-def repaired(body: bytes, error: KeyError) -> tuple[bytes, str] | None:
+def repaired(body: bytes, error: KeyError | IndexError) -> tuple[bytes, str] | None:
     """``(mended package, what was mended)`` for openpyxl's missing-part error ``error``, else ``None``: a part
     stored under another case (Go's excelize writes ``xl/SharedStrings.xml``; ZIP names are case-sensitive, Excel's
     are not) is renamed; a shared-strings part declared and absent (a workbook of inline strings) is added empty.
-    Both files open in Excel and LibreOffice and were refused as damaged (a new user's walk, 2026-12-07)."""
+    Both files open in Excel and LibreOffice and were refused as damaged (a new user's walk, 2026-12-07). On an
+    ``IndexError``, a styles part with no cell style formats (``cellStyleXfs``, which openpyxl indexes; SheetJS's
+    xlsx-stream-d-date-cell.xlsx, written by a streaming writer, opens in Excel) gets the default one."""
+    if isinstance(error, IndexError):
+        return _styles_mended(body)
     msg = str(error)
     if _MISSING not in msg:
         return None
@@ -33,6 +37,26 @@ def repaired(body: bytes, error: KeyError) -> tuple[bytes, str] | None:
             if not same:
                 zout.writestr(want, _EMPTY_SST)
     return out.getvalue(), (f"{same[0]} read as {want}" if same else f"{want} missing, read as empty")
+
+
+_DEFAULT_STYLE_XF = b'<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>'
+
+
+def _styles_mended(body: bytes) -> tuple[bytes, str] | None:
+    """The package with a default ``cellStyleXfs`` put before ``cellXfs`` in ``xl/styles.xml`` when it has none."""
+    with zipfile.ZipFile(io.BytesIO(body)) as zin:
+        if "xl/styles.xml" not in zin.namelist():
+            return None
+        styles = zin.read("xl/styles.xml")
+        at = styles.find(b"<cellXfs")
+        if b"cellStyleXfs" in styles or at < 0:
+            return None
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+            for info in zin.infolist():
+                zout.writestr(info.filename, styles[:at] + _DEFAULT_STYLE_XF + styles[at:]
+                              if info.filename == "xl/styles.xml" else zin.read(info))
+    return out.getvalue(), "xl/styles.xml had no cell style formats, read with the default one"
 
 
 #: Comments counted at most (a hostile part of millions is not read to its end).
