@@ -333,6 +333,8 @@ def format_number(value: float | int, fmt: str | None) -> str:
     if fmt in ("General", "@", ""):
         return general
     x = float(value)
+    if not math.isfinite(x):
+        return general
     section, absolute = pick_section(fmt, x)
     if not section.strip() and ";" in fmt:  # an empty section shows nothing ("#,###;;": negatives and zero blank)
         return ""
