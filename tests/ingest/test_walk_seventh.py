@@ -96,3 +96,35 @@ def test_a_minified_doctype_and_a_section_label_h1():
             b"</title></head><body><h1>Business Monday</h1><h1>From Metrorail to bike paths, this is what CEOs think of "
             b"public transit</h1>" + _PARA.encode() + b"</body></html>")
     assert extract_bytes(page, "herald.html").title == "From Metrorail to bike paths, this is what CEOs think of public transit"
+
+
+# --------------------------------------------------------------------------- qpdf's test PDFs
+
+def _pdf(pages: list[list[tuple[float, str]]]) -> bytes:
+    import fitz
+
+    doc = fitz.open()
+    for lines in pages:
+        page = doc.new_page(width=595, height=842)
+        for y, text in lines:
+            page.insert_text((72, y), text, fontsize=11)
+    return doc.tobytes()
+
+
+def test_a_margin_line_whose_numbers_are_no_page_counter_is_the_page_s_own_fact():
+    """Four invoices in one PDF: each page's number and total sat in the header and footer zones and were dropped
+    as running lines (digits were ignored), coverage 100 %, no warning; a page counter still goes."""
+    invoices = [("1043", "1,250.00"), ("1051", "3,087.40"), ("1060", "9,912.15"), ("1072", "2,400.00")]
+    pages = [[(40, f"Invoice {no}"), (300, f"Customer {k}: items as agreed in the framework contract of March."),
+              (780, f"Total due: EUR {total}"), (815, f"Page {k + 1} of 4")] for k, (no, total) in enumerate(invoices)]
+    text = extract_bytes(_pdf(pages), "invoices.pdf").canonical
+    for no, total in invoices:
+        assert f"Invoice {no}" in text and f"Total due: EUR {total}" in text
+    assert "Page 2 of 4" not in text
+
+
+def test_a_page_s_only_line_is_its_text_though_every_page_has_one():
+    """qpdf's 11-pages.pdf ("Original page 5" alone on page 5) was read as "Original page 1": the other ten pages
+    empty, their one line taken for a running header."""
+    doc = extract_bytes(_pdf([[(40, f"Original page {k}")] for k in range(1, 12)]), "11-pages.pdf")
+    assert all(f"Original page {k}" in doc.canonical for k in range(1, 12))
