@@ -344,7 +344,10 @@ def _extract_bytes(data: bytes, name: str, limits: Limits, progress: Progress | 
     if is_pdf_bytes(data):
         return with_coverage(extract_pdf(data, name, limits=limits, progress=progress), data, limits)
     if name.lower().endswith(".pdf"):
-        raise ExtractionError(name, f"not a PDF although named .pdf (the bytes look like {_describe_bytes(data)})")
+        looks = _describe_bytes(data)
+        if looks == "application/pdf":  # "%PDF" but no "%PDF-1.x" header (qpdf's issue-263.pdf: "%PDFn"; a walk,
+            raise ExtractionError(name, "damaged PDF: no PDF header (%PDF-) in its first 1,024 bytes")  # 2026-12-07)
+        raise ExtractionError(name, f"not a PDF although named .pdf (the bytes look like {looks})")
     if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         check_zip(data, name, limits)  # before sniffing: sniffing reads the EPUB ``mimetype`` member
     kind = sniff(data, name)

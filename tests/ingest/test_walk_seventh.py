@@ -128,3 +128,9 @@ def test_a_page_s_only_line_is_its_text_though_every_page_has_one():
     empty, their one line taken for a running header."""
     doc = extract_bytes(_pdf([[(40, f"Original page {k}")] for k in range(1, 12)]), "11-pages.pdf")
     assert all(f"Original page {k}" in doc.canonical for k in range(1, 12))
+
+
+def test_a_pdf_without_its_header_is_called_damaged_not_something_else():
+    # qpdf's issue-263.pdf opens "%PDFn": it was "not a PDF although named .pdf (the bytes look like application/pdf)"
+    with pytest.raises(ExtractionError, match="damaged PDF: no PDF header"):
+        extract_bytes(b"%PDFn\r\ntrailer\r\n<</Root <<5 0 R>> >>\r\n", "issue-263.pdf")
