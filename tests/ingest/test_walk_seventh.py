@@ -134,3 +134,16 @@ def test_a_pdf_without_its_header_is_called_damaged_not_something_else():
     # qpdf's issue-263.pdf opens "%PDFn": it was "not a PDF although named .pdf (the bytes look like application/pdf)"
     with pytest.raises(ExtractionError, match="damaged PDF: no PDF header"):
         extract_bytes(b"%PDFn\r\ntrailer\r\n<</Root <<5 0 R>> >>\r\n", "issue-263.pdf")
+
+
+def test_a_sticky_note_is_named_in_a_warning_not_read():
+    """qpdf's comment-annotation.pdf: a note saying "Salad" was lost without a word; a comment is named, not read."""
+    import fitz
+
+    doc = fitz.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Potato harvest figures for the northern fields.", fontsize=11)
+    page.add_text_annot((300, 100), "Salad")
+    got = extract_bytes(doc.tobytes(), "notes.pdf")
+    assert "Salad" not in got.canonical
+    assert any(w.startswith("not read: 1 comment(s)") for w in got.warnings)

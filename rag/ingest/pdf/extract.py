@@ -213,6 +213,10 @@ def _warn(reads: list[PageRead], cov, warnings: list[str]) -> None:
         warnings.append(f"hidden text left out on page(s) {_pages_list(list(hidden))} ({sum(hidden.values())} "
                         "characters invisible, painted over, white on white or under 2 pt): never indexed or read "
                         "by the model")
+    notes = {i + 1: r.notes for i, r in enumerate(reads) if r.notes}
+    if notes:
+        warnings.append(f"not read: {sum(notes.values())} comment(s) (sticky notes, attachments) on page(s) "
+                        f"{_pages_list(list(notes))}; comments are notes about the text, not its text")
     low = [c for c in audit_mod.low_pages(cov) if reads[c.page - 1].kind not in ("unreadable",)]
     if low:
         listed = ", ".join(f"{c.page} ({100 * c.share:.1f} %)" for c in low[:10])

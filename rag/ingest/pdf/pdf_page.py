@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rag.ingest import ocr as ocr_engine
-from rag.ingest.pdf.forms import annotation_lines, form_lines
+from rag.ingest.pdf.forms import annotation_lines, form_lines, note_count
 from rag.ingest.pdf.hidden import remove_hidden
 from rag.ingest.pdf.layout import Line, joined_vertical_rows, merge_fragments, order_blocks, page_lines
 from rag.ingest.pdf.overprint import remove_overprints
@@ -51,6 +51,7 @@ class PageRead:
     kept_layer: bool = False
     garbled: int = 0
     hidden_texts: list[str] = field(default_factory=list)
+    notes: int = 0  # sticky notes and attachments with text (:func:`rag.ingest.pdf.forms.note_count`)
     width: float = 0.0
     height: float = 0.0
 
@@ -129,7 +130,7 @@ def read_page(page, *, use_ocr: bool = True, find_tables: bool = True, max_pixel
     read = PageRead([], audited, kind, tables=tables, dropped=dropped + [h.text for h in hidden] + twice,
                     hidden=sum(len(h.text.strip()) for h in hidden), ocr_layer=hidden.ocr_layer,
                     garbled=garbled_chars(visible), hidden_texts=[h.text for h in hidden],
-                    width=page.rect.width, height=page.rect.height)
+                    width=page.rect.width, height=page.rect.height, notes=note_count(page))
     dpi = ocr_dpi(page, max_pixels) if kind in ("scanned", "sparse-image", "unreadable") and use_ocr else None
     if dpi is None and kind in ("scanned", "sparse-image", "unreadable") and use_ocr:
         read.too_large = _too_large(page)
