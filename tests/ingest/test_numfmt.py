@@ -26,6 +26,14 @@ from rag.ingest.office.numfmt import format_cell, format_number, sections
     ("0.00%", 0.1234, "12.34%"),
     ("#,##0.00", -1234.5, "-1,234.50"),
     ("0.00E+00", 12345, "1.23E+04"),
+    ("General;-General", -3, "-3"),                 # a review's probes, 2026-12-07: the minus was lost
+    ("General;(General)", -3, "(3)"),
+    ('"Yes";"Yes";"No"', 1, "Yes"),                 # a section of text alone
+    ('"Yes";"Yes";"No"', 0, "No"),
+    ('[=5]"five";General', 5, "five"),
+    ('0.0"%"', 12.5, "12.5%"),                      # a quoted % does not multiply by 100
+    ("[$-409]h:mm:ss", 1.25, "6:00:00"),            # a locale is no elapsed time: hours wrap at 24
+    ("[Red]h:mm", 1.25, "6:00"),
     ("#,###;;", -12.34, ""),                        # an empty section shows nothing
     ("0;-0;;@", 0, ""),
 ])
@@ -43,3 +51,10 @@ def test_dates_times_and_durations_from_the_readers():
 
 def test_sections_are_cut_outside_quotes_and_brackets():
     assert sections('"a;b"0;[<0;]0;@') == ['"a;b"0', "[<0;]0", "@"]
+
+
+@pytest.mark.parametrize("fmt", ["h:mm:ss." + "0" * 400, "#/" + "9" * 400, "[s]." + "0" * 400, "0/" * 5000,
+                                 "0" * 5000 + "/" + "0" * 5000, "#" + "," * 5000, "[h", '""""', ";;;;;;"])
+def test_a_hostile_format_shows_the_number_and_never_fails_the_workbook(fmt):
+    # "h:mm:ss." and 400 zeros overflowed a float: the whole XLSX was refused as damaged (a review, 2026-12-07)
+    assert isinstance(format_number(5, fmt), str)

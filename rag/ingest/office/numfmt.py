@@ -148,12 +148,14 @@ def format_time(days: float, section: str) -> str:
     ``[s]`` (totals), fractions of a second (``.0``-``.000``); literals as written. Seconds are rounded to the
     shown precision, as Excel does ("16:17:37", not "16:17:36")."""
     toks = tokens(section)
+    elapsed = is_elapsed(section)
     codes = "".join(t for k, t in toks if k == "code").lower()
     decimals = 0
     if ".0" in codes:
         at = codes.index(".0") + 1
         while at < len(codes) and codes[at] == "0":
             decimals, at = decimals + 1, at + 1
+    decimals = min(decimals, 6)  # Excel shows at most thousandths of a second
     unit = 10 ** decimals
     total = round(abs(days) * 86400 * unit)  # in 1/unit seconds
     sign = "-" if days < 0 and total else ""
@@ -181,7 +183,7 @@ def format_time(days: float, section: str) -> str:
             run += 1
         if low == "h":
             hours = secs // 3600 if not elapsed_done else (secs // 3600) % 24
-            hours = hours % 24 if not any(k == "br" for k, _ in toks) else hours
+            hours = hours % 24 if not elapsed else hours
             if ampm:
                 hours = hours % 12 or 12
             out.append(str(hours).zfill(min(run, 2)))
@@ -246,7 +248,7 @@ def format_fraction(x: float, section: str) -> str | None:
     while j >= 0 and codes[j][0] == "code" and codes[j][1] in "0#?":
         num_spec = codes[j][1] + num_spec
         j -= 1
-    if not den_spec or not num_spec:
+    if not den_spec or not num_spec or len(den_spec) > MAX_DIGITS:
         return None
     whole_part = any(k == "code" and t in "0#?" for k, t in codes[:j + 1])
     sign = "-" if x < 0 else ""
@@ -312,29 +314,42 @@ def format_padded(x: float, section: str) -> str | None:
 
 
 def _literal(text: str) -> str:
-    """The literal characters of a number-format fragment (quotes, escapes, padding and spacing marks removed)."""
-    text = re.sub(r'"([^"]*)"', r"\1", text)
-    text = re.sub(r"\\(.)", r"\1", text)
-    text = re.sub(r"[_*].", "", text)
-    return text.replace("%", "")
+    """The literal characters of a number-format fragment: quoted and escaped text as written, padding and spacing
+    marks and an unquoted ``%`` (a code) removed."""
+    return "".join(t if k == "lit" or (k == "code" and t != "%") else "" for k, t in tokens(text))
+
+
+#: Decimal places and fraction digits read at most (Excel allows 30 decimals): a hostile format's "0." and 400
+#: zeros overflowed a float and had the whole workbook refused (a review, 2026-12-07).
+MAX_DIGITS = 30
+
+
+def _general(value: float | int) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:.15g}"
 
 
 def format_number(value: float | int, fmt: str | None) -> str:
     """A number as Excel displays it under number format ``fmt``: the section for its sign or condition
-    (:func:`rag.ingest.office.pick_section`), times and elapsed times, fractions, zero padding and
-    thousands scaling (:mod:`rag.ingest.office.numfmt`), else the common formats here (fixed decimals, thousands
-    separators, percentages, currency, scientific; General otherwise). A negative number under a section that
-    shows no sign of its own (Excel shows it in red) keeps its minus: a colour is not in the text."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        general = str(value)
-    else:
-        general = str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:.15g}"
+    (:func:`pick_section`), times and elapsed times, fractions, zero padding and thousands scaling, a section of
+    text alone ("Yes";"Yes";"No"), else the common formats (fixed decimals, thousands separators, percentages,
+    currency, scientific; General). A negative number under a section that shows no sign of its own (Excel shows it
+    in red) keeps its minus: a colour is not in the text. A format this cannot apply shows the number as General."""
+    general = _general(value)
     fmt = fmt or "General"
     if fmt in ("General", "@", ""):
         return general
     x = float(value)
     if not math.isfinite(x):
         return general
+    try:
+        return _formatted(x, fmt, general)
+    except (ValueError, OverflowError, ZeroDivisionError):  # a format too large or odd to apply
+        return general
+
+
+def _formatted(x: float, fmt: str, general: str) -> str:
     section, absolute = pick_section(fmt, x)
     if not section.strip() and ";" in fmt:  # an empty section shows nothing ("#,###;;": negatives and zero blank)
         return ""
@@ -352,12 +367,19 @@ def format_number(value: float | int, fmt: str | None) -> str:
     section = _BRACKET.sub(lambda m: m.group(1) or "", section)
     m = _NUMBER.search(section)
     if not m:
+        at = section.lower().find("general")
+        if at >= 0:  # "-General", "(General)": the section's own text round the number
+            shown = _general(abs(x)) if absolute else general
+            return minus + _literal(section[:at]) + shown + _literal(section[at + 7:])
         plain = _literal(section).strip()
-        return plain if plain and not any(c in section.lower() for c in "0#?") and absolute is False and x == 0 \
-            else (minus + general.lstrip("-") if absolute else general)
+        if plain:  # a section of text alone: '"Yes";"Yes";"No"', '[=5]"five"'
+            return plain
+        return minus + general.lstrip("-") if absolute else general
     spec = m.group(0)
     decimals = len(m.group(1) or m.group(2) or "")
-    x = x * (100 if "%" in section else 1)
+    percent = "%" in _codes(section)
+    x = x * (100 if percent else 1)
+    decimals = min(decimals, MAX_DIGITS)
     if x == 0 and "0" not in spec:  # "#" and "?" show no insignificant zero (an accounting zero reads "$ -")
         body = ""
     elif "e" in spec.lower():
@@ -367,7 +389,7 @@ def format_number(value: float | int, fmt: str | None) -> str:
     else:
         body = f"{abs(x):.{decimals}f}"
     sign = "-" if x < 0 and body and float(body.replace(",", "").replace("E", "e")) != 0 else ""
-    suffix = _literal(section[m.end():]) + ("%" if "%" in section else "")
+    suffix = _literal(section[m.end():]) + ("%" if percent else "")
     return minus + sign + _literal(section[: m.start()]) + body + suffix
 
 

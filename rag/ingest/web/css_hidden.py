@@ -53,6 +53,9 @@ class _Rule:
     needs: tuple[frozenset, frozenset, str] = (frozenset(), frozenset(), "")  # classes, ids, tag of its last part
 
 
+_ASCII_WS = re.compile(r"[ \t\n\r\f]+")
+
+
 def _needs(tree) -> tuple[frozenset, frozenset, str]:
     """The classes, ids and tag an element must have to match a parsed selector's rightmost compound (a browser's
     rule hashing): a rule whose needs no element of the page meets is never matched (a walk, 2026-12-07: a saved
@@ -155,8 +158,9 @@ def _matched(root, rules: list[_Rule]) -> dict:
     for el in root.iter():
         if isinstance(el.tag, str):
             tags.add(el.tag.lower())
-            classes.update((el.get("class") or "").lower().split())  # lower case: a quirks-mode page matches
-            if el.get("id"):  # classes and ids in any case
+            classes.update(_ASCII_WS.sub(" ", (el.get("class") or "").lower()).split(" "))  # lower case: a quirks-mode
+            # page matches classes in any case; split at ASCII white space only, as selectors match (a review)
+            if el.get("id"):
                 ids.add(el.get("id").lower())
     hits: dict = {}
     for rule in rules:

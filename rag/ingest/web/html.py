@@ -303,7 +303,8 @@ class HtmlWriter:
 
 
 def _words(text: str) -> set[str]:
-    return {"".join(c for c in w if c.isalnum()) for w in text.casefold().split()} - {""}
+    """Words of ``text`` of four letters or more, case folded ("the" and "of" tie no heading to a title)."""
+    return {w for w in ("".join(c for c in w if c.isalnum()) for w in text.casefold().split()) if len(w) >= 4}
 
 
 def page_heading(h1s: list[str], page_title: str) -> str:
