@@ -2,7 +2,8 @@
 
 A running line is a line in the top or bottom :data:`HEADER_ZONE` of the page whose text, digits ignored,
 repeats on at least half of the pages (3 pages or more), counted over all pages and again over odd and
-over even pages (books whose headers alternate). Such lines are taken out of the canonical text (so out of
+over even pages (books whose headers alternate), whose numbers stay or count pages (:func:`_counts_pages`: an
+invoice's number and total are the page's own) and which is not the only text of most of its pages. Such lines are taken out of the canonical text (so out of
 chunks, key passages and claims) and recorded as dropped on purpose, so the coverage audit does not count
 them as lost; the viewer still shows them, on the page itself. A line in those zones with no letter or
 digit (a rule of dots, a decoration) is furniture too.
