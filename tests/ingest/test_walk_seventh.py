@@ -147,3 +147,13 @@ def test_a_sticky_note_is_named_in_a_warning_not_read():
     got = extract_bytes(doc.tobytes(), "notes.pdf")
     assert "Salad" not in got.canonical
     assert any(w.startswith("not read: 1 comment(s)") for w in got.warnings)
+
+
+def test_consecutive_invoice_numbers_are_no_page_counter_but_a_journal_s_page_number_is():
+    """The walk's four invoices numbered 1043-1046 on pages 1-4 count like pages; a counter with words stands within
+    60 of the page number, so they are the pages' facts. A number alone ("1125", a journal's page) still goes."""
+    pages = [[(40, f"Invoice {1043 + k}"), (300, f"Customer {k}: items as agreed in the framework contract."),
+              (815, f"{1125 + k}")] for k in range(4)]
+    text = extract_bytes(_pdf(pages), "invoices.pdf").canonical
+    assert all(f"Invoice {1043 + k}" in text for k in range(4))
+    assert "1126" not in text

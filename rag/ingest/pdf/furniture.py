@@ -47,17 +47,20 @@ def _numbers(text: str) -> tuple[int, ...]:
     return tuple(int(n) for n in re.findall(r"\d+", text)[:8])
 
 
-def _fits(n: tuple[int, ...], prev: tuple[int, ...], step: int) -> bool:
-    return all(v == p or v - p == step for v, p in zip(n, prev))
+def _fits(n: tuple[int, ...], prev: tuple[int, ...], step: int, page: int, bound: int | None) -> bool:
+    return all(v == p or (v - p == step and (bound is None or abs(v - page) <= bound)) for v, p in zip(n, prev))
 
 
-def _counts_pages(seen: list[tuple[int, list[tuple[int, ...]]]]) -> bool:
+def _counts_pages(seen: list[tuple[int, list[tuple[int, ...]]]], words: bool = False) -> bool:
     """Whether a line repeated on pages (``(1-based page, the numbers of each of its lines on that page)``) is a
     running line by its numbers: from page to page each number stays the same or moves on by as many pages (a page
     counter, "Page 3 of 11", a journal's "1125"), allowing :data:`COUNTER_BREAKS` of the steps to break (a book's
     printed numbers skip where plates or blank pages are left unnumbered). A number that changes otherwise
     ("Invoice 1043" on page 1, "1051" on page 2; "Total due: EUR 3,087.40") is the page's own fact (a walk over qpdf's
-    test files, 2026-12-07: every invoice's number and total were dropped as a running footer, coverage 100 %)."""
+    test files, 2026-12-07: every invoice's number and total were dropped as a running footer, coverage 100 %).
+    A line with ``words`` counts pages only within :data:`MAX_PAGE_OFFSET` of the page's own number ("Invoice 1044"
+    on page 2 is an invoice's number, "1125" alone a journal's page)."""
+    bound = MAX_PAGE_OFFSET if words else None
     width = Counter(len(n) for _, options in seen for n in options).most_common(1)[0][0]
     rows = [(page, [n for n in options if len(n) == width][:MAX_OPTIONS]) for page, options in seen]
     rows = [(page, options) for page, options in rows if options]
@@ -67,7 +70,7 @@ def _counts_pages(seen: list[tuple[int, list[tuple[int, ...]]]]) -> bool:
     for start in rows[0][1]:
         prev, prev_page, breaks = start, rows[0][0], 0
         for page, options in rows[1:]:
-            fit = next((n for n in options if _fits(n, prev, page - prev_page)), None)
+            fit = next((n for n in options if _fits(n, prev, page - prev_page, page, bound)), None)
             breaks += fit is None
             prev, prev_page = fit or options[0], page
             if breaks > allowed:
@@ -77,6 +80,9 @@ def _counts_pages(seen: list[tuple[int, list[tuple[int, ...]]]]) -> bool:
     return False
 
 
+#: How far a counting number in a line with words may stand from the page's own number (front matter, a part's
+#: title pages): further, it is the page's own fact (:func:`_counts_pages`).
+MAX_PAGE_OFFSET = 60
 #: Share of the page-to-page steps of a running line's numbers that may break the count (:func:`_counts_pages`).
 COUNTER_BREAKS = 0.2
 #: Lines of one key read on a page at most (a page number and a footnote's number both read "#").
@@ -101,7 +107,8 @@ def _repeated(pages: list[list[Line]], min_pages: int, first: int = 1, step: int
             seen.setdefault(k, []).append((first + j * step, options))
             alone[k] += len(text) == 1
     need = max(min_pages, (len(pages) + 1) // 2)
-    return {k for k, at in seen.items() if len(at) >= need and 2 * alone[k] < len(at) and _counts_pages(at)}
+    return {k for k, at in seen.items() if len(at) >= need and 2 * alone[k] < len(at)
+            and _counts_pages(at, any(c.isalpha() for c in k))}
 
 
 def running_lines(pages: list[list[Line]]) -> tuple[set[str], set[str], set[str]]:
