@@ -183,10 +183,11 @@ def _sniff_text(data: bytes, name: str) -> str | None:
     lower = name.lower()
     head = data[:8192].decode("latin-1")
     low = head[:4096].lower()
-    if "<office:document" in low and "urn:oasis:names:tc:opendocument" in low:
+    xml = low.lstrip("\ufeff\xef\xbb\xbf \t\r\n").startswith("<")  # an XML document, not a text that names one
+    if xml and "<office:document" in low and "urn:oasis:names:tc:opendocument" in low:
         return FLAT_ODF
-    if ('progid="excel.sheet"' in low or 'progid="word.document"' in low
-            or "urn:schemas-microsoft-com:office:spreadsheet" in low or "schemas.microsoft.com/office/word/2003" in low):
+    if xml and ('progid="excel.sheet"' in low or 'progid="word.document"' in low
+                or "urn:schemas-microsoft-com:office:spreadsheet" in low or "schemas.microsoft.com/office/word/2003" in low):
         return OFFICE_2003_XML
     if data.startswith(b"ID;P"):
         return SYLK

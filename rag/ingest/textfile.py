@@ -33,13 +33,11 @@ _COMMENT = re.compile(r"<!--.*?-->", re.S)
 @dataclass(frozen=True)
 class Decoded:
     """Decoded text: ``text`` (not yet normalised), ``encoding`` (Python codec name), ``warning`` a
-    sentence for ``Document.warnings`` when the text was not UTF-8 (``None`` otherwise); ``guessed`` when the
-    encoding is :func:`rag.ingest.charset.guess`'s (no byte-order mark, probe or UTF-8 decided it)."""
+    sentence for ``Document.warnings`` when the text was not UTF-8 (``None`` otherwise)."""
 
     text: str
     encoding: str
     warning: str | None = None
-    guessed: bool = False
 
 
 def bom_encoding(data: bytes) -> str | None:
@@ -114,7 +112,9 @@ def decode(data: bytes) -> Decoded:
     if _CONTROL.search(text):
         raise ValueError(f"not valid UTF-8 text (byte offset {first_bad}); as {enc} it holds "
                          "control characters, so it is not text")
-    return Decoded(text, enc, f"not UTF-8: decoded as {enc} (guessed; check accents)", guessed=True)
+    lost = text.count("\ufffd") - data.decode(enc, errors="ignore").count("\ufffd")
+    return Decoded(text, enc, f"not UTF-8: decoded as {enc} (guessed; check accents)"
+                   + (f"; {lost} byte sequence(s) not valid in it shown as \ufffd" if lost else ""))
 
 
 #: A front-matter block ends within this many lines of its opening line, or there is none (a Markdown file that

@@ -32,3 +32,16 @@ def test_badness_counts_mixed_script_words_and_controls_not_japanese():
     assert badness("会議は明日の午後三時です") == (0, 1)
     assert badness("a\x85b") == (1, 2)
     assert badness("ﾄﾅﾌﾁ") == (4, 1)
+
+
+def test_bytes_the_guessed_encoding_has_no_character_for_are_said_in_the_warning(monkeypatch):
+    from rag.ingest import charset, textfile
+
+    monkeypatch.setattr(charset, "guess", lambda data: "cp1251")  # the guess is the detector's; this is the plumbing
+    got = textfile.decode("Всё хорошо".encode("cp1251") + b"\x98")
+    assert got.text.startswith("Всё хорошо") and "1 byte sequence(s) not valid in it" in got.warning
+
+
+def test_a_note_that_names_an_office_xml_format_is_still_text():
+    note = b'How to read <office:document> files: the namespace is urn:oasis:names:tc:opendocument:xmlns:office:1.0.'
+    assert "office:document" in extract_bytes(note, "howto.txt").canonical

@@ -164,7 +164,7 @@ def format_time(days: float, section: str) -> str:
     out: list[str] = []
     elapsed_done = False
     i = 0
-    letters = [(k, t) for k, t in toks]
+    letters = toks
     while i < len(letters):
         kind, text = letters[i]
         low = text.lower()
@@ -182,8 +182,7 @@ def format_time(days: float, section: str) -> str:
         while i + run < len(letters) and letters[i + run] == (kind, text):
             run += 1
         if low == "h":
-            hours = secs // 3600 if not elapsed_done else (secs // 3600) % 24
-            hours = hours % 24 if not elapsed else hours
+            hours = secs // 3600 if elapsed else (secs // 3600) % 24
             if ampm:
                 hours = hours % 12 or 12
             out.append(str(hours).zfill(min(run, 2)))
@@ -211,7 +210,7 @@ def format_time(days: float, section: str) -> str:
 def _digits_spec(section: str) -> tuple[str, str, str, str, int]:
     """``(prefix, integer placeholders with their literals, decimals, suffix, scale)`` of a number section."""
     toks = tokens(section)
-    body, first, last = [], None, None
+    first, last = None, None
     for idx, (k, t) in enumerate(toks):
         if k == "code" and t in "0#?":
             first = idx if first is None else first
@@ -238,7 +237,7 @@ def _digits_spec(section: str) -> tuple[str, str, str, str, int]:
 def format_fraction(x: float, section: str) -> str | None:
     """``x`` as a fraction under a section with ``/`` between digit placeholders (``# ?/?``, ``?/8``), or ``None``
     when ``section`` is no fraction format."""
-    codes = [(k, t) for k, t in tokens(section)]
+    codes = tokens(section)
     slash = next((i for i, (k, t) in enumerate(codes) if k == "code" and t == "/"), None)
     if slash is None:
         return None
@@ -304,9 +303,8 @@ def format_padded(x: float, section: str) -> str | None:
         body = (whole[:max(k, 0)] if k > 0 else "") + "".join(reversed(out))
     else:
         whole = whole.zfill(zeros) if zeros else whole
-        body = f"{int(whole):,}".zfill(len(f"{int(whole):,}")) if grouped and whole else whole
-        if grouped and whole and len(whole) > len(str(int(whole))):
-            body = whole  # leading zeros kept as written
+        # grouped by thousands unless zero padding is wanted (leading zeros kept as written)
+        body = f"{int(whole):,}" if grouped and whole and len(whole) == len(str(int(whole))) else whole
     if dec_spec:
         body += "." + dec
     sign = "-" if x < 0 and float(digits) != 0 else ""

@@ -51,7 +51,7 @@ from rag.ingest.office.odf_objects import Objects
 from rag.ingest.office.odf_slides import deck_title, read_slide, write_furniture, write_slides
 from rag.ingest.office.odf_tables import sheet_rows, table_lines
 from rag.ingest.office.office_hidden import Hidden
-from rag.ingest.office.sheets import uncomputed_warning, write_sheet
+from rag.ingest.office.sheets import hidden_sheets_warning, uncomputed_warning, write_sheet
 from rag.types import Document, LocatorKind, MediaType, RoleSpan, TextRole
 
 _LABEL = {MediaType.ODT.value: "ODT", MediaType.ODS.value: "ODS", MediaType.ODP.value: "ODP"}
@@ -413,9 +413,8 @@ def extract_odf(data: bytes, name: str, media_type: str, *, limits: Limits | Non
                 if charts and not wrote:
                     b.heading(1, _attr(table, "table:name"))
                 b.lines([(ln, None) for ln in charts])
-            warnings += uncomputed_warning(uncomputed[0]) + (
-                [f"hidden sheets left out: {', '.join(hidden_sheets)}; never indexed or read by the model"]
-                if hidden_sheets else []) + ([cells.warning()] if cells.total else [])
+            warnings += (uncomputed_warning(uncomputed[0]) + hidden_sheets_warning(hidden_sheets)
+                         + ([cells.warning()] if cells.total else []))
             for t in cells.texts:
                 unseen.keep(t)
         elif media_type == MediaType.ODP.value:

@@ -385,9 +385,12 @@ def workbook_warnings(name: str, label: str, written: int, hidden_sheets: list[s
     if not written:
         raise ExtractionError(name, f"every visible sheet of this {label} is empty" if hidden_sheets
                               else f"every sheet of this {label} is empty")
-    warnings = [f"hidden sheets left out: {', '.join(hidden_sheets)}; never indexed or read by the model"] \
-        if hidden_sheets else []
-    return warnings + ([hidden.warning()] if hidden.total else [])
+    return hidden_sheets_warning(hidden_sheets) + ([hidden.warning()] if hidden.total else [])
+
+
+def hidden_sheets_warning(names: list[str]) -> list[str]:
+    """The warning naming the hidden sheets left out (none when ``names`` is empty): XLSX, XLS and ODS."""
+    return [f"hidden sheets left out: {', '.join(names)}; never indexed or read by the model"] if names else []
 
 
 def sniff_dialect(text: str) -> type[csv.Dialect] | csv.Dialect:
