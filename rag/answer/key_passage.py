@@ -20,12 +20,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag.answer.check.claims import holds, specifics
 from rag.answer.check.lists import LIST_LINE
+from rag.answer.check.records import label_before, record_labels
 from rag.answer.cite import Citation
 from rag.answer.excerpt import citation_views, lexical_overlap, readable, visible
+from rag.answer.roles import repeated_lines, source_units
 from rag.question import analyse, asked
 from rag.text import TABLE_RULE_LINES, TermStats, units
-from rag.types import LocatorKind
+from rag.types import LocatorKind, TextRole
 
 #: At most this many characters of key passage (about two or three sentences of prose).
 MAX_CHARS = 400
@@ -223,14 +226,34 @@ def scored_stretches(query: str, sources: Sequence[Citation], term_stats: TermSt
         weights = {t: w * (1.0 if t in own else CONTEXT_WEIGHT) for t, w in weights.items()}
     views = citation_views(sources) if views is None else views
     with_cosines = any(c.unit_cosines for c in sources)
+    labels = question_labels(query, sources)
     out = []
     for j, c in enumerate(sources):
         scored = without_table_headers(views[j][0])
         for st in stretches(c.quote, max_units, max_chars, views[j][0]):
-            score = lexical_overlap(terms, scored[st[0][0]:st[-1][1]], weights) + RANK_WEIGHT / (j + 1)
+            text = scored[st[0][0]:st[-1][1]]
+            if labels[j] and (lab := label_before(labels[j], st[0][0])):  # read with its record's label
+                text = f"{c.quote[lab[0]:lab[1]]}\n{text}"
+            score = lexical_overlap(terms, text, weights) + RANK_WEIGHT / (j + 1)
             out.append(Stretch(score, j, tuple(st), stretch_cosine(c, st[0][0], st[-1][1]) if with_cosines else 0.0))
     order = sorted(range(len(out)), key=lambda k: (-round(out[k].rank_score, 9), k))  # ties: the first seen
     return [out[k] for k in order]
+
+
+def question_labels(query: str, sources: Sequence[Citation]) -> list[list[tuple[int, int]]]:
+    """Per source, the offsets into its quote of the headings that label records of one kind when the question names
+    one of them (:func:`rag.answer.check.records.record_labels`: "Invoice 1043" ... "Invoice 1046", asked "the total
+    due on invoice 1044"); ``[]`` for the others. Headings are otherwise never read by the model nor scored for the
+    key passage (issue 24, item 2)."""
+    named = specifics(asked(query))
+    if not named:
+        return [[] for _ in sources]
+    repeated = repeated_lines(c.quote for c in sources)
+    out = []
+    for c in sources:
+        heads = [(u.start, u.end) for u in source_units(c.quote, role=c.role, repeated=repeated) if u.role == TextRole.HEADING]
+        out.append(record_labels(c.quote, heads, named, specifics, holds) if len(heads) >= 2 else [])
+    return out
 
 
 def stretch_cosine(c: Citation, start: int, end: int) -> float:

@@ -7,7 +7,7 @@ claim nothing of their own; :mod:`~rag.answer.check.lists` and :mod:`~rag.answer
 and a sentence that joins them; :mod:`~rag.answer.check.names` for a name written wrong;
 :mod:`~rag.answer.check.spelled` for a number written in words; :mod:`~rag.answer.check.exceptions` for the case a
 source makes an exception of; :mod:`~rag.answer.check.qualifiers` for a value a source only recommends; :mod:`~rag.answer.check.checkboxes` for a form's
-option not ticked;
+option not ticked; :mod:`~rag.answer.check.records` for the record of several of one kind the question names;
 :mod:`~rag.answer.check.short_answers` for a yes/no question's and a one-word answer;
 :mod:`~rag.answer.check.polarity` for a claim said the other way round, with :mod:`~rag.answer.check.opposites` for a
 word swapped for its opposite), :mod:`~rag.answer.check.probes` and

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rag.answer.check.lists import LIST_LINE, line_at, list_lead
+from rag.answer.check.records import named_record
 from rag.answer.check.spelled import UNIT_WORDS, as_digits, spelled, value_like
 from rag.answer.tables import record, split_cells
 from rag.question import analyse
@@ -337,6 +338,8 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
         named_rows = {k for k, st in enumerate(sts) if _TABLE_LINE.match(source[st.start:st.end])
                       and not _header_row(source, st.end)
                       and (label := _row_label(source[st.start:st.end])) and label <= words}
+    # ... and of records of one kind ("Invoice 1043 ... Invoice 1044 ..."), the one the question names by its label
+    record = None if named_rows else named_record(source, sts, asked_specifics, specifics, holds, _TABLE_LINE.match)
     said = specifics(sentence)
     off_column = {k for k, st in enumerate(sts) if _TABLE_LINE.match(source[st.start:st.end])
                   and _names_another_column(sentence, said, source[st.start:st.end], _table_header(source, st.start))}
@@ -353,6 +356,7 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
                    for k, (st, c) in enumerate(zip(sts, share)) if holds(st.own() if own else st.context, x)
                    and (not named_rows or k in named_rows or not _TABLE_LINE.match(source[st.start:st.end]))
                    and k not in off_column
+                   and (record is None or x in asked_specifics or record[0] <= st.start < record[1])
                    and not _bound_elsewhere(x, others - source_roots(heading), sts, k, sentence)):
             gaps.append(x)
     return gaps
