@@ -58,14 +58,25 @@ def test_a_value_of_another_record_is_a_gap():
     assert statement_gaps("Invoice 1045 has a total due of EUR 9,912.15 [1].", source, ["9912.15"], q) == []
 
 
-def test_a_field_does_not_open_a_record():
-    # "Total due: EUR 3,087.40" is a value of invoice 1044, written after its label: asked by it, no record is named
+def test_a_record_is_named_by_its_label_or_by_what_it_alone_holds():
     source = _cites()[0].quote
     sts = statements(source)
-    assert named_record(source, sts, specifics("Which invoice has a total due of EUR 3,087.40?"), specifics, holds,
-                        lambda s: s.startswith("|")) is None
-    a, b = named_record(source, sts, specifics("What is on invoice 1044?"), specifics, holds, lambda s: s.startswith("|"))
-    assert source[a:b].startswith("Invoice 1044") and "Invoice 1045" not in source[a:b] and "3,087.40" in source[a:b]
+
+    def record(q):
+        span = named_record(source, sts, specifics(q), specifics, holds, lambda s: s.startswith("|"))
+        return source[span[0]:span[1]] if span else None
+
+    assert record("What is on invoice 1044?").startswith("Invoice 1044\n")
+    assert "3,087.40" in record("What is on invoice 1044?") and "Invoice 1045" not in record("What is on invoice 1044?")
+    # a field ("Total due: EUR 3,087.40") does not open a record, but names the one that holds it
+    assert record("Which invoice has a total due of EUR 3,087.40?").startswith("Invoice 1044\n")
+    assert record("Which invoice is for Birch Supply?").startswith("Invoice 1044\n")
+    q = "Which invoice is for Birch Supply?"
+    assert statement_gaps("Invoice 1045 is for Birch Supply [1].", source, ["1045"], q) == ["1045"]
+    assert statement_gaps("Invoice 1044 is for Birch Supply [1].", source, ["1044"], q) == []
+    # what every record holds names none of them; two named records are the kind, not one
+    assert record("What was agreed in the framework contract of March?") is None
+    assert record("Compare invoice 1043 and invoice 1044.") is None
 
 
 def test_labels_are_named_only_among_their_kind():
@@ -73,6 +84,7 @@ def test_labels_are_named_only_among_their_kind():
     heads = [(text.index(h), text.index(h) + len(h)) for h in ("Room 11", "Room 12", "Breakfast 7 am")]
     assert [text[a:b] for a, b in record_labels(text, heads, {"12"}, specifics, holds)] == ["Room 11", "Room 12"]
     assert record_labels(text, heads, {"13"}, specifics, holds) == []  # no room named
+    assert record_labels(text, heads, {"loud"}, specifics, holds) == heads[:2]  # named by what it alone holds
     assert record_labels(text, heads[:1] + heads[2:], {"11"}, specifics, holds) == []  # one room: no kind
     labels = record_labels(text, heads, {"12"}, specifics, holds)
     assert label_before(labels, heads[1][1] + 2) == heads[1] and label_before(labels, 0) is None

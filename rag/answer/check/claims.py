@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rag.answer.check.lists import LIST_LINE, line_at, list_lead
-from rag.answer.check.records import named_record
+from rag.answer.check.records import label_holds, named_record
 from rag.answer.check.spelled import UNIT_WORDS, as_digits, spelled, value_like
 from rag.answer.tables import record, split_cells
 from rag.question import analyse
@@ -357,7 +357,9 @@ def statement_gaps(sentence: str, source: str, spec: Sequence[str], question: st
                    and (not named_rows or k in named_rows or not _TABLE_LINE.match(source[st.start:st.end]))
                    and k not in off_column
                    and (record is None or x in asked_specifics or record[0] <= st.start < record[1])
-                   and not _bound_elsewhere(x, others - source_roots(heading), sts, k, sentence)):
+                   and not _bound_elsewhere(x, others - source_roots(heading), sts, k, sentence)) \
+                and not (record and label_holds(sts, record, x, holds)  # "Invoice 1044" names its record's words
+                         and _coverage(others, f"{heading}\n{source[record[0]:record[1]]}") >= min_share):
             gaps.append(x)
     return gaps
 

@@ -43,9 +43,9 @@ def named_record(source: str, sts: Sequence[_Statement], asked: set[str], specif
     functions (passed in, so that this module does not import the one that calls it). A label is a statement of at most
     :data:`LABEL_MAX_WORDS` words, without a colon, that holds a specific and at least one other word (a field,
     "Total due: EUR 1,250.00", is a record's value, not what opens it); labels of one :func:`label_shape`
-    are records of one kind. When, among two or more labels of a kind, exactly one holds a specific of the question,
-    its record runs from it to the next label of that kind (or the source's end); the records named by labels of
-    several kinds ("Invoice 1044", "Customer: Birch Supply") are intersected. ``None`` when no record is named, when
+    are records of one kind. The record the question names (:func:`chosen`) runs from its label to the next label of
+    that kind (or the source's end); the records named by labels of
+    several kinds are intersected. ``None`` when no record is named, when
     two labels of a kind are (the question names the kind, not one record), or when the named records do not meet.
     """
     if not asked:
@@ -62,20 +62,47 @@ def named_record(source: str, sts: Sequence[_Statement], asked: set[str], specif
     record: tuple[int, int] | None = None
     for shape in dict.fromkeys(s for _, s, _ in labels):
         of_shape = [k for k, s, _ in labels if s == shape]
-        named = [k for k in of_shape if any(holds(sts[k].own(), y) for y in asked)]
-        if len(named) != 1 or len(of_shape) < 2:  # no label of this kind named, or the kind itself ("every invoice")
+        spans = [(sts[k].start, sts[k].end) for k in of_shape]
+        i = chosen(source, spans, asked, holds)
+        if i is None:
             continue
-        k = named[0]
-        after = [j for j in of_shape if j > k]
-        a, b = sts[k].start, (sts[after[0]].start if after else len(source))
+        a, b = spans[i][0], (spans[i + 1][0] if i + 1 < len(spans) else len(source))
         record = (a, b) if record is None else (max(a, record[0]), min(b, record[1]))
     return record if record is None or record[0] < record[1] else None
+
+
+def label_holds(sts: Sequence[_Statement], record: tuple[int, int], x: str, holds) -> bool:
+    """Whether the label opening ``record`` (:func:`named_record`; the statement starting there) holds specific ``x``:
+    the label names its whole record, so "Invoice 1044 is for Birch Supply" is read against the record's text."""
+    return any(st.start == record[0] and holds(st.own(), x) for st in sts)
+
+
+def chosen(source: str, labels: Sequence[tuple[int, int]], asked: set[str], holds) -> int | None:
+    """Which of ``labels`` (offsets into ``source`` of two or more labels of one kind, in order) the question names.
+
+    Each specific of ``asked`` names the one label that holds it; one that no label holds names the one record (its
+    label to the next) whose text holds it ("Which invoice is for Birch Supply?" names the record whose "Customer:
+    Birch Supply" it asks by), unless the text before the first label holds it too. A specific two labels or two
+    records hold ("EUR") names none. ``None`` for fewer than two labels, or when the specifics name no record or two
+    (the question names the kind, or compares records)."""
+    if len(labels) < 2:
+        return None
+    ends = [a for a, _ in labels[1:]] + [len(source)]
+    named: set[int] = set()
+    for y in asked:
+        at = [i for i, (a, b) in enumerate(labels) if holds(source[a:b], y)]
+        if not at and not holds(source[:labels[0][0]], y):
+            at = [i for i, ((a, _), e) in enumerate(zip(labels, ends)) if holds(source[a:e], y)]
+        if len(at) == 1:
+            named.add(at[0])
+    return named.pop() if len(named) == 1 else None
 
 
 def record_labels(quote: str, headings: Sequence[tuple[int, int]], asked: set[str], specifics, holds,
                   ) -> list[tuple[int, int]]:
     """The headings of ``quote`` that label records of one kind, when the question names one of them: ``(start,
-    end)`` offsets of every label of that kind, in order (``[]`` when the question names none, or two of a kind).
+    end)`` offsets of every label of that kind, in order (``[]`` when the question names no record of a kind,
+    :func:`chosen`).
 
     ``headings``: the offsets of ``quote``'s heading units (:func:`rag.answer.roles.source_units`, role heading),
     which the key passage and the model's excerpt otherwise never read; ``asked``, ``specifics``, ``holds`` as for
@@ -96,7 +123,7 @@ def record_labels(quote: str, headings: Sequence[tuple[int, int]], asked: set[st
             kinds.setdefault(shape, []).append((a, b))
     out: list[tuple[int, int]] = []
     for spans in kinds.values():
-        if len(spans) >= 2 and sum(any(holds(quote[a:b], y) for y in asked) for a, b in spans) == 1:
+        if chosen(quote, spans, asked, holds) is not None:
             out.extend(spans)
     return sorted(out)
 
