@@ -105,3 +105,19 @@ def test_the_key_passage_and_the_model_read_the_named_record():
     views = with_labels(cites, citation_views(cites), question_labels("Which customers are billed?", cites))
     assert "Invoice" not in prompt_excerpts("Which customers are billed?", [c.quote for c in cites], 240,
                                             lambda s: len(s.split()), views=views)[0].text
+
+
+def test_a_label_hidden_in_the_source_stays_unread():
+    # labels read by the model are text a reader sees: one inside an HTML comment stays unread (the excerpt drops
+    # hidden spans after the labels are put back)
+    text = ("Room 11\n\nThe quiet room costs $95 a night.\n\n<!--\nRoom 12\n-->\n\nThe loud room costs $80 a night.\n\n"
+            "Room 14\n\nThe corner room costs $150 a night.\n")
+    cites = [Citation(index=1, document_id="d", document_name="rooms.md", locator_label="rooms.md", fragment="",
+                      quote=text, cosine_distance=0.3, fused_rank=1, page=None, start=0, end=len(text),
+                      media_type="text/markdown", chunk_id=1)]
+    q = "How much is room 14?"
+    labels = question_labels(q, cites)
+    assert [text[a:b][:7] for a, b in labels[0]] == ["Room 11", "Room 12", "Room 14"]  # headings, the hidden one too
+    views = with_labels(cites, citation_views(cites), labels)
+    read = prompt_excerpts(q, [text], 0, lambda s: len(s.split()), views=views)[0].text
+    assert "Room 11" in read and "Room 14" in read and "Room 12" not in read
