@@ -113,13 +113,34 @@ def _sample(texts: Sequence[str]) -> str:
     return "\n".join(got)
 
 
+#: A document's language is taken from the detector at or above this probability; under it, a text written mostly in
+#: Latin letters is given :data:`DEFAULT_LANGUAGE`. A slide deck of charts or a workbook of numbers ("Series: 2020;
+#: 2021", "| 2 | 4 | 6 |") was called Scottish Gaelic or Luxembourgish at 0.01-0.04, and an English question about it
+#: was then answered "ask again in gd" (a walk over ShapeCrawler's and XlsxWriter's files, 2026-12-07). Of the 168
+#: documents of ../shared/corpus, two were under 0.3 (0.07 and 0.11: an English poster of 45 characters and English
+#: minutes of 251, called Nigerian Pidgin and Bikol); the next was 0.51.
+MIN_DOCUMENT_PROBABILITY = 0.3
+
+
 def text_language(texts: Sequence[str]) -> str:
-    """The ISO code of one document given its chunk texts in order (the first :data:`DETECT_CHARS` characters).
+    """The ISO code of one document given its chunk texts in order (the first :data:`DETECT_CHARS` characters);
+    :data:`DEFAULT_LANGUAGE` for Latin-letter text the detector is unsure of (:data:`MIN_DOCUMENT_PROBABILITY`).
 
     What the store records per document when it is indexed (issue 23), so BM25 rebuilds and the gate's
     calibration never detect it again; the same value :func:`document_languages` gives its chunks.
     """
-    return detect_language(_sample(texts))
+    sample = _sample(texts)
+    lang = detect_language(sample)
+    if lang != DEFAULT_LANGUAGE and _latin(sample) and detect(sample[:DETECT_CHARS])[1] < MIN_DOCUMENT_PROBABILITY:
+        return DEFAULT_LANGUAGE
+    return lang
+
+
+def _latin(text: str) -> bool:
+    """Whether most letters of ``text`` (its first :data:`DETECT_CHARS` characters) are Latin (A-Z with or without
+    accents, code points under U+0250)."""
+    letters = [ch for ch in text[:DETECT_CHARS] if ch.isalpha()]
+    return bool(letters) and sum(ord(ch) < 0x250 for ch in letters) >= 0.5 * len(letters)
 
 
 def document_languages(texts: Sequence[str], groups: Sequence[object] | None = None) -> list[str]:

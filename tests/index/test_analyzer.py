@@ -30,6 +30,20 @@ def test_document_languages_detected_once_per_group():
         document_languages(texts, ["a", "b"])
 
 
+def test_a_document_of_numbers_and_chart_labels_is_english_not_gaelic():
+    # ShapeCrawler's chart deck and XlsxWriter's chart workbooks (a walk, 2026-12-07) were called Scottish Gaelic and
+    # Luxembourgish at 1-4 %, and English questions about them were refused as "in another language"
+    from rag.language import text_language
+
+    deck = "# Slide 1\n\n# Charts\n\nChart: BAR Chart\n\nChart: PIE Chart"
+    sheet = "# Sheet1\n\n| 1 | 2 | 3 |\n| --- | --- | --- |\n| 2 | 4 | 6 |\n| 3 | 6 | 9 |"
+    assert detect_language(deck) != "en" and detect_language(sheet) != "en"  # the detector's own reading
+    assert text_language([deck]) == "en" and text_language([sheet]) == "en"
+    german = "Die Verbraucherzentrale berät Sie bei Fragen zu Verträgen, Rechnungen und Reklamationen."
+    assert text_language([german]) == "de"
+    assert text_language(["Какие документы нужны для поступления в университет?"]) == "ru"
+
+
 def test_analyzer_stems_in_the_given_language_and_plain_mode_keeps_tokens():
     a = Analyzer(languages=("de", "en"))
     assert a.terms("caching cached caches", "en") == ["cach", "cach", "cach"]

@@ -233,7 +233,22 @@ def test_line_joining_rules():
     assert join_lines(["was self-", "made"], lex) == "was selfmade"  # the joined word is attested
     assert join_lines(["For for-", "splncs04.bst matting"], lex) == "For for-splncs04.bst matting"
     assert join_lines(["The Buried Moon -", "An English Fairy Tale"], lex) == "The Buried Moon - An English Fairy Tale"
-    assert lex.joins == [("cli-mate", "climate"), ("self-made", "selfmade")]
+
+    assert lex.joins == [("Main-tenance", "Maintenance"), ("cli-mate", "climate"), ("self-made", "selfmade")]
+
+
+def test_a_soft_hyphen_drawn_as_the_hyphen_is_one():
+    # pdf-lib's IRS Form 1040 instructions encode every hyphen as U+00AD (a walk, 2026-12-07): "same-sex" had been
+    # read "samesex" and "Form W-2" "Form W2"; a soft hyphen that breaks a word still joins it
+    from rag.ingest.pdf.hyphen import Lexicon, join_lines, soft_hyphens
+
+    lex = Lexicon.of(["same sex couples", "full time students", "information for you", "self employment tax"])
+    assert soft_hyphens("for same\u00adsex couples", lex) == "for same-sex couples"
+    assert soft_hyphens("Form W\u00ad2 and 2006\u00ad26_IRB", lex) == "Form W-2 and 2006-26_IRB"
+    assert soft_hyphens("infor\u00admation and full\u00adtime", lex) == "information and full-time"
+    assert soft_hyphens("\u00adalone\u00ad here", lex) == "alone here"
+    assert join_lines(["Infor\u00ad", "mation for you"], lex) == "Information for you"
+    assert join_lines(["the Self\u00ad", "Employment tax"], lex) == "the Self-Employment tax"
 
 
 def test_page_labels_kept():

@@ -161,3 +161,48 @@ def test_a_short_pages_cookie_notice_footer_or_related_box_is_still_furniture():
         text = extract_bytes(html.encode(), "hours.html").canonical
         assert "open nine to five" in text
         assert "partners" not in text and "snow removal" not in text and "registered" not in text, furniture[:40]
+
+
+def test_a_page_inside_an_asp_net_form_is_read_its_search_and_comment_forms_are_not():
+    # goose3's Tulsa World page wraps its whole body in <form id="aspnetForm"> (a walk, 2026-12-07: refused as "no
+    # main text"); a search box and WordPress's comment form, with its 600 characters of instructions, stay furniture
+    instructions = "Your email address will not be published. Required fields are marked with a star. " * 8
+    html = (f"<html><body><form id='aspnetForm' action='/news/story.aspx' method='post'><h1>Records plan draws "
+            f"opposition</h1>{_STORY}<form class='search-form' action='/search'><input name='q'>Search the site"
+            f"</form><form id='commentform' class='comment-form' action='/wp-comments-post.php'><p>{instructions}"
+            f"</p><textarea></textarea></form></form></body></html>").encode()
+    text = extract_bytes(html, "tulsa.html").canonical
+    assert "Records plan draws opposition" in text and "five million face masks" in text
+    assert "Search the site" not in text and "Required fields" not in text
+
+
+def test_an_article_in_an_element_named_like_an_advert_is_read_when_it_holds_the_headline():
+    # ONE Esports: <div class="container advert-content-wrap"> holds the h1 and the whole report (a walk over
+    # newspaper4k's pages, 2026-12-07: the page was read as "Load More"); a real advert holding text stays out
+    html = (f"<html><body><main><div class='container advert-content-wrap'><h1>Faker wins a fourth title</h1>"
+            f"{_STORY}</div><div class='advert'>{'Buy the new phone today, now with a better camera. ' * 12}</div>"
+            f"<div class='load-more'><a href='/more'>Load More</a></div></main></body></html>").encode()
+    text = extract_bytes(html, "esports.html").canonical
+    assert "Faker wins a fourth title" in text and "five million face masks" in text and "Buy the new phone" not in text
+
+
+def test_readers_comments_marked_as_articles_do_not_outweigh_the_article():
+    # Le Figaro marks each reader's comment <article class="fig-comment-content">; 160 of them outweighed the story
+    # (a walk over goose3's pages, 2026-12-07: the page was read as its related links and comments)
+    comments = "".join(f"<li class='fig-comment'><article class='fig-comment-content'>Reader {k} writes: "
+                       f"{'I do not agree with this plan at all, and here is why. ' * 6}</article></li>"
+                       for k in range(12))
+    html = (f"<html><body><div id='page'><article class='fig-article'><h1>The state sells shares</h1>{_STORY}"
+            f"</article><div class='fig-mod' id='reagir'><ul class='fig-comments'>{comments}</ul></div></div>"
+            f"</body></html>").encode()
+    text = extract_bytes(html, "figaro.html").canonical
+    assert "The state sells shares" in text and "five million face masks" in text and "Reader 3 writes" not in text
+
+
+def test_an_aside_holding_the_page_s_text_is_read():
+    # BHG's slideshow article sits in <aside id="rightColumn">, 7,150 of the page's 10,448 characters (a walk over
+    # newspaper's pages, 2026-12-07: the page was read as its "Top Brands" lists); a sidebar of links stays out
+    html = (f"<html><body><h1>Fall centerpieces</h1><p>Ideas for your table.</p><aside id='rightColumn'>{_STORY}"
+            f"</aside><aside><a href='/x'>Top Brands</a> <a href='/y'>Top Shopping Searches</a></aside></body></html>")
+    text = extract_bytes(html.encode(), "bhg.html").canonical
+    assert "five million face masks" in text and "Top Brands" not in text

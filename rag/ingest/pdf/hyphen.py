@@ -13,7 +13,8 @@ A line ``... word-`` followed by a line starting with a letter is decided by :me
 5. otherwise keep: ``state-of-the-`` / ``art`` (a part of a compound), ``HPC-related``, ``Open-Domain``, ``10-20``, ``n-tridecanal``, ``for-`` before
    ``splncs04.bst``.
 
-Soft hyphens (U+00AD) always join. Every join made is recorded (``Lexicon.joins``) so ``bench extract``
+A soft hyphen (U+00AD) is decided the same way, at a line's end and inside a line (:func:`soft_hyphens`): some
+producers encode every hyphen they draw as one (the IRS's "same\u00adsex", "W\u00ad2"). Every join made is recorded (``Lexicon.joins``) so ``bench extract``
 can list them.
 """
 
@@ -121,8 +122,8 @@ def join_lines(texts: list[str], lexicon: Lexicon) -> str:
     with a space before it (``The Buried Moon -`` / ``An English Fairy Tale``) ends no word and keeps the space."""
     out = texts[0] if texts else ""
     for nxt in texts[1:]:
-        if out.endswith("\u00ad"):
-            out = out[:-1] + nxt
+        if out.endswith("\u00ad"):  # a soft hyphen breaks a word; a producer's hyphen drawn as one may not
+            out = (out[:-1] if lexicon.join(out[:-1] + "-", nxt) else out[:-1] + "-") + nxt
         elif out.endswith(_HYPHENS) and (len(out) == 1 or out[-2].isspace()):
             out = out + " " + nxt
         elif out.endswith(_HYPHENS) and nxt[:1].isalpha():
@@ -134,3 +135,33 @@ def join_lines(texts: list[str], lexicon: Lexicon) -> str:
         else:
             out = out + line_joiner(out, nxt) + nxt  # no space inside wrapped Chinese or Japanese
     return out
+
+
+def soft_hyphens(text: str, lexicon: Lexicon) -> str:
+    """``text`` with each soft hyphen (U+00AD) inside a line read as the producer drew it: between two letters or
+    digits it is the hyphen on the page unless :meth:`Lexicon.join` makes the two parts one word of the document
+    ("same\u00adsex" -> "same-sex", "W\u00ad2" -> "W-2", "infor\u00admation" -> "information"); elsewhere it is
+    dropped. A walk over pdf-lib's test PDFs (2026-12-07): the IRS's Form 1040 instructions encode every hyphen as
+    U+00AD, and "same-sex", "Self-Employment", "Form W-2" were read "samesex", "SelfEmployment", "Form W2". No regular
+    expression: one pass over the soft hyphens."""
+    if "\u00ad" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    for i, ch in enumerate(text):
+        if ch != "\u00ad":
+            continue
+        out.append(text[pos:i])
+        pos = i + 1
+        before, after = text[i - 1:i], text[i + 1:i + 2]
+        if before.isalnum() and after.isalnum():
+            a = i
+            while a > 0 and text[a - 1].isalnum():
+                a -= 1
+            b = i + 1
+            while b < len(text) and text[b].isalnum():
+                b += 1
+            if not lexicon.join(text[a:i] + "-", text[i + 1:b]):
+                out.append("-")
+    out.append(text[pos:])
+    return "".join(out)

@@ -20,7 +20,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-from rag.ingest.pdf.hyphen import Lexicon, join_lines
+from rag.ingest.pdf.hyphen import Lexicon, join_lines, soft_hyphens
 from rag.ingest.pdf.layout import Line, paragraphs_of
 from rag.types import PageSpan
 
@@ -239,7 +239,7 @@ def page_paragraphs(lines: list[Line], lexicon: Lexicon, body: float, bold_title
         elif code:
             text = code_text(para)
         else:
-            text = join_lines([ln.text for ln in para], lexicon).replace("\u00ad", "")
+            text = soft_hyphens(join_lines([ln.text for ln in para], lexicon), lexicon)
         text = unicodedata.normalize("NFC", spacing_accents(text))
         text = text.rstrip().lstrip("\n") if code else text.strip()
         if not text:

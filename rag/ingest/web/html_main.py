@@ -10,8 +10,16 @@ import re
 #: annotation's reading and fallback brackets (``<rt>``, ``<rp>``: "山路(やまみち)" read as 山路, as the text it
 #: annotates is searched; a walk over IDPF's Japanese EPUB found every annotated word glued to its reading).
 DROP_TAGS = {"script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object", "embed",
-             "head", "title", "meta", "link", "button", "select", "input", "textarea", "form", "dialog", "map",
+             "head", "title", "meta", "link", "button", "select", "input", "textarea", "dialog", "map",
              "rt", "rp"}
+#: A ``<form>`` is a search box, a sign-up or a comment form (its controls are dropped with :data:`DROP_TAGS`), and is
+#: furniture, unless it holds :data:`MIN_WRAPPER_CHARS` of text, under :data:`LINK_SHARE` of it in links: an ASP.NET
+#: WebForms page wraps its whole body in ``<form id="aspnetForm">`` (a walk over goose3's and newspaper's saved pages,
+#: 2026-12-07: a Tulsa World article refused as "no main text", a press release quoted in a TNW article left out).
+FORM_TAGS = {"form"}
+#: ... never one whose class, id or action names a comment, search, sign-in or sign-up form (WordPress's
+#: ``<form id="commentform" action=".../wp-comments-post.php">`` holds 600 characters of instructions).
+_FORM_FURNITURE = ("comment", "search", "login", "signin", "sign-in", "subscribe", "newsletter", "reply")
 _BOILERPLATE_TAGS = {"nav", "aside", "footer"}
 _BOILERPLATE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog",
                       "alert", "toolbar"}
@@ -69,7 +77,7 @@ def _drop(el) -> None:
 def _is_boilerplate(el, tag: str) -> bool:
     """Whether element ``el`` (lower-cased ``tag``) is page furniture by what it is: a navigation, sidebar, footer
     or banner tag or ARIA role, or a ``<header>`` holding no heading."""
-    if tag in _BOILERPLATE_TAGS or (el.get("role") or "").lower() in _BOILERPLATE_ROLES:
+    if tag in _BOILERPLATE_TAGS or tag in FORM_TAGS or (el.get("role") or "").lower() in _BOILERPLATE_ROLES:
         return True
     return tag == "header" and not any(h in HEADINGS for h in (d.tag for d in el.iter() if isinstance(d.tag, str)))
 
@@ -155,9 +163,19 @@ def strip_boilerplate(root, *, keep_semantic: bool = False, left_out: list[str] 
         size = text.get(id(el), 0)
         if size < MIN_WRAPPER_CHARS or links.get(id(el), 0) >= LINK_SHARE * size:
             return False
-        if any(w in _NEVER_CONTENT for w in furniture_words(_classes(el))):
-            return False
-        return size >= CONTENT_SHARE * total or (title and h1s.get(id(el), 0) == 1)
+        share, heads = size >= CONTENT_SHARE * total, title and h1s.get(id(el), 0) == 1
+        if any(w in _NEVER_CONTENT for w in furniture_words(_classes(el))):  # both: ONE Esports' article sits in
+            return share and heads  # "container advert-content-wrap" (a walk over newspaper4k's pages, 2026-12-07)
+        return share or heads
+
+    def rescued(el, tag: str) -> bool:  # furniture by tag that wraps the content: a form, or an aside holding the
+        # page's text (BHG's slideshow article in <aside id="rightColumn">, 7,150 of 10,448 characters)
+        if tag in FORM_TAGS:
+            size = text.get(id(el), 0)
+            names = f"{_classes(el)} {el.get('action') or ''}".lower()
+            return (size >= MIN_WRAPPER_CHARS and links.get(id(el), 0) < LINK_SHARE * size
+                    and not any(w in names for w in _FORM_FURNITURE))
+        return tag == "aside" and (el.get("role") or "").lower() in ("", "complementary") and wraps_content(el)
 
     for el in nodes:
         if not isinstance(el.tag, str):
@@ -169,7 +187,7 @@ def strip_boilerplate(root, *, keep_semantic: bool = False, left_out: list[str] 
             continue
         if tag in DROP_TAGS:
             _drop(el)
-        elif _is_hidden(el) or (not keep_semantic and (_is_boilerplate(el, tag) or (
+        elif _is_hidden(el) or (not keep_semantic and ((_is_boilerplate(el, tag) and not rescued(el, tag)) or (
                 _named_boilerplate(el, tag, text, links) and not wraps_content(el)))):
             if left_out is not None:
                 left_out.append(el.text_content())
@@ -196,6 +214,27 @@ def outside(top, root) -> list[str]:
     return out
 
 
+#: Words of a class or id that name a reader's comment ("fig-comment-content", "comment-list"), unless the next word
+#: makes it a state or a count ("comments-open", "comment-count": WordPress's body classes).
+_COMMENT_WORDS = frozenset({"comment", "comments"})
+_COMMENT_STATES = frozenset({"open", "closed", "enabled", "disabled", "count", "number", "link", "links"})
+
+
+def _in_comments(el) -> bool:
+    """Whether ``el`` or an ancestor below ``<body>`` is named as a reader's comment (:data:`_COMMENT_WORDS`): Le
+    Figaro marks each of 160 comments ``<article class="fig-comment-content">``, and together they outweighed the
+    article itself (a walk over goose3's pages, 2026-12-07: the story was read as its comments)."""
+    for x in (el, *el.iterancestors()):
+        if not isinstance(x.tag, str) or x.tag.lower() in ("body", "html"):
+            return False
+        for name in _classes(x).lower().split():
+            words = [w for w in name.replace("_", "-").split("-") if w]
+            if any(w in _COMMENT_WORDS and (i + 1 >= len(words) or words[i + 1] not in _COMMENT_STATES)
+                   for i, w in enumerate(words)):
+                return True
+    return False
+
+
 def main_content(doc, left_out: list[str] | None = None):
     """The element holding the page's main content (see the module docstring), boilerplate removed; the text of
     the furniture removed and of what lies outside the main content is added to ``left_out`` (issue 37)."""
@@ -205,7 +244,7 @@ def main_content(doc, left_out: list[str] | None = None):
     candidates = [el for el in doc.iter("main") if _text_len(el) > 0]
     candidates = candidates or [el for el in doc.iter() if isinstance(el.tag, str) and el.get("role") == "main"]
     if not candidates:
-        articles = [el for el in doc.iter("article") if _text_len(el) > 0]
+        articles = [el for el in doc.iter("article") if _text_len(el) > 0 and not _in_comments(el)]
         if articles:
             candidates = [max(articles, key=_text_len)] if len(articles) == 1 or _text_len(
                 max(articles, key=_text_len)) > 0.6 * sum(map(_text_len, articles)) else []
