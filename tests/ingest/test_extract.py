@@ -356,3 +356,15 @@ def test_en_dash_numbers_and_web_addresses_broken_at_a_line_end_join_without_a_s
     assert join_lines(["http://www.wwoofusa.org/", "e-mail: info@wwoofusa.org"], lex) == (
         "http://www.wwoofusa.org/ e-mail: info@wwoofusa.org")
     assert join_lines(["http://www.flaresearch.com/", "Web: other"], lex) == "http://www.flaresearch.com/ Web: other"
+
+
+def test_a_page_the_page_tree_lists_but_cannot_load_is_named_the_others_are_read():
+    # pdfium's named_dests_old_style.pdf (a walk, 2026-12-07): its page tree counts 2 pages and holds one; the file was
+    # refused whole ("damaged PDF: page not in document")
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "The summary of the audit is on this page.", fontsize=11)
+    pages = int(doc.xref_get_key(doc.pdf_catalog(), "Pages")[1].split()[0])
+    doc.xref_set_key(pages, "Count", "2")
+    d = extract_bytes(doc.tobytes(), "count.pdf")
+    assert "summary of the audit" in d.canonical
+    assert any("1 of its 2 listed page(s) could not be loaded" in w for w in d.warnings), d.warnings

@@ -120,10 +120,21 @@ def _needs_ocr(page) -> bool:
     return classify_page(page, text) in ("scanned", "sparse-image", "unreadable")
 
 
+def _safe_needs_ocr(doc, i: int) -> bool:
+    """:func:`_needs_ocr` of page ``i`` (0-based); ``False`` for a page that cannot be loaded: the reading loop names
+    it, and the other pages are read (pdfium's named_dests_old_style.pdf, whose second page is missing, was refused
+    whole: "damaged PDF: page not in document", a walk, 2026-12-07)."""
+    try:
+        return _needs_ocr(doc.load_page(i))
+    except Exception:  # noqa: BLE001 - the reading loop reports the page
+        return False
+
+
 def _read_pages(doc, name: str, warnings: list[str], progress: Progress | None, use_ocr: bool,
                 limits: Limits) -> list[PageRead]:
     ocr_on = use_ocr and ocr_engine.available() and limits.max_ocr_pages > 0
-    todo = [i for i in range(doc.page_count) if _needs_ocr(doc.load_page(i))] if ocr_on else []
+    listed = doc.page_count
+    todo = [i for i in range(listed) if _safe_needs_ocr(doc, i)] if ocr_on else []
     budget = OcrBudget(name, limits)
     budget.plan(len(todo))  # issue 26: refused before the first page is read by OCR
     done = 0
@@ -153,6 +164,9 @@ def _read_pages(doc, name: str, warnings: list[str], progress: Progress | None, 
         if progress:
             progress("extract", i + 1, doc.page_count)
         reads.append(r)
+    if doc.page_count < listed:  # MuPDF repairs the page tree when a listed page cannot be loaded
+        warnings.append(f"damaged PDF: {listed - doc.page_count} of its {listed} listed page(s) could not be loaded "
+                        "(not in the document); the others were read")
     return reads
 
 
