@@ -58,3 +58,20 @@ def test_sections_are_cut_outside_quotes_and_brackets():
 def test_a_hostile_format_shows_the_number_and_never_fails_the_workbook(fmt):
     # "h:mm:ss." and 400 zeros overflowed a float: the whole XLSX was refused as damaged (a review, 2026-12-07)
     assert isinstance(format_number(5, fmt), str)
+
+
+def test_halves_round_away_from_zero_as_excel_does():
+    # calamine's issues.xlsx (a walk, 2026-12-07): 0.5 under "0" read "0" where Excel shows 1; Python's format rounds
+    # half to even on the binary value (2.675 -> "2.67")
+    assert format_number(0.5, "0") == "1" and format_number(-2.5, "0") == "-3"
+    assert format_number(1234.5, "#,##0") == "1,235"
+    assert format_number(0.125, "0.00") == "0.13" and format_number(2.675, "0.00") == "2.68"
+    assert format_number(0.0425, "0.0%") == "4.3%"
+
+
+def test_a_percent_sign_stays_where_the_format_puts_it():
+    # XlsxWriter's escapes06.xlsx: '[Red]0.0%\ "a"' on 123 shows "12300.0% a" (it read "12300.0 a%")
+    assert format_number(123, '[Red]0.0%\\ "a"') == "12300.0% a"
+    assert format_number(0.12, '0%" of total"') == "12% of total"
+    assert format_number(0.5, "%0") == "%50"
+    assert format_number(0.25, "0%") == "25%"

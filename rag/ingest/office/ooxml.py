@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import zipfile
 
+from rag.ingest.office.numfmt import fixed
 from rag.ingest.pdf.audit import words
 
 #: Strict namespace (and relationship-type) prefixes and their Transitional names (ECMA-376 Part 1, annex A).
@@ -287,10 +288,9 @@ def chart_number(text: str, code: str = "", share_of: float | None = None) -> st
         return None
     tail = core.split(".", 1)[1] if "." in core else ""
     decimals = min(len(tail) - len(tail.lstrip("0#")), 10)  # a hostile "0.000...0" builds no huge number
-    if "%" in core:
-        return f"{v * 100:.{decimals}f}%"
-    number = f"{v:,.{decimals}f}" if "," in core else f"{v:.{decimals}f}"
-    return f"{before}{number}{after}"
+    shown = fixed(abs(v) * (100 if "%" in core else 1), decimals, grouped="," in core)  # half away from zero, as Excel
+    number = ("-" if v < 0 and any(c in "123456789" for c in shown) else "") + shown
+    return f"{number}%" if "%" in core else f"{before}{number}{after}"
 
 
 def _value_lines(plot) -> list[str]:
