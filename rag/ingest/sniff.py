@@ -86,9 +86,36 @@ def sniff_zip(data: bytes) -> str:
             declared = _declared_mimetype(zf) if "mimetype" in names else None
             if declared is not None:
                 return declared
+            kind = _by_entries(names)
+            if kind == ZIP and "_rels/.rels" in names:
+                kind = _OOXML_MAIN.get(office_document(zf) or "", kind)
+            return kind
     except (zipfile.BadZipFile, OSError, ValueError, RuntimeError):
         return ZIP
-    return _by_entries(names)
+
+
+#: The prefix of an OOXML package's main part, by the folder its ``officeDocument`` relationship points into.
+_MAIN_FOLDERS = {"word/": "word/document.xml", "ppt/": "ppt/presentation.xml", "xl/": "xl/workbook.xml"}
+
+
+def office_document(zf: zipfile.ZipFile) -> str | None:
+    """The part an OOXML package's ``_rels/.rels`` names as its main document, normalised to the usual name of that
+    kind ("word/document2.xml" -> "word/document.xml"), or ``None``. Word for the web saves its body as
+    ``word/document2.xml``, which a check for the fixed name called "a ZIP archive that is not one of the formats read
+    here" (docx-rs's fixtures, a walk, 2026-12-07); the readers follow the relationship themselves."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        if zf.getinfo("_rels/.rels").file_size > 1 << 16:
+            return None
+        root = ET.fromstring(zf.read("_rels/.rels"))
+    except (KeyError, ET.ParseError, zipfile.BadZipFile, OSError, RuntimeError):
+        return None
+    for rel in root:
+        if (rel.get("Type") or "").endswith("/officeDocument"):
+            target = (rel.get("Target") or "").lstrip("/")
+            return next((main for folder, main in _MAIN_FOLDERS.items() if target.startswith(folder)), None)
+    return None
 
 
 def _declared_mimetype(zf: zipfile.ZipFile) -> str | None:

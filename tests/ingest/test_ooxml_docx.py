@@ -235,3 +235,22 @@ def test_a_heading_paragraph_ends_at_an_empty_line_and_the_byline_is_body_text()
     assert (byline.number, byline.scope) == (1, "‘A Vaguely Erotic Mime’: Mimetic Text")
     body_part = next(part for part in doc.parts if text[part.start:part.end].startswith("TikTok"))
     assert body_part.number == 2
+
+
+def test_a_word_for_the_web_docx_whose_body_is_document2_is_read():
+    # Word for the web saves the body as word/document2.xml, named in _rels/.rels; docx-rs's fixtures (a walk,
+    # 2026-12-07) were refused as "a ZIP archive that is not one of the formats read here"
+    data = S.save(S.docx_with_body(p("The lease runs for 24 months from signing.")))
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            body = zin.read(info)
+            name = "word/document2.xml" if info.filename == "word/document.xml" else info.filename
+            if info.filename in ("_rels/.rels", "[Content_Types].xml"):
+                body = body.replace(b"word/document.xml", b"word/document2.xml")
+            if info.filename == "word/_rels/document.xml.rels":
+                name = "word/_rels/document2.xml.rels"
+            zout.writestr(name, body)
+    doc = extract_bytes(out.getvalue(), "lease.docx")
+    assert "The lease runs for 24 months from signing." in doc.canonical
+    assert not any("coverage" in w for w in doc.warnings), doc.warnings

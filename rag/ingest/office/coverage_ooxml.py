@@ -102,6 +102,14 @@ class _Package:
                            else posixpath.normpath(posixpath.join(folder, target)))
         return out
 
+    def main(self) -> str | None:
+        """The part ``_rels/.rels`` names as the package's main document (``officeDocument``), or ``None``."""
+        root = self.xml("_rels/.rels")
+        for rel in (root if root is not None else ()):
+            if (rel.get("Type") or "").endswith("/officeDocument"):
+                return (rel.get("Target") or "").lstrip("/") or None
+        return None
+
     def numbered(self, pattern: str) -> list[str]:
         """Member names matching ``pattern`` (a full-match regular expression), in natural order."""
         rx = re.compile(pattern)
@@ -251,16 +259,17 @@ def _graphics(pkg: _Package, part: str) -> None:
 def docx_seen(data: bytes, limits: Limits) -> list[Seen]:
     """What a person sees in a DOCX (module doc)."""
     pkg = _Package(data, limits)
-    parts = [("word/document.xml", "body"), ("word/footnotes.xml", "footnote"), ("word/endnotes.xml", "endnote")]
+    main = pkg.main() or "word/document.xml"  # Word for the web's body is word/document2.xml
+    parts = [(main, "body"), ("word/footnotes.xml", "footnote"), ("word/endnotes.xml", "endnote")]
     parts += [(n, "header or footer") for n in pkg.numbered(r"word/(header|footer)\d*\.xml")]
-    if "word/document.xml" not in pkg.names:
-        raise ValueError("no word/document.xml: not a DOCX this auditor can read")
+    if main not in pkg.names:
+        raise ValueError(f"no {main}: not a DOCX this auditor can read")
     styles = _Styles(pkg.xml("word/styles.xml"))
     for name, place in parts:
         root = pkg.xml(name)
         if root is None:
             continue
-        if name == "word/document.xml":
+        if name == main:
             _graphics(pkg, name)
         if place in ("footnote", "endnote"):
             for note in root:
