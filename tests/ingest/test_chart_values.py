@@ -84,3 +84,21 @@ def test_two_level_categories_keep_their_upper_level():
     prs.save(buf)
     text = extract_bytes(buf.getvalue(), "stores.pptx").canonical
     assert "Categories: US / CA; US / NY; UK / GB; UK / Scotland" in text
+
+
+def test_a_3d_chart_python_pptx_cannot_read_is_read_from_its_xml():
+    # ShapeCrawler's "084 charts.pptx" (a walk, 2026-12-07): python-pptx raises "unsupported plot type bar3DChart",
+    # and the chart was read as its title alone, "What percentage did Client A use?" refused
+    data = _deck(XL_CHART_TYPE.COLUMN_CLUSTERED, (4.3, 2.5, 3.5), show_value=True, number_format="0.0")
+    out = io.BytesIO()
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            body = zin.read(info)
+            if info.filename.startswith("ppt/charts/chart"):
+                body = body.replace(b"c:barChart>", b"c:bar3DChart>")
+            zout.writestr(info, body)
+    doc = extract_bytes(out.getvalue(), "bars3d.pptx")
+    assert "Categories: Approve; Disapprove; Neutral" in doc.canonical
+    assert "Rating: Approve 4.3; Disapprove 2.5; Neutral 3.5" in doc.canonical

@@ -49,6 +49,7 @@ from rag.ingest.office.office_hidden import (
 )
 from rag.ingest.office.ooxml import (
     agrees,
+    chart_lines,
     chart_value_lines,
     diagram_data_rid,
     safe_xml,
@@ -204,8 +205,12 @@ def _chart_lines(chart) -> list[str]:
             if any(cats):
                 out.append("Categories: " + "; ".join(x for x in cats if x))
         out += [clean_inline(line, keep_newlines=False) for line in chart_value_lines(chart._chartSpace)]
-    except Exception:  # noqa: BLE001 - a chart python-pptx cannot read adds nothing, and loses nothing else
-        return out
+    except Exception:  # noqa: BLE001 - a plot python-pptx cannot read ("unsupported plot type bar3DChart": a walk
+        # over ShapeCrawler's decks, 2026-12-07, read "Chart: BAR Chart" alone) is read from the chart's XML
+        try:
+            return [clean_inline(line, keep_newlines=False) for line in chart_lines(chart._chartSpace)]
+        except Exception:  # noqa: BLE001 - a chart no reader can read adds nothing, and loses nothing else
+            return out
     return out
 
 
