@@ -254,3 +254,16 @@ def test_a_word_for_the_web_docx_whose_body_is_document2_is_read():
     doc = extract_bytes(out.getvalue(), "lease.docx")
     assert "The lease runs for 24 months from signing." in doc.canonical
     assert not any("coverage" in w for w in doc.warnings), doc.warnings
+
+
+def test_an_emoji_written_as_a_symbol_extension_is_read():
+    # Word 2016 writes an emoji as w16se:symEx in mc:Choice, its w:t only in mc:Fallback (skipped); docx-rs's
+    # image.docx (a walk, 2026-12-07) read "Hello inline" for "Hello inline 🐱"
+    run = ('<w:r><w:t xml:space="preserve">Status: </w:t></w:r><w:r>'
+           '<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
+           'xmlns:w16se="http://schemas.microsoft.com/office/word/2015/wordml/symex">'
+           '<mc:Choice Requires="w16se"><w16se:symEx w16se:font="Segoe UI Emoji" w16se:char="2705"/></mc:Choice>'
+           '<mc:Fallback><w:t>\u2705</w:t></mc:Fallback></mc:AlternateContent></w:r>'
+           '<w:r><w:t xml:space="preserve"> approved</w:t></w:r>')
+    doc = _canon(S.docx_with_body(f"<w:p>{run}</w:p>"), "status.docx")
+    assert "Status: \u2705 approved" in doc.canonical

@@ -39,6 +39,19 @@ _SKIP = {f"{W}del", f"{W}moveFrom", f"{W}instrText", f"{W}delText", f"{W}delInst
 _BLOCK_WRAPPERS = {f"{W}sdt", f"{W}sdtContent", f"{W}customXml", f"{W}ins", f"{W}moveTo", f"{_MC}AlternateContent",
                    f"{_MC}Choice"}
 _MAX_DEPTH = 64
+#: Word 2016's symbol extension (``w16se:symEx w16se:char="1F431"``): an emoji, whose plain ``w:t`` is written only in
+#: the ``mc:Fallback`` this reader skips (docx-rs's fixtures, a walk, 2026-12-07: "Hello inline 🐱" read "Hello inline").
+_W16SE = "{http://schemas.microsoft.com/office/word/2015/wordml/symex}"
+_SYMEX = f"{_W16SE}symEx"
+
+
+def _symex(el) -> str:
+    """The character of a ``w16se:symEx`` element (its ``char`` attribute, a hexadecimal code point), or ``""``."""
+    try:
+        code = int(el.get(f"{_W16SE}char") or "", 16)
+        return chr(code) if 0 < code <= 0x10FFFF else ""
+    except ValueError:
+        return ""
 
 
 def _gallery(sdt) -> str:
@@ -180,6 +193,8 @@ def paragraph_text(p, fields: Fields | None = None, note_mark: Callable[[str, st
                 out.append("-")
             elif tag == f"{W}sym":
                 out.append(_sym(child))
+            elif tag == _SYMEX:  # an emoji Word 2016 writes in mc:Choice; its w:t copy sits in the skipped mc:Fallback
+                out.append(_symex(child))
             elif tag == f"{W}fldChar":
                 kind = child.get(f"{W}fldCharType")
                 if kind == "begin":
