@@ -177,8 +177,8 @@ def _by_magic(data: bytes) -> str | None:
     if data.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
         if _ENCRYPTED_PACKAGE in data[:1 << 20] or _ENCRYPTED_PACKAGE in data[-(1 << 20):]:
             return ENCRYPTED_OOXML
-        streams = _ole2_streams(data)
-        if streams & {"Workbook", "Book"}:
+        streams = {n.casefold() for n in _ole2_streams(data)}  # "WORKBOOK" too (calamine's capitalized_wbook_stream)
+        if streams & {"workbook", "book"}:
             return MediaType.XLS.value
         return OUTLOOK_MSG if any(n.startswith("__substg1.0_") for n in streams) else OLE2
     if data[:4] in _BIFF_BOF:

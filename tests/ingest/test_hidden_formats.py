@@ -208,3 +208,20 @@ def test_handed_injection_files_keep_only_what_a_reader_sees(cases_dir, name):
     assert "Guest wifi: the password rotates every Monday" in doc.canonical
     assert set(CANARY.findall(doc.canonical)) <= {"CANARY-PPTX-NOTES"}  # speaker notes are the deck's content
     assert any(w.startswith("hidden") for w in doc.warnings)
+
+
+def test_a_deck_whose_slides_are_all_hidden_says_so():
+    # 29 of ShapeCrawler's decks hide every slide (a walk, 2026-12-07): the refusal said "they hold 0 shape(s)"
+    import pptx
+
+    from rag.errors import ExtractionError
+
+    deck = pptx.Presentation()
+    for title in ("Chapter 23 Health Records", "Chapter 24 Privacy"):
+        s = deck.slides.add_slide(deck.slide_layouts[5])
+        s.shapes.title.text = title
+        s._element.set("show", "0")
+    buf = io.BytesIO()
+    deck.save(buf)
+    with pytest.raises(ExtractionError, match=r"every slide of this PPTX is hidden \(2 slide\(s\)\)"):
+        extract_bytes(buf.getvalue(), "records.pptx")

@@ -87,11 +87,18 @@ def test_an_xls_past_the_row_limit_fails_alone_with_the_limit_named():
         extract_bytes(_budget_xls(), "budget.xls", limits=Limits(max_sheet_rows=2))
 
 
-def test_other_ole2_files_are_still_refused_with_their_reason():
+def test_other_ole2_files_are_still_refused_with_their_reason(monkeypatch):
     fake_doc = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 500 + "WordDocument".encode("utf-16-le")
     assert sniff(fake_doc, "old.doc") == OLE2
     with pytest.raises(ExtractionError, match=r"^old\.doc: legacy Office file \(\.doc/\.ppt"):
         extract_bytes(fake_doc, "old.doc")
+    # a workbook stream named in capitals is still a workbook (calamine's capitalized_wbook_stream.xls, a walk,
+    # 2026-12-07, was called "legacy Office file (.doc/.ppt)")
+    import rag.ingest.sniff as sniff_mod
+
+    monkeypatch.setattr(sniff_mod, "_ole2_streams", lambda data: {"WORKBOOK", "\x05SummaryInformation"})
+    assert sniff(fake_doc, "caps.xls") == MediaType.XLS.value
+    monkeypatch.undo()
     truncated = _budget_xls()[:1500]
     with pytest.raises(ExtractionError, match=r"^cut\.xls: (damaged XLS|legacy Office file)"):
         extract_bytes(truncated, "cut.xls")

@@ -414,6 +414,9 @@ def extract_pptx(data: bytes, name: str, *, limits: Limits | None = None) -> Doc
         raise ExtractionError(name, f"damaged PPTX ({type(e).__name__}: {str(e)[:120]})") from e
     if not count:
         raise ExtractionError(name, "no slides in this PPTX")
+    if not read:  # every slide hidden (29 of ShapeCrawler's decks: "they hold 0 shape(s)" misled, a walk, 2026-12-07)
+        raise ExtractionError(name, f"every slide of this PPTX is hidden ({count} slide(s)): PowerPoint skips them in "
+                                    "the show and they are not read; unhide the slides to be searched and add it again")
     if not any(s.title or s.blocks or s.notes for s in read):
         raise ExtractionError(name, f"no text on any of the {count} slide(s): they hold {shapes} shape(s), "
                                     f"{pictures} of them pictures, and none holds text")
