@@ -88,7 +88,7 @@ def test_an_unreadable_file_skips_the_audit_not_the_document():
     assert coverage.audit(doc, b"PK\x05\x06" + b"\0" * 18, Limits()) is None
 
 
-@pytest.mark.parametrize("limit", [2])  # styles.xml, then document.xml
+@pytest.mark.parametrize("limit", [3])  # _rels/.rels (the main part), styles.xml, then document.xml
 def test_the_audit_is_bounded_in_parts(monkeypatch, limit):
     from rag.ingest.office import coverage_ooxml
 
