@@ -291,3 +291,27 @@ def test_a_formula_whose_result_is_an_empty_string_is_computed_not_missing():
         doc.save(bio)
         said = [w for w in extract_bytes(bio.getvalue(), "streets.ods").warnings if "formula" in w]
         assert bool(said) is not computed
+
+
+def test_cells_with_an_empty_style_attribute_are_read():
+    # calamine's empty_s_attribute.xlsx (a walk, 2026-12-07): cells written <c r="A1" s="" t="s"> were "damaged XLSX
+    # (TypeError: list indices must be integers ...)"
+    import io
+    import zipfile
+
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    wb.active.append(["Name", "Value"])
+    wb.active.append(["John", 1])
+    buf = io.BytesIO()
+    wb.save(buf)
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zin, zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            body = zin.read(info)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                body = body.replace(b'<c r="A2"', b'<c s="" r="A2"').replace(b'<c r="B2"', b'<c s="" r="B2"')
+            zout.writestr(info, body)
+    text = extract_bytes(out.getvalue(), "people.xlsx").canonical
+    assert "| John | 1 |" in text

@@ -282,6 +282,8 @@ def _sheet_rows(wb, ws, budget: RowBudget, hidden: Hidden, uncomputed: list[int]
                 if c["column"] in hidden_cols:
                     hidden.add("in hidden columns")
                     continue
+                if not isinstance(c.get("style_id", 0), int):  # s="" (calamine's empty_s_attribute.xlsx, a walk,
+                    c["style_id"] = int(c["style_id"]) if str(c["style_id"]).isdigit() else 0  # 2026-12-07): style 0
                 cell = ReadOnlyCell(ws, **c)
                 why = cell_hidden(cell)
                 if why:
