@@ -315,3 +315,28 @@ def test_cells_with_an_empty_style_attribute_are_read():
             zout.writestr(info, body)
     text = extract_bytes(out.getvalue(), "people.xlsx").canonical
     assert "| John | 1 |" in text
+
+
+def test_a_chart_sheet_is_read_with_its_chart_s_titles():
+    # XlsxWriter's chart_bar16.xlsx (a walk, 2026-12-07): a chart sheet's title and axis titles were never read
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for row in (["Month", "Sales"], ["Jan", 10], ["Feb", 14]):
+        ws.append(row)
+    chart = BarChart()
+    chart.title = "Monthly sales of the Lisbon office"
+    chart.y_axis.title = "Units sold"
+    chart.add_data(Reference(ws, min_col=2, min_row=1, max_row=3), titles_from_data=True)
+    sheet = wb.create_chartsheet("Sales chart")
+    sheet.add_chart(chart)
+    hidden = wb.create_chartsheet("Old chart")
+    hidden.sheet_state = "hidden"
+    old = BarChart()
+    old.title = "Draft figures never shown"
+    hidden.add_chart(old)
+    buf = io.BytesIO()
+    wb.save(buf)
+    doc = extract_bytes(buf.getvalue(), "sales.xlsx")
+    assert "# Sales chart" in doc.canonical and "Chart: Monthly sales of the Lisbon office" in doc.canonical
+    assert "Axis: Units sold" in doc.canonical and "Draft figures" not in doc.canonical
+    assert any("Old chart" in w for w in doc.warnings), doc.warnings
