@@ -216,3 +216,18 @@ def test_the_audit_reads_a_page_in_the_charset_the_reader_used():
     doc = extract_bytes(html.encode("utf-8"), "elmundo.html")
     assert "ExperimentÃ³" in doc.canonical  # as the browser shows the declared charset
     assert not any("coverage" in w for w in doc.warnings), doc.warnings
+
+
+def test_a_byline_and_date_above_the_main_content_are_read_with_it():
+    # CNN's pages keep the headline, "Analysis by Joan Biskupic ..." and "Updated 9:22 PM EST, Mon November 6, 2023"
+    # in a top section, the text in <main> (a walk over newspaper4k's pages, 2026-12-07: asked who wrote it and when,
+    # the answer was an unrelated paragraph); a recent-posts list in a sidebar keeps its dates out
+    html = ("<html><body><nav><a href='/'>Home</a></nav><section class='layout__top'><h1>Masks for every pupil</h1>"
+            "<div class='headline__footer'><div class='byline__names'>By Ana Ruiz, health reporter</div>"
+            "<div class='timestamp'>Updated 9:22 PM, Mon November 6, 2023</div></div></section>"
+            "<div class='sidebar'><ul><li>Older story <time>May 1, 2020</time></li></ul></div>"
+            f"<main class='article__main'>{_STORY}</main><footer><p class='author'>Site by Acme</p></footer>"
+            "</body></html>").encode()
+    text = extract_bytes(html, "cnn.html").canonical
+    assert text.startswith("# Masks for every pupil\n\nBy Ana Ruiz, health reporter\n\nUpdated 9:22 PM, Mon November 6, 2023")
+    assert "five million face masks" in text and "May 1, 2020" not in text and "Site by Acme" not in text
