@@ -66,3 +66,12 @@ def test_the_audit_does_not_take_three_glued_words_for_one():
 
     (cov,) = page_coverage(["Breaking news today in the town"], ["Breakingnewstoday in the town"])
     assert (cov.found, cov.reference) == (3, 6)
+
+
+def test_replacement_text_keeps_its_spaces():
+    # the iPhone User Guide (itext's test PDFs, a walk, 2026-12-07) draws its buttons as icons with /ActualText "the
+    # Pause button"; MuPDF places the replacement's letters at one point, and "Tap the Pause button to pause the
+    # message" was read "Tap thePausebuttontopausethemessage"
+    pdf = _page(["(Tap ) Tj /Span <</ActualText (the Pause button)>> BDC (||) Tj EMC ( to pause the message.) Tj"])
+    text = " ".join(extract_pdf(pdf, "guide.pdf").canonical.split())
+    assert "the Pause button" in text and "thePausebutton" not in text

@@ -37,7 +37,7 @@ def _phantoms(chars: list[dict], size: float) -> set[int]:
         j = i
         while j < len(chars) and chars[j]["c"] in _PHANTOM_CHARS:
             j += 1
-        if j < len(chars) and chars[j]["c"].isalpha():
+        if j < len(chars) and chars[j]["c"].isalpha() and not _replacement(chars[i - 1:j + 1]):
             end = max(c["bbox"][2] for c in chars[max(0, i - 3):i])  # a ligature's pieces: the last may have no width
             nxt = chars[j]["bbox"][0]
             run = [chars[k]["bbox"] for k in range(i, j)]
@@ -51,6 +51,14 @@ def _phantoms(chars: list[dict], size: float) -> set[int]:
                 out.update(range(i, j))
         i = j
     return out
+
+
+def _replacement(chars: list[dict]) -> bool:
+    """Whether ``chars`` (a letter, the spaces after it and the next letter) all have no width: a tagged PDF's
+    replacement text (``/ActualText``), which MuPDF places at one point, and whose spaces are the words' own. The
+    iPhone User Guide's "Tap the Pause button to pause the message" read "Tap thePausebuttontopausethemessage" (a walk
+    over itext's test PDFs, 2026-12-07)."""
+    return all(c["bbox"][2] - c["bbox"][0] < 1e-3 for c in chars)
 
 
 def _candidates(text: str) -> bool:
