@@ -195,3 +195,23 @@ def test_a_check_box_before_its_option_is_named_by_the_option_after_it():
     assert "1. BRANCH – AIR FORCE: No (unchecked)" in text and "ARMY: Yes" not in text
     assert "Urgent: Yes (checked)" in text
     assert "Single: Yes (checked)" in text and "Married: No (unchecked)" in text  # a reviewer's probe, 2026-12-07
+
+
+def test_a_choice_field_shows_its_option_s_text_not_its_export_value():
+    """itext's choiceFieldsWithUnnecessaryIEntries.pdf (a walk, 2026-12-07): the box shows "Default", its options are
+    pairs ``[(0)(Default)] [(1)(First)]`` and its value the export value "0": it read "Second: 0"."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Shipping method", fontsize=10)
+    box = pymupdf.Widget()
+    box.field_type, box.field_name = pymupdf.PDF_WIDGET_TYPE_COMBOBOX, "ship"
+    box.rect = pymupdf.Rect(160, 90, 300, 104)
+    box.choice_values = [["0", "Courier overnight"], ["1", "Standard post"]]
+    box.field_value = "1"
+    page.add_widget(box)
+    data = doc.tobytes()
+    assert pymupdf.open(stream=data)[0].first_widget.field_value == "1"  # the export value, as the walk's file
+    text = extract_bytes(data, "order.pdf").canonical
+    assert "Shipping method: Standard post" in text and "method: 1" not in text

@@ -56,9 +56,21 @@ def _value(w) -> str | None:
     v = w.field_value
     if v is None or (isinstance(v, str) and not v.strip()):
         return None
+    shown = _option_texts(w)
+    if shown:  # a choice's export value is hidden; the box shows the option's text ("0" -> "Default": a walk, 2026-12-07)
+        v = [shown.get(str(x), x) for x in v] if isinstance(v, (list, tuple)) else shown.get(str(v), v)
     if isinstance(v, (list, tuple)):
         v = ", ".join(map(str, v))
     return " ".join(str(v).split())
+
+
+def _option_texts(w) -> dict[str, str]:
+    """``{export value: text shown}`` of a combo or list box's options given as pairs (``[(0)(Default)]``)."""
+    try:
+        options = w.choice_values or []
+    except Exception:  # noqa: BLE001 - a damaged option list shows no pairs
+        return {}
+    return {str(o[0]): str(o[1]) for o in options if isinstance(o, (list, tuple)) and len(o) == 2}
 
 
 def _on_row(ln: Line, r) -> bool:
