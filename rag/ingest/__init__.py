@@ -76,5 +76,9 @@ code point into its ``canonical`` text. Ingest imports only the ground floor (``
 #: under font-size 0, white on a named colour seen; ruby readings out; MathML as one line; ODF formulas; front matter
 #: closed by "..."; UTF-16 without a BOM, ISO-2022, CSV encodings, WHATWG charset labels (the sixth session's walks).
 #: 22: legacy encodings guessed by chardet 7 with mojibake passed over (rag/ingest/charset.py), a Windows-1251 CSV
-#: read as Cyrillic (the seventh session).
-EXTRACTOR_VERSION = "22"
+#: read as Cyrillic (the seventh session). 23: web articles inside an ASP.NET form, an advert-named wrapper or an
+#: aside read, comment <article>s outweigh no story, the byline and date above the main content read; PDF soft hyphens
+#: drawn as hyphens kept, /ActualText spaces kept, a missing page no longer refuses the file, a choice field's option
+#: text; Word for the web DOCX, Word's emoji, 3-D charts, chart sheets, Excel's rounding, a percent sign in place;
+#: unsure languages in Latin letters English (the eighth session's walks).
+EXTRACTOR_VERSION = "23"

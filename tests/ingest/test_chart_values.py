@@ -102,3 +102,18 @@ def test_a_3d_chart_python_pptx_cannot_read_is_read_from_its_xml():
     doc = extract_bytes(out.getvalue(), "bars3d.pptx")
     assert "Categories: Approve; Disapprove; Neutral" in doc.canonical
     assert "Rating: Approve 4.3; Disapprove 2.5; Neutral 3.5" in doc.canonical
+
+
+def test_date_categories_cached_as_serial_numbers_read_as_dates():
+    # XlsxWriter's chart_date01.xlsx (a walk, 2026-12-07): "Categories: 41275; 41276 ..." where the axis shows dates
+    from rag.ingest.office.ooxml import chart_lines, safe_xml
+
+    c = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+    cat = ("<c:cat><c:numRef><c:f>Sheet1!$A$1:$A$2</c:f><c:numCache><c:formatCode>yyyy-mm-dd</c:formatCode>"
+           "<c:ptCount val='2'/><c:pt idx='0'><c:v>41275</c:v></c:pt><c:pt idx='1'><c:v>41276</c:v></c:pt>"
+           "</c:numCache></c:numRef></c:cat>")
+    plain = cat.replace("yyyy-mm-dd", "General")
+    for cats, want in ((cat, "Categories: 2013-01-01; 2013-01-02"), (plain, "Categories: 41275; 41276")):
+        xml = (f"<c:chartSpace xmlns:c='{c}'><c:chart><c:plotArea><c:lineChart><c:ser><c:idx val='0'/>{cats}"
+               "</c:ser></c:lineChart></c:plotArea></c:chart></c:chartSpace>")
+        assert want in chart_lines(safe_xml(xml.encode())), want

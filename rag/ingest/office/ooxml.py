@@ -10,6 +10,7 @@ package's own size limits were checked before: :func:`rag.ingest.limits.check_zi
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import zipfile
 
@@ -207,8 +208,31 @@ def _axis_lines(plot) -> list[str]:
 
 
 def _labels(cat) -> list[str]:
-    """The first :data:`MAX_CHART_LABELS` non-empty cached labels of a series' ``c:cat``, whitespace collapsed."""
-    return [" ".join(v.text.split()) for v in cat.iter(f"{C}v") if (v.text or "").strip()][:MAX_CHART_LABELS]
+    """The first :data:`MAX_CHART_LABELS` non-empty cached labels of a series' ``c:cat``, whitespace collapsed; dates
+    cached as serial numbers under a date format (``m/d/yyyy``) as the dates the axis shows (:func:`_as_date`)."""
+    code = cat.find(f".//{C}formatCode")
+    code = (code.text or "") if code is not None else ""
+    return [_as_date(" ".join(v.text.split()), code) for v in cat.iter(f"{C}v")
+            if (v.text or "").strip()][:MAX_CHART_LABELS]
+
+
+def _as_date(text: str, code: str) -> str:
+    """A category's cached value ``text`` as its axis shows it when ``code`` is a date format: the serial "41275"
+    under ``m/d/yyyy`` is 2013-01-01 (XlsxWriter's chart_date01.xlsx and a ShapeCrawler deck read "41275; 41276":
+    a walk, 2026-12-07); ``text`` unchanged otherwise."""
+    if not code:
+        return text
+    from openpyxl.styles.numbers import is_date_format
+
+    from rag.ingest.office.numfmt import format_cell
+
+    try:
+        days = float(text)
+        if not is_date_format(code) or not 0 < days < 2958466:  # up to 9999-12-31
+            return text
+        return format_cell(dt.datetime(1899, 12, 30) + dt.timedelta(days=days), code)
+    except (ValueError, OverflowError):
+        return text
 
 
 def _series_and_categories(plot) -> tuple[list[str], list[str]]:
