@@ -13,8 +13,9 @@ A line ``... word-`` followed by a line starting with a letter is decided by :me
 5. otherwise keep: ``state-of-the-`` / ``art`` (a part of a compound), ``HPC-related``, ``Open-Domain``, ``10-20``, ``n-tridecanal``, ``for-`` before
    ``splncs04.bst``.
 
-A soft hyphen (U+00AD) is decided the same way, at a line's end and inside a line (:func:`soft_hyphens`): some
-producers encode every hyphen they draw as one (the IRS's "same\u00adsex", "W\u00ad2"). Every join made is recorded (``Lexicon.joins``) so ``bench extract``
+A soft hyphen (U+00AD) at a line's end joins, unless the document draws its hyphens as soft hyphens (one stands
+inside a line: the IRS's "same\u00adsex", "W\u00ad2"; :attr:`Lexicon.soft_drawn`), when it is decided as a hyphen
+is; inside a line it is the hyphen drawn unless the document's words join the parts (:func:`soft_hyphens`). Every join made is recorded (``Lexicon.joins``) so ``bench extract``
 can list them.
 """
 
@@ -27,6 +28,8 @@ from dataclasses import dataclass, field
 from rag.text import line_joiner
 
 _HYPHENS = ("-", "\u2010")
+SOFT_DRAWN_MIN = 3
+SOFT_DRAWN_SHARE = 0.2
 _WORD = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)*")
 _LETTERS = re.compile(r"[^\W\d_]+")
 
@@ -39,6 +42,11 @@ class Lexicon:
     words: set[str] = field(default_factory=set)
     compounds: set[str] = field(default_factory=set)
     joins: list[tuple[str, str]] = field(default_factory=list)
+    #: Whether the document draws its hyphens as soft hyphens: :data:`SOFT_DRAWN_MIN` of them or more stand inside a
+    #: line, between two letters or digits, :data:`SOFT_DRAWN_SHARE` of all (the IRS's "same\u00adsex": 73 of 158).
+    #: Then a soft hyphen is decided as a hyphen is; else it is the break it marks and always joins ("orienta\u00ad"
+    #: / "tion", "over\u00ad" / "load": a guide of 212 soft hyphens, 2 inside a line).
+    soft_drawn: bool = False
 
     @classmethod
     def of(cls, texts: Iterable[str]) -> Lexicon:
@@ -46,11 +54,17 @@ class Lexicon:
         through its parts' other occurrences: the line-final fragment (``cli-``) is left out."""
         lex = cls()
         after_hyphen = False
+        soft = inside = 0  # soft hyphens, and those inside a line between two letters or digits
         for text in texts:
             body = text
             if after_hyphen:  # the line continues a split word: its first word is a fragment
                 body = body.split(None, 1)[1] if " " in body.strip() else ""
-            after_hyphen = text.endswith(_HYPHENS) and text[-2:-1].isalpha()
+            after_hyphen = text.endswith((*_HYPHENS, "\u00ad")) and text[-2:-1].isalpha()
+            if "\u00ad" in text:
+                for k, ch in enumerate(text):
+                    if ch == "\u00ad":
+                        soft += 1
+                        inside += text[k - 1:k].isalnum() and text[k + 1:k + 2].isalnum()
             if after_hyphen:  # the line-final fragment (``cli-``) is no word either
                 body = body.rsplit(None, 1)[0] if " " in body.strip() else ""
             for m in _WORD.finditer(body):
@@ -60,6 +74,7 @@ class Lexicon:
                     lex.words.update(re.split(r"[-\u2010]", w))
                 else:
                     lex.words.add(w)
+        lex.soft_drawn = inside >= SOFT_DRAWN_MIN and inside >= SOFT_DRAWN_SHARE * soft
         return lex
 
     def join(self, left: str, right: str) -> bool:
@@ -123,7 +138,8 @@ def join_lines(texts: list[str], lexicon: Lexicon) -> str:
     out = texts[0] if texts else ""
     for nxt in texts[1:]:
         if out.endswith("\u00ad"):  # a soft hyphen breaks a word; a producer's hyphen drawn as one may not
-            out = (out[:-1] if lexicon.join(out[:-1] + "-", nxt) else out[:-1] + "-") + nxt
+            drawn = lexicon.soft_drawn and out[-2:-1].isalpha() and not lexicon.join(out[:-1] + "-", nxt)
+            out = out[:-1] + ("-" if drawn else "") + nxt
         elif out.endswith(_HYPHENS) and (len(out) == 1 or out[-2].isspace()):
             out = out + " " + nxt
         elif out.endswith(_HYPHENS) and nxt[:1].isalpha():
@@ -146,6 +162,8 @@ def soft_hyphens(text: str, lexicon: Lexicon) -> str:
     expression: one pass over the soft hyphens."""
     if "\u00ad" not in text:
         return text
+    if not lexicon.soft_drawn:  # soft hyphens mark where a word may break: none is drawn inside a line
+        return text.replace("\u00ad", "")
     out: list[str] = []
     pos = 0
     for i, ch in enumerate(text):
