@@ -215,3 +215,22 @@ def test_a_choice_field_shows_its_option_s_text_not_its_export_value():
     assert pymupdf.open(stream=data)[0].first_widget.field_value == "1"  # the export value, as the walk's file
     text = extract_bytes(data, "order.pdf").canonical
     assert "Shipping method: Standard post" in text and "method: 1" not in text
+
+
+def test_a_field_whose_label_is_printed_under_it_is_named_by_that_label():
+    """pdf-lib's sample_form.pdf (a walk, 2026-12-07) prints each field's label beneath it; the line left of a field
+    was the label under the field before it, so the suffix "Jr" read "First: Jr" and the birth date "MALE: ..."."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((30, 102), "FIRST", fontsize=8)  # under the first-name field, level with the suffix field
+    page.insert_text((190, 125), "SUFFIX", fontsize=8)
+    for name, tip, rect, value in (("Name_First", "FIRST", (30, 80, 273, 94), "Foo"),
+                                   ("Name_Suffix", "SUFFIX", (187, 99, 225, 118), "Jr")):
+        box = pymupdf.Widget()
+        box.field_type, box.field_name, box.field_label = pymupdf.PDF_WIDGET_TYPE_TEXT, name, tip
+        box.rect, box.field_value = pymupdf.Rect(*rect), value
+        page.add_widget(box)
+    text = extract_bytes(doc.tobytes(), "names.pdf").canonical
+    assert "SUFFIX: Jr" in text and "FIRST: Foo" in text and "FIRST: Jr" not in text

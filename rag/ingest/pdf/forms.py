@@ -123,6 +123,10 @@ def _label(w, text_lines: list[Line], page=None, others: list | None = None, wor
         option = _option_after(w, line, text_lines, page_words(), others or [])
         if option:
             return option
+    if page is not None and w.field_type_string not in _CHECK_TYPES and not _across(line, w.rect):
+        printed = _tooltip_printed(w, page_words(), others or [])
+        if printed:
+            return printed
     if line is not None:
         text = " ".join(line.text.rstrip(":").split())
         inside = [o for o in others or () if line.x0 < o.x0 and o.x1 < line.x1 and _on_row(line, o)]
@@ -136,6 +140,34 @@ def _label(w, text_lines: list[Line], page=None, others: list | None = None, wor
     # a field's full name is a path no reader sees ("topmostSubform[0].Page1[0].c1_07[0]"): its last part
     name = str(w.field_name or "").rsplit(".", 1)[-1].split("[", 1)[0].strip()
     return name or "field"
+
+
+def _tooltip_printed(w, words: list, others: list) -> str:
+    """The field's tooltip as printed right under or over the field, within its width (``""`` when not): many forms
+    print each field's label beneath it ("SUFFIX", "PREFIX", "DATE OF BIRTH"), and the line left of the field is
+    then the label of the field before it (pdf-lib's sample_form.pdf, a walk, 2026-12-07: "First: Jr" for the
+    suffix, "MALE: 08/29/2020" for the date of birth). A word within one field height below or above the field
+    (by its middle), within its width and inside no field (``others``: their rectangles; a value drawn there is no
+    label), must be the tooltip's first word, and the tooltip at most 8 words."""
+    tip = " ".join(str(w.field_label or "").split())
+    first = tip.split(" ", 1)[0].casefold().strip(":.()") if tip else ""
+    if not first or len(tip.split()) > 8:
+        return ""
+    r = w.rect
+    h = max(r.y1 - r.y0, 6.0)
+    boxes = [r, *others]
+
+    def free(x) -> bool:
+        cx, cy = (x[0] + x[2]) / 2, (x[1] + x[3]) / 2
+        return not any(b.x0 <= cx <= b.x1 and b.y0 <= cy <= b.y1 for b in boxes)
+
+    near = sorted((x for x in words if r.x0 - 2 <= (x[0] + x[2]) / 2 <= r.x1 + 2 and free(x)
+                   and (r.y1 <= (x[1] + x[3]) / 2 <= r.y1 + h or r.y0 - h <= (x[1] + x[3]) / 2 <= r.y0)),
+                  key=lambda x: (x[1], x[0]))
+    if not any(x[4].casefold().strip(":.()") == first for x in near):
+        return ""
+    band = [x for x in near if abs(x[1] - next(y[1] for y in near if y[4].casefold().strip(":.()") == first)) < 2]
+    return " ".join(x[4] for x in sorted(band, key=lambda x: x[0])).rstrip(":")
 
 
 def _across(line: Line | None, r) -> bool:
