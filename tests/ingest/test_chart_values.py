@@ -117,3 +117,19 @@ def test_date_categories_cached_as_serial_numbers_read_as_dates():
         xml = (f"<c:chartSpace xmlns:c='{c}'><c:chart><c:plotArea><c:lineChart><c:ser><c:idx val='0'/>{cats}"
                "</c:ser></c:lineChart></c:plotArea></c:chart></c:chartSpace>")
         assert want in chart_lines(safe_xml(xml.encode())), want
+
+
+def test_a_deck_s_date_categories_read_as_dates():
+    # ShapeCrawler's 021.pptx (a walk, 2026-12-07): a date axis read "41361; 41360" (python-pptx gives the serials)
+    import datetime as dt
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Visits"
+    data = CategoryChartData()
+    data.categories = [dt.date(2013, 1, 1), dt.date(2013, 1, 2)]
+    data.add_series("Visits", (5, 7))
+    slide.shapes.add_chart(XL_CHART_TYPE.LINE, Inches(1), Inches(1.5), Inches(6), Inches(4), data)
+    buf = io.BytesIO()
+    deck.save(buf)
+    assert "Categories: 2013-01-01; 2013-01-02" in extract_bytes(buf.getvalue(), "visits.pptx").canonical

@@ -212,11 +212,11 @@ def _labels(cat) -> list[str]:
     cached as serial numbers under a date format (``m/d/yyyy``) as the dates the axis shows (:func:`_as_date`)."""
     code = cat.find(f".//{C}formatCode")
     code = (code.text or "") if code is not None else ""
-    return [_as_date(" ".join(v.text.split()), code) for v in cat.iter(f"{C}v")
+    return [date_category(" ".join(v.text.split()), code) for v in cat.iter(f"{C}v")
             if (v.text or "").strip()][:MAX_CHART_LABELS]
 
 
-def _as_date(text: str, code: str) -> str:
+def date_category(text: str, code: str) -> str:
     """A category's cached value ``text`` as its axis shows it when ``code`` is a date format: the serial "41275"
     under ``m/d/yyyy`` is 2013-01-01 (XlsxWriter's chart_date01.xlsx and a ShapeCrawler deck read "41275; 41276":
     a walk, 2026-12-07); ``text`` unchanged otherwise."""

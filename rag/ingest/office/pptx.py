@@ -48,9 +48,11 @@ from rag.ingest.office.office_hidden import (
     slide_hidden,
 )
 from rag.ingest.office.ooxml import (
+    C,
     agrees,
     chart_lines,
     chart_value_lines,
+    date_category,
     diagram_data_rid,
     safe_xml,
     smartart_lines,
@@ -198,8 +200,10 @@ def _chart_lines(chart) -> list[str]:
             if categories.depth > 1:  # "US / CA": the upper level was lost ("CA, NY, GB", a new user's walk)
                 cats = [clean_inline(" / ".join(str(x) for x in t if str(x).strip()), keep_newlines=False)
                         for t in categories.flattened_labels[:100]]
-            else:
-                cats = [clean_inline(str(c), keep_newlines=False) for c in categories][:100]
+            else:  # dates cached as serial numbers read as dates ("41275.0" -> 2013-01-01)
+                code = chart._chartSpace.find(f".//{C}cat//{C}formatCode")
+                code = (code.text or "") if code is not None else ""
+                cats = [clean_inline(date_category(str(c), code), keep_newlines=False) for c in categories][:100]
             if any(series):
                 out.append("Series: " + "; ".join(x for x in series if x))
             if any(cats):
