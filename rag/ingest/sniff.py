@@ -103,18 +103,15 @@ def office_document(zf: zipfile.ZipFile) -> str | None:
     kind ("word/document2.xml" -> "word/document.xml"), or ``None``. Word for the web saves its body as
     ``word/document2.xml``, which a check for the fixed name called "a ZIP archive that is not one of the formats read
     here" (docx-rs's fixtures, a walk, 2026-12-07); the readers follow the relationship themselves."""
-    import xml.etree.ElementTree as ET
+    from rag.ingest.office.ooxml import part_rels  # the packages' own reader (no entities, no network)
 
     try:
         if zf.getinfo("_rels/.rels").file_size > 1 << 16:
             return None
-        root = ET.fromstring(zf.read("_rels/.rels"))
-    except (KeyError, ET.ParseError, zipfile.BadZipFile, OSError, RuntimeError):
+    except KeyError:
         return None
-    for rel in root:
-        if (rel.get("Type") or "").endswith("/officeDocument"):
-            target = (rel.get("Target") or "").lstrip("/")
-            return next((main for folder, main in _MAIN_FOLDERS.items() if target.startswith(folder)), None)
+    for target in part_rels(zf, "", "officeDocument").values():
+        return next((main for folder, main in _MAIN_FOLDERS.items() if target.lstrip("/").startswith(folder)), None)
     return None
 
 

@@ -35,6 +35,17 @@ def label_shape(text: str, names: set[str]) -> tuple[str, ...]:
                  if w.casefold() not in names and not any(ch.isdigit() for ch in w))
 
 
+def label_kind(text: str, specifics) -> tuple[str, ...] | None:
+    """The :func:`label_shape` of ``text`` when it is a label (at most :data:`LABEL_MAX_WORDS` words, no colon, a
+    specific and another word: "Invoice 1044", not "Total due: EUR 1,250.00"), else ``None``."""
+    text = text.strip()
+    if not text or ":" in text or len(WORD_RE.findall(text)) > LABEL_MAX_WORDS:
+        return None
+    names = specifics(text)
+    shape = label_shape(text, names)
+    return shape if names and shape else None
+
+
 def named_record(source: str, sts: Sequence[_Statement], asked: set[str], specifics, holds, is_table) -> tuple[int, int] | None:
     """``(start, end)`` offsets into ``source`` of the record the question names, or ``None``.
 
@@ -50,19 +61,14 @@ def named_record(source: str, sts: Sequence[_Statement], asked: set[str], specif
     """
     if not asked:
         return None
-    labels = []  # (index, shape, its specifics) of every short statement that names something
-    for k, st in enumerate(sts):
-        own = st.own().strip()
-        if not own or ":" in own or is_table(own) or len(WORD_RE.findall(own)) > LABEL_MAX_WORDS:
-            continue
-        names = specifics(own)
-        shape = label_shape(own, names)
-        if names and shape:
-            labels.append((k, shape, names))
+    kinds: dict[tuple[str, ...], list[tuple[int, int]]] = {}  # the statements that are labels, by kind
+    for st in sts:
+        own = st.own()
+        shape = None if is_table(own.strip()) else label_kind(own, specifics)
+        if shape:
+            kinds.setdefault(shape, []).append((st.start, st.end))
     record: tuple[int, int] | None = None
-    for shape in dict.fromkeys(s for _, s, _ in labels):
-        of_shape = [k for k, s, _ in labels if s == shape]
-        spans = [(sts[k].start, sts[k].end) for k in of_shape]
+    for spans in kinds.values():
         i = chosen(source, spans, asked, holds)
         if i is None:
             continue
@@ -114,12 +120,8 @@ def record_labels(quote: str, headings: Sequence[tuple[int, int]], asked: set[st
         return []
     kinds: dict[tuple[str, ...], list[tuple[int, int]]] = {}
     for a, b in headings:
-        text = quote[a:b].strip()
-        if not text or ":" in text or len(WORD_RE.findall(text)) > LABEL_MAX_WORDS:
-            continue
-        names = specifics(text)
-        shape = label_shape(text, names)
-        if names and shape:
+        shape = label_kind(quote[a:b], specifics)
+        if shape:
             kinds.setdefault(shape, []).append((a, b))
     out: list[tuple[int, int]] = []
     for spans in kinds.values():

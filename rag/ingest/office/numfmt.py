@@ -394,6 +394,8 @@ def fixed(x: float, decimals: int, grouped: bool = False) -> str:
     """``x`` with ``decimals`` places (thousands grouped with ``,`` when ``grouped``), rounded as Excel rounds: half
     away from zero, on the value's 15 significant digits (0.5 under ``0`` shows "1", 2.675 under ``0.00`` "2.68";
     Python's ``f"{x:.0f}"`` gave "0" and "2.67": a walk over calamine's test workbooks, 2026-12-07)."""
+    if not math.isfinite(x):  # no number to round (a chart's cached "INF")
+        return f"{x}"
     d = Decimal(f"{x:.15g}")
     with localcontext() as ctx:
         ctx.prec = 400  # a float's 309 integer digits and MAX_DIGITS decimals

@@ -164,10 +164,10 @@ def _tooltip_printed(w, words: list, others: list) -> str:
     near = sorted((x for x in words if r.x0 - 2 <= (x[0] + x[2]) / 2 <= r.x1 + 2 and free(x)
                    and (r.y1 <= (x[1] + x[3]) / 2 <= r.y1 + h or r.y0 - h <= (x[1] + x[3]) / 2 <= r.y0)),
                   key=lambda x: (x[1], x[0]))
-    if not any(x[4].casefold().strip(":.()") == first for x in near):
+    top = next((x[1] for x in near if x[4].casefold().strip(":.()") == first), None)
+    if top is None:
         return ""
-    band = [x for x in near if abs(x[1] - next(y[1] for y in near if y[4].casefold().strip(":.()") == first)) < 2]
-    return " ".join(x[4] for x in sorted(band, key=lambda x: x[0])).rstrip(":")
+    return " ".join(x[4] for x in sorted((x for x in near if abs(x[1] - top) < 2), key=lambda x: x[0])).rstrip(":")
 
 
 def _across(line: Line | None, r) -> bool:

@@ -318,7 +318,9 @@ def _names_byline(el) -> bool:
 
 
 def _in_furniture(el) -> bool:
-    """Whether ``el`` or an ancestor is page furniture (:func:`_is_boilerplate`, :func:`_named_boilerplate`) or hidden."""
+    """Whether ``el`` or an ancestor below ``<body>`` is hidden, furniture by what it is (:func:`_is_boilerplate`) or
+    named as furniture (:func:`furniture_words`, a "footer" word aside); unlike :func:`_named_boilerplate`, no size
+    rescues it: a byline is short."""
     for x in (el, *el.iterancestors()):
         if not isinstance(x.tag, str):
             continue
